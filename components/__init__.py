@@ -1,0 +1,1 @@
+"""Reusable Pulumi ComponentResources for GPU platforms on EKS, and the pure logic they use."""

@@ -1,0 +1,82 @@
+"""IAM policy documents as plain data. Pure: the components serialise them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+Document = dict[str, Any]
+
+
+def service_assume_role_policy(service: str) -> Document:
+    """Trust policy letting one AWS service (e.g. `eks.amazonaws.com`) assume the role."""
+    return {
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Principal": {"Service": service}, "Action": "sts:AssumeRole"}],
+    }
+
+
+def irsa_trust_policy(oidc_provider_arn: str, issuer_url: str, namespace: str, service_account: str) -> Document:
+    """Trust policy for IAM Roles for Service Accounts: only this one service account may assume it."""
+    issuer = issuer_url.removeprefix("https://")
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Effect": "Allow",
+                "Principal": {"Federated": oidc_provider_arn},
+                "Action": "sts:AssumeRoleWithWebIdentity",
+                "Condition": {
+                    "StringEquals": {
+                        f"{issuer}:sub": f"system:serviceaccount:{namespace}:{service_account}",
+                        f"{issuer}:aud": "sts.amazonaws.com",
+                    }
+                },
+            }
+        ],
+    }
+
+
+def stack_key_policy(partition: str, account_id: str, region: str) -> Document:
+    """Key policy of the stack's KMS key.
+
+    The account root keeps administration (so IAM policies decide who else may use it); the
+    Auto Scaling service-linked role may use the key, without which nodes with encrypted root
+    volumes fail to launch; CloudWatch Logs may use it for this account's log groups only.
+    """
+    root = f"arn:{partition}:iam::{account_id}:root"
+    autoscaling = (
+        f"arn:{partition}:iam::{account_id}:role/aws-service-role/autoscaling.amazonaws.com/"
+        "AWSServiceRoleForAutoScaling"
+    )
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Sid": "AccountAdministers", "Effect": "Allow", "Principal": {"AWS": root},
+             "Action": "kms:*", "Resource": "*"},
+            {"Sid": "AutoScalingUsesKeyForVolumes", "Effect": "Allow", "Principal": {"AWS": autoscaling},
+             "Action": ["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"],
+             "Resource": "*"},
+            {"Sid": "AutoScalingGrantsForAttachedVolumes", "Effect": "Allow", "Principal": {"AWS": autoscaling},
+             "Action": "kms:CreateGrant", "Resource": "*",
+             "Condition": {"Bool": {"kms:GrantIsForAWSResource": "true"}}},
+            {"Sid": "CloudWatchLogsOfThisAccount", "Effect": "Allow",
+             "Principal": {"Service": f"logs.{region}.amazonaws.com"},
+             "Action": ["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"],
+             "Resource": "*",
+             "Condition": {"ArnLike": {"kms:EncryptionContext:aws:logs:arn": f"arn:{partition}:logs:{region}:{account_id}:*"}}},
+        ],
+    }
+
+
+def kms_volume_use_policy(key_arn: str) -> Document:
+    """What the EBS CSI driver needs on a customer key to create and attach encrypted volumes."""
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Effect": "Allow", "Action": ["kms:CreateGrant", "kms:ListGrants", "kms:RevokeGrant"],
+             "Resource": key_arn, "Condition": {"Bool": {"kms:GrantIsForAWSResource": "true"}}},
+            {"Effect": "Allow",
+             "Action": ["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"],
+             "Resource": key_arn},
+        ],
+    }

@@ -1,0 +1,9 @@
+"""Node labels and taints shared by the node groups and the workloads scheduled onto them."""
+
+WORKLOAD_CLASS_LABEL = "seedance.io/workload-class"
+NODE_GROUP_LABEL = "seedance.io/node-group"
+
+# GPU nodes repel everything that does not ask for a GPU.
+GPU_TAINT_KEY = "nvidia.com/gpu"
+GPU_TAINT = {"key": GPU_TAINT_KEY, "value": "true", "effect": "NoSchedule"}
+GPU_TOLERATION = {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}

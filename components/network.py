@@ -1,0 +1,148 @@
+"""`Network`: a VPC over N Availability Zones with private node subnets and NAT egress."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Literal, Mapping
+
+import pulumi
+import pulumi_aws as aws
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from components.subnet_plan import plan_subnets
+
+
+class NetworkConfig(BaseModel):
+    """Network layout of one stack."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    vpc_cidr: str = Field("10.0.0.0/16", description="IPv4 range of the VPC, private (RFC 1918), /16 to /24.")
+    az_count: int = Field(3, ge=2, le=6, description="Availability Zones to spread subnets over (EKS needs 2).")
+    nat_gateways: Literal["single", "per_az"] = Field(
+        "per_az", description="One NAT gateway for all zones (cheap, one zone's outage cuts egress) or one per zone."
+    )
+    private_subnet_prefix: int = Field(19, ge=16, le=24, description="Prefix length of each private (node) subnet.")
+    public_subnet_prefix: int = Field(24, ge=20, le=28, description="Prefix length of each public (NAT) subnet.")
+
+    @field_validator("vpc_cidr")
+    @classmethod
+    def _private_range(cls, value: str) -> str:
+        try:
+            network = ipaddress.IPv4Network(value)
+        except ValueError:
+            raise ValueError("must be an IPv4 network in CIDR form such as 10.0.0.0/16") from None
+        if not 16 <= network.prefixlen <= 24:
+            raise ValueError("prefix length must be between /16 and /24 (the VPC limits)")
+        if not network.is_private:
+            raise ValueError("must be a private (RFC 1918) range")
+        return str(network)
+
+
+class Network(pulumi.ComponentResource):
+    """Private subnets (no public IPs) for nodes, public subnets only for NAT gateways."""
+
+    vpc_id: pulumi.Output[str]
+    vpc_cidr: str
+    zones: list[str]
+    private_subnet_ids: pulumi.Output[list[str]]
+    private_route_table_ids: pulumi.Output[list[str]]
+
+    def __init__(
+        self,
+        name: str,
+        config: NetworkConfig,
+        *,
+        zones: list[str],
+        cluster_name: str,
+        tags: Mapping[str, str],
+        opts: pulumi.ResourceOptions | None = None,
+    ):
+        super().__init__("seedance:network:Network", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        layout = plan_subnets(config.vpc_cidr, zones, config.private_subnet_prefix, config.public_subnet_prefix)
+        cluster_tag = {f"kubernetes.io/cluster/{cluster_name}": "shared"}
+
+        vpc = aws.ec2.Vpc(
+            f"{name}-vpc",
+            cidr_block=config.vpc_cidr,
+            enable_dns_support=True,
+            enable_dns_hostnames=True,  # needed for private DNS on interface endpoints
+            tags={**tags, "Name": f"{name}-vpc"},
+            opts=child,
+        )
+        # The default security group allows all traffic between members: strip it of every rule.
+        aws.ec2.DefaultSecurityGroup(f"{name}-default-sg", vpc_id=vpc.id, tags=dict(tags), opts=child)
+        igw = aws.ec2.InternetGateway(f"{name}-igw", vpc_id=vpc.id, tags={**tags, "Name": f"{name}-igw"}, opts=child)
+
+        public_rt = aws.ec2.RouteTable(
+            f"{name}-public-rt",
+            vpc_id=vpc.id,
+            routes=[aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", gateway_id=igw.id)],
+            tags={**tags, "Name": f"{name}-public"},
+            opts=child,
+        )
+        nat_ids: list[pulumi.Output[str]] = []
+        private_subnets: list[aws.ec2.Subnet] = []
+        private_rts: list[aws.ec2.RouteTable] = []
+        for index, zone in enumerate(layout):
+            public = aws.ec2.Subnet(
+                f"{name}-public-{zone.zone}",
+                vpc_id=vpc.id,
+                availability_zone=zone.zone,
+                cidr_block=zone.public_cidr,
+                map_public_ip_on_launch=False,  # only the NAT gateways' Elastic IPs are public
+                tags={**tags, **cluster_tag, "Name": f"{name}-public-{zone.zone}", "kubernetes.io/role/elb": "1"},
+                opts=child,
+            )
+            aws.ec2.RouteTableAssociation(
+                f"{name}-public-{zone.zone}", subnet_id=public.id, route_table_id=public_rt.id, opts=child
+            )
+            if config.nat_gateways == "per_az" or index == 0:
+                eip = aws.ec2.Eip(f"{name}-nat-{zone.zone}", domain="vpc", tags=dict(tags), opts=child)
+                nat = aws.ec2.NatGateway(
+                    f"{name}-nat-{zone.zone}",
+                    allocation_id=eip.allocation_id,
+                    subnet_id=public.id,
+                    tags={**tags, "Name": f"{name}-nat-{zone.zone}"},
+                    opts=pulumi.ResourceOptions(parent=self, depends_on=[igw]),
+                )
+                nat_ids.append(nat.id)
+
+            private = aws.ec2.Subnet(
+                f"{name}-private-{zone.zone}",
+                vpc_id=vpc.id,
+                availability_zone=zone.zone,
+                cidr_block=zone.private_cidr,
+                map_public_ip_on_launch=False,
+                tags={**tags, **cluster_tag, "Name": f"{name}-private-{zone.zone}",
+                      "kubernetes.io/role/internal-elb": "1"},
+                opts=child,
+            )
+            # One private route table per zone even with a single NAT: endpoints attach to each,
+            # and moving to per-zone NAT later only changes a route.
+            private_rt = aws.ec2.RouteTable(
+                f"{name}-private-rt-{zone.zone}",
+                vpc_id=vpc.id,
+                routes=[aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", nat_gateway_id=nat_ids[-1])],
+                tags={**tags, "Name": f"{name}-private-{zone.zone}"},
+                opts=child,
+            )
+            aws.ec2.RouteTableAssociation(
+                f"{name}-private-{zone.zone}", subnet_id=private.id, route_table_id=private_rt.id, opts=child
+            )
+            private_subnets.append(private)
+            private_rts.append(private_rt)
+
+        self.vpc_id = vpc.id
+        self.vpc_cidr = config.vpc_cidr
+        self.zones = [z.zone for z in layout]
+        self.private_subnet_ids = pulumi.Output.all(*[s.id for s in private_subnets])
+        self.private_route_table_ids = pulumi.Output.all(*[rt.id for rt in private_rts])
+        self.register_outputs(
+            {
+                "vpc_id": self.vpc_id,
+                "private_subnet_ids": self.private_subnet_ids,
+                "private_route_table_ids": self.private_route_table_ids,
+            }
+        )

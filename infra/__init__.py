@@ -1,0 +1,1 @@
+"""The seedance-gpu Pulumi program (`main: infra/`) and its stack configuration model."""

@@ -1,0 +1,213 @@
+"""The whole stack's configuration, validated before any resource is declared.
+
+One model serves both readers: the Pulumi program (values from `pulumi.Config`) and the
+offline tools (values from `stacks/Pulumi.<env>.yaml`). A bad value raises `ConfigError`, a
+`pulumi.RunError`: under `pulumi up` it prints as one line without a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Literal
+
+import pulumi
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic.fields import FieldInfo
+
+from components.aws_regions import regions
+from components.cluster import ClusterConfig
+from components.network import NetworkConfig
+from components.subnet_plan import plan_subnets
+
+PROJECT = "seedance-gpu"
+REQUIRED_TAGS = ("team", "cost-center")
+
+
+class ConfigError(pulumi.RunError):
+    """A stack configuration value is invalid; the message names the key, the value and what is allowed."""
+
+
+class BudgetConfig(BaseModel):
+    """Monthly spend the stack is planned against."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    monthly_usd: float = Field(gt=0, le=10_000_000, description="Monthly budget in US dollars.")
+
+
+class StackConfig(BaseModel):
+    """Everything a stack is configured with (keys `seedance-gpu:<field>`, region `aws:region`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    region: str = Field(description="AWS region (`aws:region`).")
+    env: Literal["dev", "staging", "prod"] = Field(description="Environment; sets defaults, policies and the `env` tag.")
+    tags: dict[str, str] = Field(description="Cost-allocation tags on every resource; must include team and cost-center.")
+    budget: BudgetConfig
+    network: NetworkConfig = Field(default_factory=NetworkConfig)
+    cluster: ClusterConfig = Field(default_factory=ClusterConfig)
+
+    @field_validator("region")
+    @classmethod
+    def _known_region(cls, value: str) -> str:
+        if value not in regions():
+            raise ValueError(f"must be one of {', '.join(sorted(regions()))}")
+        return value
+
+    @field_validator("tags")
+    @classmethod
+    def _cost_tags(cls, tags: dict[str, str]) -> dict[str, str]:
+        missing = [key for key in REQUIRED_TAGS if not tags.get(key)]
+        if missing:
+            raise ValueError(f"must include non-empty {', '.join(missing)} (required cost tags: {', '.join(REQUIRED_TAGS)})")
+        if "env" in tags:
+            raise ValueError("must not set env: the env tag comes from seedance-gpu:env")
+        for key, value in tags.items():
+            # AWS tag limits: keys up to 128 characters, values up to 256; aws: is reserved.
+            if not 1 <= len(key) <= 128 or key.lower().startswith("aws:") or len(value) > 256:
+                raise ValueError(f"tag {key!r} breaks AWS tag rules (key 1-128 chars, not aws:*, value <= 256 chars)")
+            if not re.fullmatch(r"[\w .:/=+\-@]*", key + value):
+                raise ValueError(f"tag {key!r} has characters AWS does not allow in tags")
+        return tags
+
+    @model_validator(mode="after")
+    def _network_fits_region(self) -> "StackConfig":
+        zones = regions()[self.region].zone_names
+        if self.network.az_count > len(zones):
+            raise _CrossFieldError(
+                "network.az_count", self.network.az_count,
+                f"{self.region} has {len(zones)} Availability Zones: allowed 2 to {len(zones)}",
+            )
+        try:
+            plan_subnets(self.network.vpc_cidr, list(zones[: self.network.az_count]),
+                         self.network.private_subnet_prefix, self.network.public_subnet_prefix)
+        except ValueError as error:
+            raise _CrossFieldError("network.vpc_cidr", self.network.vpc_cidr, str(error)) from None
+        return self
+
+    @property
+    def cluster_name(self) -> str:
+        return self.cluster.name or f"seedance-{self.env}"
+
+    @property
+    def resource_tags(self) -> dict[str, str]:
+        """The cost tags every resource carries."""
+        return {**self.tags, "env": self.env}
+
+    def usable_zones(self, available: list[str]) -> list[str]:
+        """The first `az_count` zones the account can use now (some accounts lack some zones)."""
+        if len(available) < self.network.az_count:
+            raise ConfigError(
+                f"invalid config {PROJECT}:network.az_count = {self.network.az_count}: this account has "
+                f"{len(available)} available zones in {self.region} ({', '.join(available)})"
+            )
+        return sorted(available)[: self.network.az_count]
+
+
+class _CrossFieldError(ValueError):
+    """A rule over several fields, reported against the one key the user should change."""
+
+    def __init__(self, key: str, value: Any, allowed: str):
+        super().__init__(allowed)
+        self.key, self.value, self.allowed = key, value, allowed
+
+
+def _config_key(location: tuple[Any, ...]) -> str:
+    if not location:
+        return PROJECT
+    head, *rest = location
+    key = "aws:region" if head == "region" else f"{PROJECT}:{head}"
+    for part in rest:
+        key += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return key
+
+
+def _field_info(location: tuple[Any, ...]) -> FieldInfo | None:
+    model: Any = StackConfig
+    info = None
+    for part in location:
+        fields = getattr(model, "model_fields", None)
+        if fields is None or part not in fields:
+            return info if isinstance(part, int) else None
+        info = fields[part]
+        model = info.annotation
+    return info
+
+
+def _allowed(error: dict[str, Any]) -> str:
+    """What the user may write instead, from pydantic's error context and the field's bounds."""
+    context = error.get("ctx") or {}
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        parent = _field_info(error["loc"][:-1])
+        model = parent.annotation if parent else StackConfig
+        known = sorted(getattr(model, "model_fields", {}))
+        if model is StackConfig:
+            known = [k for k in known if k != "region"]
+        return f"unknown key; allowed keys here: {', '.join(known)}"
+    if kind == "missing":
+        return "required key is missing"
+    if kind == "literal_error":
+        return f"allowed: {context.get('expected')}"
+    info = _field_info(error["loc"])
+    bounds = {}
+    for item in (info.metadata if info else []):
+        for name in ("ge", "gt", "le", "lt", "min_length", "max_length"):
+            if getattr(item, name, None) is not None:
+                bounds[name] = getattr(item, name)
+    symbols = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<", "min_length": "length >=", "max_length": "length <="}
+    message = error["msg"].removeprefix("Value error, ")
+    if bounds:
+        message += "; allowed: " + " and ".join(f"{symbols[k]} {v}" for k, v in bounds.items())
+    if info and info.description and kind != "value_error":
+        message += f" ({info.description})"
+    return message
+
+
+def _format_error(error: ValidationError) -> str:
+    errors = error.errors()
+    first = errors[0]
+    cause = (first.get("ctx") or {}).get("error")
+    if isinstance(cause, _CrossFieldError):
+        key, value, allowed = _config_key(tuple(cause.key.split("."))), cause.value, cause.allowed
+    else:
+        key, value, allowed = _config_key(first["loc"]), first.get("input"), _allowed(first)
+    shown = "(missing)" if first["type"] == "missing" else json.dumps(value, default=str)
+    more = f" (and {len(errors) - 1} more error(s))" if len(errors) > 1 else ""
+    return f"invalid config {key} = {shown}: {allowed}{more}"
+
+
+def parse_stack_config(region: Any, project_values: dict[str, Any]) -> StackConfig:
+    """Validate raw values (project keys without their namespace) into a `StackConfig`."""
+    if "region" in project_values:
+        raise ConfigError(f"invalid config {PROJECT}:region: unknown key; the region is set as aws:region")
+    try:
+        return StackConfig.model_validate({"region": region, **project_values})
+    except ValidationError as error:
+        raise ConfigError(_format_error(error)) from None
+
+
+def _decode(value: str) -> Any:
+    # Pulumi delivers structured values as JSON text and scalars as plain strings.
+    if value[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return value
+
+
+def parse_config_values(values: dict[str, str]) -> StackConfig:
+    """Validate the namespaced string values Pulumi hands a program (`aws:region`, `seedance-gpu:*`)."""
+    prefix = f"{PROJECT}:"
+    project_values = {k[len(prefix):]: _decode(v) for k, v in values.items() if k.startswith(prefix)}
+    return parse_stack_config(values.get("aws:region"), project_values)
+
+
+def load_from_pulumi() -> StackConfig:
+    """The running program's config (what `pulumi up` or the offline engine passed in)."""
+    from pulumi.runtime.config import CONFIG, get_config_env
+
+    values = {**get_config_env(), **CONFIG.get()}
+    return parse_config_values({str(k): str(v) for k, v in values.items()})

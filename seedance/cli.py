@@ -1,0 +1,87 @@
+"""`seedance`: offline plans (and later checks and capacity decisions) of Pulumi stacks.
+
+Exit codes: 0 success, 1 failure, 2 configuration error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+from seedance.engine import Plan, ProgramFailed, ProgramInputError, run_program
+from seedance.offline_cloud import OfflineCloud
+from seedance.plan_output import plan_to_json, plan_to_text
+from seedance.project import StackFileError, find_project, load_stack_config
+
+EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
+DEFAULT_OFFLINE_REGION = "us-east-1"
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed as one line, exit code 2."""
+
+
+def offline_plan(stack: str, program: Path | None, stack_file: Path | None) -> tuple[Plan, str]:
+    """Run the stack's program offline; returns the plan and a one-line description of it."""
+    try:
+        project = find_project(program or Path.cwd())
+        program_dir = program.resolve() if program else project.program_dir
+        config_file = stack_file or project.stack_file(stack)
+        config = load_stack_config(project, config_file)
+    except StackFileError as error:
+        raise UsageError(str(error)) from None
+    region = config.get("aws:region") or DEFAULT_OFFLINE_REGION
+    try:
+        cloud = OfflineCloud(region)
+    except ValueError as error:
+        raise UsageError(f"invalid config aws:region = {json.dumps(region)}: {error}") from None
+    try:
+        plan = run_program(program_dir, project=project.name, stack=stack, config=config.values,
+                           secret_keys=config.secret_keys, mocks=cloud)
+    except ProgramInputError as error:
+        raise UsageError(str(error)) from None
+    header = (f"Offline plan (no cloud calls) of stack '{stack}' of project '{project.name}', "
+              f"config {config_file}, program {program_dir}")
+    return plan, header
+
+
+def _plan_command(args: argparse.Namespace) -> int:
+    plan, header = offline_plan(args.stack, args.program, args.stack_file)
+    print(plan_to_text(plan, header))
+    if args.json:
+        args.json.write_text(json.dumps(plan_to_json(plan), indent=2, sort_keys=True) + "\n")
+        print(f"\nPlan JSON written to {args.json}")
+    return EXIT_OK
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="seedance", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    plan = commands.add_parser("plan", help="offline plan of a stack: resource tree, counts, outputs")
+    plan.add_argument("--stack", required=True, help="stack name, e.g. dev (reads <stackConfigDir>/Pulumi.<stack>.yaml)")
+    plan.add_argument("--program", type=Path, help="Pulumi Python program directory (default: the project's main)")
+    plan.add_argument("--stack-file", type=Path, help="use this stack config file instead of the project's")
+    plan.add_argument("--json", type=Path, metavar="FILE", help="also write the plan as JSON to FILE")
+    plan.set_defaults(run=_plan_command)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    # The mock engine logs every resource at INFO; only warnings matter to a reader.
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
+    try:
+        return args.run(args)
+    except UsageError as error:
+        print(f"seedance: error: {error}", file=sys.stderr)
+        return EXIT_CONFIG
+    except ProgramFailed as error:
+        print(f"seedance: {error}", file=sys.stderr)
+        return EXIT_FAILED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

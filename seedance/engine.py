@@ -1,0 +1,174 @@
+"""Run any Pulumi Python program in-process under Pulumi's mock runtime and capture its plan.
+
+The engine knows nothing about this repository's components: it executes a program directory
+the way the Python language host does (`runpy` on the directory, inside `run_in_stack`), with
+the stack's config, and records every `RegisterResource` request and the root stack's outputs.
+The answers a real cloud would give (invoke results, computed attributes) come from the
+`pulumi.runtime.Mocks` passed in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import os
+import runpy
+import threading
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import pulumi
+from pulumi.runtime import mocks as pulumi_mocks
+from pulumi.runtime import rpc, settings
+from pulumi.runtime.config import set_all_config
+from pulumi.runtime.stack import run_in_stack
+
+STACK_TYPE = "pulumi:pulumi:Stack"
+
+
+@dataclass(frozen=True)
+class Secret:
+    """A value the program marked secret; renderers must mask it."""
+
+    value: Any
+
+
+@dataclass(frozen=True)
+class PlannedResource:
+    urn: str
+    type: str
+    name: str
+    parent: str | None
+    custom: bool
+    inputs: dict[str, Any]
+
+
+@dataclass
+class Plan:
+    project: str
+    stack: str
+    resources: list[PlannedResource] = field(default_factory=list)
+    outputs: dict[str, Any] = field(default_factory=dict)
+
+    def of_type(self, type_token: str) -> list[PlannedResource]:
+        return [r for r in self.resources if r.type == type_token]
+
+    def children_of(self, urn: str | None) -> list[PlannedResource]:
+        return [r for r in self.resources if r.parent == urn]
+
+
+class ProgramInputError(Exception):
+    """The program rejected its input with `pulumi.RunError` (a config error, exit code 2)."""
+
+
+class ProgramFailed(Exception):
+    """The program crashed or asked for something the mocks cannot answer (exit code 1)."""
+
+
+def unwrap_secrets(value: Any) -> Any:
+    """Turn Pulumi's wire-format secret wrappers into `Secret` values, recursively."""
+    if rpc.is_rpc_secret(value):
+        return Secret(unwrap_secrets(rpc.unwrap_rpc_secret(value)))
+    if isinstance(value, dict):
+        return {k: unwrap_secrets(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [unwrap_secrets(v) for v in value]
+    return value
+
+
+class _CapturingMonitor(pulumi_mocks.MockMonitor):
+    """The SDK's mock monitor, also keeping each registration's parent, inputs and the stack outputs."""
+
+    def __init__(self, mocks: pulumi.runtime.Mocks):
+        super().__init__(mocks)
+        self._lock = threading.Lock()
+        self.registered: list[PlannedResource] = []
+        self.stack_urn: str | None = None
+        self.stack_outputs: dict[str, Any] = {}
+
+    def RegisterResource(self, request):  # noqa: N802 - gRPC method name
+        response = super().RegisterResource(request)
+        if request.type == STACK_TYPE:
+            self.stack_urn = response.urn
+            return response
+        inputs = unwrap_secrets(rpc.deserialize_properties(request.object, keep_unknowns=True))
+        resource = PlannedResource(
+            urn=response.urn,
+            type=request.type,
+            name=request.name,
+            parent=request.parent or None,
+            custom=bool(request.custom),
+            inputs=inputs,
+        )
+        with self._lock:
+            self.registered.append(resource)
+        return response
+
+    def RegisterResourceOutputs(self, request):  # noqa: N802 - gRPC method name
+        if request.urn == self.stack_urn:
+            outputs = rpc.deserialize_properties(request.outputs, keep_unknowns=True)
+            self.stack_outputs = unwrap_secrets(outputs)
+        return super().RegisterResourceOutputs(request)
+
+
+@contextlib.contextmanager
+def _working_directory(path: Path):
+    previous = Path.cwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(previous)
+
+
+def run_program(
+    program_dir: Path,
+    *,
+    project: str,
+    stack: str,
+    config: dict[str, str],
+    mocks: pulumi.runtime.Mocks,
+    secret_keys: Iterable[str] = (),
+    preview: bool = False,
+) -> Plan:
+    """Execute the program in `program_dir` under `mocks` and return what it declared."""
+    program_dir = Path(program_dir).resolve()
+    if not (program_dir / "__main__.py").is_file():
+        raise ProgramFailed(f"{program_dir} has no __main__.py: not a Pulumi Python program directory")
+    monitor = _CapturingMonitor(mocks)
+
+    def execute() -> None:
+        pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=monitor)
+        # set_mocks installs a root stack of its own; `run_in_stack` must create the program's
+        # root, as under `pulumi up`, so that `pulumi.export` values reach the monitor.
+        settings.ROOT.set(None)
+        set_all_config(dict(config), list(secret_keys))
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        try:
+            with _working_directory(program_dir):
+                loop.run_until_complete(
+                    run_in_stack(lambda: runpy.run_path(str(program_dir), run_name="__main__"))
+                )
+        finally:
+            for task in asyncio.all_tasks(loop):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    loop.run_until_complete(task)
+            loop.close()
+            asyncio.set_event_loop(None)
+
+    try:
+        # A fresh context per run: the SDK keeps its settings in context variables.
+        contextvars.copy_context().run(execute)
+    except pulumi.RunError as error:
+        raise ProgramInputError(str(error)) from None
+    except Exception as error:  # noqa: BLE001 - any crash of the user's program is reported, not raised
+        detail = "".join(traceback.format_exception(error))
+        raise ProgramFailed(f"the program failed: {error}\n{detail}") from None
+
+    resources = sorted(monitor.registered, key=lambda r: r.urn)
+    return Plan(project=project, stack=stack, resources=resources, outputs=monitor.stack_outputs)

@@ -1,0 +1,175 @@
+"""What AWS and Kubernetes would answer, offline: invoke results and computed attributes.
+
+Every value here is deterministic (derived from the resource's type and name) so that two
+offline plans of the same config are identical. Nothing is fetched from the network.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from typing import Any, Callable
+
+import pulumi
+
+from components.aws_regions import Region, regions
+
+# AWS's documentation account id: obviously not a real account.
+OFFLINE_ACCOUNT_ID = "123456789012"
+
+# Physical-id prefixes AWS uses, so ids in the plan look like the ones a user will see.
+_ID_PREFIXES = {
+    "aws:ec2/vpc:Vpc": "vpc-",
+    "aws:ec2/subnet:Subnet": "subnet-",
+    "aws:ec2/internetGateway:InternetGateway": "igw-",
+    "aws:ec2/eip:Eip": "eipalloc-",
+    "aws:ec2/natGateway:NatGateway": "nat-",
+    "aws:ec2/routeTable:RouteTable": "rtb-",
+    "aws:ec2/routeTableAssociation:RouteTableAssociation": "rtbassoc-",
+    "aws:ec2/securityGroup:SecurityGroup": "sg-",
+    "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup": "sg-",
+    "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": "sgr-",
+    "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule": "sgr-",
+    "aws:ec2/vpcEndpoint:VpcEndpoint": "vpce-",
+    "aws:ec2/launchTemplate:LaunchTemplate": "lt-",
+    "aws:ebs/volume:Volume": "vol-",
+    "aws:ec2/flowLog:FlowLog": "fl-",
+}
+
+# Resources whose physical name lives in an input other than `name`.
+_NAME_INPUTS = {"aws:s3/bucketV2:BucketV2": "bucket", "aws:s3/bucket:Bucket": "bucket"}
+
+# AWS services whose ARNs carry no region (or no account).
+_GLOBAL_SERVICES = {"iam", "budgets"}
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
+
+
+class OfflineCloud(pulumi.runtime.Mocks):
+    """`pulumi.runtime.Mocks` for one AWS region, answering from the bundled tables."""
+
+    def __init__(self, region_name: str):
+        try:
+            self.region: Region = regions()[region_name]
+        except KeyError:
+            known = ", ".join(sorted(regions()))
+            raise ValueError(f"no offline data for region {region_name!r}; known regions: {known}") from None
+        self._invokes: dict[str, Callable[[dict], dict]] = {
+            "aws:index/getAvailabilityZones:getAvailabilityZones": self._availability_zones,
+            "aws:index/getCallerIdentity:getCallerIdentity": self._caller_identity,
+            "aws:index/getPartition:getPartition": self._partition,
+            "aws:index/getRegion:getRegion": self._region,
+            "aws:ssm/getParameter:getParameter": self._ssm_parameter,
+        }
+
+    # -- invokes -------------------------------------------------------------------------
+
+    def call(self, args: pulumi.runtime.MockCallArgs):
+        answer = self._invokes.get(args.token)
+        if answer is None:
+            supported = ", ".join(sorted(self._invokes))
+            raise NotImplementedError(
+                f"offline mode has no answer for invoke {args.token}; it answers: {supported}"
+            )
+        return answer(args.args)
+
+    def _availability_zones(self, _args: dict) -> dict:
+        return {
+            "id": self.region.name,
+            "names": list(self.region.zone_names),
+            "zoneIds": list(self.region.zone_ids),
+            "groupNames": [self.region.name] * len(self.region.zone_names),
+            "state": "available",
+        }
+
+    def _caller_identity(self, _args: dict) -> dict:
+        account = OFFLINE_ACCOUNT_ID
+        return {
+            "accountId": account,
+            "arn": f"arn:{self.region.partition}:iam::{account}:user/offline-plan",
+            "id": account,
+            "userId": "AIDAOFFLINEPLAN",
+        }
+
+    def _partition(self, _args: dict) -> dict:
+        return {"id": self.region.partition, "partition": self.region.partition, "dnsSuffix": "amazonaws.com"}
+
+    def _region(self, _args: dict) -> dict:
+        return {"id": self.region.name, "name": self.region.name, "region": self.region.name,
+                "endpoint": f"ec2.{self.region.name}.amazonaws.com"}
+
+    def _ssm_parameter(self, args: dict) -> dict:
+        name = args["name"]
+        # Public AMI parameters resolve to an image id; the id is a stand-in derived from the name.
+        value = f"ami-{_digest(self.region.name, name)[:17]}" if "/image_id" in name else f"offline:{name}"
+        return {"id": name, "name": name, "value": value, "insecureValue": value, "type": "String",
+                "arn": f"arn:{self.region.partition}:ssm:{self.region.name}::parameter{name}"}
+
+    # -- resources -----------------------------------------------------------------------
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs):
+        token, name, inputs = args.typ, args.name, dict(args.inputs)
+        digest = _digest(token, name)
+        if token.startswith("kubernetes:"):
+            return f"{name}-{digest[:8]}", self._kubernetes_state(name, inputs, digest)
+        if not token.startswith("aws:"):
+            return f"{name}-{digest[:8]}", inputs
+        return self._aws_state(token, name, inputs, digest)
+
+    def _kubernetes_state(self, name: str, inputs: dict, digest: str) -> dict:
+        metadata = dict(inputs.get("metadata") or {})
+        # Like the provider's auto-naming: a random-looking suffix when no name is given.
+        metadata.setdefault("name", f"{name}-{digest[:8]}")
+        if "metadata" in inputs or inputs.get("kind"):
+            inputs["metadata"] = metadata
+        return inputs
+
+    def _aws_state(self, token: str, name: str, inputs: dict, digest: str) -> tuple[str, dict]:
+        region, partition, account = self.region.name, self.region.partition, OFFLINE_ACCOUNT_ID
+        module = token.split(":")[1].split("/")[0]
+        kind = token.split(":")[1].split("/")[1]
+        name_input = _NAME_INPUTS.get(token, "name")
+        physical_name = inputs.get(name_input) or f"{name}-{digest[:7]}"
+        prefix = _ID_PREFIXES.get(token)
+        resource_id = f"{prefix}{digest[:17]}" if prefix else physical_name
+        service_region = "" if module in _GLOBAL_SERVICES else region
+        state: dict[str, Any] = {
+            **inputs,
+            name_input: physical_name,
+            "arn": f"arn:{partition}:{module}:{service_region}:{account}:{kind.lower()}/{physical_name}",
+        }
+        state.update(self._computed_attributes(token, name, inputs, digest, physical_name))
+        return resource_id, state
+
+    def _computed_attributes(self, token: str, name: str, inputs: dict, digest: str,
+                             physical_name: str) -> dict[str, Any]:
+        region, partition, account = self.region.name, self.region.partition, OFFLINE_ACCOUNT_ID
+        if token == "aws:eks/cluster:Cluster":
+            issuer_id = digest[:32].upper()
+            return {
+                "arn": f"arn:{partition}:eks:{region}:{account}:cluster/{physical_name}",
+                "endpoint": f"https://{issuer_id}.gr7.{region}.eks.amazonaws.com",
+                "certificateAuthority": {"data": base64.b64encode(b"offline-plan-ca").decode()},
+                "identities": [{"oidcs": [{"issuer": f"https://oidc.eks.{region}.amazonaws.com/id/{issuer_id}"}]}],
+                "vpcConfig": {**(inputs.get("vpcConfig") or {}), "clusterSecurityGroupId": f"sg-{digest[17:34]}"},
+                "status": "ACTIVE",
+            }
+        if token == "aws:kms/key:Key":
+            key_id = f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}"
+            return {"arn": f"arn:{partition}:kms:{region}:{account}:key/{key_id}", "keyId": key_id}
+        if token == "aws:iam/openIdConnectProvider:OpenIdConnectProvider":
+            host = str(inputs.get("url", "")).removeprefix("https://")
+            return {"arn": f"arn:{partition}:iam::{account}:oidc-provider/{host}"}
+        if token in ("aws:s3/bucketV2:BucketV2", "aws:s3/bucket:Bucket"):
+            return {"arn": f"arn:{partition}:s3:::{physical_name}", "id": physical_name,
+                    "bucketRegionalDomainName": f"{physical_name}.s3.{region}.amazonaws.com"}
+        if token == "aws:sqs/queue:Queue":
+            return {"arn": f"arn:{partition}:sqs:{region}:{account}:{physical_name}",
+                    "url": f"https://sqs.{region}.amazonaws.com/{account}/{physical_name}"}
+        if token == "aws:ec2/launchTemplate:LaunchTemplate":
+            return {"latestVersion": 1, "defaultVersion": 1}
+        if token == "aws:ec2/eip:Eip":
+            return {"allocationId": f"eipalloc-{digest[:17]}", "publicIp": "203.0.113.10"}
+        return {}

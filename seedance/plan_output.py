@@ -1,0 +1,70 @@
+"""Render a `Plan` as text (a resource tree) or as JSON; secrets are always masked."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from pulumi.runtime.rpc import UNKNOWN
+
+from seedance.engine import Plan, PlannedResource, Secret
+
+MASK = "[secret]"
+
+
+def masked(value: Any) -> Any:
+    if isinstance(value, Secret):
+        return MASK
+    if isinstance(value, dict):
+        return {k: masked(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [masked(v) for v in value]
+    if value == UNKNOWN:
+        return "(unknown)"
+    return value
+
+
+def plan_to_json(plan: Plan) -> dict[str, Any]:
+    return {
+        "project": plan.project,
+        "stack": plan.stack,
+        "resources": [
+            {"urn": r.urn, "type": r.type, "name": r.name, "parent": r.parent, "inputs": masked(r.inputs)}
+            for r in plan.resources
+        ],
+        "outputs": masked(plan.outputs),
+    }
+
+
+def _tree_lines(plan: Plan) -> list[str]:
+    urns = {r.urn for r in plan.resources}
+    children: dict[str | None, list[PlannedResource]] = {}
+    for resource in plan.resources:
+        parent = resource.parent if resource.parent in urns else None
+        children.setdefault(parent, []).append(resource)
+
+    lines: list[str] = []
+
+    def walk(parent: str | None, prefix: str) -> None:
+        nodes = sorted(children.get(parent, []), key=lambda r: (r.custom, r.type, r.name))
+        for index, node in enumerate(nodes):
+            last = index == len(nodes) - 1
+            lines.append(f"{prefix}{'└─ ' if last else '├─ '}{node.type}  {node.name}")
+            walk(node.urn, prefix + ("   " if last else "│  "))
+
+    walk(None, "")
+    return lines
+
+
+def plan_to_text(plan: Plan, header: str) -> str:
+    counts = Counter(r.type for r in plan.resources)
+    lines = [header, "", f"Resources ({len(plan.resources)}):", f"{plan.project}-{plan.stack}"]
+    lines += ["  " + line for line in _tree_lines(plan)]
+    lines += ["", "Counts by type:"]
+    lines += [f"  {count:4d}  {token}" for token, count in sorted(counts.items())]
+    lines += ["", "Outputs:"]
+    for key, value in sorted(plan.outputs.items()):
+        shown = masked(value)
+        lines.append(f"  {key}: {shown if isinstance(shown, str) else json.dumps(shown)}")
+    return "\n".join(lines)

@@ -1,0 +1,101 @@
+"""Read a Pulumi project (`Pulumi.yaml`) and a stack's config file the way the Pulumi CLI does."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+# The value an encrypted (`secure:`) config entry gets offline: no secrets provider is reachable.
+OFFLINE_SECRET_PLACEHOLDER = "offline-plan-secret"
+
+
+class StackFileError(Exception):
+    """The project or stack file cannot be read (a user error, exit code 2)."""
+
+
+@dataclass(frozen=True)
+class Project:
+    name: str
+    root: Path
+    program_dir: Path
+    stack_config_dir: Path
+
+    def stack_file(self, stack: str) -> Path:
+        return self.stack_config_dir / f"Pulumi.{stack}.yaml"
+
+
+@dataclass(frozen=True)
+class StackConfig:
+    """A stack's config as the language host receives it: namespaced keys, string values."""
+
+    values: dict[str, str]
+    secret_keys: tuple[str, ...]
+    source: Path
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        return self.values.get(key, default)
+
+
+def _read_yaml(path: Path) -> Any:
+    try:
+        return yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise StackFileError(f"{path}: file not found") from None
+    except yaml.YAMLError as error:
+        raise StackFileError(f"{path}: not valid YAML ({error})".replace("\n", " ")) from None
+
+
+def find_project(start: Path) -> Project:
+    """The project whose `Pulumi.yaml` is in `start` or the nearest parent directory."""
+    start = start.resolve()
+    for directory in (start, *start.parents):
+        project_file = directory / "Pulumi.yaml"
+        if project_file.is_file():
+            break
+    else:
+        raise StackFileError(f"no Pulumi.yaml in {start} or any parent directory")
+    document = _read_yaml(project_file)
+    if not isinstance(document, dict) or not isinstance(document.get("name"), str):
+        raise StackFileError(f"{project_file}: 'name' must be the project name")
+    main = document.get("main") or "."
+    config_dir = document.get("stackConfigDir") or "."
+    return Project(
+        name=document["name"],
+        root=directory,
+        program_dir=(directory / main).resolve(),
+        stack_config_dir=(directory / config_dir).resolve(),
+    )
+
+
+def _as_config_string(value: Any) -> str:
+    # The CLI hands structured values to the program as JSON, scalars as their YAML text.
+    if isinstance(value, (dict, list)):
+        return json.dumps(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def load_stack_config(project: Project, stack_file: Path) -> StackConfig:
+    document = _read_yaml(stack_file) or {}
+    if not isinstance(document, dict):
+        raise StackFileError(f"{stack_file}: expected a mapping with a 'config' key")
+    config = document.get("config") or {}
+    if not isinstance(config, dict):
+        raise StackFileError(f"{stack_file}: 'config' must be a mapping of keys to values")
+    values: dict[str, str] = {}
+    secret_keys: list[str] = []
+    for key, value in config.items():
+        key = str(key)
+        # Keys without a namespace belong to the project, as `pulumi config set` stores them.
+        full_key = key if ":" in key else f"{project.name}:{key}"
+        if isinstance(value, dict) and set(value) == {"secure"}:
+            values[full_key] = OFFLINE_SECRET_PLACEHOLDER
+            secret_keys.append(full_key)
+            continue
+        values[full_key] = _as_config_string(value)
+    return StackConfig(values=values, secret_keys=tuple(secret_keys), source=stack_file)
