@@ -270,8 +270,10 @@ class Cluster(pulumi.ComponentResource):
         ebs_csi = addon("aws-ebs-csi-driver", depends_on=[system_nodes], role_arn=ebs_csi_role.arn)
 
         ca_data = cluster.certificate_authority.apply(lambda ca: ca.data)
-        kubeconfig = pulumi.Output.all(cluster.name, cluster.endpoint, ca_data).apply(
-            lambda v: json.dumps(render_kubeconfig(v[0], v[1], v[2], region))
+        kubeconfig = pulumi.Output.secret(
+            pulumi.Output.all(cluster.name, cluster.endpoint, ca_data).apply(
+                lambda v: json.dumps(render_kubeconfig(v[0], v[1], v[2], region))
+            )
         )
         self.provider = k8s.Provider(
             f"{name}-k8s",
@@ -288,7 +290,7 @@ class Cluster(pulumi.ComponentResource):
         self.endpoint = cluster.endpoint
         self.oidc_provider_arn = oidc.arn
         self.oidc_issuer_url = issuer
-        self.kubeconfig = pulumi.Output.secret(kubeconfig)
+        self.kubeconfig = kubeconfig
         self.node_security_group_id = cluster.vpc_config.apply(lambda vpc: vpc.cluster_security_group_id)
         self.ebs_csi_addon = ebs_csi
         self.register_outputs(

@@ -141,13 +141,14 @@ def run_program(
     monitor = _CapturingMonitor(mocks)
 
     def execute() -> None:
+        # The loop must exist before set_mocks: the root stack it creates queues work on it.
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
         pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=monitor)
         # set_mocks installs a root stack of its own; `run_in_stack` must create the program's
         # root, as under `pulumi up`, so that `pulumi.export` values reach the monitor.
         settings.ROOT.set(None)
         set_all_config(dict(config), list(secret_keys))
-        loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(loop)
         try:
             with _working_directory(program_dir):
                 loop.run_until_complete(

@@ -1,0 +1,28 @@
+from components.iam_documents import irsa_trust_policy, stack_key_policy
+from components.kubeconfig import render_kubeconfig
+
+
+def test_irsa_trust_is_limited_to_one_service_account():
+    doc = irsa_trust_policy("arn:aws:iam::1:oidc-provider/oidc.example/id/X", "https://oidc.example/id/X",
+                            "kube-system", "ebs-csi-controller-sa")
+    condition = doc["Statement"][0]["Condition"]["StringEquals"]
+    assert condition == {
+        "oidc.example/id/X:sub": "system:serviceaccount:kube-system:ebs-csi-controller-sa",
+        "oidc.example/id/X:aud": "sts.amazonaws.com",
+    }
+
+
+def test_stack_key_lets_autoscaling_use_it_for_node_volumes():
+    doc = stack_key_policy("aws", "123456789012", "us-east-1")
+    principals = {s["Sid"]: s["Principal"] for s in doc["Statement"]}
+    assert "AWSServiceRoleForAutoScaling" in principals["AutoScalingUsesKeyForVolumes"]["AWS"]
+    logs = next(s for s in doc["Statement"] if s["Sid"] == "CloudWatchLogsOfThisAccount")
+    assert logs["Condition"]["ArnLike"]["kms:EncryptionContext:aws:logs:arn"] == "arn:aws:logs:us-east-1:123456789012:*"
+
+
+def test_kubeconfig_authenticates_through_aws_cli_for_the_right_cluster():
+    config = render_kubeconfig("c1", "https://x", "Q0E=", "eu-west-1")
+    exec_args = config["users"][0]["user"]["exec"]["args"]
+    assert exec_args[:4] == ["eks", "get-token", "--cluster-name", "c1"]
+    assert "eu-west-1" in exec_args
+    assert config["clusters"][0]["cluster"]["server"] == "https://x"

@@ -1,0 +1,76 @@
+import json
+
+import pytest
+
+from infra.config import ConfigError, parse_config_values
+
+VALID = {
+    "aws:region": "us-east-1",
+    "seedance-gpu:env": "dev",
+    "seedance-gpu:tags": json.dumps({"team": "ml", "cost-center": "cc-1"}),
+    "seedance-gpu:budget": json.dumps({"monthly_usd": 1000}),
+    "seedance-gpu:network": json.dumps({"az_count": 3, "nat_gateways": "single"}),
+}
+
+
+def with_value(key, value):
+    values = dict(VALID)
+    if value is None:
+        values.pop(key)
+    else:
+        values[key] = value if isinstance(value, str) else json.dumps(value)
+    return values
+
+
+def test_valid_config_gets_defaults_and_derived_values():
+    config = parse_config_values(VALID)
+    assert config.cluster_name == "seedance-dev"
+    assert config.resource_tags == {"team": "ml", "cost-center": "cc-1", "env": "dev"}
+    assert config.cluster.kubernetes_version == "1.33"
+    assert config.usable_zones(["us-east-1c", "us-east-1a", "us-east-1b", "us-east-1d"]) == [
+        "us-east-1a", "us-east-1b", "us-east-1c"]
+
+
+@pytest.mark.parametrize(
+    "key, value, expected",
+    [
+        ("seedance-gpu:network", {"az_count": 0}, "seedance-gpu:network.az_count = 0: Input should be greater than or equal to 2; allowed: >= 2 and <= 6"),
+        ("seedance-gpu:network", {"az_count": 7}, "seedance-gpu:network.az_count = 7"),
+        ("seedance-gpu:network", {"vpc_cidr": "8.8.0.0/16"}, "seedance-gpu:network.vpc_cidr = \"8.8.0.0/16\": must be a private (RFC 1918) range"),
+        ("seedance-gpu:network", {"vpc_cidr": "10.0.0.0/12"}, "between /16 and /24"),
+        ("seedance-gpu:network", {"vpc_cidr": "10.0.0.0/18"}, "seedance-gpu:network.vpc_cidr = \"10.0.0.0/18\": 3 zones of /19 private and /24 public subnets need 25344 addresses"),
+        ("seedance-gpu:network", {"nat_gateways": "two"}, "seedance-gpu:network.nat_gateways = \"two\": allowed: 'single' or 'per_az'"),
+        ("seedance-gpu:network", {"natgw": 1}, "seedance-gpu:network.natgw = 1: unknown key; allowed keys here: az_count, nat_gateways"),
+        ("seedance-gpu:env", "qa", "seedance-gpu:env = \"qa\": allowed: 'dev', 'staging' or 'prod'"),
+        ("seedance-gpu:tags", {"team": "ml"}, "seedance-gpu:tags = {\"team\": \"ml\"}: must include non-empty cost-center"),
+        ("seedance-gpu:budget", None, "seedance-gpu:budget = (missing): required key is missing"),
+        ("seedance-gpu:budget", {"monthly_usd": -5}, "seedance-gpu:budget.monthly_usd = -5: Input should be greater than 0"),
+        ("seedance-gpu:cluster", {"kubernetes_version": "1.9"}, "seedance-gpu:cluster.kubernetes_version = \"1.9\": must be an EKS version from 1.30 to 1.36"),
+        ("seedance-gpu:cluster", {"kubernetes_version": 1.33}, "seedance-gpu:cluster.kubernetes_version = 1.33: Input should be a valid string"),
+        ("seedance-gpu:cluster", {"public_endpoint_cidrs": ["0.0.0.0/0"]}, "seedance-gpu:cluster.public_endpoint_cidrs = [\"0.0.0.0/0\"]: 0.0.0.0/0 would expose"),
+        ("seedance-gpu:cluster", {"log_retention_days": 10}, "seedance-gpu:cluster.log_retention_days = 10: CloudWatch accepts one of 1, 3, 5"),
+        ("seedance-gpu:cluster", {"system_nodes": {"min_size": 3, "desired_size": 2}}, "seedance-gpu:cluster.system_nodes = {\"min_size\": 3, \"desired_size\": 2}: need min_size <= desired_size <= max_size"),
+        ("seedance-gpu:cluster", {"system_nodes": {"instance_types": ["large"]}}, "seedance-gpu:cluster.system_nodes.instance_types = [\"large\"]: 'large' is not an EC2 instance type"),
+        ("seedance-gpu:unknown", "x", "seedance-gpu:unknown = \"x\": unknown key; allowed keys here: budget, cluster, env, network, tags"),
+        ("aws:region", "mars-1", "aws:region = \"mars-1\": must be one of"),
+    ],
+)
+def test_bad_value_names_key_value_and_allowed(key, value, expected):
+    with pytest.raises(ConfigError) as caught:
+        parse_config_values(with_value(key, value))
+    message = str(caught.value)
+    assert message.startswith("invalid config ")
+    assert expected in message
+    assert "\n" not in message
+
+
+def test_account_with_fewer_zones_than_asked_is_a_config_error():
+    config = parse_config_values(VALID)
+    with pytest.raises(ConfigError, match="az_count = 3: this account has 2 available zones"):
+        config.usable_zones(["us-east-1a", "us-east-1b"])
+
+
+def test_config_error_is_a_pulumi_run_error_so_pulumi_prints_no_traceback():
+    import pulumi
+
+    assert issubclass(ConfigError, pulumi.RunError)
