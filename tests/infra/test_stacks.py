@@ -1,0 +1,83 @@
+"""Each stack's offline plan: the resources the foundation must declare, secured by default."""
+
+import json
+
+from seedance.engine import Secret
+
+EXPECTED_TYPES = {
+    "aws:ec2/vpc:Vpc", "aws:ec2/subnet:Subnet", "aws:ec2/natGateway:NatGateway", "aws:eks/cluster:Cluster",
+    "aws:eks/addon:Addon", "aws:kms/key:Key", "aws:iam/openIdConnectProvider:OpenIdConnectProvider",
+    "kubernetes:helm.sh/v3:Release", "pulumi:providers:kubernetes", "aws:eks/nodeGroup:NodeGroup",
+}
+ADDONS = {"vpc-cni", "coredns", "kube-proxy", "eks-pod-identity-agent", "aws-ebs-csi-driver"}
+
+
+def test_stack_declares_the_foundation(stack_plan):
+    assert EXPECTED_TYPES <= {r.type for r in stack_plan.resources}
+    assert {r.inputs["addonName"] for r in stack_plan.of_type("aws:eks/addon:Addon")} == ADDONS
+    (key,) = stack_plan.of_type("aws:kms/key:Key")
+    assert key.inputs["enableKeyRotation"] is True
+    (release,) = stack_plan.of_type("kubernetes:helm.sh/v3:Release")
+    assert release.inputs["chart"] == "nvidia-device-plugin"
+    assert release.inputs["values"]["tolerations"][0]["key"] == "nvidia.com/gpu"
+
+
+def test_every_resource_is_inside_a_component(stack_plan):
+    urns = {r.urn for r in stack_plan.resources}
+    top = [r for r in stack_plan.resources if r.parent not in urns]
+    assert top and all(r.type.startswith("seedance:") for r in top)
+
+
+def test_no_subnet_maps_public_ips(stack_plan):
+    subnets = stack_plan.of_type("aws:ec2/subnet:Subnet")
+    assert subnets and all(s.inputs["mapPublicIpOnLaunch"] is False for s in subnets)
+
+
+def test_cluster_is_private_encrypted_and_logged(stack_plan):
+    (cluster,) = stack_plan.of_type("aws:eks/cluster:Cluster")
+    vpc_config = cluster.inputs["vpcConfig"]
+    assert vpc_config["endpointPrivateAccess"] is True and vpc_config["endpointPublicAccess"] is False
+    assert cluster.inputs["encryptionConfig"]["resources"] == ["secrets"]
+    (key,) = stack_plan.of_type("aws:kms/key:Key")
+    assert cluster.inputs["encryptionConfig"]["provider"]["keyArn"].startswith("arn:aws:kms:")
+    assert cluster.inputs["accessConfig"]["authenticationMode"] == "API"
+    assert "audit" in cluster.inputs["enabledClusterLogTypes"]
+
+
+def test_ebs_csi_driver_runs_with_its_own_irsa_role(stack_plan):
+    (addon,) = [a for a in stack_plan.of_type("aws:eks/addon:Addon") if a.inputs["addonName"] == "aws-ebs-csi-driver"]
+    assert ":role/" in addon.inputs["serviceAccountRoleArn"]
+    roles = [r for r in stack_plan.of_type("aws:iam/role:Role") if r.name.endswith("ebs-csi-role")]
+    trust = json.loads(roles[0].inputs["assumeRolePolicy"])
+    conditions = trust["Statement"][0]["Condition"]["StringEquals"]
+    assert "system:serviceaccount:kube-system:ebs-csi-controller-sa" in conditions.values()
+
+
+def test_system_nodes_require_imdsv2(stack_plan):
+    (template,) = stack_plan.of_type("aws:ec2/launchTemplate:LaunchTemplate")
+    assert template.inputs["metadataOptions"]["httpTokens"] == "required"
+    assert template.inputs["metadataOptions"]["httpPutResponseHopLimit"] == 1
+    assert template.inputs["blockDeviceMappings"][0]["ebs"]["encrypted"] == "true"
+
+
+def test_kubeconfig_is_secret_in_outputs_and_provider(stack_plan):
+    assert isinstance(stack_plan.outputs["kubeconfig"], Secret)
+    (provider,) = stack_plan.of_type("pulumi:providers:kubernetes")
+    assert isinstance(provider.inputs["kubeconfig"], Secret)
+    assert set(stack_plan.outputs) >= {"region", "vpc_id", "private_subnet_ids", "cluster_name",
+                                       "cluster_endpoint", "oidc_provider_arn", "kms_key_arn"}
+
+
+def test_nat_layout_and_zones_follow_the_stack(plan_of):
+    dev, prod = plan_of("dev"), plan_of("prod")
+    assert len(dev.of_type("aws:ec2/natGateway:NatGateway")) == 1
+    assert len(prod.of_type("aws:ec2/natGateway:NatGateway")) == 3
+    assert len(dev.outputs["private_subnet_ids"]) == 2 and len(prod.outputs["private_subnet_ids"]) == 3
+    assert dev.outputs["region"] == "us-west-2" and prod.outputs["region"] == "us-east-1"
+
+
+def test_every_aws_resource_with_tags_carries_the_cost_tags(stack_plan):
+    tagged = [r for r in stack_plan.resources if r.type.startswith("aws:") and "tags" in r.inputs]
+    assert len(tagged) > 20
+    for resource in tagged:
+        assert {"team", "cost-center", "env"} <= set(resource.inputs["tags"]), resource.urn

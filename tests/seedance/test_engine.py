@@ -1,0 +1,68 @@
+"""The engine runs any Pulumi Python program, not only this repository's."""
+
+import textwrap
+
+import pytest
+
+from seedance.engine import ProgramFailed, ProgramInputError, Secret, run_program
+from seedance.offline_cloud import OfflineCloud
+
+
+def write_program(directory, body):
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "__main__.py").write_text(textwrap.dedent(body))
+    return directory
+
+
+def test_runs_a_second_program_from_a_temp_dir(tmp_path):
+    program = write_program(tmp_path / "app", """
+        import pulumi, pulumi_aws as aws
+        cfg = pulumi.Config()
+        zones = aws.get_availability_zones(state="available").names
+        bucket = aws.s3.Bucket("models", bucket=cfg.require("bucket"), tags={"team": "a"})
+        vol = aws.ebs.Volume("scratch", availability_zone=zones[0], size=10, type="gp3")
+        pulumi.export("bucket_arn", bucket.arn)
+        pulumi.export("zone", zones[0])
+        pulumi.export("token", pulumi.Output.secret("s3cr3t"))
+    """)
+    plan = run_program(program, project="app", stack="test", config={"app:bucket": "b-1"},
+                       mocks=OfflineCloud("eu-west-1"))
+    assert [r.type for r in plan.resources] == ["aws:ebs/volume:Volume", "aws:s3/bucket:Bucket"]
+    assert plan.of_type("aws:ebs/volume:Volume")[0].inputs == {"availabilityZone": "eu-west-1a", "size": 10,
+                                                                "type": "gp3"}
+    assert plan.outputs["bucket_arn"] == "arn:aws:s3:::b-1"
+    assert plan.outputs["token"] == Secret("s3cr3t")
+
+
+def test_two_runs_in_one_process_are_independent(tmp_path):
+    program = write_program(tmp_path / "p", """
+        import pulumi, pulumi_aws as aws
+        aws.ec2.Vpc(pulumi.Config().require("name"), cidr_block="10.0.0.0/16")
+    """)
+    first = run_program(program, project="p", stack="s", config={"p:name": "one"}, mocks=OfflineCloud("us-east-1"))
+    second = run_program(program, project="p", stack="s", config={"p:name": "two"}, mocks=OfflineCloud("us-east-1"))
+    assert [r.name for r in first.resources] == ["one"]
+    assert [r.name for r in second.resources] == ["two"]
+
+
+def test_run_error_is_an_input_error(tmp_path):
+    program = write_program(tmp_path / "p", """
+        import pulumi
+        raise pulumi.RunError("invalid config p:x = 1: allowed 2")
+    """)
+    with pytest.raises(ProgramInputError, match="invalid config p:x = 1"):
+        run_program(program, project="p", stack="s", config={}, mocks=OfflineCloud("us-east-1"))
+
+
+def test_unanswerable_invoke_fails_naming_the_token(tmp_path):
+    program = write_program(tmp_path / "p", """
+        import pulumi_aws as aws
+        aws.ec2.get_vpc(default=True)
+    """)
+    with pytest.raises(ProgramFailed, match="no answer for invoke aws:ec2/getVpc:getVpc"):
+        run_program(program, project="p", stack="s", config={}, mocks=OfflineCloud("us-east-1"))
+
+
+def test_directory_without_program_is_refused(tmp_path):
+    with pytest.raises(ProgramFailed, match="no __main__.py"):
+        run_program(tmp_path, project="p", stack="s", config={}, mocks=OfflineCloud("us-east-1"))
