@@ -125,6 +125,7 @@ class Cluster(pulumi.ComponentResource):
     oidc_issuer_url: pulumi.Output[str]
     kubeconfig: pulumi.Output[str]
     node_security_group_id: pulumi.Output[str]
+    ebs_csi_addon: aws.eks.Addon  # storage classes wait for the driver that serves them
     provider: k8s.Provider
 
     def __init__(

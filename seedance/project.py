@@ -29,7 +29,7 @@ class Project:
 
 
 @dataclass(frozen=True)
-class StackConfig:
+class StackFileConfig:
     """A stack's config as the language host receives it: namespaced keys, string values."""
 
     values: dict[str, str]
@@ -80,7 +80,7 @@ def _as_config_string(value: Any) -> str:
     return str(value)
 
 
-def load_stack_config(project: Project, stack_file: Path) -> StackConfig:
+def load_stack_config(project: Project, stack_file: Path) -> StackFileConfig:
     document = _read_yaml(stack_file) or {}
     if not isinstance(document, dict):
         raise StackFileError(f"{stack_file}: expected a mapping with a 'config' key")
@@ -98,4 +98,4 @@ def load_stack_config(project: Project, stack_file: Path) -> StackConfig:
             secret_keys.append(full_key)
             continue
         values[full_key] = _as_config_string(value)
-    return StackConfig(values=values, secret_keys=tuple(secret_keys), source=stack_file)
+    return StackFileConfig(values=values, secret_keys=tuple(secret_keys), source=stack_file)
