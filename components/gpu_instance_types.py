@@ -1,0 +1,58 @@
+"""The GPU instance types this package can place workloads on (a data table, read once)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+_TABLE = Path(__file__).parent / "data" / "gpu_instance_types.json"
+
+
+@dataclass(frozen=True)
+class GpuInstanceType:
+    name: str
+    gpu: str
+    gpus: int
+    gpu_memory_gib: int
+    vcpus: int
+    memory_gib: int
+    instance_store_disks: int
+    instance_store_disk_gb: int
+    arch: str
+    nitro: bool  # io2 Block Express above 32,000 IOPS needs Nitro
+    mig: bool  # NVIDIA Multi-Instance GPU: A100/H100 class only
+
+    @property
+    def has_instance_store(self) -> bool:
+        return self.instance_store_disks > 0
+
+
+@cache
+def gpu_instance_types() -> dict[str, GpuInstanceType]:
+    table = json.loads(_TABLE.read_text())["types"]
+    return {
+        name: GpuInstanceType(
+            name=name,
+            gpu=entry["gpu"],
+            gpus=entry["gpus"],
+            gpu_memory_gib=entry["gpu_memory_gib"],
+            vcpus=entry["vcpus"],
+            memory_gib=entry["memory_gib"],
+            instance_store_disks=entry["instance_store"][0],
+            instance_store_disk_gb=entry["instance_store"][1],
+            arch=entry["arch"],
+            nitro=entry["nitro"],
+            mig=entry["mig"],
+        )
+        for name, entry in table.items()
+    }
+
+
+def gpu_instance_type(name: str) -> GpuInstanceType:
+    """The table's entry for `name`; a ValueError listing the known types otherwise."""
+    try:
+        return gpu_instance_types()[name]
+    except KeyError:
+        raise ValueError(f"{name!r} is not a known GPU instance type; known: {', '.join(sorted(gpu_instance_types()))}") from None
