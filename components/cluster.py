@@ -26,6 +26,13 @@ AddonName = Literal["vpc-cni", "coredns", "kube-proxy", "eks-pod-identity-agent"
 _POLICY = "arn:{partition}:iam::aws:policy/{name}"
 
 
+def _all_match(values: list[str], pattern: str, what: str) -> list[str]:
+    for value in values:
+        if not re.fullmatch(pattern, value):
+            raise ValueError(f"{value!r} is not {what}")
+    return values
+
+
 class SystemNodesConfig(BaseModel):
     """A small on-demand managed node group for cluster services (CoreDNS, CSI controllers, adapters)."""
 
@@ -40,10 +47,7 @@ class SystemNodesConfig(BaseModel):
     @field_validator("instance_types")
     @classmethod
     def _instance_type_names(cls, values: list[str]) -> list[str]:
-        for value in values:
-            if not re.fullmatch(r"[a-z][a-z0-9-]*\.[a-z0-9]+", value):
-                raise ValueError(f"{value!r} is not an EC2 instance type name such as m7i.large")
-        return values
+        return _all_match(values, r"[a-z][a-z0-9-]*\.[a-z0-9]+", "an EC2 instance type name such as m7i.large")
 
     @model_validator(mode="after")
     def _sizes_ordered(self) -> "SystemNodesConfig":
@@ -105,10 +109,7 @@ class ClusterConfig(BaseModel):
     @field_validator("admin_principal_arns")
     @classmethod
     def _iam_principals(cls, values: list[str]) -> list[str]:
-        for value in values:
-            if not re.fullmatch(r"arn:aws[a-z-]*:iam::\d{12}:(role|user)/[\w+=,.@/-]+", value):
-                raise ValueError(f"{value!r} is not an IAM role or user ARN")
-        return values
+        return _all_match(values, r"arn:aws[a-z-]*:iam::\d{12}:(role|user)/[\w+=,.@/-]+", "an IAM role or user ARN")
 
     @field_validator("log_retention_days")
     @classmethod

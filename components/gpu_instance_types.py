@@ -32,22 +32,11 @@ class GpuInstanceType:
 @cache
 def gpu_instance_types() -> dict[str, GpuInstanceType]:
     table = json.loads(_TABLE.read_text())["types"]
-    return {
-        name: GpuInstanceType(
-            name=name,
-            gpu=entry["gpu"],
-            gpus=entry["gpus"],
-            gpu_memory_gib=entry["gpu_memory_gib"],
-            vcpus=entry["vcpus"],
-            memory_gib=entry["memory_gib"],
-            instance_store_disks=entry["instance_store"][0],
-            instance_store_disk_gb=entry["instance_store"][1],
-            arch=entry["arch"],
-            nitro=entry["nitro"],
-            mig=entry["mig"],
-        )
-        for name, entry in table.items()
-    }
+    rows = {}
+    for name, entry in table.items():
+        disks, disk_gb = entry.pop("instance_store")
+        rows[name] = GpuInstanceType(name=name, instance_store_disks=disks, instance_store_disk_gb=disk_gb, **entry)
+    return rows
 
 
 def gpu_instance_type(name: str) -> GpuInstanceType:

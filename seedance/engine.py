@@ -56,9 +56,6 @@ class Plan:
     def of_type(self, type_token: str) -> list[PlannedResource]:
         return [r for r in self.resources if r.type == type_token]
 
-    def children_of(self, urn: str | None) -> list[PlannedResource]:
-        return [r for r in self.resources if r.parent == urn]
-
 
 class ProgramInputError(Exception):
     """The program rejected its input with `pulumi.RunError` (a config error, exit code 2)."""

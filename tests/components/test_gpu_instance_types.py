@@ -3,10 +3,12 @@ import pytest
 from components.gpu_instance_types import gpu_instance_type, gpu_instance_types
 
 
+FAMILY_GPUS = {"g4dn": "T4", "g5": "A10G", "g6": "L4", "g6e": "L40S", "p4d": "A100", "p5": "H100"}
+
+
 def test_table_rows_are_consistent():
     for row in gpu_instance_types().values():
-        family_gpus = {"g4dn": "T4", "g5": "A10G", "g6": "L4", "g6e": "L40S", "p4d": "A100", "p5": "H100"}
-        assert row.gpu == family_gpus[row.name.split(".")[0]]
+        assert row.gpu == FAMILY_GPUS[row.name.split(".")[0]]
         assert row.gpus in (1, 4, 8) and row.vcpus >= 4 * row.gpus and row.memory_gib >= row.vcpus * 2
         # MIG exists only on A100/H100-class GPUs.
         assert row.mig == (row.gpu in ("A100", "H100"))

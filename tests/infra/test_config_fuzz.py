@@ -1,6 +1,8 @@
 """Random damage to valid stack files: every run plans or exits 2 naming a key, never a traceback."""
 
+import contextlib
 import copy
+import io
 import re
 from pathlib import Path
 
@@ -52,9 +54,6 @@ def test_damaged_stack_plans_or_exits_2_naming_a_key(tmp_path_factory, case):
     stack, document = case
     stack_file = tmp_path_factory.mktemp("fuzz") / f"Pulumi.{stack}.yaml"
     stack_file.write_text(yaml.safe_dump(document))
-    import contextlib
-    import io
-
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         code = main(["plan", "--stack", stack, "--stack-file", str(stack_file)])
