@@ -14,7 +14,10 @@ import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from components.iam_documents import irsa_trust_policy, kms_volume_use_policy, service_assume_role_policy
+from components.config_validation import parse_cidr
+from components.node_role import node_role
 from components.kubeconfig import render_kubeconfig
+from components.node_bootstrap import ClusterJoin
 from components.nvidia_device_plugin import NvidiaDevicePlugin
 
 # EKS versions in standard or extended support at the time of writing (2026-11).
@@ -82,6 +85,17 @@ class ClusterConfig(BaseModel):
     )
     device_plugin_version: str = Field("0.17.1", pattern=r"^\d+\.\d+\.\d+$",
                                        description="NVIDIA k8s-device-plugin Helm chart version.")
+    node_termination_handler_version: str = Field("0.27.6", pattern=r"^\d+\.\d+\.\d+$",
+                                                  description="aws-node-termination-handler Helm chart version.")
+    service_cidr: str = Field("172.20.0.0/16", description="Kubernetes Service range; fixed at creation, outside the VPC.")
+
+    @field_validator("service_cidr")
+    @classmethod
+    def _service_range(cls, value: str) -> str:
+        network = parse_cidr(value, "172.20.0.0/16")
+        if not network.is_private or not 12 <= network.prefixlen <= 24:
+            raise ValueError("must be a private range from /12 to /24 (EKS's limits)")
+        return str(network)
 
     @field_validator("kubernetes_version")
     @classmethod
@@ -125,6 +139,7 @@ class Cluster(pulumi.ComponentResource):
     oidc_provider_arn: pulumi.Output[str]
     oidc_issuer_url: pulumi.Output[str]
     kubeconfig: pulumi.Output[str]
+    join: pulumi.Output[ClusterJoin]  # what a self-managed node needs to register
     node_security_group_id: pulumi.Output[str]
     ebs_csi_addon: aws.eks.Addon  # storage classes wait for the driver that serves them
     provider: k8s.Provider
@@ -189,6 +204,7 @@ class Cluster(pulumi.ComponentResource):
                 provider=aws.eks.ClusterEncryptionConfigProviderArgs(key_arn=kms_key_arn),
             ),
             enabled_cluster_log_types=list(config.control_plane_logs),
+            kubernetes_network_config=aws.eks.ClusterKubernetesNetworkConfigArgs(service_ipv4_cidr=config.service_cidr),
             # Add-ons are managed below as EKS add-ons, so EKS must not install unmanaged copies.
             bootstrap_self_managed_addons=False,
             tags=tags,
@@ -264,7 +280,7 @@ class Cluster(pulumi.ComponentResource):
         kube_proxy = addon("kube-proxy")
         pod_identity = addon("eks-pod-identity-agent")
         system_nodes = self._system_nodes(
-            name, config.system_nodes, cluster, subnet_ids, kms_key_arn, managed_policy, tags,
+            name, config.system_nodes, cluster, subnet_ids, kms_key_arn, tags,
             depends_on=[vpc_cni, kube_proxy, pod_identity],
         )
         # CoreDNS and the CSI controller are Deployments: they need the system nodes to schedule on.
@@ -293,6 +309,10 @@ class Cluster(pulumi.ComponentResource):
         self.oidc_provider_arn = oidc.arn
         self.oidc_issuer_url = issuer
         self.kubeconfig = kubeconfig
+        self.join = pulumi.Output.all(cluster.name, cluster.endpoint, ca_data).apply(
+            lambda v: ClusterJoin(cluster_name=v[0], endpoint=v[1], certificate_authority=v[2],
+                                  service_cidr=config.service_cidr)
+        )
         self.node_security_group_id = cluster.vpc_config.apply(lambda vpc: vpc.cluster_security_group_id)
         self.ebs_csi_addon = ebs_csi
         self.register_outputs(
@@ -304,21 +324,10 @@ class Cluster(pulumi.ComponentResource):
             }
         )
 
-    def _system_nodes(self, name, config: SystemNodesConfig, cluster, subnet_ids, kms_key_arn, managed_policy,
+    def _system_nodes(self, name, config: SystemNodesConfig, cluster, subnet_ids, kms_key_arn,
                       tags, depends_on) -> aws.eks.NodeGroup:
         child = pulumi.ResourceOptions(parent=self)
-        node_role = aws.iam.Role(
-            f"{name}-system-node-role",
-            assume_role_policy=json.dumps(service_assume_role_policy("ec2.amazonaws.com")),
-            tags=tags,
-            opts=child,
-        )
-        attachments = [
-            aws.iam.RolePolicyAttachment(
-                f"{name}-system-node-{policy.lower()}", role=node_role.name, policy_arn=managed_policy(policy), opts=child
-            )
-            for policy in ("AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistryPullOnly")
-        ]
+        role, attachments = node_role(f"{name}-system", self, tags)
         template = aws.ec2.LaunchTemplate(
             f"{name}-system-nodes",
             metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
@@ -345,7 +354,7 @@ class Cluster(pulumi.ComponentResource):
         return aws.eks.NodeGroup(
             f"{name}-system",
             cluster_name=cluster.name,
-            node_role_arn=node_role.arn,
+            node_role_arn=role.arn,
             subnet_ids=subnet_ids,
             ami_type="AL2023_x86_64_STANDARD",
             capacity_type="ON_DEMAND",

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Literal, Mapping
 
 import pulumi
 import pulumi_aws as aws
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from components.config_validation import parse_cidr
 from components.subnet_plan import plan_subnets
 
 
@@ -28,10 +28,7 @@ class NetworkConfig(BaseModel):
     @field_validator("vpc_cidr")
     @classmethod
     def _private_range(cls, value: str) -> str:
-        try:
-            network = ipaddress.IPv4Network(value)
-        except ValueError:
-            raise ValueError("must be an IPv4 network in CIDR form such as 10.0.0.0/16") from None
+        network = parse_cidr(value, "10.0.0.0/16")
         if not 16 <= network.prefixlen <= 24:
             raise ValueError("prefix length must be between /16 and /24 (the VPC limits)")
         if not network.is_private:

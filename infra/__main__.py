@@ -1,16 +1,27 @@
 """seedance-gpu: GPU training and inference on EKS. Run with `pulumi up` or `seedance plan`."""
 
+from datetime import datetime, timezone
+from pathlib import Path
+
 import pulumi
 import pulumi_aws as aws
 
+from components.aws_prices import LivePriceSource
 from components.cluster import Cluster
 from components.encryption import StackKey
+from components.gpu_node_group import GpuNodeGroup
 from components.network import Network
+from components.spot_interruptions import SpotInterruptionHandling
+from infra.capacity import program_capacity
 from infra.config import load_from_pulumi
+
+STACKS_DIR = Path(__file__).resolve().parent.parent / "stacks"
 
 # Validate everything first: a bad value stops the run before any resource is declared.
 config = load_from_pulumi()
 zones = config.usable_zones(aws.get_availability_zones(state="available").names)
+capacity = program_capacity(config, pulumi.get_stack(), zones, STACKS_DIR, datetime.now(timezone.utc),
+                            live=LivePriceSource())
 tags = config.resource_tags
 name = config.cluster_name
 
@@ -25,6 +36,31 @@ cluster = Cluster(
     kms_key_arn=key.key_arn,
     tags=tags,
 )
+node_groups = {
+    group.name: GpuNodeGroup(
+        f"{name}-{group.name}",
+        group,
+        capacity.plans[group.name],
+        cluster_name=name,
+        kubernetes_version=config.cluster.kubernetes_version,
+        join=cluster.join,
+        subnet_ids=network.private_subnet_ids,
+        node_security_group_id=cluster.node_security_group_id,
+        kms_key_arn=key.key_arn,
+        tags=tags,
+    )
+    for group in config.gpu_node_groups
+}
+if node_groups:
+    SpotInterruptionHandling(
+        f"{name}-interruptions",
+        region=config.region,
+        oidc_provider_arn=cluster.oidc_provider_arn,
+        oidc_issuer_url=cluster.oidc_issuer_url,
+        chart_version=config.cluster.node_termination_handler_version,
+        provider=cluster.provider,
+        tags=tags,
+    )
 
 pulumi.export("region", config.region)
 pulumi.export("vpc_id", network.vpc_id)
@@ -34,3 +70,20 @@ pulumi.export("cluster_endpoint", cluster.endpoint)
 pulumi.export("kubeconfig", cluster.kubeconfig)
 pulumi.export("oidc_provider_arn", cluster.oidc_provider_arn)
 pulumi.export("kms_key_arn", key.key_arn)
+pulumi.export("capacity", {
+    "origin": capacity.origin,
+    "groups": {
+        group: {
+            "asg_name": node_groups[group].asg_name,
+            "instance_types": list(plan.instance_types),
+            "spot_types": list(plan.spot_types),
+            "on_demand_base_gpus": plan.on_demand_base_gpus,
+            "on_demand_percentage_above_base": plan.on_demand_percentage_above_base,
+            "max_spot_share": round(plan.max_spot_share, 4),
+            "expected_usd_per_hour": plan.expected_usd_per_hour,
+            "all_on_demand_usd_per_hour": plan.all_on_demand_usd_per_hour,
+            "explanation": list(plan.explanation),
+        }
+        for group, plan in capacity.plans.items()
+    },
+})

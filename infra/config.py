@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import pulumi
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.fields import FieldInfo
 
 from components.aws_regions import regions
+from components.capacity_config import CapacityConfig
 from components.cluster import ClusterConfig
+from components.config_validation import FieldError
+from components.gpu_node_group import GpuNodeGroupConfig
 from components.network import NetworkConfig
 from components.subnet_plan import plan_subnets
 
@@ -47,6 +50,9 @@ class StackConfig(BaseModel):
     budget: BudgetConfig
     network: NetworkConfig = Field(default_factory=NetworkConfig)
     cluster: ClusterConfig = Field(default_factory=ClusterConfig)
+    capacity: CapacityConfig = Field(default_factory=CapacityConfig)
+    gpu_node_groups: list[GpuNodeGroupConfig] = Field(
+        [], max_length=20, description="GPU node groups; their Spot/On-Demand/RI mix comes from the capacity decision.")
 
     @field_validator("region")
     @classmethod
@@ -75,7 +81,7 @@ class StackConfig(BaseModel):
     def _network_fits_region(self) -> "StackConfig":
         zones = regions()[self.region].zone_names
         if self.network.az_count > len(zones):
-            raise _CrossFieldError(
+            raise FieldError(
                 "network.az_count", self.network.az_count,
                 f"{self.region} has {len(zones)} Availability Zones: allowed 2 to {len(zones)}",
             )
@@ -83,7 +89,18 @@ class StackConfig(BaseModel):
             plan_subnets(self.network.vpc_cidr, list(zones[: self.network.az_count]),
                          self.network.private_subnet_prefix, self.network.public_subnet_prefix)
         except ValueError as error:
-            raise _CrossFieldError("network.vpc_cidr", self.network.vpc_cidr, str(error)) from None
+            raise FieldError("network.vpc_cidr", self.network.vpc_cidr, str(error)) from None
+        return self
+
+    @model_validator(mode="after")
+    def _capacity_rules(self) -> "StackConfig":
+        if self.capacity.source == "live" and self.env != "dev":
+            raise FieldError("capacity.source", "live",
+                                   f"allowed in dev only; {self.env} deploys a reviewed lock (lock) or the snapshot")
+        names = [g.name for g in self.gpu_node_groups]
+        for index, name in enumerate(names):
+            if name in names[:index]:
+                raise FieldError(f"gpu_node_groups[{index}].name", name, "must be unique across the stack's groups")
         return self
 
     @property
@@ -105,14 +122,6 @@ class StackConfig(BaseModel):
         return sorted(available)[: self.network.az_count]
 
 
-class _CrossFieldError(ValueError):
-    """A rule over several fields, reported against the one key the user should change."""
-
-    def __init__(self, key: str, value: Any, allowed: str):
-        super().__init__(allowed)
-        self.key, self.value, self.allowed = key, value, allowed
-
-
 def _config_key(location: tuple[Any, ...]) -> str:
     if not location:
         return PROJECT
@@ -123,16 +132,20 @@ def _config_key(location: tuple[Any, ...]) -> str:
     return key
 
 
-def _field_info(location: tuple[Any, ...]) -> FieldInfo | None:
+def _field_at(location: tuple[Any, ...]) -> tuple[FieldInfo | None, Any]:
+    """The field at a config location and the type of its value (list elements: the element type)."""
     model: Any = StackConfig
     info = None
     for part in location:
+        if isinstance(part, int):
+            model = next(iter(get_args(model)), None)
+            continue
         fields = getattr(model, "model_fields", None)
         if fields is None or part not in fields:
-            return info if isinstance(part, int) else None
+            return None, None
         info = fields[part]
         model = info.annotation
-    return info
+    return info, model
 
 
 def _allowed(error: dict[str, Any]) -> str:
@@ -140,8 +153,7 @@ def _allowed(error: dict[str, Any]) -> str:
     context = error.get("ctx") or {}
     kind = error["type"]
     if kind == "extra_forbidden":
-        parent = _field_info(error["loc"][:-1])
-        model = parent.annotation if parent else StackConfig
+        _parent, model = _field_at(error["loc"][:-1])
         known = sorted(getattr(model, "model_fields", {}))
         if model is StackConfig:
             known = [k for k in known if k != "region"]
@@ -150,7 +162,7 @@ def _allowed(error: dict[str, Any]) -> str:
         return "required key is missing"
     if kind == "literal_error":
         return f"allowed: {context.get('expected')}"
-    info = _field_info(error["loc"])
+    info, _type = _field_at(error["loc"])
     bounds = {}
     for item in (info.metadata if info else []):
         for name in ("ge", "gt", "le", "lt", "min_length", "max_length"):
@@ -158,19 +170,25 @@ def _allowed(error: dict[str, Any]) -> str:
                 bounds[name] = getattr(item, name)
     symbols = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<", "min_length": "length >=", "max_length": "length <="}
     message = error["msg"].removeprefix("Value error, ")
-    if bounds:
+    if bounds and kind != "value_error":
         message += "; allowed: " + " and ".join(f"{symbols[k]} {v}" for k, v in bounds.items())
     if info and info.description and kind != "value_error":
         message += f" ({info.description})"
     return message
 
 
+def _location(dotted: str) -> tuple[Any, ...]:
+    """`a.b[2].c` -> ("a", "b", 2, "c")"""
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"\.|\[|\]\.?", dotted) if p)
+
+
 def _format_error(error: ValidationError) -> str:
     errors = error.errors()
     first = errors[0]
     cause = (first.get("ctx") or {}).get("error")
-    if isinstance(cause, _CrossFieldError):
-        key, value, allowed = _config_key(tuple(cause.key.split("."))), cause.value, cause.allowed
+    if isinstance(cause, FieldError):
+        location = tuple(first["loc"]) + _location(cause.field)
+        key, value, allowed = _config_key(location), cause.value, cause.allowed
     else:
         key, value, allowed = _config_key(first["loc"]), first.get("input"), _allowed(first)
     shown = "(missing)" if first["type"] == "missing" else json.dumps(value, default=str)

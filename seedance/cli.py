@@ -1,4 +1,4 @@
-"""`seedance`: offline plans (and later checks and capacity decisions) of Pulumi stacks.
+"""`seedance`: offline plans, capacity decisions and price snapshots for Pulumi stacks.
 
 Exit codes: 0 success, 1 failure, 2 configuration error.
 """
@@ -6,10 +6,15 @@ Exit codes: 0 success, 1 failure, 2 configuration error.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
+import os
 import sys
 from pathlib import Path
+
+from infra.capacity import OFFLINE_ENV
+from seedance import capacity_commands
 
 from seedance.engine import Plan, ProgramFailed, ProgramInputError, run_program
 from seedance.offline_cloud import OfflineCloud
@@ -39,13 +44,28 @@ def offline_plan(stack: str, program: Path | None, stack_file: Path | None) -> t
     except ValueError as error:
         raise UsageError(f"invalid config aws:region = {json.dumps(region)}: {error}") from None
     try:
-        plan = run_program(program_dir, project=project.name, stack=stack, config=config.values,
-                           secret_keys=config.secret_keys, mocks=cloud)
+        with _offline_environment():
+            plan = run_program(program_dir, project=project.name, stack=stack, config=config.values,
+                               secret_keys=config.secret_keys, mocks=cloud)
     except ProgramInputError as error:
         raise UsageError(str(error)) from None
     header = (f"Offline plan (no cloud calls) of stack '{stack}' of project '{project.name}', "
               f"config {config_file}, program {program_dir}")
     return plan, header
+
+
+@contextlib.contextmanager
+def _offline_environment():
+    """Tell the program it runs offline, so it never calls AWS (price reads fall back to the snapshot)."""
+    previous = os.environ.get(OFFLINE_ENV)
+    os.environ[OFFLINE_ENV] = "1"
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(OFFLINE_ENV, None)
+        else:
+            os.environ[OFFLINE_ENV] = previous
 
 
 def _plan_command(args: argparse.Namespace) -> int:
@@ -61,12 +81,17 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="seedance", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     plan = commands.add_parser("plan", help="offline plan of a stack: resource tree, counts, outputs")
-    plan.add_argument("--stack", required=True, help="stack name, e.g. dev (reads <stackConfigDir>/Pulumi.<stack>.yaml)")
-    plan.add_argument("--program", type=Path, help="Pulumi Python program directory (default: the project's main)")
-    plan.add_argument("--stack-file", type=Path, help="use this stack config file instead of the project's")
+    _stack_arguments(plan)
     plan.add_argument("--json", type=Path, metavar="FILE", help="also write the plan as JSON to FILE")
     plan.set_defaults(run=_plan_command)
+    capacity_commands.register(commands, _stack_arguments)
     return parser
+
+
+def _stack_arguments(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--stack", required=True, help="stack name, e.g. dev (reads <stackConfigDir>/Pulumi.<stack>.yaml)")
+    command.add_argument("--program", type=Path, help="Pulumi Python program directory (default: the project's main)")
+    command.add_argument("--stack-file", type=Path, help="use this stack config file instead of the project's")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
     try:
         return args.run(args)
-    except UsageError as error:
+    except (UsageError, capacity_commands.CommandError) as error:
         print(f"seedance: error: {error}", file=sys.stderr)
         return EXIT_CONFIG
     except ProgramFailed as error:

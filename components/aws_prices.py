@@ -1,0 +1,174 @@
+"""`LivePriceSource`: prices read from the AWS APIs now (spot history, Price List, placement scores, RIs).
+
+Each call is retried on throttling with backoff inside one time budget for the whole read, on top
+of botocore's own retries, so a price refresh never hangs a `pulumi up`. Any failure that leaves
+prices unread raises `PriceSourceError`; the caller falls back to the lock or the snapshot.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import datetime, timezone
+from typing import Any, Callable, Sequence
+
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError
+
+from components.capacity_plan import ReservedHolding
+from components.pricing import PlacementRequest, PlacementScore, Price, PriceBook, PriceSourceError
+from components.reserved_instances import holdings_from_reserved_instances
+
+# The Price List API is served from these regions only; each answers for every region.
+PRICING_ENDPOINT_REGIONS = {"us": "us-east-1", "eu": "eu-central-1", "ap": "ap-south-1"}
+THROTTLING_CODES = {"RequestLimitExceeded", "Throttling", "ThrottlingException", "TooManyRequestsException",
+                    "RequestThrottled", "RequestThrottledException"}
+LINUX_PRODUCT_DESCRIPTIONS = ("Linux/UNIX", "Linux/UNIX (Amazon VPC)")
+BOTOCORE_CONFIG = Config(retries={"mode": "adaptive", "total_max_attempts": 3}, connect_timeout=5, read_timeout=20)
+
+ClientFactory = Callable[[str, str], Any]  # (service, region) -> boto3 client
+
+
+def pricing_endpoint_region(region: str) -> str:
+    return PRICING_ENDPOINT_REGIONS.get(region.split("-")[0], "us-east-1")
+
+
+def boto3_clients(service: str, region: str) -> Any:
+    import boto3
+
+    return boto3.client(service, region_name=region, config=BOTOCORE_CONFIG)
+
+
+def _utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class LivePriceSource:
+    name = "live"
+
+    def __init__(self, clients: ClientFactory = boto3_clients, *, budget_seconds: float = 90.0,
+                 clock: Callable[[], datetime] = _utc_now, sleep: Callable[[float], None] = time.sleep,
+                 monotonic: Callable[[], float] = time.monotonic):
+        self._clients = clients
+        self._budget = budget_seconds
+        self._clock = clock
+        self._sleep = sleep
+        self._monotonic = monotonic
+        self._deadline = 0.0
+
+    # -- calls ---------------------------------------------------------------------------
+
+    def _call(self, client: Any, operation: str, **params) -> dict:
+        """One API call, retried on throttling with exponential backoff until the time budget runs out."""
+        attempt = 0
+        while True:
+            try:
+                return getattr(client, operation)(**params)
+            except ClientError as error:
+                code = error.response.get("Error", {}).get("Code", "")
+                remaining = self._deadline - self._monotonic()
+                delay = min(0.5 * 2 ** attempt, 8.0)
+                if code not in THROTTLING_CODES or remaining <= delay:
+                    raise PriceSourceError(f"{operation}: {code or error}") from None
+                self._sleep(delay)
+                attempt += 1
+            except BotoCoreError as error:
+                raise PriceSourceError(f"{operation}: {error}") from None
+
+    def _pages(self, client: Any, operation: str, items_key: str, **params) -> list[dict]:
+        items, token = [], None
+        while True:
+            page = self._call(client, operation, **params, **({"NextToken": token} if token else {}))
+            items += page.get(items_key, [])
+            token = page.get("NextToken")
+            if not token:
+                return items
+
+    # -- prices --------------------------------------------------------------------------
+
+    def prices(self, region: str, instance_types: Sequence[str], zones: Sequence[str],
+               placement: Sequence[PlacementRequest] = ()) -> PriceBook:
+        self._deadline = self._monotonic() + self._budget
+        now = self._clock()
+        book = PriceBook(region=region)
+        book.spot = self._spot_prices(region, instance_types, zones, now)
+        book.on_demand = self._on_demand_prices(region, instance_types, now)
+        for request in placement:
+            try:
+                book.placement.update(self._placement_scores(region, request, zones, now))
+            except PriceSourceError as error:
+                # Scores are optional (and rate-limited to ~10 shapes a day): without them no spot is added.
+                book.notes.append(f"spot placement scores unavailable ({error})")
+        return book
+
+    def _spot_prices(self, region, instance_types, zones, now) -> dict[tuple[str, str], Price]:
+        ec2 = self._clients("ec2", region)
+        records = self._pages(ec2, "describe_spot_price_history", "SpotPriceHistory",
+                              InstanceTypes=list(instance_types), ProductDescriptions=list(LINUX_PRODUCT_DESCRIPTIONS),
+                              StartTime=now)
+        prices: dict[tuple[str, str], Price] = {}
+        for record in records:
+            key = (record["InstanceType"], record["AvailabilityZone"])
+            if key[1] not in zones:
+                continue
+            value = float(record["SpotPrice"])
+            since = record["Timestamp"]
+            # Both product descriptions may answer for a pool: keep the dearer, the safe side.
+            if key not in prices or value > prices[key].usd_per_hour:
+                prices[key] = Price(value, now, f"EC2 spot price history ({record['ProductDescription']}, "
+                                                f"in effect since {since:%Y-%m-%dT%H:%MZ})")
+        return prices
+
+    def _on_demand_prices(self, region, instance_types, now) -> dict[str, Price]:
+        endpoint = pricing_endpoint_region(region)
+        pricing = self._clients("pricing", endpoint)
+        prices = {}
+        for instance_type in instance_types:
+            filters = {"instanceType": instance_type, "regionCode": region, "operatingSystem": "Linux",
+                       "tenancy": "Shared", "preInstalledSw": "NA", "licenseModel": "No License required",
+                       "capacitystatus": "Used", "marketoption": "OnDemand"}
+            products = self._pages(pricing, "get_products", "PriceList", ServiceCode="AmazonEC2",
+                                   Filters=[{"Type": "TERM_MATCH", "Field": k, "Value": v} for k, v in filters.items()])
+            value = on_demand_usd_per_hour(products)
+            if value is not None:
+                prices[instance_type] = Price(value, now, f"AWS Price List API ({endpoint})")
+        return prices
+
+    def _placement_scores(self, region, request: PlacementRequest, zones, now) -> dict:
+        ec2 = self._clients("ec2", region)
+        zone_by_id = {z["ZoneId"]: z["ZoneName"]
+                      for z in self._call(ec2, "describe_availability_zones")["AvailabilityZones"]}
+        scores = self._pages(ec2, "get_spot_placement_scores", "SpotPlacementScores",
+                             InstanceTypes=list(request.instance_types), TargetCapacity=request.target_capacity,
+                             TargetCapacityUnitType="units", SingleAvailabilityZone=True, RegionNames=[region])
+        key = tuple(sorted(request.instance_types))
+        return {(key, zone_by_id[s["AvailabilityZoneId"]]): PlacementScore(int(s["Score"]), now, "EC2 spot placement score")
+                for s in scores if zone_by_id.get(s.get("AvailabilityZoneId")) in zones}
+
+    def available_zones(self, region: str) -> list[str]:
+        """Zone names this account can use in the region (names map to different zones per account)."""
+        self._deadline = self._monotonic() + self._budget
+        answer = self._call(self._clients("ec2", region), "describe_availability_zones",
+                            Filters=[{"Name": "state", "Values": ["available"]},
+                                     {"Name": "zone-type", "Values": ["availability-zone"]}])
+        return sorted(z["ZoneName"] for z in answer["AvailabilityZones"])
+
+    def reserved_holdings(self, region: str) -> list[ReservedHolding]:
+        self._deadline = self._monotonic() + self._budget
+        ec2 = self._clients("ec2", region)
+        answer = self._call(ec2, "describe_reserved_instances",
+                            Filters=[{"Name": "state", "Values": ["active"]},
+                                     {"Name": "product-description", "Values": list(LINUX_PRODUCT_DESCRIPTIONS)}])
+        return holdings_from_reserved_instances(answer.get("ReservedInstances", []))
+
+
+def on_demand_usd_per_hour(price_list: Sequence[str]) -> float | None:
+    """The hourly USD price in a Price List answer (JSON strings); None when it holds none."""
+    for document in price_list:
+        product = json.loads(document)
+        for term in product.get("terms", {}).get("OnDemand", {}).values():
+            for dimension in term.get("priceDimensions", {}).values():
+                usd = dimension.get("pricePerUnit", {}).get("USD")
+                if dimension.get("unit", "Hrs") == "Hrs" and usd is not None and float(usd) > 0:
+                    return float(usd)
+    return None

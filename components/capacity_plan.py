@@ -1,0 +1,421 @@
+"""The Spot / On-Demand / Reserved-Instance mix of one GPU node group, decided from prices. Pure.
+
+Capacity is counted in GPUs: each instance type's `weighted_capacity` is its GPU count, so the
+Auto Scaling group's sizes, its on-demand base and its spot share are all in GPUs.
+
+The rules, in the order they apply:
+- A type may run spot when its spot price in its dearest zone of the group, per GPU, is below
+  `spot_price_ratio` x its Reserved-Instance rate per GPU (the on-demand rate when no RI is held),
+  and both prices are fresh. A missing or stale price makes the type ineligible: unknown never
+  adds spot. With a current plan, the threshold is a band (enter below `ratio x band`, stay up to
+  `ratio / band`, band = (1 - noise) / (1 + noise)), so price noise cannot flip eligibility.
+- Spot is used only when enough types are eligible (`min_spot_types`, or all of a smaller group),
+  and, for classes with `min_placement_score`, when fresh placement scores reach it in every zone.
+- The on-demand base covers the Reserved Instances the group can use and the class RI baseline.
+- The on-demand percentage above the base is the smallest that keeps the spot share within the
+  class cap at every size up to `max_gpus` (the share grows with size, so the maximum is the bound).
+- A new plan replaces the current one only when it saves at least `min_saving`, or when the current
+  one no longer fits the group's constraints. Stale or missing prices keep the current plan.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Sequence
+
+from components.gpu_instance_types import gpu_instance_type
+from components.pricing import Price, PriceBook
+from components.workload_classes import WorkloadClass
+
+SPOT_ALLOCATION_STRATEGY = "price-capacity-optimized"
+# On-demand capacity goes to the first type that has capacity: RI-covered types are listed first.
+ON_DEMAND_ALLOCATION_STRATEGY = "prioritized"
+# Placement scores move by a point or two between queries; a current spot plan is dropped only
+# when a zone falls this far below the class minimum.
+PLACEMENT_SCORE_SLACK = 1
+
+
+@dataclass(frozen=True)
+class ReservedHolding:
+    instance_type: str
+    count: int
+    usd_per_hour: float  # effective rate per instance: upfront / term hours + usage + recurring
+    source: str
+
+
+@dataclass(frozen=True)
+class PlannerSettings:
+    spot_price_ratio: float = 0.6  # the source's rule: spot below 0.6 x the RI rate
+    min_saving: float = 0.10
+    max_price_age: timedelta = timedelta(hours=6)
+    price_noise: float = 0.05  # relative price movement treated as noise
+    min_spot_types: int = 3  # spot pools to spread over, where the group lists that many types
+
+    @property
+    def noise_band(self) -> float:
+        return (1 - self.price_noise) / (1 + self.price_noise)
+
+
+@dataclass(frozen=True)
+class GroupRequest:
+    """What one node group asks of the planner: the constraints a plan must fit."""
+
+    name: str
+    workload_class: WorkloadClass
+    instance_types: tuple[str, ...]
+    zones: tuple[str, ...]
+    min_gpus: int
+    desired_gpus: int
+    max_gpus: int
+    holdings: tuple[ReservedHolding, ...] = ()
+
+    @property
+    def reference_gpus(self) -> int:
+        """The size plans are costed at: desired, or max for a group that rests at zero."""
+        return self.desired_gpus or self.max_gpus
+
+    def constraints(self) -> dict:
+        """Everything a plan was decided for; a plan whose constraints differ no longer fits."""
+        return {
+            "workload_class": asdict(self.workload_class),
+            "instance_types": list(self.instance_types),
+            "zones": list(self.zones),
+            "min_gpus": self.min_gpus,
+            "desired_gpus": self.desired_gpus,
+            "max_gpus": self.max_gpus,
+            "holdings": [[h.instance_type, h.count, h.usd_per_hour] for h in self.holdings],
+        }
+
+
+@dataclass(frozen=True)
+class CapacityPlan:
+    group: str
+    instance_types: tuple[str, ...]  # launch template overrides, in on-demand priority order
+    spot_types: tuple[str, ...]  # the types judged spot-eligible (empty: no spot)
+    on_demand_base_gpus: int
+    on_demand_percentage_above_base: int
+    capacity_rebalance: bool
+    expected_usd_per_hour: float  # at the reference size and the prices of the decision
+    all_on_demand_usd_per_hour: float
+    constraints: dict
+    explanation: tuple[str, ...]
+    spot_allocation_strategy: str = SPOT_ALLOCATION_STRATEGY
+    on_demand_allocation_strategy: str = ON_DEMAND_ALLOCATION_STRATEGY
+
+    def weights(self) -> dict[str, int]:
+        return {t: gpu_instance_type(t).gpus for t in self.instance_types}
+
+    def spot_share_at(self, gpus: int) -> float:
+        """Share of `gpus` the group runs on spot with this distribution."""
+        if gpus <= 0:
+            return 0.0
+        above_base = max(0, gpus - self.on_demand_base_gpus)
+        return above_base * (100 - self.on_demand_percentage_above_base) / 100 / gpus
+
+    @property
+    def max_spot_share(self) -> float:
+        return self.spot_share_at(self.constraints["max_gpus"])
+
+    def to_json(self) -> dict:
+        return {**asdict(self), "instance_types": list(self.instance_types), "spot_types": list(self.spot_types),
+                "explanation": list(self.explanation)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "CapacityPlan":
+        return cls(**{**data, "instance_types": tuple(data["instance_types"]), "spot_types": tuple(data["spot_types"]),
+                      "explanation": tuple(data["explanation"])})
+
+
+@dataclass(frozen=True)
+class Decision:
+    plan: CapacityPlan
+    changed: bool
+    rule: str  # which rule decided, e.g. "first-plan", "saving", "constraint", "keep:below-min-saving"
+    reasons: tuple[str, ...]
+    prices_used: PriceBook = field(repr=False)
+
+
+def _money(value: float) -> str:
+    return f"${value:,.4f}"
+
+
+def _age(price: Price | None, now: datetime) -> str:
+    if price is None:
+        return "unknown"
+    hours = price.age(now).total_seconds() / 3600
+    return f"{hours:.1f} h" if hours < 48 else f"{hours / 24:.0f} days"
+
+
+def _fresh(price: Price | None, now: datetime, settings: PlannerSettings) -> bool:
+    return price is not None and price.age(now) <= settings.max_price_age
+
+
+def _ri_rate_per_gpu(instance_type: str, request: GroupRequest, book: PriceBook) -> tuple[float | None, str]:
+    """Per-GPU rate spot is compared against: the cheapest RI held for the type, else on-demand."""
+    held = [h for h in request.holdings if h.instance_type == instance_type and h.count > 0]
+    gpus = gpu_instance_type(instance_type).gpus
+    if held:
+        cheapest = min(held, key=lambda h: h.usd_per_hour)
+        return cheapest.usd_per_hour / gpus, f"RI {cheapest.source}"
+    price = book.on_demand_price(instance_type)
+    return (price.usd_per_hour / gpus if price else None), "on-demand (no RI held)"
+
+
+def _worst_zone_spot(instance_type: str, request: GroupRequest, book: PriceBook) -> list[Price | None]:
+    return [book.spot_price(instance_type, zone) for zone in request.zones]
+
+
+def _spot_per_gpu(instance_type: str, request: GroupRequest, book: PriceBook) -> float | None:
+    """The type's spot price per GPU in its dearest zone of the group (the group spans all of them)."""
+    prices = _worst_zone_spot(instance_type, request, book)
+    if any(p is None for p in prices):
+        return None
+    return max(p.usd_per_hour for p in prices) / gpu_instance_type(instance_type).gpus
+
+
+def _spot_eligibility(request, book, now, settings, current: CapacityPlan | None) -> tuple[list[str], list[str]]:
+    """The spot-eligible types and one explanation line per type."""
+    eligible, lines = [], []
+    for instance_type in request.instance_types:
+        ri_rate, ri_basis = _ri_rate_per_gpu(instance_type, request, book)
+        spot_prices = _worst_zone_spot(instance_type, request, book)
+        spot = _spot_per_gpu(instance_type, request, book)
+        if ri_basis.startswith("on-demand") and not _fresh(book.on_demand_price(instance_type), now, settings):
+            lines.append(f"spot {instance_type}: not eligible, on-demand price {_age(book.on_demand_price(instance_type), now)} old "
+                         f"(fresh means <= {settings.max_price_age.total_seconds() / 3600:g} h)")
+            continue
+        stale = [z for z, p in zip(request.zones, spot_prices) if not _fresh(p, now, settings)]
+        if spot is None or stale or ri_rate is None:
+            what = "missing" if spot is None else "older than the limit"
+            lines.append(f"spot {instance_type}: not eligible, spot price {what} in {', '.join(stale or request.zones)}")
+            continue
+        ratio = settings.spot_price_ratio
+        if current is not None:
+            ratio *= 1 / settings.noise_band if instance_type in current.spot_types else settings.noise_band
+        threshold = ratio * ri_rate
+        verdict = "eligible" if spot < threshold else "not eligible"
+        oldest = max(spot_prices, key=lambda p: p.age(now))
+        lines.append(f"spot {instance_type}: {_money(spot)}/GPU-h in its dearest zone (age {_age(oldest, now)}) vs "
+                     f"{ratio:.3f} x {ri_basis} {_money(ri_rate)}/GPU-h = {_money(threshold)}: {verdict}")
+        if spot < threshold:
+            eligible.append(instance_type)
+    return eligible, lines
+
+
+def _placement_allows_spot(request, book, now, settings, slack: int) -> tuple[bool, str]:
+    minimum = request.workload_class.min_placement_score
+    if minimum is None:
+        return True, "placement scores: not required for this class"
+    scores = [book.placement_score(request.instance_types, zone) for zone in request.zones]
+    if any(s is None or s.observed_at < now - settings.max_price_age for s in scores):
+        return False, f"placement scores: not available fresh for every zone; class {request.workload_class.name} needs >= {minimum}"
+    worst = min(s.score for s in scores)
+    needed = minimum - slack
+    return worst >= needed, f"placement scores: lowest zone {worst} vs required {needed}"
+
+
+def _order_types(request: GroupRequest, book: PriceBook) -> list[str]:
+    """On-demand priority: RI-held types first (cheapest RI per GPU), then by on-demand price per GPU."""
+    priced = [t for t in request.instance_types if book.on_demand_price(t) is not None]
+
+    def key(instance_type: str) -> tuple:
+        gpus = gpu_instance_type(instance_type).gpus
+        held = [h.usd_per_hour / gpus for h in request.holdings if h.instance_type == instance_type and h.count]
+        on_demand = book.on_demand_price(instance_type).usd_per_hour / gpus
+        return (0, min(held), instance_type) if held else (1, on_demand, instance_type)
+
+    return sorted(priced, key=key)
+
+
+def reserved_gpus(request: GroupRequest) -> int:
+    listed = set(request.instance_types)
+    return sum(h.count * gpu_instance_type(h.instance_type).gpus for h in request.holdings if h.instance_type in listed)
+
+
+def _distribution(request: GroupRequest, use_spot: bool) -> tuple[int, int]:
+    """(on-demand base GPUs, on-demand percentage above base)."""
+    klass = request.workload_class
+    baseline = math.ceil(klass.ri_baseline * request.desired_gpus - 1e-9)
+    base = min(request.max_gpus, max(reserved_gpus(request), baseline))
+    if not use_spot or klass.max_spot_share <= 0 or base >= request.max_gpus:
+        return base, 100
+    # spot share at max = (max - base) x (1 - p) / max <= cap
+    spot_fraction_allowed = klass.max_spot_share * request.max_gpus / (request.max_gpus - base)
+    percentage = max(0, math.ceil(100 * (1 - spot_fraction_allowed) - 1e-9))
+    return base, percentage
+
+
+def hourly_cost(plan: CapacityPlan, request: GroupRequest, book: PriceBook) -> float | None:
+    """Expected $/h of `plan` at the request's reference size and `book`'s prices; None if a price is missing.
+
+    On-demand GPUs: first the Reserved Instances of the plan's types at their rates, the rest at the
+    on-demand rate of the top-priority type. Spot GPUs: the mean over the plan's spot types of the
+    dearest-zone spot price per GPU.
+    """
+    gpus = request.reference_gpus
+    if gpus <= 0 or not plan.instance_types:
+        return 0.0
+    above = max(0, gpus - plan.on_demand_base_gpus)
+    spot_gpus = above * (100 - plan.on_demand_percentage_above_base) / 100
+    on_demand_gpus = gpus - spot_gpus
+    cost = 0.0
+    remaining = on_demand_gpus
+    for holding in sorted(request.holdings, key=lambda h: h.usd_per_hour / gpu_instance_type(h.instance_type).gpus):
+        if holding.instance_type not in plan.instance_types or remaining <= 0:
+            continue
+        per_gpu = holding.usd_per_hour / gpu_instance_type(holding.instance_type).gpus
+        covered = min(remaining, holding.count * gpu_instance_type(holding.instance_type).gpus)
+        cost += covered * per_gpu
+        remaining -= covered
+    if remaining > 0:
+        top = plan.instance_types[0]
+        price = book.on_demand_price(top)
+        if price is None:
+            return None
+        cost += remaining * price.usd_per_hour / gpu_instance_type(top).gpus
+    if spot_gpus > 0:
+        spot = [_spot_per_gpu(t, request, book) for t in plan.spot_types]
+        if not spot or any(s is None for s in spot):
+            return None
+        cost += spot_gpus * sum(spot) / len(spot)
+    return cost
+
+
+def plan_capacity(
+    request: GroupRequest,
+    book: PriceBook,
+    now: datetime,
+    settings: PlannerSettings = PlannerSettings(),
+    current: CapacityPlan | None = None,
+) -> CapacityPlan:
+    """The best plan for `request` at `book`'s prices; `current` only widens the eligibility band."""
+    klass = request.workload_class
+    ordered = _order_types(request, book)
+    if not ordered:
+        raise ValueError(f"group {request.name}: no on-demand price is known for any of "
+                         f"{', '.join(request.instance_types)} in {book.region}")
+    lines = [
+        f"group {request.name}: class {klass.name} (max spot share {klass.max_spot_share:.0%}, RI baseline "
+        f"{klass.ri_baseline:.0%}, interruption tolerance {klass.interruption_tolerance_seconds} s), "
+        f"GPUs min {request.min_gpus} / desired {request.desired_gpus} / max {request.max_gpus}, "
+        f"zones {', '.join(request.zones)}",
+    ]
+    for instance_type in request.instance_types:
+        price = book.on_demand_price(instance_type)
+        gpus = gpu_instance_type(instance_type).gpus
+        if price is None:
+            lines.append(f"on-demand {instance_type}: price unknown in {book.region}, type left out")
+            continue
+        lines.append(f"on-demand {instance_type}: {_money(price.usd_per_hour)}/h = {_money(price.usd_per_hour / gpus)}"
+                     f"/GPU-h ({gpus} GPUs), {price.source}, age {_age(price, now)}")
+    for holding in request.holdings:
+        lines.append(f"reserved {holding.instance_type}: {holding.count} x {_money(holding.usd_per_hour)}/h, {holding.source}")
+
+    eligible, eligibility_lines = _spot_eligibility(request, book, now, settings, current)
+    lines += eligibility_lines
+    needed = min(settings.min_spot_types, len(request.instance_types))
+    slack = PLACEMENT_SCORE_SLACK if current is not None and current.spot_types else 0
+    placement_ok, placement_line = _placement_allows_spot(request, book, now, settings, slack)
+    lines.append(placement_line)
+    eligible = [t for t in eligible if t in ordered]
+    use_spot = klass.max_spot_share > 0 and len(eligible) >= needed and placement_ok
+    if use_spot:
+        lines.append(f"spot: used, {len(eligible)} eligible types >= {needed} required, allocation {SPOT_ALLOCATION_STRATEGY}")
+    else:
+        why = ("class allows no spot" if klass.max_spot_share <= 0 else
+               f"only {len(eligible)} eligible types, {needed} required" if len(eligible) < needed else
+               "placement scores do not allow it")
+        lines.append(f"spot: not used ({why}): on-demand only")
+
+    base, percentage = _distribution(request, use_spot)
+    ri = reserved_gpus(request)
+    baseline = math.ceil(klass.ri_baseline * request.desired_gpus - 1e-9)
+    lines.append(f"on-demand base {base} GPUs = max(reserved {ri}, ceil({klass.ri_baseline:.0%} x desired "
+                 f"{request.desired_gpus}) = {baseline}), at most max {request.max_gpus}")
+    instance_types = ordered if not use_spot else [t for t in ordered if t in eligible or _held(t, request)]
+    plan = CapacityPlan(
+        group=request.name,
+        instance_types=tuple(instance_types),
+        spot_types=tuple(t for t in instance_types if t in eligible) if use_spot else (),
+        on_demand_base_gpus=base,
+        on_demand_percentage_above_base=percentage,
+        capacity_rebalance=use_spot,
+        expected_usd_per_hour=0.0,
+        all_on_demand_usd_per_hour=0.0,
+        constraints=request.constraints(),
+        explanation=(),
+    )
+    all_on_demand = hourly_cost(replace(plan, on_demand_percentage_above_base=100, spot_types=()), request, book) or 0.0
+    expected = hourly_cost(plan, request, book) or 0.0
+    lines.append(f"on-demand above base {percentage}%: spot share {plan.spot_share_at(request.reference_gpus):.1%} at "
+                 f"{request.reference_gpus} GPUs, {plan.max_spot_share:.1%} at max {request.max_gpus} "
+                 f"(cap {klass.max_spot_share:.0%})")
+    saving = 1 - expected / all_on_demand if all_on_demand else 0.0
+    lines.append(f"expected {_money(expected)}/h at {request.reference_gpus} GPUs vs all on-demand "
+                 f"{_money(all_on_demand)}/h (saving {saving:.1%})")
+    return replace(plan, expected_usd_per_hour=round(expected, 6), all_on_demand_usd_per_hour=round(all_on_demand, 6),
+                   explanation=tuple(lines))
+
+
+def _held(instance_type: str, request: GroupRequest) -> bool:
+    return any(h.instance_type == instance_type and h.count > 0 for h in request.holdings)
+
+
+def _stale_prices(request: GroupRequest, plan: CapacityPlan, book: PriceBook, now, settings) -> list[str]:
+    """The prices the current plan rests on that are stale or missing (empty: all fresh)."""
+    problems = []
+    for instance_type in plan.instance_types:
+        price = book.on_demand_price(instance_type)
+        if not _fresh(price, now, settings):
+            problems.append(f"on-demand {instance_type} ({_age(price, now)})")
+    for instance_type in plan.spot_types:
+        for zone, price in zip(request.zones, _worst_zone_spot(instance_type, request, book)):
+            if not _fresh(price, now, settings):
+                problems.append(f"spot {instance_type}@{zone} ({_age(price, now)})")
+    return problems
+
+
+def decide(
+    request: GroupRequest,
+    book: PriceBook,
+    now: datetime,
+    current: CapacityPlan | None = None,
+    settings: PlannerSettings = PlannerSettings(),
+) -> Decision:
+    """Keep `current` unless the new plan saves at least `min_saving` or `current` no longer fits."""
+    candidate = plan_capacity(request, book, now, settings, current)
+
+    def decision(plan, changed, rule, *reasons):
+        return Decision(plan=plan, changed=changed, rule=rule, reasons=tuple(reasons), prices_used=book)
+
+    if current is None:
+        return decision(candidate, True, "first-plan", "no current plan: the new plan is adopted")
+    if current.constraints != request.constraints():
+        changed = sorted(k for k in request.constraints() if current.constraints.get(k) != request.constraints()[k])
+        return decision(candidate, True, "constraint",
+                        f"the current plan was decided for other {', '.join(changed)}: replaced")
+    if current.spot_types:
+        placement_ok, line = _placement_allows_spot(request, book, now, settings, PLACEMENT_SCORE_SLACK)
+        if not placement_ok and "not available" not in line:
+            return decision(candidate, True, "constraint", f"{line}: the current spot share is no longer safe")
+    stale = _stale_prices(request, current, book, now, settings)
+    if stale:
+        return decision(current, False, "keep:stale-prices",
+                        f"prices stale or missing ({'; '.join(stale)}): the current plan is kept")
+    current_cost = hourly_cost(current, request, book)
+    new_cost = candidate.expected_usd_per_hour
+    if current_cost is None:
+        return decision(current, False, "keep:stale-prices", "the current plan cannot be priced now: kept")
+    saving = 1 - new_cost / current_cost if current_cost else 0.0
+    costs = f"current {_money(current_cost)}/h now, new {_money(new_cost)}/h"
+    if saving >= settings.min_saving:
+        return decision(candidate, True, "saving", f"{costs}: saves {saving:.1%} >= {settings.min_saving:.0%}")
+    return decision(current, False, "keep:below-min-saving",
+                    f"{costs}: saves {saving:.1%} < {settings.min_saving:.0%}, the current plan is kept")
+
+
+def decide_all(requests: Sequence[GroupRequest], book: PriceBook, now: datetime,
+               current: dict[str, CapacityPlan], settings: PlannerSettings = PlannerSettings()) -> list[Decision]:
+    return [decide(r, book, now, current.get(r.name), settings) for r in requests]

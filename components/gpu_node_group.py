@@ -1,0 +1,227 @@
+"""`GpuNodeGroup`: a self-managed GPU node group whose Spot / On-Demand mix comes from a `CapacityPlan`.
+
+A managed node group has one capacity type; an on-demand base plus a spot share in one group
+needs an Auto Scaling group with a MixedInstancesPolicy, so this is built on `aws.autoscaling`.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Mapping
+
+import pulumi
+import pulumi_aws as aws
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from components.capacity_plan import CapacityPlan
+from components.config_validation import FieldError
+from components.gpu_instance_types import gpu_instance_type, gpu_instance_types
+from components.node_role import node_role
+from components.labels import GPU_TAINT, NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
+from components.node_bootstrap import ClusterJoin, ami_ssm_parameter, encoded_user_data
+from components.workload_classes import WorkloadClass, workload_classes
+
+NTH_MANAGED_TAG = "aws-node-termination-handler/managed"
+# The spot notice is two minutes: a scale-in drain gets at least as long, batch its full tolerance.
+MIN_TERMINATION_HEARTBEAT_SECONDS = 120
+
+
+class WorkloadClassOverrides(BaseModel):
+    """Per-group changes to the workload class defaults (the source's cost/reliability matrix)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_spot_share: float | None = Field(None, ge=0, le=1, description="Largest share of the group's GPUs on spot.")
+    ri_baseline: float | None = Field(None, ge=0, le=1, description="Share of desired GPUs kept on on-demand/RI.")
+    interruption_tolerance_seconds: int | None = Field(None, ge=0, le=86_400,
+                                                       description="Longest interruption the work tolerates.")
+    min_placement_score: int | None = Field(None, ge=1, le=10, description="Spot only where EC2 scores every zone this high.")
+
+
+class GpuNodeGroupConfig(BaseModel):
+    """One GPU node group; capacity counts GPUs (each type's weight is its GPU count)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9-]{0,30}$", description="Group name, used in labels and resource names.")
+    workload_class: Literal["batch", "online"] = Field(description="batch (training) or online (serving).")
+    instance_types: list[str] = Field(min_length=1, max_length=20, description="Candidate GPU instance types.")
+    min_gpus: int = Field(0, ge=0, le=4096, description="Fewest GPUs the autoscaler keeps.")
+    desired_gpus: int = Field(ge=0, le=4096, description="GPUs at creation (the autoscaler owns it later).")
+    max_gpus: int = Field(ge=1, le=4096, description="Most GPUs the autoscaler may run.")
+    ami_family: Literal["al2023", "bottlerocket"] = Field("al2023", description="EKS-optimised NVIDIA AMI family.")
+    root_volume_gib: int = Field(200, ge=50, le=4000, description="Encrypted gp3 root volume (images are large).")
+    class_overrides: WorkloadClassOverrides = Field(default_factory=WorkloadClassOverrides)
+
+    @field_validator("instance_types")
+    @classmethod
+    def _known_gpu_types(cls, values: list[str]) -> list[str]:
+        known = gpu_instance_types()
+        unknown = [v for v in values if v not in known]
+        if unknown:
+            raise ValueError(f"{', '.join(unknown)} not in the GPU instance table; known: {', '.join(sorted(known))}")
+        if len(set(values)) != len(values):
+            raise ValueError("lists a type twice")
+        if len({known[v].arch for v in values}) > 1:
+            raise ValueError("mixes CPU architectures; one launch template serves one architecture")
+        return values
+
+    @model_validator(mode="after")
+    def _sizes(self) -> "GpuNodeGroupConfig":
+        if not self.min_gpus <= self.desired_gpus <= self.max_gpus:
+            raise FieldError("desired_gpus", self.desired_gpus,
+                             f"need min_gpus <= desired_gpus <= max_gpus, got {self.min_gpus}, {self.desired_gpus}, "
+                             f"{self.max_gpus}")
+        largest = max(gpu_instance_type(t).gpus for t in self.instance_types)
+        if self.max_gpus < largest:
+            raise FieldError("max_gpus", self.max_gpus,
+                             f"cannot hold one instance of {largest} GPUs; allowed: >= {largest}, or smaller types")
+        return self
+
+    @property
+    def arch(self) -> str:
+        return gpu_instance_type(self.instance_types[0]).arch
+
+    def workload(self) -> WorkloadClass:
+        """The class defaults with this group's overrides applied."""
+        base = workload_classes()[self.workload_class]
+        changes = self.class_overrides.model_dump(exclude_none=True)
+        return WorkloadClass(**{**base.__dict__, **changes})
+
+
+class GpuNodeGroup(pulumi.ComponentResource):
+    """Launch template, node role and access entry, and an Auto Scaling group rendered from the plan."""
+
+    asg_name: pulumi.Output[str]
+    node_role_arn: pulumi.Output[str]
+
+    def __init__(
+        self,
+        name: str,
+        config: GpuNodeGroupConfig,
+        plan: CapacityPlan,
+        *,
+        cluster_name: str,
+        kubernetes_version: str,
+        join: pulumi.Output[ClusterJoin],
+        subnet_ids: pulumi.Input[list[str]],
+        node_security_group_id: pulumi.Input[str],
+        kms_key_arn: pulumi.Input[str],
+        tags: Mapping[str, str],
+        opts: pulumi.ResourceOptions | None = None,
+    ):
+        super().__init__("seedance:compute:GpuNodeGroup", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        tags = dict(tags)
+        role, attachments = node_role(name, self, tags)
+        profile = aws.iam.InstanceProfile(f"{name}-profile", role=role.name, tags=tags, opts=child)
+        # EC2_LINUX entries get the node permissions from EKS itself; no policy association.
+        access = aws.eks.AccessEntry(f"{name}-access", cluster_name=join.apply(lambda j: j.cluster_name),
+                                     principal_arn=role.arn,
+                                     type="EC2_LINUX", tags=tags, opts=child)
+
+        labels = {WORKLOAD_CLASS_LABEL: config.workload_class, NODE_GROUP_LABEL: config.name}
+        user_data = join.apply(
+            lambda j: encoded_user_data(config.ami_family, j, labels, [GPU_TAINT])
+        )
+        image = aws.ssm.get_parameter_output(
+            name=ami_ssm_parameter(config.ami_family, kubernetes_version, config.arch),
+            opts=pulumi.InvokeOutputOptions(parent=self),
+        )
+        template = aws.ec2.LaunchTemplate(
+            f"{name}-template",
+            image_id=image.insecure_value,
+            user_data=user_data,
+            iam_instance_profile=aws.ec2.LaunchTemplateIamInstanceProfileArgs(arn=profile.arn),
+            metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
+                http_endpoint="enabled", http_tokens="required", http_put_response_hop_limit=1,
+            ),
+            network_interfaces=[aws.ec2.LaunchTemplateNetworkInterfaceArgs(
+                associate_public_ip_address="false", security_groups=[node_security_group_id],
+                delete_on_termination="true",
+            )],
+            block_device_mappings=[aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
+                device_name="/dev/xvda",
+                ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
+                    volume_type="gp3", volume_size=config.root_volume_gib, encrypted="true",
+                    kms_key_id=kms_key_arn, delete_on_termination="true",
+                ),
+            )],
+            tag_specifications=[aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=tags)
+                                for kind in ("instance", "volume", "network-interface")],
+            update_default_version=True,
+            tags=tags,
+            opts=child,
+        )
+
+        group = aws.autoscaling.Group(
+            f"{name}-asg",
+            vpc_zone_identifiers=subnet_ids,
+            min_size=config.min_gpus,
+            max_size=config.max_gpus,
+            desired_capacity=config.desired_gpus,
+            desired_capacity_type="units",  # sizes count GPUs, matching the overrides' weights
+            capacity_rebalance=plan.capacity_rebalance,
+            mixed_instances_policy=mixed_instances_policy(plan, template.id),
+            instance_refresh=aws.autoscaling.GroupInstanceRefreshArgs(
+                strategy="Rolling",
+                preferences=aws.autoscaling.GroupInstanceRefreshPreferencesArgs(
+                    min_healthy_percentage=90 if config.workload_class == "online" else 50,
+                    instance_warmup="300",
+                ),
+            ),
+            tags=[aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=True)
+                  for k, v in sorted(asg_tags(cluster_name, f"{cluster_name}-{config.name}", labels, tags).items())],
+            # The cluster autoscaler owns the size once the group exists (pulumi-eks #321, #709, #985).
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[access, *attachments],
+                                        ignore_changes=["desiredCapacity"]),
+        )
+        # Scale-in and rebalancing terminations wait for the termination handler to drain the node.
+        aws.autoscaling.LifecycleHook(
+            f"{name}-drain",
+            autoscaling_group_name=group.name,
+            lifecycle_transition="autoscaling:EC2_INSTANCE_TERMINATING",
+            heartbeat_timeout=max(MIN_TERMINATION_HEARTBEAT_SECONDS, config.workload().interruption_tolerance_seconds),
+            default_result="CONTINUE",
+            opts=child,
+        )
+        self.asg_name = group.name
+        self.node_role_arn = role.arn
+        self.register_outputs({"asg_name": self.asg_name, "node_role_arn": self.node_role_arn})
+
+
+def mixed_instances_policy(plan: CapacityPlan, template_id: pulumi.Input[str]) -> aws.autoscaling.GroupMixedInstancesPolicyArgs:
+    return aws.autoscaling.GroupMixedInstancesPolicyArgs(
+        instances_distribution=aws.autoscaling.GroupMixedInstancesPolicyInstancesDistributionArgs(
+            on_demand_base_capacity=plan.on_demand_base_gpus,
+            on_demand_percentage_above_base_capacity=plan.on_demand_percentage_above_base,
+            on_demand_allocation_strategy=plan.on_demand_allocation_strategy,
+            spot_allocation_strategy=plan.spot_allocation_strategy,
+        ),
+        launch_template=aws.autoscaling.GroupMixedInstancesPolicyLaunchTemplateArgs(
+            launch_template_specification=aws.autoscaling.GroupMixedInstancesPolicyLaunchTemplateLaunchTemplateSpecificationArgs(
+                launch_template_id=template_id, version="$Latest",
+            ),
+            overrides=[
+                aws.autoscaling.GroupMixedInstancesPolicyLaunchTemplateOverrideArgs(
+                    instance_type=instance_type, weighted_capacity=str(weight),
+                )
+                for instance_type, weight in plan.weights().items()
+            ],
+        ),
+    )
+
+
+def asg_tags(cluster_name: str, node_name: str, labels: Mapping[str, str], tags: Mapping[str, str]) -> dict[str, str]:
+    """Tags of the group, propagated to its instances: cost tags, cluster ownership, autoscaler
+    discovery and scale-from-zero templates (labels and the GPU taint), termination-handler scope."""
+    autoscaler = "k8s.io/cluster-autoscaler"
+    return {
+        **tags,
+        "Name": node_name,
+        f"kubernetes.io/cluster/{cluster_name}": "owned",
+        f"{autoscaler}/enabled": "true",
+        f"{autoscaler}/{cluster_name}": "owned",
+        **{f"{autoscaler}/node-template/label/{k}": v for k, v in labels.items()},
+        f"{autoscaler}/node-template/taint/{GPU_TAINT['key']}": f"{GPU_TAINT['value']}:{GPU_TAINT['effect']}",
+        NTH_MANAGED_TAG: "true",
+    }

@@ -1,0 +1,97 @@
+"""How a GPU node boots and joins the cluster: the AMI's SSM parameter and the user data. Pure.
+
+Like pulumi-eks's AMI table: each AMI family knows its SSM parameter and how to render user data
+that registers the node with its labels and taints. Taints must be set by the kubelet itself:
+the cluster autoscaler does not apply them.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass
+from typing import Literal
+
+AmiFamily = Literal["al2023", "bottlerocket"]
+AMI_FAMILIES: tuple[str, ...] = ("al2023", "bottlerocket")
+_MIME_BOUNDARY = "//"
+
+
+@dataclass(frozen=True)
+class ClusterJoin:
+    """What a node needs to find and trust the API server."""
+
+    cluster_name: str
+    endpoint: str
+    certificate_authority: str  # base64 PEM, as EKS returns it
+    service_cidr: str
+
+
+def ami_ssm_parameter(family: AmiFamily, kubernetes_version: str, arch: str) -> str:
+    """The public SSM parameter holding the current EKS-optimised NVIDIA AMI id."""
+    if family == "al2023":
+        return f"/aws/service/eks/optimized-ami/{kubernetes_version}/amazon-linux-2023/{arch}/nvidia/recommended/image_id"
+    return f"/aws/service/bottlerocket/aws-k8s-{kubernetes_version}-nvidia/{arch}/latest/image_id"
+
+
+def _taint_text(taint: dict) -> str:
+    return f"{taint['key']}={taint['value']}:{taint['effect']}"
+
+
+def al2023_user_data(join: ClusterJoin, labels: dict[str, str], taints: list[dict]) -> str:
+    """A MIME multi-part document with one nodeadm NodeConfig part."""
+    flags = [f"--node-labels={','.join(f'{k}={v}' for k, v in sorted(labels.items()))}"]
+    if taints:
+        flags.append(f"--register-with-taints={','.join(_taint_text(t) for t in taints)}")
+    node_config = "\n".join([
+        "apiVersion: node.eks.aws/v1alpha1",
+        "kind: NodeConfig",
+        "spec:",
+        "  cluster:",
+        f"    name: {join.cluster_name}",
+        f"    apiServerEndpoint: {join.endpoint}",
+        f"    certificateAuthority: {join.certificate_authority}",
+        f"    cidr: {join.service_cidr}",
+        "  kubelet:",
+        "    flags:",
+        *[f"      - {json.dumps(flag)}" for flag in flags],
+    ])
+    return "\n".join([
+        "MIME-Version: 1.0",
+        f'Content-Type: multipart/mixed; boundary="{_MIME_BOUNDARY}"',
+        "",
+        f"--{_MIME_BOUNDARY}",
+        "Content-Type: application/node.eks.aws",
+        "",
+        node_config,
+        "",
+        f"--{_MIME_BOUNDARY}--",
+        "",
+    ])
+
+
+def bottlerocket_user_data(join: ClusterJoin, labels: dict[str, str], taints: list[dict]) -> str:
+    """Bottlerocket settings TOML (strings quoted JSON-style, which TOML basic strings accept)."""
+    lines = [
+        "[settings.kubernetes]",
+        f"cluster-name = {json.dumps(join.cluster_name)}",
+        f"api-server = {json.dumps(join.endpoint)}",
+        f"cluster-certificate = {json.dumps(join.certificate_authority)}",
+        "",
+        "[settings.kubernetes.node-labels]",
+        *[f"{json.dumps(k)} = {json.dumps(v)}" for k, v in sorted(labels.items())],
+    ]
+    if taints:
+        lines += ["", "[settings.kubernetes.node-taints]"]
+        lines += [f"{json.dumps(t['key'])} = [{json.dumps(t['value'] + ':' + t['effect'])}]" for t in taints]
+    return "\n".join(lines) + "\n"
+
+
+def render_user_data(family: AmiFamily, join: ClusterJoin, labels: dict[str, str], taints: list[dict]) -> str:
+    render = al2023_user_data if family == "al2023" else bottlerocket_user_data
+    return render(join, labels, taints)
+
+
+def encoded_user_data(family: AmiFamily, join: ClusterJoin, labels: dict[str, str], taints: list[dict]) -> str:
+    """User data as a launch template takes it: base64."""
+    return base64.b64encode(render_user_data(family, join, labels, taints).encode()).decode()

@@ -1,0 +1,212 @@
+"""The capacity decision for a whole stack: the plan each GPU node group deploys, and why.
+
+Used by the program (which plans to deploy) and by `seedance decide` (which writes the lock).
+Sources by `capacity.source`:
+- lock: the reviewed lock's plans, checked against the config; with no lock the real program
+  stops with the command to run, while an offline plan decides from the snapshot and says so;
+- live (dev only): decide now from the AWS APIs, the lock's plans as the current ones, falling
+  back to the lock's and the snapshot's prices when the APIs fail;
+- snapshot: decide from the bundled prices, the lock's plans as the current ones.
+Offline runs (`SEEDANCE_OFFLINE=1`, set by `seedance plan`) never call AWS.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Sequence
+
+from components.aws_regions import regions
+from components.aws_prices import LivePriceSource
+from components.capacity_lock import CapacityLock, LockError, LockPriceSource, lock_path, read_lock
+from components.capacity_plan import CapacityPlan, Decision, GroupRequest, ReservedHolding, decide_all
+from components.gpu_instance_types import gpu_instance_type
+from components.pricing import PlacementRequest, PriceBook, PriceSource, PriceSourceError, SnapshotPriceSource
+from components.reserved_instances import allocate_holdings
+from infra.config import PROJECT, ConfigError, StackConfig
+
+OFFLINE_ENV = "SEEDANCE_OFFLINE"
+
+
+def is_offline() -> bool:
+    return os.environ.get(OFFLINE_ENV) == "1"
+
+
+def table_zones(config: StackConfig) -> list[str]:
+    """The zones an offline run uses: the first `az_count` of the region table."""
+    return config.usable_zones(list(regions()[config.region].zone_names))
+
+
+def group_requests(config: StackConfig, zones: Sequence[str], holdings: Sequence[ReservedHolding]) -> list[GroupRequest]:
+    allocated = allocate_holdings(holdings, [(g.name, tuple(g.instance_types), g.max_gpus)
+                                             for g in config.gpu_node_groups])
+    return [
+        GroupRequest(name=g.name, workload_class=g.workload(), instance_types=tuple(g.instance_types),
+                     zones=tuple(zones), min_gpus=g.min_gpus, desired_gpus=g.desired_gpus, max_gpus=g.max_gpus,
+                     holdings=allocated[g.name])
+        for g in config.gpu_node_groups
+    ]
+
+
+def placement_requests(requests: Sequence[GroupRequest]) -> list[PlacementRequest]:
+    """Score questions for the groups whose class gates spot on them: their most spot instances at max size."""
+    asks = []
+    for request in requests:
+        klass = request.workload_class
+        if klass.min_placement_score is None or klass.max_spot_share <= 0:
+            continue
+        smallest = min(gpu_instance_type(t).gpus for t in request.instance_types)
+        instances = max(1, math.ceil(request.max_gpus * klass.max_spot_share / smallest))
+        asks.append(PlacementRequest(tuple(sorted(request.instance_types)), instances))
+    return asks
+
+
+@dataclass
+class StackDecision:
+    decisions: list[Decision]
+    book: PriceBook
+    source: str  # the source whose prices were used
+    notes: list[str] = field(default_factory=list)
+
+    def plans(self) -> dict[str, CapacityPlan]:
+        return {d.plan.group: d.plan for d in self.decisions}
+
+
+def read_prices(sources: Sequence[PriceSource], region: str, requests: Sequence[GroupRequest],
+                zones: Sequence[str]) -> tuple[PriceBook, str, list[str]]:
+    """Prices from the first source that answers; past it, the fallbacks' newest prices merged."""
+    types = sorted({t for r in requests for t in r.instance_types})
+    notes: list[str] = []
+    primary, *fallbacks = sources
+    try:
+        book = primary.prices(region, types, zones, placement_requests(requests))
+        return book, primary.name, notes + book.notes
+    except PriceSourceError as error:
+        notes.append(f"{primary.name} prices unavailable ({error}); using {' + '.join(s.name for s in fallbacks)}")
+    merged: PriceBook | None = None
+    for source in fallbacks:
+        try:
+            book = source.prices(region, types, zones)
+        except PriceSourceError as error:
+            notes.append(f"{source.name} prices unavailable ({error})")
+            continue
+        merged = book if merged is None else merged.newest_of(book)
+    if merged is None:
+        raise PriceSourceError("; ".join(notes))
+    return merged, "+".join(s.name for s in fallbacks), notes
+
+
+def decide_stack(config: StackConfig, zones: Sequence[str], sources: Sequence[PriceSource],
+                 holdings: Sequence[ReservedHolding], current: dict[str, CapacityPlan], now: datetime) -> StackDecision:
+    requests = group_requests(config, zones, holdings)
+    if not requests:
+        return StackDecision([], PriceBook(region=config.region), "none")
+    book, source, notes = read_prices(sources, config.region, requests, zones)
+    try:
+        decisions = decide_all(requests, book, now, current, config.capacity.settings())
+    except ValueError as error:
+        raise ConfigError(f"invalid config {PROJECT}:gpu_node_groups: {error}") from None
+    return StackDecision(decisions, book, source, notes)
+
+
+def lock_mismatches(lock: CapacityLock, requests: Sequence[GroupRequest]) -> list[str]:
+    """Groups whose config differs from what the lock was decided for, with what changed."""
+    plans = lock.plans()
+    problems = []
+    for request in requests:
+        plan = plans.get(request.name)
+        if plan is None:
+            problems.append(f"{request.name} (not in the lock)")
+            continue
+        wanted = request.constraints()
+        changed = sorted(k for k in wanted if plan.constraints.get(k) != wanted[k])
+        if changed:
+            problems.append(f"{request.name} ({', '.join(changed)} changed)")
+    return problems
+
+
+@dataclass
+class ProgramCapacity:
+    plans: dict[str, CapacityPlan]
+    origin: str  # one line: where the plans came from
+    decisions: list[Decision] = field(default_factory=list)  # empty when deployed from the lock
+
+
+def stack_holdings(config: StackConfig, lock: CapacityLock | None, live: LivePriceSource | None) -> list[ReservedHolding]:
+    """RI holdings: from config; or read live, falling back to those the lock was decided with."""
+    if config.capacity.reserved_instances == "config":
+        return config.capacity.configured_holdings()
+    if live is not None:
+        try:
+            return live.reserved_holdings(config.region)
+        except PriceSourceError:
+            pass
+    return _lock_holdings(lock) if lock else []
+
+
+def program_capacity(config: StackConfig, stack: str, zones: Sequence[str], stacks_dir: Path,
+                     now: datetime, live: LivePriceSource | None = None) -> ProgramCapacity:
+    """The plans the program deploys. `live` answers for `source: live` on a real run."""
+    if not config.gpu_node_groups:
+        return ProgramCapacity({}, "no GPU node groups")
+    path = lock_path(stacks_dir, stack)
+    lock = optional_lock(path)
+    decide_command = f"seedance decide --stack {stack} --source live"
+    snapshot = SnapshotPriceSource()
+    source = config.capacity.source
+
+    if source == "lock" and lock is not None:
+        requests = group_requests(config, zones, stack_holdings(config, lock, None))
+        problems = lock_mismatches(lock, requests)
+        if problems:
+            raise ConfigError(f"capacity lock {path.name} does not match {PROJECT}:gpu_node_groups: "
+                              f"{'; '.join(problems)}; run `{decide_command}` and commit the lock")
+        return ProgramCapacity({r.name: lock.plans()[r.name] for r in requests},
+                               f"lock {path.name}, updated {lock.updated_at:%Y-%m-%d %H:%M}Z")
+    if source == "lock" and not is_offline():
+        raise ConfigError(f"capacity lock {path} is missing and {PROJECT}:capacity.source is lock: "
+                          f"run `{decide_command}` and commit the lock")
+
+    current = lock.plans() if lock else {}
+    fallbacks = fallback_sources(lock)
+    use_live = source == "live" and not is_offline() and live is not None
+    if use_live:
+        sources = [live, *fallbacks]
+        origin = "decided now from live AWS prices"
+    else:
+        sources = [snapshot, *([LockPriceSource(lock)] if lock else [])]
+        origin = {"lock": f"no lock {path.name}: decided from the bundled price snapshot (offline plan)",
+                  "live": "offline: live prices replaced by the bundled price snapshot",
+                  "snapshot": "decided from the bundled price snapshot"}[source]
+    holdings = stack_holdings(config, lock, live if use_live else None)
+    stack_decision = decide_stack(config, zones, sources, holdings, current, now)
+    notes = f" ({'; '.join(stack_decision.notes)})" if stack_decision.notes else ""
+    return ProgramCapacity(stack_decision.plans(), origin + notes, stack_decision.decisions)
+
+
+def fallback_sources(lock: CapacityLock | None) -> list[PriceSource]:
+    """Where prices come from when the live APIs fail: the lock's recorded prices, then the snapshot."""
+    return [LockPriceSource(lock), SnapshotPriceSource()] if lock else [SnapshotPriceSource()]
+
+
+def optional_lock(path: Path) -> CapacityLock | None:
+    if not path.exists():
+        return None
+    try:
+        return read_lock(path)
+    except LockError as error:
+        raise ConfigError(f"capacity lock unreadable: {error}") from None
+
+
+def _lock_holdings(lock: CapacityLock) -> list[ReservedHolding]:
+    """The RI holdings a lock was decided with (when RIs are read live, the lock is their record)."""
+    holdings = {}
+    for plan in lock.plans().values():
+        for instance_type, count, rate in plan.constraints["holdings"]:
+            previous = holdings.get(instance_type)
+            total = count + (previous.count if previous else 0)
+            holdings[instance_type] = ReservedHolding(instance_type, total, rate, "capacity lock")
+    return list(holdings.values())

@@ -1,0 +1,130 @@
+"""`seedance decide` (write the capacity lock) and `seedance prices show|refresh` (the snapshot)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+from components.aws_prices import LivePriceSource
+from components.capacity_lock import build_lock, lock_path, render_lock
+from components.gpu_instance_types import gpu_instance_type, gpu_instance_types
+from components.pricing import PriceSourceError, SnapshotPriceSource, book_to_json, format_time, parse_time
+from infra.capacity import StackDecision, decide_stack, fallback_sources, optional_lock, stack_holdings, table_zones
+from infra.config import ConfigError, StackConfig, parse_config_values
+from seedance.project import StackFileError, find_project, load_stack_config
+
+# Tests replace this to answer with recorded API responses.
+live_price_source: Callable[[], LivePriceSource] = LivePriceSource
+
+
+class CommandError(Exception):
+    """Bad input or an unreachable price source: one line, exit code 2."""
+
+
+def _now(args: argparse.Namespace) -> datetime:
+    return parse_time(args.now) if getattr(args, "now", None) else datetime.now(timezone.utc)
+
+
+def _stack_config(args: argparse.Namespace) -> tuple[Any, StackConfig]:
+    try:
+        project = find_project(args.program or Path.cwd())
+        file_config = load_stack_config(project, args.stack_file or project.stack_file(args.stack))
+        return project, parse_config_values(file_config.values)
+    except (StackFileError, ConfigError) as error:
+        raise CommandError(str(error)) from None
+
+
+def decision_report(result: StackDecision) -> list[str]:
+    lines = [f"prices from: {result.source}", *[f"note: {n}" for n in result.notes]]
+    for decision in result.decisions:
+        lines += ["", f"[{decision.plan.group}] {decision.rule}: {'; '.join(decision.reasons)}"]
+        lines += [f"  {line}" for line in decision.plan.explanation]
+    return lines
+
+
+def decide_command(args: argparse.Namespace) -> int:
+    project, config = _stack_config(args)
+    now = _now(args)
+    path = lock_path(project.stack_config_dir, args.stack)
+    try:
+        previous = optional_lock(path)
+    except ConfigError as error:
+        raise CommandError(str(error)) from None
+    live = live_price_source() if args.source == "live" else None
+    try:
+        zones = config.usable_zones(live.available_zones(config.region)) if live else table_zones(config)
+        holdings = stack_holdings(config, previous, live)
+        sources = [live, *fallback_sources(previous)] if live else [SnapshotPriceSource()]
+        result = decide_stack(config, zones, sources, holdings,
+                              previous.plans() if previous else {}, now)
+    except (PriceSourceError, ConfigError) as error:
+        raise CommandError(str(error)) from None
+    print("\n".join(decision_report(result)))
+    if previous is not None and not any(d.changed for d in result.decisions) and \
+            set(previous.groups) == {d.plan.group for d in result.decisions}:
+        print(f"\nevery plan kept: {path} left unchanged")
+        return 0
+    lock = build_lock(previous, args.stack, config.region, now, result.source, config.capacity.settings(),
+                      result.decisions, result.book)
+    path.write_text(render_lock(lock))
+    print(f"\nwrote {path}: review and commit it")
+    return 0
+
+
+def prices_show_command(args: argparse.Namespace) -> int:
+    document = SnapshotPriceSource().document()
+    now = _now(args)
+    print(f"Bundled price snapshot, generated {document['generated_at']}")
+    for region, entry in sorted(document["regions"].items()):
+        if args.region and region != args.region:
+            continue
+        print(f"\n{region}:")
+        for kind in ("on_demand", "spot"):
+            for key, price in sorted(entry.get(kind, {}).items()):
+                instance_type = key.split("@")[0]
+                per_gpu = price["usd_per_hour"] / gpu_instance_type(instance_type).gpus
+                age = (now - parse_time(price["observed_at"])).total_seconds() / 86400
+                print(f"  {kind:9} {key:28} ${price['usd_per_hour']:>9.4f}/h  ${per_gpu:>8.4f}/GPU-h  "
+                      f"{age:5.1f} days old  {price['source']}")
+            if not entry.get(kind):
+                print(f"  {kind:9} (none: unknown prices are never guessed)")
+    return 0
+
+
+def prices_refresh_command(args: argparse.Namespace) -> int:
+    source = SnapshotPriceSource()
+    document = source.document()
+    live = live_price_source()
+    try:
+        zones = live.available_zones(args.region)
+        book = live.prices(args.region, sorted(gpu_instance_types()), zones)
+    except PriceSourceError as error:
+        raise CommandError(f"cannot refresh {args.region}: {error}") from None
+    document["regions"][args.region] = book_to_json(book)
+    document["generated_at"] = format_time(_now(args))
+    source.path.write_text(json.dumps(document, indent=1) + "\n")
+    print(f"{source.path}: {args.region} now has {len(book.on_demand)} on-demand and {len(book.spot)} spot prices")
+    return 0
+
+
+def register(commands: argparse._SubParsersAction, stack_arguments: Callable[[argparse.ArgumentParser], None]) -> None:
+    decide = commands.add_parser("decide", help="decide each GPU group's Spot/On-Demand/RI mix; write the lock")
+    stack_arguments(decide)
+    decide.add_argument("--source", choices=("live", "snapshot"), default="live",
+                        help="live AWS price APIs (default) or the bundled snapshot")
+    decide.add_argument("--now", help="decide as of this ISO time (reproduces a past decision)")
+    decide.set_defaults(run=decide_command)
+
+    prices = commands.add_parser("prices", help="the bundled price snapshot")
+    verbs = prices.add_subparsers(dest="verb", required=True)
+    show = verbs.add_parser("show", help="print the snapshot with sources and ages")
+    show.add_argument("--region")
+    show.add_argument("--now", help=argparse.SUPPRESS)
+    show.set_defaults(run=prices_show_command)
+    refresh = verbs.add_parser("refresh", help="regenerate a region of the snapshot from the AWS APIs")
+    refresh.add_argument("--region", required=True)
+    refresh.add_argument("--now", help=argparse.SUPPRESS)
+    refresh.set_defaults(run=prices_refresh_command)
