@@ -1,0 +1,39 @@
+"""Small price books for planner tests: fresh prices at a fixed time, in the shapes the planner reads."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from components.capacity_plan import GroupRequest, ReservedHolding
+from components.pricing import PlacementScore, Price, PriceBook
+from components.workload_classes import workload_classes
+
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")
+# us-east-1 on-demand $/h (FACTS.md figures where it has them)
+ON_DEMAND = {"g5.xlarge": 1.006, "g6.xlarge": 0.8048, "g6e.xlarge": 1.861, "g4dn.xlarge": 0.526,
+             "g5.12xlarge": 5.672, "g6.12xlarge": 4.6016, "g6e.12xlarge": 10.49264, "g5.48xlarge": 16.288}
+
+
+def book(spot_ratio: dict[str, float], *, age: timedelta = timedelta(minutes=5), on_demand: dict | None = None,
+         zones=ZONES, scores: dict | None = None) -> PriceBook:
+    """Spot at `ratio` x on-demand in every zone (the last zone 2 % dearer), all observed `age` ago."""
+    observed = NOW - age
+    prices = on_demand or ON_DEMAND
+    result = PriceBook(region="us-east-1")
+    result.on_demand = {t: Price(p, observed, "test on-demand") for t, p in prices.items()}
+    for instance_type, ratio in spot_ratio.items():
+        for index, zone in enumerate(zones):
+            bump = 1.02 if index == len(zones) - 1 else 1.0
+            result.spot[(instance_type, zone)] = Price(prices[instance_type] * ratio * bump, observed, "test spot")
+    for types, per_zone in (scores or {}).items():
+        for zone, score in zip(zones, per_zone):
+            result.placement[(tuple(sorted(types)), zone)] = PlacementScore(score, observed, "test score")
+    return result
+
+
+def request(workload="batch", types=("g6.12xlarge", "g5.12xlarge", "g6e.12xlarge"), *, min_gpus=0, desired=16,
+            max_gpus=64, holdings=(), zones=ZONES, name=None) -> GroupRequest:
+    return GroupRequest(name=name or workload, workload_class=workload_classes()[workload], instance_types=tuple(types),
+                        zones=tuple(zones), min_gpus=min_gpus, desired_gpus=desired, max_gpus=max_gpus,
+                        holdings=tuple(ReservedHolding(*h, "test RI") for h in holdings))
