@@ -5,8 +5,8 @@ Auto Scaling group's sizes, its on-demand base and its spot share are all in GPU
 
 The rules, in the order they apply:
 - A type may run spot when its spot price in its dearest zone of the group, per GPU, is below
-  `spot_price_ratio` x its Reserved-Instance rate per GPU (the on-demand rate when no RI is held),
-  and both prices are fresh. A missing or stale price makes the type ineligible: unknown never
+  `spot_price_ratio` x the group's cheapest Reserved-Instance rate per GPU (the on-demand rate
+  where no RI is held), and the prices are fresh. A missing or stale price makes the type ineligible: unknown never
   adds spot. With a current plan, the threshold is a band (enter below `ratio x band`, stay up to
   `ratio / band`, band = (1 - noise) / (1 + noise)), so price noise cannot flip eligibility.
 - Spot is used only when enough types are eligible (`min_spot_types`, or all of a smaller group),
@@ -152,15 +152,36 @@ def _fresh(price: Price | None, now: datetime, settings: PlannerSettings) -> boo
     return price is not None and price.age(now) <= settings.max_price_age
 
 
-def _ri_rate_per_gpu(instance_type: str, request: GroupRequest, book: PriceBook) -> tuple[float | None, str]:
-    """Per-GPU rate spot is compared against: the cheapest RI held for the type, else on-demand."""
+def _rate_per_gpu(instance_type: str, request: GroupRequest, book: PriceBook) -> tuple[float | None, Price | None, str]:
+    """What a GPU of this type costs off spot: the cheapest RI held for it, else on-demand."""
     held = [h for h in request.holdings if h.instance_type == instance_type and h.count > 0]
     gpus = gpu_instance_type(instance_type).gpus
     if held:
         cheapest = min(held, key=lambda h: h.usd_per_hour)
-        return cheapest.usd_per_hour / gpus, f"RI {cheapest.source}"
+        return cheapest.usd_per_hour / gpus, None, f"RI {instance_type} ({cheapest.source})"
     price = book.on_demand_price(instance_type)
-    return (price.usd_per_hour / gpus if price else None), "on-demand (no RI held)"
+    return (price.usd_per_hour / gpus if price else None), price, f"on-demand {instance_type}"
+
+
+def _reference_rate(request: GroupRequest, book: PriceBook, now, settings) -> tuple[float | None, str]:
+    """The per-GPU rate spot competes with: the cheapest RI or on-demand GPU the group can run.
+
+    Comparing every type with this one rate (not each with its own) keeps a dear type's spot,
+    cheap against its own on-demand price but dearer than another type's on-demand GPU, out.
+    None when an on-demand price that could set it is stale: then no spot is added.
+    """
+    rates = []
+    for instance_type in request.instance_types:
+        rate, price, basis = _rate_per_gpu(instance_type, request, book)
+        if rate is None:
+            continue
+        if price is not None and not _fresh(price, now, settings):
+            return None, (f"{basis} price {_age(price, now)} old "
+                          f"(fresh means <= {settings.max_price_age.total_seconds() / 3600:g} h)")
+        rates.append((rate, basis))
+    if not rates:
+        return None, "no RI or on-demand rate known"
+    return min(rates)
 
 
 def _worst_zone_spot(instance_type: str, request: GroupRequest, book: PriceBook) -> list[Price | None]:
@@ -176,29 +197,28 @@ def _spot_per_gpu(instance_type: str, request: GroupRequest, book: PriceBook) ->
 
 
 def _spot_eligibility(request, book, now, settings, current: CapacityPlan | None) -> tuple[list[str], list[str]]:
-    """The spot-eligible types and one explanation line per type."""
-    eligible, lines = [], []
+    """The spot-eligible types and the explanation: the reference rate, then one line per type."""
+    reference, basis = _reference_rate(request, book, now, settings)
+    if reference is None:
+        return [], [f"spot: no type eligible, {basis}"]
+    lines = [f"spot reference: {basis} at {_money(reference)}/GPU-h, the cheapest non-spot GPU of the group"]
+    eligible = []
     for instance_type in request.instance_types:
-        ri_rate, ri_basis = _ri_rate_per_gpu(instance_type, request, book)
         spot_prices = _worst_zone_spot(instance_type, request, book)
         spot = _spot_per_gpu(instance_type, request, book)
-        if ri_basis.startswith("on-demand") and not _fresh(book.on_demand_price(instance_type), now, settings):
-            lines.append(f"spot {instance_type}: not eligible, on-demand price {_age(book.on_demand_price(instance_type), now)} old "
-                         f"(fresh means <= {settings.max_price_age.total_seconds() / 3600:g} h)")
-            continue
         stale = [z for z, p in zip(request.zones, spot_prices) if not _fresh(p, now, settings)]
-        if spot is None or stale or ri_rate is None:
+        if spot is None or stale:
             what = "missing" if spot is None else "older than the limit"
             lines.append(f"spot {instance_type}: not eligible, spot price {what} in {', '.join(stale or request.zones)}")
             continue
         ratio = settings.spot_price_ratio
         if current is not None:
             ratio *= 1 / settings.noise_band if instance_type in current.spot_types else settings.noise_band
-        threshold = ratio * ri_rate
+        threshold = ratio * reference
         verdict = "eligible" if spot < threshold else "not eligible"
         oldest = max(spot_prices, key=lambda p: p.age(now))
         lines.append(f"spot {instance_type}: {_money(spot)}/GPU-h in its dearest zone (age {_age(oldest, now)}) vs "
-                     f"{ratio:.3f} x {ri_basis} {_money(ri_rate)}/GPU-h = {_money(threshold)}: {verdict}")
+                     f"{ratio:.3f} x {_money(reference)} = {_money(threshold)}: {verdict}")
         if spot < threshold:
             eligible.append(instance_type)
     return eligible, lines

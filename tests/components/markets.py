@@ -12,14 +12,14 @@ NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")
 # us-east-1 on-demand $/h (FACTS.md figures where it has them)
 ON_DEMAND = {"g5.xlarge": 1.006, "g6.xlarge": 0.8048, "g6e.xlarge": 1.861, "g4dn.xlarge": 0.526,
-             "g5.12xlarge": 5.672, "g6.12xlarge": 4.6016, "g6e.12xlarge": 10.49264, "g5.48xlarge": 16.288}
+             "g5.12xlarge": 5.672, "g6.12xlarge": 4.6016, "g4dn.12xlarge": 3.912, "g6e.12xlarge": 10.49264, "g5.48xlarge": 16.288}
 
 
 def book(spot_ratio: dict[str, float], *, age: timedelta = timedelta(minutes=5), on_demand: dict | None = None,
          zones=ZONES, scores: dict | None = None) -> PriceBook:
     """Spot at `ratio` x on-demand in every zone (the last zone 2 % dearer), all observed `age` ago."""
     observed = NOW - age
-    prices = on_demand or ON_DEMAND
+    prices = ON_DEMAND if on_demand is None else on_demand
     result = PriceBook(region="us-east-1")
     result.on_demand = {t: Price(p, observed, "test on-demand") for t, p in prices.items()}
     for instance_type, ratio in spot_ratio.items():
