@@ -69,7 +69,7 @@ def test_base_covers_baseline_and_reserved_instances_first(scenario):
     assert order == sorted(order, reverse=True)  # RI-covered types get the on-demand capacity first
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=1500, deadline=None)  # boundary cases are rare: fewer examples miss a broken band
 @given(scenarios(), st.integers(0, 2**32 - 1))
 def test_plan_unchanged_under_five_percent_price_noise(scenario, seed):
     request, book = scenario
