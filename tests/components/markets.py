@@ -5,14 +5,14 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from components.capacity_plan import GroupRequest, ReservedHolding
-from components.pricing import PlacementScore, Price, PriceBook
+from components.pricing import PlacementScore, Price, PriceBook, PriceSourceError
 from components.workload_classes import workload_classes
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")
 # us-east-1 on-demand $/h (FACTS.md figures where it has them)
-ON_DEMAND = {"g5.xlarge": 1.006, "g6.xlarge": 0.8048, "g6e.xlarge": 1.861, "g4dn.xlarge": 0.526,
-             "g5.12xlarge": 5.672, "g6.12xlarge": 4.6016, "g4dn.12xlarge": 3.912, "g6e.12xlarge": 10.49264, "g5.48xlarge": 16.288}
+ON_DEMAND = {"g5.xlarge": 1.006, "g5.48xlarge": 16.288, "g6.xlarge": 0.8048, "g6e.xlarge": 1.861, "g4dn.xlarge": 0.526,
+             "g5.12xlarge": 5.672, "g6.12xlarge": 4.6016, "g4dn.12xlarge": 3.912, "g6e.12xlarge": 10.49264}
 
 
 def book(spot_ratio: dict[str, float], *, age: timedelta = timedelta(minutes=5), on_demand: dict | None = None,
@@ -37,3 +37,25 @@ def request(workload="batch", types=("g6.12xlarge", "g5.12xlarge", "g6e.12xlarge
     return GroupRequest(name=name or workload, workload_class=workload_classes()[workload], instance_types=tuple(types),
                         zones=tuple(zones), min_gpus=min_gpus, desired_gpus=desired, max_gpus=max_gpus,
                         holdings=tuple(ReservedHolding(*h, "test RI") for h in holdings))
+
+
+class FakeLiveSource:
+    """Stands in for `LivePriceSource`: fresh prices from `book`, or a failure."""
+
+    name = "live"
+
+    def __init__(self, spot_ratio: float = 0.3, fail: str | None = None, zones=ZONES):
+        self.spot_ratio, self.fail, self.zones = spot_ratio, fail, zones
+
+    def prices(self, region, instance_types, zones, placement=()):
+        if self.fail:
+            raise PriceSourceError(self.fail)
+        known = [t for t in instance_types if t in ON_DEMAND]
+        return book({t: self.spot_ratio for t in known}, zones=zones,
+                    on_demand={t: ON_DEMAND[t] for t in known})
+
+    def available_zones(self, region):
+        return list(self.zones)
+
+    def reserved_holdings(self, region):
+        return []

@@ -1,0 +1,57 @@
+"""Rendered node user data: golden files, and parsed back the way the node agents read it.
+
+Regenerate the golden files after an intended change, then review the diff:
+    UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/components/test_node_bootstrap.py
+"""
+
+import email
+import os
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+
+from components.labels import GPU_TAINT, NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
+from components.node_bootstrap import ClusterJoin, ami_ssm_parameter, render_user_data
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "user_data"
+JOIN = ClusterJoin(cluster_name="seedance-prod", endpoint="https://ABCDEF0123456789.gr7.us-east-1.eks.amazonaws.com",
+                   certificate_authority="LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t", service_cidr="172.20.0.0/16")
+LABELS = {WORKLOAD_CLASS_LABEL: "batch", NODE_GROUP_LABEL: "batch"}
+
+
+@pytest.mark.parametrize("family", ["al2023", "bottlerocket"])
+def test_user_data_matches_golden_file(family):
+    rendered = render_user_data(family, JOIN, LABELS, [GPU_TAINT])
+    golden = GOLDEN / f"{family}_gpu_batch.txt"
+    if os.environ.get("UPDATE_GOLDEN"):
+        golden.write_text(rendered)
+    assert rendered == golden.read_text()
+
+
+def test_al2023_user_data_is_a_nodeadm_mime_document():
+    message = email.message_from_string(render_user_data("al2023", JOIN, LABELS, [GPU_TAINT]))
+    (part,) = [p for p in message.walk() if p.get_content_type() == "application/node.eks.aws"]
+    config = yaml.safe_load(part.get_payload())
+    assert config["kind"] == "NodeConfig" and config["apiVersion"] == "node.eks.aws/v1alpha1"
+    assert config["spec"]["cluster"] == {"name": "seedance-prod", "apiServerEndpoint": JOIN.endpoint,
+                                         "certificateAuthority": JOIN.certificate_authority, "cidr": "172.20.0.0/16"}
+    assert config["spec"]["kubelet"]["flags"] == [
+        "--node-labels=seedance.io/node-group=batch,seedance.io/workload-class=batch",
+        "--register-with-taints=nvidia.com/gpu=true:NoSchedule",
+    ]
+
+
+def test_bottlerocket_user_data_is_valid_toml_with_labels_and_taints():
+    settings = tomllib.loads(render_user_data("bottlerocket", JOIN, LABELS, [GPU_TAINT]))["settings"]["kubernetes"]
+    assert settings["cluster-name"] == "seedance-prod" and settings["api-server"] == JOIN.endpoint
+    assert settings["node-labels"] == LABELS
+    assert settings["node-taints"] == {"nvidia.com/gpu": ["true:NoSchedule"]}
+
+
+def test_ami_parameters_follow_the_published_paths():
+    assert ami_ssm_parameter("al2023", "1.34", "x86_64") == \
+        "/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/nvidia/recommended/image_id"
+    assert ami_ssm_parameter("bottlerocket", "1.34", "arm64") == \
+        "/aws/service/bottlerocket/aws-k8s-1.34-nvidia/arm64/latest/image_id"

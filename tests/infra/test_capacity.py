@@ -1,0 +1,89 @@
+"""Which plans the program deploys, per `capacity.source`, with and without a lock."""
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from components.capacity_lock import build_lock, lock_path, read_lock, render_lock
+from infra.capacity import OFFLINE_ENV, decide_stack, program_capacity
+from infra.config import ConfigError, parse_config_values
+from seedance.project import find_project, load_stack_config
+from tests.components.markets import NOW, ZONES, FakeLiveSource
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def stack_config(stack, **changes):
+    project = find_project(REPO)
+    values = dict(load_stack_config(project, project.stack_file(stack)).values)
+    config = parse_config_values(values)
+    return config.model_copy(update=changes) if changes else config
+
+
+def write_lock(tmp_path, config, stack="prod", spot_ratio=0.3):
+    result = decide_stack(config, ZONES, [FakeLiveSource(spot_ratio)], config.capacity.configured_holdings(), {}, NOW)
+    lock = build_lock(None, stack, config.region, NOW, result.source, config.capacity.settings(),
+                      result.decisions, result.book)
+    lock_path(tmp_path, stack).write_text(render_lock(lock))
+    return lock
+
+
+@pytest.fixture
+def real_run(monkeypatch):
+    monkeypatch.delenv(OFFLINE_ENV, raising=False)
+
+
+@pytest.fixture
+def offline(monkeypatch):
+    monkeypatch.setenv(OFFLINE_ENV, "1")
+
+
+def test_a_real_run_without_the_lock_stops_with_the_command(real_run, tmp_path):
+    with pytest.raises(ConfigError, match=r"capacity.prod.lock.json is missing .* run `seedance decide --stack prod"):
+        program_capacity(stack_config("prod"), "prod", ZONES, tmp_path, NOW)
+
+
+def test_an_offline_plan_without_the_lock_decides_from_the_snapshot_and_says_so(offline, tmp_path):
+    capacity = program_capacity(stack_config("prod"), "prod", ZONES, tmp_path, NOW)
+    assert capacity.origin.startswith("no lock capacity.prod.lock.json: decided from the bundled price snapshot")
+    assert all(p.spot_types == () for p in capacity.plans.values())  # the snapshot has no spot prices
+
+
+def test_the_lock_is_deployed_as_reviewed(real_run, tmp_path):
+    lock = write_lock(tmp_path, stack_config("prod"))
+    capacity = program_capacity(stack_config("prod"), "prod", ZONES, tmp_path, NOW)
+    assert capacity.plans == lock.plans() and capacity.plans["batch"].spot_types
+    assert capacity.origin.startswith("lock capacity.prod.lock.json")
+
+
+def test_a_lock_for_another_config_is_refused(real_run, tmp_path):
+    write_lock(tmp_path, stack_config("prod"))
+    changed = stack_config("prod")
+    changed.gpu_node_groups[0] = changed.gpu_node_groups[0].model_copy(update={"max_gpus": 128})
+    with pytest.raises(ConfigError, match=r"does not match seedance-gpu:gpu_node_groups: batch \(max_gpus changed\)"):
+        program_capacity(changed, "prod", ZONES, tmp_path, NOW)
+
+
+def test_live_decides_now_against_the_lock(real_run, tmp_path):
+    dev = stack_config("dev")
+    capacity = program_capacity(dev, "dev", ZONES, tmp_path, NOW, live=FakeLiveSource(0.3))
+    assert capacity.origin == "decided now from live AWS prices"
+    assert capacity.plans["batch"].spot_types and {d.rule for d in capacity.decisions} <= {"first-plan"}
+
+
+def test_live_failure_keeps_the_locked_plans(real_run, tmp_path):
+    dev = stack_config("dev")
+    lock = write_lock(tmp_path, dev, stack="dev")
+    later = NOW + timedelta(hours=7)  # the lock's prices are past max_price_age by now
+    capacity = program_capacity(dev, "dev", ZONES, tmp_path, later, live=FakeLiveSource(fail="endpoint down"))
+    assert "live prices unavailable (endpoint down)" in capacity.origin
+    assert capacity.plans == lock.plans()
+    assert {d.rule for d in capacity.decisions} == {"keep:stale-prices"}
+
+
+def test_lock_round_trips(tmp_path):
+    lock = write_lock(tmp_path, stack_config("prod"))
+    again = read_lock(lock_path(tmp_path, "prod"))
+    assert again.plans() == lock.plans() and again.updated_at == NOW
+    assert again.price_book().on_demand_price("g6.12xlarge").observed_at < NOW

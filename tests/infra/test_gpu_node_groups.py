@@ -1,0 +1,109 @@
+"""The GPU node groups in each stack's offline plan: the ASG renders the capacity plan, nodes are locked down."""
+
+import base64
+import json
+
+import pytest
+
+import infra.capacity
+from components.capacity_lock import build_lock, render_lock
+from components.workload_classes import workload_classes
+from infra.capacity import decide_stack
+from seedance.cli import offline_plan
+from tests.components.markets import NOW, FakeLiveSource
+from tests.infra.test_capacity import REPO, stack_config
+
+ASG = "aws:autoscaling/group:Group"
+
+
+def group_resources(plan, group):
+    prefix = f"{plan.outputs['cluster_name']}-{group}-"
+    return {r.type: r for r in plan.resources if r.name.startswith(prefix)}
+
+
+def spot_share_at(distribution, gpus):
+    above = max(0, gpus - distribution["onDemandBaseCapacity"])
+    return above * (100 - distribution["onDemandPercentageAboveBaseCapacity"]) / 100 / gpus
+
+
+def assert_asg_renders(asg, plan):
+    policy = asg.inputs["mixedInstancesPolicy"]
+    distribution = policy["instancesDistribution"]
+    assert distribution["onDemandBaseCapacity"] == plan["on_demand_base_gpus"]
+    assert distribution["onDemandPercentageAboveBaseCapacity"] == plan["on_demand_percentage_above_base"]
+    assert distribution["spotAllocationStrategy"] == "price-capacity-optimized"
+    assert distribution["onDemandAllocationStrategy"] == "prioritized"
+    overrides = policy["launchTemplate"]["overrides"]
+    assert [o["instanceType"] for o in overrides] == plan["instance_types"]
+    assert asg.inputs["capacityRebalance"] is bool(plan["spot_types"])
+    return distribution, overrides
+
+
+def test_each_group_asg_renders_its_capacity_plan_within_the_class_cap(stack_plan):
+    groups = stack_plan.outputs["capacity"]["groups"]
+    assert set(groups) == {"batch", "online"}
+    for name, plan in groups.items():
+        resources = group_resources(stack_plan, name)
+        asg = resources[ASG]
+        distribution, overrides = assert_asg_renders(asg, plan)
+        assert asg.inputs["desiredCapacityType"] == "units"
+        assert all(int(o["weightedCapacity"]) in (1, 4, 8) for o in overrides)  # GPUs per instance
+        cap = workload_classes()[name].max_spot_share
+        assert spot_share_at(distribution, asg.inputs["maxSize"]) <= cap
+
+
+def test_nodes_join_with_labels_and_taint_and_no_public_ip(stack_plan):
+    for name in ("batch", "online"):
+        resources = group_resources(stack_plan, name)
+        template = resources["aws:ec2/launchTemplate:LaunchTemplate"]
+        user_data = base64.b64decode(template.inputs["userData"]).decode()
+        assert f'"seedance.io/node-group" = "{name}"' in user_data or f"seedance.io/node-group={name}" in user_data
+        assert "nvidia.com/gpu" in user_data
+        assert template.inputs["networkInterfaces"][0]["associatePublicIpAddress"] == "false"
+        assert template.inputs["metadataOptions"]["httpTokens"] == "required"
+        assert template.inputs["imageId"].startswith("ami-")
+        assert resources["aws:eks/accessEntry:AccessEntry"].inputs["type"] == "EC2_LINUX"
+        tags = {t["key"]: t for t in resources[ASG].inputs["tags"]}
+        assert tags["aws-node-termination-handler/managed"]["propagateAtLaunch"] is True
+        assert tags["k8s.io/cluster-autoscaler/enabled"]["value"] == "true"
+        assert tags["k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu"]["value"] == "true:NoSchedule"
+        hook = resources["aws:autoscaling/lifecycleHook:LifecycleHook"]
+        assert hook.inputs["lifecycleTransition"] == "autoscaling:EC2_INSTANCE_TERMINATING"
+
+
+def test_spot_interruptions_reach_the_termination_handler(stack_plan):
+    rules = stack_plan.of_type("aws:cloudwatch/eventRule:EventRule")
+    kinds = {json.loads(r.inputs["eventPattern"])["detail-type"][0] for r in rules}
+    assert "EC2 Spot Instance Interruption Warning" in kinds and "EC2 Instance Rebalance Recommendation" in kinds
+    (queue_policy,) = stack_plan.of_type("aws:sqs/queuePolicy:QueuePolicy")
+    statement = json.loads(queue_policy.inputs["policy"])["Statement"][0]
+    assert statement["Principal"] == {"Service": "events.amazonaws.com"}
+    assert len(statement["Condition"]["ArnEquals"]["aws:SourceArn"]) == len(rules)
+    (release,) = [r for r in stack_plan.of_type("kubernetes:helm.sh/v3:Release")
+                  if "node-termination-handler" in r.inputs["chart"]]
+    assert release.inputs["values"]["enableSqsTerminationDraining"] is True
+    assert release.inputs["values"]["queueURL"].startswith("https://sqs.")
+
+
+def test_a_lock_with_spot_drives_the_asg(tmp_path, monkeypatch):
+    config = stack_config("prod")
+    result = decide_stack(config, ("us-east-1a", "us-east-1b", "us-east-1c"), [FakeLiveSource(0.3)],
+                          config.capacity.configured_holdings(), {}, NOW)
+    lock = build_lock(None, "prod", config.region, NOW, "live", config.capacity.settings(), result.decisions, result.book)
+    path = tmp_path / "capacity.prod.lock.json"
+    path.write_text(render_lock(lock))
+    monkeypatch.setattr(infra.capacity, "lock_path", lambda _dir, _stack: path)
+    plan, _header = offline_plan("prod", REPO / "infra", None)
+    assert plan.outputs["capacity"]["origin"].startswith("lock capacity.prod.lock.json")
+    batch = lock.plans()["batch"]
+    assert batch.spot_types
+    distribution, _ = assert_asg_renders(group_resources(plan, "batch")[ASG], {
+        "on_demand_base_gpus": batch.on_demand_base_gpus,
+        "on_demand_percentage_above_base": batch.on_demand_percentage_above_base,
+        "instance_types": list(batch.instance_types), "spot_types": list(batch.spot_types)})
+    assert 0 < spot_share_at(distribution, 64) <= 0.9
+
+
+@pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
+def test_stack_configs_declare_a_batch_and_an_online_group(stack):
+    assert [g.workload_class for g in stack_config(stack).gpu_node_groups] == ["batch", "online"]

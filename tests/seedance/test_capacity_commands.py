@@ -1,0 +1,100 @@
+"""`seedance decide` and `seedance prices`, in a copy of the project so the repository is not written."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from components.pricing import SNAPSHOT_FILE, SnapshotPriceSource
+from seedance import capacity_commands
+from seedance.cli import main
+from tests.components.markets import FakeLiveSource
+
+REPO = Path(__file__).resolve().parents[2]
+AT = "2026-12-01T12:00:00Z"  # the fake live source's prices were read 5 minutes before this
+
+
+@pytest.fixture
+def project(tmp_path):
+    shutil.copy(REPO / "Pulumi.yaml", tmp_path)
+    (tmp_path / "stacks").mkdir()
+    shutil.copy(REPO / "stacks" / "Pulumi.prod.yaml", tmp_path / "stacks")
+    return tmp_path
+
+
+def decide(project, *extra):
+    return main(["decide", "--stack", "prod", "--program", str(project), "--now", AT, *extra])
+
+
+def test_decide_from_the_snapshot_writes_an_explained_lock(project, capsys):
+    assert decide(project, "--source", "snapshot") == 0
+    out = capsys.readouterr().out
+    lock_file = project / "stacks" / "capacity.prod.lock.json"
+    assert f"wrote {lock_file}" in out
+    lock = json.loads(lock_file.read_text())
+    batch = lock["groups"]["batch"]
+    explanation = "\n".join(batch["plan"]["explanation"])
+    assert batch["rule"] == "first-plan" and batch["source"] == "snapshot"
+    assert "on-demand g6.12xlarge: $4.6016/h = $1.1504/GPU-h" in explanation  # the price and its source
+    assert "age 30 days" in explanation  # its age at decision time
+    assert "spot: no type eligible, on-demand" in explanation and "old (fresh means <= 6 h)" in explanation  # the rule
+    assert batch["prices"]["on_demand"]["g6.12xlarge"]["source"].startswith("third-party price table")
+    assert batch["plan"]["on_demand_percentage_above_base"] == 100
+
+
+def test_deciding_again_without_a_better_plan_leaves_the_lock_alone(project, capsys):
+    decide(project, "--source", "snapshot")
+    lock_file = project / "stacks" / "capacity.prod.lock.json"
+    before = lock_file.read_bytes()
+    assert decide(project, "--source", "snapshot") == 0
+    assert "every plan kept" in capsys.readouterr().out
+    assert lock_file.read_bytes() == before
+
+
+def test_live_prices_replace_an_on_demand_lock_when_spot_saves(project, capsys, monkeypatch):
+    decide(project, "--source", "snapshot")
+    monkeypatch.setattr(capacity_commands, "live_price_source", lambda: FakeLiveSource(0.3))
+    assert decide(project) == 0
+    lock = json.loads((project / "stacks" / "capacity.prod.lock.json").read_text())
+    assert lock["groups"]["batch"]["rule"] == "saving" and lock["groups"]["batch"]["plan"]["spot_types"]
+    assert "saves" in lock["groups"]["batch"]["reasons"][0]
+
+
+def test_live_outage_falls_back_and_keeps_the_lock(project, capsys, monkeypatch):
+    decide(project, "--source", "snapshot")
+    capsys.readouterr()
+    monkeypatch.setattr(capacity_commands, "live_price_source", lambda: FakeLiveSource(fail="pricing endpoint down"))
+    assert decide(project) == 0
+    out = capsys.readouterr().out
+    assert "note: live prices unavailable (pricing endpoint down)" in out
+    assert "keep:stale-prices" in out and "every plan kept" in out
+
+
+def test_bad_stack_config_exits_2_in_one_line(project, capsys):
+    stack_file = project / "stacks" / "Pulumi.prod.yaml"
+    text = stack_file.read_text().replace("desired_gpus: 16", "desired_gpus: 2").replace("max_gpus: 64", "max_gpus: 2")
+    stack_file.write_text(text)
+    assert decide(project, "--source", "snapshot") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("seedance: error: invalid config seedance-gpu:gpu_node_groups[0].max_gpus = 2")
+    assert err.count("\n") == 1
+
+
+def test_prices_show_names_sources_and_ages(capsys):
+    assert main(["prices", "show", "--region", "us-east-1", "--now", AT]) == 0
+    out = capsys.readouterr().out
+    assert "g5.12xlarge" in out and "122.5 days old" in out and "FACTS.md" in out
+    assert "spot      (none: unknown prices are never guessed)" in out
+
+
+def test_prices_refresh_rewrites_the_region_from_live_prices(tmp_path, capsys, monkeypatch):
+    snapshot = tmp_path / "prices.json"
+    shutil.copy(SNAPSHOT_FILE, snapshot)
+    monkeypatch.setattr(capacity_commands, "SnapshotPriceSource", lambda: SnapshotPriceSource(snapshot))
+    monkeypatch.setattr(capacity_commands, "live_price_source", lambda: FakeLiveSource(0.4))
+    assert main(["prices", "refresh", "--region", "us-east-1", "--now", AT]) == 0
+    document = json.loads(snapshot.read_text())
+    assert document["generated_at"] == AT
+    assert len(document["regions"]["us-east-1"]["spot"]) > 0
+    assert document["regions"]["us-west-2"] == json.loads(SNAPSHOT_FILE.read_text())["regions"]["us-west-2"]
