@@ -4,9 +4,11 @@ Capacity is counted in GPUs: each instance type's `weighted_capacity` is its GPU
 Auto Scaling group's sizes, its on-demand base and its spot share are all in GPUs.
 
 The rules, in the order they apply:
-- A type may run spot when its spot price in its dearest zone of the group, per GPU, is below
-  `spot_price_ratio` x the group's cheapest Reserved-Instance rate per GPU (the on-demand rate
-  where no RI is held), and the prices are fresh. A missing or stale price makes the type ineligible: unknown never
+- A type may run spot when its effective spot price (the mean over the group's zones) is below
+  `spot_price_ratio` x its Reserved-Instance rate (the on-demand rate where no RI is held), the
+  source's rule, and per GPU below the group's cheapest RI or on-demand GPU (a dear type's spot,
+  cheap against its own rate, must not cost more than another type's on-demand GPU), all from
+  fresh prices. A missing or stale price makes the type ineligible: unknown never
   adds spot. With a current plan, the threshold is a band (enter below `ratio x band`, stay up to
   `ratio / band`, band = (1 - noise) / (1 + noise)), so price noise cannot flip eligibility.
 - Spot is used only when enough types are eligible (`min_spot_types`, or all of a smaller group),
@@ -164,10 +166,8 @@ def _rate_per_gpu(instance_type: str, request: GroupRequest, book: PriceBook) ->
 
 
 def _reference_rate(request: GroupRequest, book: PriceBook, now, settings) -> tuple[float | None, str]:
-    """The per-GPU rate spot competes with: the cheapest RI or on-demand GPU the group can run.
+    """The cheapest RI or on-demand GPU the group can run, per GPU-hour: spot must undercut it.
 
-    Comparing every type with this one rate (not each with its own) keeps a dear type's spot,
-    cheap against its own on-demand price but dearer than another type's on-demand GPU, out.
     None when an on-demand price that could set it is stale: then no spot is added.
     """
     rates = []
@@ -184,16 +184,17 @@ def _reference_rate(request: GroupRequest, book: PriceBook, now, settings) -> tu
     return min(rates)
 
 
-def _worst_zone_spot(instance_type: str, request: GroupRequest, book: PriceBook) -> list[Price | None]:
+def _zone_spot_prices(instance_type: str, request: GroupRequest, book: PriceBook) -> list[Price | None]:
     return [book.spot_price(instance_type, zone) for zone in request.zones]
 
 
 def _spot_per_gpu(instance_type: str, request: GroupRequest, book: PriceBook) -> float | None:
-    """The type's spot price per GPU in its dearest zone of the group (the group spans all of them)."""
-    prices = _worst_zone_spot(instance_type, request, book)
+    """The type's effective spot price per GPU: the mean over the group's zones, since the Auto
+    Scaling group balances capacity across them. None when a zone has no price."""
+    prices = _zone_spot_prices(instance_type, request, book)
     if any(p is None for p in prices):
         return None
-    return max(p.usd_per_hour for p in prices) / gpu_instance_type(instance_type).gpus
+    return sum(p.usd_per_hour for p in prices) / len(prices) / gpu_instance_type(instance_type).gpus
 
 
 def _spot_eligibility(request, book, now, settings, current: CapacityPlan | None) -> tuple[list[str], list[str]]:
@@ -204,22 +205,24 @@ def _spot_eligibility(request, book, now, settings, current: CapacityPlan | None
     lines = [f"spot reference: {basis} at {_money(reference)}/GPU-h, the cheapest non-spot GPU of the group"]
     eligible = []
     for instance_type in request.instance_types:
-        spot_prices = _worst_zone_spot(instance_type, request, book)
+        spot_prices = _zone_spot_prices(instance_type, request, book)
         spot = _spot_per_gpu(instance_type, request, book)
         stale = [z for z, p in zip(request.zones, spot_prices) if not _fresh(p, now, settings)]
-        if spot is None or stale:
-            what = "missing" if spot is None else "older than the limit"
+        own, _price, own_basis = _rate_per_gpu(instance_type, request, book)
+        if spot is None or stale or own is None:
+            what = "missing" if spot is None else "older than the limit" if stale else "without an on-demand price"
             lines.append(f"spot {instance_type}: not eligible, spot price {what} in {', '.join(stale or request.zones)}")
             continue
-        ratio = settings.spot_price_ratio
+        band = 1.0
         if current is not None:
-            ratio *= 1 / settings.noise_band if instance_type in current.spot_types else settings.noise_band
-        threshold = ratio * reference
-        verdict = "eligible" if spot < threshold else "not eligible"
+            band = 1 / settings.noise_band if instance_type in current.spot_types else settings.noise_band
+        ratio = settings.spot_price_ratio * band
+        ok = spot < ratio * own and spot < band * reference
         oldest = max(spot_prices, key=lambda p: p.age(now))
-        lines.append(f"spot {instance_type}: {_money(spot)}/GPU-h in its dearest zone (age {_age(oldest, now)}) vs "
-                     f"{ratio:.3f} x {_money(reference)} = {_money(threshold)}: {verdict}")
-        if spot < threshold:
+        lines.append(f"spot {instance_type}: {_money(spot)}/GPU-h across its zones (age {_age(oldest, now)}) vs "
+                     f"{ratio:.3f} x {own_basis} {_money(own)} = {_money(ratio * own)} and vs the reference "
+                     f"{_money(band * reference)}: {'eligible' if ok else 'not eligible'}")
+        if ok:
             eligible.append(instance_type)
     return eligible, lines
 
@@ -271,8 +274,8 @@ def hourly_cost(plan: CapacityPlan, request: GroupRequest, book: PriceBook) -> f
     """Expected $/h of `plan` at the request's reference size and `book`'s prices; None if a price is missing.
 
     On-demand GPUs: first the Reserved Instances of the plan's types at their rates, the rest at the
-    on-demand rate of the top-priority type. Spot GPUs: the mean over the plan's spot types of the
-    dearest-zone spot price per GPU.
+    on-demand rate of the top-priority type. Spot GPUs: the mean over the plan's spot types of
+    their effective spot price per GPU.
     """
     gpus = request.reference_gpus
     if gpus <= 0 or not plan.instance_types:
@@ -391,7 +394,7 @@ def _stale_prices(request: GroupRequest, plan: CapacityPlan, book: PriceBook, no
         if not _fresh(price, now, settings):
             problems.append(f"on-demand {instance_type} ({_age(price, now)})")
     for instance_type in plan.spot_types:
-        for zone, price in zip(request.zones, _worst_zone_spot(instance_type, request, book)):
+        for zone, price in zip(request.zones, _zone_spot_prices(instance_type, request, book)):
             if not _fresh(price, now, settings):
                 problems.append(f"spot {instance_type}@{zone} ({_age(price, now)})")
     return problems

@@ -45,6 +45,24 @@ def decision_report(result: StackDecision) -> list[str]:
     return lines
 
 
+def capacity_section(outputs: dict) -> list[str]:
+    """The `capacity` output of a seedance stack as text: each group's mix and the reasons for it."""
+    capacity = outputs.get("capacity")
+    if not isinstance(capacity, dict) or not capacity.get("groups"):
+        return []
+    lines = [f"Capacity decisions ({capacity['origin']}):"]
+    for name, group in sorted(capacity["groups"].items()):
+        saving = 1 - group["expected_usd_per_hour"] / group["all_on_demand_usd_per_hour"] \
+            if group["all_on_demand_usd_per_hour"] else 0.0
+        lines.append(f"  {name}: base {group['on_demand_base_gpus']:g} GPUs on-demand, "
+                     f"{group['on_demand_percentage_above_base']:g}% on-demand above it, spot on "
+                     f"{', '.join(group['spot_types']) or 'none'}; at most {group['max_spot_share']:.0%} spot; "
+                     f"${group['expected_usd_per_hour']:,.2f}/h vs ${group['all_on_demand_usd_per_hour']:,.2f}/h "
+                     f"all on-demand ({saving:.0%} saved)")
+        lines += [f"    {line}" for line in group["explanation"]]
+    return lines
+
+
 def decide_command(args: argparse.Namespace) -> int:
     project, config = _stack_config(args)
     now = _now(args)

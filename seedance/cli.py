@@ -70,7 +70,10 @@ def _offline_environment():
 
 def _plan_command(args: argparse.Namespace) -> int:
     plan, header = offline_plan(args.stack, args.program, args.stack_file)
-    print(plan_to_text(plan, header))
+    capacity = capacity_commands.capacity_section(plan.outputs)
+    print(plan_to_text(plan, header, omit_outputs=("capacity",) if capacity else ()))
+    if capacity:
+        print("\n" + "\n".join(capacity))
     if args.json:
         args.json.write_text(json.dumps(plan_to_json(plan), indent=2, sort_keys=True) + "\n")
         print(f"\nPlan JSON written to {args.json}")

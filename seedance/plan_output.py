@@ -57,7 +57,8 @@ def _tree_lines(plan: Plan) -> list[str]:
     return lines
 
 
-def plan_to_text(plan: Plan, header: str) -> str:
+def plan_to_text(plan: Plan, header: str, omit_outputs: tuple[str, ...] = ()) -> str:
+    """The resource tree, counts by type and outputs (less those another section shows)."""
     counts = Counter(r.type for r in plan.resources)
     lines = [header, "", f"Resources ({len(plan.resources)}):", f"{plan.project}-{plan.stack}"]
     lines += ["  " + line for line in _tree_lines(plan)]
@@ -65,6 +66,9 @@ def plan_to_text(plan: Plan, header: str) -> str:
     lines += [f"  {count:4d}  {token}" for token, count in sorted(counts.items())]
     lines += ["", "Outputs:"]
     for key, value in sorted(plan.outputs.items()):
+        if key in omit_outputs:
+            lines.append(f"  {key}: (below)")
+            continue
         shown = masked(value)
         lines.append(f"  {key}: {shown if isinstance(shown, str) else json.dumps(shown)}")
     return "\n".join(lines)

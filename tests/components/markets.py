@@ -10,6 +10,8 @@ from components.workload_classes import workload_classes
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")
+LAST_ZONE_PREMIUM = 1.02  # `book` prices the last zone this much dearer
+ZONE_MEAN = (len(ZONES) - 1 + LAST_ZONE_PREMIUM) / len(ZONES)  # effective spot = ratio x this
 # us-east-1 on-demand $/h (FACTS.md figures where it has them)
 ON_DEMAND = {"g5.xlarge": 1.006, "g5.48xlarge": 16.288, "g6.xlarge": 0.8048, "g6e.xlarge": 1.861, "g4dn.xlarge": 0.526,
              "g5.12xlarge": 5.672, "g6.12xlarge": 4.6016, "g4dn.12xlarge": 3.912, "g6e.12xlarge": 10.49264}
@@ -17,14 +19,14 @@ ON_DEMAND = {"g5.xlarge": 1.006, "g5.48xlarge": 16.288, "g6.xlarge": 0.8048, "g6
 
 def book(spot_ratio: dict[str, float], *, age: timedelta = timedelta(minutes=5), on_demand: dict | None = None,
          zones=ZONES, scores: dict | None = None) -> PriceBook:
-    """Spot at `ratio` x on-demand in every zone (the last zone 2 % dearer), all observed `age` ago."""
+    """Spot at `ratio` x on-demand in every zone (the last one dearer), all observed `age` ago."""
     observed = NOW - age
     prices = ON_DEMAND if on_demand is None else on_demand
     result = PriceBook(region="us-east-1")
     result.on_demand = {t: Price(p, observed, "test on-demand") for t, p in prices.items()}
     for instance_type, ratio in spot_ratio.items():
         for index, zone in enumerate(zones):
-            bump = 1.02 if index == len(zones) - 1 else 1.0
+            bump = LAST_ZONE_PREMIUM if index == len(zones) - 1 else 1.0
             result.spot[(instance_type, zone)] = Price(prices[instance_type] * ratio * bump, observed, "test spot")
     for types, per_zone in (scores or {}).items():
         for zone, score in zip(zones, per_zone):

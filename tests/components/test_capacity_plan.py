@@ -7,7 +7,7 @@ import pytest
 
 from components.capacity_plan import PlannerSettings, decide, hourly_cost, plan_capacity
 from components.workload_classes import workload_classes
-from tests.components.markets import NOW, ON_DEMAND, book, request
+from tests.components.markets import NOW, ON_DEMAND, ZONE_MEAN, book, request
 
 TRAINING = ("g6.12xlarge", "g5.12xlarge", "g4dn.12xlarge")
 SERVING = ("g6.xlarge", "g5.xlarge", "g4dn.xlarge")
@@ -16,8 +16,8 @@ REFERENCE = ON_DEMAND["g4dn.12xlarge"] / 4
 
 
 def spot_at(reference_ratio):
-    """Spot ratios (of each type's own on-demand price) putting every dearest zone at `reference_ratio` x REFERENCE."""
-    return {t: reference_ratio * REFERENCE / (ON_DEMAND[t] / 4) / 1.02 for t in TRAINING}
+    """Spot ratios (of each type's own on-demand price) putting every effective spot price at `reference_ratio` x REFERENCE."""
+    return {t: reference_ratio * REFERENCE / (ON_DEMAND[t] / 4) / ZONE_MEAN for t in TRAINING}
 
 
 def test_worked_example_batch_mix():
@@ -29,7 +29,7 @@ def test_worked_example_batch_mix():
     assert plan.max_spot_share == pytest.approx(62 * 0.92 / 64) and plan.max_spot_share <= 0.9
     assert plan.capacity_rebalance and plan.spot_allocation_strategy == "price-capacity-optimized"
     per_gpu = {t: ON_DEMAND[t] / 4 for t in TRAINING}
-    spot_mean = sum(0.35 * 1.02 * per_gpu[t] for t in TRAINING) / 3  # dearest zone is 2 % up
+    spot_mean = sum(0.35 * ZONE_MEAN * per_gpu[t] for t in TRAINING) / 3
     expected = 14 * 0.92 * spot_mean + (16 - 14 * 0.92) * REFERENCE
     assert plan.expected_usd_per_hour == pytest.approx(expected, rel=1e-6)
     assert plan.all_on_demand_usd_per_hour == pytest.approx(16 * REFERENCE)
@@ -37,26 +37,26 @@ def test_worked_example_batch_mix():
     assert "age 0.1 h" in text and "test on-demand" in text and "saving" in text
 
 
-def test_spot_needs_price_below_ratio_of_the_cheapest_non_spot_gpu():
-    # g5 at 0.61 x the cheapest on-demand GPU is above the source's 0.6: two eligible types are not enough.
-    above = {**spot_at(0.3), "g5.12xlarge": spot_at(0.61)["g5.12xlarge"]}
-    plan = plan_capacity(request(types=TRAINING), book(above), NOW)
+def test_spot_needs_price_below_ratio_of_its_ri_rate():
+    # g5's effective spot at 0.61 x its on-demand is above the source's 0.6: two eligible types are not enough.
+    plan = plan_capacity(request(types=TRAINING), book({**spot_at(0.3), "g5.12xlarge": 0.61 / ZONE_MEAN}), NOW)
     assert plan.spot_types == () and plan.on_demand_percentage_above_base == 100
     assert "only 2 eligible types, 3 required" in "\n".join(plan.explanation)
-    below = {**spot_at(0.3), "g5.12xlarge": spot_at(0.59)["g5.12xlarge"]}
+    below = {**spot_at(0.3), "g5.12xlarge": 0.59 / ZONE_MEAN}
     assert len(plan_capacity(request(types=TRAINING), book(below), NOW).spot_types) == 3
 
 
 def test_a_dear_type_is_not_spot_eligible_against_a_cheaper_on_demand_gpu():
-    # g6e spot at 0.35 x its own on-demand is still dearer per GPU than 0.6 x g4dn's on-demand GPU.
-    plan = plan_capacity(request(types=(*TRAINING, "g6e.12xlarge")), book({t: 0.35 for t in (*TRAINING, "g6e.12xlarge")}), NOW)
+    # g6e spot at 0.4 x its own on-demand is still dearer per GPU than g4dn's on-demand GPU.
+    types = (*TRAINING, "g6e.12xlarge")
+    plan = plan_capacity(request(types=types), book({t: 0.4 for t in types}), NOW)
     assert "g6e.12xlarge" not in plan.spot_types and len(plan.spot_types) == 3
 
 
 def test_a_held_ri_lowers_the_threshold_of_its_type():
-    holdings = [("g6.12xlarge", 1, 2.0)]  # 0.5 $/GPU-h: spot must be below 0.3 $/GPU-h
+    holdings = [("g6.12xlarge", 1, 2.0)]  # 0.5 $/GPU-h: g6 spot must be below 0.3 $/GPU-h
     plan = plan_capacity(request(types=TRAINING, holdings=holdings), book(spot_at(0.35)), NOW)  # 0.342 $/GPU-h
-    assert plan.spot_types == ()
+    assert plan.spot_types == () and "spot g6.12xlarge: $0.3423/GPU-h across its zones" in "\n".join(plan.explanation)
     assert "spot reference: RI g6.12xlarge (test RI) at $0.5000/GPU-h" in "\n".join(plan.explanation)
 
 
