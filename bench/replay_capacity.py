@@ -15,11 +15,18 @@ prices every mix the same way:
   work (batch: half a checkpoint interval) plus a warm-up on the replacement;
 - a plan change rolls the group (an ASG instance refresh): every GPU pays a warm-up.
 
-Policies: all on-demand; the source's naive rule (spot at the class share whenever the cheapest
-type's spot < 0.6 x its on-demand, re-decided every hour, single pool); a static 70/30 spot/on-demand
-mix; our planner (`components.capacity_plan.decide` with its stability rule, seeing prices as the
-live source would, with API outages); and a hindsight oracle under the same caps (the class's spot
-share whenever spot is cheaper, cheapest pools, no refresh or interruption costs).
+Policies: all on-demand; the source's naive rule (spot whenever the cheapest type's spot < 0.6 x its
+on-demand, on that one type, re-decided every hour); a static 70/30 spot/on-demand mix; our planner
+(`components.capacity_plan.decide` with its stability rule, seeing prices as the live source would,
+with API outages); and a hindsight oracle (spot whenever the cheapest pool is below on-demand, on
+the cheapest pools, with no refresh or interruption costs).
+
+The naive rule, the planner and the oracle differ only in *when* and *where* they use spot: all
+three run the same Auto Scaling group form under the same caps, an on-demand base covering the
+class RI baseline and one on-demand percentage that keeps the class spot cap at the group's max
+size (`components.capacity_plan.distribution`), so each uses the same spot share when it uses spot.
+The static mix is outside that form: it is the fixed 70/30 split its name says, and breaks a cap
+where the class allows less spot.
 
 Run: .venv/bin/python bench/replay_capacity.py [--seed N] [--days D]
 """
@@ -37,7 +44,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from components.capacity_plan import CapacityPlan, GroupRequest, decide  # noqa: E402
+from components.capacity_plan import CapacityPlan, GroupRequest, decide, distribution  # noqa: E402
 from components.gpu_instance_types import gpu_instance_type  # noqa: E402
 from components.pricing import PlacementScore, Price, PriceBook  # noqa: E402
 from components.workload_classes import workload_classes  # noqa: E402
@@ -161,9 +168,11 @@ def replay(seed: int, days: int, group: str) -> tuple[dict[str, Ledger], float]:
     spec = GROUPS[group]
     klass = workload_classes()[group]
     desired, types = spec["desired"], spec["types"]
-    # The caps every policy is held to at the desired size: the class spot cap and its RI baseline.
+    # A violation: more spot at the desired size than the class cap or its RI baseline allow.
     cap = min(klass.max_spot_share, 1 - klass.ri_baseline)
     request = GroupRequest(group, klass, types, ZONES, 0, desired, spec["max_gpus"])
+    base, percentage = distribution(request, use_spot=True)
+    spot_when_used = (desired - base) * (100 - percentage) / 100  # GPUs on spot at the desired size
     market = Market(seed, list(types))
     ledgers = {name: Ledger() for name in ("all on-demand", "naive 0.6 rule", "static 70/30", "planner", "oracle")}
     plan: CapacityPlan | None = None
@@ -178,7 +187,7 @@ def replay(seed: int, days: int, group: str) -> tuple[dict[str, Ledger], float]:
 
         cheapest = min(types, key=lambda t: min(per_gpu(t, market.price((t, z))) for z in ZONES))
         eligible = min(market.price((cheapest, z)) for z in ZONES) < 0.6 * ON_DEMAND[cheapest]
-        naive = Mix(desired * cap if eligible else 0, (cheapest,) if eligible else ())
+        naive = Mix(spot_when_used if eligible else 0, (cheapest,) if eligible else ())
         charge(ledgers["naive 0.6 rule"], naive, market, group, desired, cap, refresh=True)
 
         charge(ledgers["static 70/30"], Mix(desired * 0.7, types), market, group, desired, cap, refresh=True)
@@ -192,7 +201,7 @@ def replay(seed: int, days: int, group: str) -> tuple[dict[str, Ledger], float]:
         charge(ledgers["planner"], ours, market, group, desired, cap, refresh=True)
 
         spot_now = [per_gpu(t, market.price((t, z))) for t in types for z in ZONES if market.available((t, z))]
-        oracle = Mix(desired * cap if spot_now and min(spot_now) < on_demand_rate else 0, types)
+        oracle = Mix(spot_when_used if spot_now and min(spot_now) < on_demand_rate else 0, types)
         oracle_ledger = ledgers["oracle"]
         oracle_ledger.used_pools = {}  # hindsight: never caught by a reclaim
         charge(oracle_ledger, oracle, market, group, desired, cap, refresh=False)

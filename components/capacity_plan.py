@@ -257,8 +257,8 @@ def reserved_gpus(request: GroupRequest) -> int:
     return sum(h.count * gpu_instance_type(h.instance_type).gpus for h in request.holdings if h.instance_type in listed)
 
 
-def _distribution(request: GroupRequest, use_spot: bool) -> tuple[int, int]:
-    """(on-demand base GPUs, on-demand percentage above base)."""
+def distribution(request: GroupRequest, use_spot: bool) -> tuple[int, int]:
+    """(on-demand base GPUs, on-demand percentage above base) for the group, with or without spot."""
     klass = request.workload_class
     baseline = math.ceil(klass.ri_baseline * request.desired_gpus - 1e-9)
     base = min(request.max_gpus, max(reserved_gpus(request), baseline))
@@ -352,7 +352,7 @@ def plan_capacity(
                "placement scores do not allow it")
         lines.append(f"spot: not used ({why}): on-demand only")
 
-    base, percentage = _distribution(request, use_spot)
+    base, percentage = distribution(request, use_spot)
     ri = reserved_gpus(request)
     baseline = math.ceil(klass.ri_baseline * request.desired_gpus - 1e-9)
     lines.append(f"on-demand base {base} GPUs = max(reserved {ri}, ceil({klass.ri_baseline:.0%} x desired "
