@@ -51,7 +51,7 @@ from components.workload_classes import workload_classes  # noqa: E402
 
 ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")
 START = datetime(2026, 11, 1, tzinfo=timezone.utc)
-ON_DEMAND = {  # us-east-1 $/h (FACTS.md and the bundled snapshot)
+ON_DEMAND = {  # us-east-1 $/h, as in the bundled snapshot
     "g4dn.12xlarge": 3.912, "g5.12xlarge": 5.672, "g6.12xlarge": 4.6016, "g6e.12xlarge": 10.49264,
     "g4dn.xlarge": 0.526, "g5.xlarge": 1.006, "g6.xlarge": 0.8048,
 }

@@ -84,7 +84,7 @@ def test_bad_stack_config_exits_2_in_one_line(project, capsys):
 def test_prices_show_names_sources_and_ages(capsys):
     assert main(["prices", "show", "--region", "us-east-1", "--now", AT]) == 0
     out = capsys.readouterr().out
-    assert "g5.12xlarge" in out and "122.5 days old" in out and "FACTS.md" in out
+    assert "g5.12xlarge" in out and "122.5 days old" in out and "third-party price table (3p)" in out
     assert "spot      (none: unknown prices are never guessed)" in out
 
 
