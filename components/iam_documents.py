@@ -80,3 +80,41 @@ def kms_volume_use_policy(key_arn: str) -> Document:
              "Resource": key_arn},
         ],
     }
+
+
+def s3_endpoint_policy(partition: str, account_id: str, region: str, bucket_names: list[str]) -> Document:
+    """S3 through the endpoints: the listed buckets for this account's principals, and the ECR
+    layer bucket, without which image pulls through the gateway fail. No other bucket."""
+    statements = [{
+        "Sid": "EcrImageLayers", "Effect": "Allow", "Principal": "*", "Action": "s3:GetObject",
+        "Resource": f"arn:{partition}:s3:::prod-{region}-starport-layer-bucket/*",
+    }]
+    if bucket_names:
+        buckets = [f"arn:{partition}:s3:::{name}" for name in bucket_names]
+        statements.append({
+            "Sid": "StackBucketsForThisAccount", "Effect": "Allow", "Principal": "*",
+            "Action": ["s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:ListBucket", "s3:GetBucketLocation",
+                       "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"],
+            "Resource": [*buckets, *[f"{arn}/*" for arn in buckets]],
+            "Condition": {"StringEquals": {"aws:PrincipalAccount": account_id}},
+        })
+    return {"Version": "2012-10-17", "Statement": statements}
+
+
+def kms_endpoint_policy(key_arn: str, account_id: str) -> Document:
+    """KMS through the endpoint: the stack's key only, for this account's principals."""
+    return {"Version": "2012-10-17", "Statement": [{
+        "Sid": "StackKeyOnly", "Effect": "Allow", "Principal": "*",
+        "Action": ["kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey*", "kms:ReEncrypt*", "kms:DescribeKey",
+                   "kms:CreateGrant"],
+        "Resource": key_arn,
+        "Condition": {"StringEquals": {"aws:PrincipalAccount": account_id}},
+    }]}
+
+
+def account_endpoint_policy(account_id: str) -> Document:
+    """Other interface endpoints (ECR, STS, logs...): any call, but only by this account's principals."""
+    return {"Version": "2012-10-17", "Statement": [{
+        "Sid": "ThisAccountOnly", "Effect": "Allow", "Principal": "*", "Action": "*", "Resource": "*",
+        "Condition": {"StringEquals": {"aws:PrincipalAccount": account_id}},
+    }]}

@@ -141,6 +141,15 @@ def book_from_json(region: str, entry: dict) -> PriceBook:
                      spot=spot)
 
 
+@dataclass(frozen=True)
+class UnitPrice:
+    """A price per unit other than an instance-hour (a GB processed, an endpoint's AZ-hour)."""
+
+    usd: float
+    observed_at: datetime
+    source: str
+
+
 class SnapshotPriceSource:
     """The dated price table shipped in the package (regenerate with `seedance prices refresh`)."""
 
@@ -151,6 +160,13 @@ class SnapshotPriceSource:
 
     def document(self) -> dict:
         return json.loads(self.path.read_text())
+
+    def service_prices(self, region: str) -> dict[str, UnitPrice]:
+        """Network prices (NAT, endpoints, cross-AZ transfer) for the region, by name."""
+        entry = self.document()["regions"].get(region, {}).get("services")
+        if entry is None:
+            raise PriceSourceError(f"the price snapshot {self.path.name} has no network prices for {region}")
+        return {name: UnitPrice(v["usd"], parse_time(v["observed_at"]), v["source"]) for name, v in entry.items()}
 
     def prices(self, region, instance_types, zones, placement=()) -> PriceBook:
         entry = self.document()["regions"].get(region)

@@ -8,9 +8,12 @@ import pulumi_aws as aws
 
 from components.aws_prices import LivePriceSource
 from components.cluster import Cluster
+from components.egress_cost import egress_report, report_lines
 from components.encryption import StackKey
 from components.gpu_node_group import GpuNodeGroup
 from components.network import Network
+from components.pricing import PriceSourceError, SnapshotPriceSource
+from components.private_endpoints import PrivateEndpoints
 from components.spot_interruptions import SpotInterruptionHandling
 from infra.capacity import program_capacity
 from infra.config import load_from_pulumi
@@ -27,6 +30,18 @@ name = config.cluster_name
 
 key = StackKey(name, region=config.region, tags=tags)
 network = Network(name, config.network, zones=zones, cluster_name=name, tags=tags)
+endpoints = PrivateEndpoints(
+    f"{name}-endpoints",
+    config.endpoints,
+    s3_interface=config.s3_interface,
+    region=config.region,
+    vpc_id=network.vpc_id,
+    vpc_cidr=network.vpc_cidr,
+    private_subnet_ids=network.private_subnet_ids,
+    private_route_table_ids=network.private_route_table_ids,
+    kms_key_arn=key.key_arn,
+    tags=tags,
+)
 cluster = Cluster(
     name,
     config.cluster,
@@ -70,6 +85,15 @@ pulumi.export("cluster_endpoint", cluster.endpoint)
 pulumi.export("kubeconfig", cluster.kubeconfig)
 pulumi.export("oidc_provider_arn", cluster.oidc_provider_arn)
 pulumi.export("kms_key_arn", key.key_arn)
+pulumi.export("endpoint_ids", endpoints.endpoint_ids)
+try:
+    egress = egress_report(config.egress_traffic, config.endpoint_layout(),
+                           SnapshotPriceSource().service_prices(config.region))
+    pulumi.export("egress", {"monthly_via_nat_usd": round(egress.via_nat_usd, 2),
+                             "monthly_with_endpoints_usd": round(egress.with_endpoints_usd, 2),
+                             "monthly_saving_usd": round(egress.saving_usd, 2), "report": report_lines(egress)})
+except PriceSourceError as error:
+    pulumi.export("egress", {"report": [f"  no egress estimate: {error}"]})
 pulumi.export("capacity", {
     "origin": capacity.origin,
     "groups": {

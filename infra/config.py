@@ -19,7 +19,9 @@ from components.aws_regions import regions
 from components.capacity_config import CapacityConfig
 from components.cluster import ClusterConfig
 from components.config_validation import FieldError
+from components.egress_cost import EgressTraffic, EndpointLayout
 from components.gpu_node_group import GpuNodeGroupConfig
+from components.private_endpoints import EndpointsConfig
 from components.network import NetworkConfig
 from components.subnet_plan import plan_subnets
 
@@ -50,6 +52,9 @@ class StackConfig(BaseModel):
     budget: BudgetConfig
     network: NetworkConfig = Field(default_factory=NetworkConfig)
     cluster: ClusterConfig = Field(default_factory=ClusterConfig)
+    endpoints: EndpointsConfig = Field(default_factory=EndpointsConfig)
+    egress_traffic: EgressTraffic = Field(default_factory=EgressTraffic,
+                                          description="Monthly GB to AWS services, for the egress cost model.")
     capacity: CapacityConfig = Field(default_factory=CapacityConfig)
     gpu_node_groups: list[GpuNodeGroupConfig] = Field(
         [], max_length=20, description="GPU node groups; their Spot/On-Demand/RI mix comes from the capacity decision.")
@@ -91,6 +96,34 @@ class StackConfig(BaseModel):
         except ValueError as error:
             raise FieldError("network.vpc_cidr", self.network.vpc_cidr, str(error)) from None
         return self
+
+    @model_validator(mode="after")
+    def _endpoints_fit(self) -> "StackConfig":
+        zones = self.endpoints.interface_az_count
+        if zones is not None and zones > self.network.az_count:
+            raise FieldError("endpoints.interface_az_count", zones,
+                             f"the VPC has {self.network.az_count} private subnets: allowed 1 to {self.network.az_count}")
+        if self.s3_interface and self.endpoints.s3_interface_inbound_resolver_only and not self.endpoints.s3_gateway:
+            raise FieldError("endpoints.s3_gateway", False, "the S3 interface endpoint's inbound-resolver-only private "
+                             "DNS needs the S3 gateway endpoint: set s3_gateway true, or "
+                             "s3_interface_inbound_resolver_only false")
+        return self
+
+    @property
+    def s3_interface(self) -> bool:
+        return self.endpoints.s3_interface if self.endpoints.s3_interface is not None else self.env != "dev"
+
+    def endpoint_layout(self) -> EndpointLayout:
+        interfaces = [*(["kms"] if self.endpoints.kms_interface else []), *(["s3"] if self.s3_interface else []),
+                      *self.endpoints.interface_services]
+        return EndpointLayout(
+            az_count=self.network.az_count,
+            nat_gateways=self.network.az_count if self.network.nat_gateways == "per_az" else 1,
+            s3_gateway=self.endpoints.s3_gateway,
+            interface_services=tuple(interfaces),
+            interface_az_count=self.endpoints.interface_az_count or self.network.az_count,
+            s3_interface_inbound_only=self.endpoints.s3_interface_inbound_resolver_only,
+        )
 
     @model_validator(mode="after")
     def _capacity_rules(self) -> "StackConfig":

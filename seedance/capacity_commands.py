@@ -121,7 +121,8 @@ def prices_refresh_command(args: argparse.Namespace) -> int:
         book = live.prices(args.region, sorted(gpu_instance_types()), zones)
     except PriceSourceError as error:
         raise CommandError(f"cannot refresh {args.region}: {error}") from None
-    document["regions"][args.region] = book_to_json(book)
+    # Only the EC2 prices come from this refresh; the region's other entries stay as they are.
+    document["regions"][args.region] = {**document["regions"].get(args.region, {}), **book_to_json(book)}
     document["generated_at"] = format_time(_now(args))
     source.path.write_text(json.dumps(document, indent=1) + "\n")
     print(f"{source.path}: {args.region} now has {len(book.on_demand)} on-demand and {len(book.spot)} spot prices")

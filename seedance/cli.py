@@ -54,6 +54,13 @@ def offline_plan(stack: str, program: Path | None, stack_file: Path | None) -> t
     return plan, header
 
 
+def _egress_section(outputs: dict) -> list[str]:
+    egress = outputs.get("egress")
+    if not isinstance(egress, dict) or not egress.get("report"):
+        return []
+    return ["Egress to AWS services, per month (through NAT only vs this stack's endpoints):", *egress["report"]]
+
+
 @contextlib.contextmanager
 def _offline_environment():
     """Tell the program it runs offline, so it never calls AWS (price reads fall back to the snapshot)."""
@@ -70,10 +77,11 @@ def _offline_environment():
 
 def _plan_command(args: argparse.Namespace) -> int:
     plan, header = offline_plan(args.stack, args.program, args.stack_file)
-    capacity = capacity_commands.capacity_section(plan.outputs)
-    print(plan_to_text(plan, header, omit_outputs=("capacity",) if capacity else ()))
-    if capacity:
-        print("\n" + "\n".join(capacity))
+    sections = {"egress": _egress_section(plan.outputs), "capacity": capacity_commands.capacity_section(plan.outputs)}
+    print(plan_to_text(plan, header, omit_outputs=tuple(k for k, lines in sections.items() if lines)))
+    for lines in sections.values():
+        if lines:
+            print("\n" + "\n".join(lines))
     if args.json:
         args.json.write_text(json.dumps(plan_to_json(plan), indent=2, sort_keys=True) + "\n")
         print(f"\nPlan JSON written to {args.json}")

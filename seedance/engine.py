@@ -44,6 +44,7 @@ class PlannedResource:
     parent: str | None
     custom: bool
     inputs: dict[str, Any]
+    dependencies: tuple[str, ...] = ()  # URNs it waits for (depends_on and the outputs it reads)
 
 
 @dataclass
@@ -99,6 +100,7 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
             parent=request.parent or None,
             custom=bool(request.custom),
             inputs=inputs,
+            dependencies=tuple(sorted(set(request.dependencies))),
         )
         with self._lock:
             self.registered.append(resource)
