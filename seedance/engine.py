@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import gc
 import os
 import runpy
 import threading
@@ -160,6 +161,9 @@ def run_program(
                     loop.run_until_complete(task)
             loop.close()
             asyncio.set_event_loop(None)
+            # The SDK leaves event loops of its own unreferenced; finalise them now, while their
+            # file descriptors are still valid, not during interpreter shutdown (a noisy ValueError).
+            gc.collect()
 
     try:
         # A fresh context per run: the SDK keeps its settings in context variables.
