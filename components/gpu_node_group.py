@@ -16,7 +16,7 @@ from components.capacity_plan import CapacityPlan
 from components.config_validation import FieldError
 from components.gpu_instance_types import gpu_instance_type, gpu_instance_types
 from components.node_role import node_role
-from components.labels import GPU_TAINT, NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
+from components.labels import GPU_TAINT, LOCAL_NVME_LABEL, NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
 from components.node_bootstrap import ClusterJoin, ami_ssm_parameter, encoded_user_data
 from components.workload_classes import WorkloadClass, workload_classes
 
@@ -50,6 +50,7 @@ class GpuNodeGroupConfig(BaseModel):
     max_gpus: int = Field(ge=1, le=4096, description="Most GPUs the autoscaler may run.")
     ami_family: Literal["al2023", "bottlerocket"] = Field("al2023", description="EKS-optimised NVIDIA AMI family.")
     root_volume_gib: int = Field(200, ge=50, le=4000, description="Encrypted gp3 root volume (images are large).")
+    local_storage: bool = Field(False, description="Mount each NVMe instance-store disk for local PersistentVolumes.")
     class_overrides: WorkloadClassOverrides = Field(default_factory=WorkloadClassOverrides)
 
     @field_validator("instance_types")
@@ -71,6 +72,14 @@ class GpuNodeGroupConfig(BaseModel):
             raise FieldError("desired_gpus", self.desired_gpus,
                              f"need min_gpus <= desired_gpus <= max_gpus, got {self.min_gpus}, {self.desired_gpus}, "
                              f"{self.max_gpus}")
+        if self.local_storage:
+            without = [t for t in self.instance_types if not gpu_instance_type(t).has_instance_store]
+            if without:
+                raise FieldError("local_storage", True, f"{', '.join(without)} have no NVMe instance store; allowed: "
+                                 "false, or only types with instance store")
+            if self.ami_family != "al2023":
+                raise FieldError("local_storage", True, "needs ami_family al2023 (nodeadm mounts each disk); "
+                                 "Bottlerocket gives instance store to containerd and kubelet only")
         largest = max(gpu_instance_type(t).gpus for t in self.instance_types)
         if self.max_gpus < largest:
             raise FieldError("max_gpus", self.max_gpus,
@@ -119,9 +128,10 @@ class GpuNodeGroup(pulumi.ComponentResource):
                                      principal_arn=role.arn,
                                      type="EC2_LINUX", tags=tags, opts=child)
 
-        labels = {WORKLOAD_CLASS_LABEL: config.workload_class, NODE_GROUP_LABEL: config.name}
+        labels = {WORKLOAD_CLASS_LABEL: config.workload_class, NODE_GROUP_LABEL: config.name,
+                  **({LOCAL_NVME_LABEL: "true"} if config.local_storage else {})}
         user_data = join.apply(
-            lambda j: encoded_user_data(config.ami_family, j, labels, [GPU_TAINT])
+            lambda j: encoded_user_data(config.ami_family, j, labels, [GPU_TAINT], config.local_storage)
         )
         image = aws.ssm.get_parameter_output(
             name=ami_ssm_parameter(config.ami_family, kubernetes_version, config.arch),

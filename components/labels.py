@@ -7,3 +7,5 @@ NODE_GROUP_LABEL = "seedance.io/node-group"
 GPU_TAINT_KEY = "nvidia.com/gpu"
 GPU_TAINT = {"key": GPU_TAINT_KEY, "value": "true", "effect": "NoSchedule"}
 GPU_TOLERATION = {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}
+# Nodes whose NVMe instance store is mounted for local PersistentVolumes.
+LOCAL_NVME_LABEL = "seedance.io/local-nvme"

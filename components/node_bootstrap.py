@@ -38,8 +38,10 @@ def _taint_text(taint: dict) -> str:
     return f"{taint['key']}={taint['value']}:{taint['effect']}"
 
 
-def al2023_user_data(join: ClusterJoin, labels: dict[str, str], taints: list[dict]) -> str:
-    """A MIME multi-part document with one nodeadm NodeConfig part."""
+def al2023_user_data(join: ClusterJoin, labels: dict[str, str], taints: list[dict], local_disks: bool = False) -> str:
+    """A MIME multi-part document with one nodeadm NodeConfig part. With `local_disks`, nodeadm
+    formats each NVMe instance-store disk and mounts it under /mnt/k8s-disks/ (strategy Mount),
+    where the local static provisioner discovers it."""
     flags = [f"--node-labels={','.join(f'{k}={v}' for k, v in sorted(labels.items()))}"]
     if taints:
         flags.append(f"--register-with-taints={','.join(_taint_text(t) for t in taints)}")
@@ -55,6 +57,7 @@ def al2023_user_data(join: ClusterJoin, labels: dict[str, str], taints: list[dic
         "  kubelet:",
         "    flags:",
         *[f"      - {json.dumps(flag)}" for flag in flags],
+        *(["  instance:", "    localStorage:", "      strategy: Mount"] if local_disks else []),
     ])
     return "\n".join([
         "MIME-Version: 1.0",
@@ -70,8 +73,12 @@ def al2023_user_data(join: ClusterJoin, labels: dict[str, str], taints: list[dic
     ])
 
 
-def bottlerocket_user_data(join: ClusterJoin, labels: dict[str, str], taints: list[dict]) -> str:
-    """Bottlerocket settings TOML (strings quoted JSON-style, which TOML basic strings accept)."""
+def bottlerocket_user_data(join: ClusterJoin, labels: dict[str, str], taints: list[dict], local_disks: bool = False) -> str:
+    """Bottlerocket settings TOML (strings quoted JSON-style, which TOML basic strings accept).
+    Local disks are not offered on Bottlerocket (the config refuses them): its ephemeral-storage
+    API gives instance store to containerd and kubelet, not to a discovery directory."""
+    if local_disks:
+        raise ValueError("local disks need the al2023 AMI family")
     lines = [
         "[settings.kubernetes]",
         f"cluster-name = {json.dumps(join.cluster_name)}",
@@ -87,11 +94,13 @@ def bottlerocket_user_data(join: ClusterJoin, labels: dict[str, str], taints: li
     return "\n".join(lines) + "\n"
 
 
-def render_user_data(family: AmiFamily, join: ClusterJoin, labels: dict[str, str], taints: list[dict]) -> str:
+def render_user_data(family: AmiFamily, join: ClusterJoin, labels: dict[str, str], taints: list[dict],
+                     local_disks: bool = False) -> str:
     render = al2023_user_data if family == "al2023" else bottlerocket_user_data
-    return render(join, labels, taints)
+    return render(join, labels, taints, local_disks)
 
 
-def encoded_user_data(family: AmiFamily, join: ClusterJoin, labels: dict[str, str], taints: list[dict]) -> str:
+def encoded_user_data(family: AmiFamily, join: ClusterJoin, labels: dict[str, str], taints: list[dict],
+                      local_disks: bool = False) -> str:
     """User data as a launch template takes it: base64."""
-    return base64.b64encode(render_user_data(family, join, labels, taints).encode()).decode()
+    return base64.b64encode(render_user_data(family, join, labels, taints, local_disks).encode()).decode()

@@ -15,6 +15,7 @@ from components.network import Network
 from components.pricing import PriceSourceError, SnapshotPriceSource
 from components.private_endpoints import PrivateEndpoints
 from components.spot_interruptions import SpotInterruptionHandling
+from components.storage import CheckpointStorage, LocalStorage
 from infra.capacity import program_capacity
 from infra.config import load_from_pulumi
 
@@ -66,6 +67,20 @@ node_groups = {
     )
     for group in config.gpu_node_groups
 }
+checkpoint_decision = config.checkpoint_decision()
+if config.storage.checkpoints is not None:
+    CheckpointStorage(
+        f"{name}-checkpoints",
+        config.storage.checkpoints,
+        checkpoint_decision,
+        kms_key_arn=key.key_arn,
+        zone=zones[0],  # pre-provisioned volumes live in one zone; their PVs pin pods there
+        provider=cluster.provider,
+        csi_driver=cluster.ebs_csi_addon,
+        tags=tags,
+    )
+if config.local_storage_groups:
+    LocalStorage(f"{name}-local-nvme", config.storage.local, zones=zones, provider=cluster.provider)
 if node_groups:
     SpotInterruptionHandling(
         f"{name}-interruptions",
@@ -86,6 +101,11 @@ pulumi.export("kubeconfig", cluster.kubeconfig)
 pulumi.export("oidc_provider_arn", cluster.oidc_provider_arn)
 pulumi.export("kms_key_arn", key.key_arn)
 pulumi.export("endpoint_ids", endpoints.endpoint_ids)
+pulumi.export("storage", {
+    "checkpoint_class": config.storage.checkpoints.storage_class_name if config.storage.checkpoints else None,
+    "checkpoint_sizing": checkpoint_decision.lines() if checkpoint_decision else [],
+    "local_class": config.storage.local.storage_class_name if config.local_storage_groups else None,
+})
 try:
     egress = egress_report(config.egress_traffic, config.endpoint_layout(),
                            SnapshotPriceSource().service_prices(config.region))

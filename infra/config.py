@@ -21,7 +21,11 @@ from components.cluster import ClusterConfig
 from components.config_validation import FieldError
 from components.egress_cost import EgressTraffic, EndpointLayout
 from components.gpu_node_group import GpuNodeGroupConfig
+from components.checkpoint_sizing import SizingDecision, size_checkpoint_volume
+from components.gpu_instance_types import gpu_instance_type
+from components.pricing import PriceSourceError, SnapshotPriceSource
 from components.private_endpoints import EndpointsConfig
+from components.storage import StorageConfig
 from components.network import NetworkConfig
 from components.subnet_plan import plan_subnets
 
@@ -56,6 +60,7 @@ class StackConfig(BaseModel):
     egress_traffic: EgressTraffic = Field(default_factory=EgressTraffic,
                                           description="Monthly GB to AWS services, for the egress cost model.")
     capacity: CapacityConfig = Field(default_factory=CapacityConfig)
+    storage: StorageConfig = Field(default_factory=StorageConfig)
     gpu_node_groups: list[GpuNodeGroupConfig] = Field(
         [], max_length=20, description="GPU node groups; their Spot/On-Demand/RI mix comes from the capacity decision.")
 
@@ -135,6 +140,35 @@ class StackConfig(BaseModel):
             if name in names[:index]:
                 raise FieldError(f"gpu_node_groups[{index}].name", name, "must be unique across the stack's groups")
         return self
+
+    @model_validator(mode="after")
+    def _storage_fits(self) -> "StackConfig":
+        checkpoints = self.storage.checkpoints
+        if checkpoints is not None:
+            names = [g.name for g in self.gpu_node_groups]
+            if checkpoints.node_group not in names:
+                raise FieldError("storage.checkpoints.node_group", checkpoints.node_group,
+                                 f"must name a GPU node group; this stack has: {', '.join(names) or 'none'}")
+            self.checkpoint_decision()
+        return self
+
+    def checkpoint_decision(self) -> SizingDecision | None:
+        """The sized checkpoint volume (None without `storage.checkpoints`)."""
+        checkpoints = self.storage.checkpoints
+        if checkpoints is None:
+            return None
+        group = next(g for g in self.gpu_node_groups if g.name == checkpoints.node_group)
+        try:
+            prices = SnapshotPriceSource().service_prices(self.region)
+            return size_checkpoint_volume(checkpoints.profile, prices, [gpu_instance_type(t) for t in group.instance_types])
+        except FieldError as error:
+            raise FieldError(f"storage.checkpoints.profile.{error.field}", error.value, error.allowed) from None
+        except PriceSourceError as error:
+            raise FieldError("storage.checkpoints", "(set)", f"cannot size volumes in {self.region}: {error}") from None
+
+    @property
+    def local_storage_groups(self) -> list[str]:
+        return [g.name for g in self.gpu_node_groups if g.local_storage]
 
     @property
     def cluster_name(self) -> str:

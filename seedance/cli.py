@@ -13,7 +13,12 @@ import os
 import sys
 from pathlib import Path
 
+import yaml
+
+from components.labels import NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
+from components.storage_manifests import fio_checkpoint_test
 from infra.capacity import OFFLINE_ENV
+from infra.config import PROJECT, ConfigError, parse_config_values
 from seedance import capacity_commands
 
 from seedance.engine import Plan, ProgramFailed, ProgramInputError, run_program
@@ -54,6 +59,33 @@ def offline_plan(stack: str, program: Path | None, stack_file: Path | None) -> t
     return plan, header
 
 
+def _storage_section(outputs: dict) -> list[str]:
+    storage = outputs.get("storage")
+    if not isinstance(storage, dict) or not storage.get("checkpoint_sizing"):
+        return []
+    return [f"Checkpoint volume sizing (StorageClass {storage['checkpoint_class']}, monthly, per volume):",
+            *[f"  {line}" for line in storage["checkpoint_sizing"]]]
+
+
+def _fio_job_command(args: argparse.Namespace) -> int:
+    """Print the fio checkpoint-write Job for a stack's checkpoint class, to run after `pulumi up`."""
+    try:
+        project = find_project(args.program or Path.cwd())
+        values = load_stack_config(project, args.stack_file or project.stack_file(args.stack)).values
+        config = parse_config_values(values)
+    except (StackFileError, ConfigError) as error:
+        raise UsageError(str(error)) from None
+    checkpoints = config.storage.checkpoints
+    if checkpoints is None:
+        raise UsageError(f"stack {args.stack} has no {PROJECT}:storage.checkpoints")
+    group = next(g for g in config.gpu_node_groups if g.name == checkpoints.node_group)
+    manifests = fio_checkpoint_test(checkpoints.storage_class_name, config.checkpoint_decision().chosen.size_gib,
+                                    checkpoints.namespace, {WORKLOAD_CLASS_LABEL: group.workload_class,
+                                                            NODE_GROUP_LABEL: group.name})
+    print(yaml.safe_dump_all(manifests, sort_keys=False), end="")
+    return EXIT_OK
+
+
 def _egress_section(outputs: dict) -> list[str]:
     egress = outputs.get("egress")
     if not isinstance(egress, dict) or not egress.get("report"):
@@ -77,7 +109,8 @@ def _offline_environment():
 
 def _plan_command(args: argparse.Namespace) -> int:
     plan, header = offline_plan(args.stack, args.program, args.stack_file)
-    sections = {"egress": _egress_section(plan.outputs), "capacity": capacity_commands.capacity_section(plan.outputs)}
+    sections = {"storage": _storage_section(plan.outputs), "egress": _egress_section(plan.outputs),
+                "capacity": capacity_commands.capacity_section(plan.outputs)}
     print(plan_to_text(plan, header, omit_outputs=tuple(k for k, lines in sections.items() if lines)))
     for lines in sections.values():
         if lines:
@@ -95,6 +128,9 @@ def _parser() -> argparse.ArgumentParser:
     _stack_arguments(plan)
     plan.add_argument("--json", type=Path, metavar="FILE", help="also write the plan as JSON to FILE")
     plan.set_defaults(run=_plan_command)
+    fio = commands.add_parser("fio-job", help="print the fio checkpoint-write Job for the stack's checkpoint class")
+    _stack_arguments(fio)
+    fio.set_defaults(run=_fio_job_command)
     capacity_commands.register(commands, _stack_arguments)
     return parser
 

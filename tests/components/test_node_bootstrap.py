@@ -21,10 +21,14 @@ JOIN = ClusterJoin(cluster_name="seedance-prod", endpoint="https://ABCDEF0123456
 LABELS = {WORKLOAD_CLASS_LABEL: "batch", NODE_GROUP_LABEL: "batch"}
 
 
-@pytest.mark.parametrize("family", ["al2023", "bottlerocket"])
-def test_user_data_matches_golden_file(family):
-    rendered = render_user_data(family, JOIN, LABELS, [GPU_TAINT])
-    golden = GOLDEN / f"{family}_gpu_batch.txt"
+@pytest.mark.parametrize("family, local_disks, golden_name", [
+    ("al2023", False, "al2023_gpu_batch.txt"),
+    ("bottlerocket", False, "bottlerocket_gpu_batch.txt"),
+    ("al2023", True, "al2023_gpu_batch_local_nvme.txt"),
+])
+def test_user_data_matches_golden_file(family, local_disks, golden_name):
+    rendered = render_user_data(family, JOIN, LABELS, [GPU_TAINT], local_disks)
+    golden = GOLDEN / golden_name
     if os.environ.get("UPDATE_GOLDEN"):
         golden.write_text(rendered)
     assert rendered == golden.read_text()
@@ -41,6 +45,14 @@ def test_al2023_user_data_is_a_nodeadm_mime_document():
         "--node-labels=seedance.io/node-group=batch,seedance.io/workload-class=batch",
         "--register-with-taints=nvidia.com/gpu=true:NoSchedule",
     ]
+
+
+def test_al2023_local_disks_use_the_mount_strategy():
+    message = email.message_from_string(render_user_data("al2023", JOIN, LABELS, [GPU_TAINT], local_disks=True))
+    (part,) = [p for p in message.walk() if p.get_content_type() == "application/node.eks.aws"]
+    assert yaml.safe_load(part.get_payload())["spec"]["instance"] == {"localStorage": {"strategy": "Mount"}}
+    with pytest.raises(ValueError, match="need the al2023"):
+        render_user_data("bottlerocket", JOIN, LABELS, [GPU_TAINT], local_disks=True)
 
 
 def test_bottlerocket_user_data_is_valid_toml_with_labels_and_taints():

@@ -1,0 +1,100 @@
+"""Checkpoint and local storage in each stack's offline plan, checked against schemas and checkov."""
+
+import base64
+
+import pytest
+
+from seedance.cli import main
+from tests.infra.test_capacity import stack_config
+from tests.k8s_checks import assert_checkov_clean_and_every_skip_needed, declared_manifests, schema_errors
+from tests.seedance.test_cli import bad_stack
+
+STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"
+
+
+def storage_classes(plan):
+    return {r.inputs["provisioner"]: r for r in plan.of_type(STORAGE_CLASS)}
+
+
+def test_checkpoint_class_is_encrypted_retained_and_waits_for_its_pod(stack_plan):
+    checkpoints = storage_classes(stack_plan)["ebs.csi.aws.com"]
+    parameters = checkpoints.inputs["parameters"]
+    assert parameters["encrypted"] == "true" and parameters["kmsKeyId"] == stack_plan.outputs["kms_key_arn"]
+    assert parameters["type"] in ("io2", "gp3") and int(parameters["iops"]) >= 3000
+    assert checkpoints.inputs["reclaimPolicy"] == "Retain" and checkpoints.inputs["allowVolumeExpansion"] is True
+    assert checkpoints.inputs["volumeBindingMode"] == "WaitForFirstConsumer"
+    (csi,) = [a for a in stack_plan.of_type("aws:eks/addon:Addon") if a.inputs["addonName"] == "aws-ebs-csi-driver"]
+    assert csi.urn in checkpoints.dependencies
+
+
+def test_the_sizing_picks_io2_for_prod_and_gp3_for_dev(plan_of):
+    assert storage_classes(plan_of("prod"))["ebs.csi.aws.com"].inputs["parameters"]["type"] == "io2"
+    assert storage_classes(plan_of("dev"))["ebs.csi.aws.com"].inputs["parameters"]["type"] == "gp3"
+
+
+def test_local_class_binds_late_and_only_in_the_stacks_zones(stack_plan):
+    local = storage_classes(stack_plan)["kubernetes.io/no-provisioner"]
+    assert local.inputs["volumeBindingMode"] == "WaitForFirstConsumer"
+    (term,) = local.inputs["allowedTopologies"]
+    (expression,) = term["matchLabelExpressions"]
+    zones = sorted(s.inputs["availabilityZone"] for s in stack_plan.of_type("aws:ec2/subnet:Subnet")
+                   if "-private-" in s.name)
+    assert expression == {"key": "topology.kubernetes.io/zone", "values": zones}
+
+
+def test_nodes_with_local_storage_mount_their_nvme_disks(stack_plan):
+    templates = {t.name: t for t in stack_plan.of_type("aws:ec2/launchTemplate:LaunchTemplate")}
+    batch = next(t for name, t in templates.items() if name.endswith("-batch-template"))
+    user_data = base64.b64decode(batch.inputs["userData"]).decode()
+    assert "localStorage:\n      strategy: Mount" in user_data and "seedance.io/local-nvme=true" in user_data
+    (daemon,) = stack_plan.of_type("kubernetes:apps/v1:DaemonSet")
+    assert daemon.inputs["spec"]["template"]["spec"]["nodeSelector"] == {"seedance.io/local-nvme": "true"}
+
+
+def test_prod_preprovisions_protected_encrypted_volumes_with_bound_claims(plan_of):
+    prod = plan_of("prod")
+    volumes = prod.of_type("aws:ebs/volume:Volume")
+    assert len(volumes) == 2
+    for volume in volumes:
+        assert volume.inputs["type"] == "io2" and volume.inputs["encrypted"] is True
+        assert volume.inputs["kmsKeyId"] == prod.outputs["kms_key_arn"] and volume.inputs["iops"] == 64_000
+        assert volume.inputs["availabilityZone"] == "us-east-1a" and "cost-center" in volume.inputs["tags"]
+    claims = {c.inputs["spec"]["volumeName"] for c in prod.of_type("kubernetes:core/v1:PersistentVolumeClaim")}
+    persistent = {p.inputs["metadata"]["name"]: p for p in prod.of_type("kubernetes:core/v1:PersistentVolume")}
+    assert claims == set(persistent) == {"checkpoints-0", "checkpoints-1"}
+    assert all(p.inputs["spec"]["persistentVolumeReclaimPolicy"] == "Retain" for p in persistent.values())
+
+
+def test_declared_objects_match_the_official_schemas(stack_plan):
+    version = stack_config(stack_plan.stack).cluster.kubernetes_version
+    manifests = declared_manifests(stack_plan, "seedance:storage:CheckpointStorage") + \
+        declared_manifests(stack_plan, "seedance:storage:LocalStorage")
+    assert len(manifests) >= 7
+    assert schema_errors(manifests, version) == []
+
+
+def test_checkov_passes_with_only_justified_skips(plan_of, tmp_path, capsys):
+    manifests = declared_manifests(plan_of("prod"), "seedance:storage:CheckpointStorage") + \
+        declared_manifests(plan_of("prod"), "seedance:storage:LocalStorage")
+    assert main(["fio-job", "--stack", "prod"]) == 0
+    import yaml
+
+    manifests += list(yaml.safe_load_all(capsys.readouterr().out))
+    assert schema_errors(manifests[-3:], "1.34") == []
+    assert_checkov_clean_and_every_skip_needed(manifests, tmp_path)
+
+
+@pytest.mark.parametrize("path, value, expected", [
+    (["seedance-gpu:gpu_node_groups"], [{"name": "batch", "workload_class": "batch", "instance_types": ["p3.2xlarge"],
+                                         "desired_gpus": 1, "max_gpus": 4, "local_storage": True}],
+     "seedance-gpu:gpu_node_groups[0].local_storage = true: p3.2xlarge have no NVMe instance store"),
+    (["seedance-gpu:storage", "checkpoints", "profile", "random_read_iops"], 300_000,
+     "seedance-gpu:storage.checkpoints.profile.random_read_iops = 300000: needs 300,000 IOPS"),
+    (["seedance-gpu:storage", "checkpoints", "node_group"], "training",
+     "seedance-gpu:storage.checkpoints.node_group = \"training\": must name a GPU node group"),
+])
+def test_bad_storage_config_exits_2_naming_the_key(tmp_path, capsys, path, value, expected):
+    stack_file = bad_stack(tmp_path, path, value)
+    assert main(["plan", "--stack", "dev", "--stack-file", str(stack_file)]) == 2
+    err = capsys.readouterr().err
+    assert expected in err and err.count("\n") == 1
