@@ -9,7 +9,7 @@ from __future__ import annotations
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.storage_manifests import Manifest
+from components.manifests import Manifest
 
 _KINDS = {
     ("v1", "ConfigMap"): k8s.core.v1.ConfigMap,
@@ -31,7 +31,11 @@ _KINDS = {
 
 
 def declare(manifest: Manifest, resource_name: str, opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
-    kind = _KINDS[(manifest["apiVersion"], manifest["kind"])]
+    kind = _KINDS.get((manifest["apiVersion"], manifest["kind"]))
+    if kind is None:  # a custom resource (e.g. a ServiceMonitor): its CRD must exist in the cluster
+        return k8s.apiextensions.CustomResource(resource_name, api_version=manifest["apiVersion"],
+                                                kind=manifest["kind"], metadata=manifest["metadata"],
+                                                spec=manifest["spec"], opts=opts)
     # Top-level fields are the class's arguments, in snake_case; nested fields pass through as written.
     fields = {_snake(k): v for k, v in manifest.items() if k not in ("apiVersion", "kind")}
     return kind(resource_name, **fields, opts=opts)

@@ -66,6 +66,7 @@ class PrivateEndpoints(pulumi.ComponentResource):
         private_subnet_ids: pulumi.Output[list[str]],
         private_route_table_ids: pulumi.Input[list[str]],
         kms_key_arn: pulumi.Input[str],
+        stack_bucket_names: list[str],
         tags: Mapping[str, str],
         opts: pulumi.ResourceOptions | None = None,
     ):
@@ -81,7 +82,7 @@ class PrivateEndpoints(pulumi.ComponentResource):
             return f"com.amazonaws.{region}.{service}"
 
         s3_policy = pulumi.Output.all(partition, account).apply(
-            lambda v: json.dumps(s3_endpoint_policy(v[0], v[1], region, config.s3_bucket_names)))
+            lambda v: json.dumps(s3_endpoint_policy(v[0], v[1], region, [*stack_bucket_names, *config.s3_bucket_names])))
         gateway = None
         if config.s3_gateway:
             gateway = aws.ec2.VpcEndpoint(

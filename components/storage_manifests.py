@@ -7,12 +7,9 @@ and its reason sit in the object's own `checkov.io/skip` annotations.
 
 from __future__ import annotations
 
-from typing import Any
-
 from components.checkpoint_sizing import SizingDecision
 from components.labels import GPU_TOLERATION, LOCAL_NVME_LABEL
-
-Manifest = dict[str, Any]
+from components.manifests import Manifest, checkov_skips, metadata
 EBS_CSI = "ebs.csi.aws.com"
 NO_PROVISIONER = "kubernetes.io/no-provisioner"
 ZONE_LABEL = "topology.kubernetes.io/zone"
@@ -20,27 +17,17 @@ LOCAL_DISKS_DIR = "/mnt/k8s-disks"  # where nodeadm's Mount strategy mounts each
 PROVISIONER_NAME = "local-static-provisioner"
 
 
-def _metadata(name: str, namespace: str | None = None, **extra) -> dict:
-    labels = {"app.kubernetes.io/part-of": "seedance", "app.kubernetes.io/name": name}
-    return {"name": name, **({"namespace": namespace} if namespace else {}), "labels": labels, **extra}
-
-
 def deny_network(name: str, namespace: str, *, allow_egress: bool) -> Manifest:
     """A NetworkPolicy for the pods labelled `name`: no ingress, and no egress unless they need the API."""
     return {
         "apiVersion": "networking.k8s.io/v1",
         "kind": "NetworkPolicy",
-        "metadata": _metadata(name, namespace),
+        "metadata": metadata(name, namespace),
         "spec": {
             "podSelector": {"matchLabels": {"app.kubernetes.io/name": name}},
             "policyTypes": ["Ingress"] if allow_egress else ["Ingress", "Egress"],
         },
     }
-
-
-def _skips(**reasons: str) -> dict:
-    """checkov skip annotations, each with the reason the object needs what the check forbids."""
-    return {f"checkov.io/skip{i}": f"{check}={reason}" for i, (check, reason) in enumerate(reasons.items(), 1)}
 
 
 def checkpoint_storage_class(name: str, decision: SizingDecision, kms_key_arn: str) -> Manifest:
@@ -52,7 +39,7 @@ def checkpoint_storage_class(name: str, decision: SizingDecision, kms_key_arn: s
     return {
         "apiVersion": "storage.k8s.io/v1",
         "kind": "StorageClass",
-        "metadata": _metadata(name, annotations={"seedance.io/claim-at-least": f"{volume.size_gib}Gi"}),
+        "metadata": metadata(name, annotations={"seedance.io/claim-at-least": f"{volume.size_gib}Gi"}),
         "provisioner": EBS_CSI,
         "parameters": parameters,
         "volumeBindingMode": "WaitForFirstConsumer",
@@ -67,7 +54,7 @@ def static_checkpoint_volume(name: str, volume_id: str, zone: str, size_gib: int
     volume = {
         "apiVersion": "v1",
         "kind": "PersistentVolume",
-        "metadata": _metadata(name),
+        "metadata": metadata(name),
         "spec": {
             "capacity": {"storage": f"{size_gib}Gi"},
             "accessModes": ["ReadWriteOnce"],
@@ -82,7 +69,7 @@ def static_checkpoint_volume(name: str, volume_id: str, zone: str, size_gib: int
     claim = {
         "apiVersion": "v1",
         "kind": "PersistentVolumeClaim",
-        "metadata": _metadata(name, namespace),
+        "metadata": metadata(name, namespace),
         "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": storage_class, "volumeName": name,
                  "resources": {"requests": {"storage": f"{size_gib}Gi"}}},
     }
@@ -95,7 +82,7 @@ def fio_checkpoint_test(storage_class: str, size_gib: int, namespace: str, node_
     claim = {
         "apiVersion": "v1",
         "kind": "PersistentVolumeClaim",
-        "metadata": _metadata(name, namespace),
+        "metadata": metadata(name, namespace),
         "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": storage_class,
                  "resources": {"requests": {"storage": f"{size_gib}Gi"}}},
     }
@@ -105,7 +92,7 @@ def fio_checkpoint_test(storage_class: str, size_gib: int, namespace: str, node_
     job = {
         "apiVersion": "batch/v1",
         "kind": "Job",
-        "metadata": _metadata(name, namespace),
+        "metadata": metadata(name, namespace),
         "spec": {
             "backoffLimit": 0,
             "ttlSecondsAfterFinished": 86400,
@@ -134,7 +121,7 @@ def fio_checkpoint_test(storage_class: str, size_gib: int, namespace: str, node_
             },
         },
     }
-    job["metadata"]["annotations"] = _skips(
+    job["metadata"]["annotations"] = checkov_skips(
         CKV_K8S_43="a one-off verification job; pin the digest your registry mirror serves",
     )
     return [claim, job, deny_network(name, namespace, allow_egress=False)]
@@ -144,7 +131,7 @@ def local_storage_class(name: str, zones: list[str]) -> Manifest:
     return {
         "apiVersion": "storage.k8s.io/v1",
         "kind": "StorageClass",
-        "metadata": _metadata(name),
+        "metadata": metadata(name),
         "provisioner": NO_PROVISIONER,
         "volumeBindingMode": "WaitForFirstConsumer",  # bind only once the pod has a node
         "reclaimPolicy": "Delete",  # the provisioner wipes a released disk and offers it again
@@ -155,7 +142,7 @@ def local_storage_class(name: str, zones: list[str]) -> Manifest:
 def local_provisioner(storage_class: str, namespace: str, image: str) -> list[Manifest]:
     """sig-storage-local-static-provisioner: one PV per NVMe mount, on the nodes that have them."""
     name = PROVISIONER_NAME
-    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": _metadata(f"{name}-config", namespace),
+    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata(f"{name}-config", namespace),
               "data": {"storageClassMap": (
                   f"{storage_class}:\n"
                   f"  hostDir: {LOCAL_DISKS_DIR}\n"
@@ -163,22 +150,22 @@ def local_provisioner(storage_class: str, namespace: str, image: str) -> list[Ma
                   "  volumeMode: Filesystem\n"
                   "  fsType: xfs\n"
                   '  namePattern: "*"\n')}}
-    account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": _metadata(name, namespace),
+    account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata(name, namespace),
                "automountServiceAccountToken": True}
-    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": _metadata(name),
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": metadata(name),
             "rules": [
                 {"apiGroups": [""], "resources": ["persistentvolumes"], "verbs": ["get", "list", "watch", "create", "delete"]},
                 {"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]},
                 {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "patch"]},
                 {"apiGroups": ["storage.k8s.io"], "resources": ["storageclasses"], "verbs": ["get", "list", "watch"]},
             ]}
-    binding = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": _metadata(name),
+    binding = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": metadata(name),
                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
                "subjects": [{"kind": "ServiceAccount", "name": name, "namespace": namespace}]}
     daemon = {
         "apiVersion": "apps/v1",
         "kind": "DaemonSet",
-        "metadata": _metadata(name, namespace, annotations=_skips(
+        "metadata": metadata(name, namespace, annotations=checkov_skips(
             CKV_K8S_16="discovers and wipes host disks: needs a privileged container",
             CKV_K8S_20="privileged implies privilege escalation",
             CKV_K8S_23="creates PV directories owned by root on the host",

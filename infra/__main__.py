@@ -11,11 +11,13 @@ from components.cluster import Cluster
 from components.egress_cost import egress_report, report_lines
 from components.encryption import StackKey
 from components.gpu_node_group import GpuNodeGroup
+from components.model_repository import ModelRepository
 from components.network import Network
 from components.pricing import PriceSourceError, SnapshotPriceSource
 from components.private_endpoints import PrivateEndpoints
 from components.spot_interruptions import SpotInterruptionHandling
 from components.storage import CheckpointStorage, LocalStorage
+from components.triton_serving import MetricsAdapter, TritonServing
 from infra.capacity import program_capacity
 from infra.config import load_from_pulumi
 
@@ -29,7 +31,13 @@ capacity = program_capacity(config, pulumi.get_stack(), zones, STACKS_DIR, datet
 tags = config.resource_tags
 name = config.cluster_name
 
+identity = aws.get_caller_identity()
+partition = aws.get_partition().partition
+
+model_bucket = f"{name}-models-{identity.account_id}"  # bucket names are global: the account keeps it unique
+
 key = StackKey(name, region=config.region, tags=tags)
+models = ModelRepository(f"{name}-models", bucket_name=model_bucket, kms_key_arn=key.key_arn, tags=tags)
 network = Network(name, config.network, zones=zones, cluster_name=name, tags=tags)
 endpoints = PrivateEndpoints(
     f"{name}-endpoints",
@@ -41,6 +49,7 @@ endpoints = PrivateEndpoints(
     private_subnet_ids=network.private_subnet_ids,
     private_route_table_ids=network.private_route_table_ids,
     kms_key_arn=key.key_arn,
+    stack_bucket_names=[model_bucket],
     tags=tags,
 )
 cluster = Cluster(
@@ -81,6 +90,27 @@ if config.storage.checkpoints is not None:
     )
 if config.local_storage_groups:
     LocalStorage(f"{name}-local-nvme", config.storage.local, zones=zones, provider=cluster.provider)
+triton = {
+    serving.name: TritonServing(
+        f"{name}-triton-{serving.name}",
+        serving,
+        warm_pool=config.warm_pool(serving),
+        region=config.region,
+        account_id=identity.account_id,
+        partition=partition,
+        bucket_name=model_bucket,
+        kms_key_arn=key.key_arn,
+        oidc_provider_arn=cluster.oidc_provider_arn,
+        oidc_issuer_url=cluster.oidc_issuer_url,
+        service_monitor_crd=config.monitoring.prometheus_operator,
+        provider=cluster.provider,
+        tags=tags,
+        opts=pulumi.ResourceOptions(depends_on=[node_groups[serving.node_group]]),
+    )
+    for serving in config.serving
+}
+if triton:
+    MetricsAdapter(f"{name}-metrics-adapter", config.monitoring, provider=cluster.provider)
 if node_groups:
     SpotInterruptionHandling(
         f"{name}-interruptions",
@@ -101,6 +131,8 @@ pulumi.export("kubeconfig", cluster.kubeconfig)
 pulumi.export("oidc_provider_arn", cluster.oidc_provider_arn)
 pulumi.export("kms_key_arn", key.key_arn)
 pulumi.export("endpoint_ids", endpoints.endpoint_ids)
+pulumi.export("model_repository_bucket", models.bucket_name)
+pulumi.export("triton_endpoints", {name_: serving.endpoints for name_, serving in triton.items()})
 pulumi.export("storage", {
     "checkpoint_class": config.storage.checkpoints.storage_class_name if config.storage.checkpoints else None,
     "checkpoint_sizing": checkpoint_decision.lines() if checkpoint_decision else [],

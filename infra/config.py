@@ -26,6 +26,7 @@ from components.gpu_instance_types import gpu_instance_type
 from components.pricing import PriceSourceError, SnapshotPriceSource
 from components.private_endpoints import EndpointsConfig
 from components.storage import StorageConfig
+from components.triton_serving import MonitoringConfig, TritonServingConfig
 from components.network import NetworkConfig
 from components.subnet_plan import plan_subnets
 
@@ -61,6 +62,8 @@ class StackConfig(BaseModel):
                                           description="Monthly GB to AWS services, for the egress cost model.")
     capacity: CapacityConfig = Field(default_factory=CapacityConfig)
     storage: StorageConfig = Field(default_factory=StorageConfig)
+    serving: list[TritonServingConfig] = Field([], max_length=20, description="Triton model sets on the online pool.")
+    monitoring: MonitoringConfig = Field(default_factory=MonitoringConfig)
     gpu_node_groups: list[GpuNodeGroupConfig] = Field(
         [], max_length=20, description="GPU node groups; their Spot/On-Demand/RI mix comes from the capacity decision.")
 
@@ -151,6 +154,41 @@ class StackConfig(BaseModel):
                                  f"must name a GPU node group; this stack has: {', '.join(names) or 'none'}")
             self.checkpoint_decision()
         return self
+
+    @model_validator(mode="after")
+    def _serving_fits(self) -> "StackConfig":
+        groups = {g.name: g for g in self.gpu_node_groups}
+        for index, serving in enumerate(self.serving):
+            key = f"serving[{index}]"
+            if [s.name for s in self.serving].count(serving.name) > 1:
+                raise FieldError(f"{key}.name", serving.name, "must be unique across the stack's model sets")
+            group = groups.get(serving.node_group)
+            if group is None or group.workload_class != "online":
+                online = [g.name for g in self.gpu_node_groups if g.workload_class == "online"]
+                raise FieldError(f"{key}.node_group", serving.node_group,
+                                 f"must name an online GPU node group; this stack has: {', '.join(online) or 'none'}")
+            types = [gpu_instance_type(t) for t in group.instance_types]
+            fewest = min(types, key=lambda t: t.gpus)
+            if serving.gpus > fewest.gpus:
+                raise FieldError(f"{key}.gpus", serving.gpus, f"group {group.name} may launch {fewest.name} with "
+                                 f"{fewest.gpus} GPU(s); allowed: 1 to {fewest.gpus}")
+            smallest = min(types, key=lambda t: (t.vcpus, t.memory_gib))
+            # The kubelet, system daemons and the device plugin keep about a vCPU and 15 % of memory.
+            if serving.cpu > smallest.vcpus - 1:
+                raise FieldError(f"{key}.cpu", serving.cpu, f"{smallest.name} has {smallest.vcpus} vCPUs; allowed: "
+                                 f"<= {smallest.vcpus - 1} per replica")
+            if serving.memory > smallest.memory_gib * 0.85:
+                raise FieldError(f"{key}.memory_gib", serving.memory, f"{smallest.name} has {smallest.memory_gib} GiB; "
+                                 f"allowed: <= {int(smallest.memory_gib * 0.85)} per replica")
+            warm_pool = self.warm_pool(serving)
+            if warm_pool > serving.max_replicas:
+                raise FieldError(f"{key}.warm_pool", warm_pool,
+                                 f"the warm pool is larger than max_replicas ({serving.max_replicas})")
+        return self
+
+    def warm_pool(self, serving: TritonServingConfig) -> int:
+        """Minimum ready replicas: configured, else 1 in dev and 2 elsewhere (the source's pre-warmed pool)."""
+        return serving.warm_pool or (1 if self.env == "dev" else 2)
 
     def checkpoint_decision(self) -> SizingDecision | None:
         """The sized checkpoint volume (None without `storage.checkpoints`)."""

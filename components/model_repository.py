@@ -1,0 +1,65 @@
+"""`ModelRepository`: the S3 bucket Triton loads models from (and application teams publish to)."""
+
+from __future__ import annotations
+
+import json
+from typing import Mapping
+
+import pulumi
+import pulumi_aws as aws
+
+# Old model versions stay recoverable for a month after they are replaced.
+NONCURRENT_VERSION_DAYS = 30
+
+
+def tls_only_policy(bucket_arn: str) -> dict:
+    return {"Version": "2012-10-17", "Statement": [{
+        "Sid": "DenyPlainHttp", "Effect": "Deny", "Principal": "*", "Action": "s3:*",
+        "Resource": [bucket_arn, f"{bucket_arn}/*"], "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+    }]}
+
+
+class ModelRepository(pulumi.ComponentResource):
+    bucket_name: pulumi.Output[str]
+    bucket_arn: pulumi.Output[str]
+
+    def __init__(self, name: str, *, bucket_name: str, kms_key_arn: pulumi.Input[str], tags: Mapping[str, str],
+                 opts: pulumi.ResourceOptions | None = None):
+        super().__init__("seedance:serving:ModelRepository", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        bucket = aws.s3.Bucket(f"{name}-bucket", bucket=bucket_name, tags=dict(tags), opts=child)
+        aws.s3.BucketPublicAccessBlock(f"{name}-no-public", bucket=bucket.id, block_public_acls=True,
+                                       block_public_policy=True, ignore_public_acls=True,
+                                       restrict_public_buckets=True, opts=child)
+        aws.s3.BucketServerSideEncryptionConfiguration(
+            f"{name}-encryption",
+            bucket=bucket.id,
+            rules=[aws.s3.BucketServerSideEncryptionConfigurationRuleArgs(
+                apply_server_side_encryption_by_default=aws.s3.BucketServerSideEncryptionConfigurationRuleApplyServerSideEncryptionByDefaultArgs(
+                    sse_algorithm="aws:kms", kms_master_key_id=kms_key_arn),
+                bucket_key_enabled=True,  # one KMS call per object per session, not per request
+            )],
+            opts=child,
+        )
+        aws.s3.BucketVersioning(f"{name}-versioning", bucket=bucket.id,
+                                versioning_configuration=aws.s3.BucketVersioningVersioningConfigurationArgs(
+                                    status="Enabled"), opts=child)
+        aws.s3.BucketLifecycleConfiguration(
+            f"{name}-lifecycle",
+            bucket=bucket.id,
+            rules=[aws.s3.BucketLifecycleConfigurationRuleArgs(
+                id="expire-replaced-model-versions",
+                status="Enabled",
+                filter=aws.s3.BucketLifecycleConfigurationRuleFilterArgs(prefix=""),
+                noncurrent_version_expiration=aws.s3.BucketLifecycleConfigurationRuleNoncurrentVersionExpirationArgs(
+                    noncurrent_days=NONCURRENT_VERSION_DAYS),
+                abort_incomplete_multipart_upload=aws.s3.BucketLifecycleConfigurationRuleAbortIncompleteMultipartUploadArgs(
+                    days_after_initiation=7),
+            )],
+            opts=child,
+        )
+        aws.s3.BucketPolicy(f"{name}-tls-only", bucket=bucket.id,
+                            policy=bucket.arn.apply(lambda arn: json.dumps(tls_only_policy(arn))), opts=child)
+        self.bucket_name = bucket.bucket
+        self.bucket_arn = bucket.arn
+        self.register_outputs({"bucket_name": self.bucket_name, "bucket_arn": self.bucket_arn})

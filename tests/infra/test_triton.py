@@ -1,0 +1,154 @@
+"""Triton serving in each stack's offline plan: warm pool, preload, autoscaling on Triton's metrics, drains."""
+
+import json
+
+import pytest
+
+from seedance.cli import main
+from tests.infra.test_capacity import stack_config
+from tests.k8s_checks import assert_checkov_clean_and_every_skip_needed, declared_manifests, schema_errors
+from tests.seedance.test_cli import bad_stack
+
+DEPLOYMENT = "kubernetes:apps/v1:Deployment"
+HPA = "kubernetes:autoscaling/v2:HorizontalPodAutoscaler"
+
+
+def stable(plan):
+    return next(d for d in plan.of_type(DEPLOYMENT) if d.inputs["metadata"]["name"] == "triton-video")
+
+
+def container(plan):
+    (triton,) = stable(plan).inputs["spec"]["template"]["spec"]["containers"]
+    return triton
+
+
+def test_container_preloads_models_from_s3_and_needs_a_gpu(stack_plan):
+    triton = container(stack_plan)
+    bucket = stack_plan.outputs["model_repository_bucket"]
+    assert triton["image"] == "nvcr.io/nvidia/tritonserver:26.07-py3"
+    assert f"--model-repository=s3://{bucket}/seedance/video" in triton["args"]
+    assert {"--model-control-mode=explicit", "--load-model=*", "--strict-readiness=true"} <= set(triton["args"])
+    assert not any(a.startswith("--preload-model") for a in triton["args"])  # no such flag exists
+    assert triton["resources"]["limits"]["nvidia.com/gpu"] == "1" == triton["resources"]["requests"]["nvidia.com/gpu"]
+    assert triton["resources"]["requests"]["cpu"] == "3" and triton["resources"]["requests"]["memory"] == "12Gi"
+    assert {p["name"]: p["containerPort"] for p in triton["ports"]} == {"http": 8000, "grpc": 8001, "metrics": 8002}
+
+
+def test_probes_drain_and_security(stack_plan):
+    triton = container(stack_plan)
+    pod = stable(stack_plan).inputs["spec"]["template"]["spec"]
+    assert triton["startupProbe"]["httpGet"]["path"] == "/v2/health/ready"
+    assert triton["startupProbe"]["failureThreshold"] * triton["startupProbe"]["periodSeconds"] >= 600
+    assert triton["readinessProbe"]["httpGet"]["path"] == "/v2/health/ready"
+    assert triton["livenessProbe"]["httpGet"]["path"] == "/v2/health/live"
+    drain = int(triton["lifecycle"]["preStop"]["exec"]["command"][1])
+    exit_timeout = int(next(a for a in triton["args"] if a.startswith("--exit-timeout-secs=")).split("=")[1])
+    assert pod["terminationGracePeriodSeconds"] > drain + exit_timeout
+    assert pod["securityContext"]["runAsNonRoot"] is True and pod["securityContext"]["runAsUser"] == 1000
+    security = triton["securityContext"]
+    assert security["allowPrivilegeEscalation"] is False and security["capabilities"] == {"drop": ["ALL"]}
+    assert security["readOnlyRootFilesystem"] is True
+    assert pod["nodeSelector"]["seedance.io/workload-class"] == "online"
+    assert pod["tolerations"][0]["key"] == "nvidia.com/gpu"
+
+
+def test_spread_and_rollout(stack_plan):
+    spec = stable(stack_plan).inputs["spec"]
+    zone, host = spec["template"]["spec"]["topologySpreadConstraints"]
+    assert (zone["topologyKey"], zone["maxSkew"], zone["whenUnsatisfiable"]) == (
+        "topology.kubernetes.io/zone", 2, "ScheduleAnyway")
+    assert host["topologyKey"] == "kubernetes.io/hostname"
+    assert spec["strategy"]["rollingUpdate"] == {"maxUnavailable": 0, "maxSurge": 1}
+    assert "replicas" not in spec  # the autoscaler owns the count
+
+
+def test_autoscaler_keeps_the_warm_pool_and_reads_exactly_the_adapter_metrics(plan_of):
+    for stack, warm_pool in (("dev", 1), ("staging", 2), ("prod", 2)):
+        plan = plan_of(stack)
+        (hpa,) = plan.of_type(HPA)
+        spec = hpa.inputs["spec"]
+        assert spec["minReplicas"] == warm_pool and spec["maxReplicas"] >= warm_pool
+        assert all(m["type"] == "Pods" for m in spec["metrics"])  # never CPU
+        assert spec["behavior"]["scaleDown"]["stabilizationWindowSeconds"] >= 300
+        assert spec["behavior"]["scaleUp"]["stabilizationWindowSeconds"] > 0
+        (adapter,) = [r for r in plan.of_type("kubernetes:helm.sh/v3:Release") if r.inputs["chart"] == "prometheus-adapter"]
+        published = {rule["name"]["as"] for rule in adapter.inputs["values"]["rules"]["custom"]}
+        assert {m["pods"]["metric"]["name"] for m in spec["metrics"]} == published
+
+
+def test_disruption_budget_service_and_canary(plan_of):
+    prod = plan_of("prod")
+    (budget,) = prod.of_type("kubernetes:policy/v1:PodDisruptionBudget")
+    assert budget.inputs["spec"]["maxUnavailable"] == 1
+    assert budget.inputs["spec"]["selector"]["matchLabels"] == {"app.kubernetes.io/name": "triton-video"}
+    (service,) = prod.of_type("kubernetes:core/v1:Service")
+    assert service.inputs["spec"]["type"] == "ClusterIP"
+    canary = next(d for d in prod.of_type(DEPLOYMENT) if d.inputs["metadata"]["name"] == "triton-video-canary")
+    assert canary.inputs["spec"]["replicas"] == 1
+    assert canary.inputs["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/name"] == "triton-video"
+    assert "seedance/video-next" in canary.inputs["spec"]["template"]["spec"]["containers"][0]["args"][0]
+    assert prod.of_type("kubernetes:monitoring.coreos.com/v1:ServiceMonitor")
+
+
+def test_service_account_role_reads_only_the_model_prefixes(plan_of):
+    prod = plan_of("prod")
+    (account,) = [a for a in prod.of_type("kubernetes:core/v1:ServiceAccount")
+                  if a.inputs["metadata"]["namespace"] == "triton-video"]
+    role_arn = account.inputs["metadata"]["annotations"]["eks.amazonaws.com/role-arn"]
+    (role,) = [r for r in prod.of_type("aws:iam/role:Role") if r.name.endswith("triton-video-role")]
+    assert role_arn.endswith(f":role/{role.inputs['name']}")
+    trust = json.loads(role.inputs["assumeRolePolicy"])["Statement"][0]["Condition"]["StringEquals"]
+    assert "system:serviceaccount:triton-video:triton-video" in trust.values()
+    (policy,) = [p for p in prod.of_type("aws:iam/rolePolicy:RolePolicy") if p.name.endswith("triton-video-models")]
+    statements = json.loads(policy.inputs["policy"])["Statement"]
+    bucket = prod.outputs["model_repository_bucket"]
+    assert statements[1]["Resource"] == [f"arn:aws:s3:::{bucket}/seedance/video/*",
+                                         f"arn:aws:s3:::{bucket}/seedance/video-next/*"]
+    assert statements[2]["Condition"]["StringEquals"]["kms:ViaService"] == "s3.us-east-1.amazonaws.com"
+
+
+def test_model_repository_is_private_encrypted_and_reachable_through_the_endpoint(stack_plan):
+    bucket = stack_plan.outputs["model_repository_bucket"]
+    (encryption,) = stack_plan.of_type("aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration")
+    default = encryption.inputs["rules"][0]["applyServerSideEncryptionByDefault"]
+    assert default == {"sseAlgorithm": "aws:kms", "kmsMasterKeyId": stack_plan.outputs["kms_key_arn"]}
+    (block,) = stack_plan.of_type("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock")
+    assert all(block.inputs[k] is True for k in ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls",
+                                                  "restrictPublicBuckets"))
+    gateway = next(e for e in stack_plan.of_type("aws:ec2/vpcEndpoint:VpcEndpoint") if e.inputs["vpcEndpointType"] == "Gateway")
+    resources = json.loads(gateway.inputs["policy"])["Statement"][1]["Resource"]
+    assert f"arn:aws:s3:::{bucket}/*" in resources
+
+
+def test_objects_match_the_schemas_and_pass_checkov(plan_of, tmp_path):
+    prod = plan_of("prod")
+    manifests = declared_manifests(prod, "seedance:serving:TritonServing")
+    assert schema_errors(manifests, stack_config("prod").cluster.kubernetes_version) == []
+    assert schema_errors(declared_manifests(plan_of("dev"), "seedance:serving:TritonServing"), "1.33") == []
+    assert_checkov_clean_and_every_skip_needed(manifests, tmp_path)
+
+
+def test_plan_json_has_the_serving_objects(tmp_path):
+    out = tmp_path / "prod.json"
+    assert main(["plan", "--stack", "prod", "--json", str(out)]) == 0
+    types = {r["type"] for r in json.loads(out.read_text())["resources"]}
+    assert {DEPLOYMENT, HPA, "kubernetes:policy/v1:PodDisruptionBudget"} <= types
+
+
+@pytest.mark.parametrize("change, expected", [
+    ({"image_version": "latest"}, 'seedance-gpu:serving[0].image_version = "latest": must pin a Triton release'),
+    ({"warm_pool": 3, "max_replicas": 2}, "seedance-gpu:serving[0].warm_pool = 3: the warm pool is larger than max_replicas (2)"),
+    ({"gpus": 2}, "seedance-gpu:serving[0].gpus = 2: group online may launch g6.xlarge with 1 GPU(s); allowed: 1 to 1"),
+    ({"node_group": "batch"}, 'seedance-gpu:serving[0].node_group = "batch": must name an online GPU node group'),
+    ({"service_type": "LoadBalancer"}, 'seedance-gpu:serving[0].service_type = "LoadBalancer"'),
+])
+def test_bad_serving_config_exits_2_naming_the_key(tmp_path, capsys, change, expected):
+    import yaml
+
+    from tests.seedance.test_cli import REPO
+
+    serving = yaml.safe_load((REPO / "stacks" / "Pulumi.dev.yaml").read_text())["config"]["seedance-gpu:serving"]
+    stack_file = bad_stack(tmp_path, ["seedance-gpu:serving"], [{**serving[0], **change}])
+    assert main(["plan", "--stack", "dev", "--stack-file", str(stack_file)]) == 2
+    err = capsys.readouterr().err
+    assert expected in err and err.count("\n") == 1
