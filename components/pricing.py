@@ -168,8 +168,12 @@ class SnapshotPriceSource:
             raise PriceSourceError(f"the price snapshot {self.path.name} has no network prices for {region}")
         return {name: UnitPrice(v["usd"], parse_time(v["observed_at"]), v["source"]) for name, v in entry.items()}
 
-    def prices(self, region, instance_types, zones, placement=()) -> PriceBook:
+    def book(self, region: str) -> PriceBook:
+        """Every EC2 price the snapshot holds for the region."""
         entry = self.document()["regions"].get(region)
         if entry is None:
             raise PriceSourceError(f"the price snapshot {self.path.name} has no prices for {region}")
-        return book_from_json(region, entry).restricted_to(instance_types, zones)
+        return book_from_json(region, entry)
+
+    def prices(self, region, instance_types, zones, placement=()) -> PriceBook:
+        return self.book(region).restricted_to(instance_types, zones)

@@ -56,6 +56,14 @@ class StorageConfig(BaseModel):
     local: LocalStorageConfig = Field(default_factory=LocalStorageConfig)
 
 
+def io2_reason(decision: SizingDecision) -> dict[str, str]:
+    """Why a volume is io2 rather than the cheaper gp3, as a tag the over-provisioning policy reads."""
+    gp3 = decision.candidates[0]
+    if decision.chosen.volume_type != "io2" or gp3.meets:
+        return {}
+    return {"seedance.io/io2-reason": "latency" if "latency" in gp3.why_not else "iops or throughput beyond gp3"}
+
+
 class CheckpointStorage(pulumi.ComponentResource):
     storage_class_name: str
     claim_names: list[str]
@@ -83,7 +91,7 @@ class CheckpointStorage(pulumi.ComponentResource):
                     throughput=volume.throughput_mibps,
                     encrypted=True,
                     kms_key_id=kms_key_arn,
-                    tags={**tags, "Name": claim},
+                    tags={**tags, "Name": claim, **io2_reason(decision)},
                     # A checkpoint volume survives `pulumi destroy` and a replacement: delete it by hand.
                     opts=pulumi.ResourceOptions(parent=self, retain_on_delete=True),
                 )

@@ -195,7 +195,7 @@ def local_provisioner(storage_class: str, namespace: str, image: str) -> list[Ma
                         "imagePullPolicy": "Always",
                         "securityContext": {"privileged": True},
                         "env": [{"name": "MY_NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}],
-                        "resources": {"requests": {"cpu": "50m", "memory": "64Mi"},
+                        "resources": {"requests": {"cpu": "50m", "memory": "128Mi"},
                                       "limits": {"cpu": "200m", "memory": "256Mi"}},
                         "volumeMounts": [
                             {"name": "config", "mountPath": "/etc/provisioner/config", "readOnly": True},

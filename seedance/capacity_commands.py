@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from components.aws_prices import LivePriceSource
 from components.capacity_lock import build_lock, lock_path, render_lock
-from components.gpu_instance_types import gpu_instance_type, gpu_instance_types
+from components.gpu_instance_types import gpu_instance_types
 from components.pricing import PriceSourceError, SnapshotPriceSource, book_to_json, format_time, parse_time
 from infra.capacity import StackDecision, decide_stack, fallback_sources, optional_lock, stack_holdings, table_zones
 from infra.config import ConfigError, StackConfig, parse_config_values
@@ -103,9 +103,10 @@ def prices_show_command(args: argparse.Namespace) -> int:
         for kind in ("on_demand", "spot"):
             for key, price in sorted(entry.get(kind, {}).items()):
                 instance_type = key.split("@")[0]
-                per_gpu = price["usd_per_hour"] / gpu_instance_type(instance_type).gpus
+                gpu = gpu_instance_types().get(instance_type)
+                per_gpu = f"${price['usd_per_hour'] / gpu.gpus:>8.4f}/GPU-h" if gpu else f"{'(no GPU)':>15}"
                 age = (now - parse_time(price["observed_at"])).total_seconds() / 86400
-                print(f"  {kind:9} {key:28} ${price['usd_per_hour']:>9.4f}/h  ${per_gpu:>8.4f}/GPU-h  "
+                print(f"  {kind:9} {key:28} ${price['usd_per_hour']:>9.4f}/h  {per_gpu}  "
                       f"{age:5.1f} days old  {price['source']}")
             if not entry.get(kind):
                 print(f"  {kind:9} (none: unknown prices are never guessed)")
@@ -121,8 +122,10 @@ def prices_refresh_command(args: argparse.Namespace) -> int:
         book = live.prices(args.region, sorted(gpu_instance_types()), zones)
     except PriceSourceError as error:
         raise CommandError(f"cannot refresh {args.region}: {error}") from None
-    # Only the EC2 prices come from this refresh; the region's other entries stay as they are.
-    document["regions"][args.region] = {**document["regions"].get(args.region, {}), **book_to_json(book)}
+    # The refresh reads GPU types' EC2 prices; every other price of the region stays as it is.
+    entry = document["regions"].setdefault(args.region, {})
+    for kind, prices in book_to_json(book).items():
+        entry[kind] = {**entry.get(kind, {}), **prices}
     document["generated_at"] = format_time(_now(args))
     source.path.write_text(json.dumps(document, indent=1) + "\n")
     print(f"{source.path}: {args.region} now has {len(book.on_demand)} on-demand and {len(book.spot)} spot prices")

@@ -19,12 +19,13 @@ from components.labels import NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
 from components.storage_manifests import fio_checkpoint_test
 from infra.capacity import OFFLINE_ENV
 from infra.config import PROJECT, ConfigError, parse_config_values
-from seedance import capacity_commands
+from seedance import capacity_commands, check_command
 
 from seedance.engine import Plan, ProgramFailed, ProgramInputError, run_program
 from seedance.offline_cloud import OfflineCloud
 from seedance.plan_output import plan_to_json, plan_to_text
 from seedance.project import StackFileError, find_project, load_stack_config
+from seedance.tfplan import terraform_plan
 
 EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
 DEFAULT_OFFLINE_REGION = "us-east-1"
@@ -86,6 +87,14 @@ def _fio_job_command(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _export_tfplan_command(args: argparse.Namespace) -> int:
+    plan, _header = offline_plan(args.stack, args.program, args.stack_file)
+    document = terraform_plan(check_command.plan_resources(plan))
+    args.output.write_text(json.dumps(document, indent=2) + "\n")
+    print(f"{args.output}: {len(document['resource_changes'])} AWS resources as a Terraform plan")
+    return EXIT_OK
+
+
 def _egress_section(outputs: dict) -> list[str]:
     egress = outputs.get("egress")
     if not isinstance(egress, dict) or not egress.get("report"):
@@ -132,6 +141,13 @@ def _parser() -> argparse.ArgumentParser:
     _stack_arguments(fio)
     fio.set_defaults(run=_fio_job_command)
     capacity_commands.register(commands, _stack_arguments)
+    check_command.register(commands, lambda args: check_command.run(args, offline_plan))
+    export = commands.add_parser("export", help="export a stack's offline plan for other tools")
+    formats = export.add_subparsers(dest="format", required=True)
+    tfplan = formats.add_parser("tfplan", help="Terraform plan JSON of the AWS resources (for checkov, conftest)")
+    _stack_arguments(tfplan)
+    tfplan.add_argument("-o", "--output", type=Path, required=True, metavar="FILE")
+    tfplan.set_defaults(run=_export_tfplan_command)
     return parser
 
 
@@ -147,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
     try:
         return args.run(args)
-    except (UsageError, capacity_commands.CommandError) as error:
+    except (UsageError, capacity_commands.CommandError, check_command.CheckInputError) as error:
         print(f"seedance: error: {error}", file=sys.stderr)
         return EXIT_CONFIG
     except ProgramFailed as error:

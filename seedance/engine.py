@@ -46,6 +46,7 @@ class PlannedResource:
     custom: bool
     inputs: dict[str, Any]
     dependencies: tuple[str, ...] = ()  # URNs it waits for (depends_on and the outputs it reads)
+    id: str | None = None  # the physical id the mocks answered
 
 
 @dataclass
@@ -102,6 +103,7 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
             custom=bool(request.custom),
             inputs=inputs,
             dependencies=tuple(sorted(set(request.dependencies))),
+            id=response.id or None,
         )
         with self._lock:
             self.registered.append(resource)

@@ -30,8 +30,8 @@ def plan_to_json(plan: Plan) -> dict[str, Any]:
         "project": plan.project,
         "stack": plan.stack,
         "resources": [
-            {"urn": r.urn, "type": r.type, "name": r.name, "parent": r.parent, "dependencies": list(r.dependencies),
-             "inputs": masked(r.inputs)}
+            {"urn": r.urn, "type": r.type, "name": r.name, "id": r.id, "parent": r.parent,
+             "dependencies": list(r.dependencies), "inputs": masked(r.inputs)}
             for r in plan.resources
         ],
         "outputs": masked(plan.outputs),

@@ -1,0 +1,80 @@
+"""The one place that knows Pulumi type tokens, and how a plan's resources look to the pure readers
+of a plan (cost estimate, policies, Terraform export)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+ASG = "aws:autoscaling/group:Group"
+EBS_VOLUME = "aws:ebs/volume:Volume"
+EC2_INSTANCE = "aws:ec2/instance:Instance"
+EKS_CLUSTER = "aws:eks/cluster:Cluster"
+EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+KMS_KEY = "aws:kms/key:Key"
+LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+LOAD_BALANCER = "aws:lb/loadBalancer:LoadBalancer"
+NAT_GATEWAY = "aws:ec2/natGateway:NatGateway"
+VPC = "aws:ec2/vpc:Vpc"
+VPC_ENDPOINT = "aws:ec2/vpcEndpoint:VpcEndpoint"
+K8S_DEPLOYMENT = "kubernetes:apps/v1:Deployment"
+K8S_HPA = "kubernetes:autoscaling/v2:HorizontalPodAutoscaler"
+K8S_SERVICE = "kubernetes:core/v1:Service"
+K8S_STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"
+# Kubernetes kinds whose pod template is at spec.template.spec.
+K8S_WORKLOADS = ("kubernetes:apps/v1:Deployment", "kubernetes:apps/v1:DaemonSet", "kubernetes:apps/v1:StatefulSet",
+                 "kubernetes:batch/v1:Job")
+
+# AWS resources that take tags although a plan may omit them (then they are untagged).
+TAGGABLE_WITHOUT_TAGS_INPUT = (EBS_VOLUME, EC2_INSTANCE, VPC, NAT_GATEWAY, LOAD_BALANCER, KMS_KEY, LAUNCH_TEMPLATE,
+                               "aws:ec2/subnet:Subnet", "aws:s3/bucket:Bucket", "aws:eks/cluster:Cluster")
+
+# Terraform resource types whose names do not follow the provider's rule (see seedance/tfplan.py).
+TERRAFORM_TYPES = {
+    LOAD_BALANCER: "aws_lb",
+    "aws:s3/bucket:Bucket": "aws_s3_bucket",
+}
+
+
+# How a value not known until the resource exists appears: the engine's sentinel, or as a plan file writes it.
+UNKNOWN_VALUES = (
+    "04da6b54-80e4-46f7-96ec-b56ff0331ba9", "1c4a061d-8072-4f0a-a4cb-0ff528b18fe7", "3eeb2bf0-c639-47a8-9e75-3b44932eb421",
+    "6a19a0b0-7e62-4c92-b797-7f8e31da9cc2", "dd056dcd-154b-4c76-9bd3-c8f88648b5ff", "(unknown)",
+)
+
+
+def is_unknown(value: Any) -> bool:
+    return isinstance(value, str) and value in UNKNOWN_VALUES
+
+
+@dataclass(frozen=True)
+class PlanResource:
+    """A resource as a plan, a plan file or a policy engine sees it: type, URN and camelCase inputs."""
+
+    urn: str
+    type: str
+    name: str
+    props: dict[str, Any]
+    parent: str | None = None
+    dependencies: tuple[str, ...] = field(default=())
+    id: str | None = None  # the physical id, when the plan knows it (offline plans do)
+
+
+def tags_of(resource: PlanResource) -> dict[str, str] | None:
+    """The resource's tags as a map (ASGs tag with a list); None when it has no `tags` input."""
+    tags = resource.props.get("tags")
+    if isinstance(tags, list):
+        return {t.get("key"): t.get("value") for t in tags if isinstance(t, dict)}
+    return tags if isinstance(tags, dict) else None
+
+
+def pod_spec(resource: PlanResource) -> dict | None:
+    if resource.type not in K8S_WORKLOADS:
+        return None
+    return ((resource.props.get("spec") or {}).get("template") or {}).get("spec")
+
+
+def requests_gpu(resource: PlanResource) -> bool:
+    spec = pod_spec(resource) or {}
+    return any("nvidia.com/gpu" in ((c.get("resources") or {}).get("limits") or {})
+               for c in spec.get("containers", []))

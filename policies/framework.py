@@ -1,0 +1,127 @@
+"""What a rule is, how it runs over a plan, and how it becomes a CrossGuard policy.
+
+A rule is pure: it reads `PlanResource`s and its config and yields messages. `run_rules` applies
+defaults (the SDK does not fill them; the CLI does for the pack, and we do here too) and the
+environment's enforcement levels, and returns violations; `to_crossguard` wraps a rule for the
+Pulumi policy SDK without starting it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Literal
+
+from components.resource_types import PlanResource
+
+CONFIG_DIR = Path(__file__).parent / "config"
+Level = Literal["advisory", "mandatory", "disabled"]
+ResourceCheck = Callable[[PlanResource, Mapping[str, Any]], Iterable[str]]
+StackCheck = Callable[[Sequence[PlanResource], Mapping[str, Any]], Iterable[tuple[str | None, str]]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str  # <provider>-<service>-<resource>-<verb>-<what>
+    description: str
+    severity: Literal["low", "medium", "high", "critical"]
+    remediation: str
+    topics: tuple[str, ...]
+    config: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # JSON-schema properties with defaults
+    check_resource: ResourceCheck | None = None
+    check_stack: StackCheck | None = None
+
+    def defaults(self) -> dict[str, Any]:
+        return {key: schema["default"] for key, schema in self.config.items() if "default" in schema}
+
+
+@dataclass(frozen=True)
+class Violation:
+    policy: str
+    level: Level
+    urn: str | None
+    message: str
+    remediation: str
+
+    def to_json(self) -> dict:
+        return {"policy": self.policy, "level": self.level, "urn": self.urn, "message": self.message}
+
+
+def load_enforcement(env: str) -> dict[str, Any]:
+    """policies/config/<env>.json, the same file `pulumi preview --policy-pack-config` reads."""
+    path = CONFIG_DIR / f"{env}.json"
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def rule_settings(rule: Rule, enforcement: Mapping[str, Any]) -> tuple[Level, dict[str, Any]]:
+    """The rule's level and its config with defaults, from a policy-pack config document."""
+    level: Level = enforcement.get("all", "advisory")
+    entry = enforcement.get(rule.name)
+    config = rule.defaults()
+    if isinstance(entry, str):
+        level = entry
+    elif isinstance(entry, Mapping):
+        level = entry.get("enforcementLevel", level)
+        config.update({k: v for k, v in entry.items() if k != "enforcementLevel"})
+    return level, config
+
+
+def run_rules(rules: Sequence[Rule], resources: Sequence[PlanResource], enforcement: Mapping[str, Any],
+              extra_config: Mapping[str, Mapping[str, Any]] | None = None) -> list[Violation]:
+    violations = []
+    for rule in rules:
+        level, config = rule_settings(rule, enforcement)
+        config.update((extra_config or {}).get(rule.name, {}))
+        if level == "disabled":
+            continue
+        if rule.check_resource is not None:
+            for resource in resources:
+                violations += [Violation(rule.name, level, resource.urn, message, rule.remediation)
+                               for message in rule.check_resource(resource, config)]
+        if rule.check_stack is not None:
+            violations += [Violation(rule.name, level, urn, message, rule.remediation)
+                           for urn, message in rule.check_stack(resources, config)]
+    return violations
+
+
+def _plain(value: Any) -> Any:
+    """A policy SDK value without its unknown-checking proxies (unknowns stay as their sentinels, which
+    the rules and the estimator recognise, so preview values never crash a rule)."""
+    for attribute in ("_DictProxy__target", "_ListProxy__target"):
+        if hasattr(value, attribute):
+            value = getattr(value, attribute)
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _resource(args: Any) -> PlanResource:
+    return PlanResource(urn=args.urn, type=args.resource_type, name=args.name, props=_plain(args.props))
+
+
+def to_crossguard(rule: Rule) -> Any:
+    """The rule as a `pulumi_policy` policy (importing the SDK only here: it is needed only by the pack)."""
+    import pulumi_policy as sdk
+
+    schema = sdk.PolicyConfigSchema(properties={k: dict(v) for k, v in rule.config.items()}) if rule.config else None
+    common = dict(description=rule.description, config_schema=schema, severity=sdk.Severity(rule.severity),
+                  remediation_steps=rule.remediation, tags=list(rule.topics))
+
+    def configured(args: Any) -> dict:
+        return {**rule.defaults(), **dict(args.get_config() or {})}
+
+    if rule.check_resource is not None:
+        def validate_resource(args, report_violation):
+            for message in rule.check_resource(_resource(args), configured(args)):
+                report_violation(message, None)
+        return sdk.ResourceValidationPolicy(name=rule.name, validate=validate_resource, **common)
+
+    def validate_stack(args, report_violation):
+        resources = [_resource(r) for r in args.resources]
+        for urn, message in rule.check_stack(resources, configured(args)):
+            report_violation(message, urn)
+    return sdk.StackValidationPolicy(name=rule.name, validate=validate_stack, **common)

@@ -1,0 +1,75 @@
+"""Small readers shared by the rules."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from components.labels import WORKLOAD_CLASS_LABEL
+from components.resource_types import ASG, PlanResource, is_unknown, tags_of
+from components.workload_classes import workload_classes
+
+CLASS_TAG = f"k8s.io/cluster-autoscaler/node-template/label/{WORKLOAD_CLASS_LABEL}"
+
+
+def class_table(attribute: str) -> dict[str, float]:
+    """One workload-class parameter for every class (the rules' config defaults)."""
+    return {name: getattr(klass, attribute) for name, klass in workload_classes().items()}
+
+
+def number(value: Any, default: float = 0.0) -> float | None:
+    """A numeric input, None when unknown at preview."""
+    if value is None:
+        return default
+    if is_unknown(value):
+        return None
+    return float(value)
+
+
+def workload_class(resource: PlanResource) -> str | None:
+    """The seedance workload class of a GPU Auto Scaling group, from its node-template label tag."""
+    if resource.type != ASG:
+        return None
+    return (tags_of(resource) or {}).get(CLASS_TAG)
+
+
+def distribution(resource: PlanResource) -> dict:
+    return ((resource.props.get("mixedInstancesPolicy") or {}).get("instancesDistribution")) or {}
+
+
+def spot_share_at(resource: PlanResource, size: float) -> float | None:
+    d = distribution(resource)
+    base, percentage = number(d.get("onDemandBaseCapacity")), number(d.get("onDemandPercentageAboveBaseCapacity"), 100)
+    if base is None or percentage is None or size <= 0:
+        return None
+    return max(0.0, size - base) * (100 - percentage) / 100 / size
+
+
+def ceil_share(share: float, size: float) -> int:
+    return math.ceil(share * size - 1e-9)
+
+
+def quantity(value: Any) -> float | None:
+    """A Kubernetes CPU or memory quantity in cores or GiB; None when absent or unreadable."""
+    if value is None or is_unknown(value):
+        return None
+    text = str(value)
+    units = {"m": 1e-3, "Ki": 2**-20, "Mi": 2**-10, "Gi": 1, "Ti": 2**10, "k": 1e3 / 2**30, "M": 1e6 / 2**30,
+             "G": 1e9 / 2**30}
+    for suffix in sorted(units, key=len, reverse=True):
+        if text.endswith(suffix):
+            try:
+                return float(text[: -len(suffix)]) * units[suffix]
+            except ValueError:
+                return None
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def memory_gib(value: Any) -> float | None:
+    """Memory quantity in GiB (a bare number is bytes)."""
+    if value is not None and not is_unknown(value) and str(value).replace(".", "", 1).isdigit():
+        return float(value) / 2**30
+    return quantity(value)

@@ -1,0 +1,33 @@
+"""GPU instance families allowed per environment: size the GPU to the work (no p4d/p5 in dev by default)."""
+
+from components.resource_types import ASG, EC2_INSTANCE, EKS_NODE_GROUP
+from policies.framework import Rule
+
+
+def _instance_types(resource):
+    if resource.type == ASG:
+        overrides = (((resource.props.get("mixedInstancesPolicy") or {}).get("launchTemplate") or {})
+                     .get("overrides") or [])
+        return [o.get("instanceType") for o in overrides]
+    if resource.type == EKS_NODE_GROUP:
+        return list(resource.props.get("instanceTypes") or [])
+    if resource.type == EC2_INSTANCE:
+        return [resource.props.get("instanceType")]
+    return []
+
+
+def check(resource, config):
+    denied = [t for t in _instance_types(resource) if isinstance(t, str) and t.split(".")[0] in config["denied_families"]]
+    if denied:
+        yield f"{resource.name} may launch {', '.join(denied)}; families {', '.join(config['denied_families'])} are not allowed here"
+
+
+RULE = Rule(
+    name="aws-autoscaling-group-allow-gpu-instance-types",
+    description="Node groups and instances use only the GPU families allowed in the environment.",
+    severity="medium",
+    remediation="Use a smaller GPU type (g5, g6, g6e) or run the work in an environment that allows it.",
+    topics=("cost",),
+    config={"denied_families": {"type": "array", "items": {"type": "string"}, "default": []}},
+    check_resource=check,
+)

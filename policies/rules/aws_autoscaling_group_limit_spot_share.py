@@ -1,0 +1,27 @@
+"""A GPU group's spot share stays within its workload class's cap at its largest size."""
+
+from components.resource_types import ASG
+from policies.framework import Rule
+from policies.rules._helpers import class_table, number, spot_share_at, workload_class
+
+
+def check(resource, config):
+    klass = workload_class(resource)
+    if resource.type != ASG or klass not in config["caps"]:
+        return
+    size = number(resource.props.get("maxSize"))
+    share = spot_share_at(resource, size) if size else None
+    cap = config["caps"][klass]
+    if share is not None and share > cap + 1e-9:
+        yield f"{resource.name} ({klass}) runs {share:.1%} spot at its max size {size:g}; the {klass} cap is {cap:.0%}"
+
+
+RULE = Rule(
+    name="aws-autoscaling-group-limit-spot-share",
+    description="GPU groups keep their spot share within the workload class cap (batch 90 %, online 20 %).",
+    severity="high",
+    remediation="Raise on_demand_percentage_above_base_capacity (seedance decide computes it), or lower max size.",
+    topics=("cost", "reliability"),
+    config={"caps": {"type": "object", "default": class_table("max_spot_share")}},
+    check_resource=check,
+)

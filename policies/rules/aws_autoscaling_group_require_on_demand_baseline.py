@@ -1,0 +1,30 @@
+"""A GPU group's on-demand base covers its class's RI baseline share of the desired size."""
+
+from components.resource_types import ASG
+from policies.framework import Rule
+from policies.rules._helpers import class_table, ceil_share, distribution, number, workload_class
+
+
+def check(resource, config):
+    klass = workload_class(resource)
+    if resource.type != ASG or klass not in config["baselines"]:
+        return
+    desired = number(resource.props.get("desiredCapacity"))
+    base = number(distribution(resource).get("onDemandBaseCapacity"))
+    if desired is None or base is None:
+        return
+    needed = min(ceil_share(config["baselines"][klass], desired), number(resource.props.get("maxSize")) or desired)
+    if base < needed:
+        yield (f"{resource.name} ({klass}) has an on-demand base of {base:g} GPUs; the {klass} RI baseline needs "
+               f"{needed} of {desired:g}")
+
+
+RULE = Rule(
+    name="aws-autoscaling-group-require-on-demand-baseline",
+    description="GPU groups keep an on-demand base of at least the class RI baseline (batch 10 %, online 85 %).",
+    severity="high",
+    remediation="Raise on_demand_base_capacity (seedance decide computes it from RIs and the baseline).",
+    topics=("cost", "reliability"),
+    config={"baselines": {"type": "object", "default": class_table("ri_baseline")}},
+    check_resource=check,
+)

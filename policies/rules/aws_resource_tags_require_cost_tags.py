@@ -1,0 +1,26 @@
+"""Every taggable AWS resource carries the cost-allocation tags (the source: attribute cost by team and env)."""
+
+from components.resource_types import TAGGABLE_WITHOUT_TAGS_INPUT, tags_of
+from policies.framework import Rule
+
+
+def check(resource, config):
+    if not resource.type.startswith("aws:"):
+        return
+    tags = tags_of(resource)
+    if tags is None and resource.type not in TAGGABLE_WITHOUT_TAGS_INPUT:
+        return
+    missing = [key for key in config["tags"] if not (tags or {}).get(key)]
+    if missing:
+        yield f"{resource.type} {resource.name} lacks cost tags {', '.join(missing)}: its spend cannot be attributed"
+
+
+RULE = Rule(
+    name="aws-resource-tags-require-cost-tags",
+    description="Taggable AWS resources carry the cost-allocation tags.",
+    severity="medium",
+    remediation="Add the tags (default team, env, cost-center) to the resource, e.g. through the stack's tags.",
+    topics=("cost", "tagging"),
+    config={"tags": {"type": "array", "items": {"type": "string"}, "default": ["team", "env", "cost-center"]}},
+    check_resource=check,
+)

@@ -1,0 +1,21 @@
+"""The estimated monthly cost stays within the stack's budget (mandatory in CI: the source's cost gate)."""
+
+from policies.framework import Rule
+from policies.rules._budget import budget_findings
+
+
+def check(resources, config):
+    for urn, message in budget_findings(resources, config, 1.0, "over"):
+        if "unknown" not in message:  # the warning rule reports unknowns once
+            yield urn, message
+
+
+RULE = Rule(
+    name="budget-monthly-cost-limit",
+    description="The stack's estimated monthly cost stays within its budget.",
+    severity="critical",
+    remediation="Cut the plan's cost below the budget, or raise the budget in the stack and policy config.",
+    topics=("cost", "budget"),
+    config={"monthly_budget_usd": {"type": "number"}, "region": {"type": "string", "default": "us-east-1"}},
+    check_stack=check,
+)

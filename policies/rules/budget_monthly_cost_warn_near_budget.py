@@ -1,0 +1,20 @@
+"""The estimated monthly cost stays below 85 % of the stack's budget (the source's first breaker step)."""
+
+from policies.framework import Rule
+from policies.rules._budget import budget_findings
+
+
+def check(resources, config):
+    yield from budget_findings(resources, config, config["warn_at"], "above the warning line of")
+
+
+RULE = Rule(
+    name="budget-monthly-cost-warn-near-budget",
+    description="The stack's estimated monthly cost stays below 85 % of its budget.",
+    severity="medium",
+    remediation="Review the cost table (seedance check) and shrink desired sizes or move work to spot.",
+    topics=("cost", "budget"),
+    config={"monthly_budget_usd": {"type": "number"}, "region": {"type": "string", "default": "us-east-1"},
+            "warn_at": {"type": "number", "default": 0.85}},
+    check_stack=check,
+)

@@ -1,0 +1,164 @@
+"""`seedance check`: every policy over an offline plan (or a plan file), with the cost table.
+
+Exit 1 when a mandatory rule fails, 0 otherwise, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from components.cost_estimate import CostEstimate, catalog_for, estimate
+from components.pricing import PriceSourceError
+from components.resource_types import PlanResource
+from infra.config import ConfigError, StackConfig, parse_config_values
+from policies.framework import CONFIG_DIR, Violation, load_enforcement, run_rules
+from policies.rules import ALL_RULES
+from seedance.engine import Plan
+from seedance.project import StackFileError, find_project, load_stack_config
+
+ENVIRONMENTS = ("dev", "staging", "prod")
+
+
+class CheckInputError(Exception):
+    """A plan file or stack that cannot be read: exit code 2."""
+
+
+def plan_resources(plan: Plan) -> list[PlanResource]:
+    return [PlanResource(r.urn, r.type, r.name, r.inputs, r.parent, r.dependencies, r.id) for r in plan.resources]
+
+
+def resources_from_file(path: Path) -> tuple[list[PlanResource], str | None]:
+    """A `seedance plan --json` document (or any with the same resource fields)."""
+    try:
+        document = json.loads(path.read_text())
+        resources = [PlanResource(urn=r["urn"], type=r["type"], name=r.get("name", r["urn"].rsplit("::", 1)[-1]),
+                                  props=r.get("inputs", {}), parent=r.get("parent"),
+                                  dependencies=tuple(r.get("dependencies", ())), id=r.get("id"))
+                     for r in document["resources"]]
+    except FileNotFoundError:
+        raise CheckInputError(f"{path}: file not found") from None
+    except (json.JSONDecodeError, KeyError, TypeError) as error:
+        raise CheckInputError(f"{path}: not a plan JSON with resources[{{urn, type, inputs}}] ({error})") from None
+    return resources, document.get("stack")
+
+
+def _stack_settings(args: argparse.Namespace) -> StackConfig | None:
+    """The seedance stack config, when the checked plan is of this project's program."""
+    try:
+        project = find_project(args.program or Path.cwd())
+        values = load_stack_config(project, args.stack_file or project.stack_file(args.stack)).values
+    except StackFileError:
+        return None
+    if not any(key.startswith("seedance-gpu:") for key in values):
+        return None
+    try:
+        return parse_config_values(values)
+    except ConfigError as error:
+        raise CheckInputError(str(error)) from None
+
+
+def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
+    """What the stack's own config says the rules need: its budget and region (one source of truth)."""
+    regional = {"region": config.region}
+    return {"budget-monthly-cost-limit": {"monthly_budget_usd": config.budget.monthly_usd, **regional},
+            "budget-monthly-cost-warn-near-budget": {"monthly_budget_usd": config.budget.monthly_usd, **regional},
+            "aws-ebs-volume-disallow-gp2-io1": regional, "aws-ebs-volume-flag-overprovisioned-io2": regional}
+
+
+def check(resources: list[PlanResource], env: str, region: str,
+          extra: dict[str, dict[str, Any]] | None = None) -> tuple[list[Violation], CostEstimate]:
+    violations = run_rules(ALL_RULES, resources, load_enforcement(env), extra)
+    try:
+        cost = estimate(resources, catalog_for(region))
+    except PriceSourceError as error:
+        raise CheckInputError(f"no prices for {region}: {error}") from None
+    return violations, cost
+
+
+def _short(urn: str | None) -> str:
+    return urn.rsplit("::", 1)[-1] if urn else "(stack)"
+
+
+def render_text(violations: list[Violation], cost: CostEstimate, delta: float | None) -> str:
+    lines = [f"Policy violations ({len(violations)}):" if violations else "Policy violations: none"]
+    for v in violations:
+        lines.append(f"  [{v.level}] {v.policy}: {_short(v.urn)}: {v.message}")
+        lines.append(f"      fix: {v.remediation}")
+    lines += ["", f"Estimated cost: ${cost.monthly_usd:,.2f}/month"]
+    for line in sorted(cost.lines, key=lambda l: -(l.monthly_usd or 0)):
+        shown = "unknown" if line.monthly_usd is None else f"${line.monthly_usd:,.2f}"
+        lines.append(f"  {shown:>12}  {_short(line.urn)}  ({line.basis})")
+    if delta is not None:
+        lines.append(f"  change against the base plan: {delta:+,.2f}/month")
+    return "\n".join(lines)
+
+
+def render_markdown(violations: list[Violation], cost: CostEstimate, delta: float | None, title: str) -> str:
+    mandatory = [v for v in violations if v.level == "mandatory"]
+    verdict = "fails" if mandatory else "passes"
+    lines = [f"### seedance check: {title} {verdict}", "",
+             f"**Estimated cost:** ${cost.monthly_usd:,.2f}/month"
+             + (f" ({delta:+,.2f} against the base plan)" if delta is not None else ""), ""]
+    if violations:
+        lines += ["| level | policy | resource | message | fix |", "| --- | --- | --- | --- | --- |"]
+        lines += [f"| {v.level} | `{v.policy}` | `{_short(v.urn)}` | {v.message.replace('|', '/')} | {v.remediation} |"
+                  for v in violations]
+    else:
+        lines.append("No policy violations.")
+    lines += ["", "<details><summary>Cost by resource</summary>", "", "| resource | monthly | basis |",
+              "| --- | ---: | --- |"]
+    for line in sorted(cost.lines, key=lambda l: -(l.monthly_usd or 0)):
+        shown = "unknown" if line.monthly_usd is None else f"${line.monthly_usd:,.2f}"
+        lines.append(f"| `{_short(line.urn)}` | {shown} | {line.basis} |")
+    lines += ["", "</details>"]
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace, offline_plan) -> int:
+    """`offline_plan(stack, program, stack_file)` comes from the CLI (it runs the engine)."""
+    config = None
+    if args.plan:
+        resources, plan_stack = resources_from_file(args.plan)
+        env = args.env or (plan_stack if plan_stack in ENVIRONMENTS else "dev")
+        title = f"plan {args.plan.name}"
+    else:
+        if not args.stack:
+            raise CheckInputError("give --stack or --plan")
+        plan, _header = offline_plan(args.stack, args.program, args.stack_file)
+        resources = plan_resources(plan)
+        config = _stack_settings(args)
+        env = args.env or (args.stack if args.stack in ENVIRONMENTS else "dev")
+        title = f"stack {args.stack}"
+    if not (CONFIG_DIR / f"{env}.json").exists():
+        raise CheckInputError(f"no policy config for environment {env!r}; known: {', '.join(ENVIRONMENTS)}")
+    region = config.region if config else load_enforcement(env).get("budget-monthly-cost-limit", {}).get("region", "us-east-1")
+    violations, cost = check(resources, env, region, stack_policy_config(config) if config else None)
+    delta = None
+    if args.compare:
+        base_resources, _ = resources_from_file(args.compare)
+        delta = round(cost.monthly_usd - estimate(base_resources, catalog_for(region)).monthly_usd, 2)
+    if args.format == "json":
+        document = {"violations": [v.to_json() for v in violations], "cost": cost.to_json()}
+        if delta is not None:
+            document["compare"] = {"base": str(args.compare), "monthly_delta_usd": delta}
+        print(json.dumps(document, indent=2))
+    elif args.format == "markdown":
+        print(render_markdown(violations, cost, delta, title))
+    else:
+        print(render_text(violations, cost, delta))
+    return 1 if any(v.level == "mandatory" for v in violations) else 0
+
+
+def register(commands: argparse._SubParsersAction, run_check) -> None:
+    check = commands.add_parser("check", help="run the policy pack and the cost estimate over a plan")
+    check.add_argument("--stack", help="plan this stack offline and check it")
+    check.add_argument("--program", type=Path, help="Pulumi Python program directory (default: the project's main)")
+    check.add_argument("--stack-file", type=Path, help="use this stack config file instead of the project's")
+    check.add_argument("--plan", type=Path, metavar="FILE", help="check a plan JSON instead of running a program")
+    check.add_argument("--env", choices=ENVIRONMENTS, help="enforcement levels to use (default: the stack's name)")
+    check.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    check.add_argument("--compare", type=Path, metavar="BASE.json", help="report the cost change against a base plan")
+    check.set_defaults(run=run_check)

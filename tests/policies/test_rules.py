@@ -1,0 +1,68 @@
+"""Every rule on a passing and a failing fixture (tests/fixtures/policies/<rule>.json), and its metadata."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from components.resource_types import PlanResource
+from policies.framework import run_rules
+from policies.rules import ALL_RULES
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "policies"
+RULES = {rule.name: rule for rule in ALL_RULES}
+
+
+def resources(entries):
+    return [PlanResource(urn=e["urn"], type=e["type"], name=e["name"], props=e["props"]) for e in entries]
+
+
+def run(rule, entries, config):
+    return run_rules([rule], resources(entries), {"all": "mandatory", rule.name: {"enforcementLevel": "mandatory", **config}})
+
+
+@pytest.mark.parametrize("name", sorted(RULES))
+def test_rule_passes_its_good_fixture_and_flags_its_bad_one(name):
+    fixture = json.loads((FIXTURES / f"{name}.json").read_text())
+    rule = RULES[name]
+    assert run(rule, fixture["pass"], fixture["config"]) == []
+    violations = run(rule, fixture["fail"], fixture["config"])
+    assert {v.urn for v in violations} == set(fixture["flagged"])
+    for urn, expected in fixture["flagged"].items():
+        messages = [v.message for v in violations if v.urn == urn]
+        assert any(expected in message for message in messages), messages
+    assert all(v.policy == name and v.level == "mandatory" for v in violations)
+
+
+def test_every_rule_has_a_fixture_and_no_fixture_is_orphaned():
+    assert {p.stem for p in FIXTURES.glob("*.json")} == set(RULES)
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.name)
+def test_rule_metadata(rule):
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+){2,}", rule.name)
+    module_file = Path(__file__).resolve().parents[2] / "policies" / "rules" / f"{rule.name.replace('-', '_')}.py"
+    assert module_file.is_file()  # one rule per file, named after the rule
+    assert rule.description and rule.remediation and rule.topics
+    assert rule.severity in ("low", "medium", "high", "critical")
+    assert (rule.check_resource is None) != (rule.check_stack is None)
+
+
+def test_budget_rule_reports_unknown_values_instead_of_crashing():
+    unknown_size = PlanResource("urn:v", "aws:ebs/volume:Volume", "v", {"type": "gp3", "size": "04da6b54-80e4-46f7-96ec-b56ff0331ba9"})
+    violations = run(RULES["budget-monthly-cost-warn-near-budget"], [], {"monthly_budget_usd": 100})
+    assert violations == []
+    violations = run_rules([RULES["budget-monthly-cost-warn-near-budget"]], [unknown_size],
+                           {"budget-monthly-cost-warn-near-budget": {"monthly_budget_usd": 100}})
+    assert len(violations) == 1 and "costs unknown until they exist" in violations[0].message
+    assert run_rules([RULES["budget-monthly-cost-limit"]], [unknown_size],
+                     {"budget-monthly-cost-limit": {"monthly_budget_usd": 100}}) == []
+
+
+def test_disabled_rules_do_not_run_and_levels_come_from_the_config():
+    fixture = json.loads((FIXTURES / "aws-ebs-volume-disallow-gp2-io1.json").read_text())
+    rule = RULES["aws-ebs-volume-disallow-gp2-io1"]
+    assert run_rules([rule], resources(fixture["fail"]), {rule.name: "disabled"}) == []
+    advisory = run_rules([rule], resources(fixture["fail"]), {"all": "advisory"})
+    assert advisory and {v.level for v in advisory} == {"advisory"}

@@ -1,0 +1,91 @@
+"""`seedance check` and `seedance export tfplan`: exit codes, formats, the compare delta, checkov."""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from seedance.cli import main
+from tests.k8s_checks import CHECKOV
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "check"
+T = {"team": "ml", "env": "dev", "cost-center": "cc-1"}
+
+
+def bad_plan(tmp_path) -> Path:
+    plan = {"stack": "dev", "resources": [
+        {"urn": "urn:pulumi:dev::app::aws:ebs/volume:Volume::scratch", "type": "aws:ebs/volume:Volume",
+         "inputs": {"type": "gp2", "size": 500, "encrypted": True, "kmsKeyId": "arn:aws:kms:us-west-2:1:key/k", "tags": T}},
+        {"urn": "urn:pulumi:dev::app::aws:ec2/instance:Instance::box", "type": "aws:ec2/instance:Instance",
+         "inputs": {"instanceType": "g5.xlarge"}},
+    ]}
+    path = tmp_path / "bad.plan.json"
+    path.write_text(json.dumps(plan))
+    return path
+
+
+@pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
+def test_each_stack_passes_its_own_mandatory_rules(stack, capsys):
+    assert main(["check", "--stack", stack, "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert set(document) == {"violations", "cost"}
+    assert not [v for v in document["violations"] if v["level"] == "mandatory"]
+    assert document["cost"]["monthly_usd"] > 0
+    assert all(set(v) == {"policy", "level", "urn", "message"} for v in document["violations"])
+
+
+def test_a_bad_plan_fails_naming_both_rules(tmp_path, capsys):
+    assert main(["check", "--plan", str(bad_plan(tmp_path))]) == 1
+    out = capsys.readouterr().out
+    assert "[mandatory] aws-ebs-volume-disallow-gp2-io1: scratch: scratch uses gp2: gp3 saves $10.00/month" in out
+    assert "[mandatory] aws-resource-tags-require-cost-tags: box:" in out
+    assert "fix: " in out
+
+
+def test_markdown_report_matches_its_golden_file(tmp_path, capsys):
+    """Regenerate with UPDATE_GOLDEN=1 after an intended change, and review the diff."""
+    assert main(["check", "--plan", str(bad_plan(tmp_path)), "--format", "markdown"]) == 1
+    rendered = capsys.readouterr().out.replace(str(tmp_path), "<tmp>")
+    golden = GOLDEN / "bad_plan.md"
+    if os.environ.get("UPDATE_GOLDEN"):
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(rendered)
+    assert rendered == golden.read_text()
+
+
+def test_compare_reports_the_cost_change(tmp_path, capsys):
+    assert main(["plan", "--stack", "dev", "--json", str(tmp_path / "dev.json")]) == 0
+    capsys.readouterr()
+    plan = json.loads((tmp_path / "dev.json").read_text())
+    plan["resources"] = [r for r in plan["resources"] if r["type"] != "aws:autoscaling/group:Group"]
+    (tmp_path / "base.json").write_text(json.dumps(plan))
+    assert main(["check", "--stack", "dev", "--format", "json", "--compare", str(tmp_path / "base.json")]) == 0
+    document = json.loads(capsys.readouterr().out)
+    groups = sum(r["monthly_usd"] for r in document["cost"]["resources"] if r["type"] == "aws:autoscaling/group:Group")
+    assert document["compare"]["monthly_delta_usd"] == pytest.approx(groups, abs=0.02)
+
+
+def test_unreadable_plan_exits_2(tmp_path, capsys):
+    (tmp_path / "x.json").write_text("{}")
+    assert main(["check", "--plan", str(tmp_path / "x.json")]) == 2
+    assert "not a plan JSON" in capsys.readouterr().err
+
+
+def test_exported_terraform_plan_is_read_by_checkov(tmp_path, capsys):
+    out = tmp_path / "plan.json"
+    assert main(["export", "tfplan", "--stack", "prod", "-o", str(out)]) == 0
+    document = json.loads(out.read_text())
+    volume = next(r for r in document["resource_changes"] if r["type"] == "aws_ebs_volume")
+    assert volume["change"]["after"]["type"] == "io2" and volume["change"]["after"]["kms_key_id"].startswith("arn:")
+    template = next(r for r in document["resource_changes"] if r["type"] == "aws_launch_template")
+    assert template["change"]["after"]["metadata_options"][0]["http_tokens"] == "required"
+    result = subprocess.run([str(CHECKOV), "-f", str(out), "--framework", "terraform_plan", "-o", "json",
+                             "--compact", "--skip-download"], capture_output=True, text=True, timeout=600)
+    report = json.loads(result.stdout)
+    report = report[0] if isinstance(report, list) else report
+    assert report["summary"]["parsing_errors"] == 0
+    assert report["summary"]["resource_count"] == len(document["resource_changes"])
+    passed = {c["check_id"] for c in report["results"]["passed_checks"]}
+    assert "CKV_AWS_79" in passed  # launch templates: IMDSv2 required, read from our export
