@@ -9,6 +9,7 @@ that resource's cost unknown, never a guess.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, Callable, Iterable
 
 from components.pricing import Price, SnapshotPriceSource, UnitPrice
@@ -209,8 +210,8 @@ def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog) -> CostEs
     return result
 
 
-def catalog_for(region: str, spot: dict[str, float] | None = None) -> PriceCatalog:
-    """The bundled snapshot's prices for a region, with spot prices where the caller knows them."""
+@cache
+def catalog_for(region: str) -> PriceCatalog:
+    """The bundled snapshot's prices for a region (read once per process; spot prices are not bundled)."""
     source = SnapshotPriceSource()
-    return PriceCatalog(on_demand=source.book(region).on_demand, spot=dict(spot or {}),
-                        services=source.service_prices(region))
+    return PriceCatalog(on_demand=source.book(region).on_demand, spot={}, services=source.service_prices(region))

@@ -15,7 +15,9 @@ from pathlib import Path
 
 import yaml
 
+from components.cost_estimate import catalog_for, estimate
 from components.labels import NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
+from components.pricing import PriceSourceError
 from components.storage_manifests import fio_checkpoint_test
 from infra.capacity import OFFLINE_ENV
 from infra.config import PROJECT, ConfigError, parse_config_values
@@ -95,6 +97,22 @@ def _export_tfplan_command(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cost_section(plan: Plan) -> list[str]:
+    """The monthly estimate of what the plan creates (prices of the plan's region, bundled snapshot)."""
+    region = plan.outputs.get("region")
+    if not isinstance(region, str):
+        return []
+    try:
+        cost = estimate(check_command.plan_resources(plan), catalog_for(region))
+    except PriceSourceError:
+        return []
+    lines = [f"Estimated cost: ${cost.monthly_usd:,.2f}/month (730 h; `seedance check` lists every resource)"]
+    for line in sorted(cost.lines, key=lambda l: -(l.monthly_usd or 0))[:6]:
+        shown = "unknown" if line.monthly_usd is None else f"${line.monthly_usd:,.2f}"
+        lines.append(f"  {shown:>12}  {line.urn.rsplit('::', 1)[-1]}")
+    return lines
+
+
 def _egress_section(outputs: dict) -> list[str]:
     egress = outputs.get("egress")
     if not isinstance(egress, dict) or not egress.get("report"):
@@ -119,7 +137,7 @@ def _offline_environment():
 def _plan_command(args: argparse.Namespace) -> int:
     plan, header = offline_plan(args.stack, args.program, args.stack_file)
     sections = {"storage": _storage_section(plan.outputs), "egress": _egress_section(plan.outputs),
-                "capacity": capacity_commands.capacity_section(plan.outputs)}
+                "capacity": capacity_commands.capacity_section(plan.outputs), "cost": _cost_section(plan)}
     print(plan_to_text(plan, header, omit_outputs=tuple(k for k, lines in sections.items() if lines)))
     for lines in sections.values():
         if lines:
