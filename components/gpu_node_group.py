@@ -128,8 +128,7 @@ class GpuNodeGroup(pulumi.ComponentResource):
                                      principal_arn=role.arn,
                                      type="EC2_LINUX", tags=tags, opts=child)
 
-        labels = {WORKLOAD_CLASS_LABEL: config.workload_class, NODE_GROUP_LABEL: config.name,
-                  **({LOCAL_NVME_LABEL: "true"} if config.local_storage else {})}
+        labels = {**gpu_pool_selector(config), **({LOCAL_NVME_LABEL: "true"} if config.local_storage else {})}
         user_data = join.apply(
             lambda j: encoded_user_data(config.ami_family, j, labels, [GPU_TAINT], config.local_storage)
         )
@@ -197,6 +196,11 @@ class GpuNodeGroup(pulumi.ComponentResource):
         self.asg_name = group.name
         self.node_role_arn = role.arn
         self.register_outputs({"asg_name": self.asg_name, "node_role_arn": self.node_role_arn})
+
+
+def gpu_pool_selector(config: GpuNodeGroupConfig) -> dict[str, str]:
+    """The node labels that select this group's nodes (what pods put in their nodeSelector)."""
+    return {WORKLOAD_CLASS_LABEL: config.workload_class, NODE_GROUP_LABEL: config.name}
 
 
 def mixed_instances_policy(plan: CapacityPlan, template_id: pulumi.Input[str]) -> aws.autoscaling.GroupMixedInstancesPolicyArgs:

@@ -8,18 +8,20 @@ import pulumi_aws as aws
 
 from components.aws_prices import LivePriceSource
 from components.cluster import Cluster
-from components.egress_cost import egress_report, report_lines
 from components.encryption import StackKey
-from components.gpu_node_group import GpuNodeGroup
+from components.gpu_instance_types import gpu_instance_type
+from components.gpu_node_group import GpuNodeGroup, gpu_pool_selector
+from components.labels import GPU_TOLERATION
 from components.model_repository import ModelRepository
 from components.network import Network
-from components.pricing import PriceSourceError, SnapshotPriceSource
+from components.platform_contract import CONTRACT_VERSION, PlatformContract
 from components.private_endpoints import PrivateEndpoints
 from components.spot_interruptions import SpotInterruptionHandling
 from components.storage import CheckpointStorage, LocalStorage
 from components.triton_serving import MetricsAdapter, TritonServing
 from infra.capacity import program_capacity
 from infra.config import load_from_pulumi
+from infra.reports import capacity_report, egress
 
 STACKS_DIR = Path(__file__).resolve().parent.parent / "stacks"
 
@@ -122,44 +124,36 @@ if node_groups:
         tags=tags,
     )
 
-pulumi.export("region", config.region)
-pulumi.export("vpc_id", network.vpc_id)
-pulumi.export("private_subnet_ids", network.private_subnet_ids)
-pulumi.export("cluster_name", cluster.name)
-pulumi.export("cluster_endpoint", cluster.endpoint)
-pulumi.export("kubeconfig", cluster.kubeconfig)
-pulumi.export("oidc_provider_arn", cluster.oidc_provider_arn)
-pulumi.export("kms_key_arn", key.key_arn)
-pulumi.export("endpoint_ids", endpoints.endpoint_ids)
-pulumi.export("model_repository_bucket", models.bucket_name)
-pulumi.export("triton_endpoints", {name_: serving.endpoints for name_, serving in triton.items()})
-pulumi.export("storage", {
-    "checkpoint_class": config.storage.checkpoints.storage_class_name if config.storage.checkpoints else None,
-    "checkpoint_sizing": checkpoint_decision.lines() if checkpoint_decision else [],
-    "local_class": config.storage.local.storage_class_name if config.local_storage_groups else None,
-})
-try:
-    egress = egress_report(config.egress_traffic, config.endpoint_layout(),
-                           SnapshotPriceSource().service_prices(config.region))
-    pulumi.export("egress", {"monthly_via_nat_usd": round(egress.via_nat_usd, 2),
-                             "monthly_with_endpoints_usd": round(egress.with_endpoints_usd, 2),
-                             "monthly_saving_usd": round(egress.saving_usd, 2), "report": report_lines(egress)})
-except PriceSourceError as error:
-    pulumi.export("egress", {"report": [f"  no egress estimate: {error}"]})
-pulumi.export("capacity", {
-    "origin": capacity.origin,
-    "groups": {
-        group: {
-            "asg_name": node_groups[group].asg_name,
-            "instance_types": list(plan.instance_types),
-            "spot_types": list(plan.spot_types),
-            "on_demand_base_gpus": plan.on_demand_base_gpus,
-            "on_demand_percentage_above_base": plan.on_demand_percentage_above_base,
-            "max_spot_share": round(plan.max_spot_share, 4),
-            "expected_usd_per_hour": plan.expected_usd_per_hour,
-            "all_on_demand_usd_per_hour": plan.all_on_demand_usd_per_hour,
-            "explanation": list(plan.explanation),
-        }
-        for group, plan in capacity.plans.items()
+# Exactly the platform contract, so application teams can rely on every field.
+contract = {
+    "contract_version": CONTRACT_VERSION,
+    "region": config.region,
+    "vpc_id": network.vpc_id,
+    "private_subnet_ids": network.private_subnet_ids,
+    "cluster_name": cluster.name,
+    "cluster_endpoint": cluster.endpoint,
+    "kubeconfig": cluster.kubeconfig,
+    "oidc_provider_arn": cluster.oidc_provider_arn,
+    "kms_key_arn": key.key_arn,
+    "model_repository_bucket": models.bucket_name,
+    "gpu_pools": [
+        {"name": group.name, "workload_class": group.workload_class, "node_selector": gpu_pool_selector(group),
+         "tolerations": [GPU_TOLERATION], "instance_types": list(group.instance_types),
+         "gpus_per_node": {t: gpu_instance_type(t).gpus for t in group.instance_types}}
+        for group in config.gpu_node_groups
+    ],
+    "storage_classes": {
+        "checkpoint": config.storage.checkpoints.storage_class_name if config.storage.checkpoints else None,
+        "local": config.storage.local.storage_class_name if config.local_storage_groups else None,
     },
-})
+    "triton_endpoints": {serving_name: serving.endpoints for serving_name, serving in triton.items()},
+    "endpoint_ids": endpoints.endpoint_ids,
+    "reports": {
+        "capacity": capacity_report(capacity, {g: n.asg_name for g, n in node_groups.items()}),
+        "egress": egress(config),
+        "checkpoint_sizing": checkpoint_decision.lines() if checkpoint_decision else [],
+    },
+}
+assert set(contract) == set(PlatformContract.model_fields), "the exports must be exactly the contract"
+for output_name, value in contract.items():
+    pulumi.export(output_name, value)

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import logging
 import os
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import yaml
@@ -31,6 +34,8 @@ from seedance.tfplan import terraform_plan
 
 EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
 DEFAULT_OFFLINE_REGION = "us-east-1"
+# The seedance program itself, which answers references to seedance stacks offline.
+PLATFORM_PROGRAM = Path(__file__).resolve().parents[1] / "infra"
 
 
 class UsageError(Exception):
@@ -48,7 +53,7 @@ def offline_plan(stack: str, program: Path | None, stack_file: Path | None) -> t
         raise UsageError(str(error)) from None
     region = config.get("aws:region") or DEFAULT_OFFLINE_REGION
     try:
-        cloud = OfflineCloud(region)
+        cloud = OfflineCloud(region, stack_outputs=platform_stack_outputs)
     except ValueError as error:
         raise UsageError(f"invalid config aws:region = {json.dumps(region)}: {error}") from None
     try:
@@ -62,12 +67,16 @@ def offline_plan(stack: str, program: Path | None, stack_file: Path | None) -> t
     return plan, header
 
 
+def _reports(outputs: dict) -> dict:
+    reports = outputs.get("reports")
+    return reports if isinstance(reports, dict) else {}
+
+
 def _storage_section(outputs: dict) -> list[str]:
-    storage = outputs.get("storage")
-    if not isinstance(storage, dict) or not storage.get("checkpoint_sizing"):
+    sizing = _reports(outputs).get("checkpoint_sizing")
+    if not sizing:
         return []
-    return [f"Checkpoint volume sizing (StorageClass {storage['checkpoint_class']}, monthly, per volume):",
-            *[f"  {line}" for line in storage["checkpoint_sizing"]]]
+    return ["Checkpoint volume sizing (monthly, per volume):", *[f"  {line}" for line in sizing]]
 
 
 def _fio_job_command(args: argparse.Namespace) -> int:
@@ -114,10 +123,27 @@ def _cost_section(plan: Plan) -> list[str]:
 
 
 def _egress_section(outputs: dict) -> list[str]:
-    egress = outputs.get("egress")
+    egress = _reports(outputs).get("egress")
     if not isinstance(egress, dict) or not egress.get("report"):
         return []
     return ["Egress to AWS services, per month (through NAT only vs this stack's endpoints):", *egress["report"]]
+
+
+@functools.cache
+def platform_stack_outputs(reference: str) -> dict | None:
+    """Offline answer to a StackReference `org/seedance-gpu/<stack>`: the outputs of that stack's own
+    offline plan (secrets masked). Planned in a separate process: the Pulumi runtime of the program
+    asking is mid-registration and cannot host a second program."""
+    parts = reference.split("/")
+    if len(parts) != 3 or parts[1] != PROJECT:
+        return None
+    with tempfile.TemporaryDirectory() as directory:
+        out = Path(directory) / "platform.json"
+        result = subprocess.run([sys.executable, "-m", "seedance.cli", "plan", "--stack", parts[2], "--program",
+                                 str(PLATFORM_PROGRAM), "--json", str(out)], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise ProgramFailed(f"offline plan of the referenced stack {reference} failed: {result.stderr.strip()}")
+        return json.loads(out.read_text())["outputs"]
 
 
 @contextlib.contextmanager
@@ -137,8 +163,8 @@ def _offline_environment():
 def _plan_command(args: argparse.Namespace) -> int:
     plan, header = offline_plan(args.stack, args.program, args.stack_file)
     sections = {"storage": _storage_section(plan.outputs), "egress": _egress_section(plan.outputs),
-                "capacity": capacity_commands.capacity_section(plan.outputs), "cost": _cost_section(plan)}
-    print(plan_to_text(plan, header, omit_outputs=tuple(k for k, lines in sections.items() if lines)))
+                "capacity": capacity_commands.capacity_section(_reports(plan.outputs)), "cost": _cost_section(plan)}
+    print(plan_to_text(plan, header, omit_outputs=("reports",) if _reports(plan.outputs) else ()))
     for lines in sections.values():
         if lines:
             print("\n" + "\n".join(lines))

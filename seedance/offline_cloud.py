@@ -50,12 +50,14 @@ def _digest(*parts: str) -> str:
 class OfflineCloud(pulumi.runtime.Mocks):
     """`pulumi.runtime.Mocks` for one AWS region, answering from the bundled tables."""
 
-    def __init__(self, region_name: str):
+    def __init__(self, region_name: str, stack_outputs: Callable[[str], dict] | None = None):
         try:
             self.region: Region = regions()[region_name]
         except KeyError:
             known = ", ".join(sorted(regions()))
             raise ValueError(f"no offline data for region {region_name!r}; known regions: {known}") from None
+        # Answers a StackReference: the outputs of the named stack (org/project/stack), or None if unknown.
+        self._stack_outputs = stack_outputs
         self._invokes: dict[str, Callable[[dict], dict]] = {
             "aws:index/getAvailabilityZones:getAvailabilityZones": self._availability_zones,
             "aws:index/getCallerIdentity:getCallerIdentity": self._caller_identity,
@@ -114,9 +116,18 @@ class OfflineCloud(pulumi.runtime.Mocks):
         digest = _digest(token, name)
         if token.startswith("kubernetes:"):
             return f"{name}-{digest[:8]}", self._kubernetes_state(name, inputs, digest)
+        if token == "pulumi:pulumi:StackReference":
+            return self._stack_reference(inputs.get("name") or name)
         if not token.startswith("aws:"):
             return f"{name}-{digest[:8]}", inputs
         return self._aws_state(token, name, inputs, digest)
+
+    def _stack_reference(self, stack: str):
+        outputs = self._stack_outputs(stack) if self._stack_outputs else None
+        if outputs is None:
+            raise NotImplementedError(f"offline mode cannot read stack {stack!r}: it answers StackReferences only "
+                                      "for stacks of a seedance project it can plan")
+        return stack, {"name": stack, "outputs": outputs, "secretOutputNames": []}
 
     def _kubernetes_state(self, name: str, inputs: dict, digest: str) -> dict:
         metadata = dict(inputs.get("metadata") or {})

@@ -40,7 +40,7 @@ def assert_asg_renders(asg, plan):
 
 
 def test_each_group_asg_renders_its_capacity_plan_within_the_class_cap(stack_plan):
-    groups = stack_plan.outputs["capacity"]["groups"]
+    groups = stack_plan.outputs["reports"]["capacity"]["groups"]
     assert set(groups) == {"batch", "online"}
     for name, plan in groups.items():
         resources = group_resources(stack_plan, name)
@@ -94,7 +94,7 @@ def test_a_lock_with_spot_drives_the_asg(tmp_path, monkeypatch):
     path.write_text(render_lock(lock))
     monkeypatch.setattr(infra.capacity, "lock_path", lambda _dir, _stack: path)
     plan, _header = offline_plan("prod", REPO / "infra", None)
-    assert plan.outputs["capacity"]["origin"].startswith("lock capacity.prod.lock.json")
+    assert plan.outputs["reports"]["capacity"]["origin"].startswith("lock capacity.prod.lock.json")
     batch = lock.plans()["batch"]
     assert batch.spot_types
     distribution, _ = assert_asg_renders(group_resources(plan, "batch")[ASG], {
