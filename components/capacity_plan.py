@@ -442,3 +442,14 @@ def decide(
 def decide_all(requests: Sequence[GroupRequest], book: PriceBook, now: datetime,
                current: dict[str, CapacityPlan], settings: PlannerSettings = PlannerSettings()) -> list[Decision]:
     return [decide(r, book, now, current.get(r.name), settings) for r in requests]
+
+
+BREAKER_TAG = "seedance.io/budget-breaker"
+
+
+def spot_only(plan: CapacityPlan) -> CapacityPlan:
+    """The budget breaker's plan (the source: at 95 % of budget, dev and staging GPU groups go spot only).
+    It sets aside the class caps on purpose, for non-prod stacks only."""
+    return replace(plan, on_demand_base_gpus=0, on_demand_percentage_above_base=0, spot_types=plan.instance_types,
+                   capacity_rebalance=True,
+                   explanation=(*plan.explanation, "budget breaker on (capacity.budget_breaker): spot only"))

@@ -12,7 +12,7 @@ import pulumi
 import pulumi_aws as aws
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from components.capacity_plan import CapacityPlan
+from components.capacity_plan import BREAKER_TAG, CapacityPlan
 from components.config_validation import FieldError
 from components.gpu_instance_types import gpu_instance_type, gpu_instance_types
 from components.node_role import node_role
@@ -116,6 +116,7 @@ class GpuNodeGroup(pulumi.ComponentResource):
         node_security_group_id: pulumi.Input[str],
         kms_key_arn: pulumi.Input[str],
         tags: Mapping[str, str],
+        budget_breaker: bool = False,
         opts: pulumi.ResourceOptions | None = None,
     ):
         super().__init__("seedance:compute:GpuNodeGroup", name, None, opts)
@@ -179,7 +180,8 @@ class GpuNodeGroup(pulumi.ComponentResource):
                 ),
             ),
             tags=[aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=True)
-                  for k, v in sorted(asg_tags(cluster_name, f"{cluster_name}-{config.name}", labels, tags).items())],
+                  for k, v in sorted({**asg_tags(cluster_name, f"{cluster_name}-{config.name}", labels, tags),
+                                      **({BREAKER_TAG: "on"} if budget_breaker else {})}.items())],
             # The cluster autoscaler owns the size once the group exists (pulumi-eks #321, #709, #985).
             opts=pulumi.ResourceOptions(parent=self, depends_on=[access, *attachments],
                                         ignore_changes=["desiredCapacity"]),

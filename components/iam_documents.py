@@ -41,7 +41,8 @@ def stack_key_policy(partition: str, account_id: str, region: str) -> Document:
 
     The account root keeps administration (so IAM policies decide who else may use it); the
     Auto Scaling service-linked role may use the key, without which nodes with encrypted root
-    volumes fail to launch; CloudWatch Logs may use it for this account's log groups only.
+    volumes fail to launch; AWS Budgets may use it to publish to the encrypted alert topic; CloudWatch
+    Logs may use it for this account's log groups only.
     """
     root = f"arn:{partition}:iam::{account_id}:root"
     autoscaling = (
@@ -59,6 +60,10 @@ def stack_key_policy(partition: str, account_id: str, region: str) -> Document:
             {"Sid": "AutoScalingGrantsForAttachedVolumes", "Effect": "Allow", "Principal": {"AWS": autoscaling},
              "Action": "kms:CreateGrant", "Resource": "*",
              "Condition": {"Bool": {"kms:GrantIsForAWSResource": "true"}}},
+            {"Sid": "BudgetsPublishToTheEncryptedAlertTopic", "Effect": "Allow",
+             "Principal": {"Service": "budgets.amazonaws.com"},
+             "Action": ["kms:GenerateDataKey*", "kms:Decrypt"], "Resource": "*",
+             "Condition": {"StringEquals": {"aws:SourceAccount": account_id}}},
             {"Sid": "CloudWatchLogsOfThisAccount", "Effect": "Allow",
              "Principal": {"Service": f"logs.{region}.amazonaws.com"},
              "Action": ["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"],

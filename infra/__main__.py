@@ -7,6 +7,7 @@ import pulumi
 import pulumi_aws as aws
 
 from components.aws_prices import LivePriceSource
+from components.budget_alerts import BudgetAlerts
 from components.cluster import Cluster
 from components.encryption import StackKey
 from components.gpu_instance_types import gpu_instance_type
@@ -75,6 +76,7 @@ node_groups = {
         node_security_group_id=cluster.node_security_group_id,
         kms_key_arn=key.key_arn,
         tags=tags,
+        budget_breaker=config.capacity.budget_breaker,
     )
     for group in config.gpu_node_groups
 }
@@ -92,6 +94,15 @@ if config.storage.checkpoints is not None:
     )
 if config.local_storage_groups:
     LocalStorage(f"{name}-local-nvme", config.storage.local, zones=zones, provider=cluster.provider)
+BudgetAlerts(
+    f"{name}-budget",
+    monthly_usd=config.budget.monthly_usd,
+    emails=config.budget.alert_emails,
+    filter_tag=config.budget.filter_tag,
+    account_id=identity.account_id,
+    kms_key_arn=key.key_arn,
+    tags=tags,
+)
 triton = {
     serving.name: TritonServing(
         f"{name}-triton-{serving.name}",

@@ -22,7 +22,7 @@ from typing import Sequence
 from components.aws_regions import regions
 from components.aws_prices import LivePriceSource
 from components.capacity_lock import CapacityLock, LockError, LockPriceSource, lock_path, read_lock
-from components.capacity_plan import CapacityPlan, Decision, GroupRequest, ReservedHolding, decide_all
+from components.capacity_plan import CapacityPlan, Decision, GroupRequest, ReservedHolding, decide_all, spot_only
 from components.gpu_instance_types import gpu_instance_type
 from components.pricing import PlacementRequest, PriceBook, PriceSource, PriceSourceError, SnapshotPriceSource
 from components.reserved_instances import allocate_holdings
@@ -149,7 +149,17 @@ def stack_holdings(config: StackConfig, lock: CapacityLock | None, live: LivePri
 
 def program_capacity(config: StackConfig, stack: str, zones: Sequence[str], stacks_dir: Path,
                      now: datetime, live: LivePriceSource | None = None) -> ProgramCapacity:
-    """The plans the program deploys. `live` answers for `source: live` on a real run."""
+    """The plans the program deploys (spot only while the budget breaker is on)."""
+    capacity = _decided_capacity(config, stack, zones, stacks_dir, now, live)
+    if config.capacity.budget_breaker:
+        capacity.plans = {name: spot_only(plan) for name, plan in capacity.plans.items()}
+        capacity.origin += "; budget breaker on: spot only"
+    return capacity
+
+
+def _decided_capacity(config: StackConfig, stack: str, zones: Sequence[str], stacks_dir: Path,
+                      now: datetime, live: LivePriceSource | None) -> ProgramCapacity:
+    """The plans from the lock or a decision. `live` answers for `source: live` on a real run."""
     if not config.gpu_node_groups:
         return ProgramCapacity({}, "no GPU node groups")
     path = lock_path(stacks_dir, stack)

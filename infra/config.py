@@ -44,6 +44,17 @@ class BudgetConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     monthly_usd: float = Field(gt=0, le=10_000_000, description="Monthly budget in US dollars.")
+    alert_emails: list[str] = Field([], max_length=10,
+                                    description="Who gets the 85 % and 95 % alerts (besides the SNS topic).")
+    filter_tag: str = Field("cost-center", description="Cost-allocation tag the budget counts (its value in this stack).")
+
+    @field_validator("alert_emails")
+    @classmethod
+    def _emails(cls, values: list[str]) -> list[str]:
+        for value in values:
+            if not re.fullmatch(r"[^@\s]+@[^@\s]+\.[a-z]{2,}", value):
+                raise ValueError(f"{value!r} is not an e-mail address")
+        return values
 
 
 class StackConfig(BaseModel):
@@ -106,6 +117,13 @@ class StackConfig(BaseModel):
         return self
 
     @model_validator(mode="after")
+    def _budget_tag_exists(self) -> "StackConfig":
+        if self.budget.filter_tag not in self.resource_tags:
+            raise FieldError("budget.filter_tag", self.budget.filter_tag,
+                             f"must be one of the stack's tags: {', '.join(sorted(self.resource_tags))}")
+        return self
+
+    @model_validator(mode="after")
     def _endpoints_fit(self) -> "StackConfig":
         zones = self.endpoints.interface_az_count
         if zones is not None and zones > self.network.az_count:
@@ -135,6 +153,8 @@ class StackConfig(BaseModel):
 
     @model_validator(mode="after")
     def _capacity_rules(self) -> "StackConfig":
+        if self.capacity.budget_breaker and self.env == "prod":
+            raise FieldError("capacity.budget_breaker", True, "allowed in dev and staging only; prod keeps its caps")
         if self.capacity.source == "live" and self.env != "dev":
             raise FieldError("capacity.source", "live",
                                    f"allowed in dev only; {self.env} deploys a reviewed lock (lock) or the snapshot")

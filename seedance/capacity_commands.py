@@ -5,16 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 from datetime import datetime, timezone
-from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from components.aws_prices import LivePriceSource
 from components.capacity_lock import build_lock, lock_path, render_lock
 from components.gpu_instance_types import gpu_instance_types
 from components.pricing import PriceSourceError, SnapshotPriceSource, book_to_json, format_time, parse_time
 from infra.capacity import StackDecision, decide_stack, fallback_sources, optional_lock, stack_holdings, table_zones
-from infra.config import ConfigError, StackConfig, parse_config_values
-from seedance.project import StackFileError, find_project, load_stack_config
+from infra.config import ConfigError
+from seedance.stack_input import load_stack
 
 # Tests replace this to answer with recorded API responses.
 live_price_source: Callable[[], LivePriceSource] = LivePriceSource
@@ -26,15 +25,6 @@ class CommandError(Exception):
 
 def _now(args: argparse.Namespace) -> datetime:
     return parse_time(args.now) if getattr(args, "now", None) else datetime.now(timezone.utc)
-
-
-def _stack_config(args: argparse.Namespace) -> tuple[Any, StackConfig]:
-    try:
-        project = find_project(args.program or Path.cwd())
-        file_config = load_stack_config(project, args.stack_file or project.stack_file(args.stack))
-        return project, parse_config_values(file_config.values)
-    except (StackFileError, ConfigError) as error:
-        raise CommandError(str(error)) from None
 
 
 def decision_report(result: StackDecision) -> list[str]:
@@ -64,7 +54,7 @@ def capacity_section(outputs: dict) -> list[str]:
 
 
 def decide_command(args: argparse.Namespace) -> int:
-    project, config = _stack_config(args)
+    project, config = load_stack(args.program, args.stack, args.stack_file)
     now = _now(args)
     path = lock_path(project.stack_config_dir, args.stack)
     try:

@@ -13,11 +13,12 @@ from typing import Any
 from components.cost_estimate import CostEstimate, catalog_for, estimate
 from components.pricing import PriceSourceError
 from components.resource_types import PlanResource
-from infra.config import ConfigError, StackConfig, parse_config_values
+from infra.config import PROJECT, StackConfig
 from policies.framework import CONFIG_DIR, Violation, load_enforcement, run_rules
 from policies.rules import ALL_RULES
 from seedance.engine import Plan
-from seedance.project import StackFileError, find_project, load_stack_config
+from seedance.project import StackFileError, find_project
+from seedance.stack_input import load_stack
 
 ENVIRONMENTS = ("dev", "staging", "prod")
 
@@ -46,18 +47,14 @@ def resources_from_file(path: Path) -> tuple[list[PlanResource], str | None]:
 
 
 def _stack_settings(args: argparse.Namespace) -> StackConfig | None:
-    """The seedance stack config, when the checked plan is of this project's program."""
+    """The seedance stack config, when the checked plan is of a seedance project's program."""
     try:
         project = find_project(args.program or Path.cwd())
-        values = load_stack_config(project, args.stack_file or project.stack_file(args.stack)).values
     except StackFileError:
         return None
-    if not any(key.startswith("seedance-gpu:") for key in values):
+    if project.name != PROJECT:
         return None
-    try:
-        return parse_config_values(values)
-    except ConfigError as error:
-        raise CheckInputError(str(error)) from None
+    return load_stack(args.program, args.stack, args.stack_file)[1]
 
 
 def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:

@@ -23,13 +23,14 @@ from components.labels import NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
 from components.pricing import PriceSourceError
 from components.storage_manifests import fio_checkpoint_test
 from infra.capacity import OFFLINE_ENV
-from infra.config import PROJECT, ConfigError, parse_config_values
-from seedance import capacity_commands, check_command
+from infra.config import PROJECT
+from seedance import breaker_command, capacity_commands, check_command
 
 from seedance.engine import Plan, ProgramFailed, ProgramInputError, run_program
 from seedance.offline_cloud import OfflineCloud
 from seedance.plan_output import plan_to_json, plan_to_text
 from seedance.project import StackFileError, find_project, load_stack_config
+from seedance.stack_input import StackInputError, load_stack
 from seedance.tfplan import terraform_plan
 
 EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
@@ -79,14 +80,13 @@ def _storage_section(outputs: dict) -> list[str]:
     return ["Checkpoint volume sizing (monthly, per volume):", *[f"  {line}" for line in sizing]]
 
 
+def _stack_config(args: argparse.Namespace):
+    return load_stack(args.program, args.stack, args.stack_file)[1]
+
+
 def _fio_job_command(args: argparse.Namespace) -> int:
     """Print the fio checkpoint-write Job for a stack's checkpoint class, to run after `pulumi up`."""
-    try:
-        project = find_project(args.program or Path.cwd())
-        values = load_stack_config(project, args.stack_file or project.stack_file(args.stack)).values
-        config = parse_config_values(values)
-    except (StackFileError, ConfigError) as error:
-        raise UsageError(str(error)) from None
+    config = _stack_config(args)
     checkpoints = config.storage.checkpoints
     if checkpoints is None:
         raise UsageError(f"stack {args.stack} has no {PROJECT}:storage.checkpoints")
@@ -186,6 +186,10 @@ def _parser() -> argparse.ArgumentParser:
     fio.set_defaults(run=_fio_job_command)
     capacity_commands.register(commands, _stack_arguments)
     check_command.register(commands, lambda args: check_command.run(args, offline_plan))
+    breaker = commands.add_parser("breaker", help="95 %% of budget: move dev/staging GPU groups to spot only now")
+    _stack_arguments(breaker)
+    breaker.add_argument("--apply", action="store_true", help="change the groups (default: only report)")
+    breaker.set_defaults(run=lambda args: breaker_command.run(args, _stack_config))
     export = commands.add_parser("export", help="export a stack's offline plan for other tools")
     formats = export.add_subparsers(dest="format", required=True)
     tfplan = formats.add_parser("tfplan", help="Terraform plan JSON of the AWS resources (for checkov, conftest)")
@@ -207,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
     try:
         return args.run(args)
-    except (UsageError, capacity_commands.CommandError, check_command.CheckInputError) as error:
+    except (UsageError, capacity_commands.CommandError, check_command.CheckInputError,
+            breaker_command.BreakerRefused, StackInputError) as error:
         print(f"seedance: error: {error}", file=sys.stderr)
         return EXIT_CONFIG
     except ProgramFailed as error:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from components.capacity_plan import BREAKER_TAG
 from components.labels import WORKLOAD_CLASS_LABEL
 from components.resource_types import ASG, PlanResource, is_unknown, tags_of
 from components.workload_classes import workload_classes
@@ -31,6 +32,10 @@ def workload_class(resource: PlanResource) -> str | None:
     if resource.type != ASG:
         return None
     return (tags_of(resource) or {}).get(CLASS_TAG)
+
+
+def breaker_on(resource: PlanResource) -> bool:
+    return (tags_of(resource) or {}).get(BREAKER_TAG) == "on"
 
 
 def distribution(resource: PlanResource) -> dict:

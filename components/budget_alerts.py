@@ -1,0 +1,68 @@
+"""`BudgetAlerts`: the stack's monthly AWS Budget, filtered to its cost-allocation tag, with 85 % and
+95 % notifications (actual and forecasted) to an encrypted SNS topic and an e-mail list.
+
+The source's breaker acts on those thresholds: at 85 % stop non-core experiments, at 95 % move dev
+and staging GPU groups to spot only (`seedance breaker`, docs/runbooks.md).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Mapping
+
+import pulumi
+import pulumi_aws as aws
+
+THRESHOLDS = (85, 95)
+BUDGET_SERVICE = "budgets.amazonaws.com"
+
+
+def topic_policy(topic_arn: str, account_id: str) -> dict:
+    """Only AWS Budgets of this account may publish to the alert topic."""
+    return {"Version": "2012-10-17", "Statement": [{
+        "Sid": "BudgetsOfThisAccountPublish", "Effect": "Allow", "Principal": {"Service": BUDGET_SERVICE},
+        "Action": "SNS:Publish", "Resource": topic_arn,
+        "Condition": {"StringEquals": {"aws:SourceAccount": account_id}},
+    }]}
+
+
+def tag_filter(tags: Mapping[str, str], key: str) -> str:
+    """Cost Explorer's form for a cost-allocation tag filter: user:<key>$<value>."""
+    return f"user:{key}${tags[key]}"
+
+
+class BudgetAlerts(pulumi.ComponentResource):
+    topic_arn: pulumi.Output[str]
+
+    def __init__(self, name: str, *, monthly_usd: float, emails: list[str], filter_tag: str, account_id: str,
+                 kms_key_arn: pulumi.Input[str], tags: Mapping[str, str], opts: pulumi.ResourceOptions | None = None):
+        super().__init__("seedance:cost:BudgetAlerts", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        tags = dict(tags)
+        topic = aws.sns.Topic(f"{name}-alerts", kms_master_key_id=kms_key_arn, tags=tags, opts=child)
+        aws.sns.TopicPolicy(f"{name}-alerts-policy", arn=topic.arn,
+                            policy=topic.arn.apply(lambda arn: json.dumps(topic_policy(arn, account_id))), opts=child)
+        for index, email in enumerate(emails):
+            aws.sns.TopicSubscription(f"{name}-mail-{index}", topic=topic.arn, protocol="email", endpoint=email,
+                                      opts=child)
+        aws.budgets.Budget(
+            f"{name}-monthly",
+            name=f"{name}-monthly",
+            budget_type="COST",
+            limit_amount=f"{monthly_usd:.2f}",
+            limit_unit="USD",
+            time_unit="MONTHLY",
+            cost_filters=[aws.budgets.BudgetCostFilterArgs(name="TagKeyValue", values=[tag_filter(tags, filter_tag)])],
+            notifications=[
+                aws.budgets.BudgetNotificationArgs(
+                    comparison_operator="GREATER_THAN", threshold=threshold, threshold_type="PERCENTAGE",
+                    notification_type=kind, subscriber_sns_topic_arns=[topic.arn],
+                    subscriber_email_addresses=emails or None,
+                )
+                for threshold in THRESHOLDS for kind in ("ACTUAL", "FORECASTED")
+            ],
+            tags=tags,
+            opts=child,
+        )
+        self.topic_arn = topic.arn
+        self.register_outputs({"topic_arn": self.topic_arn})

@@ -1,0 +1,21 @@
+"""Reading a seedance stack's validated config for the commands that act on a stack without planning it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from infra.config import ConfigError, StackConfig, parse_config_values
+from seedance.project import Project, StackFileError, find_project, load_stack_config
+
+
+class StackInputError(Exception):
+    """The project, stack file or config is unreadable or invalid (one line, exit code 2)."""
+
+
+def load_stack(program: Path | None, stack: str, stack_file: Path | None) -> tuple[Project, StackConfig]:
+    try:
+        project = find_project(program or Path.cwd())
+        values = load_stack_config(project, stack_file or project.stack_file(stack)).values
+        return project, parse_config_values(values)
+    except (StackFileError, ConfigError) as error:
+        raise StackInputError(str(error)) from None

@@ -1,0 +1,65 @@
+"""The budget and its alerts in each stack's plan, and the durable breaker setting."""
+
+import json
+
+import pytest
+
+from infra.config import ConfigError, parse_config_values
+from seedance.cli import main
+from tests.infra.test_capacity import REPO, stack_config
+from tests.seedance.test_cli import bad_stack
+
+
+def test_budget_with_85_and_95_percent_actual_and_forecast_alerts(plan_of):
+    prod = plan_of("prod")
+    (budget,) = prod.of_type("aws:budgets/budget:Budget")
+    assert budget.inputs["limitAmount"] == "95000.00" and budget.inputs["timeUnit"] == "MONTHLY"
+    assert budget.inputs["costFilters"] == [{"name": "TagKeyValue", "values": ["user:cost-center$cc-ml-prod-4430"]}]
+    notifications = {(n["threshold"], n["notificationType"]) for n in budget.inputs["notifications"]}
+    assert notifications == {(85, "ACTUAL"), (85, "FORECASTED"), (95, "ACTUAL"), (95, "FORECASTED")}
+    (topic,) = prod.of_type("aws:sns/topic:Topic")
+    assert topic.inputs["kmsMasterKeyId"] == prod.outputs["kms_key_arn"]
+    assert all(n["subscriberEmailAddresses"] == ["ml-platform-oncall@example.com", "finops@example.com"]
+               for n in budget.inputs["notifications"])
+    (policy,) = prod.of_type("aws:sns/topicPolicy:TopicPolicy")
+    assert json.loads(policy.inputs["policy"])["Statement"][0]["Principal"] == {"Service": "budgets.amazonaws.com"}
+    (key,) = prod.of_type("aws:kms/key:Key")
+    sids = {s["Sid"] for s in json.loads(key.inputs["policy"])["Statement"]}
+    assert "BudgetsPublishToTheEncryptedAlertTopic" in sids  # without it Budgets cannot publish to the topic
+
+
+def test_breaker_setting_makes_dev_groups_spot_only_and_passes_its_checks(tmp_path, capsys):
+    stack_file = bad_stack(tmp_path, ["seedance-gpu:capacity", "budget_breaker"], True)
+    assert main(["plan", "--stack", "dev", "--stack-file", str(stack_file), "--json", str(tmp_path / "p.json")]) == 0
+    resources = json.loads((tmp_path / "p.json").read_text())["resources"]
+    groups = [r for r in resources if r["type"] == "aws:autoscaling/group:Group"]
+    for asg in groups:
+        distribution = asg["inputs"]["mixedInstancesPolicy"]["instancesDistribution"]
+        assert (distribution["onDemandBaseCapacity"], distribution["onDemandPercentageAboveBaseCapacity"]) == (0, 0)
+        assert {"key": "seedance.io/budget-breaker", "value": "on", "propagateAtLaunch": True} in asg["inputs"]["tags"]
+    capsys.readouterr()
+    assert main(["check", "--plan", str(tmp_path / "p.json"), "--env", "dev"]) == 0
+
+
+@pytest.mark.parametrize("budget, expected", [
+    ({"monthly_usd": 10, "filter_tag": "owner"}, "budget.filter_tag = \"owner\": must be one of the stack's tags"),
+    ({"monthly_usd": 10, "alert_emails": ["not-an-address"]}, "'not-an-address' is not an e-mail address"),
+])
+def test_bad_budget_config_names_the_key(budget, expected):
+    values = {"aws:region": "us-east-1", "seedance-gpu:env": "dev",
+              "seedance-gpu:tags": json.dumps({"team": "a", "cost-center": "b"}), "seedance-gpu:budget": json.dumps(budget)}
+    with pytest.raises(ConfigError, match="seedance-gpu:budget"):
+        parse_config_values(values)
+    with pytest.raises(ConfigError) as error:
+        parse_config_values(values)
+    assert expected in str(error.value)
+
+
+def test_prod_refuses_the_breaker_setting(tmp_path, capsys):
+    document_path = bad_stack(tmp_path, ["seedance-gpu:capacity", "budget_breaker"], True)
+    prod = (REPO / "stacks" / "Pulumi.prod.yaml").read_text()
+    assert stack_config("prod").capacity.budget_breaker is False and "budget_breaker" not in prod
+    text = document_path.read_text().replace("seedance-gpu:env: dev", "seedance-gpu:env: prod")
+    document_path.write_text(text.replace("source: live", "source: lock"))
+    assert main(["plan", "--stack", "dev", "--stack-file", str(document_path)]) == 2
+    assert "seedance-gpu:capacity.budget_breaker = true: allowed in dev and staging only" in capsys.readouterr().err
