@@ -18,7 +18,7 @@ from components.config_validation import parse_cidr
 from components.node_role import node_role
 from components.kubeconfig import render_kubeconfig
 from components.node_bootstrap import ClusterJoin
-from components.nvidia_device_plugin import NvidiaDevicePlugin
+from components.nvidia_device_plugin import GpuSharingConfig, NvidiaDevicePlugin
 
 # EKS versions in standard or extended support at the time of writing (2026-11).
 SUPPORTED_KUBERNETES_MINORS = range(30, 37)
@@ -154,6 +154,7 @@ class Cluster(pulumi.ComponentResource):
         subnet_ids: pulumi.Input[list[str]],
         kms_key_arn: pulumi.Input[str],
         tags: Mapping[str, str],
+        gpu_sharing: Mapping[str, GpuSharingConfig] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ):
         super().__init__("seedance:cluster:Cluster", name, None, opts)
@@ -301,6 +302,7 @@ class Cluster(pulumi.ComponentResource):
         NvidiaDevicePlugin(
             f"{name}-nvidia-device-plugin",
             chart_version=config.device_plugin_version,
+            sharing=gpu_sharing,
             opts=pulumi.ResourceOptions(parent=self, provider=self.provider),
         )
 

@@ -17,6 +17,7 @@ from components.config_validation import FieldError
 from components.gpu_instance_types import gpu_instance_type, gpu_instance_types
 from components.node_role import node_role
 from components.labels import GPU_TAINT, LOCAL_NVME_LABEL, NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
+from components.nvidia_device_plugin import CONFIG_LABEL, GpuSharingConfig
 from components.node_bootstrap import ClusterJoin, ami_ssm_parameter, encoded_user_data
 from components.workload_classes import WorkloadClass, workload_classes
 
@@ -51,6 +52,7 @@ class GpuNodeGroupConfig(BaseModel):
     ami_family: Literal["al2023", "bottlerocket"] = Field("al2023", description="EKS-optimised NVIDIA AMI family.")
     root_volume_gib: int = Field(200, ge=50, le=4000, description="Encrypted gp3 root volume (images are large).")
     local_storage: bool = Field(False, description="Mount each NVMe instance-store disk for local PersistentVolumes.")
+    gpu_sharing: GpuSharingConfig = Field(default_factory=GpuSharingConfig)
     class_overrides: WorkloadClassOverrides = Field(default_factory=WorkloadClassOverrides)
 
     @field_validator("instance_types")
@@ -80,6 +82,11 @@ class GpuNodeGroupConfig(BaseModel):
             if self.ami_family != "al2023":
                 raise FieldError("local_storage", True, "needs ami_family al2023 (nodeadm mounts each disk); "
                                  "Bottlerocket gives instance store to containerd and kubelet only")
+        if self.gpu_sharing.mode == "mig":
+            without = [f"{t} ({gpu_instance_type(t).gpu})" for t in self.instance_types if not gpu_instance_type(t).mig]
+            if without:
+                raise FieldError("gpu_sharing.mode", "mig", f"{', '.join(without)} have no MIG; allowed on "
+                                 "A100/H100-class types (p4d, p5), or time-slicing")
         largest = max(gpu_instance_type(t).gpus for t in self.instance_types)
         if self.max_gpus < largest:
             raise FieldError("max_gpus", self.max_gpus,
@@ -129,7 +136,8 @@ class GpuNodeGroup(pulumi.ComponentResource):
                                      principal_arn=role.arn,
                                      type="EC2_LINUX", tags=tags, opts=child)
 
-        labels = {**gpu_pool_selector(config), **({LOCAL_NVME_LABEL: "true"} if config.local_storage else {})}
+        labels = {**gpu_pool_selector(config), **({LOCAL_NVME_LABEL: "true"} if config.local_storage else {}),
+                  **({CONFIG_LABEL: config.name} if config.gpu_sharing.mode != "none" else {})}
         user_data = join.apply(
             lambda j: encoded_user_data(config.ami_family, j, labels, [GPU_TAINT], config.local_storage)
         )
@@ -203,6 +211,11 @@ class GpuNodeGroup(pulumi.ComponentResource):
 def gpu_pool_selector(config: GpuNodeGroupConfig) -> dict[str, str]:
     """The node labels that select this group's nodes (what pods put in their nodeSelector)."""
     return {WORKLOAD_CLASS_LABEL: config.workload_class, NODE_GROUP_LABEL: config.name}
+
+
+def allocatable_gpus(config: GpuNodeGroupConfig) -> dict[str, int]:
+    """`nvidia.com/gpu` each instance type advertises, after sharing."""
+    return {t: gpu_instance_type(t).gpus * config.gpu_sharing.gpu_multiplier for t in config.instance_types}
 
 
 def mixed_instances_policy(plan: CapacityPlan, template_id: pulumi.Input[str]) -> aws.autoscaling.GroupMixedInstancesPolicyArgs:

@@ -1,20 +1,57 @@
-"""`NvidiaDevicePlugin`: makes `nvidia.com/gpu` schedulable on the GPU node groups."""
+"""`NvidiaDevicePlugin`: makes `nvidia.com/gpu` schedulable on the GPU node groups, and shares
+GPUs where a group asks for it (the source's "compute slice": time-slicing or MIG)."""
 
 from __future__ import annotations
 
+from typing import Literal, Mapping
+
 import pulumi
 import pulumi_kubernetes as k8s
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
 
 from components.labels import GPU_TOLERATION, WORKLOAD_CLASS_LABEL
 
 CHART_REPOSITORY = "https://nvidia.github.io/k8s-device-plugin"
+# A node with this label uses the named entry of the plugin's config map.
+CONFIG_LABEL = "nvidia.com/device-plugin.config"
 
 
-def device_plugin_values() -> dict:
+class GpuSharingConfig(BaseModel):
+    """How a group's GPUs are shared between pods."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mode: Literal["none", "time-slicing", "mig"] = Field(
+        "none", description="time-slicing: each GPU is advertised `replicas` times (no memory isolation); "
+                            "mig: hardware partitions, A100/H100-class GPUs only.")
+    replicas: int = Field(4, ge=2, le=48, description="Pods sharing one GPU with time-slicing.")
+    mig_strategy: Literal["single", "mixed"] = Field(
+        "single", description="single: one MIG profile per node (nvidia.com/gpu); mixed: per-profile resources.")
+
+    @property
+    def gpu_multiplier(self) -> int:
+        """How many `nvidia.com/gpu` each physical GPU becomes (MIG profiles depend on the partitioning)."""
+        return self.replicas if self.mode == "time-slicing" else 1
+
+
+def sharing_config(sharing: GpuSharingConfig) -> dict:
+    """The device plugin's config file for one sharing setting."""
+    if sharing.mode == "time-slicing":
+        return {"version": "v1", "sharing": {"timeSlicing": {"resources": [
+            {"name": "nvidia.com/gpu", "replicas": sharing.replicas}]}}}
+    return {"version": "v1", "flags": {"migStrategy": sharing.mig_strategy}}
+
+
+def device_plugin_values(sharing: Mapping[str, GpuSharingConfig] | None = None) -> dict:
     """Helm values: run on every node of a seedance GPU group (they carry the workload-class
-    label) and tolerate their GPU taint. The chart's default affinity expects Node Feature
-    Discovery labels, which these nodes do not have."""
-    return {
+    label) and tolerate their GPU taint (the chart's default affinity expects Node Feature
+    Discovery labels, which these nodes do not have); one named config per sharing group, which
+    its nodes select with the `nvidia.com/device-plugin.config` label."""
+    shared = {name: s for name, s in (sharing or {}).items() if s.mode != "none"}
+    config = {"config": {"map": {name: yaml.safe_dump(sharing_config(s)) for name, s in sorted(shared.items())}}} \
+        if shared else {}
+    return {**config,
         "tolerations": [GPU_TOLERATION],
         "affinity": {
             "nodeAffinity": {
@@ -27,7 +64,8 @@ def device_plugin_values() -> dict:
 
 
 class NvidiaDevicePlugin(pulumi.ComponentResource):
-    def __init__(self, name: str, *, chart_version: str, opts: pulumi.ResourceOptions | None = None):
+    def __init__(self, name: str, *, chart_version: str, sharing: Mapping[str, GpuSharingConfig] | None = None,
+                 opts: pulumi.ResourceOptions | None = None):
         super().__init__("seedance:gpu:NvidiaDevicePlugin", name, None, opts)
         release = k8s.helm.v3.Release(
             f"{name}-release",
@@ -37,7 +75,7 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
             namespace="nvidia-device-plugin",
             create_namespace=True,
             repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=CHART_REPOSITORY),
-            values=device_plugin_values(),
+            values=device_plugin_values(sharing),
             opts=pulumi.ResourceOptions(parent=self),
         )
         self.release_name = release.name

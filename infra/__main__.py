@@ -9,9 +9,9 @@ import pulumi_aws as aws
 from components.aws_prices import LivePriceSource
 from components.budget_alerts import BudgetAlerts
 from components.cluster import Cluster
+from components.descheduler import Descheduler
 from components.encryption import StackKey
-from components.gpu_instance_types import gpu_instance_type
-from components.gpu_node_group import GpuNodeGroup, gpu_pool_selector
+from components.gpu_node_group import GpuNodeGroup, allocatable_gpus, gpu_pool_selector
 from components.labels import GPU_TOLERATION
 from components.model_repository import ModelRepository
 from components.network import Network
@@ -63,6 +63,7 @@ cluster = Cluster(
     subnet_ids=network.private_subnet_ids,
     kms_key_arn=key.key_arn,
     tags=tags,
+    gpu_sharing={group.name: group.gpu_sharing for group in config.gpu_node_groups},
 )
 node_groups = {
     group.name: GpuNodeGroup(
@@ -122,6 +123,8 @@ triton = {
     )
     for serving in config.serving
 }
+if config.scheduling.descheduler:
+    Descheduler(f"{name}-descheduler", config.scheduling, provider=cluster.provider)
 if triton:
     MetricsAdapter(f"{name}-metrics-adapter", config.monitoring, provider=cluster.provider)
 if node_groups:
@@ -150,7 +153,7 @@ contract = {
     "gpu_pools": [
         {"name": group.name, "workload_class": group.workload_class, "node_selector": gpu_pool_selector(group),
          "tolerations": [GPU_TOLERATION], "instance_types": list(group.instance_types),
-         "gpus_per_node": {t: gpu_instance_type(t).gpus for t in group.instance_types}}
+         "gpus_per_node": allocatable_gpus(group)}
         for group in config.gpu_node_groups
     ],
     "storage_classes": {

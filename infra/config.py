@@ -19,8 +19,9 @@ from components.aws_regions import regions
 from components.capacity_config import CapacityConfig
 from components.cluster import ClusterConfig
 from components.config_validation import FieldError
+from components.descheduler import SchedulingConfig
 from components.egress_cost import EgressTraffic, EndpointLayout
-from components.gpu_node_group import GpuNodeGroupConfig
+from components.gpu_node_group import GpuNodeGroupConfig, allocatable_gpus
 from components.checkpoint_sizing import SizingDecision, size_checkpoint_volume
 from components.gpu_instance_types import gpu_instance_type
 from components.pricing import PriceSourceError, SnapshotPriceSource
@@ -75,6 +76,7 @@ class StackConfig(BaseModel):
     storage: StorageConfig = Field(default_factory=StorageConfig)
     serving: list[TritonServingConfig] = Field([], max_length=20, description="Triton model sets on the online pool.")
     monitoring: MonitoringConfig = Field(default_factory=MonitoringConfig)
+    scheduling: SchedulingConfig = Field(default_factory=SchedulingConfig)
     gpu_node_groups: list[GpuNodeGroupConfig] = Field(
         [], max_length=20, description="GPU node groups; their Spot/On-Demand/RI mix comes from the capacity decision.")
 
@@ -188,10 +190,10 @@ class StackConfig(BaseModel):
                 raise FieldError(f"{key}.node_group", serving.node_group,
                                  f"must name an online GPU node group; this stack has: {', '.join(online) or 'none'}")
             types = [gpu_instance_type(t) for t in group.instance_types]
-            fewest = min(types, key=lambda t: t.gpus)
-            if serving.gpus > fewest.gpus:
-                raise FieldError(f"{key}.gpus", serving.gpus, f"group {group.name} may launch {fewest.name} with "
-                                 f"{fewest.gpus} GPU(s); allowed: 1 to {fewest.gpus}")
+            fewest_type, fewest = min(allocatable_gpus(group).items(), key=lambda item: item[1])
+            if serving.gpus > fewest:
+                raise FieldError(f"{key}.gpus", serving.gpus, f"group {group.name} may launch {fewest_type} with "
+                                 f"{fewest} GPU(s); allowed: 1 to {fewest}")
             smallest = min(types, key=lambda t: (t.vcpus, t.memory_gib))
             # The kubelet, system daemons and the device plugin keep about a vCPU and 15 % of memory.
             if serving.cpu > smallest.vcpus - 1:
