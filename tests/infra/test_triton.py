@@ -138,7 +138,7 @@ def test_plan_json_has_the_serving_objects(tmp_path):
 @pytest.mark.parametrize("change, expected", [
     ({"image_version": "latest"}, 'seedance-gpu:serving[0].image_version = "latest": must pin a Triton release'),
     ({"warm_pool": 3, "max_replicas": 2}, "seedance-gpu:serving[0].warm_pool = 3: the warm pool is larger than max_replicas (2)"),
-    ({"gpus": 2}, "seedance-gpu:serving[0].gpus = 2: group online may launch g6.xlarge with 1 GPU(s); allowed: 1 to 1"),
+    ({"gpus": 5}, "seedance-gpu:serving[0].gpus = 5: group online may launch g6.xlarge with 4 GPU(s); allowed: 1 to 4"),
     ({"node_group": "batch"}, 'seedance-gpu:serving[0].node_group = "batch": must name an online GPU node group'),
     ({"service_type": "LoadBalancer"}, 'seedance-gpu:serving[0].service_type = "LoadBalancer"'),
 ])
