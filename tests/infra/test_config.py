@@ -51,7 +51,7 @@ def test_valid_config_gets_defaults_and_derived_values():
         ("seedance-gpu:cluster", {"log_retention_days": 10}, "seedance-gpu:cluster.log_retention_days = 10: CloudWatch accepts one of 1, 3, 5"),
         ("seedance-gpu:cluster", {"system_nodes": {"min_size": 3, "desired_size": 2}}, "seedance-gpu:cluster.system_nodes = {\"min_size\": 3, \"desired_size\": 2}: need min_size <= desired_size <= max_size"),
         ("seedance-gpu:cluster", {"system_nodes": {"instance_types": ["large"]}}, "seedance-gpu:cluster.system_nodes.instance_types = [\"large\"]: 'large' is not an EC2 instance type"),
-        ("seedance-gpu:unknown", "x", "seedance-gpu:unknown = \"x\": unknown key; allowed keys here: budget, capacity, cluster, egress_traffic, endpoints, env, gpu_node_groups, monitoring, network, serving, storage, tags"),
+        ("seedance-gpu:unknown", "x", "seedance-gpu:unknown = \"x\": unknown key; allowed keys here: budget, capacity, cluster, egress_traffic, endpoints, env, gpu_node_groups, monitoring, network, scheduling, serving, storage, tags"),
         ("aws:region", "mars-1", "aws:region = \"mars-1\": must be one of"),
     ],
 )
