@@ -24,7 +24,7 @@ from components.pricing import PriceSourceError
 from components.storage_manifests import fio_checkpoint_test
 from infra.capacity import OFFLINE_ENV
 from infra.config import PROJECT
-from seedance import breaker_command, capacity_commands, check_command
+from seedance import breaker_command, capacity_commands, check_command, config_reference
 
 from seedance.engine import Plan, ProgramFailed, ProgramInputError, run_program
 from seedance.offline_cloud import OfflineCloud
@@ -186,6 +186,12 @@ def _parser() -> argparse.ArgumentParser:
     fio.set_defaults(run=_fio_job_command)
     capacity_commands.register(commands, _stack_arguments)
     check_command.register(commands, lambda args: check_command.run(args, offline_plan))
+    config = commands.add_parser("config", help="the configuration reference, from the pydantic models")
+    config_verbs = config.add_subparsers(dest="verb", required=True)
+    config_verbs.add_parser("schema", help="print the JSON Schema of a stack's config").set_defaults(
+        run=lambda args: print(config_reference.json_schema()) or EXIT_OK)
+    config_verbs.add_parser("docs", help="print the markdown reference (docs/configuration.md)").set_defaults(
+        run=lambda args: print(config_reference.markdown_reference(), end="") or EXIT_OK)
     breaker = commands.add_parser("breaker", help="95 %% of budget: move dev/staging GPU groups to spot only now")
     _stack_arguments(breaker)
     breaker.add_argument("--apply", action="store_true", help="change the groups (default: only report)")

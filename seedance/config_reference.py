@@ -1,0 +1,77 @@
+"""The configuration reference, generated from the pydantic models (`seedance config schema|docs`)."""
+
+from __future__ import annotations
+
+import json
+import typing
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic_core import PydanticUndefined
+
+from infra.config import PROJECT, StackConfig
+
+HEADER = f"""# Configuration reference
+
+Generated from the pydantic models by `seedance config docs > docs/configuration.md` (a test keeps
+this file in sync). Keys are `{PROJECT}:<key>` in `stacks/Pulumi.<env>.yaml`, except the region,
+which is `aws:region`. Every value is validated before any resource is declared; a bad value stops
+with one line naming the key, the value and what is allowed. `seedance config schema` prints the
+same as JSON Schema.
+"""
+
+
+def json_schema() -> str:
+    return json.dumps(StackConfig.model_json_schema(), indent=2)
+
+
+def _model_of(annotation: Any) -> type[BaseModel] | None:
+    for candidate in (annotation, *typing.get_args(annotation)):
+        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+            return candidate
+        for inner in typing.get_args(candidate):
+            if isinstance(inner, type) and issubclass(inner, BaseModel):
+                return inner
+    return None
+
+
+def _type_name(annotation: Any) -> str:
+    text = getattr(annotation, "__name__", None) if not typing.get_args(annotation) else None
+    return text or str(annotation).replace("typing.", "").replace("components.", "").replace("NoneType", "None")
+
+
+def _default(field) -> str:
+    if field.default is PydanticUndefined and field.default_factory is None:
+        return "required"
+    if field.default_factory is not None:
+        value = field.default_factory()
+        return "(see below)" if isinstance(value, BaseModel) else f"`{json.dumps(value)}`"
+    return f"`{json.dumps(field.default, default=str)}`"
+
+
+def _rows(model: type[BaseModel], prefix: str, nested: list[tuple[str, type[BaseModel]]]) -> list[str]:
+    rows = []
+    for name, field in model.model_fields.items():
+        key = f"{prefix}{name}"
+        inner = _model_of(field.annotation)
+        if inner is not None:
+            is_list = typing.get_origin(field.annotation) is list
+            nested.append((f"{key}[]" if is_list else key, inner))
+        description = (field.description or "").replace("|", "/")
+        rows.append(f"| `{key}` | {_type_name(field.annotation)} | {_default(field)} | {description} |")
+    return rows
+
+
+def markdown_reference() -> str:
+    lines = [HEADER]
+    queue: list[tuple[str, type[BaseModel]]] = [("", StackConfig)]
+    while queue:
+        prefix, model = queue.pop(0)
+        nested: list[tuple[str, type[BaseModel]]] = []
+        title = f"`{PROJECT}:{prefix}`" if prefix else "Top-level keys"
+        doc = (model.__doc__ or "").strip().splitlines()[0] if model.__doc__ else ""
+        lines += [f"## {title}", "", doc, "", "| key | type | default | description |", "| --- | --- | --- | --- |"]
+        lines += _rows(model, f"{prefix}." if prefix else "", nested)
+        lines.append("")
+        queue += nested
+    return "\n".join(lines).rstrip() + "\n"
