@@ -38,6 +38,13 @@ def breaker_on(resource: PlanResource) -> bool:
     return (tags_of(resource) or {}).get(BREAKER_TAG) == "on"
 
 
+def capped_class(resource: PlanResource, table: dict) -> str | None:
+    """The workload class a GPU group is held to, if `table` has it; None while the budget breaker,
+    which sets the class caps aside on purpose outside prod, is on."""
+    klass = workload_class(resource)
+    return klass if klass in table and not breaker_on(resource) else None
+
+
 def distribution(resource: PlanResource) -> dict:
     return ((resource.props.get("mixedInstancesPolicy") or {}).get("instancesDistribution")) or {}
 

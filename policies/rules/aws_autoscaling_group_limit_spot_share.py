@@ -1,15 +1,12 @@
 """A GPU group's spot share stays within its workload class's cap at its largest size."""
 
-from components.resource_types import ASG
 from policies.framework import Rule
-from policies.rules._helpers import breaker_on, class_table, number, spot_share_at, workload_class
+from policies.rules._helpers import capped_class, class_table, number, spot_share_at
 
 
 def check(resource, config):
-    klass = workload_class(resource)
-    if resource.type != ASG or klass not in config["caps"]:
-        return
-    if breaker_on(resource):  # the budget breaker sets the caps aside on purpose, outside prod
+    klass = capped_class(resource, config["caps"])
+    if klass is None:
         return
     size = number(resource.props.get("maxSize"))
     share = spot_share_at(resource, size) if size else None

@@ -1,15 +1,12 @@
 """A GPU group's on-demand base covers its class's RI baseline share of the desired size."""
 
-from components.resource_types import ASG
 from policies.framework import Rule
-from policies.rules._helpers import breaker_on, class_table, ceil_share, distribution, number, workload_class
+from policies.rules._helpers import capped_class, class_table, ceil_share, distribution, number
 
 
 def check(resource, config):
-    klass = workload_class(resource)
-    if resource.type != ASG or klass not in config["baselines"]:
-        return
-    if breaker_on(resource):  # the budget breaker sets the caps aside on purpose, outside prod
+    klass = capped_class(resource, config["baselines"])
+    if klass is None:
         return
     desired = number(resource.props.get("desiredCapacity"))
     base = number(distribution(resource).get("onDemandBaseCapacity"))
