@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import gc
 import os
 import runpy
 import threading
@@ -116,6 +115,26 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
         return super().RegisterResourceOutputs(request)
 
 
+class _LoopTracker(asyncio.DefaultEventLoopPolicy):
+    """Records every event loop made during a run (the SDK makes some of its own and leaves them
+    open), so the run can close them all; left to the garbage collector, they fail noisily when
+    their sockets are finalised first."""
+
+    def __init__(self):
+        super().__init__()
+        self.created: list[asyncio.AbstractEventLoop] = []
+
+    def new_event_loop(self) -> asyncio.AbstractEventLoop:
+        loop = super().new_event_loop()
+        self.created.append(loop)
+        return loop
+
+    def close_all(self) -> None:
+        for loop in self.created:
+            if not loop.is_closed() and not loop.is_running():
+                loop.close()
+
+
 @contextlib.contextmanager
 def _working_directory(path: Path):
     previous = Path.cwd()
@@ -150,6 +169,10 @@ def run_program(
         # set_mocks installs a root stack of its own; `run_in_stack` must create the program's
         # root, as under `pulumi up`, so that `pulumi.export` values reach the monitor.
         settings.ROOT.set(None)
+        # set_mocks leaves the set of pending outputs as it was: by default one set shared by every
+        # run of the process, where a run that failed midway leaves its tasks for the next to await.
+        settings.SETTINGS.outputs = set()
+        settings.SETTINGS.lock = threading.Lock()
         set_all_config(dict(config), list(secret_keys))
         try:
             with _working_directory(program_dir):
@@ -163,10 +186,10 @@ def run_program(
                     loop.run_until_complete(task)
             loop.close()
             asyncio.set_event_loop(None)
-            # The SDK leaves event loops of its own unreferenced; finalise them now, while their
-            # file descriptors are still valid, not during interpreter shutdown (a noisy ValueError).
-            gc.collect()
 
+    loops = _LoopTracker()
+    previous_policy = asyncio.get_event_loop_policy()
+    asyncio.set_event_loop_policy(loops)
     try:
         # A fresh context per run: the SDK keeps its settings in context variables.
         contextvars.copy_context().run(execute)
@@ -175,6 +198,9 @@ def run_program(
     except Exception as error:  # noqa: BLE001 - any crash of the user's program is reported, not raised
         detail = "".join(traceback.format_exception(error))
         raise ProgramFailed(f"the program failed: {error}\n{detail}") from None
+    finally:
+        asyncio.set_event_loop_policy(previous_policy)
+        loops.close_all()
 
     resources = sorted(monitor.registered, key=lambda r: r.urn)
     return Plan(project=project, stack=stack, resources=resources, outputs=monitor.stack_outputs)

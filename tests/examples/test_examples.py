@@ -1,13 +1,11 @@
 """The application-team examples, planned under mocks with a mocked StackReference, and checked."""
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from seedance.engine import Secret, run_program
+from seedance.cli import main
+from seedance.engine import ProgramInputError, Secret, run_program
 from seedance.offline_cloud import OfflineCloud
 from seedance.project import find_project, load_stack_config
 
@@ -63,53 +61,27 @@ def test_model_deploy_publishes_into_the_repository_under_the_platform_key(plan_
         assert item.inputs["serverSideEncryption"] == "aws:kms" and item.inputs["kmsKeyId"] == outputs["kms_key_arn"]
 
 
-# Programs that fail inside an apply leave the SDK's finished tasks referenced in this process, and
-# a later program run here then waits on them; these run in a process of their own.
-FAILING_RUN = """
-import json, sys
-from pathlib import Path
-from seedance.engine import ProgramInputError, run_program
-from seedance.offline_cloud import OfflineCloud
-from seedance.project import find_project, load_stack_config
-outputs, changes = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-project = find_project(Path(sys.argv[3]))
-config = dict(load_stack_config(project, project.stack_file("dev")).values, **changes)
-try:
-    run_program(project.program_dir, project=project.name, stack="dev", config=config,
-                mocks=OfflineCloud("us-west-2", stack_outputs=lambda _: outputs))
-except ProgramInputError as error:
-    print(error)
-"""
-
-
-def failing_run(outputs, changes=None) -> str:
-    result = subprocess.run([sys.executable, "-c", FAILING_RUN, json.dumps(outputs), json.dumps(changes or {}),
-                             str(EXAMPLES / "training-job")], capture_output=True, text=True, timeout=300,
-                            cwd=Path(__file__).resolve().parents[2])
-    assert result.returncode == 0, result.stderr
-    return result.stdout.strip()
-
-
 @pytest.mark.parametrize("version, expected", [
     ("2.0", "exports contract 2.0; this program needs 1.0 or a later 1.x"),
     (None, "exports contract_version None, not major.minor"),
 ])
 def test_an_incompatible_platform_stops_the_program_with_one_clear_line(plan_of, version, expected):
-    message = failing_run(platform_outputs(plan_of, contract_version=version, kubeconfig="k"))
+    with pytest.raises(ProgramInputError) as error:
+        plan_example("training-job", platform_outputs(plan_of, contract_version=version))
+    message = str(error.value)
     assert message.startswith("my-org/seedance-gpu/dev: ") and expected in message and "\n" not in message
 
 
 def test_training_job_asking_more_gpus_than_a_node_has_is_refused(plan_of):
-    message = failing_run(platform_outputs(plan_of, kubeconfig="k"), {"training-job:gpus": "2"})
-    assert message.startswith("invalid config training-job:gpus = 2: the batch pool's smallest nodes have 1 GPU")
+    outputs = platform_outputs(plan_of)
+    project = find_project(EXAMPLES / "training-job")
+    config = dict(load_stack_config(project, project.stack_file("dev")).values, **{"training-job:gpus": "2"})
+    with pytest.raises(ProgramInputError, match="training-job:gpus = 2: the batch pool's smallest nodes have 1 GPU"):
+        run_program(project.program_dir, project=project.name, stack="dev", config=config,
+                    mocks=OfflineCloud("us-west-2", stack_outputs=lambda _: outputs))
 
 
 @pytest.mark.parametrize("example", ["training-job", "model-deploy"])
-def test_examples_plan_and_pass_the_check_offline(example):
-    # A process of its own, as a user runs it: an earlier test's failed program run in this process
-    # leaves the Pulumi SDK's Kubernetes provider state behind (see the engine's notes).
-    script = Path(sys.executable).parent / "seedance"
-    result = subprocess.run([str(script), "check", "--stack", "dev", "--program", str(EXAMPLES / example)],
-                            capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    assert "Policy violations: none" in result.stdout
+def test_examples_plan_and_pass_the_check_offline(example, capsys):
+    assert main(["check", "--stack", "dev", "--program", str(EXAMPLES / example)]) == 0
+    assert "Policy violations: none" in capsys.readouterr().out

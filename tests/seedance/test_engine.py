@@ -66,3 +66,18 @@ def test_unanswerable_invoke_fails_naming_the_token(tmp_path):
 def test_directory_without_program_is_refused(tmp_path):
     with pytest.raises(ProgramFailed, match="no __main__.py"):
         run_program(tmp_path, project="p", stack="s", config={}, mocks=OfflineCloud("us-east-1"))
+
+
+def test_a_run_after_a_program_failed_inside_an_apply_is_unaffected(tmp_path):
+    failing, fine = tmp_path / "failing", tmp_path / "fine"
+    for directory in (failing, fine):
+        directory.mkdir()
+    (failing / "__main__.py").write_text(
+        "import pulumi\n"
+        "def refuse(_):\n    raise pulumi.RunError('refused inside an apply')\n"
+        "pulumi.export('x', pulumi.Output.from_input(1).apply(refuse))\n")
+    (fine / "__main__.py").write_text("import pulumi\npulumi.export('y', pulumi.Output.from_input(2).apply(lambda v: v + 1))\n")
+    with pytest.raises(ProgramInputError, match="refused inside an apply"):
+        run_program(failing, project="p", stack="s", config={}, mocks=OfflineCloud("us-east-1"))
+    plan = run_program(fine, project="p", stack="s", config={}, mocks=OfflineCloud("us-east-1"))
+    assert plan.outputs == {"y": 3}
