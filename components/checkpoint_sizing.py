@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from components.config_validation import FieldError
+from components.ebs_pricing import ebs_monthly
 from components.gpu_instance_types import GpuInstanceType
 from components.pricing import UnitPrice
 
@@ -29,6 +30,8 @@ GP3 = dict(max_gib=65_536, base_iops=3_000, max_iops=80_000, iops_per_gib=500, b
            mibps_per_iops=0.25)
 IO2 = dict(min_gib=4, max_gib=65_536, min_iops=100, max_iops=256_000, iops_per_gib=1_000, max_mibps=4_000,
            mibps_per_iops=0.256, non_nitro_max_iops=32_000)
+# Tag on a volume that is io2 although gp3 is cheaper, saying why (the over-provisioning policy reads it).
+IO2_REASON_TAG = "seedance.io/io2-reason"
 # Typical latency: gp3 "single-digit milliseconds", io2 Block Express "sub-millisecond" (EBS user guide).
 LATENCY_MS = {"gp3": 10.0, "io2": 1.0}
 
@@ -111,29 +114,15 @@ def _gp3(need: Requirement, profile: CheckpointProfile, prices: dict[str, UnitPr
         problems.append(f"{size:,} GiB is above gp3's {GP3['max_gib']:,}")
     if profile.max_latency_ms < LATENCY_MS["gp3"]:
         problems.append(f"gp3 latency is single-digit ms, the profile allows {profile.max_latency_ms:g} ms")
-    cost = (size * prices["ebs_gp3_gb_month"].usd
-            + max(0, iops - GP3["base_iops"]) * prices["ebs_gp3_iops_month_above_3000"].usd
-            + max(0, throughput - GP3["base_mibps"]) * prices["ebs_gp3_mibps_month_above_125"].usd)
+    cost = ebs_monthly("gp3", size, iops, throughput, prices)
     return VolumeCandidate("gp3", size, min(iops, GP3["max_iops"]), throughput, round(cost, 2), not problems,
                            "; ".join(problems))
-
-
-def io2_iops_cost(iops: int, prices: dict[str, UnitPrice]) -> float:
-    """io2 IOPS are billed in tiers: up to 32,000, 32,001-64,000, above 64,000."""
-    tiers = ((32_000, "ebs_io2_iops_month_to_32000"), (64_000, "ebs_io2_iops_month_to_64000"),
-             (math.inf, "ebs_io2_iops_month_above_64000"))
-    cost, below = 0.0, 0
-    for ceiling, key in tiers:
-        in_tier = max(0, min(iops, ceiling) - below)
-        cost += in_tier * prices[key].usd
-        below = ceiling
-    return cost
 
 
 def _io2(need: Requirement, prices: dict[str, UnitPrice], instance_types: list[GpuInstanceType]) -> VolumeCandidate:
     iops = max(IO2["min_iops"], need.iops, math.ceil(need.write_mibps / IO2["mibps_per_iops"]))
     size = max(IO2["min_gib"], need.capacity_gib, math.ceil(iops / IO2["iops_per_gib"]))
-    cost = size * prices["ebs_io2_gb_month"].usd + io2_iops_cost(iops, prices)
+    cost = ebs_monthly("io2", size, iops, None, prices)
     problems = []
     non_nitro = [t.name for t in instance_types if not t.nitro]
     if iops > IO2["non_nitro_max_iops"] and non_nitro:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Callable, Iterable
 
+from components.ebs_pricing import EBS_VOLUME_TYPES, ebs_monthly
 from components.pricing import Price, SnapshotPriceSource, UnitPrice
 from components.resource_types import (ASG, EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, EKS_NODE_GROUP, K8S_SERVICE,
                                        KMS_KEY, LAUNCH_TEMPLATE, LOAD_BALANCER, NAT_GATEWAY, VPC_ENDPOINT, PlanResource,
@@ -72,33 +73,13 @@ def _known(value: Any, what: str) -> Any:
     return value
 
 
-def ebs_monthly(volume_type: str, size_gib: float, iops: float | None, throughput: float | None,
-                catalog: PriceCatalog) -> float:
-    unit = catalog.unit
-    if volume_type == "gp3":
-        return (size_gib * unit("ebs_gp3_gb_month") + max(0, (iops or 3000) - 3000) * unit("ebs_gp3_iops_month_above_3000")
-                + max(0, (throughput or 125) - 125) * unit("ebs_gp3_mibps_month_above_125"))
-    if volume_type == "io2":
-        iops = iops or 0
-        tiers = ((32_000, "ebs_io2_iops_month_to_32000"), (64_000, "ebs_io2_iops_month_to_64000"),
-                 (float("inf"), "ebs_io2_iops_month_above_64000"))
-        cost, below = size_gib * unit("ebs_io2_gb_month"), 0
-        for ceiling, key in tiers:
-            cost += max(0, min(iops, ceiling) - below) * unit(key)
-            below = ceiling
-        return cost
-    if volume_type == "io1":
-        return size_gib * unit("ebs_io1_gb_month") + (iops or 0) * unit("ebs_io1_iops_month")
-    if volume_type == "gp2":
-        return size_gib * unit("ebs_gp2_gb_month")
-    raise UnknownValue(f"no price for EBS volume type {volume_type}")
-
-
 def _volume(resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
     props = resource.props
     volume_type = props.get("type") or "gp2"  # EC2's default when none is given
+    if volume_type not in EBS_VOLUME_TYPES:
+        raise UnknownValue(f"no price for EBS volume type {volume_type}")
     size = _known(props.get("size"), "the volume size")
-    cost = ebs_monthly(volume_type, float(size), props.get("iops"), props.get("throughput"), catalog)
+    cost = ebs_monthly(volume_type, float(size), props.get("iops"), props.get("throughput"), catalog.services)
     return cost, f"{volume_type} {size:g} GiB" + (f", {props['iops']:g} IOPS" if props.get("iops") else "")
 
 
@@ -140,7 +121,7 @@ def _root_volume(template: PlanResource, catalog: PriceCatalog) -> float:
         ebs = mapping.get("ebs") or {}
         if ebs.get("volumeSize"):
             total += ebs_monthly(ebs.get("volumeType") or "gp3", float(ebs["volumeSize"]), ebs.get("iops"),
-                                 ebs.get("throughput"), catalog)
+                                 ebs.get("throughput"), catalog.services)
     return total
 
 

@@ -10,7 +10,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from components.checkpoint_sizing import CheckpointProfile, SizingDecision
+from components.checkpoint_sizing import IO2_REASON_TAG, CheckpointProfile, SizingDecision
 from components.k8s_objects import declare
 from components.storage_manifests import (checkpoint_storage_class, local_provisioner, local_storage_class,
                                           static_checkpoint_volume)
@@ -61,7 +61,7 @@ def io2_reason(decision: SizingDecision) -> dict[str, str]:
     gp3 = decision.candidates[0]
     if decision.chosen.volume_type != "io2" or gp3.meets:
         return {}
-    return {"seedance.io/io2-reason": "latency" if "latency" in gp3.why_not else "iops or throughput beyond gp3"}
+    return {IO2_REASON_TAG: "latency" if "latency" in gp3.why_not else "iops or throughput beyond gp3"}
 
 
 class CheckpointStorage(pulumi.ComponentResource):

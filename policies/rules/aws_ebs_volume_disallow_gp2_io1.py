@@ -1,6 +1,7 @@
 """No gp2 (gp3 is 20 % cheaper with a 3,000 IOPS floor) and no io1 (io2 costs the same, lasts longer)."""
 
-from components.cost_estimate import catalog_for, ebs_monthly
+from components.cost_estimate import catalog_for
+from components.ebs_pricing import ebs_monthly
 from components.resource_types import EBS_VOLUME, K8S_STORAGE_CLASS, LAUNCH_TEMPLATE
 from policies.framework import Rule
 from policies.rules._helpers import number
@@ -19,10 +20,10 @@ def _volumes(resource):
 
 
 def check(resource, config):
-    catalog = catalog_for(config["region"])
+    prices = catalog_for(config["region"]).services
     for volume_type, size, iops in _volumes(resource):
         if volume_type == "gp2":
-            saving = f": gp3 saves ${ebs_monthly('gp2', size, None, None, catalog) - ebs_monthly('gp3', size, None, None, catalog):,.2f}/month" if size else ""
+            saving = f": gp3 saves ${ebs_monthly('gp2', size, None, None, prices) - ebs_monthly('gp3', size, None, None, prices):,.2f}/month" if size else ""
             yield f"{resource.name} uses gp2{saving}"
         elif volume_type == "io1":
             yield f"{resource.name} uses io1: io2 has the same price and 100x the durability"

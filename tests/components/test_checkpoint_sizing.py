@@ -2,8 +2,9 @@
 
 import pytest
 
-from components.checkpoint_sizing import CheckpointProfile, io2_iops_cost, requirement, size_checkpoint_volume
+from components.checkpoint_sizing import CheckpointProfile, requirement, size_checkpoint_volume
 from components.config_validation import FieldError
+from components.ebs_pricing import ebs_monthly
 from components.gpu_instance_types import gpu_instance_type
 from components.pricing import SnapshotPriceSource
 
@@ -78,8 +79,8 @@ def test_throughput_and_capacity_limits():
 
 
 def test_io2_iops_tiers():
-    assert io2_iops_cost(32_000, PRICES) == pytest.approx(32_000 * 0.065)
-    assert io2_iops_cost(64_001, PRICES) == pytest.approx(32_000 * 0.065 + 32_000 * 0.0455 + 0.032)
+    assert ebs_monthly("io2", 0, 32_000, None, PRICES) == pytest.approx(32_000 * 0.065)
+    assert ebs_monthly("io2", 0, 64_001, None, PRICES) == pytest.approx(32_000 * 0.065 + 32_000 * 0.0455 + 0.032)
 
 
 def test_a_write_as_long_as_the_interval_is_refused():
