@@ -56,8 +56,8 @@ class BudgetAlerts(pulumi.ComponentResource):
             notifications=[
                 aws.budgets.BudgetNotificationArgs(
                     comparison_operator="GREATER_THAN", threshold=threshold, threshold_type="PERCENTAGE",
+                    # The e-mails subscribe to the topic; listing them here too would send each alert twice.
                     notification_type=kind, subscriber_sns_topic_arns=[topic.arn],
-                    subscriber_email_addresses=emails or None,
                 )
                 for threshold in THRESHOLDS for kind in ("ACTUAL", "FORECASTED")
             ],

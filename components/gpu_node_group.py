@@ -108,6 +108,7 @@ class GpuNodeGroup(pulumi.ComponentResource):
     """Launch template, node role and access entry, and an Auto Scaling group rendered from the plan."""
 
     asg_name: pulumi.Output[str]
+    asg_arn: pulumi.Output[str]
     node_role_arn: pulumi.Output[str]
 
     def __init__(
@@ -177,9 +178,10 @@ class GpuNodeGroup(pulumi.ComponentResource):
             min_size=config.min_gpus,
             max_size=config.max_gpus,
             desired_capacity=config.desired_gpus,
-            desired_capacity_type="units",  # sizes count GPUs, matching the overrides' weights
+            # Weighted overrides make min/max/desired count weight units (GPUs); DesiredCapacityType is
+            # documented for attribute-based instance selection only, so it is not set.
             capacity_rebalance=plan.capacity_rebalance,
-            mixed_instances_policy=mixed_instances_policy(plan, template.id),
+            mixed_instances_policy=mixed_instances_policy(plan, template.id, template.latest_version),
             instance_refresh=aws.autoscaling.GroupInstanceRefreshArgs(
                 strategy="Rolling",
                 preferences=aws.autoscaling.GroupInstanceRefreshPreferencesArgs(
@@ -204,8 +206,9 @@ class GpuNodeGroup(pulumi.ComponentResource):
             opts=child,
         )
         self.asg_name = group.name
+        self.asg_arn = group.arn
         self.node_role_arn = role.arn
-        self.register_outputs({"asg_name": self.asg_name, "node_role_arn": self.node_role_arn})
+        self.register_outputs({"asg_name": self.asg_name, "asg_arn": self.asg_arn, "node_role_arn": self.node_role_arn})
 
 
 def gpu_pool_selector(config: GpuNodeGroupConfig) -> dict[str, str]:
@@ -218,7 +221,8 @@ def allocatable_gpus(config: GpuNodeGroupConfig) -> dict[str, int]:
     return {t: gpu_instance_type(t).gpus * config.gpu_sharing.gpu_multiplier for t in config.instance_types}
 
 
-def mixed_instances_policy(plan: CapacityPlan, template_id: pulumi.Input[str]) -> aws.autoscaling.GroupMixedInstancesPolicyArgs:
+def mixed_instances_policy(plan: CapacityPlan, template_id: pulumi.Input[str],
+                           template_version: pulumi.Input[int]) -> aws.autoscaling.GroupMixedInstancesPolicyArgs:
     return aws.autoscaling.GroupMixedInstancesPolicyArgs(
         instances_distribution=aws.autoscaling.GroupMixedInstancesPolicyInstancesDistributionArgs(
             on_demand_base_capacity=plan.on_demand_base_gpus,
@@ -228,7 +232,9 @@ def mixed_instances_policy(plan: CapacityPlan, template_id: pulumi.Input[str]) -
         ),
         launch_template=aws.autoscaling.GroupMixedInstancesPolicyLaunchTemplateArgs(
             launch_template_specification=aws.autoscaling.GroupMixedInstancesPolicyLaunchTemplateLaunchTemplateSpecificationArgs(
-                launch_template_id=template_id, version="$Latest",
+                # A version number, not "$Latest": the provider starts no instance refresh for "$Latest",
+                # so new AMIs and user data would never roll.
+                launch_template_id=template_id, version=pulumi.Output.from_input(template_version).apply(str),
             ),
             overrides=[
                 aws.autoscaling.GroupMixedInstancesPolicyLaunchTemplateOverrideArgs(

@@ -40,14 +40,14 @@ def queue_policy(queue_arn: str, rule_arns: list[str]) -> dict:
     }
 
 
-def handler_policy(queue_arn: str) -> dict:
-    """What the handler needs in queue mode, and nothing else."""
+def handler_policy(queue_arn: str, group_arns: list[str]) -> dict:
+    """What the handler needs in queue mode, and nothing else: it completes lifecycle actions of
+    this stack's GPU groups only."""
     return {
         "Version": "2012-10-17",
         "Statement": [
             {"Effect": "Allow", "Action": ["sqs:ReceiveMessage", "sqs:DeleteMessage"], "Resource": queue_arn},
-            {"Effect": "Allow", "Action": ["autoscaling:CompleteLifecycleAction"], "Resource": "*",
-             "Condition": {"StringEquals": {f"aws:ResourceTag/{NTH_MANAGED_TAG}": "true"}}},
+            {"Effect": "Allow", "Action": ["autoscaling:CompleteLifecycleAction"], "Resource": group_arns},
             # Describe calls take no resource-level permissions.
             {"Effect": "Allow", "Resource": "*", "Action": [
                 "autoscaling:DescribeAutoScalingInstances", "autoscaling:DescribeTags", "ec2:DescribeInstances"]},
@@ -72,7 +72,8 @@ class SpotInterruptionHandling(pulumi.ComponentResource):
     queue_url: pulumi.Output[str]
 
     def __init__(self, name: str, *, region: str, oidc_provider_arn: pulumi.Input[str],
-                 oidc_issuer_url: pulumi.Input[str], chart_version: str, provider: k8s.Provider,
+                 oidc_issuer_url: pulumi.Input[str], group_arns: list[pulumi.Input[str]], chart_version: str,
+                 provider: k8s.Provider,
                  tags: Mapping[str, str], opts: pulumi.ResourceOptions | None = None):
         super().__init__("seedance:compute:SpotInterruptionHandling", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
@@ -106,7 +107,8 @@ class SpotInterruptionHandling(pulumi.ComponentResource):
             opts=child,
         )
         aws.iam.RolePolicy(f"{name}-handler-policy", role=role.id,
-                           policy=queue.arn.apply(lambda arn: json.dumps(handler_policy(arn))), opts=child)
+                           policy=pulumi.Output.all(queue.arn, *group_arns).apply(
+                               lambda v: json.dumps(handler_policy(v[0], list(v[1:])))), opts=child)
         k8s.helm.v3.Release(
             f"{name}-handler",
             name="aws-node-termination-handler",

@@ -47,6 +47,10 @@ def _digest(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
 
+def _uuid(digest: str) -> str:
+    return f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}"
+
+
 class OfflineCloud(pulumi.runtime.Mocks):
     """`pulumi.runtime.Mocks` for one AWS region, answering from the bundled tables."""
 
@@ -168,7 +172,7 @@ class OfflineCloud(pulumi.runtime.Mocks):
                 "status": "ACTIVE",
             }
         if token == "aws:kms/key:Key":
-            key_id = f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}"
+            key_id = _uuid(digest)
             return {"arn": f"arn:{partition}:kms:{region}:{account}:key/{key_id}", "keyId": key_id}
         if token == "aws:iam/openIdConnectProvider:OpenIdConnectProvider":
             host = str(inputs.get("url", "")).removeprefix("https://")
@@ -179,6 +183,9 @@ class OfflineCloud(pulumi.runtime.Mocks):
         if token == "aws:sqs/queue:Queue":
             return {"arn": f"arn:{partition}:sqs:{region}:{account}:{physical_name}",
                     "url": f"https://sqs.{region}.amazonaws.com/{account}/{physical_name}"}
+        if token == "aws:autoscaling/group:Group":
+            return {"arn": f"arn:{partition}:autoscaling:{region}:{account}:autoScalingGroup:{_uuid(digest)}:"
+                           f"autoScalingGroupName/{physical_name}"}
         if token == "aws:ec2/launchTemplate:LaunchTemplate":
             return {"latestVersion": 1, "defaultVersion": 1}
         if token == "aws:ec2/eip:Eip":

@@ -46,7 +46,9 @@ def test_each_group_asg_renders_its_capacity_plan_within_the_class_cap(stack_pla
         resources = group_resources(stack_plan, name)
         asg = resources[ASG]
         distribution, overrides = assert_asg_renders(asg, plan)
-        assert asg.inputs["desiredCapacityType"] == "units"
+        # AWS documents DesiredCapacityType for attribute-based selection only; weights already count GPUs.
+        if "desiredCapacityType" in asg.inputs:
+            assert any("instanceRequirements" in o for o in overrides)
         assert all(int(o["weightedCapacity"]) in (1, 4, 8) for o in overrides)  # GPUs per instance
         cap = workload_classes()[name].max_spot_share
         assert spot_share_at(distribution, asg.inputs["maxSize"]) <= cap
@@ -69,6 +71,27 @@ def test_nodes_join_with_labels_and_taint_and_no_public_ip(stack_plan):
         assert tags["k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu"]["value"] == "true:NoSchedule"
         hook = resources["aws:autoscaling/lifecycleHook:LifecycleHook"]
         assert hook.inputs["lifecycleTransition"] == "autoscaling:EC2_INSTANCE_TERMINATING"
+
+
+def test_instance_refresh_rolls_on_every_launch_template_change(stack_plan):
+    """The provider starts no refresh for "$Latest"/"$Default": the group must name the template's
+    version number, read from the template, so a new AMI or user data makes a new version and a roll."""
+    for name in ("batch", "online"):
+        resources = group_resources(stack_plan, name)
+        asg, template = resources[ASG], resources["aws:ec2/launchTemplate:LaunchTemplate"]
+        assert asg.inputs["instanceRefresh"]["strategy"] == "Rolling"
+        spec = asg.inputs["mixedInstancesPolicy"]["launchTemplate"]["launchTemplateSpecification"]
+        assert spec["version"].isdigit(), spec["version"]
+        assert template.urn in asg.dependencies
+
+
+def test_termination_handler_completes_lifecycle_actions_of_this_stacks_groups_only(stack_plan):
+    (policy,) = [r for r in stack_plan.of_type("aws:iam/rolePolicy:RolePolicy") if "interruptions" in r.name]
+    statements = json.loads(policy.inputs["policy"])["Statement"]
+    (complete,) = [s for s in statements if "autoscaling:CompleteLifecycleAction" in s["Action"]]
+    named = [arn.split(":autoScalingGroupName/")[1] for arn in complete["Resource"]]
+    assert all(arn.startswith("arn:aws:autoscaling:") for arn in complete["Resource"])
+    assert sorted(n.rsplit("-", 1)[0] for n in named) == sorted(asg.name for asg in stack_plan.of_type(ASG))
 
 
 def test_spot_interruptions_reach_the_termination_handler(stack_plan):
