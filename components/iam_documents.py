@@ -36,19 +36,27 @@ def irsa_trust_policy(oidc_provider_arn: str, issuer_url: str, namespace: str, s
     }
 
 
-def stack_key_policy(partition: str, account_id: str, region: str) -> Document:
+AUTOSCALING_SERVICE = "autoscaling.amazonaws.com"
+AUTOSCALING_ROLE_PATH = f"/aws-service-role/{AUTOSCALING_SERVICE}/"
+AUTOSCALING_ROLE_NAME = "AWSServiceRoleForAutoScaling"
+
+
+def autoscaling_role_arn(partition: str, account_id: str) -> str:
+    """The Auto Scaling service-linked role: it launches every ASG instance, so it opens their encrypted volumes."""
+    return f"arn:{partition}:iam::{account_id}:role{AUTOSCALING_ROLE_PATH}{AUTOSCALING_ROLE_NAME}"
+
+
+def stack_key_policy(partition: str, account_id: str, region: str, autoscaling_role: str) -> Document:
     """Key policy of the stack's KMS key.
 
     The account root keeps administration (so IAM policies decide who else may use it); the
-    Auto Scaling service-linked role may use the key, without which nodes with encrypted root
-    volumes fail to launch; AWS Budgets may use it to publish to the encrypted alert topic; CloudWatch
-    Logs may use it for this account's log groups only.
+    Auto Scaling service-linked role (`autoscaling_role`, which must exist before the key: KMS
+    rejects a policy naming an unknown principal) may use the key, without which nodes with
+    encrypted root volumes fail to launch; AWS Budgets may use it to publish to the encrypted alert
+    topic; CloudWatch Logs may use it for this account's log groups only.
     """
     root = f"arn:{partition}:iam::{account_id}:root"
-    autoscaling = (
-        f"arn:{partition}:iam::{account_id}:role/aws-service-role/autoscaling.amazonaws.com/"
-        "AWSServiceRoleForAutoScaling"
-    )
+    autoscaling = autoscaling_role
     return {
         "Version": "2012-10-17",
         "Statement": [

@@ -46,6 +46,9 @@ class PlannedResource:
     inputs: dict[str, Any]
     dependencies: tuple[str, ...] = ()  # URNs it waits for (depends_on and the outputs it reads)
     id: str | None = None  # the physical id the mocks answered
+    retain_on_delete: bool = False
+    ignore_changes: tuple[str, ...] = ()
+    custom_timeouts: dict[str, str] = field(default_factory=dict)  # create/update/delete, e.g. "20m"
 
 
 @dataclass
@@ -103,6 +106,10 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
             inputs=inputs,
             dependencies=tuple(sorted(set(request.dependencies))),
             id=response.id or None,
+            retain_on_delete=bool(request.retainOnDelete),
+            ignore_changes=tuple(request.ignoreChanges),
+            custom_timeouts={k: v for k in ("create", "update", "delete")
+                             if (v := getattr(request.customTimeouts, k, ""))},
         )
         with self._lock:
             self.registered.append(resource)

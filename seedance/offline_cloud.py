@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 from typing import Any, Callable
 
 import pulumi
@@ -39,6 +40,9 @@ _ID_PREFIXES = {
 # Resources whose physical name lives in an input other than `name`.
 _NAME_INPUTS = {"aws:s3/bucketV2:BucketV2": "bucket", "aws:s3/bucket:Bucket": "bucket"}
 
+# The names AWS gives service-linked roles (not derivable from the service name in general).
+_SERVICE_LINKED_ROLE_NAMES = {"autoscaling.amazonaws.com": "AWSServiceRoleForAutoScaling"}
+
 # AWS services whose ARNs carry no region (or no account).
 _GLOBAL_SERVICES = {"iam", "budgets"}
 
@@ -54,7 +58,8 @@ def _uuid(digest: str) -> str:
 class OfflineCloud(pulumi.runtime.Mocks):
     """`pulumi.runtime.Mocks` for one AWS region, answering from the bundled tables."""
 
-    def __init__(self, region_name: str, stack_outputs: Callable[[str], dict] | None = None):
+    def __init__(self, region_name: str, stack_outputs: Callable[[str], dict] | None = None,
+                 existing_roles: tuple[str, ...] = ()):
         try:
             self.region: Region = regions()[region_name]
         except KeyError:
@@ -62,12 +67,15 @@ class OfflineCloud(pulumi.runtime.Mocks):
             raise ValueError(f"no offline data for region {region_name!r}; known regions: {known}") from None
         # Answers a StackReference: the outputs of the named stack (org/project/stack), or None if unknown.
         self._stack_outputs = stack_outputs
+        # Role ARNs the account already has; by default a fresh account (no service-linked roles yet).
+        self._existing_roles = existing_roles
         self._invokes: dict[str, Callable[[dict], dict]] = {
             "aws:index/getAvailabilityZones:getAvailabilityZones": self._availability_zones,
             "aws:index/getCallerIdentity:getCallerIdentity": self._caller_identity,
             "aws:index/getPartition:getPartition": self._partition,
             "aws:index/getRegion:getRegion": self._region,
             "aws:ssm/getParameter:getParameter": self._ssm_parameter,
+            "aws:iam/getRoles:getRoles": self._roles,
         }
 
     # -- invokes -------------------------------------------------------------------------
@@ -105,6 +113,13 @@ class OfflineCloud(pulumi.runtime.Mocks):
     def _region(self, _args: dict) -> dict:
         return {"id": self.region.name, "name": self.region.name, "region": self.region.name,
                 "endpoint": f"ec2.{self.region.name}.amazonaws.com"}
+
+    def _roles(self, args: dict) -> dict:
+        prefix = args.get("pathPrefix") or "/"
+        pattern = re.compile(args.get("nameRegex") or ".*")
+        found = [arn for arn in self._existing_roles
+                 if f"/{arn.split(':role/', 1)[1]}".startswith(prefix) and pattern.search(arn.rsplit("/", 1)[1])]
+        return {"id": self.region.name, "arns": found, "names": [arn.rsplit("/", 1)[1] for arn in found]}
 
     def _ssm_parameter(self, args: dict) -> dict:
         name = args["name"]
@@ -183,6 +198,11 @@ class OfflineCloud(pulumi.runtime.Mocks):
         if token == "aws:sqs/queue:Queue":
             return {"arn": f"arn:{partition}:sqs:{region}:{account}:{physical_name}",
                     "url": f"https://sqs.{region}.amazonaws.com/{account}/{physical_name}"}
+        if token == "aws:iam/serviceLinkedRole:ServiceLinkedRole":
+            service = inputs["awsServiceName"]
+            role_name = _SERVICE_LINKED_ROLE_NAMES.get(service, f"AWSServiceRoleFor{service.split('.')[0]}")
+            return {"arn": f"arn:{partition}:iam::{account}:role/aws-service-role/{service}/{role_name}",
+                    "name": role_name, "path": f"/aws-service-role/{service}/"}
         if token == "aws:autoscaling/group:Group":
             return {"arn": f"arn:{partition}:autoscaling:{region}:{account}:autoScalingGroup:{_uuid(digest)}:"
                            f"autoScalingGroupName/{physical_name}"}

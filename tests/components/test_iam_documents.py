@@ -1,4 +1,4 @@
-from components.iam_documents import irsa_trust_policy, stack_key_policy
+from components.iam_documents import autoscaling_role_arn, irsa_trust_policy, stack_key_policy
 from components.kubeconfig import render_kubeconfig
 
 
@@ -13,7 +13,7 @@ def test_irsa_trust_is_limited_to_one_service_account():
 
 
 def test_stack_key_lets_autoscaling_use_it_for_node_volumes():
-    doc = stack_key_policy("aws", "123456789012", "us-east-1")
+    doc = stack_key_policy("aws", "123456789012", "us-east-1", autoscaling_role_arn("aws", "123456789012"))
     principals = {s["Sid"]: s["Principal"] for s in doc["Statement"]}
     assert "AWSServiceRoleForAutoScaling" in principals["AutoScalingUsesKeyForVolumes"]["AWS"]
     logs = next(s for s in doc["Statement"] if s["Sid"] == "CloudWatchLogsOfThisAccount")
