@@ -95,17 +95,41 @@ def kms_volume_use_policy(key_arn: str) -> Document:
     }
 
 
-def s3_endpoint_policy(partition: str, account_id: str, region: str, bucket_names: list[str]) -> Document:
-    """S3 through the endpoints: the listed buckets for this account's principals, and the ECR
-    layer bucket, without which image pulls through the gateway fail. No other bucket."""
-    statements = [{
-        "Sid": "EcrImageLayers", "Effect": "Allow", "Principal": "*", "Action": "s3:GetObject",
-        "Resource": f"arn:{partition}:s3:::prod-{region}-starport-layer-bucket/*",
-    }]
-    if bucket_names:
-        buckets = [f"arn:{partition}:s3:::{name}" for name in bucket_names]
+def cluster_read_only_buckets(partition: str, region: str) -> list[str]:
+    """Buckets of AWS and of public registries that a cluster's nodes read through the S3 gateway
+    without our credentials: the endpoint policy must let them through or image pulls and node
+    package installs fail with 403.
+
+    - ECR serves image layers from `prod-<region>-starport-layer-bucket` (presigned by ECR);
+    - registry.k8s.io redirects clients on AWS to `prod-registry-k8s-io-<region>` (anonymous);
+    - Amazon Linux 2023 and 2 package repositories live in `al2023-repos-<region>-de612dc2` and
+      `amazonlinux-2-repos-<region>` (anonymous).
+    """
+    names = [f"prod-{region}-starport-layer-bucket", f"prod-registry-k8s-io-{region}",
+             f"al2023-repos-{region}-de612dc2", f"amazonlinux-2-repos-{region}"]
+    return [f"arn:{partition}:s3:::{name}/*" for name in names]
+
+
+def s3_endpoint_policy(partition: str, account_id: str, region: str, other_account_buckets: list[str],
+                       public_read_buckets: list[str]) -> Document:
+    """S3 through the endpoints, as a data perimeter: this account's principals may use this account's
+    buckets (models, checkpoints, datasets) and the listed buckets of other accounts; anyone may read
+    the AWS and registry buckets the cluster itself needs. Writing to any other bucket is impossible
+    from the VPC, so data cannot be copied out through the endpoint."""
+    read_only = cluster_read_only_buckets(partition, region) + \
+        [f"arn:{partition}:s3:::{name}/*" for name in public_read_buckets]
+    statements = [
+        {"Sid": "ThisAccountsPrincipalsOnThisAccountsBuckets", "Effect": "Allow", "Principal": "*",
+         "Action": "s3:*", "Resource": "*",
+         "Condition": {"StringEquals": {"aws:PrincipalAccount": account_id, "aws:ResourceAccount": account_id}}},
+        # Presigned (ECR) and anonymous (registries, package repositories) reads carry no principal of ours.
+        {"Sid": "ClusterImagesAndPackages", "Effect": "Allow", "Principal": "*", "Action": "s3:GetObject",
+         "Resource": read_only},
+    ]
+    if other_account_buckets:
+        buckets = [f"arn:{partition}:s3:::{name}" for name in other_account_buckets]
         statements.append({
-            "Sid": "StackBucketsForThisAccount", "Effect": "Allow", "Principal": "*",
+            "Sid": "ListedBucketsOfOtherAccounts", "Effect": "Allow", "Principal": "*",
             "Action": ["s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:ListBucket", "s3:GetBucketLocation",
                        "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"],
             "Resource": [*buckets, *[f"{arn}/*" for arn in buckets]],
@@ -126,8 +150,24 @@ def kms_endpoint_policy(key_arn: str, account_id: str) -> Document:
 
 
 def account_endpoint_policy(account_id: str) -> Document:
-    """Other interface endpoints (ECR, STS, logs...): any call, but only by this account's principals."""
+    """Other interface endpoints (ECR, logs...): any call, but only by this account's principals."""
     return {"Version": "2012-10-17", "Statement": [{
         "Sid": "ThisAccountOnly", "Effect": "Allow", "Principal": "*", "Action": "*", "Resource": "*",
         "Condition": {"StringEquals": {"aws:PrincipalAccount": account_id}},
     }]}
+
+
+def sts_endpoint_policy(partition: str, account_id: str) -> Document:
+    """STS: this account's principals, plus web-identity federation into this account's roles.
+
+    AssumeRoleWithWebIdentity (every IRSA role) is an unsigned call: it carries no
+    aws:PrincipalAccount, so the account-only statement alone would deny it once private DNS sends
+    STS traffic to the endpoint, and no pod with an IAM role would start. The role ARN is the
+    resource, so federation stays limited to this account's roles.
+    """
+    policy = account_endpoint_policy(account_id)
+    policy["Statement"].append({
+        "Sid": "WebIdentityIntoThisAccountsRoles", "Effect": "Allow", "Principal": "*",
+        "Action": "sts:AssumeRoleWithWebIdentity", "Resource": f"arn:{partition}:iam::{account_id}:role/*",
+    })
+    return policy

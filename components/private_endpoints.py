@@ -11,7 +11,8 @@ import pulumi
 import pulumi_aws as aws
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from components.iam_documents import account_endpoint_policy, kms_endpoint_policy, s3_endpoint_policy
+from components.iam_documents import (account_endpoint_policy, kms_endpoint_policy, s3_endpoint_policy,
+                                      sts_endpoint_policy)
 
 InterfaceService = Literal["ecr.api", "ecr.dkr", "sts", "ec2", "logs", "sqs"]
 
@@ -33,7 +34,11 @@ class EndpointsConfig(BaseModel):
     interface_az_count: int | None = Field(
         None, ge=1, le=6, description="Zones that get interface endpoint network interfaces; default every zone.")
     s3_bucket_names: list[str] = Field(
-        [], description="Buckets reachable through the S3 endpoints besides the ECR layer bucket.")
+        [], description="Buckets of other accounts this account's principals may read and write through the S3 "
+                        "endpoints (this account's own buckets are always reachable by its principals).")
+    s3_public_read_buckets: list[str] = Field(
+        [], description="Third-party buckets the nodes read anonymously through the S3 gateway, besides ECR, "
+                        "registry.k8s.io and the Amazon Linux repositories (e.g. a registry's blob store).")
 
     @field_validator("interface_services")
     @classmethod
@@ -42,7 +47,7 @@ class EndpointsConfig(BaseModel):
             raise ValueError("lists a service twice")
         return values
 
-    @field_validator("s3_bucket_names")
+    @field_validator("s3_bucket_names", "s3_public_read_buckets")
     @classmethod
     def _bucket_names(cls, values: list[str]) -> list[str]:
         for value in values:
@@ -66,7 +71,6 @@ class PrivateEndpoints(pulumi.ComponentResource):
         private_subnet_ids: pulumi.Output[list[str]],
         private_route_table_ids: pulumi.Input[list[str]],
         kms_key_arn: pulumi.Input[str],
-        stack_bucket_names: list[str],
         tags: Mapping[str, str],
         opts: pulumi.ResourceOptions | None = None,
     ):
@@ -82,7 +86,8 @@ class PrivateEndpoints(pulumi.ComponentResource):
             return f"com.amazonaws.{region}.{service}"
 
         s3_policy = pulumi.Output.all(partition, account).apply(
-            lambda v: json.dumps(s3_endpoint_policy(v[0], v[1], region, [*stack_bucket_names, *config.s3_bucket_names])))
+            lambda v: json.dumps(s3_endpoint_policy(v[0], v[1], region, config.s3_bucket_names,
+                                                   config.s3_public_read_buckets)))
         gateway = None
         if config.s3_gateway:
             gateway = aws.ec2.VpcEndpoint(
@@ -102,8 +107,10 @@ class PrivateEndpoints(pulumi.ComponentResource):
             kms_policy = pulumi.Output.all(kms_key_arn, account).apply(
                 lambda v: json.dumps(kms_endpoint_policy(v[0], v[1])))
             interfaces.append(("kms", kms_policy))
-        interfaces += [(service, account.apply(lambda a: json.dumps(account_endpoint_policy(a))))
-                       for service in config.interface_services]
+        interfaces += [(service, pulumi.Output.all(partition, account).apply(
+            lambda v, service=service: json.dumps(
+                sts_endpoint_policy(v[0], v[1]) if service == "sts" else account_endpoint_policy(v[1]))))
+            for service in config.interface_services]
         if interfaces or s3_interface:
             ids.update(self._interface_endpoints(name, config, interfaces, s3_interface, s3_policy, gateway,
                                                  service_name, vpc_id, vpc_cidr, private_subnet_ids, tags))

@@ -52,7 +52,6 @@ endpoints = PrivateEndpoints(
     private_subnet_ids=network.private_subnet_ids,
     private_route_table_ids=network.private_route_table_ids,
     kms_key_arn=key.key_arn,
-    stack_bucket_names=[model_bucket],
     tags=tags,
 )
 cluster = Cluster(

@@ -5,6 +5,8 @@ import json
 import pytest
 
 from seedance.cli import main
+from seedance.offline_cloud import OFFLINE_ACCOUNT_ID
+from tests.policy_evaluation import Request, allows
 from tests.seedance.test_cli import bad_stack
 
 ENDPOINT = "aws:ec2/vpcEndpoint:VpcEndpoint"
@@ -44,8 +46,66 @@ def test_no_endpoint_policy_is_a_wildcard(stack_plan):
             assert not unrestricted, endpoint.name
     kms = json.loads(endpoints(stack_plan)["kms/Interface"].inputs["policy"])["Statement"][0]
     assert kms["Resource"] == stack_plan.outputs["kms_key_arn"]
-    s3 = json.loads(endpoints(stack_plan)["s3/Gateway"].inputs["policy"])["Statement"]
-    assert s3[0]["Resource"].endswith("-starport-layer-bucket/*")  # ECR layers keep working
+
+
+def s3_requests(region, account, model_bucket):
+    """What must pass the S3 endpoints (the cluster working) and what must not (data leaving)."""
+    ours = {"aws:PrincipalAccount": account, "aws:ResourceAccount": account}
+    foreign = {"aws:PrincipalAccount": account, "aws:ResourceAccount": "999999999999"}
+    must_pass = {
+        "node pulls an ECR image layer (presigned by ECR)":
+            Request("s3:GetObject", f"arn:aws:s3:::prod-{region}-starport-layer-bucket/sha256/ab",
+                    {"aws:ResourceAccount": "602401143452"}),
+        "node pulls a registry.k8s.io image (anonymous redirect)":
+            Request("s3:GetObject", f"arn:aws:s3:::prod-registry-k8s-io-{region}/containers/images/sha256:ab"),
+        "node installs an AL2023 package":
+            Request("s3:GetObject", f"arn:aws:s3:::al2023-repos-{region}-de612dc2/core/mirrors/latest/x86_64/repodata"),
+        "Triton reads its models": Request("s3:GetObject", f"arn:aws:s3:::{model_bucket}/seedance/video/1/model.plan", ours),
+        "a training job reads a dataset bucket of this account":
+            Request("s3:GetObject", "arn:aws:s3:::ml-datasets-prod/shard-0001.tar", ours),
+        "a training job lists a dataset bucket of this account": Request("s3:ListBucket", "arn:aws:s3:::ml-datasets-prod", ours),
+        "a job writes a checkpoint to this account's bucket":
+            Request("s3:PutObject", f"arn:aws:s3:::{model_bucket}/ckpt/step-100", ours),
+    }
+    must_not_pass = {
+        "our role writes to another account's bucket (exfiltration)":
+            Request("s3:PutObject", "arn:aws:s3:::attacker-bucket/dump.tar", foreign),
+        "anyone writes to the ECR layer bucket":
+            Request("s3:PutObject", f"arn:aws:s3:::prod-{region}-starport-layer-bucket/x", foreign),
+        "another account's principal reads our models":
+            Request("s3:GetObject", f"arn:aws:s3:::{model_bucket}/seedance/video/1/model.plan",
+                    {"aws:PrincipalAccount": "999999999999", "aws:ResourceAccount": account}),
+        "anonymous read of an arbitrary foreign bucket": Request("s3:GetObject", "arn:aws:s3:::attacker-bucket/payload"),
+    }
+    return must_pass, must_not_pass
+
+
+def test_s3_endpoints_serve_the_cluster_and_keep_data_in(stack_plan):
+    region, bucket = stack_plan.outputs["region"], stack_plan.outputs["model_repository_bucket"]
+    must_pass, must_not_pass = s3_requests(region, OFFLINE_ACCOUNT_ID, bucket)
+    for name, endpoint in endpoints(stack_plan).items():
+        if not name.startswith("s3/"):
+            continue
+        policy = json.loads(endpoint.inputs["policy"])
+        assert [what for what, r in must_pass.items() if not allows(policy, r)] == [], name
+        assert [what for what, r in must_not_pass.items() if allows(policy, r)] == [], name
+
+
+def test_sts_endpoint_lets_every_irsa_role_be_assumed(plan_of):
+    """AssumeRoleWithWebIdentity is unsigned: no aws:PrincipalAccount. With private DNS, every IRSA
+    role (VPC CNI, EBS CSI, termination handler, Triton) is assumed through this endpoint."""
+    for stack in ("staging", "prod"):
+        plan = plan_of(stack)
+        policy = json.loads(endpoints(plan)["sts/Interface"].inputs["policy"])
+        roles = [r for r in plan.of_type("aws:iam/role:Role") if "Federated" in r.inputs["assumeRolePolicy"]]
+        assert roles
+        for role in roles:
+            arn = f"arn:aws:iam::{OFFLINE_ACCOUNT_ID}:role/{role.inputs.get('name') or role.name}"
+            assert allows(policy, Request("sts:AssumeRoleWithWebIdentity", arn)), role.name
+        assert allows(policy, Request("sts:GetCallerIdentity", "*", {"aws:PrincipalAccount": OFFLINE_ACCOUNT_ID}))
+        foreign_role = "arn:aws:iam::999999999999:role/exfil"
+        assert not allows(policy, Request("sts:AssumeRoleWithWebIdentity", foreign_role))
+        assert not allows(policy, Request("sts:AssumeRole", foreign_role, {"aws:PrincipalAccount": "999999999999"}))
 
 
 def test_s3_interface_in_staging_and_prod_after_the_gateway(plan_of):

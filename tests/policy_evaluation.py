@@ -1,0 +1,62 @@
+"""A small IAM policy evaluator for endpoint and resource policies, so tests can state what must be
+reachable and what must not, instead of comparing documents to copies of themselves.
+
+It models what these policies use: Allow/Deny, `*` and `?` wildcards in Action and Resource, and the
+condition operators StringEquals, StringLike, ArnEquals, ArnLike and Bool, where a key absent from the
+request fails the condition (as IAM does without `IfExists`). Anything else raises, rather than guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from typing import Any
+
+_OPERATORS = {"StringEquals": False, "ArnEquals": False, "Bool": False, "StringLike": True, "ArnLike": True}
+
+
+@dataclass(frozen=True)
+class Request:
+    action: str
+    resource: str
+    context: dict[str, str] = field(default_factory=dict)  # e.g. {"aws:PrincipalAccount": "1234..."}
+
+
+def _listed(value: Any) -> list[str]:
+    return [value] if isinstance(value, str) else list(value)
+
+
+def _matches(pattern: str, value: str, *, case_sensitive: bool = True) -> bool:
+    return fnmatchcase(value, pattern) if case_sensitive else fnmatchcase(value.lower(), pattern.lower())
+
+
+def _conditions_hold(conditions: dict[str, dict[str, Any]], context: dict[str, str]) -> bool:
+    for operator, tests in conditions.items():
+        if operator not in _OPERATORS:
+            raise NotImplementedError(f"condition operator {operator} is not modelled")
+        wildcard = _OPERATORS[operator]
+        for key, expected in tests.items():
+            actual = context.get(key)
+            if actual is None:
+                return False
+            if not any(_matches(v, actual) if wildcard else v == actual for v in _listed(expected)):
+                return False
+    return True
+
+
+def _applies(statement: dict[str, Any], request: Request) -> bool:
+    if "NotAction" in statement or "NotResource" in statement or "NotPrincipal" in statement:
+        raise NotImplementedError("Not* elements are not modelled")
+    actions = _listed(statement.get("Action", []))
+    resources = _listed(statement.get("Resource", "*"))
+    return (any(_matches(a, request.action, case_sensitive=False) for a in actions)
+            and any(_matches(r, request.resource) for r in resources)
+            and _conditions_hold(statement.get("Condition", {}), request.context))
+
+
+def allows(policy: dict[str, Any], request: Request) -> bool:
+    """True when some statement allows the request and none denies it."""
+    statements = policy["Statement"]
+    if any(s["Effect"] == "Deny" and _applies(s, request) for s in statements):
+        return False
+    return any(s["Effect"] == "Allow" and _applies(s, request) for s in statements)
