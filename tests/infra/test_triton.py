@@ -5,8 +5,10 @@ import json
 import pytest
 
 from seedance.cli import main
+from seedance.offline_cloud import OFFLINE_ACCOUNT_ID
 from tests.infra.test_capacity import stack_config
 from tests.k8s_checks import assert_checkov_clean_and_every_skip_needed, declared_manifests, schema_errors
+from tests.policy_evaluation import Request, allows
 from tests.seedance.test_cli import bad_stack
 
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
@@ -116,8 +118,10 @@ def test_model_repository_is_private_encrypted_and_reachable_through_the_endpoin
     assert all(block.inputs[k] is True for k in ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls",
                                                   "restrictPublicBuckets"))
     gateway = next(e for e in stack_plan.of_type("aws:ec2/vpcEndpoint:VpcEndpoint") if e.inputs["vpcEndpointType"] == "Gateway")
-    resources = json.loads(gateway.inputs["policy"])["Statement"][1]["Resource"]
-    assert f"arn:aws:s3:::{bucket}/*" in resources
+    policy = json.loads(gateway.inputs["policy"])
+    ours = {"aws:PrincipalAccount": OFFLINE_ACCOUNT_ID, "aws:ResourceAccount": OFFLINE_ACCOUNT_ID}
+    assert allows(policy, Request("s3:ListBucket", f"arn:aws:s3:::{bucket}", ours))
+    assert allows(policy, Request("s3:GetObject", f"arn:aws:s3:::{bucket}/seedance/video/config.pbtxt", ours))
 
 
 def test_objects_match_the_schemas_and_pass_checkov(plan_of, tmp_path):
