@@ -72,6 +72,11 @@ class ClusterConfig(BaseModel):
     public_endpoint_cidrs: list[str] = Field(
         [], description="CIDRs allowed to reach the API server publicly; empty keeps the endpoint private only."
     )
+    deployer_cidrs: list[str] = Field(
+        [], description="Private CIDRs that `pulumi up` runs from (a runner network routed to this VPC by peering, "
+                        "VPN or Transit Gateway, or a subnet of this VPC): allowed to the private API endpoint on 443. "
+                        "The same run installs Kubernetes objects, so a stack needs these or public_endpoint_cidrs."
+    )
     admin_principal_arns: list[str] = Field(
         [], description="IAM roles or users given cluster-admin through EKS access entries."
     )
@@ -118,6 +123,16 @@ class ClusterConfig(BaseModel):
                 raise ValueError(f"{value!r} is not an IPv4 CIDR") from None
             if network.prefixlen == 0:
                 raise ValueError("0.0.0.0/0 would expose the API server to the internet; list your CIDRs")
+        return values
+
+    @field_validator("deployer_cidrs")
+    @classmethod
+    def _private_deployers(cls, values: list[str]) -> list[str]:
+        for value in values:
+            network = parse_cidr(value, "10.100.0.0/24")
+            if not network.is_private or network.prefixlen < 8:
+                raise ValueError(f"{value} must be a private range of /8 or smaller: the private endpoint "
+                                 "is reached over the VPC's routes (public CIDRs go in public_endpoint_cidrs)")
         return values
 
     @field_validator("admin_principal_arns")
@@ -288,6 +303,22 @@ class Cluster(pulumi.ComponentResource):
         coredns = addon("coredns", depends_on=[system_nodes])
         ebs_csi = addon("aws-ebs-csi-driver", depends_on=[system_nodes], role_arn=ebs_csi_role.arn)
 
+        # The private endpoint answers on the cluster security group: the deployer needs 443 through it.
+        cluster_security_group = cluster.vpc_config.apply(lambda vpc: vpc.cluster_security_group_id)
+        deployer_rules = [
+            aws.vpc.SecurityGroupIngressRule(
+                f"{name}-api-from-deployer-{index}",
+                security_group_id=cluster_security_group,
+                cidr_ipv4=cidr,
+                ip_protocol="tcp",
+                from_port=443,
+                to_port=443,
+                description="Kubernetes API from the network pulumi up runs in",
+                tags=tags,
+                opts=child,
+            )
+            for index, cidr in enumerate(config.deployer_cidrs)
+        ]
         ca_data = cluster.certificate_authority.apply(lambda ca: ca.data)
         kubeconfig = pulumi.Output.secret(
             pulumi.Output.all(cluster.name, cluster.endpoint, ca_data).apply(
@@ -297,7 +328,7 @@ class Cluster(pulumi.ComponentResource):
         self.provider = k8s.Provider(
             f"{name}-k8s",
             kubeconfig=kubeconfig,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[coredns, system_nodes]),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[coredns, system_nodes, *deployer_rules]),
         )
         NvidiaDevicePlugin(
             f"{name}-nvidia-device-plugin",
@@ -315,7 +346,7 @@ class Cluster(pulumi.ComponentResource):
             lambda v: ClusterJoin(cluster_name=v[0], endpoint=v[1], certificate_authority=v[2],
                                   service_cidr=config.service_cidr)
         )
-        self.node_security_group_id = cluster.vpc_config.apply(lambda vpc: vpc.cluster_security_group_id)
+        self.node_security_group_id = cluster_security_group
         self.ebs_csi_addon = ebs_csi
         self.register_outputs(
             {

@@ -119,6 +119,15 @@ class StackConfig(BaseModel):
         return self
 
     @model_validator(mode="after")
+    def _deploy_path(self) -> "StackConfig":
+        # Checked here, not in ClusterConfig, so that a stack without a cluster key gets this message.
+        if not self.cluster.public_endpoint_cidrs and not self.cluster.deployer_cidrs:
+            raise FieldError("cluster.deployer_cidrs", [], "the API endpoint is private and nothing may reach it, yet "
+                             "the same `pulumi up` installs Kubernetes objects; allowed: the private CIDRs of the "
+                             "runner (deployer_cidrs), or public CIDRs (public_endpoint_cidrs)")
+        return self
+
+    @model_validator(mode="after")
     def _budget_tag_exists(self) -> "StackConfig":
         if self.budget.filter_tag not in self.resource_tags:
             raise FieldError("budget.filter_tag", self.budget.filter_tag,

@@ -10,6 +10,7 @@ VALID = {
     "seedance-gpu:tags": json.dumps({"team": "ml", "cost-center": "cc-1"}),
     "seedance-gpu:budget": json.dumps({"monthly_usd": 1000}),
     "seedance-gpu:network": json.dumps({"az_count": 3, "nat_gateways": "single"}),
+    "seedance-gpu:cluster": json.dumps({"deployer_cidrs": ["10.100.0.0/24"]}),
 }
 
 
@@ -45,6 +46,8 @@ def test_valid_config_gets_defaults_and_derived_values():
         ("seedance-gpu:tags", {"team": "ml"}, "seedance-gpu:tags = {\"team\": \"ml\"}: must include non-empty cost-center"),
         ("seedance-gpu:budget", None, "seedance-gpu:budget = (missing): required key is missing"),
         ("seedance-gpu:budget", {"monthly_usd": -5}, "seedance-gpu:budget.monthly_usd = -5: Input should be greater than 0"),
+        ("seedance-gpu:cluster", {}, "seedance-gpu:cluster.deployer_cidrs = []: the API endpoint is private and nothing may reach it"),
+        ("seedance-gpu:cluster", {"deployer_cidrs": ["8.8.8.0/24"]}, "seedance-gpu:cluster.deployer_cidrs = [\"8.8.8.0/24\"]: 8.8.8.0/24 must be a private range"),
         ("seedance-gpu:cluster", {"kubernetes_version": "1.9"}, "seedance-gpu:cluster.kubernetes_version = \"1.9\": must be an EKS version from 1.30 to 1.36"),
         ("seedance-gpu:cluster", {"kubernetes_version": 1.33}, "seedance-gpu:cluster.kubernetes_version = 1.33: Input should be a valid string"),
         ("seedance-gpu:cluster", {"public_endpoint_cidrs": ["0.0.0.0/0"]}, "seedance-gpu:cluster.public_endpoint_cidrs = [\"0.0.0.0/0\"]: 0.0.0.0/0 would expose"),

@@ -36,7 +36,11 @@ def test_no_subnet_maps_public_ips(stack_plan):
 def test_cluster_is_private_encrypted_and_logged(stack_plan):
     (cluster,) = stack_plan.of_type("aws:eks/cluster:Cluster")
     vpc_config = cluster.inputs["vpcConfig"]
-    assert vpc_config["endpointPrivateAccess"] is True and vpc_config["endpointPublicAccess"] is False
+    assert vpc_config["endpointPrivateAccess"] is True  # nodes always join privately
+    # The public endpoint, when on, admits only the listed CIDRs; staging and prod keep it off.
+    assert not vpc_config["endpointPublicAccess"] or vpc_config["publicAccessCidrs"]
+    if stack_plan.stack != "dev":
+        assert vpc_config["endpointPublicAccess"] is False
     assert cluster.inputs["encryptionConfig"]["resources"] == ["secrets"]
     (key,) = stack_plan.of_type("aws:kms/key:Key")
     assert cluster.inputs["encryptionConfig"]["provider"]["keyArn"].startswith("arn:aws:kms:")
@@ -85,3 +89,18 @@ def test_every_aws_resource_with_tags_carries_the_cost_tags(stack_plan):
         tags = resource.inputs["tags"]
         keys = {t["key"] for t in tags} if isinstance(tags, list) else set(tags)  # ASGs tag with a list
         assert {"team", "cost-center", "env"} <= keys, resource.urn
+
+
+def test_the_deployer_can_reach_the_api_it_installs_objects_through(stack_plan):
+    """One `pulumi up` creates the cluster and then talks to its API: the network it runs from must be
+    let in, on the public endpoint by CIDR or on the private one through the cluster security group,
+    before the Kubernetes provider is used."""
+    (cluster,) = stack_plan.of_type("aws:eks/cluster:Cluster")
+    vpc = cluster.inputs["vpcConfig"]
+    public = vpc.get("endpointPublicAccess") and vpc.get("publicAccessCidrs")
+    rules = [r for r in stack_plan.of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
+             if cluster.urn in r.dependencies]  # rules on the cluster's own security group
+    private = [r for r in rules if (r.inputs["fromPort"], r.inputs["toPort"]) == (443, 443)]
+    assert public or private, "neither the public endpoint nor the private one admits the deployer"
+    (provider,) = stack_plan.of_type("pulumi:providers:kubernetes")
+    assert {r.urn for r in private} <= set(provider.dependencies)
