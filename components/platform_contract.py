@@ -54,6 +54,7 @@ class PlatformReports(BaseModel):
     capacity: dict[str, Any]
     egress: dict[str, Any]
     checkpoint_sizing: list[str]
+    account_steps: list[str] = Field(description="What AWS requires outside `pulumi up`, with how to do it.")
 
 
 class PlatformContract(BaseModel):

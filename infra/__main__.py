@@ -22,7 +22,7 @@ from components.storage import CheckpointStorage, LocalStorage
 from components.triton_serving import MetricsAdapter, TritonServing
 from infra.capacity import program_capacity
 from infra.config import load_from_pulumi
-from infra.reports import capacity_report, egress
+from infra.reports import account_steps, capacity_report, egress
 
 STACKS_DIR = Path(__file__).resolve().parent.parent / "stacks"
 
@@ -166,6 +166,7 @@ contract = {
         "capacity": capacity_report(capacity, {g: n.asg_name for g, n in node_groups.items()}),
         "egress": egress(config),
         "checkpoint_sizing": checkpoint_decision.lines() if checkpoint_decision else [],
+        "account_steps": account_steps(config, pulumi.get_stack()),
     },
 }
 assert set(contract) == set(PlatformContract.model_fields), "the exports must be exactly the contract"

@@ -41,3 +41,16 @@ def egress(config: StackConfig) -> dict[str, Any]:
     return {"monthly_via_nat_usd": round(report.via_nat_usd, 2),
             "monthly_with_endpoints_usd": round(report.with_endpoints_usd, 2),
             "monthly_saving_usd": round(report.saving_usd, 2), "report": report_lines(report)}
+
+
+def account_steps(config: StackConfig, stack: str) -> list[str]:
+    """What AWS requires outside `pulumi up`, with the command or place to do it."""
+    cluster = config.cluster
+    reach = (f"public endpoint from {', '.join(cluster.public_endpoint_cidrs)}" if cluster.public_endpoint_cidrs
+             else f"private endpoint from {', '.join(cluster.deployer_cidrs)} (routed to the VPC by your network)")
+    return [
+        f"run `pulumi up` where the cluster API is reachable: {reach}",
+        f"a day after the first `pulumi up`, activate the cost-allocation tag {config.budget.filter_tag!r} in the "
+        f"organization's management account (`seedance budget-tag --stack {stack} --activate`); the budget "
+        "counts nothing until then",
+    ]

@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 import yaml
+from botocore.exceptions import BotoCoreError, ClientError
 
 from components.cost_estimate import catalog_for, estimate
 from components.labels import NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
@@ -24,7 +25,7 @@ from components.pricing import PriceSourceError
 from components.storage_manifests import fio_checkpoint_test
 from infra.capacity import OFFLINE_ENV
 from infra.config import PROJECT
-from seedance import breaker_command, capacity_commands, check_command, config_reference
+from seedance import breaker_command, budget_tag_command, capacity_commands, check_command, config_reference
 
 from seedance.engine import Plan, ProgramFailed, ProgramInputError, run_program
 from seedance.offline_cloud import OfflineCloud
@@ -71,6 +72,11 @@ def offline_plan(stack: str, program: Path | None, stack_file: Path | None) -> t
 def _reports(outputs: dict) -> dict:
     reports = outputs.get("reports")
     return reports if isinstance(reports, dict) else {}
+
+
+def _account_section(outputs: dict) -> list[str]:
+    steps = _reports(outputs).get("account_steps")
+    return ["Steps outside `pulumi up` (AWS requires them):", *[f"  - {step}" for step in steps]] if steps else []
 
 
 def _storage_section(outputs: dict) -> list[str]:
@@ -163,7 +169,8 @@ def _offline_environment():
 def _plan_command(args: argparse.Namespace) -> int:
     plan, header = offline_plan(args.stack, args.program, args.stack_file)
     sections = {"storage": _storage_section(plan.outputs), "egress": _egress_section(plan.outputs),
-                "capacity": capacity_commands.capacity_section(_reports(plan.outputs)), "cost": _cost_section(plan)}
+                "capacity": capacity_commands.capacity_section(_reports(plan.outputs)), "cost": _cost_section(plan),
+                "account": _account_section(plan.outputs)}
     print(plan_to_text(plan, header, omit_outputs=("reports",) if _reports(plan.outputs) else ()))
     for lines in sections.values():
         if lines:
@@ -196,6 +203,7 @@ def _parser() -> argparse.ArgumentParser:
     _stack_arguments(breaker)
     breaker.add_argument("--apply", action="store_true", help="change the groups (default: only report)")
     breaker.set_defaults(run=lambda args: breaker_command.run(args, _stack_config))
+    budget_tag_command.register(commands, _stack_arguments, _stack_config)
     export = commands.add_parser("export", help="export a stack's offline plan for other tools")
     formats = export.add_subparsers(dest="format", required=True)
     tfplan = formats.add_parser("tfplan", help="Terraform plan JSON of the AWS resources (for checkov, conftest)")
@@ -224,6 +232,10 @@ def main(argv: list[str] | None = None) -> int:
     except ProgramFailed as error:
         print(f"seedance: {error}", file=sys.stderr)
         return EXIT_FAILED
+    except (BotoCoreError, ClientError) as error:
+        # Commands that call AWS: missing credentials, a denied call, an unreachable endpoint.
+        print(f"seedance: error: AWS: {error}", file=sys.stderr)
+        return EXIT_CONFIG
 
 
 if __name__ == "__main__":

@@ -67,3 +67,12 @@ def test_prod_refuses_the_breaker_setting(tmp_path, capsys):
     document_path.write_text(text.replace("source: live", "source: lock"))
     assert main(["plan", "--stack", "dev", "--stack-file", str(document_path)]) == 2
     assert "seedance-gpu:capacity.budget_breaker = true: allowed in dev and staging only" in capsys.readouterr().err
+
+
+def test_plan_names_the_cost_allocation_tag_step(plan_of):
+    """The budget's tag filter matches nothing until the tag is activated, which `pulumi up` cannot
+    do (billing data first, payer account only): the plan must say so with the command."""
+    for stack in ("dev", "prod"):
+        steps = plan_of(stack).outputs["reports"]["account_steps"]
+        key = stack_config(stack).budget.filter_tag
+        assert any(f"'{key}'" in step and f"seedance budget-tag --stack {stack} --activate" in step for step in steps)
