@@ -25,6 +25,20 @@ K8S_STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"
 K8S_WORKLOADS = ("kubernetes:apps/v1:Deployment", "kubernetes:apps/v1:DaemonSet", "kubernetes:apps/v1:StatefulSet",
                  "kubernetes:batch/v1:Job")
 
+# Inputs that hold an IAM policy document, and what kind of document it is: a trust policy (who may
+# assume a role), an identity policy (what a role may do), or a resource policy (who may use a key,
+# endpoint, bucket, queue or topic; an endpoint policy only narrows what identity policies allow).
+POLICY_DOCUMENTS = {
+    "aws:iam/role:Role": ("assumeRolePolicy", "trust"),
+    "aws:iam/rolePolicy:RolePolicy": ("policy", "identity"),
+    "aws:iam/policy:Policy": ("policy", "identity"),
+    KMS_KEY: ("policy", "resource"),
+    VPC_ENDPOINT: ("policy", "resource"),
+    "aws:s3/bucketPolicy:BucketPolicy": ("policy", "resource"),
+    "aws:sqs/queuePolicy:QueuePolicy": ("policy", "resource"),
+    "aws:sns/topicPolicy:TopicPolicy": ("policy", "resource"),
+}
+
 # AWS resources that take tags although a plan may omit them (then they are untagged).
 TAGGABLE_WITHOUT_TAGS_INPUT = (EBS_VOLUME, EC2_INSTANCE, VPC, NAT_GATEWAY, LOAD_BALANCER, KMS_KEY, LAUNCH_TEMPLATE,
                                "aws:ec2/subnet:Subnet", "aws:s3/bucket:Bucket", "aws:eks/cluster:Cluster")

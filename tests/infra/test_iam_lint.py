@@ -1,0 +1,75 @@
+"""Every IAM policy document in every stack's plan, linted by parliament (a linter nobody here wrote).
+
+Parliament reads every document as an identity policy. The findings below are its known false
+positives for documents of another kind, each with the reason; any other finding fails the test.
+"""
+
+import json
+
+import parliament
+
+from components.resource_types import POLICY_DOCUMENTS
+
+GRANT_ACTIONS = {"kms:creategrant", "kms:revokegrant", "kms:listgrants"}
+
+# (document kind, parliament issue) -> why it does not apply to that kind of document.
+NOT_APPLICABLE = {
+    ("trust", "MALFORMED"): "a trust policy has no Resource: the role it is attached to is the resource",
+    ("trust", "UNKNOWN_FEDERATION_SOURCE"): "EKS OIDC providers are per cluster; parliament knows only public IdPs",
+    ("resource", "RESOURCE_STAR"): "in a key policy `*` is the key itself; in endpoint, queue and topic policies "
+                                   "the conditions narrow it (tests/infra/test_private_endpoints.py evaluates them)",
+    ("resource", "PERMISSIONS_MANAGEMENT_ACTIONS"): "a resource or endpoint policy grants nothing on its own: "
+                                                    "identity policies still decide",
+    ("resource", "PRIVILEGE_ESCALATION"): "same: an endpoint policy only limits what passes the endpoint",
+    ("resource", "CREDENTIALS_EXPOSURE"): "same: an endpoint policy only limits what passes the endpoint",
+}
+
+
+def accepted_identity_finding(finding) -> bool:
+    """EBS CSI creates, lists and revokes grants on the stack key for the volumes it attaches (its
+    documented KMS policy), only for AWS resources (kms:GrantIsForAWSResource)."""
+    actions = set((finding.location or {}).get("actions", []))
+    return finding.issue == "PERMISSIONS_MANAGEMENT_ACTIONS" and actions <= GRANT_ACTIONS
+
+
+def accepted_key_policy_finding(finding) -> bool:
+    """CloudWatch Logs' key-policy statement as the CloudWatch Logs guide writes it: ArnLike on
+    kms:EncryptionContext:aws:logs:arn (a string key holding an ARN), over actions that include DescribeKey."""
+    text = f"{finding.detail} {finding.location}"
+    return finding.issue in ("MISMATCHED_TYPE", "UNKNOWN_CONDITION_FOR_ACTION") and (
+        "kms:EncryptionContext:aws:logs:arn" in text or "ArnLike requires a value of type Arn" in text)
+
+
+def unexplained_findings(plan):
+    found = []
+    for resource in plan.resources:
+        if resource.type not in POLICY_DOCUMENTS:
+            continue
+        key, kind = POLICY_DOCUMENTS[resource.type]
+        document = resource.inputs.get(key)
+        if not document:
+            continue
+        for finding in parliament.analyze_policy_string(document, include_community_auditors=True).findings:
+            if (kind, finding.issue) in NOT_APPLICABLE:
+                continue
+            if kind == "identity" and accepted_identity_finding(finding):
+                continue
+            if resource.type == "aws:kms/key:Key" and accepted_key_policy_finding(finding):
+                continue
+            found.append(f"{resource.name} ({kind}): {finding.issue} {finding.detail} {finding.location}")
+    return found
+
+
+def test_every_policy_document_passes_parliament(stack_plan):
+    assert unexplained_findings(stack_plan) == []
+
+
+def test_the_lint_catches_a_write_action_on_every_resource(plan_of):
+    """The harness itself: a handler policy that completes lifecycle actions on `*` is reported."""
+    plan = plan_of("dev")
+    (policy,) = [r for r in plan.of_type("aws:iam/rolePolicy:RolePolicy") if "interruptions" in r.name]
+    document = json.loads(policy.inputs["policy"])
+    document["Statement"].append({"Effect": "Allow", "Action": "autoscaling:CompleteLifecycleAction", "Resource": "*"})
+    bad = type(policy)(**{**policy.__dict__, "inputs": {**policy.inputs, "policy": json.dumps(document)}})
+    broken = type(plan)(project=plan.project, stack=plan.stack, resources=[bad], outputs={})
+    assert any("RESOURCE_STAR" in line for line in unexplained_findings(broken))
