@@ -16,9 +16,9 @@ from components.capacity_plan import BREAKER_TAG, CapacityPlan
 from components.config_validation import FieldError
 from components.gpu_instance_types import gpu_instance_type, gpu_instance_types
 from components.node_role import node_role
-from components.labels import GPU_TAINT, LOCAL_NVME_LABEL, NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
+from components.labels import AMI_FAMILY_LABEL, GPU_TAINT, LOCAL_NVME_LABEL, NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
 from components.nvidia_device_plugin import CONFIG_LABEL, GpuSharingConfig
-from components.node_bootstrap import ClusterJoin, ami_ssm_parameter, encoded_user_data
+from components.node_bootstrap import AMI_FAMILY_TRAITS, ClusterJoin, ami_ssm_parameter, encoded_user_data
 from components.workload_classes import WorkloadClass, workload_classes
 
 NTH_MANAGED_TAG = "aws-node-termination-handler/managed"
@@ -50,7 +50,8 @@ class GpuNodeGroupConfig(BaseModel):
     desired_gpus: int = Field(ge=0, le=4096, description="GPUs at creation (the autoscaler owns it later).")
     max_gpus: int = Field(ge=1, le=4096, description="Most GPUs the autoscaler may run.")
     ami_family: Literal["al2023", "bottlerocket"] = Field("al2023", description="EKS-optimised NVIDIA AMI family.")
-    root_volume_gib: int = Field(200, ge=50, le=4000, description="Encrypted gp3 root volume (images are large).")
+    root_volume_gib: int = Field(200, ge=50, le=4000, description="Encrypted gp3 volume for container images (large): "
+                                 "the root volume on al2023, the data volume /dev/xvdb on Bottlerocket.")
     local_storage: bool = Field(False, description="Mount each NVMe instance-store disk for local PersistentVolumes.")
     gpu_sharing: GpuSharingConfig = Field(default_factory=GpuSharingConfig)
     class_overrides: WorkloadClassOverrides = Field(default_factory=WorkloadClassOverrides)
@@ -82,6 +83,9 @@ class GpuNodeGroupConfig(BaseModel):
             if self.ami_family != "al2023":
                 raise FieldError("local_storage", True, "needs ami_family al2023 (nodeadm mounts each disk); "
                                  "Bottlerocket gives instance store to containerd and kubelet only")
+        if self.gpu_sharing.mode == "mig" and AMI_FAMILY_TRAITS[self.ami_family].builtin_device_plugin:
+            raise FieldError("gpu_sharing.mode", "mig", "Bottlerocket partitions MIG through its own settings, "
+                             "which this group does not render; allowed: time-slicing, or ami_family al2023")
         if self.gpu_sharing.mode == "mig":
             without = [f"{t} ({gpu_instance_type(t).gpu})" for t in self.instance_types if not gpu_instance_type(t).mig]
             if without:
@@ -137,10 +141,15 @@ class GpuNodeGroup(pulumi.ComponentResource):
                                      principal_arn=role.arn,
                                      type="EC2_LINUX", tags=tags, opts=child)
 
-        labels = {**gpu_pool_selector(config), **({LOCAL_NVME_LABEL: "true"} if config.local_storage else {}),
-                  **({CONFIG_LABEL: config.name} if config.gpu_sharing.mode != "none" else {})}
+        traits = AMI_FAMILY_TRAITS[config.ami_family]
+        shared = config.gpu_sharing.mode != "none"
+        labels = {**gpu_pool_selector(config), AMI_FAMILY_LABEL: config.ami_family,
+                  **({LOCAL_NVME_LABEL: "true"} if config.local_storage else {}),
+                  # Sharing goes to the OS's own device plugin, or to the Helm plugin's named config.
+                  **({CONFIG_LABEL: config.name} if shared and not traits.builtin_device_plugin else {})}
+        replicas = config.gpu_sharing.replicas if shared and traits.builtin_device_plugin else None
         user_data = join.apply(
-            lambda j: encoded_user_data(config.ami_family, j, labels, [GPU_TAINT], config.local_storage)
+            lambda j: encoded_user_data(config.ami_family, j, labels, [GPU_TAINT], config.local_storage, replicas)
         )
         image = aws.ssm.get_parameter_output(
             name=ami_ssm_parameter(config.ami_family, kubernetes_version, config.arch),
@@ -158,13 +167,15 @@ class GpuNodeGroup(pulumi.ComponentResource):
                 associate_public_ip_address="false", security_groups=[node_security_group_id],
                 delete_on_termination="true",
             )],
+            # Every device the AMI maps, encrypted with the stack key; the one holding container images
+            # gets the configured size, the others keep the AMI's snapshot size.
             block_device_mappings=[aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
-                device_name="/dev/xvda",
+                device_name=device,
                 ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
-                    volume_type="gp3", volume_size=config.root_volume_gib, encrypted="true",
-                    kms_key_id=kms_key_arn, delete_on_termination="true",
+                    volume_type="gp3", encrypted="true", kms_key_id=kms_key_arn, delete_on_termination="true",
+                    volume_size=config.root_volume_gib if device == traits.image_device else None,
                 ),
-            )],
+            ) for device in traits.block_devices],
             tag_specifications=[aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=tags)
                                 for kind in ("instance", "volume", "network-interface")],
             update_default_version=True,
@@ -214,6 +225,11 @@ class GpuNodeGroup(pulumi.ComponentResource):
 def gpu_pool_selector(config: GpuNodeGroupConfig) -> dict[str, str]:
     """The node labels that select this group's nodes (what pods put in their nodeSelector)."""
     return {WORKLOAD_CLASS_LABEL: config.workload_class, NODE_GROUP_LABEL: config.name}
+
+
+def helm_device_plugin_sharing(groups: list[GpuNodeGroupConfig]) -> dict[str, GpuSharingConfig]:
+    """The sharing settings the Helm device plugin serves: groups whose OS runs no plugin of its own."""
+    return {g.name: g.gpu_sharing for g in groups if not AMI_FAMILY_TRAITS[g.ami_family].builtin_device_plugin}
 
 
 def allocatable_gpus(config: GpuNodeGroupConfig) -> dict[str, int]:

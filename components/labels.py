@@ -2,6 +2,8 @@
 
 WORKLOAD_CLASS_LABEL = "seedance.io/workload-class"
 NODE_GROUP_LABEL = "seedance.io/node-group"
+# The node's AMI family: node add-ons that the OS may already run (the NVIDIA device plugin) select on it.
+AMI_FAMILY_LABEL = "seedance.io/ami-family"
 
 # GPU nodes repel everything that does not ask for a GPU.
 GPU_TAINT_KEY = "nvidia.com/gpu"

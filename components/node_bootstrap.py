@@ -18,6 +18,24 @@ _MIME_BOUNDARY = "//"
 
 
 @dataclass(frozen=True)
+class AmiFamilyTraits:
+    """What the launch template and the cluster's add-ons must know about an AMI family."""
+
+    block_devices: tuple[str, ...]  # every EBS device the AMI maps: all must be encrypted with our key
+    image_device: str  # where container images live: sized by the group's volume size
+    builtin_device_plugin: bool  # the OS runs the NVIDIA device plugin itself (no DaemonSet there)
+
+
+AMI_FAMILY_TRAITS = {
+    "al2023": AmiFamilyTraits(block_devices=("/dev/xvda",), image_device="/dev/xvda", builtin_device_plugin=False),
+    # Bottlerocket: a small OS volume and a data volume for images and containers; its NVIDIA variants
+    # run the k8s device plugin as a host service, configured by settings.kubelet-device-plugins.
+    "bottlerocket": AmiFamilyTraits(block_devices=("/dev/xvda", "/dev/xvdb"), image_device="/dev/xvdb",
+                                    builtin_device_plugin=True),
+}
+
+
+@dataclass(frozen=True)
 class ClusterJoin:
     """What a node needs to find and trust the API server."""
 
@@ -73,10 +91,12 @@ def al2023_user_data(join: ClusterJoin, labels: dict[str, str], taints: list[dic
     ])
 
 
-def bottlerocket_user_data(join: ClusterJoin, labels: dict[str, str], taints: list[dict], local_disks: bool = False) -> str:
+def bottlerocket_user_data(join: ClusterJoin, labels: dict[str, str], taints: list[dict], local_disks: bool = False,
+                           time_slicing_replicas: int | None = None) -> str:
     """Bottlerocket settings TOML (strings quoted JSON-style, which TOML basic strings accept).
     Local disks are not offered on Bottlerocket (the config refuses them): its ephemeral-storage
-    API gives instance store to containerd and kubelet, not to a discovery directory."""
+    API gives instance store to containerd and kubelet, not to a discovery directory. GPU
+    time-slicing goes to the OS's own device plugin (settings.kubelet-device-plugins.nvidia)."""
     if local_disks:
         raise ValueError("local disks need the al2023 AMI family")
     lines = [
@@ -91,16 +111,27 @@ def bottlerocket_user_data(join: ClusterJoin, labels: dict[str, str], taints: li
     if taints:
         lines += ["", "[settings.kubernetes.node-taints]"]
         lines += [f"{json.dumps(t['key'])} = [{json.dumps(t['value'] + ':' + t['effect'])}]" for t in taints]
+    if time_slicing_replicas:
+        lines += ["", "[settings.kubelet-device-plugins.nvidia]", 'device-sharing-strategy = "time-slicing"',
+                  "", "[settings.kubelet-device-plugins.nvidia.time-slicing]", f"replicas = {time_slicing_replicas}",
+                  # The resource keeps its name (nvidia.com/gpu), as with the Helm plugin's config.
+                  "rename-by-default = false", "fail-requests-greater-than-one = false"]
     return "\n".join(lines) + "\n"
 
 
 def render_user_data(family: AmiFamily, join: ClusterJoin, labels: dict[str, str], taints: list[dict],
-                     local_disks: bool = False) -> str:
-    render = al2023_user_data if family == "al2023" else bottlerocket_user_data
-    return render(join, labels, taints, local_disks)
+                     local_disks: bool = False, time_slicing_replicas: int | None = None) -> str:
+    """`time_slicing_replicas` only for families whose OS runs the device plugin (elsewhere the Helm
+    plugin's config map carries sharing)."""
+    if family == "al2023":
+        if time_slicing_replicas:
+            raise ValueError("al2023 nodes share GPUs through the device plugin's config map, not user data")
+        return al2023_user_data(join, labels, taints, local_disks)
+    return bottlerocket_user_data(join, labels, taints, local_disks, time_slicing_replicas)
 
 
 def encoded_user_data(family: AmiFamily, join: ClusterJoin, labels: dict[str, str], taints: list[dict],
-                      local_disks: bool = False) -> str:
+                      local_disks: bool = False, time_slicing_replicas: int | None = None) -> str:
     """User data as a launch template takes it: base64."""
-    return base64.b64encode(render_user_data(family, join, labels, taints, local_disks).encode()).decode()
+    rendered = render_user_data(family, join, labels, taints, local_disks, time_slicing_replicas)
+    return base64.b64encode(rendered.encode()).decode()

@@ -10,11 +10,15 @@ import pulumi_kubernetes as k8s
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from components.labels import GPU_TOLERATION, WORKLOAD_CLASS_LABEL
+from components.labels import AMI_FAMILY_LABEL, GPU_TOLERATION, WORKLOAD_CLASS_LABEL
+from components.node_bootstrap import AMI_FAMILY_TRAITS
 
 CHART_REPOSITORY = "https://nvidia.github.io/k8s-device-plugin"
 # A node with this label uses the named entry of the plugin's config map.
 CONFIG_LABEL = "nvidia.com/device-plugin.config"
+# The entry every other node uses: without a default the chart's fallback gives an unlabelled node the
+# only entry there is, so one shared group's time-slicing would reach every GPU node.
+DEFAULT_CONFIG = "whole-gpus"
 
 
 class GpuSharingConfig(BaseModel):
@@ -37,6 +41,8 @@ class GpuSharingConfig(BaseModel):
 
 def sharing_config(sharing: GpuSharingConfig) -> dict:
     """The device plugin's config file for one sharing setting."""
+    if sharing.mode == "none":
+        return {"version": "v1", "flags": {"migStrategy": "none"}}
     if sharing.mode == "time-slicing":
         return {"version": "v1", "sharing": {"timeSlicing": {"resources": [
             {"name": "nvidia.com/gpu", "replicas": sharing.replicas}]}}}
@@ -45,18 +51,24 @@ def sharing_config(sharing: GpuSharingConfig) -> dict:
 
 def device_plugin_values(sharing: Mapping[str, GpuSharingConfig] | None = None) -> dict:
     """Helm values: run on every node of a seedance GPU group (they carry the workload-class
-    label) and tolerate their GPU taint (the chart's default affinity expects Node Feature
-    Discovery labels, which these nodes do not have); one named config per sharing group, which
-    its nodes select with the `nvidia.com/device-plugin.config` label."""
+    label) whose OS does not run the plugin itself, and tolerate their GPU taint (the chart's
+    default affinity expects Node Feature Discovery labels, which these nodes do not have); one
+    named config per sharing group, which its nodes select with the `nvidia.com/device-plugin.config`
+    label, and a default of whole GPUs for every other node."""
     shared = {name: s for name, s in (sharing or {}).items() if s.mode != "none"}
-    config = {"config": {"map": {name: yaml.safe_dump(sharing_config(s)) for name, s in sorted(shared.items())}}} \
-        if shared else {}
-    return {**config,
+    configs = {DEFAULT_CONFIG: GpuSharingConfig(), **shared}
+    families = sorted(f for f, traits in AMI_FAMILY_TRAITS.items() if not traits.builtin_device_plugin)
+    return {
+        "config": {"map": {name: yaml.safe_dump(sharing_config(s)) for name, s in sorted(configs.items())},
+                   "default": DEFAULT_CONFIG},
         "tolerations": [GPU_TOLERATION],
         "affinity": {
             "nodeAffinity": {
                 "requiredDuringSchedulingIgnoredDuringExecution": {
-                    "nodeSelectorTerms": [{"matchExpressions": [{"key": WORKLOAD_CLASS_LABEL, "operator": "Exists"}]}]
+                    "nodeSelectorTerms": [{"matchExpressions": [
+                        {"key": WORKLOAD_CLASS_LABEL, "operator": "Exists"},
+                        {"key": AMI_FAMILY_LABEL, "operator": "In", "values": families},
+                    ]}]
                 }
             }
         },

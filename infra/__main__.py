@@ -11,7 +11,7 @@ from components.budget_alerts import BudgetAlerts
 from components.cluster import Cluster
 from components.descheduler import Descheduler
 from components.encryption import StackKey
-from components.gpu_node_group import GpuNodeGroup, allocatable_gpus, gpu_pool_selector
+from components.gpu_node_group import GpuNodeGroup, allocatable_gpus, gpu_pool_selector, helm_device_plugin_sharing
 from components.labels import GPU_TOLERATION
 from components.model_repository import ModelRepository
 from components.network import Network
@@ -62,7 +62,7 @@ cluster = Cluster(
     subnet_ids=network.private_subnet_ids,
     kms_key_arn=key.key_arn,
     tags=tags,
-    gpu_sharing={group.name: group.gpu_sharing for group in config.gpu_node_groups},
+    gpu_sharing=helm_device_plugin_sharing(config.gpu_node_groups),
 )
 node_groups = {
     group.name: GpuNodeGroup(

@@ -62,6 +62,19 @@ def test_bottlerocket_user_data_is_valid_toml_with_labels_and_taints():
     assert settings["node-taints"] == {"nvidia.com/gpu": ["true:NoSchedule"]}
 
 
+def test_bottlerocket_time_slicing_goes_to_its_own_device_plugin():
+    rendered = render_user_data("bottlerocket", JOIN, LABELS, [GPU_TAINT], time_slicing_replicas=4)
+    golden = GOLDEN / "bottlerocket_gpu_online_time_slicing.txt"
+    if os.environ.get("UPDATE_GOLDEN"):
+        golden.write_text(rendered)
+    assert rendered == golden.read_text()
+    plugin = tomllib.loads(rendered)["settings"]["kubelet-device-plugins"]["nvidia"]
+    assert plugin == {"device-sharing-strategy": "time-slicing", "time-slicing": {
+        "replicas": 4, "rename-by-default": False, "fail-requests-greater-than-one": False}}
+    with pytest.raises(ValueError, match="config map"):
+        render_user_data("al2023", JOIN, LABELS, [GPU_TAINT], time_slicing_replicas=4)
+
+
 def test_ami_parameters_follow_the_published_paths():
     assert ami_ssm_parameter("al2023", "1.34", "x86_64") == \
         "/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/nvidia/recommended/image_id"

@@ -7,6 +7,7 @@ import pytest
 
 import infra.capacity
 from components.capacity_lock import build_lock, render_lock
+from components.node_bootstrap import AMI_FAMILY_TRAITS
 from components.workload_classes import workload_classes
 from infra.capacity import decide_stack
 from seedance.cli import offline_plan
@@ -71,6 +72,22 @@ def test_nodes_join_with_labels_and_taint_and_no_public_ip(stack_plan):
         assert tags["k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu"]["value"] == "true:NoSchedule"
         hook = resources["aws:autoscaling/lifecycleHook:LifecycleHook"]
         assert hook.inputs["lifecycleTransition"] == "autoscaling:EC2_INSTANCE_TERMINATING"
+
+
+def test_every_volume_the_ami_maps_is_encrypted_with_the_stack_key(stack_plan):
+    """An unmapped AMI device keeps the snapshot's size and default encryption: Bottlerocket keeps
+    images and containers on /dev/xvdb, so a template mapping only /dev/xvda leaves that volume
+    unencrypted by the stack key and at 20 GiB."""
+    for name in ("batch", "online"):
+        family = stack_config(stack_plan.stack).gpu_node_groups[["batch", "online"].index(name)].ami_family
+        traits = AMI_FAMILY_TRAITS[family]
+        template = group_resources(stack_plan, name)["aws:ec2/launchTemplate:LaunchTemplate"]
+        mappings = {m["deviceName"]: m["ebs"] for m in template.inputs["blockDeviceMappings"]}
+        assert set(mappings) == set(traits.block_devices), (stack_plan.stack, name)
+        for ebs in mappings.values():
+            assert (ebs["encrypted"], ebs["kmsKeyId"]) == ("true", stack_plan.outputs["kms_key_arn"])
+        sizes = {device: ebs.get("volumeSize") for device, ebs in mappings.items()}
+        assert sizes.pop(traits.image_device) >= 50 and not any(sizes.values())
 
 
 def test_instance_refresh_rolls_on_every_launch_template_change(stack_plan):

@@ -1,11 +1,14 @@
 """GPU sharing per node group and the Descheduler, in config and in the plans."""
 
 import base64
+import tomllib
 
 import pytest
 import yaml
 
-from components.nvidia_device_plugin import GpuSharingConfig, device_plugin_values
+from components.gpu_instance_types import gpu_instance_type
+from components.labels import AMI_FAMILY_LABEL, NODE_GROUP_LABEL
+from components.nvidia_device_plugin import CONFIG_LABEL, GpuSharingConfig, device_plugin_values
 from seedance.cli import main
 from tests.seedance.test_cli import REPO, bad_stack
 
@@ -20,21 +23,68 @@ def test_time_slicing_and_mig_configs_for_the_device_plugin():
                                    "train": GpuSharingConfig(mode="mig", mig_strategy="mixed"),
                                    "batch": GpuSharingConfig()})
     configs = {name: yaml.safe_load(text) for name, text in values["config"]["map"].items()}
+    default = values["config"]["default"]
     assert configs == {
         "online": {"version": "v1", "sharing": {"timeSlicing": {"resources": [{"name": "nvidia.com/gpu", "replicas": 4}]}}},
         "train": {"version": "v1", "flags": {"migStrategy": "mixed"}},
+        default: {"version": "v1", "flags": {"migStrategy": "none"}},
     }
-    assert "config" not in device_plugin_values({"batch": GpuSharingConfig()})
 
 
-def test_dev_shares_online_gpus_four_ways(plan_of):
+def node_labels(asg):
+    prefix = "k8s.io/cluster-autoscaler/node-template/label/"
+    return {t["key"][len(prefix):]: t["value"] for t in asg.inputs["tags"] if t["key"].startswith(prefix)}
+
+
+def selects(affinity, labels):
+    """Required node affinity (In / NotIn / Exists) against a node's labels."""
+    terms = affinity["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    checks = {"In": lambda e: labels.get(e["key"]) in e["values"], "NotIn": lambda e: labels.get(e["key"]) not in e["values"],
+              "Exists": lambda e: e["key"] in labels}
+    return any(all(checks[e["operator"]](e) for e in term["matchExpressions"]) for term in terms)
+
+
+def test_every_gpu_node_runs_one_device_plugin_with_its_groups_sharing(stack_plan):
+    """Bottlerocket's NVIDIA variants run the plugin themselves; a second (Helm) plugin on them would
+    fight over nvidia.com/gpu. Every node gets exactly one, and it shares GPUs as its group asked,
+    which is also what the contract tells pods they can request."""
+    values = release(stack_plan, "nvidia-device-plugin").inputs["values"]
+    configs = {name: yaml.safe_load(text) for name, text in values["config"]["map"].items()}
+    pools = {p["name"]: p for p in stack_plan.outputs["gpu_pools"]}
+    for asg in stack_plan.of_type("aws:autoscaling/group:Group"):
+        labels = node_labels(asg)
+        group = labels[NODE_GROUP_LABEL]
+        template = next(t for t in stack_plan.of_type("aws:ec2/launchTemplate:LaunchTemplate")
+                        if t.name.endswith(f"-{group}-template"))
+        user_data = base64.b64decode(template.inputs["userData"]).decode()
+        helm = selects(values["affinity"], labels)
+        builtin = labels[AMI_FAMILY_LABEL] == "bottlerocket"
+        assert helm + builtin == 1, group
+        if helm:
+            config = configs[labels.get(CONFIG_LABEL, values["config"]["default"])]
+            slicing = config.get("sharing", {}).get("timeSlicing", {}).get("resources", [{}])[0]
+            replicas = slicing.get("replicas", 1)
+        else:
+            plugin = tomllib.loads(user_data)["settings"].get("kubelet-device-plugins", {}).get("nvidia", {})
+            replicas = plugin.get("time-slicing", {}).get("replicas", 1)
+        physical = {t: gpu_instance_type(t).gpus for t in pools[group]["instance_types"]}
+        assert pools[group]["gpus_per_node"] == {t: n * replicas for t, n in physical.items()}, group
+
+
+def test_dev_shares_online_gpus_four_ways_and_batch_not_at_all(plan_of):
     dev = plan_of("dev")
-    values = release(dev, "nvidia-device-plugin").inputs["values"]
-    assert yaml.safe_load(values["config"]["map"]["online"])["sharing"]["timeSlicing"]["resources"][0]["replicas"] == 4
-    template = next(t for t in dev.of_type("aws:ec2/launchTemplate:LaunchTemplate") if t.name.endswith("-online-template"))
-    assert '"nvidia.com/device-plugin.config" = "online"' in base64.b64decode(template.inputs["userData"]).decode()
-    online = next(p for p in dev.outputs["gpu_pools"] if p["name"] == "online")
-    assert set(online["gpus_per_node"].values()) == {4}  # what pods can request, after sharing
+    pools = {p["name"]: p for p in dev.outputs["gpu_pools"]}
+    assert set(pools["online"]["gpus_per_node"].values()) == {4}  # four pods per 1-GPU node
+    assert pools["batch"]["gpus_per_node"]["g6.xlarge"] == 1
+
+
+def test_bottlerocket_refuses_mig(tmp_path, capsys):
+    document = yaml.safe_load((REPO / "stacks" / "Pulumi.dev.yaml").read_text())
+    groups = document["config"]["seedance-gpu:gpu_node_groups"]
+    groups[1] = {**groups[1], "instance_types": ["p4d.24xlarge"], "min_gpus": 0, "desired_gpus": 8, "max_gpus": 8,
+                 "gpu_sharing": {"mode": "mig"}}
+    assert main(["plan", "--stack", "dev", "--stack-file", str(bad_stack(tmp_path, ["seedance-gpu:gpu_node_groups"], groups))]) == 2
+    assert 'gpu_node_groups[1].gpu_sharing.mode = "mig": Bottlerocket' in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("types, error", [
