@@ -1,7 +1,8 @@
 """The Spot / On-Demand / Reserved-Instance mix of one GPU node group, decided from prices. Pure.
 
-Capacity is counted in GPUs: each instance type's `weighted_capacity` is its GPU count, so the
-Auto Scaling group's sizes, its on-demand base and its spot share are all in GPUs.
+Capacity is decided in GPUs. Every type of a group has the same GPU count, and the node group
+renders the sizes and the on-demand base in instances (the base rounded up), because the cluster
+autoscaler counts instances; the spot share is the same in either unit.
 
 The rules, in the order they apply:
 - A type may run spot when its effective spot price (the mean over the group's zones) is below
@@ -105,9 +106,6 @@ class CapacityPlan:
     explanation: tuple[str, ...]
     spot_allocation_strategy: str = SPOT_ALLOCATION_STRATEGY
     on_demand_allocation_strategy: str = ON_DEMAND_ALLOCATION_STRATEGY
-
-    def weights(self) -> dict[str, int]:
-        return {t: gpu_instance_type(t).gpus for t in self.instance_types}
 
     def spot_share_at(self, gpus: int) -> float:
         """Share of `gpus` the group runs on spot with this distribution."""

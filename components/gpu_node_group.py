@@ -6,6 +6,8 @@ needs an Auto Scaling group with a MixedInstancesPolicy, so this is built on `aw
 
 from __future__ import annotations
 
+import math
+
 from typing import Literal, Mapping
 
 import pulumi
@@ -16,7 +18,7 @@ from components.capacity_plan import BREAKER_TAG, CapacityPlan
 from components.config_validation import FieldError
 from components.gpu_instance_types import gpu_instance_type, gpu_instance_types
 from components.node_role import node_role
-from components.labels import AMI_FAMILY_LABEL, GPU_TAINT, LOCAL_NVME_LABEL, NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
+from components.labels import ACCELERATOR_LABEL, AMI_FAMILY_LABEL, GPU_TAINT, LOCAL_NVME_LABEL, NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
 from components.nvidia_device_plugin import CONFIG_LABEL, GpuSharingConfig
 from components.node_bootstrap import AMI_FAMILY_TRAITS, ClusterJoin, ami_ssm_parameter, encoded_user_data
 from components.workload_classes import WorkloadClass, workload_classes
@@ -39,7 +41,9 @@ class WorkloadClassOverrides(BaseModel):
 
 
 class GpuNodeGroupConfig(BaseModel):
-    """One GPU node group; capacity counts GPUs (each type's weight is its GPU count)."""
+    """One GPU node group; capacity is configured in GPUs. Every type in a group has the same GPU and vCPU
+    count: the cluster autoscaler models a group as copies of its first type and counts instances, not
+    weights (kubernetes/autoscaler#4851), so the Auto Scaling group counts instances."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -67,6 +71,11 @@ class GpuNodeGroupConfig(BaseModel):
             raise ValueError("lists a type twice")
         if len({known[v].arch for v in values}) > 1:
             raise ValueError("mixes CPU architectures; one launch template serves one architecture")
+        shapes = sorted({(known[v].gpus, known[v].vcpus) for v in values})
+        if len(shapes) > 1:
+            raise ValueError(f"mixes instance shapes ({', '.join(f'{g} GPUs/{c} vCPUs' for g, c in shapes)}): the cluster "
+                             "autoscaler models a group as copies of its first type; allowed: one GPU and vCPU count "
+                             "per group (split the group)")
         return values
 
     @model_validator(mode="after")
@@ -91,11 +100,19 @@ class GpuNodeGroupConfig(BaseModel):
             if without:
                 raise FieldError("gpu_sharing.mode", "mig", f"{', '.join(without)} have no MIG; allowed on "
                                  "A100/H100-class types (p4d, p5), or time-slicing")
-        largest = max(gpu_instance_type(t).gpus for t in self.instance_types)
-        if self.max_gpus < largest:
-            raise FieldError("max_gpus", self.max_gpus,
-                             f"cannot hold one instance of {largest} GPUs; allowed: >= {largest}, or smaller types")
+        per_instance = self.gpus_per_instance
+        if self.max_gpus < per_instance:
+            raise FieldError("max_gpus", self.max_gpus, f"cannot hold one instance of {per_instance} GPUs; "
+                             f"allowed: >= {per_instance}, or smaller types")
+        for key in ("min_gpus", "desired_gpus", "max_gpus"):
+            if getattr(self, key) % per_instance:
+                raise FieldError(key, getattr(self, key), f"the group's instances have {per_instance} GPUs each; "
+                                 f"allowed: a multiple of {per_instance}")
         return self
+
+    @property
+    def gpus_per_instance(self) -> int:
+        return gpu_instance_type(self.instance_types[0]).gpus
 
     @property
     def arch(self) -> str:
@@ -144,6 +161,8 @@ class GpuNodeGroup(pulumi.ComponentResource):
         traits = AMI_FAMILY_TRAITS[config.ami_family]
         shared = config.gpu_sharing.mode != "none"
         labels = {**gpu_pool_selector(config), AMI_FAMILY_LABEL: config.ami_family,
+                  # Tells the autoscaler a new node is a GPU node before its device plugin reports GPUs.
+                  ACCELERATOR_LABEL: f"nvidia-{gpu_instance_type(config.instance_types[0]).gpu.lower()}",
                   **({LOCAL_NVME_LABEL: "true"} if config.local_storage else {}),
                   # Sharing goes to the OS's own device plugin, or to the Helm plugin's named config.
                   **({CONFIG_LABEL: config.name} if shared and not traits.builtin_device_plugin else {})}
@@ -186,13 +205,13 @@ class GpuNodeGroup(pulumi.ComponentResource):
         group = aws.autoscaling.Group(
             f"{name}-asg",
             vpc_zone_identifiers=subnet_ids,
-            min_size=config.min_gpus,
-            max_size=config.max_gpus,
-            desired_capacity=config.desired_gpus,
-            # Weighted overrides make min/max/desired count weight units (GPUs); DesiredCapacityType is
-            # documented for attribute-based instance selection only, so it is not set.
+            # Instances, not GPUs: the cluster autoscaler reads the sizes as node counts.
+            min_size=config.min_gpus // config.gpus_per_instance,
+            max_size=config.max_gpus // config.gpus_per_instance,
+            desired_capacity=config.desired_gpus // config.gpus_per_instance,
             capacity_rebalance=plan.capacity_rebalance,
-            mixed_instances_policy=mixed_instances_policy(plan, template.id, template.latest_version),
+            mixed_instances_policy=mixed_instances_policy(plan, config.gpus_per_instance, template.id,
+                                                          template.latest_version),
             instance_refresh=aws.autoscaling.GroupInstanceRefreshArgs(
                 strategy="Rolling",
                 preferences=aws.autoscaling.GroupInstanceRefreshPreferencesArgs(
@@ -201,7 +220,8 @@ class GpuNodeGroup(pulumi.ComponentResource):
                 ),
             ),
             tags=[aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=True)
-                  for k, v in sorted({**asg_tags(cluster_name, f"{cluster_name}-{config.name}", labels, tags),
+                  for k, v in sorted({**asg_tags(cluster_name, f"{cluster_name}-{config.name}", labels, tags,
+                                                       node_template_resources(config)),
                                       **({BREAKER_TAG: "on"} if budget_breaker else {})}.items())],
             # The cluster autoscaler owns the size once the group exists (pulumi-eks #321, #709, #985).
             opts=pulumi.ResourceOptions(parent=self, depends_on=[access, *attachments],
@@ -237,11 +257,13 @@ def allocatable_gpus(config: GpuNodeGroupConfig) -> dict[str, int]:
     return {t: gpu_instance_type(t).gpus * config.gpu_sharing.gpu_multiplier for t in config.instance_types}
 
 
-def mixed_instances_policy(plan: CapacityPlan, template_id: pulumi.Input[str],
+def mixed_instances_policy(plan: CapacityPlan, gpus_per_instance: int, template_id: pulumi.Input[str],
                            template_version: pulumi.Input[int]) -> aws.autoscaling.GroupMixedInstancesPolicyArgs:
+    """The plan in instances. No weights (kubernetes/autoscaler#4851: the autoscaler ignores them and
+    counts instances); the on-demand base rounds up, so spot never exceeds the plan's share at any size."""
     return aws.autoscaling.GroupMixedInstancesPolicyArgs(
         instances_distribution=aws.autoscaling.GroupMixedInstancesPolicyInstancesDistributionArgs(
-            on_demand_base_capacity=plan.on_demand_base_gpus,
+            on_demand_base_capacity=math.ceil(plan.on_demand_base_gpus / gpus_per_instance),
             on_demand_percentage_above_base_capacity=plan.on_demand_percentage_above_base,
             on_demand_allocation_strategy=plan.on_demand_allocation_strategy,
             spot_allocation_strategy=plan.spot_allocation_strategy,
@@ -252,19 +274,25 @@ def mixed_instances_policy(plan: CapacityPlan, template_id: pulumi.Input[str],
                 # so new AMIs and user data would never roll.
                 launch_template_id=template_id, version=pulumi.Output.from_input(template_version).apply(str),
             ),
-            overrides=[
-                aws.autoscaling.GroupMixedInstancesPolicyLaunchTemplateOverrideArgs(
-                    instance_type=instance_type, weighted_capacity=str(weight),
-                )
-                for instance_type, weight in plan.weights().items()
-            ],
+            overrides=[aws.autoscaling.GroupMixedInstancesPolicyLaunchTemplateOverrideArgs(instance_type=instance_type)
+                       for instance_type in plan.instance_types],
         ),
     )
 
 
-def asg_tags(cluster_name: str, node_name: str, labels: Mapping[str, str], tags: Mapping[str, str]) -> dict[str, str]:
+def node_template_resources(config: GpuNodeGroupConfig) -> dict[str, str]:
+    """What one node offers, for the cluster autoscaler's scale-from-zero template: GPUs after sharing
+    (it would read the physical count from the type), and the smallest type's CPU and memory, so the
+    template never promises more than any override delivers."""
+    types = [gpu_instance_type(t) for t in config.instance_types]
+    return {"nvidia.com/gpu": str(config.gpus_per_instance * config.gpu_sharing.gpu_multiplier),
+            "cpu": str(min(t.vcpus for t in types)), "memory": f"{min(t.memory_gib for t in types)}Gi"}
+
+
+def asg_tags(cluster_name: str, node_name: str, labels: Mapping[str, str], tags: Mapping[str, str],
+             resources: Mapping[str, str]) -> dict[str, str]:
     """Tags of the group, propagated to its instances: cost tags, cluster ownership, autoscaler
-    discovery and scale-from-zero templates (labels and the GPU taint), termination-handler scope."""
+    discovery and scale-from-zero templates (labels, the GPU taint, resources), termination-handler scope."""
     autoscaler = "k8s.io/cluster-autoscaler"
     return {
         **tags,
@@ -274,5 +302,6 @@ def asg_tags(cluster_name: str, node_name: str, labels: Mapping[str, str], tags:
         f"{autoscaler}/{cluster_name}": "owned",
         **{f"{autoscaler}/node-template/label/{k}": v for k, v in labels.items()},
         f"{autoscaler}/node-template/taint/{GPU_TAINT['key']}": f"{GPU_TAINT['value']}:{GPU_TAINT['effect']}",
+        **{f"{autoscaler}/node-template/resources/{k}": v for k, v in resources.items()},
         NTH_MANAGED_TAG: "true",
     }

@@ -9,5 +9,7 @@ AMI_FAMILY_LABEL = "seedance.io/ami-family"
 GPU_TAINT_KEY = "nvidia.com/gpu"
 GPU_TAINT = {"key": GPU_TAINT_KEY, "value": "true", "effect": "NoSchedule"}
 GPU_TOLERATION = {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}
+# The label the cluster autoscaler reads on AWS to know a node has GPUs before the device plugin runs.
+ACCELERATOR_LABEL = "k8s.amazonaws.com/accelerator"
 # Nodes whose NVMe instance store is mounted for local PersistentVolumes.
 LOCAL_NVME_LABEL = "seedance.io/local-nvme"

@@ -1,12 +1,14 @@
 """The GPU node groups in each stack's offline plan: the ASG renders the capacity plan, nodes are locked down."""
 
 import base64
+import math
 import json
 
 import pytest
 
 import infra.capacity
 from components.capacity_lock import build_lock, render_lock
+from components.gpu_instance_types import gpu_instance_type
 from components.node_bootstrap import AMI_FAMILY_TRAITS
 from components.workload_classes import workload_classes
 from infra.capacity import decide_stack
@@ -22,15 +24,22 @@ def group_resources(plan, group):
     return {r.type: r for r in plan.resources if r.name.startswith(prefix)}
 
 
-def spot_share_at(distribution, gpus):
-    above = max(0, gpus - distribution["onDemandBaseCapacity"])
-    return above * (100 - distribution["onDemandPercentageAboveBaseCapacity"]) / 100 / gpus
+def spot_share_at(distribution, size):
+    above = max(0, size - distribution["onDemandBaseCapacity"])
+    return above * (100 - distribution["onDemandPercentageAboveBaseCapacity"]) / 100 / size
 
 
-def assert_asg_renders(asg, plan):
+def on_demand_at(distribution, size):
+    """Instances an Auto Scaling group runs on demand at `size` (fractions round in favour of On-Demand)."""
+    base = distribution["onDemandBaseCapacity"]
+    return min(size, base) + math.ceil(max(0, size - base) * distribution["onDemandPercentageAboveBaseCapacity"] / 100)
+
+
+def assert_asg_renders(asg, plan, gpus_per_instance):
     policy = asg.inputs["mixedInstancesPolicy"]
     distribution = policy["instancesDistribution"]
-    assert distribution["onDemandBaseCapacity"] == plan["on_demand_base_gpus"]
+    base_gpus = distribution["onDemandBaseCapacity"] * gpus_per_instance
+    assert plan["on_demand_base_gpus"] <= base_gpus < plan["on_demand_base_gpus"] + gpus_per_instance
     assert distribution["onDemandPercentageAboveBaseCapacity"] == plan["on_demand_percentage_above_base"]
     assert distribution["spotAllocationStrategy"] == "price-capacity-optimized"
     assert distribution["onDemandAllocationStrategy"] == "prioritized"
@@ -43,35 +52,34 @@ def assert_asg_renders(asg, plan):
 def test_each_group_asg_renders_its_capacity_plan_within_the_class_cap(stack_plan):
     groups = stack_plan.outputs["reports"]["capacity"]["groups"]
     assert set(groups) == {"batch", "online"}
+    configs = {g.name: g for g in stack_config(stack_plan.stack).gpu_node_groups}
     for name, plan in groups.items():
-        resources = group_resources(stack_plan, name)
-        asg = resources[ASG]
-        distribution, overrides = assert_asg_renders(asg, plan)
-        # AWS documents DesiredCapacityType for attribute-based selection only; weights already count GPUs.
-        if "desiredCapacityType" in asg.inputs:
-            assert any("instanceRequirements" in o for o in overrides)
-        assert all(int(o["weightedCapacity"]) in (1, 4, 8) for o in overrides)  # GPUs per instance
-        cap = workload_classes()[name].max_spot_share
-        assert spot_share_at(distribution, asg.inputs["maxSize"]) <= cap
+        config = configs[name]
+        asg = group_resources(stack_plan, name)[ASG]
+        distribution, overrides = assert_asg_renders(asg, plan, config.gpus_per_instance)
+        # AWS documents DesiredCapacityType for attribute-based selection only.
+        assert "desiredCapacityType" not in asg.inputs
+        # The cluster autoscaler ignores weights and counts instances (kubernetes/autoscaler#4851):
+        # sizes are instances, and every type in the group has the same GPU count.
+        assert all(o.get("weightedCapacity") in (None, "1") for o in overrides)
+        assert len({gpu_instance_type(o["instanceType"]).gpus for o in overrides}) == 1
+        sizes = (asg.inputs["minSize"], asg.inputs["desiredCapacity"], asg.inputs["maxSize"])
+        assert [n * config.gpus_per_instance for n in sizes] == [config.min_gpus, config.desired_gpus, config.max_gpus]
 
 
-def test_nodes_join_with_labels_and_taint_and_no_public_ip(stack_plan):
-    for name in ("batch", "online"):
-        resources = group_resources(stack_plan, name)
-        template = resources["aws:ec2/launchTemplate:LaunchTemplate"]
-        user_data = base64.b64decode(template.inputs["userData"]).decode()
-        assert f'"seedance.io/node-group" = "{name}"' in user_data or f"seedance.io/node-group={name}" in user_data
-        assert "nvidia.com/gpu" in user_data
-        assert template.inputs["networkInterfaces"][0]["associatePublicIpAddress"] == "false"
-        assert template.inputs["metadataOptions"]["httpTokens"] == "required"
-        assert template.inputs["imageId"].startswith("ami-")
-        assert resources["aws:eks/accessEntry:AccessEntry"].inputs["type"] == "EC2_LINUX"
-        tags = {t["key"]: t for t in resources[ASG].inputs["tags"]}
-        assert tags["aws-node-termination-handler/managed"]["propagateAtLaunch"] is True
-        assert tags["k8s.io/cluster-autoscaler/enabled"]["value"] == "true"
-        assert tags["k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu"]["value"] == "true:NoSchedule"
-        hook = resources["aws:autoscaling/lifecycleHook:LifecycleHook"]
-        assert hook.inputs["lifecycleTransition"] == "autoscaling:EC2_INSTANCE_TERMINATING"
+def test_base_and_spot_cap_hold_at_every_size_the_autoscaler_may_choose(stack_plan):
+    """From min through desired to max, as the autoscaler moves the group: the RI/baseline GPUs stay on
+    demand once the group is that large, and spot never exceeds the class cap."""
+    groups = stack_plan.outputs["reports"]["capacity"]["groups"]
+    for config in stack_config(stack_plan.stack).gpu_node_groups:
+        asg = group_resources(stack_plan, config.name)[ASG]
+        distribution = asg.inputs["mixedInstancesPolicy"]["instancesDistribution"]
+        cap = config.workload().max_spot_share
+        base_gpus = groups[config.name]["on_demand_base_gpus"]
+        for size in range(max(1, int(asg.inputs["minSize"])), int(asg.inputs["maxSize"]) + 1):
+            on_demand = on_demand_at(distribution, size)
+            assert (size - on_demand) / size <= cap + 1e-9, (config.name, size)
+            assert on_demand * config.gpus_per_instance >= min(base_gpus, size * config.gpus_per_instance)
 
 
 def test_every_volume_the_ami_maps_is_encrypted_with_the_stack_key(stack_plan):
@@ -140,8 +148,8 @@ def test_a_lock_with_spot_drives_the_asg(tmp_path, monkeypatch):
     distribution, _ = assert_asg_renders(group_resources(plan, "batch")[ASG], {
         "on_demand_base_gpus": batch.on_demand_base_gpus,
         "on_demand_percentage_above_base": batch.on_demand_percentage_above_base,
-        "instance_types": list(batch.instance_types), "spot_types": list(batch.spot_types)})
-    assert 0 < spot_share_at(distribution, 64) <= 0.9
+        "instance_types": list(batch.instance_types), "spot_types": list(batch.spot_types)}, gpus_per_instance=4)
+    assert 0 < spot_share_at(distribution, 64 // 4) <= 0.9
 
 
 @pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
