@@ -13,8 +13,10 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from components.cluster_autoscaler import ClusterAutoscalerConfig
 from components.iam_documents import irsa_trust_policy, kms_volume_use_policy, service_assume_role_policy
-from components.config_validation import parse_cidr
+from components.config_validation import FieldError, parse_cidr
+from components.labels import SYSTEM_NODE_SELECTOR
 from components.node_role import node_role
 from components.kubeconfig import render_kubeconfig
 from components.node_bootstrap import ClusterJoin
@@ -93,6 +95,14 @@ class ClusterConfig(BaseModel):
     node_termination_handler_version: str = Field("0.27.6", pattern=r"^\d+\.\d+\.\d+$",
                                                   description="aws-node-termination-handler Helm chart version.")
     service_cidr: str = Field("172.20.0.0/16", description="Kubernetes Service range; fixed at creation, outside the VPC.")
+    autoscaler: ClusterAutoscalerConfig = Field(default_factory=ClusterAutoscalerConfig)
+
+    @model_validator(mode="after")
+    def _autoscaler_matches_the_cluster(self) -> "ClusterConfig":
+        if self.autoscaler.image_for(self.kubernetes_version) is None:
+            raise FieldError("autoscaler.image_tag", None, f"no checked autoscaler release for Kubernetes "
+                             f"{self.kubernetes_version}; allowed: the v{self.kubernetes_version}.x release tag")
+        return self
 
     @field_validator("service_cidr")
     @classmethod
@@ -396,7 +406,7 @@ class Cluster(pulumi.ComponentResource):
                 min_size=config.min_size, desired_size=config.desired_size, max_size=config.max_size
             ),
             launch_template=aws.eks.NodeGroupLaunchTemplateArgs(id=template.id, version=template.latest_version.apply(str)),
-            labels={"seedance.io/node-role": "system"},
+            labels=SYSTEM_NODE_SELECTOR,
             tags=tags,
             # The cluster autoscaler owns the desired size once the group exists.
             opts=pulumi.ResourceOptions(

@@ -2,6 +2,8 @@
 
 WORKLOAD_CLASS_LABEL = "seedance.io/workload-class"
 NODE_GROUP_LABEL = "seedance.io/node-group"
+# The small on-demand system node group: cluster services (CoreDNS, autoscaler, Prometheus) run there.
+SYSTEM_NODE_SELECTOR = {"seedance.io/node-role": "system"}
 # The node's AMI family: node add-ons that the OS may already run (the NVIDIA device plugin) select on it.
 AMI_FAMILY_LABEL = "seedance.io/ami-family"
 

@@ -9,10 +9,11 @@ import pulumi_aws as aws
 from components.aws_prices import LivePriceSource
 from components.budget_alerts import BudgetAlerts
 from components.cluster import Cluster
+from components.cluster_autoscaler import ClusterAutoscaler
 from components.descheduler import Descheduler
 from components.encryption import StackKey
 from components.gpu_node_group import GpuNodeGroup, allocatable_gpus, gpu_pool_selector, helm_device_plugin_sharing
-from components.labels import GPU_TOLERATION
+from components.labels import GPU_TOLERATION, SYSTEM_NODE_SELECTOR
 from components.model_repository import ModelRepository
 from components.network import Network
 from components.platform_contract import CONTRACT_VERSION, PlatformContract
@@ -80,6 +81,18 @@ node_groups = {
     )
     for group in config.gpu_node_groups
 }
+ClusterAutoscaler(
+    f"{name}-autoscaler",
+    config.cluster.autoscaler,
+    cluster_name=name,
+    region=config.region,
+    kubernetes_version=config.cluster.kubernetes_version,
+    oidc_provider_arn=cluster.oidc_provider_arn,
+    oidc_issuer_url=cluster.oidc_issuer_url,
+    system_node_selector=SYSTEM_NODE_SELECTOR,
+    provider=cluster.provider,
+    tags=tags,
+)
 checkpoint_decision = config.checkpoint_decision()
 if config.storage.checkpoints is not None:
     CheckpointStorage(
