@@ -288,13 +288,14 @@ class Cluster(pulumi.ComponentResource):
         )
 
         def addon(addon_name: str, *, depends_on: list[pulumi.Resource] | None = None,
-                  role_arn: pulumi.Input[str] | None = None) -> aws.eks.Addon:
+                  role_arn: pulumi.Input[str] | None = None, settings: dict | None = None) -> aws.eks.Addon:
             return aws.eks.Addon(
                 f"{name}-{addon_name}",
                 cluster_name=cluster.name,
                 addon_name=addon_name,
                 addon_version=config.addon_versions.get(addon_name),
                 service_account_role_arn=role_arn,
+                configuration_values=json.dumps(settings) if settings else None,
                 resolve_conflicts_on_create="OVERWRITE",
                 resolve_conflicts_on_update="OVERWRITE",
                 tags=tags,
@@ -302,7 +303,9 @@ class Cluster(pulumi.ComponentResource):
             )
 
         # Networking add-ons come before any node so that nodes become Ready.
-        vpc_cni = addon("vpc-cni", role_arn=cni_role.arn)
+        # The CNI's network policy agent enforces the stack's NetworkPolicies (declared, not enforced, without it;
+        # the add-on schema takes the flag as a string).
+        vpc_cni = addon("vpc-cni", role_arn=cni_role.arn, settings={"enableNetworkPolicy": "true"})
         kube_proxy = addon("kube-proxy")
         pod_identity = addon("eks-pod-identity-agent")
         system_nodes = self._system_nodes(

@@ -56,6 +56,8 @@ def handler_policy(queue_arn: str, group_arns: list[str]) -> dict:
 
 
 def handler_values(queue_url: str, region: str, role_arn: str) -> dict:
+    """Queue mode (chart 0.27.6 values.yaml): which events drain a node is decided by the EventBridge
+    rules feeding the queue; the enable*Draining keys are IMDS-mode only and not set."""
     return {
         "enableSqsTerminationDraining": True,
         "queueURL": queue_url,
@@ -63,8 +65,6 @@ def handler_values(queue_url: str, region: str, role_arn: str) -> dict:
         "checkTagBeforeDraining": True,
         "managedTag": NTH_MANAGED_TAG,
         "serviceAccount": {"name": NTH_SERVICE_ACCOUNT, "annotations": {"eks.amazonaws.com/role-arn": role_arn}},
-        "enableSpotInterruptionDraining": True,
-        "enableRebalanceDraining": True,
     }
 
 

@@ -147,8 +147,9 @@ def local_provisioner(storage_class: str, namespace: str, image: str) -> list[Ma
                   f"{storage_class}:\n"
                   f"  hostDir: {LOCAL_DISKS_DIR}\n"
                   f"  mountDir: {LOCAL_DISKS_DIR}\n"
+                  # No fsType: it applies to block devices only; nodeadm has already formatted and mounted
+                  # each disk (sig-storage-local-static-provisioner docs).
                   "  volumeMode: Filesystem\n"
-                  "  fsType: xfs\n"
                   '  namePattern: "*"\n')}}
     account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata(name, namespace),
                "automountServiceAccountToken": True}

@@ -136,7 +136,8 @@ triton = {
     for serving in config.serving
 }
 if config.scheduling.descheduler:
-    Descheduler(f"{name}-descheduler", config.scheduling, provider=cluster.provider)
+    Descheduler(f"{name}-descheduler", config.scheduling, kubernetes_version=config.cluster.kubernetes_version,
+                provider=cluster.provider)
 if triton:
     MetricsAdapter(f"{name}-metrics-adapter", config.monitoring, provider=cluster.provider)
 if node_groups:

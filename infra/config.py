@@ -20,6 +20,7 @@ from components.capacity_config import CapacityConfig
 from components.cluster import ClusterConfig
 from components.config_validation import FieldError
 from components.descheduler import SchedulingConfig
+from components.descheduler import chart_version as descheduler_chart_version
 from components.egress_cost import EgressTraffic, EndpointLayout
 from components.gpu_node_group import GpuNodeGroupConfig, allocatable_gpus
 from components.checkpoint_sizing import SizingDecision, size_checkpoint_volume
@@ -116,6 +117,14 @@ class StackConfig(BaseModel):
                          self.network.private_subnet_prefix, self.network.public_subnet_prefix)
         except ValueError as error:
             raise FieldError("network.vpc_cidr", self.network.vpc_cidr, str(error)) from None
+        return self
+
+    @model_validator(mode="after")
+    def _descheduler_matches_the_cluster(self) -> "StackConfig":
+        version = self.cluster.kubernetes_version
+        if self.scheduling.descheduler and descheduler_chart_version(self.scheduling, version) is None:
+            raise FieldError("scheduling.descheduler_chart_version", None, f"no checked descheduler release for "
+                             f"Kubernetes {version}; allowed: the 0.{version.split('.')[1]}.x chart")
         return self
 
     @model_validator(mode="after")

@@ -129,8 +129,13 @@ def test_spot_interruptions_reach_the_termination_handler(stack_plan):
     assert len(statement["Condition"]["ArnEquals"]["aws:SourceArn"]) == len(rules)
     (release,) = [r for r in stack_plan.of_type("kubernetes:helm.sh/v3:Release")
                   if "node-termination-handler" in r.inputs["chart"]]
-    assert release.inputs["values"]["enableSqsTerminationDraining"] is True
-    assert release.inputs["values"]["queueURL"].startswith("https://sqs.")
+    values = release.inputs["values"]
+    assert values["enableSqsTerminationDraining"] is True
+    assert values["queueURL"].startswith("https://sqs.")
+    # The chart's IMDS-mode keys do nothing in queue mode (its Deployment does not read them).
+    imds_only = {"enableSpotInterruptionDraining", "enableRebalanceDraining", "enableRebalanceMonitoring",
+                 "enableScheduledEventDraining"}
+    assert not imds_only & set(values)
 
 
 def test_a_lock_with_spot_drives_the_asg(tmp_path, monkeypatch):

@@ -10,6 +10,7 @@ from components.gpu_instance_types import gpu_instance_type
 from components.labels import AMI_FAMILY_LABEL, NODE_GROUP_LABEL
 from components.nvidia_device_plugin import CONFIG_LABEL, GpuSharingConfig, device_plugin_values
 from seedance.cli import main
+from tests.infra.test_capacity import stack_config
 from tests.seedance.test_cli import REPO, bad_stack
 
 
@@ -113,4 +114,12 @@ def test_descheduler_with_the_sources_settings_in_staging_and_prod(plan_of):
     assert plugins["LowNodeUtilization"]["thresholds"] == {"cpu": 35, "memory": 45}
     assert plugins["PodLifeTime"]["maxPodLifeTimeSeconds"] == 72 * 3600
     assert "RemoveDuplicates" in profile["plugins"]["balance"]["enabled"]
-    assert plugins["DefaultEvictor"]["ignorePvcPods"] is True
+    assert plugins["DefaultEvictor"] == {"podProtections": {"extraEnabled": ["PodsWithPVC"]}}  # 0.34's form
+
+
+@pytest.mark.parametrize("stack", ["staging", "prod"])
+def test_descheduler_release_matches_the_cluster_minor(plan_of, stack):
+    """Its minor follows the Kubernetes minor it was built for (the descheduler's compatibility matrix)."""
+    chart = release(plan_of(stack), "descheduler").inputs["version"]
+    minor = stack_config(stack).cluster.kubernetes_version.split(".")[1]
+    assert chart.split(".")[1] == minor

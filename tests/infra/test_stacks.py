@@ -104,3 +104,10 @@ def test_the_deployer_can_reach_the_api_it_installs_objects_through(stack_plan):
     assert public or private, "neither the public endpoint nor the private one admits the deployer"
     (provider,) = stack_plan.of_type("pulumi:providers:kubernetes")
     assert {r.urn for r in private} <= set(provider.dependencies)
+
+
+def test_declared_network_policies_are_enforced(stack_plan):
+    """A NetworkPolicy does nothing unless the CNI enforces it: the VPC CNI's network policy agent."""
+    assert stack_plan.of_type("kubernetes:networking.k8s.io/v1:NetworkPolicy")
+    (cni,) = [a for a in stack_plan.of_type("aws:eks/addon:Addon") if a.inputs["addonName"] == "vpc-cni"]
+    assert json.loads(cni.inputs["configurationValues"])["enableNetworkPolicy"] == "true"

@@ -3,6 +3,7 @@
 import base64
 
 import pytest
+import yaml
 
 from seedance.cli import main
 from tests.infra.test_capacity import stack_config
@@ -49,6 +50,15 @@ def test_nodes_with_local_storage_mount_their_nvme_disks(stack_plan):
     assert "localStorage:\n      strategy: Mount" in user_data and "seedance.io/local-nvme=true" in user_data
     (daemon,) = stack_plan.of_type("kubernetes:apps/v1:DaemonSet")
     assert daemon.inputs["spec"]["template"]["spec"]["nodeSelector"] == {"seedance.io/local-nvme": "true"}
+
+
+def test_provisioner_settings_are_ones_it_applies_to_mounted_disks(stack_plan):
+    """nodeadm formats and mounts each disk; the provisioner's fsType applies to block devices only,
+    so a Filesystem-mode class over mounted directories must not pretend to choose one."""
+    (config,) = [r for r in stack_plan.of_type("kubernetes:core/v1:ConfigMap")
+                 if "storageClassMap" in (r.inputs.get("data") or {})]
+    for settings in yaml.safe_load(config.inputs["data"]["storageClassMap"]).values():
+        assert settings["volumeMode"] == "Filesystem" and "fsType" not in settings
 
 
 def test_prod_preprovisions_protected_encrypted_volumes_with_bound_claims(plan_of):
