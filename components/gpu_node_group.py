@@ -92,14 +92,11 @@ class GpuNodeGroupConfig(BaseModel):
             if self.ami_family != "al2023":
                 raise FieldError("local_storage", True, "needs ami_family al2023 (nodeadm mounts each disk); "
                                  "Bottlerocket gives instance store to containerd and kubelet only")
-        if self.gpu_sharing.mode == "mig" and AMI_FAMILY_TRAITS[self.ami_family].builtin_device_plugin:
-            raise FieldError("gpu_sharing.mode", "mig", "Bottlerocket partitions MIG through its own settings, "
-                             "which this group does not render; allowed: time-slicing, or ami_family al2023")
         if self.gpu_sharing.mode == "mig":
-            without = [f"{t} ({gpu_instance_type(t).gpu})" for t in self.instance_types if not gpu_instance_type(t).mig]
-            if without:
-                raise FieldError("gpu_sharing.mode", "mig", f"{', '.join(without)} have no MIG; allowed on "
-                                 "A100/H100-class types (p4d, p5), or time-slicing")
+            # The device plugin's MIG strategy only advertises partitions; something must create them (the
+            # GPU operator's MIG manager, or Bottlerocket's own settings), and this stack deploys neither yet.
+            raise FieldError("gpu_sharing.mode", "mig", "no MIG manager is deployed, so nothing would partition "
+                             "the GPUs; allowed: none, or time-slicing")
         per_instance = self.gpus_per_instance
         if self.max_gpus < per_instance:
             raise FieldError("max_gpus", self.max_gpus, f"cannot hold one instance of {per_instance} GPUs; "

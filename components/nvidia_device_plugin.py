@@ -28,25 +28,21 @@ class GpuSharingConfig(BaseModel):
 
     mode: Literal["none", "time-slicing", "mig"] = Field(
         "none", description="time-slicing: each GPU is advertised `replicas` times (no memory isolation); "
-                            "mig: hardware partitions, A100/H100-class GPUs only.")
+                            "mig: refused until a MIG manager is deployed (a strategy alone partitions nothing).")
     replicas: int = Field(4, ge=2, le=48, description="Pods sharing one GPU with time-slicing.")
-    mig_strategy: Literal["single", "mixed"] = Field(
-        "single", description="single: one MIG profile per node (nvidia.com/gpu); mixed: per-profile resources.")
 
     @property
     def gpu_multiplier(self) -> int:
-        """How many `nvidia.com/gpu` each physical GPU becomes (MIG profiles depend on the partitioning)."""
+        """How many `nvidia.com/gpu` each physical GPU becomes."""
         return self.replicas if self.mode == "time-slicing" else 1
 
 
 def sharing_config(sharing: GpuSharingConfig) -> dict:
-    """The device plugin's config file for one sharing setting."""
-    if sharing.mode == "none":
-        return {"version": "v1", "flags": {"migStrategy": "none"}}
+    """The device plugin's config file for one sharing setting (whole GPUs, or time-slicing)."""
     if sharing.mode == "time-slicing":
         return {"version": "v1", "sharing": {"timeSlicing": {"resources": [
             {"name": "nvidia.com/gpu", "replicas": sharing.replicas}]}}}
-    return {"version": "v1", "flags": {"migStrategy": sharing.mig_strategy}}
+    return {"version": "v1", "flags": {"migStrategy": "none"}}
 
 
 def device_plugin_values(sharing: Mapping[str, GpuSharingConfig] | None = None) -> dict:
