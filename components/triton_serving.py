@@ -4,6 +4,7 @@ Triton's Prometheus metrics into the Pods metrics its autoscalers read."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import replace
 from typing import Literal
@@ -64,6 +65,8 @@ class TritonServingConfig(BaseModel):
                                       description="Target queue time per request, microseconds (Pods metric).")
     requests_per_second_target: int = Field(100, ge=1, le=100_000, description="Target successful requests/s per pod.")
     startup_budget_seconds: int = Field(600, ge=30, le=3600, description="Time a replica may take to load models.")
+    image_pull_budget_seconds: int = Field(600, ge=30, le=3600,
+                                           description="Time a new GPU node may take to pull the Triton image.")
     drain_seconds: int = Field(15, ge=1, le=300, description="preStop wait while endpoints drop the pod.")
     exit_timeout_seconds: int = Field(30, ge=1, le=600, description="Triton's wait for in-flight requests on SIGTERM.")
     service_type: Literal["ClusterIP", "internal-nlb"] = Field(
@@ -106,12 +109,23 @@ def model_reader_policy(bucket: str, prefixes: list[str], key_arn: str, region: 
     ]}
 
 
+def deployment_timeouts(config: TritonServingConfig, node_provision_minutes: int) -> dict[str, str]:
+    """How long `pulumi up` waits for the Deployment. A new replica may need a new GPU node (the
+    autoscaler's provision limit), an image pull and the startup budget; creating starts the warm pool
+    at once, while a rolling update (maxSurge 1) replaces up to max_replicas pods one after another."""
+    per_pod = math.ceil((config.image_pull_budget_seconds + config.startup_budget_seconds) / 60)
+    create = node_provision_minutes + per_pod
+    update = node_provision_minutes + config.max_replicas * per_pod
+    return {"create": f"{create}m", "update": f"{update}m"}
+
+
 class TritonServing(pulumi.ComponentResource):
     endpoints: dict[str, str]
 
     def __init__(self, name: str, config: TritonServingConfig, *, warm_pool: int, region: str, account_id: str,
                  partition: str, bucket_name: str, kms_key_arn: pulumi.Input[str], oidc_provider_arn: pulumi.Input[str],
-                 oidc_issuer_url: pulumi.Input[str], service_monitor_crd: bool, provider: k8s.Provider,
+                 oidc_issuer_url: pulumi.Input[str], service_monitor_crd: bool, node_provision_minutes: int,
+                 provider: k8s.Provider,
                  tags: dict[str, str], opts: pulumi.ResourceOptions | None = None):
         super().__init__("seedance:serving:TritonServing", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
@@ -156,9 +170,11 @@ class TritonServing(pulumi.ComponentResource):
                              replicas=config.canary.replicas)
         after_namespace = pulumi.ResourceOptions(parent=self, provider=provider, depends_on=[ns, role])
         manifests = serving_manifests(spec, canary) + ([service_monitor(spec)] if service_monitor_crd else [])
+        timeouts = pulumi.CustomTimeouts(**deployment_timeouts(config, node_provision_minutes))
         for manifest in manifests:
             suffix = manifest["kind"].lower() + ("-canary" if "canary" in manifest["metadata"]["name"] else "")
-            declare(manifest, f"{name}-{suffix}", after_namespace)
+            wait = pulumi.ResourceOptions(custom_timeouts=timeouts) if manifest["kind"] == "Deployment" else None
+            declare(manifest, f"{name}-{suffix}", pulumi.ResourceOptions.merge(after_namespace, wait))
         host = f"triton-{config.name}.{namespace}.svc.cluster.local"
         self.endpoints = {"http": f"http://{host}:{PORTS['http']}", "grpc": f"{host}:{PORTS['grpc']}",
                           "metrics": f"http://{host}:{PORTS['metrics']}/metrics"}

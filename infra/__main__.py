@@ -129,6 +129,7 @@ triton = {
         oidc_provider_arn=cluster.oidc_provider_arn,
         oidc_issuer_url=cluster.oidc_issuer_url,
         service_monitor_crd=config.monitoring.prometheus_operator,
+        node_provision_minutes=config.cluster.autoscaler.max_node_provision_minutes,
         provider=cluster.provider,
         tags=tags,
         opts=pulumi.ResourceOptions(depends_on=[node_groups[serving.node_group]]),

@@ -156,3 +156,26 @@ def test_bad_serving_config_exits_2_naming_the_key(tmp_path, capsys, change, exp
     assert main(["plan", "--stack", "dev", "--stack-file", str(stack_file)]) == 2
     err = capsys.readouterr().err
     assert expected in err and err.count("\n") == 1
+
+
+def minutes(duration):
+    assert duration.endswith("m"), duration
+    return int(duration[:-1])
+
+
+def test_pulumi_waits_long_enough_for_a_replica_on_a_new_gpu_node(stack_plan):
+    """A replica may wait for the autoscaler to boot a GPU node, then pull the image, then load its
+    models: the Deployment's create timeout covers all three; an update covers them once per replaced pod."""
+    config = stack_config(stack_plan.stack)
+    provision = minutes(autoscaler_values(stack_plan)["extraArgs"]["max-node-provision-time"])
+    for serving in config.serving:
+        (deployment,) = [d for d in stack_plan.of_type(DEPLOYMENT) if d.inputs["metadata"]["name"] == f"triton-{serving.name}"]
+        per_pod = (serving.image_pull_budget_seconds + serving.startup_budget_seconds) / 60
+        timeouts = deployment.custom_timeouts
+        assert minutes(timeouts["create"]) >= provision + per_pod
+        assert minutes(timeouts["update"]) >= provision + serving.max_replicas * per_pod
+
+
+def autoscaler_values(plan):
+    (release,) = [r for r in plan.of_type("kubernetes:helm.sh/v3:Release") if r.inputs["chart"] == "cluster-autoscaler"]
+    return release.inputs["values"]
