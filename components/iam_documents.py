@@ -95,18 +95,28 @@ def kms_volume_use_policy(key_arn: str) -> Document:
     }
 
 
+# registry.k8s.io's S3 mirror per region is prod-registry-k8s-io-<region>, except these
+# (kubernetes/registry.k8s.io, cmd/archeio/internal/app/buckets.go).
+_REGISTRY_K8S_BUCKET_EXCEPTIONS = {"eu-west-2": "767373bbdcb8270361b96548387bf2a9ad0d48758c35-eu-west-2"}
+
+
 def cluster_read_only_buckets(partition: str, region: str) -> list[str]:
     """Buckets of AWS and of public registries that a cluster's nodes read through the S3 gateway
     without our credentials: the endpoint policy must let them through or image pulls and node
-    package installs fail with 403.
+    package installs fail with 403. From aws-samples/data-perimeter-policy-examples
+    (vpc_endpoint_policies/s3_endpoint_policy.json, service_owned_resources.md) and registry.k8s.io:
 
-    - ECR serves image layers from `prod-<region>-starport-layer-bucket` (presigned by ECR);
-    - registry.k8s.io redirects clients on AWS to `prod-registry-k8s-io-<region>` (anonymous);
-    - Amazon Linux 2023 and 2 package repositories live in `al2023-repos-<region>-de612dc2` and
-      `amazonlinux-2-repos-<region>` (anonymous).
+    - ECR serves image layers from `prod-<region>-starport-layer-bucket` (presigned by an ECR account);
+    - registry.k8s.io redirects clients on AWS to its mirror bucket in the region (anonymous);
+    - Amazon Linux 2023 and 2 package repositories (anonymous).
     """
-    names = [f"prod-{region}-starport-layer-bucket", f"prod-registry-k8s-io-{region}",
-             f"al2023-repos-{region}-de612dc2", f"amazonlinux-2-repos-{region}"]
+    names = [
+        f"prod-{region}-starport-layer-bucket",
+        _REGISTRY_K8S_BUCKET_EXCEPTIONS.get(region, f"prod-registry-k8s-io-{region}"),
+        f"al2023-repos-{region}-de612dc2", f"al2023-{region}",
+        f"amazonlinux-2-repos-{region}", f"amazonlinux.{region}.amazonaws.com",
+        f"packages.{region}.amazonaws.com", f"repo.{region}.amazonaws.com",
+    ]
     return [f"arn:{partition}:s3:::{name}/*" for name in names]
 
 

@@ -26,3 +26,12 @@ def test_kubeconfig_authenticates_through_aws_cli_for_the_right_cluster():
     assert exec_args[:4] == ["eks", "get-token", "--cluster-name", "c1"]
     assert "eu-west-1" in exec_args
     assert config["clusters"][0]["cluster"]["server"] == "https://x"
+
+
+def test_registry_k8s_io_mirror_bucket_follows_its_region_table():
+    from components.iam_documents import cluster_read_only_buckets
+
+    assert "arn:aws:s3:::prod-registry-k8s-io-us-east-1/*" in cluster_read_only_buckets("aws", "us-east-1")
+    london = cluster_read_only_buckets("aws", "eu-west-2")
+    assert "arn:aws:s3:::767373bbdcb8270361b96548387bf2a9ad0d48758c35-eu-west-2/*" in london
+    assert not any("prod-registry-k8s-io" in arn for arn in london)
