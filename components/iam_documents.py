@@ -108,7 +108,9 @@ def cluster_read_only_buckets(partition: str, region: str) -> list[str]:
 
     - ECR serves image layers from `prod-<region>-starport-layer-bucket` (presigned by an ECR account);
     - registry.k8s.io redirects clients on AWS to its mirror bucket in the region (anonymous);
-    - Amazon Linux 2023 and 2 package repositories (anonymous).
+    - Amazon Linux 2023 and 2 package repositories (anonymous);
+    - quay.io, where the Prometheus images come from, redirects AWS clients to presigned URLs in its
+      buckets (Red Hat's allowlist names them; in us-east-1 they pass the gateway).
     """
     names = [
         f"prod-{region}-starport-layer-bucket",
@@ -116,6 +118,7 @@ def cluster_read_only_buckets(partition: str, region: str) -> list[str]:
         f"al2023-repos-{region}-de612dc2", f"al2023-{region}",
         f"amazonlinux-2-repos-{region}", f"amazonlinux.{region}.amazonaws.com",
         f"packages.{region}.amazonaws.com", f"repo.{region}.amazonaws.com",
+        "quay-registry", "quayio-production-s3",
     ]
     return [f"arn:{partition}:s3:::{name}/*" for name in names]
 
@@ -167,17 +170,18 @@ def account_endpoint_policy(account_id: str) -> Document:
     }]}
 
 
-def sts_endpoint_policy(partition: str, account_id: str) -> Document:
+def sts_endpoint_policy(account_id: str) -> Document:
     """STS: this account's principals, plus web-identity federation into this account's roles.
 
     AssumeRoleWithWebIdentity (every IRSA role) is an unsigned call: it carries no
     aws:PrincipalAccount, so the account-only statement alone would deny it once private DNS sends
-    STS traffic to the endpoint, and no pod with an IAM role would start. The role ARN is the
-    resource, so federation stays limited to this account's roles.
+    STS traffic to the endpoint, and no pod with an IAM role would start. The IAM User Guide's form
+    limits federation to roles of this account with aws:ResourceAccount.
     """
     policy = account_endpoint_policy(account_id)
     policy["Statement"].append({
         "Sid": "WebIdentityIntoThisAccountsRoles", "Effect": "Allow", "Principal": "*",
-        "Action": "sts:AssumeRoleWithWebIdentity", "Resource": f"arn:{partition}:iam::{account_id}:role/*",
+        "Action": "sts:AssumeRoleWithWebIdentity", "Resource": "*",
+        "Condition": {"StringEquals": {"aws:ResourceAccount": account_id}},
     })
     return policy

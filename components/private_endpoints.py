@@ -107,9 +107,9 @@ class PrivateEndpoints(pulumi.ComponentResource):
             kms_policy = pulumi.Output.all(kms_key_arn, account).apply(
                 lambda v: json.dumps(kms_endpoint_policy(v[0], v[1])))
             interfaces.append(("kms", kms_policy))
-        interfaces += [(service, pulumi.Output.all(partition, account).apply(
-            lambda v, service=service: json.dumps(
-                sts_endpoint_policy(v[0], v[1]) if service == "sts" else account_endpoint_policy(v[1]))))
+        policies = {"sts": sts_endpoint_policy}  # the others: this account's principals only
+        interfaces += [(service, account.apply(
+            lambda a, service=service: json.dumps(policies.get(service, account_endpoint_policy)(a))))
             for service in config.interface_services]
         if interfaces or s3_interface:
             ids.update(self._interface_endpoints(name, config, interfaces, s3_interface, s3_policy, gateway,

@@ -215,28 +215,20 @@ def network_policy(spec: TritonSpec) -> Manifest:
     }
 
 
-def adapter_rules() -> list[dict]:
-    """prometheus-adapter rules publishing the two Pods metrics the HPA names (Triton's upstream example)."""
+def adapter_rules(window: str) -> list[dict]:
+    """prometheus-adapter rules publishing the two Pods metrics the HPA names. Triton's upstream example
+    divides queue time by requests over a window; both are counters, so `increase` (not `delta`, which
+    is for gauges and misreads counter resets), over `window` (several scrape intervals)."""
     resources = {"overrides": {"namespace": {"resource": "namespace"}, "pod": {"resource": "pod"}}}
     return [
         {"seriesQuery": 'nv_inference_queue_duration_us{namespace!="",pod!=""}', "resources": resources,
          "name": {"matches": "^nv_inference_queue_duration_us$", "as": QUEUE_METRIC},
-         "metricsQuery": ("avg(delta(nv_inference_queue_duration_us{<<.LabelMatchers>>}[30s])"
-                          "/(1+delta(nv_inference_request_success{<<.LabelMatchers>>}[30s]))) by (<<.GroupBy>>)")},
+         "metricsQuery": (f"avg(increase(nv_inference_queue_duration_us{{<<.LabelMatchers>>}}[{window}])"
+                          f"/(1+increase(nv_inference_request_success{{<<.LabelMatchers>>}}[{window}]))) by (<<.GroupBy>>)")},
         {"seriesQuery": 'nv_inference_request_success{namespace!="",pod!=""}', "resources": resources,
          "name": {"matches": "^nv_inference_request_success$", "as": RATE_METRIC},
-         "metricsQuery": "sum(rate(nv_inference_request_success{<<.LabelMatchers>>}[1m])) by (<<.GroupBy>>)"},
+         "metricsQuery": f"sum(rate(nv_inference_request_success{{<<.LabelMatchers>>}}[{window}])) by (<<.GroupBy>>)"},
     ]
-
-
-def service_monitor(spec: TritonSpec) -> Manifest:
-    return {
-        "apiVersion": "monitoring.coreos.com/v1",
-        "kind": "ServiceMonitor",
-        "metadata": metadata(f"triton-{spec.name}", spec.namespace),
-        "spec": {"selector": {"matchLabels": {"app.kubernetes.io/name": f"triton-{spec.name}"}},
-                 "endpoints": [{"port": "metrics", "interval": "15s"}]},
-    }
 
 
 def serving_manifests(spec: TritonSpec, canary: TritonSpec | None) -> list[Manifest]:

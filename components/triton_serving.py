@@ -1,5 +1,5 @@
-"""`TritonServing`: one served model set on the `online` GPU pool, and `MetricsAdapter`, which turns
-Triton's Prometheus metrics into the Pods metrics its autoscalers read."""
+"""`TritonServing`: one served model set on the `online` GPU pool. Its autoscaler reads Pods metrics
+that `MetricsPipeline` (components/metrics_pipeline.py) publishes from Triton's own metrics."""
 
 from __future__ import annotations
 
@@ -12,16 +12,13 @@ from typing import Literal
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from components.iam_documents import irsa_trust_policy
 from components.k8s_objects import declare
-from components.triton_manifests import PORTS, TritonSpec, adapter_rules, serving_manifests, service_monitor
+from components.triton_manifests import PORTS, TritonSpec, serving_manifests
 
 _DNS_LABEL = r"^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$"
-ADAPTER_CHART = "prometheus-adapter"
-ADAPTER_REPOSITORY = "https://prometheus-community.github.io/helm-charts"
 
 
 def _pinned_release(value: str) -> str:
@@ -83,20 +80,6 @@ class TritonServingConfig(BaseModel):
         return self.memory_gib or int(self.cpu * 4)  # the source's 1 vCPU : 4 GiB
 
 
-class MonitoringConfig(BaseModel):
-    """Where Triton's metrics go (config `seedance-gpu:monitoring`)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    prometheus_url: str = Field("http://prometheus-server.monitoring.svc.cluster.local",
-                                pattern=r"^https?://[\w.-]+(:\d+)?$", description="Prometheus the adapter queries.")
-    prometheus_port: int = Field(80, ge=1, le=65535, description="Its port.")
-    adapter: Literal["helm", "configmap"] = Field(
-        "helm", description="helm: install prometheus-adapter; configmap: publish its rules for an existing one.")
-    adapter_chart_version: str = Field("4.11.0", pattern=r"^\d+\.\d+\.\d+$", description="prometheus-adapter chart.")
-    prometheus_operator: bool = Field(False, description="Declare ServiceMonitors (the Prometheus Operator CRDs exist).")
-
-
 def model_reader_policy(bucket: str, prefixes: list[str], key_arn: str, region: str, partition: str = "aws") -> dict:
     """Read only the model set's prefixes, and decrypt only through S3."""
     arn = f"arn:{partition}:s3:::{bucket}"
@@ -124,7 +107,7 @@ class TritonServing(pulumi.ComponentResource):
 
     def __init__(self, name: str, config: TritonServingConfig, *, warm_pool: int, region: str, account_id: str,
                  partition: str, bucket_name: str, kms_key_arn: pulumi.Input[str], oidc_provider_arn: pulumi.Input[str],
-                 oidc_issuer_url: pulumi.Input[str], service_monitor_crd: bool, node_provision_minutes: int,
+                 oidc_issuer_url: pulumi.Input[str], node_provision_minutes: int,
                  provider: k8s.Provider,
                  tags: dict[str, str], opts: pulumi.ResourceOptions | None = None):
         super().__init__("seedance:serving:TritonServing", name, None, opts)
@@ -169,7 +152,7 @@ class TritonServing(pulumi.ComponentResource):
                              model_repository=f"s3://{bucket_name}/{config.canary.model_prefix}",
                              replicas=config.canary.replicas)
         after_namespace = pulumi.ResourceOptions(parent=self, provider=provider, depends_on=[ns, role])
-        manifests = serving_manifests(spec, canary) + ([service_monitor(spec)] if service_monitor_crd else [])
+        manifests = serving_manifests(spec, canary)
         timeouts = pulumi.CustomTimeouts(**deployment_timeouts(config, node_provision_minutes))
         for manifest in manifests:
             suffix = manifest["kind"].lower() + ("-canary" if "canary" in manifest["metadata"]["name"] else "")
@@ -179,35 +162,3 @@ class TritonServing(pulumi.ComponentResource):
         self.endpoints = {"http": f"http://{host}:{PORTS['http']}", "grpc": f"{host}:{PORTS['grpc']}",
                           "metrics": f"http://{host}:{PORTS['metrics']}/metrics"}
         self.register_outputs({"endpoints": self.endpoints})
-
-
-class MetricsAdapter(pulumi.ComponentResource):
-    """prometheus-adapter with the rules that publish the HPA's metrics (or just the rules, as a ConfigMap)."""
-
-    def __init__(self, name: str, config: MonitoringConfig, *, provider: k8s.Provider,
-                 opts: pulumi.ResourceOptions | None = None):
-        super().__init__("seedance:serving:MetricsAdapter", name, None, opts)
-        in_cluster = pulumi.ResourceOptions(parent=self, provider=provider)
-        if config.adapter == "helm":
-            k8s.helm.v3.Release(
-                f"{name}-release",
-                name="prometheus-adapter",
-                chart=ADAPTER_CHART,
-                version=config.adapter_chart_version,
-                namespace="monitoring",
-                create_namespace=True,
-                repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=ADAPTER_REPOSITORY),
-                values=adapter_values(config),
-                opts=in_cluster,
-            )
-        else:
-            declare({"apiVersion": "v1", "kind": "ConfigMap",
-                     "metadata": {"name": "seedance-triton-adapter-rules", "namespace": "monitoring"},
-                     "data": {"config.yaml": yaml.safe_dump({"rules": adapter_rules()}, sort_keys=False)}},
-                    f"{name}-rules", in_cluster)
-        self.register_outputs({})
-
-
-def adapter_values(config: MonitoringConfig) -> dict:
-    return {"prometheus": {"url": config.prometheus_url, "port": config.prometheus_port},
-            "rules": {"default": False, "custom": adapter_rules()}}

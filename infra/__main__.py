@@ -20,7 +20,8 @@ from components.platform_contract import CONTRACT_VERSION, PlatformContract
 from components.private_endpoints import PrivateEndpoints
 from components.spot_interruptions import SpotInterruptionHandling
 from components.storage import CheckpointStorage, LocalStorage
-from components.triton_serving import MetricsAdapter, TritonServing
+from components.metrics_pipeline import MetricsPipeline
+from components.triton_serving import TritonServing
 from infra.capacity import program_capacity
 from infra.config import load_from_pulumi
 from infra.reports import account_steps, capacity_report, egress
@@ -128,7 +129,6 @@ triton = {
         kms_key_arn=key.key_arn,
         oidc_provider_arn=cluster.oidc_provider_arn,
         oidc_issuer_url=cluster.oidc_issuer_url,
-        service_monitor_crd=config.monitoring.prometheus_operator,
         node_provision_minutes=config.cluster.autoscaler.max_node_provision_minutes,
         provider=cluster.provider,
         tags=tags,
@@ -139,8 +139,9 @@ triton = {
 if config.scheduling.descheduler:
     Descheduler(f"{name}-descheduler", config.scheduling, kubernetes_version=config.cluster.kubernetes_version,
                 provider=cluster.provider)
-if triton:
-    MetricsAdapter(f"{name}-metrics-adapter", config.monitoring, provider=cluster.provider)
+# Every stack: the HPAs' metrics, and GPU utilisation per pod for people.
+MetricsPipeline(f"{name}-metrics", config.monitoring, system_node_selector=SYSTEM_NODE_SELECTOR,
+                provider=cluster.provider)
 if node_groups:
     SpotInterruptionHandling(
         f"{name}-interruptions",

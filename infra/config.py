@@ -28,7 +28,8 @@ from components.gpu_instance_types import gpu_instance_type
 from components.pricing import PriceSourceError, SnapshotPriceSource
 from components.private_endpoints import EndpointsConfig
 from components.storage import StorageConfig
-from components.triton_serving import MonitoringConfig, TritonServingConfig
+from components.metrics_pipeline import MonitoringConfig
+from components.triton_serving import TritonServingConfig
 from components.network import NetworkConfig
 from components.subnet_plan import plan_subnets
 

@@ -59,6 +59,9 @@ def s3_requests(region, account, model_bucket):
                     {"aws:ResourceAccount": "602401143452"}),
         "node pulls a registry.k8s.io image (anonymous redirect)":
             Request("s3:GetObject", f"arn:aws:s3:::prod-registry-k8s-io-{region}/containers/images/sha256:ab"),
+        "node pulls the Prometheus image from quay.io (presigned)":
+            Request("s3:GetObject", "arn:aws:s3:::quayio-production-s3/sha256/ab/abcdef",
+                    {"aws:ResourceAccount": "111111111111"}),
         "node installs an AL2023 package":
             Request("s3:GetObject", f"arn:aws:s3:::al2023-repos-{region}-de612dc2/core/mirrors/latest/x86_64/repodata"),
         "Triton reads its models": Request("s3:GetObject", f"arn:aws:s3:::{model_bucket}/seedance/video/1/model.plan", ours),
@@ -102,10 +105,12 @@ def test_sts_endpoint_lets_every_irsa_role_be_assumed(plan_of):
         assert roles
         for role in roles:
             arn = f"arn:aws:iam::{OFFLINE_ACCOUNT_ID}:role/{role.inputs.get('name') or role.name}"
-            assert allows(policy, Request("sts:AssumeRoleWithWebIdentity", arn)), role.name
+            ours = {"aws:ResourceAccount": OFFLINE_ACCOUNT_ID}  # and no principal keys: the call is unsigned
+            assert allows(policy, Request("sts:AssumeRoleWithWebIdentity", arn, ours)), role.name
         assert allows(policy, Request("sts:GetCallerIdentity", "*", {"aws:PrincipalAccount": OFFLINE_ACCOUNT_ID}))
         foreign_role = "arn:aws:iam::999999999999:role/exfil"
-        assert not allows(policy, Request("sts:AssumeRoleWithWebIdentity", foreign_role))
+        assert not allows(policy, Request("sts:AssumeRoleWithWebIdentity", foreign_role,
+                                          {"aws:ResourceAccount": "999999999999"}))
         assert not allows(policy, Request("sts:AssumeRole", foreign_role, {"aws:PrincipalAccount": "999999999999"}))
 
 

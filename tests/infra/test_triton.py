@@ -89,7 +89,6 @@ def test_disruption_budget_service_and_canary(plan_of):
     assert canary.inputs["spec"]["replicas"] == 1
     assert canary.inputs["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/name"] == "triton-video"
     assert "seedance/video-next" in canary.inputs["spec"]["template"]["spec"]["containers"][0]["args"][0]
-    assert prod.of_type("kubernetes:monitoring.coreos.com/v1:ServiceMonitor")
 
 
 def test_service_account_role_reads_only_the_model_prefixes(plan_of):
