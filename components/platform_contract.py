@@ -55,6 +55,8 @@ class PlatformReports(BaseModel):
     egress: dict[str, Any]
     checkpoint_sizing: list[str]
     account_steps: list[str] = Field(description="What AWS requires outside `pulumi up`, with how to do it.")
+    serving_capacity: list[str] = Field(description="Pods the Triton autoscalers may ask for against what each "
+                                                    "online group runs at its maximum (a markdown table).")
 
 
 class PlatformContract(BaseModel):

@@ -18,6 +18,7 @@ from components.model_repository import ModelRepository
 from components.network import Network
 from components.platform_contract import CONTRACT_VERSION, PlatformContract
 from components.private_endpoints import PrivateEndpoints
+from components.serving_capacity import table_lines
 from components.spot_interruptions import SpotInterruptionHandling
 from components.storage import CheckpointStorage, LocalStorage
 from components.metrics_pipeline import MetricsPipeline
@@ -183,6 +184,7 @@ contract = {
         "egress": egress(config),
         "checkpoint_sizing": checkpoint_decision.lines() if checkpoint_decision else [],
         "account_steps": account_steps(config, pulumi.get_stack()),
+        "serving_capacity": table_lines(config.serving_capacity()) if config.serving else [],
     },
 }
 assert set(contract) == set(PlatformContract.model_fields), "the exports must be exactly the contract"

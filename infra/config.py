@@ -31,6 +31,7 @@ from components.storage import StorageConfig
 from components.metrics_pipeline import MonitoringConfig
 from components.triton_serving import TritonServingConfig
 from components.network import NetworkConfig
+from components.serving_capacity import GroupCapacity, ServingDemand, group_capacity
 from components.subnet_plan import plan_subnets
 
 PROJECT = "seedance-gpu"
@@ -226,6 +227,34 @@ class StackConfig(BaseModel):
                 raise FieldError(f"{key}.warm_pool", warm_pool,
                                  f"the warm pool is larger than max_replicas ({serving.max_replicas})")
         return self
+
+    @model_validator(mode="after")
+    def _every_replica_schedulable(self) -> "StackConfig":
+        for capacity in self.serving_capacity():
+            if not capacity.fits:
+                index = next(i for i, s in enumerate(self.serving) if s.node_group == capacity.group)
+                group = next(i for i, g in enumerate(self.gpu_node_groups) if g.name == capacity.group)
+                raise FieldError(f"serving[{index}].max_replicas", self.serving[index].max_replicas,
+                                 f"group {capacity.group} holds {capacity.schedulable} Triton pods at its maximum "
+                                 f"({capacity.max_nodes} nodes x {capacity.pods_per_node}, limited by "
+                                 f"{capacity.limited_by}) but may be asked for {capacity.needed} (HPA maxima + "
+                                 f"surge + canary); allowed: fewer replicas, or a larger "
+                                 f"gpu_node_groups[{group}].max_gpus")
+        return self
+
+    def serving_capacity(self) -> list[GroupCapacity]:
+        """Per online group: the pods its model sets may need against the pods it can run at its maximum."""
+        groups = {g.name: g for g in self.gpu_node_groups}
+        capacities = []
+        for name in dict.fromkeys(s.node_group for s in self.serving):
+            group = groups[name]
+            demands = [ServingDemand(name=s.name, gpus=s.gpus, cpu=s.cpu, memory_gib=s.memory,
+                                     hpa_min=self.warm_pool(s), hpa_max=s.max_replicas,
+                                     canary=s.canary.replicas if s.canary else 0)
+                       for s in self.serving if s.node_group == name]
+            capacities.append(group_capacity(name, group.instance_types, group.gpus_per_instance,
+                                             group.gpu_sharing.gpu_multiplier, group.max_gpus, demands))
+        return capacities
 
     def warm_pool(self, serving: TritonServingConfig) -> int:
         """Minimum ready replicas: configured, else 1 in dev and 2 elsewhere (the source's pre-warmed pool)."""

@@ -74,6 +74,11 @@ def _reports(outputs: dict) -> dict:
     return reports if isinstance(reports, dict) else {}
 
 
+def _serving_section(outputs: dict) -> list[str]:
+    table = _reports(outputs).get("serving_capacity")
+    return ["Triton pods the autoscalers may ask for, against each group at its maximum:", *table] if table else []
+
+
 def _account_section(outputs: dict) -> list[str]:
     steps = _reports(outputs).get("account_steps")
     return ["Steps outside `pulumi up` (AWS requires them):", *[f"  - {step}" for step in steps]] if steps else []
@@ -170,7 +175,7 @@ def _plan_command(args: argparse.Namespace) -> int:
     plan, header = offline_plan(args.stack, args.program, args.stack_file)
     sections = {"storage": _storage_section(plan.outputs), "egress": _egress_section(plan.outputs),
                 "capacity": capacity_commands.capacity_section(_reports(plan.outputs)), "cost": _cost_section(plan),
-                "account": _account_section(plan.outputs)}
+                "serving": _serving_section(plan.outputs), "account": _account_section(plan.outputs)}
     print(plan_to_text(plan, header, omit_outputs=("reports",) if _reports(plan.outputs) else ()))
     for lines in sections.values():
         if lines:

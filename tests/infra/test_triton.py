@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from components.gpu_instance_types import gpu_instance_type
 from seedance.cli import main
 from seedance.offline_cloud import OFFLINE_ACCOUNT_ID
 from tests.infra.test_capacity import stack_config
@@ -178,3 +179,37 @@ def test_pulumi_waits_long_enough_for_a_replica_on_a_new_gpu_node(stack_plan):
 def autoscaler_values(plan):
     (release,) = [r for r in plan.of_type("kubernetes:helm.sh/v3:Release") if r.inputs["chart"] == "cluster-autoscaler"]
     return release.inputs["values"]
+
+
+def test_every_replica_the_hpa_may_ask_for_fits_the_group_at_its_maximum(stack_plan):
+    """Read from the plan's own objects: HPA maxima, the surge and canary pods, each pod's requests,
+    and the group's largest size and instance types. The autoscaler can add nodes up to the group's
+    maximum, no further, so every pod it may be asked to place must fit there."""
+    hpas = {h.inputs["spec"]["scaleTargetRef"]["name"]: h for h in stack_plan.of_type(HPA)}
+    needed, per_pod = 0, None
+    for deployment in stack_plan.of_type(DEPLOYMENT):
+        spec = deployment.inputs["spec"]
+        name = deployment.inputs["metadata"]["name"]
+        if name in hpas:
+            needed += hpas[name].inputs["spec"]["maxReplicas"] + spec["strategy"]["rollingUpdate"]["maxSurge"]
+        else:
+            needed += spec["replicas"]  # the canary
+        per_pod = spec["template"]["spec"]["containers"][0]["resources"]["requests"]
+    online = next(g for g in stack_config(stack_plan.stack).gpu_node_groups if g.name == "online")
+    (asg,) = [a for a in stack_plan.of_type("aws:autoscaling/group:Group") if a.name.endswith("-online-asg")]
+    pool = next(p for p in stack_plan.outputs["gpu_pools"] if p["name"] == "online")
+    fits = []
+    for instance_type, gpus in pool["gpus_per_node"].items():
+        spec = gpu_instance_type(instance_type)
+        fits.append(min(gpus // int(per_pod["nvidia.com/gpu"]), int((spec.vcpus - 1) // float(per_pod["cpu"])),
+                        int(spec.memory_gib * 0.85 // int(str(per_pod["memory"]).removesuffix("Gi")))))
+    assert needed <= int(asg.inputs["maxSize"]) * min(fits), (stack_plan.stack, needed, fits)
+    assert online.max_gpus // online.gpus_per_instance == int(asg.inputs["maxSize"])
+
+
+def test_a_config_whose_replicas_cannot_all_be_placed_is_refused(tmp_path, capsys):
+    stack_file = bad_stack(tmp_path, ["seedance-gpu:serving", 0, "max_replicas"], 23, stack="prod")
+    assert main(["plan", "--stack", "prod", "--stack-file", str(stack_file)]) == 2
+    err = capsys.readouterr().err
+    assert "seedance-gpu:serving[0].max_replicas = 23: group online holds 24 Triton pods" in err
+    assert "may be asked for 25" in err and "gpu_node_groups[1].max_gpus" in err

@@ -26,8 +26,8 @@ def test_plan_writes_json_with_the_engine_inputs(tmp_path, capsys):
     assert "get-token" not in out.read_text()  # no secret leaks into the file
 
 
-def bad_stack(tmp_path, path, value):
-    document = yaml.safe_load((REPO / "stacks" / "Pulumi.dev.yaml").read_text())
+def bad_stack(tmp_path, path, value, stack="dev"):
+    document = yaml.safe_load((REPO / "stacks" / f"Pulumi.{stack}.yaml").read_text())
     node = document["config"]
     *parents, last = path
     for part in parents:
