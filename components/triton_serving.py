@@ -75,6 +75,16 @@ class TritonServingConfig(BaseModel):
     def _release(cls, value: str) -> str:
         return _pinned_release(value)
 
+    @field_validator("service_type")
+    @classmethod
+    def _served_by_a_deployed_controller(cls, value: str) -> str:
+        # The NLB annotations are the AWS Load Balancer Controller's, which no stack deploys yet: such a
+        # Service would stay pending, and the ingress NetworkPolicy admits pods, not the NLB's addresses.
+        if value == "internal-nlb":
+            raise ValueError("needs the AWS Load Balancer Controller, which this stack does not deploy yet; "
+                             "allowed: ClusterIP")
+        return value
+
     @property
     def memory(self) -> int:
         return self.memory_gib or int(self.cpu * 4)  # the source's 1 vCPU : 4 GiB

@@ -145,6 +145,7 @@ def test_plan_json_has_the_serving_objects(tmp_path):
     ({"gpus": 5}, "seedance-gpu:serving[0].gpus = 5: group online may launch g6.xlarge with 4 GPU(s); allowed: 1 to 4"),
     ({"node_group": "batch"}, 'seedance-gpu:serving[0].node_group = "batch": must name an online GPU node group'),
     ({"service_type": "LoadBalancer"}, 'seedance-gpu:serving[0].service_type = "LoadBalancer"'),
+    ({"service_type": "internal-nlb"}, 'service_type = "internal-nlb": needs the AWS Load Balancer Controller'),
 ])
 def test_bad_serving_config_exits_2_naming_the_key(tmp_path, capsys, change, expected):
     import yaml
