@@ -18,6 +18,7 @@ from components.iam_documents import irsa_trust_policy, kms_volume_use_policy, s
 from components.config_validation import FieldError, parse_cidr
 from components.labels import SYSTEM_NODE_SELECTOR
 from components.node_role import node_role
+from components.security_rules import https_from
 from components.kubeconfig import render_kubeconfig
 from components.node_bootstrap import ClusterJoin
 from components.nvidia_device_plugin import GpuSharingConfig, NvidiaDevicePlugin
@@ -318,20 +319,9 @@ class Cluster(pulumi.ComponentResource):
 
         # The private endpoint answers on the cluster security group: the deployer needs 443 through it.
         cluster_security_group = cluster.vpc_config.apply(lambda vpc: vpc.cluster_security_group_id)
-        deployer_rules = [
-            aws.vpc.SecurityGroupIngressRule(
-                f"{name}-api-from-deployer-{index}",
-                security_group_id=cluster_security_group,
-                cidr_ipv4=cidr,
-                ip_protocol="tcp",
-                from_port=443,
-                to_port=443,
-                description="Kubernetes API from the network pulumi up runs in",
-                tags=tags,
-                opts=child,
-            )
-            for index, cidr in enumerate(config.deployer_cidrs)
-        ]
+        deployer_rules = [https_from(f"{name}-api-from-deployer-{index}", cluster_security_group, cidr,
+                                     "Kubernetes API from the network pulumi up runs in", tags, child)
+                          for index, cidr in enumerate(config.deployer_cidrs)]
         ca_data = cluster.certificate_authority.apply(lambda ca: ca.data)
         kubeconfig = pulumi.Output.secret(
             pulumi.Output.all(cluster.name, cluster.endpoint, ca_data).apply(

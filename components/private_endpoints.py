@@ -11,6 +11,7 @@ import pulumi
 import pulumi_aws as aws
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from components.security_rules import https_from
 from components.iam_documents import (account_endpoint_policy, kms_endpoint_policy, s3_endpoint_policy,
                                       sts_endpoint_policy)
 
@@ -127,17 +128,7 @@ class PrivateEndpoints(pulumi.ComponentResource):
             tags={**tags, "Name": f"{name}-interface-endpoints"},
             opts=child,
         )
-        aws.vpc.SecurityGroupIngressRule(
-            f"{name}-https-from-vpc",
-            security_group_id=group.id,
-            cidr_ipv4=vpc_cidr,
-            ip_protocol="tcp",
-            from_port=443,
-            to_port=443,
-            description="HTTPS from the VPC only",
-            tags=tags,
-            opts=child,
-        )
+        https_from(f"{name}-https-from-vpc", group.id, vpc_cidr, "HTTPS from the VPC only", tags, child)
         zones = config.interface_az_count
         subnets = private_subnet_ids.apply(lambda all_ids: all_ids[:zones] if zones else all_ids)
 
