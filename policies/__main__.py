@@ -1,13 +1,21 @@
 """Entry point Pulumi runs for the pack. Constructing `PolicyPack` starts its gRPC server and blocks,
-so it happens only here; the rules themselves are importable from `policies.rules`."""
+so it happens only here; the rules themselves are importable from `policies.rules`.
 
-from pulumi_policy import EnforcementLevel, PolicyPack
+The pack enforces on its own: each policy's enforcement level and config defaults come from
+policies/config/<stack>.json for the stack being previewed (the engine sets PULUMI_STACK), so a plain
+`pulumi preview --policy-pack policies` blocks what the environment forbids. `--policy-pack-config`
+still overrides them.
+"""
 
-from policies.framework import to_crossguard
+import os
+
+from pulumi_policy import PolicyPack
+
+from policies.framework import pack_enforcement, to_crossguard
 from policies.rules import ALL_RULES
 
+enforcement = pack_enforcement(os.environ.get("PULUMI_STACK", ""))
 PolicyPack(
     name="seedance-cost-policies",
-    enforcement_level=EnforcementLevel.ADVISORY,
-    policies=[to_crossguard(rule) for rule in ALL_RULES],
+    policies=[to_crossguard(rule, enforcement) for rule in ALL_RULES],
 )

@@ -49,10 +49,19 @@ class Violation:
         return {"policy": self.policy, "level": self.level, "urn": self.urn, "message": self.message}
 
 
+# A stack whose name is not an environment gets the strictest environment's rules.
+STRICTEST_ENV = "prod"
+
+
 def load_enforcement(env: str) -> dict[str, Any]:
     """policies/config/<env>.json, the same file `pulumi preview --policy-pack-config` reads."""
     path = CONFIG_DIR / f"{env}.json"
     return json.loads(path.read_text()) if path.exists() else {}
+
+
+def pack_enforcement(stack: str) -> dict[str, Any]:
+    """The pack's own defaults for a stack: its environment's file, else the strictest one."""
+    return load_enforcement(stack) or load_enforcement(STRICTEST_ENV)
 
 
 def rule_settings(rule: Rule, enforcement: Mapping[str, Any]) -> tuple[Level, dict[str, Any]]:
@@ -103,16 +112,21 @@ def _resource(args: Any) -> PlanResource:
     return PlanResource(urn=args.urn, type=args.resource_type, name=args.name, props=_plain(args.props))
 
 
-def to_crossguard(rule: Rule) -> Any:
-    """The rule as a `pulumi_policy` policy (importing the SDK only here: it is needed only by the pack)."""
+def to_crossguard(rule: Rule, enforcement: Mapping[str, Any] | None = None) -> Any:
+    """The rule as a `pulumi_policy` policy (importing the SDK only here: it is needed only by the pack),
+    with its level and config defaults from `enforcement` (a policy-pack config document): the engine
+    applies those when no --policy-pack-config is given."""
     import pulumi_policy as sdk
 
-    schema = sdk.PolicyConfigSchema(properties={k: dict(v) for k, v in rule.config.items()}) if rule.config else None
+    level, defaults = rule_settings(rule, enforcement or {})
+    properties = {k: {**v, **({"default": defaults[k]} if k in defaults else {})} for k, v in rule.config.items()}
+    schema = sdk.PolicyConfigSchema(properties=properties) if rule.config else None
     common = dict(description=rule.description, config_schema=schema, severity=sdk.Severity(rule.severity),
-                  remediation_steps=rule.remediation, tags=list(rule.topics))
+                  remediation_steps=rule.remediation, tags=list(rule.topics),
+                  enforcement_level=sdk.EnforcementLevel(level))
 
     def configured(args: Any) -> dict:
-        return {**rule.defaults(), **dict(args.get_config() or {})}
+        return {**defaults, **dict(args.get_config() or {})}
 
     if rule.check_resource is not None:
         def validate_resource(args, report_violation):

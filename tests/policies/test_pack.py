@@ -17,7 +17,7 @@ PACK = Path(__file__).resolve().parents[2] / "policies"
 UNKNOWN = "3eeb2bf0-c639-47a8-9e75-3b44932eb421"
 
 
-def test_pack_main_builds_every_rule(monkeypatch):
+def built_pack(monkeypatch, stack):
     built = {}
 
     class RecordingPack:  # stands in for PolicyPack, whose constructor serves gRPC and blocks
@@ -25,10 +25,32 @@ def test_pack_main_builds_every_rule(monkeypatch):
             built.update(name=name, policies=policies, options=options)
 
     monkeypatch.setattr(pulumi_policy, "PolicyPack", RecordingPack)
+    monkeypatch.setenv("PULUMI_STACK", stack)
     runpy.run_path(str(PACK / "__main__.py"), run_name="__main__")
+    return built
+
+
+def test_pack_main_builds_every_rule(monkeypatch):
+    built = built_pack(monkeypatch, "dev")
     assert built["name"] == "seedance-cost-policies"
     assert [p.name for p in built["policies"]] == [rule.name for rule in ALL_RULES]
     assert yaml.safe_load((PACK / "PulumiPolicy.yaml").read_text())["runtime"]["name"] == "python"
+
+
+@pytest.mark.parametrize("stack, env", [("dev", "dev"), ("staging", "staging"), ("prod", "prod"), ("my-sandbox", "prod")])
+def test_pack_enforces_its_environment_without_a_config_file(monkeypatch, stack, env):
+    """`pulumi preview --policy-pack policies` alone (no --policy-pack-config) must block what the
+    environment forbids: each policy carries its environment's level and config as its own defaults;
+    a stack that is not an environment gets prod's."""
+    config = json.loads((PACK / "config" / f"{env}.json").read_text())
+    for policy in built_pack(monkeypatch, stack)["policies"]:
+        entry = config.get(policy.name, config["all"])
+        level = entry if isinstance(entry, str) else entry.get("enforcementLevel", config["all"])
+        assert policy.enforcement_level.value == level, policy.name
+        if isinstance(entry, dict):
+            schema = policy.config_schema.properties
+            assert {k: schema[k]["default"] for k in entry if k != "enforcementLevel"} == \
+                {k: v for k, v in entry.items() if k != "enforcementLevel"}
 
 
 def test_wrapped_resource_rule_reports_through_the_sdk_arguments():
