@@ -12,7 +12,7 @@ def budget_findings(resources, config, share: float, wording: str):
     budget = float(config["monthly_budget_usd"])
     unknown = cost.unknown
     used = cost.monthly_usd / budget
-    anchor = next((r.urn for r in resources if r.type.startswith("aws:")), None)
+    anchor = None  # the budget is the stack's, not any one resource's
     if unknown:
         yield anchor, (f"{len(unknown)} resource(s) have costs unknown until they exist "
                        f"({'; '.join(line.basis for line in unknown[:3])}); the known part is ${cost.monthly_usd:,.2f}/month")

@@ -11,7 +11,7 @@ def check(resources, config):
     services = {str(r.props.get("serviceName", "")).rsplit(".", 1)[-1] for r in resources if r.type == VPC_ENDPOINT}
     missing = [service for service in ("s3", "kms") if service not in services]
     if missing:
-        yield nat[0].urn, (f"the VPC has {len(nat)} NAT gateway(s) but no {' or '.join(missing)} endpoint: that traffic "
+        yield None, (f"the VPC has {len(nat)} NAT gateway(s) but no {' or '.join(missing)} endpoint: that traffic "
                            "pays NAT processing ($0.045/GB) and cross-zone transfer")
 
 

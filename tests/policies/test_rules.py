@@ -28,11 +28,22 @@ def test_rule_passes_its_good_fixture_and_flags_its_bad_one(name):
     rule = RULES[name]
     assert run(rule, fixture["pass"], fixture["config"]) == []
     violations = run(rule, fixture["fail"], fixture["config"])
-    assert {v.urn for v in violations} == set(fixture["flagged"])
+    # "stack": a finding about the stack as a whole, attached to no resource (the engine shows it on the stack)
+    assert {v.urn or "stack" for v in violations} == set(fixture["flagged"])
     for urn, expected in fixture["flagged"].items():
-        messages = [v.message for v in violations if v.urn == urn]
+        messages = [v.message for v in violations if (v.urn or "stack") == urn]
         assert any(expected in message for message in messages), messages
     assert all(v.policy == name and v.level == "mandatory" for v in violations)
+
+
+def test_stack_rules_attach_findings_about_the_whole_stack_to_the_stack():
+    """The engine gives AnalyzeStack resources in no fixed order: a stack-wide finding pinned to 'the
+    first' resource would land on a different resource from run to run."""
+    for name in ("aws-vpc-nat-require-s3-kms-endpoints", "budget-monthly-cost-limit", "budget-monthly-cost-warn-near-budget"):
+        fixture = json.loads((FIXTURES / f"{name}.json").read_text())
+        forward = run(RULES[name], fixture["fail"], fixture["config"])
+        backward = run(RULES[name], list(reversed(fixture["fail"])), fixture["config"])
+        assert [v.urn for v in forward] == [v.urn for v in backward] == [None] * len(forward), name
 
 
 def test_every_rule_has_a_fixture_and_no_fixture_is_orphaned():
