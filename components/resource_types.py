@@ -61,6 +61,22 @@ def is_unknown(value: Any) -> bool:
     return isinstance(value, str) and value in UNKNOWN_VALUES
 
 
+# How the engine wraps a secret value on the wire (and in plan files): {SIG: SECRET, "value": ...}.
+_SECRET_SIGNATURE = ("4dabf18193072939515e22adb298388d", "1b47061264138c4ac30d75fd1eb44270")
+
+
+def reveal_secrets(value: Any) -> Any:
+    """The value with every wire-format secret wrapper replaced by what it wraps: policies judge the
+    value (a secret tag is still a tag); they never print it."""
+    if isinstance(value, dict):
+        if value.get(_SECRET_SIGNATURE[0]) == _SECRET_SIGNATURE[1]:
+            return reveal_secrets(value.get("value"))
+        return {k: reveal_secrets(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [reveal_secrets(v) for v in value]
+    return value
+
+
 @dataclass(frozen=True)
 class PlanResource:
     """A resource as a plan, a plan file or a policy engine sees it: type, URN and camelCase inputs."""

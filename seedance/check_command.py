@@ -12,11 +12,11 @@ from typing import Any
 
 from components.cost_estimate import CostEstimate, catalog_for, estimate
 from components.pricing import PriceSourceError
-from components.resource_types import PlanResource
+from components.resource_types import PlanResource, reveal_secrets
 from infra.config import PROJECT, StackConfig
 from policies.framework import CONFIG_DIR, Violation, load_enforcement, run_rules
 from policies.rules import ALL_RULES
-from seedance.engine import Plan
+from seedance.engine import Plan, Secret
 from seedance.project import StackFileError, find_project
 from seedance.stack_input import load_stack
 
@@ -28,7 +28,19 @@ class CheckInputError(Exception):
 
 
 def plan_resources(plan: Plan) -> list[PlanResource]:
-    return [PlanResource(r.urn, r.type, r.name, r.inputs, r.parent, r.dependencies, r.id) for r in plan.resources]
+    return [PlanResource(r.urn, r.type, r.name, _revealed(r.inputs), r.parent, r.dependencies, r.id)
+            for r in plan.resources]
+
+
+def _revealed(value: Any) -> Any:
+    """An in-process plan's values with the engine's `Secret` markers replaced by what they hold."""
+    if isinstance(value, Secret):
+        return _revealed(value.value)
+    if isinstance(value, dict):
+        return {k: _revealed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_revealed(v) for v in value]
+    return value
 
 
 def resources_from_file(path: Path) -> tuple[list[PlanResource], str | None]:
@@ -36,7 +48,7 @@ def resources_from_file(path: Path) -> tuple[list[PlanResource], str | None]:
     try:
         document = json.loads(path.read_text())
         resources = [PlanResource(urn=r["urn"], type=r["type"], name=r.get("name", r["urn"].rsplit("::", 1)[-1]),
-                                  props=r.get("inputs", {}), parent=r.get("parent"),
+                                  props=reveal_secrets(r.get("inputs", {})), parent=r.get("parent"),
                                   dependencies=tuple(r.get("dependencies", ())), id=r.get("id"))
                      for r in document["resources"]]
     except FileNotFoundError:

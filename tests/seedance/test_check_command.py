@@ -44,6 +44,25 @@ def test_a_bad_plan_fails_naming_both_rules(tmp_path, capsys):
     assert "fix: " in out
 
 
+def secret(value):
+    return {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "value": value}
+
+
+def test_secret_values_in_a_plan_file_are_judged_not_crashed_on(tmp_path, capsys):
+    """A plan file keeps the engine's secret wrappers: a secret size or tag is still a size or a tag."""
+    plan = json.loads(bad_plan(tmp_path).read_text())
+    volume = plan["resources"][0]["inputs"]
+    volume["size"], volume["tags"] = secret(500), {k: secret(v) for k, v in T.items()}
+    plan["resources"][1]["inputs"]["tags"] = secret(T)
+    path = tmp_path / "secret.plan.json"
+    path.write_text(json.dumps(plan))
+    assert main(["check", "--plan", str(path)]) == 1
+    captured = capsys.readouterr()
+    assert "scratch uses gp2: gp3 saves $10.00/month" in captured.out
+    assert "aws-resource-tags-require-cost-tags" not in captured.out  # the secret tags are there
+    assert "Traceback" not in captured.err
+
+
 def test_markdown_report_matches_its_golden_file(tmp_path, capsys):
     """Regenerate with UPDATE_GOLDEN=1 after an intended change, and review the diff."""
     assert main(["check", "--plan", str(bad_plan(tmp_path)), "--format", "markdown"]) == 1
