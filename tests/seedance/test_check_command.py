@@ -108,3 +108,14 @@ def test_exported_terraform_plan_is_read_by_checkov(tmp_path, capsys):
     assert report["summary"]["resource_count"] == len(document["resource_changes"])
     passed = {c["check_id"] for c in report["results"]["passed_checks"]}
     assert "CKV_AWS_79" in passed  # launch templates: IMDSv2 required, read from our export
+
+
+def test_secret_markers_of_an_in_process_plan_reach_the_rules_as_values():
+    from seedance.check_command import plan_resources
+    from seedance.engine import Plan, PlannedResource, Secret
+
+    volume = PlannedResource(urn="urn:pulumi:dev::app::aws:ebs/volume:Volume::v", type="aws:ebs/volume:Volume",
+                             name="v", parent=None, custom=True,
+                             inputs={"size": Secret(100), "tags": {"team": Secret("ml")}, "list": [Secret(1)]})
+    (resource,) = plan_resources(Plan(project="app", stack="dev", resources=[volume]))
+    assert resource.props == {"size": 100, "tags": {"team": "ml"}, "list": [1]}
