@@ -119,3 +119,15 @@ def test_secret_markers_of_an_in_process_plan_reach_the_rules_as_values():
                              inputs={"size": Secret(100), "tags": {"team": Secret("ml")}, "list": [Secret(1)]})
     (resource,) = plan_resources(Plan(project="app", stack="dev", resources=[volume]))
     assert resource.props == {"size": 100, "tags": {"team": "ml"}, "list": [1]}
+
+
+def test_the_pr_check_plans_the_base_commit_with_its_own_code():
+    """The cost delta compares against the base branch as it is: its program with its components,
+    installed from its own checkout, never this branch's modules."""
+    import yaml
+
+    workflow = yaml.safe_load((Path(__file__).resolve().parents[2] / ".github" / "workflows" / "infra-pr.yml").read_text())
+    (base_step,) = [s for s in workflow["jobs"]["check"]["steps"] if "base" in s.get("name", "").lower()]
+    command = base_step["run"]
+    assert command.startswith("(cd base && make venv && .venv/bin/seedance plan")
+    assert "--program" not in command
