@@ -8,11 +8,14 @@ that resource's cost unknown, never a guess.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any, Callable, Iterable
 
+from pulumi_policy.proxy import UnknownValueError
+
 from components.ebs_pricing import EBS_VOLUME_TYPES, ebs_monthly
+from components.plan_unknowns import checking
 from components.pricing import Price, SnapshotPriceSource, UnitPrice
 from components.resource_types import (ASG, EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, EKS_NODE_GROUP, K8S_SERVICE,
                                        KMS_KEY, LAUNCH_TEMPLATE, LOAD_BALANCER, NAT_GATEWAY, VPC_ENDPOINT, PlanResource,
@@ -178,6 +181,7 @@ def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog) -> CostEs
     templates = {r.id: r for r in resources if r.type == LAUNCH_TEMPLATE and r.id}
     result = CostEstimate()
     for resource in resources:
+        resource = replace(resource, props=checking(resource.props))
         try:
             if resource.type == ASG:
                 cost, basis = _gpu_group(resource, catalog, templates)
@@ -188,6 +192,8 @@ def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog) -> CostEs
             result.lines.append(CostLine(resource.urn, resource.type, round(cost, 2), basis))
         except UnknownValue as unknown:
             result.lines.append(CostLine(resource.urn, resource.type, None, f"unknown: {unknown}"))
+        except UnknownValueError as unknown:
+            result.lines.append(CostLine(resource.urn, resource.type, None, f"unknown: {unknown.message}"))
     return result
 
 

@@ -11,11 +11,11 @@ import os
 
 from pulumi_policy import PolicyPack
 
-from policies.framework import pack_enforcement, to_crossguard
+from policies.framework import PACK_NAME, pack_enforcement, to_crossguard
 from policies.rules import ALL_RULES
 
 enforcement = pack_enforcement(os.environ.get("PULUMI_STACK", ""))
 PolicyPack(
-    name="seedance-cost-policies",
+    name=PACK_NAME,
     policies=[to_crossguard(rule, enforcement) for rule in ALL_RULES],
 )

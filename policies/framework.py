@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Literal
 
+from pulumi_policy.proxy import UnknownValueError
+
 from components.resource_types import PlanResource
+from components.plan_unknowns import checking, preview_message
 
 CONFIG_DIR = Path(__file__).parent / "config"
 Level = Literal["advisory", "mandatory", "disabled"]
@@ -49,6 +52,9 @@ class Violation:
         return {"policy": self.policy, "level": self.level, "urn": self.urn, "message": self.message}
 
 
+PACK_NAME = "seedance-cost-policies"
+# What the Python SDK reports as the pack's version in its own messages (the CLI uses PulumiPolicy.yaml's).
+PACK_VERSION = "0.0.1"
 # A stack whose name is not an environment gets the strictest environment's rules.
 STRICTEST_ENV = "prod"
 
@@ -77,27 +83,50 @@ def rule_settings(rule: Rule, enforcement: Mapping[str, Any]) -> tuple[Level, di
     return level, config
 
 
+def _as_read_by(rule: Rule, resource: PlanResource) -> PlanResource:
+    return replace(resource, props=checking(resource.props))
+
+
+def resource_findings(rule: Rule, resource: PlanResource, config: Mapping[str, Any]) -> list[str]:
+    """The rule's messages for one resource; UnknownValueError when it read a value unknown until apply."""
+    return list(rule.check_resource(_as_read_by(rule, resource), config))
+
+
+def stack_findings(rule: Rule, resources: Sequence[PlanResource],
+                   config: Mapping[str, Any]) -> list[tuple[str | None, str]]:
+    return list(rule.check_stack([_as_read_by(rule, r) for r in resources], config))
+
+
 def run_rules(rules: Sequence[Rule], resources: Sequence[PlanResource], enforcement: Mapping[str, Any],
               extra_config: Mapping[str, Mapping[str, Any]] | None = None) -> list[Violation]:
+    """Violations as the engine would report them, including its advisory for a rule that read an
+    unknown at preview (the same wording, so both paths say the same)."""
     violations = []
     for rule in rules:
         level, config = rule_settings(rule, enforcement)
         config.update((extra_config or {}).get(rule.name, {}))
         if level == "disabled":
             continue
+
+        def judged(urn: str | None, find: Callable[[], list[tuple[str | None, str]]]) -> list[Violation]:
+            try:
+                return [Violation(rule.name, level, found_urn, message, rule.remediation) for found_urn, message in find()]
+            except UnknownValueError as error:
+                return [Violation(rule.name, "advisory", urn, preview_message(rule.name, PACK_NAME, PACK_VERSION, error),
+                                  rule.remediation)]
+
         if rule.check_resource is not None:
             for resource in resources:
-                violations += [Violation(rule.name, level, resource.urn, message, rule.remediation)
-                               for message in rule.check_resource(resource, config)]
+                violations += judged(resource.urn, lambda: [(resource.urn, m)
+                                                            for m in resource_findings(rule, resource, config)])
         if rule.check_stack is not None:
-            violations += [Violation(rule.name, level, urn, message, rule.remediation)
-                           for urn, message in rule.check_stack(resources, config)]
+            violations += judged(None, lambda: stack_findings(rule, resources, config))
     return violations
 
 
 def _plain(value: Any) -> Any:
-    """A policy SDK value without its unknown-checking proxies (unknowns stay as their sentinels, which
-    the rules and the estimator recognise, so preview values never crash a rule)."""
+    """A policy SDK value without its unknown-checking proxies (our `checking` containers take their
+    place, raising the SDK's own UnknownValueError, which the SDK reports as its preview advisory)."""
     for attribute in ("_DictProxy__target", "_ListProxy__target"):
         if hasattr(value, attribute):
             value = getattr(value, attribute)
@@ -130,12 +159,12 @@ def to_crossguard(rule: Rule, enforcement: Mapping[str, Any] | None = None) -> A
 
     if rule.check_resource is not None:
         def validate_resource(args, report_violation):
-            for message in rule.check_resource(_resource(args), configured(args)):
+            for message in resource_findings(rule, _resource(args), configured(args)):
                 report_violation(message, None)
         return sdk.ResourceValidationPolicy(name=rule.name, validate=validate_resource, **common)
 
     def validate_stack(args, report_violation):
         resources = [_resource(r) for r in args.resources]
-        for urn, message in rule.check_stack(resources, configured(args)):
+        for urn, message in stack_findings(rule, resources, configured(args)):
             report_violation(message, urn)
     return sdk.StackValidationPolicy(name=rule.name, validate=validate_stack, **common)

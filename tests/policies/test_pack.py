@@ -85,3 +85,17 @@ def test_policy_config_budgets_follow_the_stacks(env):
     for name in ("budget-monthly-cost-limit", "budget-monthly-cost-warn-near-budget"):
         assert config[name]["monthly_budget_usd"] == stack.budget.monthly_usd
         assert config[name]["region"] == stack.region
+
+
+def test_wrapped_rule_that_reads_an_unknown_raises_the_sdks_own_error():
+    """The SDK turns UnknownValueError into its advisory "can't run policy ... during preview"; any other
+    exception makes the engine fail the preview."""
+    from pulumi_policy.proxy import UnknownValueError
+
+    (rule,) = [r for r in ALL_RULES if r.name == "aws-ec2-launchtemplate-require-imdsv2"]
+    policy = to_crossguard(rule)
+    args = pulumi_policy.ResourceValidationArgs(
+        "aws:ec2/launchTemplate:LaunchTemplate", unknown_checking_proxy({"metadataOptions": "dd056dcd-154b-4c76-9bd3-c8f88648b5ff"}),
+        "urn:pulumi:s::p::aws:ec2/launchTemplate:LaunchTemplate::lt", "lt", None, None, config={})
+    with pytest.raises(UnknownValueError):
+        policy.validate(args, lambda message, urn=None: None)

@@ -1,0 +1,61 @@
+"""Preview values: every rule over every stack's plan with values made unknown at each depth of the
+inputs, as a preview sends them. A rule never crashes and never raises a mandatory finding that the
+known plan does not have; one that reads an unknown says so as the SDK does, as an advisory."""
+
+import pytest
+
+from components.resource_types import PlanResource
+from policies.framework import load_enforcement, run_rules
+from policies.rules import ALL_RULES
+from seedance.check_command import plan_resources
+
+UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+
+
+def unknown_at(value, depth):
+    """Every value `depth` levels into the inputs replaced by the engine's unknown sentinel."""
+    if depth == 0:
+        return UNKNOWN
+    if isinstance(value, dict):
+        return {k: unknown_at(v, depth - 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [unknown_at(v, depth - 1) for v in value]
+    return value
+
+
+def mandatory(violations):
+    return {(v.policy, v.urn) for v in violations if v.level == "mandatory"}
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3, 4])
+def test_no_rule_crashes_or_invents_a_mandatory_finding_on_unknowns(stack_plan, depth):
+    resources = plan_resources(stack_plan)
+    enforcement = load_enforcement(stack_plan.stack)
+    known = mandatory(run_rules(ALL_RULES, resources, enforcement))
+    previewed = [PlanResource(r.urn, r.type, r.name, unknown_at(r.props, depth), r.parent, r.dependencies, r.id)
+                 for r in resources]
+    violations = run_rules(ALL_RULES, previewed, enforcement)  # raises if any rule crashes
+    assert mandatory(violations) <= known
+    for v in violations:
+        if "during preview" in v.message:
+            assert v.level == "advisory" and "can't be known during preview" in v.message, v
+
+
+def test_a_known_violation_survives_unrelated_unknowns():
+    """A gp2 volume is gp2 whatever its key ARN turns out to be."""
+    volume = PlanResource("urn:pulumi:s::p::aws:ebs/volume:Volume::v", "aws:ebs/volume:Volume", "v",
+                          {"type": "gp2", "size": 100, "kmsKeyId": UNKNOWN, "encrypted": True})
+    (rule,) = [r for r in ALL_RULES if r.name == "aws-ebs-volume-disallow-gp2-io1"]
+    (violation,) = run_rules([rule], [volume], {"all": "mandatory", rule.name: {"region": "us-east-1"}})
+    assert violation.level == "mandatory" and "uses gp2" in violation.message
+
+
+def test_unknown_tags_are_not_missing_tags():
+    instance = PlanResource("urn:pulumi:s::p::aws:ec2/instance:Instance::i", "aws:ec2/instance:Instance", "i",
+                            {"instanceType": "m7i.large", "tags": UNKNOWN})
+    (rule,) = [r for r in ALL_RULES if r.name == "aws-resource-tags-require-cost-tags"]
+    (violation,) = run_rules([rule], [instance], {"all": "mandatory"})
+    assert violation.level == "advisory"
+    assert violation.message == ("can't run policy 'aws-resource-tags-require-cost-tags' from policy pack "
+                                 "'seedance-cost-policies@v0.0.1' during preview: string value at .tags "
+                                 "can't be known during preview")
