@@ -70,17 +70,45 @@ def pack_enforcement(stack: str) -> dict[str, Any]:
     return load_enforcement(stack) or load_enforcement(STRICTEST_ENV)
 
 
+ENFORCEMENT_LEVELS = ("advisory", "mandatory", "remediate", "disabled")
+
+
+class PolicyConfigError(ValueError):
+    """A policy-pack config value the engine would refuse (`pulumi preview` stops on it too)."""
+
+
+def _valid_level(where: str, level: Any) -> Level:
+    if level not in ENFORCEMENT_LEVELS:
+        raise PolicyConfigError(f"{where} = {json.dumps(level)}: allowed: {', '.join(ENFORCEMENT_LEVELS)}")
+    return level
+
+
 def rule_settings(rule: Rule, enforcement: Mapping[str, Any]) -> tuple[Level, dict[str, Any]]:
-    """The rule's level and its config with defaults, from a policy-pack config document."""
-    level: Level = enforcement.get("all", "advisory")
+    """The rule's level and its config with defaults, from a policy-pack config document, validated as
+    the engine validates it before it configures the pack: levels from the engine's four, config
+    values against the policy's own JSON schema."""
+    level: Level = _valid_level("all", enforcement.get("all", "advisory"))
     entry = enforcement.get(rule.name)
     config = rule.defaults()
     if isinstance(entry, str):
-        level = entry
+        level = _valid_level(rule.name, entry)
     elif isinstance(entry, Mapping):
-        level = entry.get("enforcementLevel", level)
+        level = _valid_level(f"{rule.name}.enforcementLevel", entry.get("enforcementLevel", level))
         config.update({k: v for k, v in entry.items() if k != "enforcementLevel"})
+    elif entry is not None:
+        raise PolicyConfigError(f"{rule.name} = {json.dumps(entry)}: allowed: an enforcement level or an object")
+    validate_config(rule, config)
     return level, config
+
+
+def validate_config(rule: Rule, config: Mapping[str, Any]) -> None:
+    import jsonschema
+
+    schema = {"type": "object", "properties": {k: dict(v) for k, v in rule.config.items()}}
+    error = jsonschema.exceptions.best_match(jsonschema.Draft7Validator(schema).iter_errors(dict(config)))
+    if error is not None:
+        key = ".".join(str(part) for part in error.absolute_path)
+        raise PolicyConfigError(f"{rule.name}.{key} = {json.dumps(error.instance)}: {error.message}")
 
 
 def _as_read_by(rule: Rule, resource: PlanResource) -> PlanResource:

@@ -14,7 +14,7 @@ from components.cost_estimate import CostEstimate, catalog_for, estimate
 from components.pricing import PriceSourceError
 from components.resource_types import PlanResource, reveal_secrets
 from infra.config import PROJECT, StackConfig
-from policies.framework import CONFIG_DIR, Violation, load_enforcement, run_rules
+from policies.framework import CONFIG_DIR, PolicyConfigError, Violation, load_enforcement, run_rules
 from policies.rules import ALL_RULES
 from seedance.engine import Plan, Secret
 from seedance.project import StackFileError, find_project
@@ -144,7 +144,10 @@ def run(args: argparse.Namespace, offline_plan) -> int:
     if not (CONFIG_DIR / f"{env}.json").exists():
         raise CheckInputError(f"no policy config for environment {env!r}; known: {', '.join(ENVIRONMENTS)}")
     region = config.region if config else load_enforcement(env).get("budget-monthly-cost-limit", {}).get("region", "us-east-1")
-    violations, cost = check(resources, env, region, stack_policy_config(config) if config else None)
+    try:
+        violations, cost = check(resources, env, region, stack_policy_config(config) if config else None)
+    except PolicyConfigError as error:
+        raise CheckInputError(f"policy config for {env}: {error}") from None
     delta = None
     if args.compare:
         base_resources, _ = resources_from_file(args.compare)

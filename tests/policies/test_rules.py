@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from components.resource_types import PlanResource
-from policies.framework import run_rules
+from policies.framework import PolicyConfigError, run_rules
 from policies.rules import ALL_RULES
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "policies"
@@ -77,3 +77,30 @@ def test_disabled_rules_do_not_run_and_levels_come_from_the_config():
     assert run_rules([rule], resources(fixture["fail"]), {rule.name: "disabled"}) == []
     advisory = run_rules([rule], resources(fixture["fail"]), {"all": "advisory"})
     assert advisory and {v.level for v in advisory} == {"advisory"}
+
+
+@pytest.mark.parametrize("enforcement, expected", [
+    ({"all": "strict"}, 'all = "strict": allowed: advisory, mandatory, remediate, disabled'),
+    ({"budget-monthly-cost-limit": {"enforcementLevel": "blocking"}},
+     'budget-monthly-cost-limit.enforcementLevel = "blocking": allowed'),
+    ({"budget-monthly-cost-limit": {"monthly_budget_usd": "lots"}},
+     "budget-monthly-cost-limit.monthly_budget_usd = \"lots\": 'lots' is not of type 'number'"),
+    ({"aws-resource-tags-require-cost-tags": {"tags": "team"}}, "aws-resource-tags-require-cost-tags.tags"),
+])
+def test_policy_config_is_validated_as_the_engine_validates_it(enforcement, expected):
+    """The engine checks levels and each policy's config schema before it configures the pack; the
+    offline check refuses the same documents instead of crashing inside a rule."""
+    with pytest.raises(PolicyConfigError) as error:
+        run_rules(ALL_RULES, [], enforcement)
+    assert expected in str(error.value)
+
+
+def test_seedance_check_reports_a_bad_policy_config_in_one_line(monkeypatch, capsys):
+    import seedance.check_command
+    from seedance.cli import main
+
+    monkeypatch.setattr(seedance.check_command, "load_enforcement",
+                        lambda env: {"all": "mandatory", "budget-monthly-cost-limit": {"monthly_budget_usd": "lots"}})
+    assert main(["check", "--stack", "dev"]) == 2
+    err = capsys.readouterr().err
+    assert "policy config for dev: budget-monthly-cost-limit.monthly_budget_usd" in err and err.count("\n") == 1
