@@ -22,8 +22,12 @@ COMMUNITY_CHARTS = "https://prometheus-community.github.io/helm-charts"
 DCGM_CHARTS = "https://nvidia.github.io/dcgm-exporter/helm-charts"
 PROMETHEUS_RELEASE = "prometheus"
 DCGM_PORT = 9400
-# Rates over fewer than four scrapes are noise (and over one or two, often empty): the adapter's windows.
+# Rates over fewer than four scrapes are noise (and over one or two, often empty): the adapter's windows
+# hold four scrapes and at least a minute.
 SCRAPES_PER_WINDOW = 4
+MIN_WINDOW_SECONDS = 60
+# The chart's global scrape timeout; Prometheus refuses a timeout longer than the interval.
+CHART_SCRAPE_TIMEOUT_SECONDS = 10
 
 
 class MonitoringConfig(BaseModel):
@@ -34,6 +38,8 @@ class MonitoringConfig(BaseModel):
     scrape_interval_seconds: int = Field(15, ge=5, le=60, description="Prometheus scrape interval.")
     retention_hours: int = Field(48, ge=2, le=720, description="How long Prometheus keeps samples (it feeds "
                                                                  "autoscaling; long-term metrics belong elsewhere).")
+    storage_gib: int = Field(8, ge=4, le=100, description="Size limit of Prometheus's emptyDir; the TSDB keeps "
+                                                          "2 GiB below it.")
     prometheus_chart_version: str = Field("27.39.0", pattern=r"^\d+\.\d+\.\d+$",
                                           description="prometheus-community/prometheus chart.")
     adapter_chart_version: str = Field("4.11.0", pattern=r"^\d+\.\d+\.\d+$", description="prometheus-adapter chart.")
@@ -42,7 +48,7 @@ class MonitoringConfig(BaseModel):
 
     @property
     def rate_window(self) -> str:
-        return f"{self.scrape_interval_seconds * SCRAPES_PER_WINDOW}s"
+        return f"{max(MIN_WINDOW_SECONDS, self.scrape_interval_seconds * SCRAPES_PER_WINDOW)}s"
 
     @property
     def prometheus_url(self) -> str:
@@ -50,19 +56,25 @@ class MonitoringConfig(BaseModel):
 
 
 def prometheus_values(config: MonitoringConfig, system_node_selector: Mapping[str, str]) -> dict:
-    """The server alone, on the system nodes; its default kubernetes-pods job does the scraping. No
-    persistent volume: a fresh cluster may have no default StorageClass, and a Pending Prometheus
-    would leave every HPA blind; the samples serve autoscaling, which needs minutes, not history."""
+    """The server alone, on the system nodes; its default kubernetes-pods job does the scraping (keys
+    checked in the chart's values.yaml at 27.39.0). No persistent volume: EKS clusters from 1.30 have
+    no default StorageClass, and a Pending Prometheus would leave every HPA blind; the samples serve
+    autoscaling, which needs minutes, not history. The emptyDir is bounded, and the TSDB kept below
+    it, so the kubelet never evicts the server for disk."""
+    interval = config.scrape_interval_seconds
     return {
         "alertmanager": {"enabled": False},
         "kube-state-metrics": {"enabled": False},
         "prometheus-node-exporter": {"enabled": False},
         "prometheus-pushgateway": {"enabled": False},
         "server": {
-            "global": {"scrape_interval": f"{config.scrape_interval_seconds}s",
-                       "evaluation_interval": f"{config.scrape_interval_seconds}s"},
+            "global": {"scrape_interval": f"{interval}s", "evaluation_interval": f"{interval}s",
+                       "scrape_timeout": f"{min(interval, CHART_SCRAPE_TIMEOUT_SECONDS)}s"},
             "retention": f"{config.retention_hours}h",
+            "retentionSize": f"{config.storage_gib - 2}GB",
             "persistentVolume": {"enabled": False},
+            "emptyDir": {"sizeLimit": f"{config.storage_gib}Gi"},
+            "resources": {"requests": {"cpu": "250m", "memory": "512Mi"}, "limits": {"memory": "2Gi"}},
             "nodeSelector": dict(system_node_selector),
         },
     }

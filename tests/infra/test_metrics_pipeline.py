@@ -32,6 +32,20 @@ def test_the_adapter_queries_the_prometheus_the_stack_installs(stack_plan):
     assert prometheus.urn in adapter.dependencies
 
 
+def test_prometheus_accepts_its_scrape_settings(stack_plan):
+    """Prometheus refuses a config whose scrape timeout exceeds the interval; the chart's default
+    timeout (10s) survives a values file that sets only the interval."""
+    scrape = releases(stack_plan)["prometheus"].inputs["values"]["server"]["global"]
+    assert seconds(scrape.get("scrape_timeout", "10s")) <= seconds(scrape["scrape_interval"])
+
+
+def test_fast_scrape_intervals_lower_the_timeout():
+    from components.metrics_pipeline import MonitoringConfig, prometheus_values
+
+    scrape = prometheus_values(MonitoringConfig(scrape_interval_seconds=5), {})["server"]["global"]
+    assert (scrape["scrape_interval"], scrape["scrape_timeout"]) == ("5s", "5s")
+
+
 def test_rule_windows_hold_several_scrapes_and_counters_are_rated(stack_plan):
     charts = releases(stack_plan)
     interval = seconds(charts["prometheus"].inputs["values"]["server"]["global"]["scrape_interval"])
@@ -75,6 +89,9 @@ def test_prometheus_starts_on_a_fresh_cluster(stack_plan):
     if volume.get("enabled", True):
         declared = {c.inputs["metadata"]["name"] for c in stack_plan.of_type("kubernetes:storage.k8s.io/v1:StorageClass")}
         assert volume.get("storageClass") in declared
+    else:  # an unbounded emptyDir gets the pod evicted when the node's disk fills
+        limit = int(server["emptyDir"]["sizeLimit"].removesuffix("Gi"))
+        assert int(server["retentionSize"].removesuffix("GB")) < limit
     (system,) = stack_plan.of_type("aws:eks/nodeGroup:NodeGroup")
     assert server["nodeSelector"].items() <= system.inputs["labels"].items()
 
