@@ -21,6 +21,11 @@ K8S_DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 K8S_HPA = "kubernetes:autoscaling/v2:HorizontalPodAutoscaler"
 K8S_SERVICE = "kubernetes:core/v1:Service"
 K8S_STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"
+# Resources that launch EC2 instances from settings of their own; each keeps the instance metadata options
+# in `metadataOptions` and its public-IP switch in `associatePublicIpAddress` (templates: per network
+# interface). Auto Scaling groups, fleets and EKS node groups launch from one of these.
+INSTANCE_LAUNCHERS = (LAUNCH_TEMPLATE, EC2_INSTANCE, "aws:ec2/spotInstanceRequest:SpotInstanceRequest",
+                      "aws:ec2/launchConfiguration:LaunchConfiguration")
 # Kubernetes kinds whose pod template is at spec.template.spec.
 K8S_WORKLOADS = ("kubernetes:apps/v1:Deployment", "kubernetes:apps/v1:DaemonSet", "kubernetes:apps/v1:StatefulSet",
                  "kubernetes:batch/v1:Job")
@@ -96,6 +101,14 @@ def tags_of(resource: PlanResource) -> dict[str, str] | None:
     if isinstance(tags, list):
         return {t.get("key"): t.get("value") for t in tags if isinstance(t, dict)}
     return tags if isinstance(tags, dict) else None
+
+
+def public_ip_switches(resource: PlanResource) -> list[Any]:
+    """Every `associatePublicIpAddress` an instance launcher sets (absent: the subnet decides)."""
+    props = resource.props
+    switches = [props["associatePublicIpAddress"]] if "associatePublicIpAddress" in props else []
+    return switches + [i["associatePublicIpAddress"] for i in props.get("networkInterfaces") or []
+                       if "associatePublicIpAddress" in i]
 
 
 def pod_spec(resource: PlanResource) -> dict | None:

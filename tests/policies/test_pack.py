@@ -92,7 +92,7 @@ def test_wrapped_rule_that_reads_an_unknown_raises_the_sdks_own_error():
     exception makes the engine fail the preview."""
     from pulumi_policy.proxy import UnknownValueError
 
-    (rule,) = [r for r in ALL_RULES if r.name == "aws-ec2-launchtemplate-require-imdsv2"]
+    (rule,) = [r for r in ALL_RULES if r.name == "aws-ec2-instance-launch-require-imdsv2"]
     policy = to_crossguard(rule)
     args = pulumi_policy.ResourceValidationArgs(
         "aws:ec2/launchTemplate:LaunchTemplate", unknown_checking_proxy({"metadataOptions": "dd056dcd-154b-4c76-9bd3-c8f88648b5ff"}),

@@ -104,3 +104,26 @@ def test_seedance_check_reports_a_bad_policy_config_in_one_line(monkeypatch, cap
     assert main(["check", "--stack", "dev"]) == 2
     err = capsys.readouterr().err
     assert "policy config for dev: budget-monthly-cost-limit.monthly_budget_usd" in err and err.count("\n") == 1
+
+
+LAUNCH_SETTINGS = {
+    "aws:ec2/launchTemplate:LaunchTemplate": lambda public: {"networkInterfaces": [{"associatePublicIpAddress": public}]},
+    "aws:ec2/instance:Instance": lambda public: {"associatePublicIpAddress": public},
+    "aws:ec2/spotInstanceRequest:SpotInstanceRequest": lambda public: {"associatePublicIpAddress": public},
+    "aws:ec2/launchConfiguration:LaunchConfiguration": lambda public: {"associatePublicIpAddress": public},
+}
+
+
+@pytest.mark.parametrize("resource_type", sorted(LAUNCH_SETTINGS))
+def test_launch_time_rules_cover_every_resource_that_launches_instances(resource_type):
+    """IMDSv1 and a public IP are as bad on an instance or a launch configuration as on a template."""
+    def launcher(name, props):
+        return PlanResource(f"urn:pulumi:s::p::{resource_type}::{name}", resource_type, name, props)
+
+    safe = launcher("safe", {"metadataOptions": {"httpTokens": "required", "httpPutResponseHopLimit": 1},
+                             **LAUNCH_SETTINGS[resource_type](False)})
+    unsafe = launcher("unsafe", LAUNCH_SETTINGS[resource_type](True))  # no metadata options: EC2's default, IMDSv1
+    rules = [RULES["aws-ec2-instance-launch-require-imdsv2"], RULES["aws-ec2-instance-launch-disallow-public-ip"]]
+    violations = run_rules(rules, [safe, unsafe], {"all": "mandatory"})
+    assert sorted((v.policy, v.urn.rsplit("::", 1)[1]) for v in violations) == [
+        ("aws-ec2-instance-launch-disallow-public-ip", "unsafe"), ("aws-ec2-instance-launch-require-imdsv2", "unsafe")]

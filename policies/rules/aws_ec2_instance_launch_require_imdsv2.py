@@ -1,11 +1,12 @@
-"""Launch templates require IMDSv2 tokens with a hop limit of 1, so pods cannot read node credentials."""
+"""Everything that launches EC2 instances requires IMDSv2 tokens with a hop limit of 1, so pods cannot
+read node credentials. An instance without metadata options gets EC2's default, which allows IMDSv1."""
 
-from components.resource_types import LAUNCH_TEMPLATE
+from components.resource_types import INSTANCE_LAUNCHERS
 from policies.framework import Rule
 
 
 def check(resource, config):
-    if resource.type != LAUNCH_TEMPLATE:
+    if resource.type not in INSTANCE_LAUNCHERS:
         return
     options = resource.props.get("metadataOptions") or {}
     if options.get("httpTokens") != "required":
@@ -15,8 +16,9 @@ def check(resource, config):
 
 
 RULE = Rule(
-    name="aws-ec2-launchtemplate-require-imdsv2",
-    description="Launch templates require IMDSv2 with a hop limit of 1.",
+    name="aws-ec2-instance-launch-require-imdsv2",
+    description="Launch templates, instances, spot requests and launch configurations require IMDSv2 with a hop "
+                "limit of 1.",
     severity="high",
     remediation="Set metadata_options http_tokens: required, http_put_response_hop_limit: 1.",
     topics=("security",),
