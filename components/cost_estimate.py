@@ -107,8 +107,7 @@ def _gpu_group(resource: PlanResource, catalog: PriceCatalog, templates: dict[st
     hourly = (units - spot_units) * on_demand_rate + spot_units * spot_rate
     instances = units / weight
     disk = 0.0
-    template = templates.get(str(((policy.get("launchTemplate") or {}).get("launchTemplateSpecification") or {})
-                                 .get("launchTemplateId")))
+    template = _launch_template(resource, policy, templates)
     if template is not None:
         disk = _root_volume(template, catalog) * instances
     basis = (f"{units:g} units: {units - spot_units:g} on-demand at ${on_demand_rate:.4f}/unit-h"
@@ -116,6 +115,16 @@ def _gpu_group(resource: PlanResource, catalog: PriceCatalog, templates: dict[st
              + ("" if spot_rates else " (no spot price known: priced at on-demand)")
              + (f", root volumes ${disk:,.2f}" if disk else ""))
     return hourly * HOURS_PER_MONTH + disk, basis
+
+
+def _launch_template(group: PlanResource, policy: dict, templates: dict[str, PlanResource]) -> PlanResource | None:
+    """The group's launch template: the one it depends on (how the engine links them; its id is a
+    plan-only value or unknown at preview), else the one whose id it names (a plan file without links)."""
+    linked = [templates[urn] for urn in group.dependencies if urn in templates]
+    if len(linked) == 1:
+        return linked[0]
+    named = ((policy.get("launchTemplate") or {}).get("launchTemplateSpecification") or {}).get("launchTemplateId")
+    return next((t for t in templates.values() if t.id and t.id == named), None)
 
 
 def _root_volume(template: PlanResource, catalog: PriceCatalog) -> float:
@@ -178,7 +187,7 @@ PRICERS: dict[str, Callable[..., tuple[float, str]]] = {
 
 def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog) -> CostEstimate:
     resources = list(resources)
-    templates = {r.id: r for r in resources if r.type == LAUNCH_TEMPLATE and r.id}
+    templates = {r.urn: r for r in resources if r.type == LAUNCH_TEMPLATE}
     result = CostEstimate()
     for resource in resources:
         resource = replace(resource, props=checking(resource.props))

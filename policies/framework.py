@@ -166,7 +166,12 @@ def _plain(value: Any) -> Any:
 
 
 def _resource(args: Any) -> PlanResource:
-    return PlanResource(urn=args.urn, type=args.resource_type, name=args.name, props=_plain(args.props))
+    """A policy SDK resource as a plan resource. Stack policies get each resource's dependencies (the
+    engine's links between resources, e.g. a group and its launch template)."""
+    depends = [d.urn for d in getattr(args, "dependencies", None) or []]
+    depends += [d.urn for ds in (getattr(args, "property_dependencies", None) or {}).values() for d in ds]
+    return PlanResource(urn=args.urn, type=args.resource_type, name=args.name, props=_plain(args.props),
+                        dependencies=tuple(dict.fromkeys(depends)))
 
 
 def to_crossguard(rule: Rule, enforcement: Mapping[str, Any] | None = None) -> Any:

@@ -99,3 +99,41 @@ def test_wrapped_rule_that_reads_an_unknown_raises_the_sdks_own_error():
         "urn:pulumi:s::p::aws:ec2/launchTemplate:LaunchTemplate::lt", "lt", None, None, config={})
     with pytest.raises(UnknownValueError):
         policy.validate(args, lambda message, urn=None: None)
+
+
+def as_engine_sends(plan):
+    """The plan's resources as the engine hands them to AnalyzeStack: no physical ids (a launch
+    template's id is unknown at preview), links as dependencies, props behind the SDK's proxies."""
+    from seedance.check_command import plan_resources
+
+    resources = plan_resources(plan)
+    by_urn = {}
+    for r in resources:
+        props = {k: v for k, v in r.props.items()}
+        policy = props.get("mixedInstancesPolicy")
+        if policy:
+            spec = policy["launchTemplate"]["launchTemplateSpecification"]
+            props["mixedInstancesPolicy"] = {**policy, "launchTemplate": {
+                **policy["launchTemplate"], "launchTemplateSpecification": {**spec, "launchTemplateId": UNKNOWN_ID}}}
+        by_urn[r.urn] = pulumi_policy.PolicyResource(r.type, unknown_checking_proxy(props), r.urn, r.name, None, None,
+                                                     None, [], {})
+    for r in resources:
+        by_urn[r.urn].dependencies = [by_urn[u] for u in r.dependencies if u in by_urn]
+    return list(by_urn.values())
+
+
+UNKNOWN_ID = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_the_budget_estimate_is_the_same_from_the_engine_and_from_seedance_check(plan_of, stack):
+    from components.cost_estimate import catalog_for, estimate
+    from policies.framework import _resource
+    from seedance.check_command import plan_resources
+
+    plan = plan_of(stack)
+    catalog = catalog_for(plan.outputs["region"])
+    offline = estimate(plan_resources(plan), catalog)
+    engine = estimate([_resource(r) for r in as_engine_sends(plan)], catalog)
+    assert engine.monthly_usd == offline.monthly_usd
+    assert [line.basis for line in engine.lines] == [line.basis for line in offline.lines]
