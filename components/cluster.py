@@ -17,6 +17,7 @@ from components.cluster_autoscaler import ClusterAutoscalerConfig
 from components.iam_documents import irsa_trust_policy, kms_volume_use_policy, service_assume_role_policy
 from components.config_validation import FieldError, parse_cidr
 from components.labels import SYSTEM_NODE_SELECTOR
+from components.log_retention import valid_retention
 from components.node_role import node_role
 from components.security_rules import https_from
 from components.kubeconfig import render_kubeconfig
@@ -26,8 +27,6 @@ from components.nvidia_device_plugin import GpuSharingConfig, NvidiaDevicePlugin
 # EKS versions in standard or extended support at the time of writing (2026-11).
 SUPPORTED_KUBERNETES_MINORS = range(30, 37)
 CONTROL_PLANE_LOG_TYPES = ("api", "audit", "authenticator", "controllerManager", "scheduler")
-# CloudWatch Logs accepts only these retention periods.
-LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653)
 AddonName = Literal["vpc-cni", "coredns", "kube-proxy", "eks-pod-identity-agent", "aws-ebs-csi-driver"]
 _POLICY = "arn:{partition}:iam::aws:policy/{name}"
 
@@ -154,9 +153,7 @@ class ClusterConfig(BaseModel):
     @field_validator("log_retention_days")
     @classmethod
     def _retention(cls, value: int) -> int:
-        if value not in LOG_RETENTION_DAYS:
-            raise ValueError(f"CloudWatch accepts one of {', '.join(map(str, LOG_RETENTION_DAYS))}")
-        return value
+        return valid_retention(value)
 
 
 class Cluster(pulumi.ComponentResource):

@@ -15,6 +15,16 @@ def service_assume_role_policy(service: str) -> Document:
     }
 
 
+def flow_log_delivery_policy(log_group_arn: str) -> Document:
+    """What VPC flow log delivery needs on its log group (the VPC user guide's role policy, scoped to the
+    group the stack creates, so neither CreateLogGroup nor an account-wide DescribeLogGroups)."""
+    return {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": "logs:DescribeLogStreams", "Resource": log_group_arn},
+        {"Effect": "Allow", "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
+         "Resource": f"{log_group_arn}:log-stream:*"},
+    ]}
+
+
 def irsa_trust_policy(oidc_provider_arn: str, issuer_url: str, namespace: str, service_account: str) -> Document:
     """Trust policy for IAM Roles for Service Accounts: only this one service account may assume it."""
     issuer = issuer_url.removeprefix("https://")

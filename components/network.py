@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Literal, Mapping
 
 import pulumi
@@ -9,6 +10,8 @@ import pulumi_aws as aws
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from components.config_validation import parse_cidr
+from components.iam_documents import flow_log_delivery_policy, service_assume_role_policy
+from components.log_retention import valid_retention
 from components.subnet_plan import plan_subnets
 
 
@@ -24,6 +27,15 @@ class NetworkConfig(BaseModel):
     )
     private_subnet_prefix: int = Field(19, ge=16, le=24, description="Prefix length of each private (node) subnet.")
     public_subnet_prefix: int = Field(24, ge=20, le=28, description="Prefix length of each public (NAT) subnet.")
+    flow_logs: Literal["reject", "all", "off"] = Field(
+        "reject", description="VPC flow logs to CloudWatch Logs: rejected traffic only (the security signal, at a "
+                              "fraction of the ingestion cost of all traffic on GPU-sized S3 transfers), all, or off.")
+    flow_log_retention_days: int = Field(30, description="Retention of the flow log group, days (a CloudWatch value).")
+
+    @field_validator("flow_log_retention_days")
+    @classmethod
+    def _retention(cls, value: int) -> int:
+        return valid_retention(value)
 
     @field_validator("vpc_cidr")
     @classmethod
@@ -52,6 +64,7 @@ class Network(pulumi.ComponentResource):
         *,
         zones: list[str],
         cluster_name: str,
+        kms_key_arn: pulumi.Input[str],
         tags: Mapping[str, str],
         opts: pulumi.ResourceOptions | None = None,
     ):
@@ -68,6 +81,8 @@ class Network(pulumi.ComponentResource):
             tags={**tags, "Name": f"{name}-vpc"},
             opts=child,
         )
+        if config.flow_logs != "off":
+            self._flow_logs(name, config, vpc.id, kms_key_arn, tags)
         # The default security group allows all traffic between members: strip it of every rule.
         aws.ec2.DefaultSecurityGroup(f"{name}-default-sg", vpc_id=vpc.id, tags=dict(tags), opts=child)
         igw = aws.ec2.InternetGateway(f"{name}-igw", vpc_id=vpc.id, tags={**tags, "Name": f"{name}-igw"}, opts=child)
@@ -143,3 +158,19 @@ class Network(pulumi.ComponentResource):
                 "private_route_table_ids": self.private_route_table_ids,
             }
         )
+
+    def _flow_logs(self, name: str, config: NetworkConfig, vpc_id: pulumi.Output[str], kms_key_arn: pulumi.Input[str],
+                   tags: Mapping[str, str]) -> None:
+        """Flow logs into an encrypted log group with a retention, delivered by a role that may write
+        to that group only."""
+        child = pulumi.ResourceOptions(parent=self)
+        group = aws.cloudwatch.LogGroup(f"{name}-flow-logs", name=f"/aws/vpc/{name}/flow-logs",
+                                        retention_in_days=config.flow_log_retention_days, kms_key_id=kms_key_arn,
+                                        tags=dict(tags), opts=child)
+        role = aws.iam.Role(f"{name}-flow-logs-role", tags=dict(tags), opts=child,
+                            assume_role_policy=json.dumps(service_assume_role_policy("vpc-flow-logs.amazonaws.com")))
+        aws.iam.RolePolicy(f"{name}-flow-logs-delivery", role=role.id, opts=child,
+                           policy=group.arn.apply(lambda arn: json.dumps(flow_log_delivery_policy(arn))))
+        aws.ec2.FlowLog(f"{name}-flow-log", vpc_id=vpc_id, traffic_type=config.flow_logs.upper(),
+                        log_destination_type="cloud-watch-logs", log_destination=group.arn, iam_role_arn=role.arn,
+                        max_aggregation_interval=600, tags={**tags, "Name": f"{name}-flow-log"}, opts=child)

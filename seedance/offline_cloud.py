@@ -203,6 +203,8 @@ class OfflineCloud(pulumi.runtime.Mocks):
             role_name = _SERVICE_LINKED_ROLE_NAMES.get(service, f"AWSServiceRoleFor{service.split('.')[0]}")
             return {"arn": f"arn:{partition}:iam::{account}:role/aws-service-role/{service}/{role_name}",
                     "name": role_name, "path": f"/aws-service-role/{service}/"}
+        if token == "aws:cloudwatch/logGroup:LogGroup":
+            return {"arn": f"arn:{partition}:logs:{region}:{account}:log-group:{physical_name}"}
         if token == "aws:autoscaling/group:Group":
             return {"arn": f"arn:{partition}:autoscaling:{region}:{account}:autoScalingGroup:{_uuid(digest)}:"
                            f"autoScalingGroupName/{physical_name}"}
