@@ -117,5 +117,4 @@ class MetricsPipeline(pulumi.ComponentResource):
                 dcgm_exporter_values(), [prometheus])
         release("prometheus-adapter", "prometheus-adapter", config.adapter_chart_version, COMMUNITY_CHARTS,
                 adapter_values(config, system_node_selector), [prometheus])
-        self.prometheus_url = config.prometheus_url
         self.register_outputs({})

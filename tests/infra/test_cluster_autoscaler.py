@@ -2,8 +2,6 @@
 
 import json
 
-import pytest
-
 from seedance.cli import main
 from seedance.offline_cloud import OFFLINE_ACCOUNT_ID
 from tests.infra.test_capacity import stack_config
@@ -36,7 +34,7 @@ def test_autoscaler_discovers_and_may_resize_every_gpu_group(stack_plan):
         context = {f"aws:ResourceTag/{k}": v for k, v in tags.items()}
         for action in ("autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup"):
             assert allows(policy, Request(action, arn, context)), (asg.name, action)
-    other = {f"aws:ResourceTag/k8s.io/cluster-autoscaler/someone-else": "owned"}
+    other = {"aws:ResourceTag/k8s.io/cluster-autoscaler/someone-else": "owned"}
     foreign = f"arn:aws:autoscaling:{region}:{OFFLINE_ACCOUNT_ID}:autoScalingGroup:0-1:autoScalingGroupName/theirs"
     assert not allows(policy, Request("autoscaling:SetDesiredCapacity", foreign, other))
     assert allows(policy, Request("autoscaling:DescribeAutoScalingGroups", "*"))

@@ -3,8 +3,6 @@
 import json
 from functools import partial
 
-import pytest
-
 import seedance.cli
 from components.iam_documents import autoscaling_role_arn
 from seedance.cli import offline_plan

@@ -10,7 +10,6 @@ import infra.capacity
 from components.capacity_lock import build_lock, render_lock
 from components.gpu_instance_types import gpu_instance_type
 from components.node_bootstrap import AMI_FAMILY_TRAITS
-from components.workload_classes import workload_classes
 from infra.capacity import decide_stack
 from seedance.cli import offline_plan
 from tests.components.markets import NOW, FakeLiveSource
@@ -80,6 +79,30 @@ def test_base_and_spot_cap_hold_at_every_size_the_autoscaler_may_choose(stack_pl
             on_demand = on_demand_at(distribution, size)
             assert (size - on_demand) / size <= cap + 1e-9, (config.name, size)
             assert on_demand * config.gpus_per_instance >= min(base_gpus, size * config.gpus_per_instance)
+
+
+def test_nodes_join_with_labels_and_taint_and_no_public_ip(stack_plan):
+    for name in ("batch", "online"):
+        resources = group_resources(stack_plan, name)
+        template = resources["aws:ec2/launchTemplate:LaunchTemplate"]
+        user_data = base64.b64decode(template.inputs["userData"]).decode()
+        assert f'"seedance.io/node-group" = "{name}"' in user_data or f"seedance.io/node-group={name}" in user_data
+        assert "nvidia.com/gpu" in user_data
+        assert template.inputs["networkInterfaces"][0]["associatePublicIpAddress"] == "false"
+        assert template.inputs["metadataOptions"]["httpTokens"] == "required"
+        assert template.inputs["imageId"].startswith("ami-")
+        assert resources["aws:eks/accessEntry:AccessEntry"].inputs["type"] == "EC2_LINUX"
+        tags = {t["key"]: t for t in resources[ASG].inputs["tags"]}
+        assert tags["aws-node-termination-handler/managed"]["propagateAtLaunch"] is True
+        assert tags["k8s.io/cluster-autoscaler/enabled"]["value"] == "true"
+        assert tags["k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu"]["value"] == "true:NoSchedule"
+        hook = resources["aws:autoscaling/lifecycleHook:LifecycleHook"]
+        assert hook.inputs["lifecycleTransition"] == "autoscaling:EC2_INSTANCE_TERMINATING"
+        # Scale from zero: the template promises what a node of the group offers after sharing.
+        gpus = tags["k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"]["value"]
+        pool = next(p for p in stack_plan.outputs["gpu_pools"] if p["name"] == name)
+        assert {int(gpus)} == set(pool["gpus_per_node"].values())
+        assert "k8s.amazonaws.com/accelerator" in user_data  # a GPU node before its plugin reports GPUs
 
 
 def test_every_volume_the_ami_maps_is_encrypted_with_the_stack_key(stack_plan):

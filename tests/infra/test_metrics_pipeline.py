@@ -3,10 +3,7 @@ queries that Prometheus over windows of several scrapes, and nothing waits for a
 
 import re
 
-import pytest
-
 from components.labels import GPU_TAINT_KEY
-from tests.infra.test_capacity import stack_config
 from tests.infra.test_scheduling import node_labels, selects
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
