@@ -11,11 +11,65 @@ import json
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
 from components.capacity_plan import CapacityPlan, Decision, PlannerSettings
 from components.pricing import PriceBook, PriceSourceError, book_from_json, book_to_json, format_time, parse_time
 
 LOCK_VERSION = 1
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class LockedPrice(_Strict):
+    usd_per_hour: float = Field(ge=0)
+    observed_at: AwareDatetime
+    source: str
+
+
+class LockedPrices(_Strict):
+    on_demand: dict[str, LockedPrice]
+    spot: dict[str, LockedPrice]  # "<type>@<zone>"
+
+
+class LockedPlan(_Strict):
+    """A `CapacityPlan` as the lock stores it; a hand edit that breaks it is refused by name."""
+
+    group: str
+    instance_types: list[str] = Field(min_length=1)
+    spot_types: list[str]
+    on_demand_base_gpus: int = Field(ge=0)
+    on_demand_percentage_above_base: int = Field(ge=0, le=100)
+    capacity_rebalance: bool
+    expected_usd_per_hour: float = Field(ge=0)
+    all_on_demand_usd_per_hour: float = Field(ge=0)
+    constraints: dict
+    explanation: list[str]
+    spot_allocation_strategy: str
+    on_demand_allocation_strategy: str
+
+
+class LockedGroup(_Strict):
+    decided_at: AwareDatetime
+    source: str
+    rule: str
+    reasons: list[str]
+    plan: LockedPlan
+    prices: LockedPrices
+
+
+class LockDocument(_Strict):
+    lock_version: Literal[1]
+    stack: str
+    region: str
+    updated_at: AwareDatetime
+    settings: dict
+    notes: list[str] = []
+    groups: dict[str, LockedGroup]
 
 
 class LockError(Exception):
@@ -88,14 +142,24 @@ def read_lock(path: Path) -> CapacityLock:
         raise LockError(f"{path} does not exist") from None
     except json.JSONDecodeError as error:
         raise LockError(f"{path} is not valid JSON ({error})") from None
+    if not isinstance(document, dict):
+        raise LockError(f"{path} holds a JSON {type(document).__name__}, not a lock object; restore it from git, or "
+                        "delete it and run `seedance decide` again")
     if document.get("lock_version") != LOCK_VERSION:
         raise LockError(f"{path} has lock_version {document.get('lock_version')!r}; this package reads {LOCK_VERSION}")
     try:
-        return CapacityLock(stack=document["stack"], region=document["region"],
-                            updated_at=parse_time(document["updated_at"]), settings=document["settings"],
-                            groups=document["groups"], notes=tuple(document.get("notes", ())))
-    except (KeyError, ValueError) as error:
-        raise LockError(f"{path} is missing or has a bad {error}") from None
+        # JSON has no datetime: times are validated as ISO strings with a zone (strict elsewhere).
+        LockDocument.model_validate(document, strict=False)
+    except ValidationError as error:
+        first = error.errors()[0]
+        key = ".".join(str(part) for part in first["loc"])
+        shown = "(missing)" if first["type"] == "missing" else json.dumps(first.get("input"), default=str)[:80]
+        more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
+        raise LockError(f"{path}: {key} = {shown}: {first['msg']}{more}; locks are written by `seedance decide`, "
+                        "not by hand: restore it from git, or delete it and decide again") from None
+    return CapacityLock(stack=document["stack"], region=document["region"],
+                        updated_at=parse_time(document["updated_at"]), settings=document["settings"],
+                        groups=document["groups"], notes=tuple(document.get("notes", ())))
 
 
 class LockPriceSource:

@@ -24,7 +24,16 @@ class CommandError(Exception):
 
 
 def _now(args: argparse.Namespace) -> datetime:
-    return parse_time(args.now) if getattr(args, "now", None) else datetime.now(timezone.utc)
+    text = getattr(args, "now", None)
+    if not text:
+        return datetime.now(timezone.utc)
+    try:
+        moment = parse_time(text)
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None:
+        raise CommandError(f"--now = {text!r}: allowed: an ISO 8601 time with a zone, such as 2026-12-03T12:00:00Z")
+    return moment
 
 
 def decision_report(result: StackDecision) -> list[str]:

@@ -98,3 +98,51 @@ def test_prices_refresh_rewrites_the_region_from_live_prices(tmp_path, capsys, m
     assert document["generated_at"] == AT
     assert len(document["regions"]["us-east-1"]["spot"]) > 0
     assert document["regions"]["us-west-2"] == json.loads(SNAPSHOT_FILE.read_text())["regions"]["us-west-2"]
+
+
+def edited(lock, change):
+    document = json.loads(lock.read_text())
+    change(document)
+    lock.write_text(json.dumps(document))
+
+
+@pytest.mark.parametrize("change, expected", [
+    (lambda d: d.clear() or d.update(x=1), "lock_version None"),
+    (lambda d: d["groups"]["batch"]["plan"].update(on_demand_base_gpus=-2),
+     "groups.batch.plan.on_demand_base_gpus = -2: Input should be greater than or equal to 0"),
+    (lambda d: d["groups"]["batch"]["plan"].update(on_demand_percentage_above_base="most"),
+     'groups.batch.plan.on_demand_percentage_above_base = "most"'),
+    (lambda d: d["groups"]["online"].pop("plan"), "groups.online.plan = (missing)"),
+    (lambda d: d["groups"]["batch"]["prices"]["on_demand"]["g6.12xlarge"].update(observed_at="last week"),
+     "groups.batch.prices.on_demand.g6.12xlarge.observed_at"),
+])
+def test_a_hand_edited_lock_exits_2_naming_the_key(project, capsys, change, expected):
+    decide(project, "--source", "snapshot")
+    edited(project / "stacks" / "capacity.prod.lock.json", change)
+    capsys.readouterr()
+    assert decide(project, "--source", "snapshot") == 2  # reads the lock as the program does (read_lock)
+    err = capsys.readouterr().err
+    assert expected in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_a_lock_that_is_a_list_exits_2(project, capsys):
+    (project / "stacks" / "capacity.prod.lock.json").write_text("[]")
+    assert decide(project, "--source", "snapshot") == 2
+    assert "holds a JSON list, not a lock object" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("now", ["yesterday", "2026-12-01T12:00:00", "12/01/2026"])
+def test_decide_now_needs_an_iso_time_with_a_zone(project, capsys, now):
+    assert main(["decide", "--stack", "prod", "--program", str(project), "--now", now, "--source", "snapshot"]) == 2
+    assert f"--now = {now!r}: allowed: an ISO 8601 time with a zone" in capsys.readouterr().err
+
+
+def test_breaker_without_credentials_is_one_line(monkeypatch, capsys):
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
+    monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent")
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    assert main(["breaker", "--stack", "dev"]) == 2
+    err = capsys.readouterr().err
+    assert err == "seedance: error: AWS: Unable to locate credentials\n"
