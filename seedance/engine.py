@@ -122,6 +122,15 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
         return super().RegisterResourceOutputs(request)
 
 
+def _quiet_about_reported_errors(loop: asyncio.AbstractEventLoop, context: dict) -> None:
+    """A program that stops with `pulumi.RunError` inside an `apply` leaves every Output that depended on
+    it holding that error, unretrieved; asyncio would log each one ("Future exception was never
+    retrieved", hundreds of lines under the one-line config error the run already reported)."""
+    if isinstance(context.get("exception"), pulumi.RunError):
+        return
+    loop.default_exception_handler(context)
+
+
 class _LoopTracker(asyncio.DefaultEventLoopPolicy):
     """Records every event loop made during a run (the SDK makes some of its own and leaves them
     open), so the run can close them all; left to the garbage collector, they fail noisily when
@@ -133,6 +142,7 @@ class _LoopTracker(asyncio.DefaultEventLoopPolicy):
 
     def new_event_loop(self) -> asyncio.AbstractEventLoop:
         loop = super().new_event_loop()
+        loop.set_exception_handler(_quiet_about_reported_errors)
         self.created.append(loop)
         return loop
 

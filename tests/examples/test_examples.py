@@ -85,3 +85,22 @@ def test_training_job_asking_more_gpus_than_a_node_has_is_refused(plan_of):
 def test_examples_plan_and_pass_the_check_offline(example, capsys):
     assert main(["check", "--stack", "dev", "--program", str(EXAMPLES / example)]) == 0
     assert "Policy violations: none" in capsys.readouterr().out
+
+
+def test_an_application_config_error_is_one_line_in_a_fresh_process(tmp_path):
+    """An error raised inside an apply leaves every dependent Output holding it; without the engine's
+    handler, asyncio prints each as "Future exception was never retrieved" when the process ends."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "training-job"
+    stack_file = tmp_path / "Pulumi.bad.yaml"
+    stack_file.write_text((example / "Pulumi.dev.yaml").read_text().replace("training-job:gpus: 1", "training-job:gpus: 9"))
+    seedance = Path(sys.executable).parent / "seedance"
+    result = subprocess.run([str(seedance), "plan", "--program", str(example), "--stack", "dev",
+                             "--stack-file", str(stack_file)], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "seedance: error: invalid config training-job:gpus = 9: the batch pool's smallest nodes have 1 GPU(s); "
+        "allowed: 1 to 1"]
