@@ -40,6 +40,19 @@ def table_zones(config: StackConfig) -> list[str]:
     return config.usable_zones(list(regions()[config.region].zone_names))
 
 
+def decision_zones(config: StackConfig, live: LivePriceSource | None, lock: CapacityLock | None) -> list[str]:
+    """The zones to decide for: the account's, read live; in an outage the zones the lock was decided
+    for (else the region table), so that prices, not zones, decide whether plans change: an outage
+    keeps every plan, as the runbook says."""
+    if live is not None:
+        try:
+            return config.usable_zones(live.available_zones(config.region))
+        except PriceSourceError:
+            pass
+    locked = [entry["plan"]["constraints"]["zones"] for entry in (lock.groups.values() if lock else ())]
+    return list(locked[0]) if locked else table_zones(config)
+
+
 def group_requests(config: StackConfig, zones: Sequence[str], holdings: Sequence[ReservedHolding]) -> list[GroupRequest]:
     allocated = allocate_holdings(holdings, [(g.name, tuple(g.instance_types), g.max_gpus)
                                              for g in config.gpu_node_groups])

@@ -11,7 +11,7 @@ from components.aws_prices import LivePriceSource
 from components.capacity_lock import build_lock, lock_path, render_lock
 from components.gpu_instance_types import gpu_instance_types
 from components.pricing import PriceSourceError, SnapshotPriceSource, book_to_json, format_time, parse_time
-from infra.capacity import StackDecision, decide_stack, fallback_sources, optional_lock, stack_holdings, table_zones
+from infra.capacity import StackDecision, decide_stack, decision_zones, fallback_sources, optional_lock, stack_holdings
 from infra.config import ConfigError
 from seedance.stack_input import load_stack
 
@@ -72,7 +72,7 @@ def decide_command(args: argparse.Namespace) -> int:
         raise CommandError(str(error)) from None
     live = live_price_source() if args.source == "live" else None
     try:
-        zones = config.usable_zones(live.available_zones(config.region)) if live else table_zones(config)
+        zones = decision_zones(config, live, previous)
         holdings = stack_holdings(config, previous, live)
         sources = [live, *fallback_sources(previous)] if live else [SnapshotPriceSource()]
         result = decide_stack(config, zones, sources, holdings,

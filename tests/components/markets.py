@@ -42,7 +42,7 @@ def request(workload="batch", types=("g6.12xlarge", "g5.12xlarge", "g6e.12xlarge
 
 
 class FakeLiveSource:
-    """Stands in for `LivePriceSource`: fresh prices from `book`, or a failure."""
+    """Stands in for `LivePriceSource`: fresh prices from `book`, or an outage (every call fails)."""
 
     name = "live"
 
@@ -57,7 +57,11 @@ class FakeLiveSource:
                     on_demand={t: ON_DEMAND[t] for t in known})
 
     def available_zones(self, region):
+        if self.fail:
+            raise PriceSourceError(self.fail)
         return list(self.zones)
 
     def reserved_holdings(self, region):
+        if self.fail:
+            raise PriceSourceError(self.fail)
         return []
