@@ -57,13 +57,24 @@ def incident_record(stack: str, groups: list[dict], applied: bool, now: datetime
     return record
 
 
+def spot_only_policy(described: dict) -> dict:
+    """The group's whole mixed instances policy with a zero on-demand base and percentage. Describe
+    returns the template by id and by name; an update may name it only one way."""
+    policy = {"InstancesDistribution": {**described.get("InstancesDistribution", {}), "OnDemandBaseCapacity": 0,
+                                        "OnDemandPercentageAboveBaseCapacity": 0}}
+    if "LaunchTemplate" in described:
+        template = dict(described["LaunchTemplate"])
+        spec = dict(template.get("LaunchTemplateSpecification", {}))
+        if "LaunchTemplateId" in spec:
+            spec.pop("LaunchTemplateName", None)
+        policy["LaunchTemplate"] = {**template, "LaunchTemplateSpecification": spec}
+    return policy
+
+
 def trip(autoscaling: Any, groups: list[dict]) -> None:
     for group in groups:
-        autoscaling.update_auto_scaling_group(
-            AutoScalingGroupName=group["AutoScalingGroupName"],
-            MixedInstancesPolicy={"InstancesDistribution": {"OnDemandBaseCapacity": 0,
-                                                            "OnDemandPercentageAboveBaseCapacity": 0}},
-        )
+        autoscaling.update_auto_scaling_group(AutoScalingGroupName=group["AutoScalingGroupName"],
+                                              MixedInstancesPolicy=spot_only_policy(group.get("MixedInstancesPolicy", {})))
         autoscaling.create_or_update_tags(Tags=[{
             "ResourceId": group["AutoScalingGroupName"], "ResourceType": "auto-scaling-group", "Key": BREAKER_TAG,
             "Value": "on", "PropagateAtLaunch": False}])

@@ -58,7 +58,8 @@ def test_apply_moves_every_gpu_group_to_spot_only_and_tags_it(autoscaling, capsy
     for name in ("seedance-dev-batch-asg", "seedance-dev-online-asg"):
         autoscaling.add_response("update_auto_scaling_group", {}, {
             "AutoScalingGroupName": name,
-            "MixedInstancesPolicy": {"InstancesDistribution": {"OnDemandBaseCapacity": 0,
+            "MixedInstancesPolicy": {"LaunchTemplate": {"LaunchTemplateSpecification": {"LaunchTemplateId": "lt-1"}},
+                                     "InstancesDistribution": {"OnDemandBaseCapacity": 0,
                                                                "OnDemandPercentageAboveBaseCapacity": 0}}})
         autoscaling.add_response("create_or_update_tags", {}, {"Tags": [{
             "ResourceId": name, "ResourceType": "auto-scaling-group", "Key": "seedance.io/budget-breaker",
@@ -71,3 +72,49 @@ def test_apply_moves_every_gpu_group_to_spot_only_and_tags_it(autoscaling, capsy
 def test_prod_is_refused(capsys):
     assert main(["breaker", "--stack", "prod"]) == 2
     assert "dev and staging only" in capsys.readouterr().err
+
+
+def test_apply_against_stateful_auto_scaling_changes_only_this_clusters_gpu_groups(monkeypatch, capsys):
+    """moto keeps the groups' state: after the breaker the GPU groups are spot only and tagged, and a
+    group of another cluster and a group without a workload class are as they were."""
+    from moto import mock_aws
+
+    with mock_aws():
+        ec2 = boto3.client("ec2", region_name="us-west-2")
+        template = ec2.create_launch_template(LaunchTemplateName="gpu", LaunchTemplateData={"ImageId": "ami-12345678"})
+        template_id = template["LaunchTemplate"]["LaunchTemplateId"]
+        autoscaling = boto3.client("autoscaling", region_name="us-west-2")
+
+        def create(name, cluster, klass=None):
+            tags = [{"Key": f"kubernetes.io/cluster/{cluster}", "Value": "owned"}, {"Key": "team", "Value": "ml-platform"}]
+            tags += [{"Key": CLASS_TAG, "Value": klass}] if klass else []
+            autoscaling.create_auto_scaling_group(
+                AutoScalingGroupName=name, MinSize=0, MaxSize=4, DesiredCapacity=0, AvailabilityZones=["us-west-2a"],
+                Tags=[{**t, "PropagateAtLaunch": True} for t in tags],
+                MixedInstancesPolicy={
+                    "LaunchTemplate": {"LaunchTemplateSpecification": {"LaunchTemplateId": template_id, "Version": "1"},
+                                       "Overrides": [{"InstanceType": "g6.xlarge"}, {"InstanceType": "g5.xlarge"}]},
+                    "InstancesDistribution": {"OnDemandBaseCapacity": 1, "OnDemandPercentageAboveBaseCapacity": 100}})
+
+        create("seedance-dev-batch-asg", "seedance-dev", "batch")
+        create("seedance-dev-online-asg", "seedance-dev", "online")
+        create("seedance-dev-tooling-asg", "seedance-dev")  # no workload class: not a GPU group
+        create("other-cluster-batch-asg", "other-cluster", "batch")
+        monkeypatch.setattr(breaker_command, "clients", lambda service, region: autoscaling)
+        assert main(["breaker", "--stack", "dev", "--apply"]) == 0
+        groups = {g["AutoScalingGroupName"]: g for g in autoscaling.describe_auto_scaling_groups()["AutoScalingGroups"]}
+
+    def distribution(name):
+        found = groups[name]["MixedInstancesPolicy"]["InstancesDistribution"]
+        return found["OnDemandBaseCapacity"], found["OnDemandPercentageAboveBaseCapacity"]
+
+    def tagged(name):
+        return any(t["Key"] == "seedance.io/budget-breaker" and t["Value"] == "on" for t in groups[name]["Tags"])
+
+    for name in ("seedance-dev-batch-asg", "seedance-dev-online-asg"):
+        assert distribution(name) == (0, 0) and tagged(name), name
+        overrides = groups[name]["MixedInstancesPolicy"]["LaunchTemplate"]["Overrides"]
+        assert [o["InstanceType"] for o in overrides] == ["g6.xlarge", "g5.xlarge"]  # the template and types kept
+    for name in ("seedance-dev-tooling-asg", "other-cluster-batch-asg"):
+        assert distribution(name) == (1, 100) and not tagged(name), name
+    assert '"applied": true' in capsys.readouterr().out
