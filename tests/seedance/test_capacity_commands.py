@@ -146,3 +146,24 @@ def test_breaker_without_credentials_is_one_line(monkeypatch, capsys):
     assert main(["breaker", "--stack", "dev"]) == 2
     err = capsys.readouterr().err
     assert err == "seedance: error: AWS: Unable to locate credentials\n"
+
+
+def test_live_source_against_moto_falls_back_when_the_price_list_api_fails(project, capsys, monkeypatch):
+    """The real LivePriceSource on moto: EC2 answers (zones, the stub spot history), the Price List API
+    does not (moto implements no pricing.get_products), so decide keeps the lock's plans."""
+    import boto3
+    from moto import mock_aws
+
+    from components.aws_prices import LivePriceSource
+
+    decide(project, "--source", "snapshot")
+    lock_file = project / "stacks" / "capacity.prod.lock.json"
+    before = lock_file.read_bytes()
+    capsys.readouterr()
+    with mock_aws():
+        source = LivePriceSource(clients=lambda service, region: boto3.client(service, region_name=region))
+        monkeypatch.setattr(capacity_commands, "live_price_source", lambda: source)
+        assert decide(project) == 0
+    out = capsys.readouterr().out
+    assert "note: live prices unavailable (get_products: 404)" in out
+    assert "every plan kept" in out and lock_file.read_bytes() == before
