@@ -17,9 +17,10 @@ from pulumi_policy.proxy import UnknownValueError
 from components.ebs_pricing import EBS_VOLUME_TYPES, ebs_monthly
 from components.plan_unknowns import checking
 from components.pricing import Price, SnapshotPriceSource, UnitPrice
+from components.reserved_instances import HOLDINGS_TAG, holdings_from_tag
 from components.resource_types import (ASG, EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, EKS_NODE_GROUP, K8S_SERVICE,
                                        KMS_KEY, LAUNCH_TEMPLATE, LOAD_BALANCER, NAT_GATEWAY, VPC_ENDPOINT, PlanResource,
-                                       is_unknown)
+                                       is_unknown, tags_of)
 
 HOURS_PER_MONTH = 730
 
@@ -101,16 +102,24 @@ def _gpu_group(resource: PlanResource, catalog: PriceCatalog, templates: dict[st
     first = overrides[0]
     weight = float(first.get("weightedCapacity") or 1)
     on_demand_rate = catalog.instance_hour(first["instanceType"]) / weight
+    on_demand_units = units - spot_units
+    # Reserved Instances first, at their effective rate (as the capacity decision prices them), cheapest first.
+    reserved_cost, covered = 0.0, 0.0
+    for _type, count, rate in sorted(holdings_from_tag((tags_of(resource) or {}).get(HOLDINGS_TAG) or ""),
+                                     key=lambda held: held[2]):
+        take = min(count, on_demand_units - covered)
+        reserved_cost, covered = reserved_cost + take * rate, covered + take
     spot_rates = [catalog.spot[o["instanceType"]] / float(o.get("weightedCapacity") or 1)
                   for o in overrides if o["instanceType"] in catalog.spot]
     spot_rate = sum(spot_rates) / len(spot_rates) if spot_rates else on_demand_rate  # unknown spot: at on-demand
-    hourly = (units - spot_units) * on_demand_rate + spot_units * spot_rate
+    hourly = reserved_cost + (on_demand_units - covered) * on_demand_rate + spot_units * spot_rate
     instances = units / weight
     disk = 0.0
     template = _launch_template(resource, policy, templates)
     if template is not None:
         disk = _root_volume(template, catalog) * instances
-    basis = (f"{units:g} units: {units - spot_units:g} on-demand at ${on_demand_rate:.4f}/unit-h"
+    basis = (f"{units:g} units: " + (f"{covered:g} reserved for ${reserved_cost:.4f}/h, " if covered else "")
+             + f"{on_demand_units - covered:g} on-demand at ${on_demand_rate:.4f}/unit-h"
              f" ({first['instanceType']}), {spot_units:g} spot at ${spot_rate:.4f}"
              + ("" if spot_rates else " (no spot price known: priced at on-demand)")
              + (f", root volumes ${disk:,.2f}" if disk else ""))

@@ -14,10 +14,11 @@ import pulumi
 import pulumi_aws as aws
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from components.capacity_plan import BREAKER_TAG, CapacityPlan
+from components.capacity_plan import BREAKER_TAG, CapacityPlan, ReservedHolding
 from components.config_validation import FieldError
 from components.gpu_instance_types import gpu_instance_type, gpu_instance_types
 from components.node_role import node_role
+from components.reserved_instances import HOLDINGS_TAG, holdings_tag
 from components.labels import ACCELERATOR_LABEL, AMI_FAMILY_LABEL, GPU_TAINT, LOCAL_NVME_LABEL, NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
 from components.nvidia_device_plugin import CONFIG_LABEL, GpuSharingConfig
 from components.node_bootstrap import AMI_FAMILY_TRAITS, ClusterJoin, ami_ssm_parameter, encoded_user_data
@@ -199,6 +200,7 @@ class GpuNodeGroup(pulumi.ComponentResource):
             opts=child,
         )
 
+        reserved = holdings_tag(plan_holdings(plan))  # priced by the cost estimate as the decision priced them
         group = aws.autoscaling.Group(
             f"{name}-asg",
             vpc_zone_identifiers=subnet_ids,
@@ -219,7 +221,8 @@ class GpuNodeGroup(pulumi.ComponentResource):
             tags=[aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=True)
                   for k, v in sorted({**asg_tags(cluster_name, f"{cluster_name}-{config.name}", labels, tags,
                                                        node_template_resources(config)),
-                                      **({BREAKER_TAG: "on"} if budget_breaker else {})}.items())],
+                                      **({BREAKER_TAG: "on"} if budget_breaker else {}),
+                                      **({HOLDINGS_TAG: reserved} if reserved else {})}.items())],
             # The cluster autoscaler owns the size once the group exists (pulumi-eks #321, #709, #985).
             opts=pulumi.ResourceOptions(parent=self, depends_on=[access, *attachments],
                                         ignore_changes=["desiredCapacity"]),
@@ -237,6 +240,12 @@ class GpuNodeGroup(pulumi.ComponentResource):
         self.asg_arn = group.arn
         self.node_role_arn = role.arn
         self.register_outputs({"asg_name": self.asg_name, "asg_arn": self.asg_arn, "node_role_arn": self.node_role_arn})
+
+
+def plan_holdings(plan: CapacityPlan) -> list[ReservedHolding]:
+    """The Reserved Instances the plan was decided with (its constraints record them)."""
+    return [ReservedHolding(instance_type=t, count=int(count), usd_per_hour=float(rate), source="plan")
+            for t, count, rate in plan.constraints.get("holdings", [])]
 
 
 def gpu_pool_selector(config: GpuNodeGroupConfig) -> dict[str, str]:

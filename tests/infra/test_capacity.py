@@ -87,3 +87,21 @@ def test_lock_round_trips(tmp_path):
     again = read_lock(lock_path(tmp_path, "prod"))
     assert again.plans() == lock.plans() and again.updated_at == NOW
     assert again.price_book().on_demand_price("g6.12xlarge").observed_at < NOW
+
+
+@pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
+def test_one_price_per_gpu_the_estimate_prices_each_group_as_the_decision_did(plan_of, stack):
+    """Held Reserved Instances at their effective rate, then on-demand at list: the cost estimate (used
+    by `seedance plan`, `seedance check` and the budget rules) and the capacity decision agree."""
+    from components.cost_estimate import catalog_for, estimate
+    from seedance.check_command import plan_resources
+
+    plan = plan_of(stack)
+    groups = plan.outputs["reports"]["capacity"]["groups"]
+    for asg in [r for r in plan_resources(plan) if r.type == "aws:autoscaling/group:Group"]:
+        name = asg.name.removeprefix(f"{plan.outputs['cluster_name']}-").removesuffix("-asg")
+        decided = groups[name]
+        if decided["spot_types"] or not asg.props["desiredCapacity"]:
+            continue  # spot is priced from the market, not the plan; an empty group costs nothing
+        (line,) = estimate([asg], catalog_for(plan.outputs["region"])).lines  # without its template: no disks
+        assert line.monthly_usd == pytest.approx(decided["expected_usd_per_hour"] * 730, abs=0.01), line.basis
