@@ -58,7 +58,8 @@ def _rows(model: type[BaseModel], prefix: str, nested: list[tuple[str, type[Base
             is_list = typing.get_origin(field.annotation) is list
             nested.append((f"{key}[]" if is_list else key, inner))
         description = (field.description or "").replace("|", "/")
-        rows.append(f"| `{key}` | {_type_name(field.annotation)} | {_default(field)} | {description} |")
+        kind = _type_name(field.annotation).replace("|", "\\|")  # a bare | would split the table cell
+        rows.append(f"| `{key}` | {kind} | {_default(field)} | {description} |")
     return rows
 
 
