@@ -1,4 +1,5 @@
-"""`LivePriceSource`: prices read from the AWS APIs now (spot history, Price List, placement scores, RIs).
+"""`LivePriceSource`: prices read from the AWS APIs now (spot history, Price List, placement scores, RIs),
+and each type's interruption frequency from the Spot Instance Advisor's public data.
 
 Each call is retried on throttling with backoff inside one time budget for the whole read, on top
 of botocore's own retries, so a price refresh never hangs a `pulumi up`. Any failure that leaves
@@ -8,7 +9,9 @@ prices unread raises `PriceSourceError`; the caller falls back to the lock or th
 from __future__ import annotations
 
 import json
+import re
 import time
+import urllib.request
 from datetime import datetime, timezone
 from typing import Any, Callable, Sequence
 
@@ -16,7 +19,8 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from components.capacity_plan import ReservedHolding
-from components.pricing import PlacementRequest, PlacementScore, Price, PriceBook, PriceSourceError
+from components.pricing import (
+    InterruptionFrequency, PlacementRequest, PlacementScore, Price, PriceBook, PriceSourceError)
 from components.reserved_instances import holdings_from_reserved_instances
 
 # The Price List API is served from these regions only; each answers for every region.
@@ -27,6 +31,9 @@ LINUX_PRODUCT_DESCRIPTIONS = ("Linux/UNIX", "Linux/UNIX (Amazon VPC)")
 BOTOCORE_CONFIG = Config(retries={"mode": "adaptive", "total_max_attempts": 3}, connect_timeout=5, read_timeout=20)
 
 ClientFactory = Callable[[str, str], Any]  # (service, region) -> boto3 client
+# The data behind https://aws.amazon.com/ec2/spot/instance-advisor/ (no API serves it): per region, OS
+# and type, "r" indexes `ranges`, whose labels are the page's bands (<5%, 5-10%, ..., >20% a month).
+SPOT_ADVISOR_URL = "https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json"
 
 
 def pricing_endpoint_region(region: str) -> str:
@@ -43,13 +50,38 @@ def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
+def fetch_spot_advisor() -> dict:
+    with urllib.request.urlopen(SPOT_ADVISOR_URL, timeout=20) as response:
+        return json.load(response)
+
+
+def band_upper_edge(label: str) -> float:
+    """A band's monthly interruption share at its upper edge; the open top band counts as 100 %."""
+    bounds = [float(n) for n in re.findall(r"\d+(?:\.\d+)?", label)]
+    if not bounds or label.strip().startswith(">"):
+        return 1.0
+    return max(bounds) / 100
+
+
+def interruption_frequencies(document: dict, region: str, instance_types: Sequence[str],
+                             now: datetime) -> dict[str, InterruptionFrequency]:
+    """Each listed type's band in the region, for Linux; types the advisor does not list are left out."""
+    labels = {entry["index"]: entry["label"] for entry in document["ranges"]}
+    linux = document["spot_advisor"].get(region, {}).get("Linux", {})
+    return {t: InterruptionFrequency(band_upper_edge(labels[linux[t]["r"]]), now,
+                                     f"Spot Instance Advisor, band {labels[linux[t]['r']]}")
+            for t in instance_types if t in linux}
+
+
 class LivePriceSource:
     name = "live"
 
     def __init__(self, clients: ClientFactory = boto3_clients, *, budget_seconds: float = 90.0,
                  clock: Callable[[], datetime] = _utc_now, sleep: Callable[[float], None] = time.sleep,
-                 monotonic: Callable[[], float] = time.monotonic):
+                 monotonic: Callable[[], float] = time.monotonic,
+                 advisor: Callable[[], dict] = fetch_spot_advisor):
         self._clients = clients
+        self._advisor = advisor
         self._budget = budget_seconds
         self._clock = clock
         self._sleep = sleep
@@ -99,6 +131,11 @@ class LivePriceSource:
             except PriceSourceError as error:
                 # Scores are optional (and rate-limited to ~10 shapes a day): without them no spot is added.
                 book.notes.append(f"spot placement scores unavailable ({error})")
+        try:
+            book.interruptions = interruption_frequencies(self._advisor(), region, instance_types, now)
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            # Optional as well: without it the planner assumes the worst band, which never adds spot.
+            book.notes.append(f"Spot Instance Advisor data unavailable ({type(error).__name__}: {error})")
         return book
 
     def _spot_prices(self, region, instance_types, zones, now) -> dict[tuple[str, str], Price]:

@@ -5,9 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from components.config_validation import FieldError
 from components.capacity_plan import PlannerSettings, ReservedHolding
 from components.gpu_instance_types import gpu_instance_types
 
@@ -37,11 +36,14 @@ class CapacityConfig(BaseModel):
     source: Literal["lock", "live", "snapshot"] = Field(
         "lock", description="lock: deploy the reviewed stacks/capacity.<env>.lock.json; live (dev only): decide at "
                             "`pulumi up` from the AWS price APIs against the lock; snapshot: the bundled prices.")
-    spot_price_ratio: float = Field(0.6, gt=0, le=1, description="Spot is eligible below this x the RI rate.")
-    min_saving: float = Field(0.10, ge=0.01, le=0.5, description="A new plan must save this share of $/h to replace one.")
+    spot_price_ratio: float | None = Field(
+        None, gt=0, le=1, description="Optional guard, the source's rule (0.6): spot only below this x the type's RI "
+                                      "rate. Off by default: expected cost decides.")
+    horizon_hours: float = Field(168, ge=1, le=8760, description="A plan change must repay its roll (every GPU "
+                                                                 "replaced) with this many hours of saving.")
     price_noise: float = Field(0.05, ge=0, le=0.2, description="Relative price movement treated as noise.")
     max_price_age_hours: float = Field(6, gt=0, le=168, description="Older prices never add spot.")
-    min_spot_types: int = Field(3, ge=1, le=10, description="Spot pools a group spreads over when it lists that many.")
+    min_spot_types: int = Field(1, ge=1, le=10, description="Eligible spot types needed before spot is used (all of a group that lists fewer).")
     reserved_instances: Literal["config", "live"] = Field(
         "config", description="RI holdings from `reserved` below, or from describe_reserved_instances.")
     reserved: list[ReservedInstanceConfig] = Field([], description="RI holdings when reserved_instances is config.")
@@ -49,17 +51,8 @@ class CapacityConfig(BaseModel):
     budget_breaker: bool = Field(False, description="Spot only for every GPU group (dev and staging only): the "
                                                     "durable form of `seedance breaker` at 95 % of the budget.")
 
-    @model_validator(mode="after")
-    def _saving_beats_noise(self) -> "CapacityConfig":
-        # Noise of +-n moves a plan's cost by up to 1 - (1-n)/(1+n); a smaller min_saving would flip-flop.
-        noise_effect = 1 - (1 - self.price_noise) / (1 + self.price_noise)
-        if self.min_saving <= noise_effect:
-            raise FieldError("min_saving", self.min_saving, f"must exceed {noise_effect:.4f}, the cost change that "
-                             f"price_noise {self.price_noise} alone can cause")
-        return self
-
     def settings(self) -> PlannerSettings:
-        return PlannerSettings(spot_price_ratio=self.spot_price_ratio, min_saving=self.min_saving,
+        return PlannerSettings(spot_price_ratio=self.spot_price_ratio, horizon_hours=self.horizon_hours,
                                max_price_age=timedelta(hours=self.max_price_age_hours),
                                price_noise=self.price_noise, min_spot_types=self.min_spot_types)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Literal
 
@@ -31,9 +31,16 @@ class LockedPrice(_Strict):
     source: str
 
 
+class LockedInterruptions(_Strict):
+    per_month: float = Field(ge=0, le=1)
+    observed_at: AwareDatetime
+    source: str
+
+
 class LockedPrices(_Strict):
     on_demand: dict[str, LockedPrice]
     spot: dict[str, LockedPrice]  # "<type>@<zone>"
+    interruptions: dict[str, LockedInterruptions] = {}
 
 
 class LockedPlan(_Strict):
@@ -107,7 +114,8 @@ class CapacityLock:
 
 def settings_to_json(settings: PlannerSettings) -> dict:
     values = asdict(settings)
-    values["max_price_age_hours"] = values.pop("max_price_age").total_seconds() / 3600
+    for name in [k for k, v in values.items() if isinstance(v, timedelta)]:
+        values[f"{name}_hours"] = values.pop(name).total_seconds() / 3600
     return values
 
 

@@ -1,24 +1,29 @@
-"""The Spot / On-Demand / Reserved-Instance mix of one GPU node group, decided from prices. Pure.
+"""The Spot / On-Demand / Reserved-Instance mix of one GPU node group, decided on expected cost. Pure.
 
 Capacity is decided in GPUs. Every type of a group has the same GPU count, and the node group
 renders the sizes and the on-demand base in instances (the base rounded up), because the cluster
 autoscaler counts instances; the spot share is the same in either unit.
 
 The rules, in the order they apply:
-- A type may run spot when its effective spot price (the mean over the group's zones) is below
-  `spot_price_ratio` x its Reserved-Instance rate (the on-demand rate where no RI is held), the
-  source's rule, and per GPU below the group's cheapest RI or on-demand GPU (a dear type's spot,
-  cheap against its own rate, must not cost more than another type's on-demand GPU), all from
-  fresh prices. A missing or stale price makes the type ineligible: unknown never
-  adds spot. With a current plan, the threshold is a band (enter below `ratio x band`, stay up to
-  `ratio / band`, band = (1 - noise) / (1 + noise)), so price noise cannot flip eligibility.
+- A spot GPU of a type is expected to cost its effective spot price (the mean over the group's
+  zones) plus its expected interruption cost: how often the type is reclaimed (the Spot Instance
+  Advisor's frequency; unknown or old: the worst band) x the class's lost work and warm-up, valued
+  at the group's cheapest non-spot GPU (its reference). A type may run spot when that expected cost
+  is below the reference, from fresh prices; a missing or stale price makes the type ineligible:
+  unknown never adds spot. The source's rule (spot below `spot_price_ratio` x the type's RI rate)
+  is an optional guard on top. With a current plan, both thresholds are bands (enter below
+  `threshold x band`, stay up to `threshold / band`, band = (1 - noise) / (1 + noise)), and the
+  on-demand order is kept unless prices moved beyond the band, so price noise cannot change a plan.
 - Spot is used only when enough types are eligible (`min_spot_types`, or all of a smaller group),
   and, for classes with `min_placement_score`, when fresh placement scores reach it in every zone.
 - The on-demand base covers the Reserved Instances the group can use and the class RI baseline.
 - The on-demand percentage above the base is the smallest that keeps the spot share within the
   class cap at every size up to `max_gpus` (the share grows with size, so the maximum is the bound).
-- A new plan replaces the current one only when it saves at least `min_saving`, or when the current
-  one no longer fits the group's constraints. Stale or missing prices keep the current plan.
+  Spot, when used, always fills the cap: every eligible type is cheaper than the reference, so cost
+  falls with each GPU moved to spot.
+- A new plan replaces the current one when its expected saving over `horizon_hours` repays the roll
+  it causes (every GPU of the group is replaced and warms up once), or when the current one no
+  longer fits the group's constraints. Stale or missing prices keep the current plan.
 """
 
 from __future__ import annotations
@@ -29,15 +34,16 @@ from datetime import datetime, timedelta
 from typing import Sequence
 
 from components.gpu_instance_types import gpu_instance_type
-from components.pricing import Price, PriceBook
+from components.pricing import InterruptionFrequency, Price, PriceBook
 from components.workload_classes import WorkloadClass
 
 SPOT_ALLOCATION_STRATEGY = "price-capacity-optimized"
 # On-demand capacity goes to the first type that has capacity: RI-covered types are listed first.
 ON_DEMAND_ALLOCATION_STRATEGY = "prioritized"
 # Placement scores move by a point or two between queries; a current spot plan is dropped only
-# when a zone falls this far below the class minimum.
+# when every zone falls further than this below the class minimum.
 PLACEMENT_SCORE_SLACK = 1
+HOURS_PER_MONTH = 730
 
 
 @dataclass(frozen=True)
@@ -50,11 +56,15 @@ class ReservedHolding:
 
 @dataclass(frozen=True)
 class PlannerSettings:
-    spot_price_ratio: float = 0.6  # the source's rule: spot below 0.6 x the RI rate
-    min_saving: float = 0.10
+    spot_price_ratio: float | None = None  # optional guard, the source's rule (0.6): spot below this x the RI rate
+    horizon_hours: float = 168.0  # a plan change must repay its roll within this many hours of saving
     max_price_age: timedelta = timedelta(hours=6)
     price_noise: float = 0.05  # relative price movement treated as noise
-    min_spot_types: int = 3  # spot pools to spread over, where the group lists that many types
+    min_spot_types: int = 1  # spot types to spread over (each in every zone), where the group lists that many
+    # The Spot Instance Advisor's frequencies cover a trailing month; older ones, or none, count as
+    # the worst band (every instance reclaimed once a month), so unknown never adds spot.
+    max_interruption_data_age: timedelta = timedelta(days=35)
+    unknown_interruptions_per_month: float = 1.0
 
     @property
     def noise_band(self) -> float:
@@ -132,7 +142,9 @@ class CapacityPlan:
 class Decision:
     plan: CapacityPlan
     changed: bool
-    rule: str  # which rule decided, e.g. "first-plan", "saving", "constraint", "keep:below-min-saving"
+    # Which rule decided: first-plan, constraint, saving, keep:same-plan, keep:saving-below-roll-cost,
+    # keep:stale-prices.
+    rule: str
     reasons: tuple[str, ...]
     prices_used: PriceBook = field(repr=False)
 
@@ -195,6 +207,25 @@ def _spot_per_gpu(instance_type: str, request: GroupRequest, book: PriceBook) ->
     return sum(p.usd_per_hour for p in prices) / len(prices) / gpu_instance_type(instance_type).gpus
 
 
+def _interruptions_per_month(instance_type: str, book: PriceBook, now, settings) -> tuple[float, str]:
+    frequency: InterruptionFrequency | None = book.interruption_frequency(instance_type)
+    if frequency is None:
+        return settings.unknown_interruptions_per_month, "frequency unknown, worst band assumed"
+    if now - frequency.observed_at > settings.max_interruption_data_age:
+        return settings.unknown_interruptions_per_month, f"frequency {_age(frequency, now)} old, worst band assumed"
+    return frequency.per_month, f"{frequency.per_month:.0%}/month, {frequency.source}"
+
+
+def interruption_cost_per_gpu_hour(instance_type: str, request: GroupRequest, book: PriceBook, now,
+                                   settings: PlannerSettings, reference: float) -> tuple[float, str]:
+    """Expected cost of interruptions per spot GPU-hour: reclaims per hour x (lost work + warm-up),
+    valued at the group's reference GPU rate."""
+    per_month, basis = _interruptions_per_month(instance_type, book, now, settings)
+    klass = request.workload_class
+    hours_lost = (klass.lost_work_seconds + klass.warmup_seconds) / 3600
+    return per_month / HOURS_PER_MONTH * hours_lost * reference, basis
+
+
 def _spot_eligibility(request, book, now, settings, current: CapacityPlan | None) -> tuple[list[str], list[str]]:
     """The spot-eligible types and the explanation: the reference rate, then one line per type."""
     reference, basis = _reference_rate(request, book, now, settings)
@@ -214,31 +245,44 @@ def _spot_eligibility(request, book, now, settings, current: CapacityPlan | None
         band = 1.0
         if current is not None:
             band = 1 / settings.noise_band if instance_type in current.spot_types else settings.noise_band
-        ratio = settings.spot_price_ratio * band
-        ok = spot < ratio * own and spot < band * reference
+        interruptions, frequency = interruption_cost_per_gpu_hour(instance_type, request, book, now, settings,
+                                                                  reference)
+        expected = spot + interruptions
+        ok = expected < band * reference
         oldest = max(spot_prices, key=lambda p: p.age(now))
-        lines.append(f"spot {instance_type}: {_money(spot)}/GPU-h across its zones (age {_age(oldest, now)}) vs "
-                     f"{ratio:.3f} x {own_basis} {_money(own)} = {_money(ratio * own)} and vs the reference "
-                     f"{_money(band * reference)}: {'eligible' if ok else 'not eligible'}")
+        line = (f"spot {instance_type}: {_money(spot)}/GPU-h across its zones (age {_age(oldest, now)}) + "
+                f"interruptions {_money(interruptions)}/GPU-h ({frequency}) = {_money(expected)} vs the reference "
+                f"{_money(band * reference)}")
+        if settings.spot_price_ratio is not None:
+            ratio = settings.spot_price_ratio * band
+            ok = ok and spot < ratio * own
+            line += f", guard {ratio:.3f} x {own_basis} {_money(own)} = {_money(ratio * own)}"
+        lines.append(f"{line}: {'eligible' if ok else 'not eligible'}")
         if ok:
             eligible.append(instance_type)
     return eligible, lines
 
 
-def _placement_allows_spot(request, book, now, settings, slack: int) -> tuple[bool, str]:
+def _placement_allows_spot(request, book, now, settings, keeping: bool) -> tuple[bool, str]:
+    """Spot enters only where fresh scores reach the class minimum in every zone. A current spot plan
+    stays while some zone still scores within PLACEMENT_SCORE_SLACK of it: the group launches its spot
+    share in the zones that have capacity, and leaving spot rolls every GPU of the group."""
     minimum = request.workload_class.min_placement_score
     if minimum is None:
         return True, "placement scores: not required for this class"
     scores = [book.placement_score(request.instance_types, zone) for zone in request.zones]
     if any(s is None or s.observed_at < now - settings.max_price_age for s in scores):
         return False, f"placement scores: not available fresh for every zone; class {request.workload_class.name} needs >= {minimum}"
+    if keeping:
+        best, needed = max(s.score for s in scores), minimum - PLACEMENT_SCORE_SLACK
+        return best >= needed, f"placement scores: best zone {best} vs {needed} to keep spot"
     worst = min(s.score for s in scores)
-    needed = minimum - slack
-    return worst >= needed, f"placement scores: lowest zone {worst} vs required {needed}"
+    return worst >= minimum, f"placement scores: lowest zone {worst} vs {minimum} to start spot"
 
 
-def _order_types(request: GroupRequest, book: PriceBook) -> list[str]:
-    """On-demand priority: RI-held types first (cheapest RI per GPU), then by on-demand price per GPU."""
+def _order_types(request: GroupRequest, book: PriceBook, band: float, current: CapacityPlan | None) -> list[str]:
+    """On-demand priority: RI-held types first (cheapest RI per GPU), then by on-demand price per GPU.
+    The current plan's order stands while no type in it is cheaper than one before it beyond `band`."""
     priced = [t for t in request.instance_types if book.on_demand_price(t) is not None]
 
     def key(instance_type: str) -> tuple:
@@ -247,7 +291,15 @@ def _order_types(request: GroupRequest, book: PriceBook) -> list[str]:
         on_demand = book.on_demand_price(instance_type).usd_per_hour / gpus
         return (0, min(held), instance_type) if held else (1, on_demand, instance_type)
 
-    return sorted(priced, key=key)
+    ordered = sorted(priced, key=key)
+    if current is None or not set(current.instance_types) <= set(priced):
+        return ordered
+    keys = [key(t) for t in current.instance_types]
+    if not all(a[0] < b[0] or (a[0] == b[0] and b[1] >= band * a[1]) for i, a in enumerate(keys) for b in keys[i + 1:]):
+        return ordered
+    # The current plan's types keep their order, in the places they take in the fresh order.
+    kept = iter(current.instance_types)
+    return [next(kept) if t in current.instance_types else t for t in ordered]
 
 
 def reserved_gpus(request: GroupRequest) -> int:
@@ -278,8 +330,7 @@ def hourly_cost(plan: CapacityPlan, request: GroupRequest, book: PriceBook) -> f
     gpus = request.reference_gpus
     if gpus <= 0 or not plan.instance_types:
         return 0.0
-    above = max(0, gpus - plan.on_demand_base_gpus)
-    spot_gpus = above * (100 - plan.on_demand_percentage_above_base) / 100
+    spot_gpus = plan.spot_share_at(gpus) * gpus
     on_demand_gpus = gpus - spot_gpus
     cost = 0.0
     remaining = on_demand_gpus
@@ -297,11 +348,50 @@ def hourly_cost(plan: CapacityPlan, request: GroupRequest, book: PriceBook) -> f
             return None
         cost += remaining * price.usd_per_hour / gpu_instance_type(top).gpus
     if spot_gpus > 0:
-        spot = [_spot_per_gpu(t, request, book) for t in plan.spot_types]
-        if not spot or any(s is None for s in spot):
+        spot = spot_cost_per_gpu(plan.spot_types, request, book, lambda _t: 0.0)
+        if spot is None:
             return None
-        cost += spot_gpus * sum(spot) / len(spot)
+        cost += spot_gpus * spot
     return cost
+
+
+def spot_cost_per_gpu(spot_types: Sequence[str], request: GroupRequest, book: PriceBook, extra) -> float | None:
+    """A spot GPU's cost with these types: the zones share the spot capacity evenly (the group
+    balances zones), and in each zone price-capacity-optimized allocation takes the cheapest of the
+    types (all with capacity, as far as prices tell). `extra(type)` adds a per-GPU cost (interruptions).
+    None when a type lacks a price in a zone."""
+    if not spot_types:
+        return None
+    per_zone = []
+    for zone in request.zones:
+        prices = [(book.spot_price(t, zone), t) for t in spot_types]
+        if any(p is None for p, _t in prices):
+            return None
+        per_zone.append(min(p.usd_per_hour / gpu_instance_type(t).gpus + extra(t) for p, t in prices))
+    return sum(per_zone) / len(per_zone)
+
+
+def expected_cost(plan: CapacityPlan, request: GroupRequest, book: PriceBook, now: datetime,
+                  settings: PlannerSettings) -> float | None:
+    """What decisions compare: `hourly_cost` plus the spot GPUs' expected interruption cost."""
+    billed = hourly_cost(plan, request, book)
+    reference, _basis = _reference_rate(request, book, now, settings)
+    if billed is None or reference is None:
+        return None
+    spot_gpus = plan.spot_share_at(request.reference_gpus) * request.reference_gpus
+    if spot_gpus <= 0 or not plan.spot_types:
+        return billed
+    with_risk = spot_cost_per_gpu(plan.spot_types, request, book, lambda t: interruption_cost_per_gpu_hour(
+        t, request, book, now, settings, reference)[0])
+    return billed + spot_gpus * (with_risk - spot_cost_per_gpu(plan.spot_types, request, book, lambda _t: 0.0))
+
+
+def switching_cost(request: GroupRequest, book: PriceBook, now: datetime, settings: PlannerSettings) -> float | None:
+    """What a plan change costs once: the roll replaces every GPU of the group, each warming up."""
+    reference, _basis = _reference_rate(request, book, now, settings)
+    if reference is None:
+        return None
+    return request.reference_gpus * request.workload_class.warmup_seconds / 3600 * reference
 
 
 def plan_capacity(
@@ -313,7 +403,7 @@ def plan_capacity(
 ) -> CapacityPlan:
     """The best plan for `request` at `book`'s prices; `current` only widens the eligibility band."""
     klass = request.workload_class
-    ordered = _order_types(request, book)
+    ordered = _order_types(request, book, settings.noise_band, current)
     if not ordered:
         raise ValueError(f"group {request.name}: no on-demand price is known for any of "
                          f"{', '.join(request.instance_types)} in {book.region}")
@@ -337,8 +427,8 @@ def plan_capacity(
     eligible, eligibility_lines = _spot_eligibility(request, book, now, settings, current)
     lines += eligibility_lines
     needed = min(settings.min_spot_types, len(request.instance_types))
-    slack = PLACEMENT_SCORE_SLACK if current is not None and current.spot_types else 0
-    placement_ok, placement_line = _placement_allows_spot(request, book, now, settings, slack)
+    keeping = current is not None and bool(current.spot_types)
+    placement_ok, placement_line = _placement_allows_spot(request, book, now, settings, keeping)
     lines.append(placement_line)
     eligible = [t for t in eligible if t in ordered]
     use_spot = klass.max_spot_share > 0 and len(eligible) >= needed and placement_ok
@@ -374,7 +464,9 @@ def plan_capacity(
                  f"{request.reference_gpus} GPUs, {plan.max_spot_share:.1%} at max {request.max_gpus} "
                  f"(cap {klass.max_spot_share:.0%})")
     saving = 1 - expected / all_on_demand if all_on_demand else 0.0
-    lines.append(f"expected {_money(expected)}/h at {request.reference_gpus} GPUs vs all on-demand "
+    with_interruptions = expected_cost(plan, request, book, now, settings)
+    risk = f", {_money(with_interruptions)}/h with expected interruptions" if use_spot and with_interruptions else ""
+    lines.append(f"expected {_money(expected)}/h at {request.reference_gpus} GPUs{risk} vs all on-demand "
                  f"{_money(all_on_demand)}/h (saving {saving:.1%})")
     return replace(plan, expected_usd_per_hour=round(expected, 6), all_on_demand_usd_per_hour=round(all_on_demand, 6),
                    explanation=tuple(lines))
@@ -405,7 +497,7 @@ def decide(
     current: CapacityPlan | None = None,
     settings: PlannerSettings = PlannerSettings(),
 ) -> Decision:
-    """Keep `current` unless the new plan saves at least `min_saving` or `current` no longer fits."""
+    """Keep `current` unless the new plan's saving over the horizon repays its roll, or `current` no longer fits."""
     candidate = plan_capacity(request, book, now, settings, current)
 
     def decision(plan, changed, rule, *reasons):
@@ -418,23 +510,34 @@ def decide(
         return decision(candidate, True, "constraint",
                         f"the current plan was decided for other {', '.join(changed)}: replaced")
     if current.spot_types:
-        placement_ok, line = _placement_allows_spot(request, book, now, settings, PLACEMENT_SCORE_SLACK)
+        placement_ok, line = _placement_allows_spot(request, book, now, settings, keeping=True)
         if not placement_ok and "not available" not in line:
             return decision(candidate, True, "constraint", f"{line}: the current spot share is no longer safe")
     stale = _stale_prices(request, current, book, now, settings)
     if stale:
         return decision(current, False, "keep:stale-prices",
                         f"prices stale or missing ({'; '.join(stale)}): the current plan is kept")
-    current_cost = hourly_cost(current, request, book)
-    new_cost = candidate.expected_usd_per_hour
-    if current_cost is None:
+    if same_distribution(candidate, current):
+        return decision(current, False, "keep:same-plan", "the new plan deploys as the current one: kept")
+    current_cost = expected_cost(current, request, book, now, settings)
+    new_cost = expected_cost(candidate, request, book, now, settings)
+    roll = switching_cost(request, book, now, settings)
+    if current_cost is None or new_cost is None or roll is None:
         return decision(current, False, "keep:stale-prices", "the current plan cannot be priced now: kept")
-    saving = 1 - new_cost / current_cost if current_cost else 0.0
-    costs = f"current {_money(current_cost)}/h now, new {_money(new_cost)}/h"
-    if saving >= settings.min_saving:
-        return decision(candidate, True, "saving", f"{costs}: saves {saving:.1%} >= {settings.min_saving:.0%}")
-    return decision(current, False, "keep:below-min-saving",
-                    f"{costs}: saves {saving:.1%} < {settings.min_saving:.0%}, the current plan is kept")
+    repaid = (current_cost - new_cost) * settings.horizon_hours
+    costs = (f"expected current {_money(current_cost)}/h now, new {_money(new_cost)}/h: over {settings.horizon_hours:g} h "
+             f"saves {_money(repaid)} vs the roll's {_money(roll)} ({request.reference_gpus} GPUs x "
+             f"{request.workload_class.warmup_seconds} s warm-up)")
+    if repaid > roll:
+        return decision(candidate, True, "saving", f"{costs}: replaced")
+    return decision(current, False, "keep:saving-below-roll-cost", f"{costs}: the current plan is kept")
+
+
+def same_distribution(a: CapacityPlan, b: CapacityPlan) -> bool:
+    """Whether two plans deploy the same mixed instances policy."""
+    fields = ("instance_types", "spot_types", "on_demand_base_gpus", "on_demand_percentage_above_base",
+              "capacity_rebalance", "spot_allocation_strategy", "on_demand_allocation_strategy")
+    return all(getattr(a, f) == getattr(b, f) for f in fields)
 
 
 def decide_all(requests: Sequence[GroupRequest], book: PriceBook, now: datetime,

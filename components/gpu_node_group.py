@@ -39,6 +39,10 @@ class WorkloadClassOverrides(BaseModel):
     interruption_tolerance_seconds: int | None = Field(None, ge=0, le=86_400,
                                                        description="Longest interruption the work tolerates.")
     min_placement_score: int | None = Field(None, ge=1, le=10, description="Spot only where EC2 scores every zone this high.")
+    lost_work_seconds: int | None = Field(None, ge=0, le=86_400,
+                                          description="Work an interrupted GPU loses on average (half a checkpoint interval).")
+    warmup_seconds: int | None = Field(None, ge=0, le=7_200,
+                                       description="Time a replacement node takes to do useful work (start, pull, load).")
 
 
 class GpuNodeGroupConfig(BaseModel):

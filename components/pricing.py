@@ -46,6 +46,19 @@ class PlacementScore:
     source: str
 
 
+@dataclass(frozen=True)
+class InterruptionFrequency:
+    """How often spot capacity of a type is reclaimed in the region: the share of its spot instances
+    interrupted over a trailing month (the Spot Instance Advisor's band, at its upper edge)."""
+
+    per_month: float
+    observed_at: datetime
+    source: str
+
+    def age(self, now: datetime) -> timedelta:
+        return now - self.observed_at
+
+
 @dataclass
 class PriceBook:
     """The prices known for one region at one time; lookups return None when a price is unknown."""
@@ -54,6 +67,7 @@ class PriceBook:
     on_demand: dict[str, Price] = field(default_factory=dict)
     spot: dict[tuple[str, str], Price] = field(default_factory=dict)  # (instance type, zone)
     placement: dict[tuple[tuple[str, ...], str], PlacementScore] = field(default_factory=dict)  # (types, zone)
+    interruptions: dict[str, InterruptionFrequency] = field(default_factory=dict)  # instance type
     notes: list[str] = field(default_factory=list)  # fallbacks taken, endpoints that failed
 
     def on_demand_price(self, instance_type: str) -> Price | None:
@@ -65,12 +79,16 @@ class PriceBook:
     def placement_score(self, instance_types: Sequence[str], zone: str) -> PlacementScore | None:
         return self.placement.get((tuple(sorted(instance_types)), zone))
 
+    def interruption_frequency(self, instance_type: str) -> InterruptionFrequency | None:
+        return self.interruptions.get(instance_type)
+
     def restricted_to(self, instance_types: Sequence[str], zones: Sequence[str]) -> "PriceBook":
         wanted = set(instance_types)
         return PriceBook(
             region=self.region,
             on_demand={t: p for t, p in self.on_demand.items() if t in wanted},
             spot={(t, z): p for (t, z), p in self.spot.items() if t in wanted and z in zones},
+            interruptions={t: f for t, f in self.interruptions.items() if t in wanted},
             notes=list(self.notes),
         )
 
@@ -89,6 +107,7 @@ class PriceBook:
             on_demand=merge(self.on_demand, other.on_demand),
             spot=merge(self.spot, other.spot),
             placement=merge(self.placement, other.placement),
+            interruptions=merge(self.interruptions, other.interruptions),
             notes=[*self.notes, *other.notes],
         )
 
@@ -126,10 +145,14 @@ def price_from_json(entry: dict) -> Price:
 
 def book_to_json(book: PriceBook) -> dict:
     """A region's entry in the snapshot (and the prices section of a lock)."""
-    return {
+    document = {
         "on_demand": {t: price_to_json(p) for t, p in sorted(book.on_demand.items())},
         "spot": {f"{t}@{z}": price_to_json(p) for (t, z), p in sorted(book.spot.items())},
     }
+    if book.interruptions:
+        document["interruptions"] = {t: {"per_month": f.per_month, "observed_at": format_time(f.observed_at),
+                                         "source": f.source} for t, f in sorted(book.interruptions.items())}
+    return document
 
 
 def book_from_json(region: str, entry: dict) -> PriceBook:
@@ -137,8 +160,10 @@ def book_from_json(region: str, entry: dict) -> PriceBook:
     for key, value in entry.get("spot", {}).items():
         instance_type, zone = key.split("@")
         spot[(instance_type, zone)] = price_from_json(value)
+    interruptions = {t: InterruptionFrequency(float(v["per_month"]), parse_time(v["observed_at"]), v["source"])
+                     for t, v in entry.get("interruptions", {}).items()}
     return PriceBook(region=region, on_demand={t: price_from_json(v) for t, v in entry.get("on_demand", {}).items()},
-                     spot=spot)
+                     spot=spot, interruptions=interruptions)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,8 @@ class WorkloadClass:
     interruption_tolerance_seconds: int
     ri_baseline: float  # share of the group's desired GPUs always on on-demand / RI capacity
     min_placement_score: int | None  # spot only where EC2 scores every zone at least this (None: no gate)
+    lost_work_seconds: int  # work an interrupted GPU loses on average (batch: half a checkpoint interval)
+    warmup_seconds: int  # a replacement node's start, image pull and model load, paid per interruption and roll
 
 
 @cache

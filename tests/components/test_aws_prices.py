@@ -8,7 +8,7 @@ import boto3
 import pytest
 from botocore.stub import ANY, Stubber
 
-from components.aws_prices import LivePriceSource, on_demand_usd_per_hour, pricing_endpoint_region
+from components.aws_prices import LivePriceSource, band_upper_edge, on_demand_usd_per_hour, pricing_endpoint_region
 from components.capacity_plan import ReservedHolding, decide
 from components.pricing import PlacementRequest, PriceSourceError, SnapshotPriceSource
 from components.reserved_instances import allocate_holdings, effective_hourly_rate
@@ -84,7 +84,7 @@ class FakeTime:
 def source(clients, time=None, budget=90.0):
     time = time or FakeTime()
     return LivePriceSource(clients, budget_seconds=budget, clock=lambda: NOW, sleep=time.sleep,
-                           monotonic=time.monotonic)
+                           monotonic=time.monotonic, advisor=lambda: fixture("spot_advisor.json"))
 
 
 def test_reads_every_page_keeps_the_dearer_description_and_only_the_groups_zones():
@@ -102,6 +102,30 @@ def test_reads_every_page_keeps_the_dearer_description_and_only_the_groups_zones
     assert book.on_demand_price("g4dn.12xlarge").source == "AWS Price List API (us-east-1)"
     scores = [book.placement_score(TYPES, z).score for z in ZONES]
     assert scores == [9, 8, 7]  # mapped from zone ids through this account's zone names
+    bands = {t: (f.per_month, f.source) for t, f in book.interruptions.items()}
+    assert bands == {"g4dn.12xlarge": (0.10, "Spot Instance Advisor, band 5-10%"),
+                     "g5.12xlarge": (1.0, "Spot Instance Advisor, band >20%"),
+                     "g6.12xlarge": (0.05, "Spot Instance Advisor, band <5%")}
+
+
+@pytest.mark.parametrize("label, edge", [("<5%", 0.05), ("5-10%", 0.10), ("15-20%", 0.20), (">20%", 1.0), ("?", 1.0)])
+def test_a_band_counts_at_its_upper_edge_and_the_open_band_as_every_instance(label, edge):
+    assert band_upper_edge(label) == edge
+
+
+def test_advisor_data_unavailable_leaves_frequencies_unknown_with_a_note():
+    clients = Clients()
+    clients.spot_pages()
+    clients.on_demand()
+
+    def offline():
+        raise OSError("Name or service not known")
+
+    live = LivePriceSource(clients, clock=lambda: NOW, advisor=offline)
+    book = live.prices("us-east-1", TYPES, ZONES)
+    assert book.interruptions == {} and len(book.spot) == 9
+    assert book.notes == ["Spot Instance Advisor data unavailable (OSError: Name or service not known)"]
+    assert "worst band assumed" in "\n".join(decide(request(types=TYPES), book, NOW).plan.explanation)
 
 
 def test_live_prices_give_a_spot_plan():

@@ -5,9 +5,11 @@ from datetime import timedelta
 
 import pytest
 
-from components.capacity_plan import PlannerSettings, decide, hourly_cost, plan_capacity
+from components.capacity_plan import (
+    PlannerSettings, decide, hourly_cost, interruption_cost_per_gpu_hour, plan_capacity)
+from components.pricing import InterruptionFrequency
 from components.workload_classes import workload_classes
-from tests.components.markets import NOW, ON_DEMAND, ZONE_MEAN, book, request
+from tests.components.markets import LAST_ZONE_PREMIUM, NOW, ON_DEMAND, ZONE_MEAN, ZONES, book, request
 
 TRAINING = ("g6.12xlarge", "g5.12xlarge", "g4dn.12xlarge")
 SERVING = ("g6.xlarge", "g5.xlarge", "g4dn.xlarge")
@@ -28,22 +30,67 @@ def test_worked_example_batch_mix():
     assert plan.on_demand_percentage_above_base == 8
     assert plan.max_spot_share == pytest.approx(62 * 0.92 / 64) and plan.max_spot_share <= 0.9
     assert plan.capacity_rebalance and plan.spot_allocation_strategy == "price-capacity-optimized"
-    per_gpu = {t: ON_DEMAND[t] / 4 for t in TRAINING}
-    spot_mean = sum(0.35 * ZONE_MEAN * per_gpu[t] for t in TRAINING) / 3
-    expected = 14 * 0.92 * spot_mean + (16 - 14 * 0.92) * REFERENCE
+    # Each zone's spot GPUs go to its cheapest type per GPU (g4dn here); the zones share them evenly.
+    spot = 0.35 * ZONE_MEAN * REFERENCE
+    expected = 14 * 0.92 * spot + (16 - 14 * 0.92) * REFERENCE
     assert plan.expected_usd_per_hour == pytest.approx(expected, rel=1e-6)
     assert plan.all_on_demand_usd_per_hour == pytest.approx(16 * REFERENCE)
     text = "\n".join(plan.explanation)
     assert "age 0.1 h" in text and "test on-demand" in text and "saving" in text
 
 
-def test_spot_needs_price_below_ratio_of_its_ri_rate():
-    # g5's effective spot at 0.61 x its on-demand is above the source's 0.6: two eligible types are not enough.
-    plan = plan_capacity(request(types=TRAINING), book({**spot_at(0.3), "g5.12xlarge": 0.61 / ZONE_MEAN}), NOW)
-    assert plan.spot_types == () and plan.on_demand_percentage_above_base == 100
-    assert "only 2 eligible types, 3 required" in "\n".join(plan.explanation)
-    below = {**spot_at(0.3), "g5.12xlarge": 0.59 / ZONE_MEAN}
-    assert len(plan_capacity(request(types=TRAINING), book(below), NOW).spot_types) == 3
+def test_spot_cost_takes_each_zones_cheapest_type():
+    prices = book({t: 0.35 for t in TRAINING})
+    g6_first_zone = ON_DEMAND["g6.12xlarge"] * 0.2
+    prices.spot[("g6.12xlarge", ZONES[0])] = replace(prices.spot[("g6.12xlarge", ZONES[0])], usd_per_hour=g6_first_zone)
+    per_zone = [g6_first_zone / 4, 0.35 * REFERENCE, 0.35 * REFERENCE * LAST_ZONE_PREMIUM]
+    plan = plan_capacity(request(types=TRAINING), prices, NOW)
+    expected = 14 * 0.92 * sum(per_zone) / 3 + (16 - 14 * 0.92) * REFERENCE
+    assert hourly_cost(plan, request(types=TRAINING), prices) == pytest.approx(expected, rel=1e-9)
+
+
+def test_spot_is_eligible_below_the_reference_and_the_source_rule_is_an_optional_guard():
+    near = {**spot_at(0.3), "g5.12xlarge": 0.61 / ZONE_MEAN}  # g5 at 0.61 x its own on-demand, 0.88 x the reference
+    assert len(plan_capacity(request(types=TRAINING), book(near), NOW).spot_types) == 3
+    guarded = plan_capacity(request(types=TRAINING), book(near), NOW, PlannerSettings(spot_price_ratio=0.6))
+    assert guarded.spot_types == ("g4dn.12xlarge", "g6.12xlarge")
+    assert "guard 0.600 x on-demand g5.12xlarge" in "\n".join(guarded.explanation)
+
+
+def test_min_spot_types_holds_spot_back_until_enough_types_are_eligible():
+    one = {**spot_at(1.2), "g4dn.12xlarge": 0.3}
+    assert plan_capacity(request(types=TRAINING), book(one), NOW).spot_types == ("g4dn.12xlarge",)  # over 3 zones
+    plan = plan_capacity(request(types=TRAINING), book(one), NOW, PlannerSettings(min_spot_types=2))
+    assert plan.spot_types == () and "only 1 eligible types, 2 required" in "\n".join(plan.explanation)
+
+
+def interrupted(frequency_per_month, age=timedelta(days=1)):
+    """TRAINING spot just under the reference for a class that loses 10 h of work per interruption."""
+    klass = replace(workload_classes()["batch"], lost_work_seconds=36_000)
+    prices = book(spot_at(0.99))
+    if frequency_per_month is not None:
+        prices.interruptions = {t: InterruptionFrequency(frequency_per_month, NOW - age, "test advisor")
+                                for t in TRAINING}
+    return replace(request(types=TRAINING), workload_class=klass), prices
+
+
+def test_expected_interruptions_count_against_spot():
+    calm = plan_capacity(*interrupted(0.05), NOW)
+    assert len(calm.spot_types) == 3
+    # Reclaimed once a month, each reclaim losing 10.1 h: 1/730 x 10.1 x the reference = +1.4 %, past it.
+    stormy = plan_capacity(*interrupted(1.0), NOW)
+    assert stormy.spot_types == ()
+    line = next(t for t in stormy.explanation if t.startswith("spot g4dn.12xlarge"))
+    cost = interruption_cost_per_gpu_hour("g4dn.12xlarge", *interrupted(1.0), NOW, PlannerSettings(), REFERENCE)[0]
+    assert cost == pytest.approx(1.0 / 730 * (36_000 + 360) / 3600 * REFERENCE)
+    assert f"interruptions {'$'}{cost:,.4f}/GPU-h (100%/month, test advisor)" in line
+
+
+@pytest.mark.parametrize("frequency, age", [(None, timedelta(0)), (0.05, timedelta(days=40))])
+def test_unknown_or_old_interruption_data_never_adds_spot(frequency, age):
+    plan = plan_capacity(*interrupted(frequency, age), NOW)
+    assert plan.spot_types == ()  # as if every instance were reclaimed once a month
+    assert "worst band assumed" in "\n".join(plan.explanation)
 
 
 def test_a_dear_type_is_not_spot_eligible_against_a_cheaper_on_demand_gpu():
@@ -53,21 +100,31 @@ def test_a_dear_type_is_not_spot_eligible_against_a_cheaper_on_demand_gpu():
     assert "g6e.12xlarge" not in plan.spot_types and len(plan.spot_types) == 3
 
 
-def test_a_held_ri_lowers_the_threshold_of_its_type():
-    holdings = [("g6.12xlarge", 1, 2.0)]  # 0.5 $/GPU-h: g6 spot must be below 0.3 $/GPU-h
-    plan = plan_capacity(request(types=TRAINING, holdings=holdings), book(spot_at(0.35)), NOW)  # 0.342 $/GPU-h
-    assert plan.spot_types == () and "spot g6.12xlarge: $0.3423/GPU-h across its zones" in "\n".join(plan.explanation)
-    assert "spot reference: RI g6.12xlarge (test RI) at $0.5000/GPU-h" in "\n".join(plan.explanation)
+def test_a_held_ri_lowers_the_reference():
+    holdings = [("g6.12xlarge", 1, 2.0)]  # 0.5 $/GPU-h, below every on-demand GPU
+    spot = book(spot_at(0.56))  # 0.548 $/GPU-h: below on-demand, above the RI
+    assert len(plan_capacity(request(types=TRAINING), spot, NOW).spot_types) == 3
+    plan = plan_capacity(request(types=TRAINING, holdings=holdings), spot, NOW)
+    assert plan.spot_types == () and "spot reference: RI g6.12xlarge (test RI) at $0.5000/GPU-h" in "\n".join(
+        plan.explanation)
 
 
 @pytest.mark.parametrize("age, missing", [(timedelta(hours=7), False), (timedelta(minutes=1), True)])
 def test_stale_or_missing_prices_give_on_demand_only_without_a_current_plan(age, missing):
-    spot = {t: 0.3 for t in TRAINING if not (missing and t == "g5.12xlarge")}
+    spot = {} if missing else {t: 0.3 for t in TRAINING}
     decision = decide(request(types=TRAINING), book(spot, age=age), NOW)
     assert decision.rule == "first-plan"
     assert decision.plan.spot_types == () and decision.plan.on_demand_percentage_above_base == 100
     expected = "spot price missing" if missing else "old (fresh means <= 6 h)"
     assert expected in "\n".join(decision.plan.explanation)
+
+
+def test_a_type_missing_one_zone_price_is_not_eligible():
+    prices = book({t: 0.3 for t in TRAINING})
+    del prices.spot[("g4dn.12xlarge", ZONES[1])]
+    plan = plan_capacity(request(types=TRAINING), prices, NOW)
+    assert plan.spot_types == ("g6.12xlarge", "g5.12xlarge")
+    assert "spot g4dn.12xlarge: not eligible, spot price missing" in "\n".join(plan.explanation)
 
 
 def test_online_spot_needs_fresh_high_placement_scores():
@@ -114,20 +171,31 @@ def current_plan(spot_ratio=0.35):
 def test_price_moves_alone_do_not_replace_a_plan():
     current = current_plan()
     cheaper_spot = decide(training(), book({t: 0.30 for t in TRAINING}), NOW, current)
-    assert cheaper_spot.rule == "keep:below-min-saving" and cheaper_spot.plan == current and not cheaper_spot.changed
-    # g5 becomes the cheapest on-demand type per GPU: a reordered plan would save well under 10 %.
-    reordered = book({t: 0.35 for t in TRAINING}, on_demand={**ON_DEMAND, "g5.12xlarge": 3.5})
-    assert plan_capacity(training(), reordered, NOW, current=current).instance_types[0] == "g5.12xlarge"
-    assert decide(training(), reordered, NOW, current).plan == current
+    assert cheaper_spot.rule == "keep:same-plan" and cheaper_spot.plan == current and not cheaper_spot.changed
+    # g6's on-demand GPU falls below g4dn's, within the noise band: the on-demand order stands.
+    close = book({t: 0.35 for t in TRAINING}, on_demand={**ON_DEMAND, "g6.12xlarge": 0.96 * ON_DEMAND["g4dn.12xlarge"]})
+    assert plan_capacity(training(), close, NOW).instance_types[0] == "g6.12xlarge"
+    assert plan_capacity(training(), close, NOW, current=current).instance_types == current.instance_types
+    assert decide(training(), close, NOW, current).plan == current
 
 
-def test_a_new_plan_must_save_min_saving():
-    on_demand_only = decide(training(), book({**spot_at(0.3), "g4dn.12xlarge": 0.7}), NOW).plan
+def test_a_cheaper_on_demand_type_beyond_the_band_takes_the_base_when_it_repays_the_roll():
+    current = current_plan()
+    cheaper = book({t: 0.35 for t in TRAINING}, on_demand={**ON_DEMAND, "g5.12xlarge": 3.5})
+    decision = decide(training(), cheaper, NOW, current)
+    assert decision.rule == "saving" and decision.plan.instance_types[0] == "g5.12xlarge"
+
+
+def test_a_change_must_repay_its_roll_within_the_horizon():
+    on_demand_only = decide(training(), book(spot_at(1.2)), NOW).plan
     assert on_demand_only.spot_types == ()
-    # g4dn falls to 0.5 x on-demand, below the banded entry threshold (0.6 x 0.905 = 0.543): spot pays off.
-    decision = decide(training(), book({**spot_at(0.3), "g4dn.12xlarge": 0.5}), NOW, on_demand_only)
-    assert decision.rule == "saving" and decision.changed and len(decision.plan.spot_types) == 3
-    assert decision.plan.expected_usd_per_hour < on_demand_only.expected_usd_per_hour * 0.9
+    # Spot at half the reference saves about 12.9 GPUs x 0.49 $/h = 6.3 $/h; the roll costs 16 GPUs x 0.1 h x 0.978.
+    cheap = book(spot_at(0.5))
+    kept = decide(training(), cheap, NOW, on_demand_only, PlannerSettings(horizon_hours=0.2))
+    assert kept.rule == "keep:saving-below-roll-cost" and kept.plan == on_demand_only
+    assert "vs the roll's $1.5648 (16 GPUs x 360 s warm-up)" in kept.reasons[0]
+    changed = decide(training(), cheap, NOW, on_demand_only, PlannerSettings(horizon_hours=1))
+    assert changed.rule == "saving" and changed.changed and len(changed.plan.spot_types) == 3
 
 
 def test_stale_prices_keep_the_current_plan():
@@ -145,33 +213,35 @@ def test_a_changed_constraint_replaces_the_plan():
     assert decision.plan.constraints["max_gpus"] == 128
 
 
-def test_spot_leaving_a_plan_is_driven_by_cost_not_by_the_threshold():
+def test_spot_stays_inside_the_band_and_leaves_past_it():
     current = current_plan()
-    # Spot now at 0.7 x the reference: past the band for every type, but still cheaper than on-demand.
-    decision = decide(training(), book(spot_at(0.7)), NOW, current)
-    assert decision.plan == current and decision.rule == "keep:below-min-saving"
-    # At 1.1 x on-demand, on-demand only saves more than 10 %: spot is left.
-    decision = decide(training(), book({t: 1.1 for t in TRAINING}), NOW, current)
-    assert decision.rule == "saving" and decision.plan.spot_types == ()
+    # 1.05 x the reference: past the entry line, inside the band (up to 1 / 0.905): the plan stands.
+    inside = decide(training(), book(spot_at(1.05)), NOW, current)
+    assert inside.plan == current and inside.rule == "keep:same-plan"
+    # 1.2 x the reference: on-demand is cheaper and repays the roll within the horizon.
+    past = decide(training(), book(spot_at(1.2)), NOW, current)
+    assert past.rule == "saving" and past.plan.spot_types == ()
 
 
 def test_entry_threshold_is_a_band_with_a_current_plan():
     settings = PlannerSettings()
-    all_on_demand = decide(training(), book({"g6.12xlarge": 0.7}), NOW).plan
-    just_below = spot_at(0.6 * 0.99)  # eligible for a first plan, inside the noise band for a current one
+    all_on_demand = decide(training(), book(spot_at(1.2)), NOW).plan
+    just_below = spot_at(0.99)  # eligible for a first plan, inside the noise band for a current one
     first = plan_capacity(training(), book(just_below), NOW, settings)
     banded = plan_capacity(training(), book(just_below), NOW, settings, all_on_demand)
     assert first.spot_types and not banded.spot_types
 
 
-def test_placement_drop_replaces_an_online_spot_plan():
+def test_online_spot_stays_while_a_zone_has_capacity_and_leaves_when_none_has():
     serving = request("online", SERVING, min_gpus=4, desired=6, max_gpus=24)
     prices = {t: 0.25 for t in SERVING}
     current = decide(serving, book(prices, scores={SERVING: (8, 8, 8)}), NOW).plan
     assert current.spot_types
-    assert decide(serving, book(prices, scores={SERVING: (8, 6, 8)}), NOW, current).plan == current  # slack of 1
-    dropped = decide(serving, book(prices, scores={SERVING: (8, 4, 8)}), NOW, current)
+    # One zone short: the group launches its spot share elsewhere; rolling every GPU would cost more.
+    assert decide(serving, book(prices, scores={SERVING: (8, 4, 8)}), NOW, current).plan == current
+    dropped = decide(serving, book(prices, scores={SERVING: (5, 4, 5)}), NOW, current)
     assert dropped.rule == "constraint" and dropped.plan.spot_types == ()
+    assert "best zone 5 vs 6 to keep spot" in dropped.reasons[0]
 
 
 def test_hourly_cost_is_none_when_a_price_is_missing():

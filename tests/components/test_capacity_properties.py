@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from components.capacity_plan import GroupRequest, ReservedHolding, decide, plan_capacity, reserved_gpus
 from components.gpu_instance_types import gpu_instance_type
-from components.pricing import PlacementScore, Price, PriceBook
+from components.pricing import InterruptionFrequency, PlacementScore, Price, PriceBook
 from components.workload_classes import workload_classes
 from tests.components.markets import NOW, ON_DEMAND, ZONES
 
@@ -40,6 +40,8 @@ def scenarios(draw):
         for zone in ZONES:
             if draw(st.integers(0, 9)) > 0:
                 book.spot[(t, zone)] = Price(ON_DEMAND[t] * ratio * draw(st.floats(0.97, 1.0)), NOW, "test")
+        if draw(st.booleans()):
+            book.interruptions[t] = InterruptionFrequency(draw(st.floats(0, 1)), NOW, "test")
     for zone in ZONES:
         book.placement[(tuple(sorted(types)), zone)] = PlacementScore(draw(st.integers(1, 10)), NOW, "test")
     if not book.on_demand:
@@ -67,6 +69,16 @@ def test_base_covers_baseline_and_reserved_instances_first(scenario):
     held = {h.instance_type for h in request.holdings if h.count}
     order = [t in held for t in plan.instance_types]
     assert order == sorted(order, reverse=True)  # RI-covered types get the on-demand capacity first
+
+
+@settings(max_examples=300, deadline=None)
+@given(scenarios())
+def test_unknown_interruption_data_never_adds_spot(scenario):
+    request, book = scenario
+    known = plan_capacity(request, book, NOW)
+    unknown = plan_capacity(request, replace(book, interruptions={}), NOW)
+    assert set(unknown.spot_types) <= set(known.spot_types)
+    assert unknown.max_spot_share <= known.max_spot_share
 
 
 @settings(max_examples=1500, deadline=None)  # boundary cases are rare: fewer examples miss a broken band
