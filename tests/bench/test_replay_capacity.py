@@ -1,0 +1,54 @@
+"""The replay bench's own machinery: market files and the per-regime report (not its figures)."""
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+@pytest.fixture(scope="module")
+def replay():
+    spec = importlib.util.spec_from_file_location("replay_capacity", BENCH / "replay_capacity.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the file runs
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_market_file_regimes_take_the_defaults_for_omitted_fields(replay):
+    regimes = replay.regimes_from_file(BENCH / "markets" / "example.json")
+    assert [r.name for r in regimes] == ["weekend-squeeze", "flaky-api"]
+    assert regimes[0].drought_start == 0.008 and regimes[0].volatility == replay.Regime.volatility
+
+
+def test_market_file_with_an_unknown_field_is_refused_by_name(replay, tmp_path):
+    market = tmp_path / "market.json"
+    market.write_text(json.dumps([{"name": "x", "description": "x", "mean_discount": {}, "volatilty": 0.1}]))
+    with pytest.raises(SystemExit, match=r"unknown regime fields \['volatilty'\]"):
+        replay.regimes_from_file(market)
+
+
+def test_report_has_every_policy_and_goal_per_regime_and_class(replay, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["replay_capacity.py", "--market", str(BENCH / "markets" / "example.json"),
+                                      "--days", "2", "--seeds", "1"])
+    assert replay.main() == 0
+    out = capsys.readouterr().out
+    for regime in ("weekend-squeeze", "flaky-api"):
+        assert f"== {regime}:" in out
+        for group in replay.GROUPS:
+            assert sum(line.startswith(("ok   ", "MISS ")) and f"{regime}: {group}:" in line
+                       for line in out.splitlines()) == 4
+    assert all(policy in out for policy in replay.POLICIES)
+
+
+def test_a_market_where_spot_never_undercuts_on_demand_keeps_the_planner_on_on_demand(replay):
+    # Spot at 1.5 x on-demand is capped at on-demand, as AWS caps it.
+    pricey = replay.Regime("pricey", "spot at on-demand", {"g4dn": 1.5, "g5": 1.5, "g6": 1.5, "g6e": 1.5},
+                           volatility=0.0, jump_rate=0.0, drought_start=0.0)
+    ledgers, _ = replay.replay(pricey, 1, 3, "batch")
+    assert ledgers["planner"].cost == pytest.approx(ledgers["all on-demand"].cost)
+    assert ledgers["planner"].changes == 0 and ledgers["planner"].interruptions == 0
