@@ -82,6 +82,11 @@ class PriceBook:
     def interruption_frequency(self, instance_type: str) -> InterruptionFrequency | None:
         return self.interruptions.get(instance_type)
 
+    def newest_observation(self) -> datetime | None:
+        """When the most recently observed value of the book was read."""
+        values = [*self.on_demand.values(), *self.spot.values(), *self.placement.values(), *self.interruptions.values()]
+        return max((v.observed_at for v in values), default=None)
+
     def restricted_to(self, instance_types: Sequence[str], zones: Sequence[str]) -> "PriceBook":
         wanted = set(instance_types)
         return PriceBook(

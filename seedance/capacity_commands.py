@@ -79,6 +79,12 @@ def decide_command(args: argparse.Namespace) -> int:
                               previous.plans() if previous else {}, now)
     except (PriceSourceError, ConfigError) as error:
         raise CommandError(str(error)) from None
+    newest = result.book.newest_observation()
+    if newest is not None and newest > now:
+        # Prices from after the decision time would pass for fresh ones.
+        raise CommandError(f"--now = {format_time(now)} is before the prices used were read ({format_time(newest)}, "
+                           f"{result.source}): a past decision is reproduced from prices recorded before it; "
+                           "omit --now to decide from live prices")
     print("\n".join(decision_report(result)))
     if previous is not None and not any(d.changed for d in result.decisions) and \
             set(previous.groups) == {d.plan.group for d in result.decisions}:

@@ -137,6 +137,15 @@ def test_decide_now_needs_an_iso_time_with_a_zone(project, capsys, now):
     assert f"--now = {now!r}: allowed: an ISO 8601 time with a zone" in capsys.readouterr().err
 
 
+def test_decide_now_before_the_live_prices_were_read_exits_2(project, capsys, monkeypatch):
+    monkeypatch.setattr(capacity_commands, "live_price_source", lambda: FakeLiveSource(0.3))
+    past = "2026-11-30T00:00:00Z"
+    assert main(["decide", "--stack", "prod", "--program", str(project), "--now", past]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"seedance: error: --now = {past} is before the prices used were read (2026-12-01T11:55:00Z")
+    assert err.count("\n") == 1 and not (project / "stacks" / "capacity.prod.lock.json").exists()
+
+
 def test_breaker_without_credentials_is_one_line(monkeypatch, capsys):
     for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
         monkeypatch.delenv(name, raising=False)
