@@ -178,19 +178,18 @@ def _rate_per_gpu(instance_type: str, request: GroupRequest, book: PriceBook) ->
 def _reference_rate(request: GroupRequest, book: PriceBook, now, settings) -> tuple[float | None, str]:
     """The cheapest RI or on-demand GPU the group can run, per GPU-hour: spot must undercut it.
 
-    None when an on-demand price that could set it is stale: then no spot is added.
+    None when an on-demand price that could set it is missing or stale: a type whose price is
+    unknown may be the cheapest, and leaving it out would raise the reference. No spot is added then.
     """
     rates = []
     for instance_type in request.instance_types:
         rate, price, basis = _rate_per_gpu(instance_type, request, book)
         if rate is None:
-            continue
+            return None, f"{basis} price unknown"
         if price is not None and not _fresh(price, now, settings):
             return None, (f"{basis} price {_age(price, now)} old "
                           f"(fresh means <= {settings.max_price_age.total_seconds() / 3600:g} h)")
         rates.append((rate, basis))
-    if not rates:
-        return None, "no RI or on-demand rate known"
     return min(rates)
 
 
@@ -236,12 +235,16 @@ def _spot_eligibility(request, book, now, settings, current: CapacityPlan | None
     for instance_type in request.instance_types:
         spot_prices = _zone_spot_prices(instance_type, request, book)
         spot = _spot_per_gpu(instance_type, request, book)
-        stale = [z for z, p in zip(request.zones, spot_prices) if not _fresh(p, now, settings)]
-        own, _price, own_basis = _rate_per_gpu(instance_type, request, book)
-        if spot is None or stale or own is None:
-            what = "missing" if spot is None else "older than the limit" if stale else "without an on-demand price"
-            lines.append(f"spot {instance_type}: not eligible, spot price {what} in {', '.join(stale or request.zones)}")
+        missing = [z for z, p in zip(request.zones, spot_prices) if p is None]
+        stale = [z for z, p in zip(request.zones, spot_prices) if p is not None and not _fresh(p, now, settings)]
+        if missing or stale:
+            why = ([f"spot price missing in {', '.join(missing)}"] if missing else []) + (
+                [f"spot price older than {settings.max_price_age.total_seconds() / 3600:g} h in {', '.join(stale)}"]
+                if stale else [])
+            lines.append(f"spot {instance_type}: not eligible, {'; '.join(why)}")
             continue
+        # Known: the reference above needs every type's RI or on-demand rate.
+        own, _price, own_basis = _rate_per_gpu(instance_type, request, book)
         band = 1.0
         if current is not None:
             band = 1 / settings.noise_band if instance_type in current.spot_types else settings.noise_band
@@ -498,14 +501,16 @@ def decide(
     settings: PlannerSettings = PlannerSettings(),
 ) -> Decision:
     """Keep `current` unless the new plan's saving over the horizon repays its roll, or `current` no longer fits."""
-    candidate = plan_capacity(request, book, now, settings, current)
+    fits = current is not None and current.constraints == request.constraints()
+    # A plan decided for other constraints lends the new one neither its bands nor its order.
+    candidate = plan_capacity(request, book, now, settings, current if fits else None)
 
     def decision(plan, changed, rule, *reasons):
         return Decision(plan=plan, changed=changed, rule=rule, reasons=tuple(reasons), prices_used=book)
 
     if current is None:
         return decision(candidate, True, "first-plan", "no current plan: the new plan is adopted")
-    if current.constraints != request.constraints():
+    if not fits:
         changed = sorted(k for k in request.constraints() if current.constraints.get(k) != request.constraints()[k])
         return decision(candidate, True, "constraint",
                         f"the current plan was decided for other {', '.join(changed)}: replaced")

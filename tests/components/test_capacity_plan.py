@@ -119,6 +119,28 @@ def test_stale_or_missing_prices_give_on_demand_only_without_a_current_plan(age,
     assert expected in "\n".join(decision.plan.explanation)
 
 
+def test_a_missing_on_demand_price_never_adds_spot():
+    # g4dn's on-demand GPU is the reference; g6 spot at 0.99 of it is eligible, at 1.05 it is not.
+    types = ("g6.12xlarge", "g4dn.12xlarge")
+    g6_spot = {"g6.12xlarge": 1.05 * REFERENCE / (ON_DEMAND["g6.12xlarge"] / 4) / ZONE_MEAN}
+    assert plan_capacity(request(types=types), book(g6_spot), NOW).spot_types == ()
+    # Without g4dn's price, g6's own dearer on-demand GPU would pass for the reference.
+    unknown = book(g6_spot, on_demand={"g6.12xlarge": ON_DEMAND["g6.12xlarge"]})
+    plan = plan_capacity(request(types=types), unknown, NOW)
+    assert plan.spot_types == ()
+    assert "on-demand g4dn.12xlarge price unknown" in "\n".join(plan.explanation)
+
+
+def test_stale_and_missing_zones_are_named_apart():
+    prices = book({t: 0.3 for t in TRAINING})
+    del prices.spot[("g4dn.12xlarge", ZONES[1])]
+    old = prices.spot[("g4dn.12xlarge", ZONES[2])]
+    prices.spot[("g4dn.12xlarge", ZONES[2])] = replace(old, observed_at=NOW - timedelta(hours=7))
+    text = "\n".join(plan_capacity(request(types=TRAINING), prices, NOW).explanation)
+    assert (f"spot g4dn.12xlarge: not eligible, spot price missing in {ZONES[1]}; "
+            f"spot price older than 6 h in {ZONES[2]}") in text
+
+
 def test_a_type_missing_one_zone_price_is_not_eligible():
     prices = book({t: 0.3 for t in TRAINING})
     del prices.spot[("g4dn.12xlarge", ZONES[1])]
@@ -211,6 +233,15 @@ def test_a_changed_constraint_replaces_the_plan():
     decision = decide(bigger, book({t: 0.35 for t in TRAINING}), NOW, current)
     assert decision.rule == "constraint" and "max_gpus" in decision.reasons[0]
     assert decision.plan.constraints["max_gpus"] == 128
+
+
+def test_a_plan_for_other_constraints_lends_no_band_to_its_replacement():
+    current = current_plan()
+    # Spot at 1.05 x the reference stays inside the band of a current spot plan ...
+    assert decide(training(), book(spot_at(1.05)), NOW, current).plan.spot_types
+    # ... but a plan decided for another size is replaced as if there were none: on-demand is cheaper.
+    replaced = decide(training(max_gpus=128), book(spot_at(1.05)), NOW, current)
+    assert replaced.rule == "constraint" and replaced.plan.spot_types == ()
 
 
 def test_spot_stays_inside_the_band_and_leaves_past_it():
