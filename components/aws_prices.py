@@ -8,6 +8,7 @@ prices unread raises `PriceSourceError`; the caller falls back to the lock or th
 
 from __future__ import annotations
 
+import http.client
 import json
 import re
 import time
@@ -17,6 +18,7 @@ from typing import Any, Callable, Sequence
 
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
+from pydantic import BaseModel, ValidationError
 
 from components.capacity_plan import ReservedHolding
 from components.pricing import (
@@ -63,14 +65,44 @@ def band_upper_edge(label: str) -> float:
     return max(bounds) / 100
 
 
-def interruption_frequencies(document: dict, region: str, instance_types: Sequence[str],
+class _AdvisorBand(BaseModel):
+    index: int
+    label: str
+
+
+class _AdvisorPool(BaseModel):
+    r: int  # index into `ranges`; the document also carries "s", the saving over on-demand
+
+
+class _AdvisorDocument(BaseModel):
+    """The parts of the advisor's data read here; a document of another shape is refused (ValueError)."""
+
+    ranges: list[_AdvisorBand]
+    spot_advisor: dict[str, dict[str, dict[str, _AdvisorPool]]]  # region -> OS -> instance type
+
+
+def interruption_frequencies(document: Any, region: str, instance_types: Sequence[str],
                              now: datetime) -> dict[str, InterruptionFrequency]:
-    """Each listed type's band in the region, for Linux; types the advisor does not list are left out."""
-    labels = {entry["index"]: entry["label"] for entry in document["ranges"]}
-    linux = document["spot_advisor"].get(region, {}).get("Linux", {})
-    return {t: InterruptionFrequency(band_upper_edge(labels[linux[t]["r"]]), now,
-                                     f"Spot Instance Advisor, band {labels[linux[t]['r']]}")
-            for t in instance_types if t in linux}
+    """Each listed type's band in the region, for Linux; types the advisor does not list are left out.
+    Raises ValueError for a document that is not shaped as the advisor's."""
+    try:
+        advisor = _AdvisorDocument.model_validate(document)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "document"
+        raise ValueError(f"{where}: {first['msg']}") from None
+    labels = {band.index: band.label for band in advisor.ranges}
+    linux = advisor.spot_advisor.get(region, {}).get("Linux", {})
+    frequencies = {}
+    for instance_type in instance_types:
+        if instance_type not in linux:
+            continue
+        label = labels.get(linux[instance_type].r)
+        if label is None:
+            raise ValueError(f"{instance_type}: band {linux[instance_type].r} is not among the advisor's ranges")
+        frequencies[instance_type] = InterruptionFrequency(band_upper_edge(label), now,
+                                                           f"Spot Instance Advisor, band {label}")
+    return frequencies
 
 
 class LivePriceSource:
@@ -133,8 +165,9 @@ class LivePriceSource:
                 book.notes.append(f"spot placement scores unavailable ({error})")
         try:
             book.interruptions = interruption_frequencies(self._advisor(), region, instance_types, now)
-        except (OSError, ValueError, KeyError, TypeError) as error:
+        except (OSError, http.client.HTTPException, ValueError) as error:
             # Optional as well: without it the planner assumes the worst band, which never adds spot.
+            # (Network and HTTP failures, a body that is not JSON, a document of another shape.)
             book.notes.append(f"Spot Instance Advisor data unavailable ({type(error).__name__}: {error})")
         return book
 

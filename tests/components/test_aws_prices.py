@@ -1,5 +1,6 @@
 """The live price source against realistic API responses replayed by botocore's Stubber."""
 
+import http.client
 import json
 from datetime import datetime, timezone
 from pathlib import Path
@@ -113,18 +114,34 @@ def test_a_band_counts_at_its_upper_edge_and_the_open_band_as_every_instance(lab
     assert band_upper_edge(label) == edge
 
 
-def test_advisor_data_unavailable_leaves_frequencies_unknown_with_a_note():
+def raises(error):
+    def advisor():
+        raise error
+    return advisor
+
+
+def spot_advisor_with(**changes):
+    return lambda: {**fixture("spot_advisor.json"), **changes}
+
+
+@pytest.mark.parametrize("advisor, note", [
+    (raises(OSError("Name or service not known")), "OSError: Name or service not known"),
+    (raises(http.client.IncompleteRead(b"{")), "IncompleteRead: IncompleteRead(1 bytes read)"),
+    (raises(json.JSONDecodeError("Expecting value", "<html>", 0)), "JSONDecodeError: Expecting value"),
+    (lambda: [], "ValueError: document: Input should be a valid dictionary"),
+    (spot_advisor_with(spot_advisor=[]), "ValueError: spot_advisor: Input should be a valid dictionary"),
+    (spot_advisor_with(spot_advisor={"us-east-1": {"Linux": {"g5.12xlarge": {"r": "high"}}}}),
+     "ValueError: spot_advisor.us-east-1.Linux.g5.12xlarge.r: Input should be a valid integer"),
+    (spot_advisor_with(ranges=[]), "ValueError: g4dn.12xlarge: band 1 is not among the advisor's ranges"),
+])
+def test_advisor_data_unavailable_or_malformed_leaves_frequencies_unknown_with_a_note(advisor, note):
     clients = Clients()
     clients.spot_pages()
     clients.on_demand()
-
-    def offline():
-        raise OSError("Name or service not known")
-
-    live = LivePriceSource(clients, clock=lambda: NOW, advisor=offline)
+    live = LivePriceSource(clients, clock=lambda: NOW, advisor=advisor)
     book = live.prices("us-east-1", TYPES, ZONES)
     assert book.interruptions == {} and len(book.spot) == 9
-    assert book.notes == ["Spot Instance Advisor data unavailable (OSError: Name or service not known)"]
+    assert len(book.notes) == 1 and book.notes[0].startswith(f"Spot Instance Advisor data unavailable ({note}")
     assert "worst band assumed" in "\n".join(decide(request(types=TYPES), book, NOW).plan.explanation)
 
 
