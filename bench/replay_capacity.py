@@ -20,9 +20,9 @@ Policies: all on-demand; the source's naive rule (spot whenever the cheapest typ
 on-demand, on that one type, re-decided every hour); a static 70/30 spot/on-demand mix; spot at the
 class cap on every type, always; the planner with the source's 0.6 rule as its guard; the planner
 (`components.capacity_plan.decide`, expected cost, seeing prices and the trailing month's
-interruption frequency as the live source would, with API outages); and a hindsight oracle (spot
-whenever a pool is below on-demand, on every type that has such a pool, with no roll or
-interruption costs).
+interruption frequency as the live source would, with API outages); and a hindsight oracle (in each
+zone, each hour, its spot share on the cheapest pool with capacity when that is below on-demand,
+else on-demand; never a roll or a reclaim): no policy under the same caps can pay less.
 
 The naive rule, the planners, spot at cap and the oracle differ only in *when* and *where* they use
 spot: all run the same Auto Scaling group form under the same caps, an on-demand base covering the
@@ -132,6 +132,8 @@ class Market:
         self.drought = {p: False for p in self.pools}
         self.reclaims: dict[str, deque] = {t: deque() for t in types}  # hours a pool of the type went dry
         self.hour = 0
+        for _ in range(FREQUENCY_WINDOW_HOURS):  # a month of history before the replay, as the advisor has
+            self.step()
 
     def step(self) -> None:
         r = self.regime
@@ -160,8 +162,7 @@ class Market:
         events = self.reclaims[instance_type]
         while events and events[0] <= self.hour - FREQUENCY_WINDOW_HOURS:
             events.popleft()
-        hours = min(self.hour, FREQUENCY_WINDOW_HOURS)
-        return len(events) / len(ZONES) / hours * HOURS_PER_MONTH if hours else 0.0
+        return len(events) / len(ZONES) / FREQUENCY_WINDOW_HOURS * HOURS_PER_MONTH
 
 
 @dataclass(frozen=True)
@@ -191,7 +192,10 @@ def per_gpu(instance_type: str, price: float) -> float:
     return price / gpu_instance_type(instance_type).gpus
 
 
-def charge(ledger: Ledger, mix: Mix, market: Market, group: str, desired: int, cap: float, refresh: bool) -> None:
+def charge(ledger: Ledger, mix: Mix, market: Market, group: str, desired: int, cap: float,
+           hindsight: bool = False) -> None:
+    """One hour of `mix`. With hindsight (the oracle) each zone's spot share runs on whichever is
+    cheaper that hour, its cheapest pool or on-demand, and no reclaim or roll is ever paid."""
     types = GROUPS[group]["types"]
     on_demand_rate = min(per_gpu(t, ON_DEMAND[t]) for t in types)
     if mix.spot_gpus / desired > cap + 1e-9:
@@ -201,7 +205,7 @@ def charge(ledger: Ledger, mix: Mix, market: Market, group: str, desired: int, c
     for zone in ZONES:
         share = mix.spot_gpus / len(ZONES)
         pools = sorted((per_gpu(t, market.price((t, zone))), t) for t in mix.spot_types if market.available((t, zone)))
-        if not pools:
+        if not pools or (hindsight and pools[0][0] >= on_demand_rate):
             cost += share * on_demand_rate
             continue
         price, instance_type = pools[0]
@@ -211,10 +215,10 @@ def charge(ledger: Ledger, mix: Mix, market: Market, group: str, desired: int, c
         if not market.available(pool):  # reclaimed: the work since the last checkpoint and a warm-up are lost
             ledger.interruptions += gpus
             cost += gpus * (LOST_WORK_HOURS[group] + WARMUP_HOURS[group]) * on_demand_rate
-    if refresh and ledger.previous is not None and mix != ledger.previous:
+    if not hindsight and ledger.previous is not None and mix != ledger.previous:
         ledger.changes += 1
         cost += desired * WARMUP_HOURS[group] * on_demand_rate
-    ledger.used_pools = used
+    ledger.used_pools = {} if hindsight else used
     ledger.previous = mix
     ledger.cost += cost
     ledger.gpu_hours += desired
@@ -258,19 +262,18 @@ def replay(regime: Regime, seed: int, days: int, group: str) -> tuple[dict[str, 
     book: PriceBook | None = None
     failing_until = -1
     planner_seconds = 0.0
-    on_demand_rate = min(per_gpu(t, ON_DEMAND[t]) for t in types)
     for hour in range(days * 24):
         now = START + timedelta(hours=hour)
         market.step()
 
-        charge(ledgers["all on-demand"], Mix(0, ()), market, group, desired, cap, refresh=True)
+        charge(ledgers["all on-demand"], Mix(0, ()), market, group, desired, cap)
 
         cheapest = min(types, key=lambda t: min(per_gpu(t, market.price((t, z))) for z in ZONES))
         eligible = min(market.price((cheapest, z)) for z in ZONES) < 0.6 * ON_DEMAND[cheapest]
         naive = Mix(spot_when_used if eligible else 0, (cheapest,) if eligible else ())
-        charge(ledgers["naive 0.6 rule"], naive, market, group, desired, cap, refresh=True)
-        charge(ledgers["static 70/30"], Mix(desired * 0.7, types), market, group, desired, cap, refresh=True)
-        charge(ledgers["spot at cap"], Mix(spot_when_used, types), market, group, desired, cap, refresh=True)
+        charge(ledgers["naive 0.6 rule"], naive, market, group, desired, cap)
+        charge(ledgers["static 70/30"], Mix(desired * 0.7, types), market, group, desired, cap)
+        charge(ledgers["spot at cap"], Mix(spot_when_used, types), market, group, desired, cap)
 
         if hour > failing_until and outages.random() < regime.outage_rate:
             failing_until = hour + regime.outage_hours - 1
@@ -282,14 +285,9 @@ def replay(regime: Regime, seed: int, days: int, group: str) -> tuple[dict[str, 
             if name == "planner":
                 planner_seconds += time.perf_counter() - started
             mix = Mix(desired * plan.spot_share_at(desired), plan.spot_types)
-            charge(ledgers[name], mix, market, group, desired, cap, refresh=True)
+            charge(ledgers[name], mix, market, group, desired, cap)
 
-        cheaper = tuple(t for t in types if any(market.available((t, z)) and
-                                                per_gpu(t, market.price((t, z))) < on_demand_rate for z in ZONES))
-        oracle = Mix(spot_when_used if cheaper else 0, cheaper)
-        oracle_ledger = ledgers["oracle"]
-        oracle_ledger.used_pools = {}  # hindsight: never caught by a reclaim
-        charge(oracle_ledger, oracle, market, group, desired, cap, refresh=False)
+        charge(ledgers["oracle"], Mix(spot_when_used, types), market, group, desired, cap, hindsight=True)
     return ledgers, planner_seconds
 
 

@@ -52,3 +52,11 @@ def test_a_market_where_spot_never_undercuts_on_demand_keeps_the_planner_on_on_d
     ledgers, _ = replay.replay(pricey, 1, 3, "batch")
     assert ledgers["planner"].cost == pytest.approx(ledgers["all on-demand"].cost)
     assert ledgers["planner"].changes == 0 and ledgers["planner"].interruptions == 0
+
+
+@pytest.mark.parametrize("regime", ["scarce", "long-droughts"])
+def test_the_oracle_is_a_lower_bound_for_every_cap_keeping_policy(replay, regime):
+    for group in replay.GROUPS:
+        ledgers, _ = replay.replay(replay.REGIMES[regime], 7, 4, group)
+        oracle = ledgers["oracle"].cost
+        assert all(ledger.cost >= oracle for ledger in ledgers.values() if ledger.cap_violations == 0)
