@@ -81,6 +81,20 @@ def test_unknown_interruption_data_never_adds_spot(scenario):
     assert unknown.max_spot_share <= known.max_spot_share
 
 
+@settings(max_examples=1000, deadline=None)  # a type that sets the reference and loses its price is rare
+@given(scenarios(), st.data(), st.sampled_from(["on_demand", "spot"]))
+def test_a_missing_price_never_adds_spot(scenario, data, table):
+    request, book = scenario
+    prices = getattr(book, table)
+    if len(prices) < 2:  # with no on-demand price at all the planner refuses the group
+        return
+    key = data.draw(st.sampled_from(sorted(prices)))
+    fewer = replace(book, **{table: {k: p for k, p in prices.items() if k != key}})
+    known, unknown = plan_capacity(request, book, NOW), plan_capacity(request, fewer, NOW)
+    assert set(unknown.spot_types) <= set(known.spot_types)
+    assert unknown.max_spot_share <= known.max_spot_share
+
+
 @settings(max_examples=1500, deadline=None)  # boundary cases are rare: fewer examples miss a broken band
 @given(scenarios(), st.integers(0, 2**32 - 1))
 def test_plan_unchanged_under_five_percent_price_noise(scenario, seed):
