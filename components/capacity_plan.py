@@ -15,7 +15,8 @@ The rules, in the order they apply:
   `threshold x band`, stay up to `threshold / band`, band = (1 - noise) / (1 + noise)), and the
   on-demand order is kept unless prices moved beyond the band, so price noise cannot change a plan.
 - Spot is used only when enough types are eligible (`min_spot_types`, or all of a smaller group),
-  and, for classes with `min_placement_score`, when fresh placement scores reach it in every zone.
+  and, for classes with `min_placement_score`, when a zone's fresh placement score reaches it (each
+  zone is scored for the group's whole spot share at max size, so one such zone can host it).
 - The on-demand base covers the Reserved Instances the group can use and the class RI baseline.
 - The on-demand percentage above the base is the smallest that keeps the spot share within the
   class cap at every size up to `max_gpus` (the share grows with size, so the maximum is the bound).
@@ -267,20 +268,19 @@ def _spot_eligibility(request, book, now, settings, current: CapacityPlan | None
 
 
 def _placement_allows_spot(request, book, now, settings, keeping: bool) -> tuple[bool, str]:
-    """Spot enters only where fresh scores reach the class minimum in every zone. A current spot plan
-    stays while some zone still scores within PLACEMENT_SCORE_SLACK of it: the group launches its spot
-    share in the zones that have capacity, and leaving spot rolls every GPU of the group."""
+    """Spot enters when, with fresh scores for every zone, the best zone reaches the class minimum:
+    each zone is scored for the group's whole spot share at max size, and the group launches spot
+    in the zones that have capacity. A current spot plan stays while the best zone is within
+    PLACEMENT_SCORE_SLACK of the minimum: leaving spot rolls every GPU of the group."""
     minimum = request.workload_class.min_placement_score
     if minimum is None:
         return True, "placement scores: not required for this class"
     scores = [book.placement_score(request.instance_types, zone) for zone in request.zones]
     if any(s is None or s.observed_at < now - settings.max_price_age for s in scores):
         return False, f"placement scores: not available fresh for every zone; class {request.workload_class.name} needs >= {minimum}"
-    if keeping:
-        best, needed = max(s.score for s in scores), minimum - PLACEMENT_SCORE_SLACK
-        return best >= needed, f"placement scores: best zone {best} vs {needed} to keep spot"
-    worst = min(s.score for s in scores)
-    return worst >= minimum, f"placement scores: lowest zone {worst} vs {minimum} to start spot"
+    best = max(s.score for s in scores)
+    needed, action = (minimum - PLACEMENT_SCORE_SLACK, "keep") if keeping else (minimum, "start")
+    return best >= needed, f"placement scores: best zone {best} vs {needed} to {action} spot"
 
 
 def _order_types(request: GroupRequest, book: PriceBook, band: float, current: CapacityPlan | None) -> list[str]:

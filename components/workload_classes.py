@@ -17,7 +17,8 @@ class WorkloadClass:
     max_spot_share: float  # of the group's GPUs, at any size the autoscaler picks
     interruption_tolerance_seconds: int
     ri_baseline: float  # share of the group's desired GPUs always on on-demand / RI capacity
-    min_placement_score: int | None  # spot only where EC2 scores every zone at least this (None: no gate)
+    # Spot starts only when EC2 scores some zone at least this for the group's spot share (None: no gate).
+    min_placement_score: int | None
     lost_work_seconds: int  # work an interrupted GPU loses on average (batch: half a checkpoint interval)
     warmup_seconds: int  # a replacement node's start, image pull and model load, paid per interruption and roll
 

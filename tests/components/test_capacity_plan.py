@@ -153,8 +153,12 @@ def test_online_spot_needs_fresh_high_placement_scores():
     prices = {t: 0.25 for t in SERVING}
     serving = request("online", SERVING, min_gpus=4, desired=6, max_gpus=24)
     assert plan_capacity(serving, book(prices), NOW).spot_types == ()  # no scores: no spot
-    assert plan_capacity(serving, book(prices, scores={SERVING: (9, 8, 6)}), NOW).spot_types == ()
-    plan = plan_capacity(serving, book(prices, scores={SERVING: (9, 8, 7)}), NOW)
+    assert plan_capacity(serving, book(prices, scores={SERVING: (6, 5, 6)}), NOW).spot_types == ()
+    stale = book(prices, scores={SERVING: (9, 9, 9)})
+    del stale.placement[(tuple(sorted(SERVING)), ZONES[2])]
+    assert plan_capacity(serving, stale, NOW).spot_types == ()  # a zone unscored: no spot
+    # Each zone is scored for the whole spot share: one zone that can host it is enough to start.
+    plan = plan_capacity(serving, book(prices, scores={SERVING: (7, 3, 2)}), NOW)
     assert plan.spot_types and plan.max_spot_share <= 0.2
     assert plan.on_demand_base_gpus == 6  # ceil(85 % of 6)
 
