@@ -10,8 +10,10 @@ and an `online` (serving) group; one evaluator prices every mix the same way:
 
 - on-demand GPUs at the cheapest on-demand GPU of the group;
 - spot GPUs split evenly over the zones; in each zone on the policy's cheapest pool that has
-  capacity (price-capacity-optimized allocation); with no such pool the zone's share runs
-  on-demand, so a policy with fewer types falls back to on-demand more often;
+  capacity (price-capacity-optimized allocation); with no such pool the zone's share is priced
+  on-demand, as if bought elsewhere. An Auto Scaling group does not make that substitution (its
+  spot share stays unlaunched, kubernetes/autoscaler#2075), so the table also counts those
+  GPU-hours as "unlaunched": a policy with fewer spot types has more of them;
 - an interruption (a pool a policy used enters a drought) costs the interrupted GPUs their lost
   work (batch: half a checkpoint interval) plus a warm-up on the replacement;
 - a plan change rolls the group (an ASG instance refresh): every GPU pays a warm-up.
@@ -180,6 +182,7 @@ class Ledger:
     changes: int = 0
     cap_violations: int = 0
     interruptions: float = 0.0
+    unlaunched: float = 0.0  # spot GPU-hours in zones where none of the policy's pools had capacity
     previous: Mix | None = None
     used_pools: dict = field(default_factory=dict)  # (type, zone) -> spot GPUs last hour
 
@@ -205,6 +208,8 @@ def charge(ledger: Ledger, mix: Mix, market: Market, group: str, desired: int, c
     for zone in ZONES:
         share = mix.spot_gpus / len(ZONES)
         pools = sorted((per_gpu(t, market.price((t, zone))), t) for t in mix.spot_types if market.available((t, zone)))
+        if not pools:
+            ledger.unlaunched += 0 if hindsight else share
         if not pools or (hindsight and pools[0][0] >= on_demand_rate):
             cost += share * on_demand_rate
             continue
@@ -302,6 +307,7 @@ def pooled(runs: list[dict[str, Ledger]]) -> dict[str, Ledger]:
             t.changes += ledger.changes
             t.cap_violations += ledger.cap_violations
             t.interruptions += ledger.interruptions
+            t.unlaunched += ledger.unlaunched
     return total
 
 
@@ -354,10 +360,11 @@ def main() -> int:
             ledgers = pooled(runs)
             oracle = ledgers["oracle"].rate
             print(f"  {group} ({GROUPS[group]['desired']} GPUs): "
-                  f"{'policy':18} {'$/GPU-h':>8} {'x oracle':>9} {'changes':>8} {'cap viol.':>9} {'interrupted':>11}")
+                  f"{'policy':18} {'$/GPU-h':>8} {'x oracle':>9} {'changes':>8} {'cap viol.':>9} {'interrupted':>11} "
+                  f"{'unlaunched':>10}")
             for name, ledger in ledgers.items():
                 print(f"  {'':{len(group) + 11}}{name:18} {ledger.rate:8.4f} {ledger.rate / oracle:9.3f} "
-                      f"{ledger.changes:8d} {ledger.cap_violations:9d} {ledger.interruptions:11.1f}")
+                      f"{ledger.changes:8d} {ledger.cap_violations:9d} {ledger.interruptions:11.1f} {ledger.unlaunched:10.1f}")
             months = len(seeds) * args.days / 30
             results += [(regime.name, text, ok) for text, ok in verdicts(group, ledgers, max(ratios), months)]
     print(f"\nplanner: {decision_seconds / decisions * 1e3:.3f} ms per hourly decision ({decisions} decisions)\n")

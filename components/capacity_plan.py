@@ -22,9 +22,10 @@ The rules, in the order they apply:
   class cap at every size up to `max_gpus` (the share grows with size, so the maximum is the bound).
   Spot, when used, always fills the cap: every eligible type is cheaper than the reference, so cost
   falls with each GPU moved to spot.
-- A new plan replaces the current one when its expected saving over `horizon_hours` repays the roll
-  it causes (every GPU of the group is replaced and warms up once), or when the current one no
-  longer fits the group's constraints. Stale or missing prices keep the current plan.
+- A new plan replaces the current one when its expected saving over `horizon_hours`, less what price
+  noise could explain (the noise x the spot spend the two plans do not share), repays the roll it
+  causes (every GPU of the group is replaced and warms up once), or when the current one no longer
+  fits the group's constraints. Stale or missing prices keep the current plan.
 """
 
 from __future__ import annotations
@@ -358,20 +359,32 @@ def hourly_cost(plan: CapacityPlan, request: GroupRequest, book: PriceBook) -> f
     return cost
 
 
+def _spot_pools(spot_types: Sequence[str], request: GroupRequest, book: PriceBook,
+                extra) -> list[tuple[str, float, float]] | None:
+    """Per zone, the pool price-capacity-optimized allocation takes: the type whose spot GPU costs
+    least with `extra(type)` added, as (type, its spot $/GPU-h, that cost). None when a type lacks a
+    price in a zone."""
+    pools = []
+    for zone in request.zones:
+        prices = [(book.spot_price(t, zone), t) for t in spot_types]
+        if any(p is None for p, _t in prices):
+            return None
+        per_gpu = [(p.usd_per_hour / gpu_instance_type(t).gpus, t) for p, t in prices]
+        pools.append(min(((t, price, price + extra(t)) for price, t in per_gpu), key=lambda pool: pool[2]))
+    return pools
+
+
 def spot_cost_per_gpu(spot_types: Sequence[str], request: GroupRequest, book: PriceBook, extra) -> float | None:
     """A spot GPU's cost with these types: the zones share the spot capacity evenly (the group
     balances zones), and in each zone price-capacity-optimized allocation takes the cheapest of the
     types (all with capacity, as far as prices tell). `extra(type)` adds a per-GPU cost (interruptions).
     None when a type lacks a price in a zone."""
-    if not spot_types:
-        return None
-    per_zone = []
-    for zone in request.zones:
-        prices = [(book.spot_price(t, zone), t) for t in spot_types]
-        if any(p is None for p, _t in prices):
-            return None
-        per_zone.append(min(p.usd_per_hour / gpu_instance_type(t).gpus + extra(t) for p, t in prices))
-    return sum(per_zone) / len(per_zone)
+    pools = _spot_pools(spot_types, request, book, extra) if spot_types else None
+    return None if pools is None else sum(cost for _t, _price, cost in pools) / len(pools)
+
+
+def _interruption_cost(request, book, now, settings, reference):
+    return lambda t: interruption_cost_per_gpu_hour(t, request, book, now, settings, reference)[0]
 
 
 def expected_cost(plan: CapacityPlan, request: GroupRequest, book: PriceBook, now: datetime,
@@ -384,9 +397,30 @@ def expected_cost(plan: CapacityPlan, request: GroupRequest, book: PriceBook, no
     spot_gpus = plan.spot_share_at(request.reference_gpus) * request.reference_gpus
     if spot_gpus <= 0 or not plan.spot_types:
         return billed
-    with_risk = spot_cost_per_gpu(plan.spot_types, request, book, lambda t: interruption_cost_per_gpu_hour(
-        t, request, book, now, settings, reference)[0])
+    with_risk = spot_cost_per_gpu(plan.spot_types, request, book, _interruption_cost(request, book, now, settings,
+                                                                                      reference))
     return billed + spot_gpus * (with_risk - spot_cost_per_gpu(plan.spot_types, request, book, lambda _t: 0.0))
+
+
+def saving_noise(current: CapacityPlan, new: CapacityPlan, request: GroupRequest, book: PriceBook, now: datetime,
+                 settings: PlannerSettings) -> float:
+    """How far the saving of `new` over `current` ($/h) can be off when each spot price moves by
+    `price_noise`: the noise x the spot spend the two plans do not share, pool by pool. Plans on the
+    same pools share their prices, so only what differs is uncertain."""
+    reference, _basis = _reference_rate(request, book, now, settings)
+    gpus: dict[tuple[str, str], float] = {}
+    price: dict[tuple[str, str], float] = {}
+    for plan, sign in ((current, 1), (new, -1)):
+        spot_gpus = plan.spot_share_at(request.reference_gpus) * request.reference_gpus
+        pools = _spot_pools(plan.spot_types, request, book, _interruption_cost(
+            request, book, now, settings, reference or 0.0)) if plan.spot_types and spot_gpus > 0 else None
+        if not pools:
+            continue
+        for zone, (instance_type, per_gpu, _cost) in zip(request.zones, pools):
+            key = (instance_type, zone)
+            gpus[key] = gpus.get(key, 0.0) + sign * spot_gpus / len(request.zones)
+            price[key] = per_gpu
+    return settings.price_noise * sum(abs(g) * price[key] for key, g in gpus.items())
 
 
 def switching_cost(request: GroupRequest, book: PriceBook, now: datetime, settings: PlannerSettings) -> float | None:
@@ -529,10 +563,12 @@ def decide(
     roll = switching_cost(request, book, now, settings)
     if current_cost is None or new_cost is None or roll is None:
         return decision(current, False, "keep:stale-prices", "the current plan cannot be priced now: kept")
-    repaid = (current_cost - new_cost) * settings.horizon_hours
-    costs = (f"expected current {_money(current_cost)}/h now, new {_money(new_cost)}/h: over {settings.horizon_hours:g} h "
-             f"saves {_money(repaid)} vs the roll's {_money(roll)} ({request.reference_gpus} GPUs x "
-             f"{request.workload_class.warmup_seconds} s warm-up)")
+    # A saving counts only beyond what price noise could explain.
+    noise = saving_noise(current, candidate, request, book, now, settings)
+    repaid = (current_cost - new_cost - noise) * settings.horizon_hours
+    costs = (f"expected current {_money(current_cost)}/h now, new {_money(new_cost)}/h, less "
+             f"{_money(noise)}/h of price noise: over {settings.horizon_hours:g} h saves {_money(repaid)} vs the "
+             f"roll's {_money(roll)} ({request.reference_gpus} GPUs x {request.workload_class.warmup_seconds} s warm-up)")
     if repaid > roll:
         return decision(candidate, True, "saving", f"{costs}: replaced")
     return decision(current, False, "keep:saving-below-roll-cost", f"{costs}: the current plan is kept")
