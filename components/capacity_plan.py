@@ -545,7 +545,7 @@ def decide(
     if current is None:
         return decision(candidate, True, "first-plan", "no current plan: the new plan is adopted")
     if not fits:
-        changed = sorted(k for k in request.constraints() if current.constraints.get(k) != request.constraints()[k])
+        changed = constraint_changes(current.constraints, request.constraints())
         return decision(candidate, True, "constraint",
                         f"the current plan was decided for other {', '.join(changed)}: replaced")
     if current.spot_types:
@@ -572,6 +572,22 @@ def decide(
     if repaid > roll:
         return decision(candidate, True, "saving", f"{costs}: replaced")
     return decision(current, False, "keep:saving-below-roll-cost", f"{costs}: the current plan is kept")
+
+
+def constraint_changes(decided_for: dict, wanted: dict) -> list[str]:
+    """The constraints that differ, by name; for a class, its fields (a plan decided by an earlier
+    version lacks the fields added since, and is named as such)."""
+    changes = []
+    for key, value in wanted.items():
+        old = decided_for.get(key)
+        if old == value:
+            continue
+        if isinstance(old, dict) and isinstance(value, dict):
+            changes += [f"{key}.{k}" + (" (new field)" if k not in old else "")
+                        for k in value if old.get(k) != value[k]]
+        else:
+            changes.append(key)
+    return sorted(changes)
 
 
 def same_distribution(a: CapacityPlan, b: CapacityPlan) -> bool:

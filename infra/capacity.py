@@ -22,7 +22,8 @@ from typing import Sequence
 from components.aws_regions import regions
 from components.aws_prices import LivePriceSource
 from components.capacity_lock import CapacityLock, LockError, LockPriceSource, lock_path, read_lock
-from components.capacity_plan import CapacityPlan, Decision, GroupRequest, ReservedHolding, decide_all, spot_only
+from components.capacity_plan import (
+    CapacityPlan, Decision, GroupRequest, ReservedHolding, constraint_changes, decide_all, spot_only)
 from components.gpu_instance_types import gpu_instance_type
 from components.pricing import PlacementRequest, PriceBook, PriceSource, PriceSourceError, SnapshotPriceSource
 from components.reserved_instances import allocate_holdings
@@ -134,8 +135,7 @@ def lock_mismatches(lock: CapacityLock, requests: Sequence[GroupRequest]) -> lis
         if plan is None:
             problems.append(f"{request.name} (not in the lock)")
             continue
-        wanted = request.constraints()
-        changed = sorted(k for k in wanted if plan.constraints.get(k) != wanted[k])
+        changed = constraint_changes(plan.constraints, request.constraints())
         if changed:
             problems.append(f"{request.name} ({', '.join(changed)} changed)")
     return problems

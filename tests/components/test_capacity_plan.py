@@ -273,6 +273,15 @@ def test_a_plan_for_other_constraints_lends_no_band_to_its_replacement():
     assert replaced.rule == "constraint" and replaced.plan.spot_types == ()
 
 
+def test_a_plan_from_an_earlier_version_names_the_class_fields_it_lacks():
+    current = current_plan()
+    klass = {k: v for k, v in current.constraints["workload_class"].items() if k != "warmup_seconds"}
+    earlier = replace(current, constraints={**current.constraints, "workload_class": klass})
+    decision = decide(training(), book({t: 0.35 for t in TRAINING}), NOW, earlier)
+    assert decision.rule == "constraint"
+    assert "other workload_class.warmup_seconds (new field): replaced" in decision.reasons[0]
+
+
 def test_spot_stays_inside_the_band_and_leaves_past_it():
     current = current_plan()
     # 1.05 x the reference: past the entry line, inside the band (up to 1 / 0.905): the plan stands.
