@@ -52,8 +52,11 @@ def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def fetch_spot_advisor() -> dict:
-    with urllib.request.urlopen(SPOT_ADVISOR_URL, timeout=20) as response:
+ADVISOR_TIMEOUT_SECONDS = 20.0
+
+
+def fetch_spot_advisor(timeout_seconds: float) -> Any:
+    with urllib.request.urlopen(SPOT_ADVISOR_URL, timeout=timeout_seconds) as response:
         return json.load(response)
 
 
@@ -111,7 +114,7 @@ class LivePriceSource:
     def __init__(self, clients: ClientFactory = boto3_clients, *, budget_seconds: float = 90.0,
                  clock: Callable[[], datetime] = _utc_now, sleep: Callable[[float], None] = time.sleep,
                  monotonic: Callable[[], float] = time.monotonic,
-                 advisor: Callable[[], dict] = fetch_spot_advisor):
+                 advisor: Callable[[float], Any] = fetch_spot_advisor):
         self._clients = clients
         self._advisor = advisor
         self._budget = budget_seconds
@@ -163,8 +166,13 @@ class LivePriceSource:
             except PriceSourceError as error:
                 # Scores are optional (and rate-limited to ~10 shapes a day): without them no spot is added.
                 book.notes.append(f"spot placement scores unavailable ({error})")
+        remaining = self._deadline - self._monotonic()
+        if remaining <= 0:
+            book.notes.append("Spot Instance Advisor data not read: the price read used its time budget")
+            return book
         try:
-            book.interruptions = interruption_frequencies(self._advisor(), region, instance_types, now)
+            document = self._advisor(min(ADVISOR_TIMEOUT_SECONDS, remaining))
+            book.interruptions = interruption_frequencies(document, region, instance_types, now)
         except (OSError, http.client.HTTPException, ValueError) as error:
             # Optional as well: without it the planner assumes the worst band, which never adds spot.
             # (Network and HTTP failures, a body that is not JSON, a document of another shape.)

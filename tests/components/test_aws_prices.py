@@ -85,7 +85,7 @@ class FakeTime:
 def source(clients, time=None, budget=90.0):
     time = time or FakeTime()
     return LivePriceSource(clients, budget_seconds=budget, clock=lambda: NOW, sleep=time.sleep,
-                           monotonic=time.monotonic, advisor=lambda: fixture("spot_advisor.json"))
+                           monotonic=time.monotonic, advisor=lambda _timeout: fixture("spot_advisor.json"))
 
 
 def test_reads_every_page_keeps_the_dearer_description_and_only_the_groups_zones():
@@ -115,20 +115,20 @@ def test_a_band_counts_at_its_upper_edge_and_the_open_band_as_every_instance(lab
 
 
 def raises(error):
-    def advisor():
+    def advisor(_timeout):
         raise error
     return advisor
 
 
 def spot_advisor_with(**changes):
-    return lambda: {**fixture("spot_advisor.json"), **changes}
+    return lambda _timeout: {**fixture("spot_advisor.json"), **changes}
 
 
 @pytest.mark.parametrize("advisor, note", [
     (raises(OSError("Name or service not known")), "OSError: Name or service not known"),
     (raises(http.client.IncompleteRead(b"{")), "IncompleteRead: IncompleteRead(1 bytes read)"),
     (raises(json.JSONDecodeError("Expecting value", "<html>", 0)), "JSONDecodeError: Expecting value"),
-    (lambda: [], "ValueError: document: Input should be a valid dictionary"),
+    (lambda _timeout: [], "ValueError: document: Input should be a valid dictionary"),
     (spot_advisor_with(spot_advisor=[]), "ValueError: spot_advisor: Input should be a valid dictionary"),
     (spot_advisor_with(spot_advisor={"us-east-1": {"Linux": {"g5.12xlarge": {"r": "high"}}}}),
      "ValueError: spot_advisor.us-east-1.Linux.g5.12xlarge.r: Input should be a valid integer"),
@@ -143,6 +143,27 @@ def test_advisor_data_unavailable_or_malformed_leaves_frequencies_unknown_with_a
     assert book.interruptions == {} and len(book.spot) == 9
     assert len(book.notes) == 1 and book.notes[0].startswith(f"Spot Instance Advisor data unavailable ({note}")
     assert "worst band assumed" in "\n".join(decide(request(types=TYPES), book, NOW).plan.explanation)
+
+
+@pytest.mark.parametrize("budget, timeout", [(90.0, 20.0), (5.0, 5.0), (0.0, None)])
+def test_the_advisor_download_fits_in_what_is_left_of_the_time_budget(budget, timeout):
+    clients = Clients()
+    clients.spot_pages()
+    clients.on_demand()
+    asked = []
+
+    def advisor(timeout_seconds):
+        asked.append(timeout_seconds)
+        return fixture("spot_advisor.json")
+
+    time = FakeTime()
+    live = LivePriceSource(clients, budget_seconds=budget, clock=lambda: NOW, sleep=time.sleep,
+                           monotonic=time.monotonic, advisor=advisor)
+    book = live.prices("us-east-1", TYPES, ZONES)
+    assert asked == ([timeout] if timeout else [])
+    assert bool(book.interruptions) == bool(timeout)
+    if not timeout:
+        assert book.notes == ["Spot Instance Advisor data not read: the price read used its time budget"]
 
 
 def test_live_prices_give_a_spot_plan():

@@ -171,7 +171,7 @@ def test_live_source_against_moto_falls_back_when_the_price_list_api_fails(proje
     capsys.readouterr()
     with mock_aws():
         source = LivePriceSource(clients=lambda service, region: boto3.client(service, region_name=region),
-                                 advisor=lambda: {"ranges": [], "spot_advisor": {}})
+                                 advisor=lambda _timeout: {"ranges": [], "spot_advisor": {}})
         monkeypatch.setattr(capacity_commands, "live_price_source", lambda: source)
         assert decide(project) == 0
     out = capsys.readouterr().out
