@@ -5,12 +5,13 @@ renders the sizes and the on-demand base in instances (the base rounded up), bec
 autoscaler counts instances; the spot share is the same in either unit.
 
 The rules, in the order they apply:
-- A spot GPU of a type is expected to cost its effective spot price (the mean over the group's
-  zones) plus its expected interruption cost: how often the type is reclaimed (the Spot Instance
-  Advisor's frequency; unknown or old: the worst band) x the class's lost work and warm-up, valued
-  at the group's cheapest non-spot GPU (its reference). A type may run spot when that expected cost
-  is below the reference, from fresh prices; a missing or stale price makes the type ineligible:
-  unknown never adds spot. The source's rule (spot below `spot_price_ratio` x the type's RI rate)
+- A spot GPU of a type is expected to cost its spot price plus its expected interruption cost: how
+  often the type is reclaimed (the Spot Instance Advisor's frequency; unknown or old: the worst
+  band) x the class's lost work and warm-up, valued at the group's cheapest non-spot GPU (its
+  reference). Each zone runs its spot share on its cheapest listed pool, so a type is judged in the
+  zone where it is cheapest: it may run spot when its expected cost there is below the reference,
+  from fresh prices in every zone; a missing or stale price makes the type ineligible: unknown
+  never adds spot. The source's rule (spot below `spot_price_ratio` x the type's RI rate)
   is an optional guard on top. With a current plan, both thresholds are bands (enter below
   `threshold x band`, stay up to `threshold / band`, band = (1 - noise) / (1 + noise)), and the
   on-demand order is kept unless prices moved beyond the band, so price noise cannot change a plan.
@@ -199,15 +200,6 @@ def _zone_spot_prices(instance_type: str, request: GroupRequest, book: PriceBook
     return [book.spot_price(instance_type, zone) for zone in request.zones]
 
 
-def _spot_per_gpu(instance_type: str, request: GroupRequest, book: PriceBook) -> float | None:
-    """The type's effective spot price per GPU: the mean over the group's zones, since the Auto
-    Scaling group balances capacity across them. None when a zone has no price."""
-    prices = _zone_spot_prices(instance_type, request, book)
-    if any(p is None for p in prices):
-        return None
-    return sum(p.usd_per_hour for p in prices) / len(prices) / gpu_instance_type(instance_type).gpus
-
-
 def _interruptions_per_month(instance_type: str, book: PriceBook, now, settings) -> tuple[float, str]:
     frequency: InterruptionFrequency | None = book.interruption_frequency(instance_type)
     if frequency is None:
@@ -236,7 +228,6 @@ def _spot_eligibility(request, book, now, settings, current: CapacityPlan | None
     eligible = []
     for instance_type in request.instance_types:
         spot_prices = _zone_spot_prices(instance_type, request, book)
-        spot = _spot_per_gpu(instance_type, request, book)
         missing = [z for z, p in zip(request.zones, spot_prices) if p is None]
         stale = [z for z, p in zip(request.zones, spot_prices) if p is not None and not _fresh(p, now, settings)]
         if missing or stale:
@@ -247,6 +238,9 @@ def _spot_eligibility(request, book, now, settings, current: CapacityPlan | None
             continue
         # Known: the reference above needs every type's RI or on-demand rate.
         own, _price, own_basis = _rate_per_gpu(instance_type, request, book)
+        # Each zone takes its cheapest listed pool, so a type earns its place where it is cheapest.
+        gpus = gpu_instance_type(instance_type).gpus
+        spot, zone = min((p.usd_per_hour / gpus, z) for z, p in zip(request.zones, spot_prices))
         band = 1.0
         if current is not None:
             band = 1 / settings.noise_band if instance_type in current.spot_types else settings.noise_band
@@ -255,7 +249,7 @@ def _spot_eligibility(request, book, now, settings, current: CapacityPlan | None
         expected = spot + interruptions
         ok = expected < band * reference
         oldest = max(spot_prices, key=lambda p: p.age(now))
-        line = (f"spot {instance_type}: {_money(spot)}/GPU-h across its zones (age {_age(oldest, now)}) + "
+        line = (f"spot {instance_type}: {_money(spot)}/GPU-h in {zone}, its cheapest zone (age {_age(oldest, now)}) + "
                 f"interruptions {_money(interruptions)}/GPU-h ({frequency}) = {_money(expected)} vs the reference "
                 f"{_money(band * reference)}")
         if settings.spot_price_ratio is not None:

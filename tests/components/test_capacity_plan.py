@@ -18,8 +18,8 @@ REFERENCE = ON_DEMAND["g4dn.12xlarge"] / 4
 
 
 def spot_at(reference_ratio):
-    """Spot ratios (of each type's own on-demand price) putting every effective spot price at `reference_ratio` x REFERENCE."""
-    return {t: reference_ratio * REFERENCE / (ON_DEMAND[t] / 4) / ZONE_MEAN for t in TRAINING}
+    """Spot ratios (of each type's own on-demand price) putting every type's cheapest zone at `reference_ratio` x REFERENCE."""
+    return {t: reference_ratio * REFERENCE / (ON_DEMAND[t] / 4) for t in TRAINING}
 
 
 def test_worked_example_batch_mix():
@@ -49,8 +49,23 @@ def test_spot_cost_takes_each_zones_cheapest_type():
     assert hourly_cost(plan, request(types=TRAINING), prices) == pytest.approx(expected, rel=1e-9)
 
 
+def test_a_type_dear_on_average_is_listed_for_the_zone_where_it_undercuts_the_reference():
+    # g6 spot: 0.4 x the reference in the first zone, 1.3 x in the others (1 x on average); g4dn 0.5 x.
+    prices = book({**spot_at(1.3), "g4dn.12xlarge": 0.5})
+    first = prices.spot[("g6.12xlarge", ZONES[0])]
+    prices.spot[("g6.12xlarge", ZONES[0])] = replace(first, usd_per_hour=0.4 * REFERENCE * 4)
+    plan = plan_capacity(request(types=TRAINING), prices, NOW)
+    assert plan.spot_types == ("g4dn.12xlarge", "g6.12xlarge")
+    assert f"spot g6.12xlarge: ${0.4 * REFERENCE:,.4f}/GPU-h in {ZONES[0]}, its cheapest zone" in "\n".join(
+        plan.explanation)
+    # The first zone's spot GPUs run on g6, the others on g4dn.
+    per_zone = [0.4 * REFERENCE, 0.5 * REFERENCE, 0.5 * REFERENCE * LAST_ZONE_PREMIUM]
+    expected = 14 * 0.92 * sum(per_zone) / 3 + (16 - 14 * 0.92) * REFERENCE
+    assert plan.expected_usd_per_hour == pytest.approx(expected, rel=1e-5)
+
+
 def test_spot_is_eligible_below_the_reference_and_the_source_rule_is_an_optional_guard():
-    near = {**spot_at(0.3), "g5.12xlarge": 0.61 / ZONE_MEAN}  # g5 at 0.61 x its own on-demand, 0.88 x the reference
+    near = {**spot_at(0.3), "g5.12xlarge": 0.61}  # g5 at 0.61 x its own on-demand, 0.88 x the reference
     assert len(plan_capacity(request(types=TRAINING), book(near), NOW).spot_types) == 3
     guarded = plan_capacity(request(types=TRAINING), book(near), NOW, PlannerSettings(spot_price_ratio=0.6))
     assert guarded.spot_types == ("g4dn.12xlarge", "g6.12xlarge")
@@ -122,7 +137,7 @@ def test_stale_or_missing_prices_give_on_demand_only_without_a_current_plan(age,
 def test_a_missing_on_demand_price_never_adds_spot():
     # g4dn's on-demand GPU is the reference; g6 spot at 0.99 of it is eligible, at 1.05 it is not.
     types = ("g6.12xlarge", "g4dn.12xlarge")
-    g6_spot = {"g6.12xlarge": 1.05 * REFERENCE / (ON_DEMAND["g6.12xlarge"] / 4) / ZONE_MEAN}
+    g6_spot = {"g6.12xlarge": 1.05 * REFERENCE / (ON_DEMAND["g6.12xlarge"] / 4)}
     assert plan_capacity(request(types=types), book(g6_spot), NOW).spot_types == ()
     # Without g4dn's price, g6's own dearer on-demand GPU would pass for the reference.
     unknown = book(g6_spot, on_demand={"g6.12xlarge": ON_DEMAND["g6.12xlarge"]})
