@@ -34,6 +34,7 @@ The static mix is outside that form: it is the fixed 70/30 split its name says, 
 where the class allows less spot.
 
 Run: .venv/bin/python bench/replay_capacity.py [--regime NAME ...] [--market FILE] [--seeds N] [--days D]
+     [--no-placement-gate]
 """
 
 from __future__ import annotations
@@ -251,9 +252,10 @@ POLICIES = ("all on-demand", "naive 0.6 rule", "static 70/30", "spot at cap", "p
 PLANNERS = {"planner, 0.6 guard": PlannerSettings(spot_price_ratio=0.6), "planner": PlannerSettings()}
 
 
-def replay(regime: Regime, seed: int, days: int, group: str) -> tuple[dict[str, Ledger], float]:
+def replay(regime: Regime, seed: int, days: int, group: str,
+           placement_gate: bool = True) -> tuple[dict[str, Ledger], float]:
     spec = GROUPS[group]
-    klass = CLASSES[group]
+    klass = CLASSES[group] if placement_gate else replace(CLASSES[group], min_placement_score=None)
     desired, types = spec["desired"], spec["types"]
     # A violation: more spot at the desired size than the class cap or its RI baseline allow.
     cap = min(klass.max_spot_share, 1 - klass.ri_baseline)
@@ -339,6 +341,8 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, default=3, help="seeds per regime")
     parser.add_argument("--first-seed", type=int, default=20261202)
     parser.add_argument("--days", type=int, default=30)
+    parser.add_argument("--no-placement-gate", action="store_true",
+                        help="plan without the classes' placement-score gate, to measure what it costs")
     args = parser.parse_args()
     regimes = [REGIMES[name] for name in args.regime or ([] if args.market else REGIMES)]
     regimes += regimes_from_file(args.market) if args.market else []
@@ -352,7 +356,7 @@ def main() -> int:
         for group in GROUPS:
             runs, ratios = [], []
             for seed in seeds:
-                ledgers, seconds = replay(regime, seed, args.days, group)
+                ledgers, seconds = replay(regime, seed, args.days, group, not args.no_placement_gate)
                 runs.append(ledgers)
                 ratios.append(ledgers["planner"].rate / ledgers["oracle"].rate)
                 decision_seconds += seconds

@@ -60,3 +60,18 @@ def test_the_oracle_is_a_lower_bound_for_every_cap_keeping_policy(replay, regime
         ledgers, _ = replay.replay(replay.REGIMES[regime], 7, 4, group)
         oracle = ledgers["oracle"].cost
         assert all(ledger.cost >= oracle for ledger in ledgers.values() if ledger.cap_violations == 0)
+
+
+def test_without_the_placement_gate_online_runs_spot_when_every_zone_scores_low(replay, monkeypatch):
+    observed = replay.observed_book
+
+    def scored_low(market, now, types):
+        book = observed(market, now, types)
+        book.placement = {key: replay.PlacementScore(2, now, "test") for key in book.placement}
+        return book
+
+    monkeypatch.setattr(replay, "observed_book", scored_low)
+    gated, _ = replay.replay(replay.REGIMES["default"], 3, 2, "online")
+    assert gated["planner"].cost == pytest.approx(gated["all on-demand"].cost)
+    ungated, _ = replay.replay(replay.REGIMES["default"], 3, 2, "online", placement_gate=False)
+    assert ungated["planner"].cost < ungated["all on-demand"].cost
