@@ -32,7 +32,6 @@ class UnknownValue(Exception):
 @dataclass(frozen=True)
 class PriceCatalog:
     on_demand: dict[str, Price]  # instance type -> $/h
-    spot: dict[str, float]  # instance type -> $/h, mean over zones, when known
     services: dict[str, UnitPrice]
 
     def instance_hour(self, instance_type: str) -> float:
@@ -109,10 +108,8 @@ def _gpu_group(resource: PlanResource, catalog: PriceCatalog, templates: dict[st
                                      key=lambda held: held[2]):
         take = min(count, on_demand_units - covered)
         reserved_cost, covered = reserved_cost + take * rate, covered + take
-    spot_rates = [catalog.spot[o["instanceType"]] / float(o.get("weightedCapacity") or 1)
-                  for o in overrides if o["instanceType"] in catalog.spot]
-    spot_rate = sum(spot_rates) / len(spot_rates) if spot_rates else on_demand_rate  # unknown spot: at on-demand
-    hourly = reserved_cost + (on_demand_units - covered) * on_demand_rate + spot_units * spot_rate
+    # Spot prices are not bundled and move hourly: spot units are priced at on-demand, an upper bound.
+    hourly = reserved_cost + (on_demand_units - covered) * on_demand_rate + spot_units * on_demand_rate
     instances = units / weight
     disk = 0.0
     template = _launch_template(resource, policy, templates)
@@ -120,8 +117,7 @@ def _gpu_group(resource: PlanResource, catalog: PriceCatalog, templates: dict[st
         disk = _root_volume(template, catalog) * instances
     basis = (f"{units:g} units: " + (f"{covered:g} reserved for ${reserved_cost:.4f}/h, " if covered else "")
              + f"{on_demand_units - covered:g} on-demand at ${on_demand_rate:.4f}/unit-h"
-             f" ({first['instanceType']}), {spot_units:g} spot at ${spot_rate:.4f}"
-             + ("" if spot_rates else " (no spot price known: priced at on-demand)")
+             f" ({first['instanceType']}), {spot_units:g} spot priced at on-demand (at most that)"
              + (f", root volumes ${disk:,.2f}" if disk else ""))
     return hourly * HOURS_PER_MONTH + disk, basis
 
@@ -219,4 +215,4 @@ def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog) -> CostEs
 def catalog_for(region: str) -> PriceCatalog:
     """The bundled snapshot's prices for a region (read once per process; spot prices are not bundled)."""
     source = SnapshotPriceSource()
-    return PriceCatalog(on_demand=source.book(region).on_demand, spot={}, services=source.service_prices(region))
+    return PriceCatalog(on_demand=source.book(region).on_demand, services=source.service_prices(region))
