@@ -18,13 +18,17 @@ The rules, in the order they apply:
 - Spot is used only when enough types are eligible (`min_spot_types`, or all of a smaller group),
   and, for classes with `min_placement_score`, when a zone's fresh placement score reaches it (each
   zone is scored for the group's whole spot share at max size, so one such zone can host it).
+- The group as a whole must beat on-demand: a spot GPU on the eligible types (each zone on its
+  cheapest) must be expected to cost less than the reference, and the plan less than all on-demand
+  (its on-demand GPUs run on the first eligible or RI-held type, dearer when the cheapest on-demand
+  type is not spot-eligible). Both are banded like the types' thresholds.
 - The on-demand base covers the Reserved Instances the group can use and the class RI baseline.
 - The on-demand percentage above the base is the smallest that keeps the spot share within the
   class cap at every size up to `max_gpus` (the share grows with size, so the maximum is the bound).
-  Spot, when used, always fills the cap: every eligible type is cheaper than the reference, so cost
-  falls with each GPU moved to spot.
+  Spot, when used, always fills the cap: a spot GPU is expected to cost less than the reference,
+  so cost falls with each GPU moved to spot.
 - A new plan replaces the current one when its expected saving over `horizon_hours`, less what price
-  noise could explain (the noise x the spot spend the two plans do not share), repays the roll it
+  noise could explain (the noise x the spend the two plans do not share), repays the roll it
   causes (every GPU of the group is replaced and warms up once), or when the current one no longer
   fits the group's constraints. Stale or missing prices keep the current plan.
 """
@@ -318,103 +322,89 @@ def distribution(request: GroupRequest, use_spot: bool) -> tuple[int, int]:
     return base, percentage
 
 
-def hourly_cost(plan: CapacityPlan, request: GroupRequest, book: PriceBook) -> float | None:
-    """Expected $/h of `plan` at the request's reference size and `book`'s prices; None if a price is missing.
+Pool = tuple[str, str, str]  # (market, instance type, zone); on-demand and reserved pools have no zone
+
+
+def _spot_pools(spot_types: Sequence[str], request: GroupRequest, book: PriceBook) -> list[tuple[float, str]] | None:
+    """Per zone, the pool price-capacity-optimized allocation takes: the cheapest of the types per GPU
+    (all with capacity, as far as prices tell), as ($/GPU-h, type). None when a type lacks a price in a zone."""
+    pools = []
+    for zone in request.zones:
+        prices = [(book.spot_price(t, zone), t) for t in spot_types]
+        if not prices or any(p is None for p, _t in prices):
+            return None
+        pools.append(min((p.usd_per_hour / gpu_instance_type(t).gpus, t) for p, t in prices))
+    return pools
+
+
+def spend(plan: CapacityPlan, request: GroupRequest, book: PriceBook) -> list[tuple[Pool, float, float]] | None:
+    """What `plan` buys per hour at the request's reference size, as (pool, GPUs, $/GPU-h) lines.
+    None when a price is missing.
 
     On-demand GPUs: first the Reserved Instances of the plan's types at their rates, the rest at the
-    on-demand rate of the top-priority type. Spot GPUs: the mean over the plan's spot types of
-    their effective spot price per GPU.
+    on-demand rate of the top-priority type. Spot GPUs: split evenly over the zones (the group
+    balances them), each zone's on its cheapest spot type.
     """
     gpus = request.reference_gpus
     if gpus <= 0 or not plan.instance_types:
-        return 0.0
+        return []
     spot_gpus = plan.spot_share_at(gpus) * gpus
-    on_demand_gpus = gpus - spot_gpus
-    cost = 0.0
-    remaining = on_demand_gpus
+    lines = []
+    remaining = gpus - spot_gpus
     for holding in sorted(request.holdings, key=lambda h: h.usd_per_hour / gpu_instance_type(h.instance_type).gpus):
         if holding.instance_type not in plan.instance_types or remaining <= 0:
             continue
-        per_gpu = holding.usd_per_hour / gpu_instance_type(holding.instance_type).gpus
-        covered = min(remaining, holding.count * gpu_instance_type(holding.instance_type).gpus)
-        cost += covered * per_gpu
+        per_instance = gpu_instance_type(holding.instance_type).gpus
+        covered = min(remaining, holding.count * per_instance)
+        lines.append((("reserved", holding.instance_type, ""), covered, holding.usd_per_hour / per_instance))
         remaining -= covered
     if remaining > 0:
         top = plan.instance_types[0]
         price = book.on_demand_price(top)
         if price is None:
             return None
-        cost += remaining * price.usd_per_hour / gpu_instance_type(top).gpus
+        lines.append((("on-demand", top, ""), remaining, price.usd_per_hour / gpu_instance_type(top).gpus))
     if spot_gpus > 0:
-        spot = spot_cost_per_gpu(plan.spot_types, request, book, lambda _t: 0.0)
-        if spot is None:
+        pools = _spot_pools(plan.spot_types, request, book)
+        if pools is None:
             return None
-        cost += spot_gpus * spot
-    return cost
+        lines += [(("spot", t, zone), spot_gpus / len(request.zones), price)
+                  for zone, (price, t) in zip(request.zones, pools)]
+    return lines
 
 
-def _spot_pools(spot_types: Sequence[str], request: GroupRequest, book: PriceBook,
-                extra) -> list[tuple[str, float, float]] | None:
-    """Per zone, the pool price-capacity-optimized allocation takes: the type whose spot GPU costs
-    least with `extra(type)` added, as (type, its spot $/GPU-h, that cost). None when a type lacks a
-    price in a zone."""
-    pools = []
-    for zone in request.zones:
-        prices = [(book.spot_price(t, zone), t) for t in spot_types]
-        if any(p is None for p, _t in prices):
-            return None
-        per_gpu = [(p.usd_per_hour / gpu_instance_type(t).gpus, t) for p, t in prices]
-        pools.append(min(((t, price, price + extra(t)) for price, t in per_gpu), key=lambda pool: pool[2]))
-    return pools
-
-
-def spot_cost_per_gpu(spot_types: Sequence[str], request: GroupRequest, book: PriceBook, extra) -> float | None:
-    """A spot GPU's cost with these types: the zones share the spot capacity evenly (the group
-    balances zones), and in each zone price-capacity-optimized allocation takes the cheapest of the
-    types (all with capacity, as far as prices tell). `extra(type)` adds a per-GPU cost (interruptions).
-    None when a type lacks a price in a zone."""
-    pools = _spot_pools(spot_types, request, book, extra) if spot_types else None
-    return None if pools is None else sum(cost for _t, _price, cost in pools) / len(pools)
-
-
-def _interruption_cost(request, book, now, settings, reference):
-    return lambda t: interruption_cost_per_gpu_hour(t, request, book, now, settings, reference)[0]
+def hourly_cost(plan: CapacityPlan, request: GroupRequest, book: PriceBook) -> float | None:
+    """Expected $/h of `plan` at the request's reference size and `book`'s prices (see `spend`); None if a
+    price is missing."""
+    lines = spend(plan, request, book)
+    return None if lines is None else sum(gpus * price for _pool, gpus, price in lines)
 
 
 def expected_cost(plan: CapacityPlan, request: GroupRequest, book: PriceBook, now: datetime,
                   settings: PlannerSettings) -> float | None:
     """What decisions compare: `hourly_cost` plus the spot GPUs' expected interruption cost."""
-    billed = hourly_cost(plan, request, book)
+    lines = spend(plan, request, book)
     reference, _basis = _reference_rate(request, book, now, settings)
-    if billed is None or reference is None:
+    if lines is None or reference is None:
         return None
-    spot_gpus = plan.spot_share_at(request.reference_gpus) * request.reference_gpus
-    if spot_gpus <= 0 or not plan.spot_types:
-        return billed
-    with_risk = spot_cost_per_gpu(plan.spot_types, request, book, _interruption_cost(request, book, now, settings,
-                                                                                      reference))
-    return billed + spot_gpus * (with_risk - spot_cost_per_gpu(plan.spot_types, request, book, lambda _t: 0.0))
+    return sum(gpus * (price + (interruption_cost_per_gpu_hour(t, request, book, now, settings, reference)[0]
+                                if market == "spot" else 0.0))
+               for (market, t, _zone), gpus, price in lines)
 
 
-def saving_noise(current: CapacityPlan, new: CapacityPlan, request: GroupRequest, book: PriceBook, now: datetime,
+def saving_noise(current: CapacityPlan, new: CapacityPlan, request: GroupRequest, book: PriceBook,
                  settings: PlannerSettings) -> float:
-    """How far the saving of `new` over `current` ($/h) can be off when each spot price moves by
-    `price_noise`: the noise x the spot spend the two plans do not share, pool by pool. Plans on the
-    same pools share their prices, so only what differs is uncertain."""
-    reference, _basis = _reference_rate(request, book, now, settings)
-    gpus: dict[tuple[str, str], float] = {}
-    price: dict[tuple[str, str], float] = {}
+    """How far the saving of `new` over `current` ($/h) can be off when each market price moves by
+    `price_noise`: the noise x the spend the two plans do not share, pool by pool (Reserved
+    Instances have fixed rates). Plans on the same pools share their prices, so only what differs is uncertain."""
+    gpus: dict[Pool, float] = {}
+    price: dict[Pool, float] = {}
     for plan, sign in ((current, 1), (new, -1)):
-        spot_gpus = plan.spot_share_at(request.reference_gpus) * request.reference_gpus
-        pools = _spot_pools(plan.spot_types, request, book, _interruption_cost(
-            request, book, now, settings, reference or 0.0)) if plan.spot_types and spot_gpus > 0 else None
-        if not pools:
-            continue
-        for zone, (instance_type, per_gpu, _cost) in zip(request.zones, pools):
-            key = (instance_type, zone)
-            gpus[key] = gpus.get(key, 0.0) + sign * spot_gpus / len(request.zones)
-            price[key] = per_gpu
-    return settings.price_noise * sum(abs(g) * price[key] for key, g in gpus.items())
+        for pool, pool_gpus, pool_price in spend(plan, request, book) or []:
+            if pool[0] != "reserved":
+                gpus[pool] = gpus.get(pool, 0.0) + sign * pool_gpus
+                price[pool] = pool_price
+    return settings.price_noise * sum(abs(g) * price[pool] for pool, g in gpus.items())
 
 
 def switching_cost(request: GroupRequest, book: PriceBook, now: datetime, settings: PlannerSettings) -> float | None:
@@ -462,45 +452,82 @@ def plan_capacity(
     placement_ok, placement_line = _placement_allows_spot(request, book, now, settings, keeping)
     lines.append(placement_line)
     eligible = [t for t in eligible if t in ordered]
-    use_spot = klass.max_spot_share > 0 and len(eligible) >= needed and placement_ok
-    if use_spot:
+    on_demand_plan = _distributed(request, ordered, ())
+    plan, why = on_demand_plan, None
+    if klass.max_spot_share <= 0:
+        why = "class allows no spot"
+    elif len(eligible) < needed:
+        why = f"only {len(eligible)} eligible types, {needed} required"
+    elif not placement_ok:
+        why = "placement scores do not allow it"
+    elif unpriced := [t for t in request.instance_types if not _fresh(book.on_demand_price(t), now, settings)]:
+        # All on-demand is what spot must beat; a type missing from it could be its cheapest.
+        why = f"on-demand price missing or stale for {', '.join(unpriced)}, so all on-demand cannot be priced"
+    else:
+        # A type earns its place in its cheapest zone; the group as a whole must still beat on-demand:
+        # every zone's share runs on that zone's cheapest listed pool, and the on-demand GPUs on the
+        # first listed type, which is dearer when the cheapest on-demand type is not spot-eligible.
+        spot_plan = _distributed(request, [t for t in ordered if t in eligible or _held(t, request)], eligible)
+        with_spot = expected_cost(spot_plan, request, book, now, settings)
+        without = expected_cost(on_demand_plan, request, book, now, settings)
+        pools = _spot_pools(spot_plan.spot_types, request, book)
+        reference, _basis = _reference_rate(request, book, now, settings)
+        per_gpu = sum(price + interruption_cost_per_gpu_hour(t, request, book, now, settings, reference)[0]
+                      for price, t in pools) / len(pools)
+        # The same bands as the types': a current spot plan keeps spot up to what price noise explains.
+        band, margin = 1.0, 0.0
+        if current is not None:
+            sign = 1 if keeping else -1
+            band = settings.noise_band ** -sign
+            margin = sign * saving_noise(on_demand_plan, spot_plan, request, book, settings)
+        if per_gpu >= band * reference:
+            why = (f"a spot GPU on the eligible types, each zone on its cheapest, is expected to cost "
+                   f"{_money(per_gpu)} with interruptions, not below the reference {_money(band * reference)}")
+        elif with_spot > without + margin:
+            noise = f" {'+' if margin > 0 else '-'} {_money(abs(margin))} of price noise" if margin else ""
+            why = (f"expected {_money(with_spot)}/h with spot on {', '.join(spot_plan.spot_types)} and on-demand on "
+                   f"{spot_plan.instance_types[0]}, above {_money(without)}/h all on-demand{noise}")
+        else:
+            plan = spot_plan
+    if why is None:
         lines.append(f"spot: used, {len(eligible)} eligible types >= {needed} required, allocation {SPOT_ALLOCATION_STRATEGY}")
     else:
-        why = ("class allows no spot" if klass.max_spot_share <= 0 else
-               f"only {len(eligible)} eligible types, {needed} required" if len(eligible) < needed else
-               "placement scores do not allow it")
         lines.append(f"spot: not used ({why}): on-demand only")
 
-    base, percentage = distribution(request, use_spot)
     ri = reserved_gpus(request)
     baseline = math.ceil(klass.ri_baseline * request.desired_gpus - 1e-9)
-    lines.append(f"on-demand base {base} GPUs = max(reserved {ri}, ceil({klass.ri_baseline:.0%} x desired "
-                 f"{request.desired_gpus}) = {baseline}), at most max {request.max_gpus}")
-    instance_types = ordered if not use_spot else [t for t in ordered if t in eligible or _held(t, request)]
-    plan = CapacityPlan(
+    lines.append(f"on-demand base {plan.on_demand_base_gpus} GPUs = max(reserved {ri}, ceil({klass.ri_baseline:.0%} "
+                 f"x desired {request.desired_gpus}) = {baseline}), at most max {request.max_gpus}")
+    all_on_demand = hourly_cost(on_demand_plan, request, book) or 0.0
+    expected = hourly_cost(plan, request, book) or 0.0
+    lines.append(f"on-demand above base {plan.on_demand_percentage_above_base}%: spot share "
+                 f"{plan.spot_share_at(request.reference_gpus):.1%} at {request.reference_gpus} GPUs, "
+                 f"{plan.max_spot_share:.1%} at max {request.max_gpus} (cap {klass.max_spot_share:.0%})")
+    saving = 1 - expected / all_on_demand if all_on_demand else 0.0
+    with_interruptions = expected_cost(plan, request, book, now, settings)
+    risk = (f", {_money(with_interruptions)}/h with expected interruptions"
+            if plan.spot_types and with_interruptions else "")
+    lines.append(f"expected {_money(expected)}/h at {request.reference_gpus} GPUs{risk} vs all on-demand "
+                 f"{_money(all_on_demand)}/h (saving {saving:.1%})")
+    return replace(plan, expected_usd_per_hour=round(expected, 6), all_on_demand_usd_per_hour=round(all_on_demand, 6),
+                   explanation=tuple(lines))
+
+
+def _distributed(request: GroupRequest, instance_types: Sequence[str], spot_types: Sequence[str]) -> CapacityPlan:
+    """A plan over `instance_types` (on-demand priority order) with spot on `spot_types` (none: on-demand only)."""
+    base, percentage = distribution(request, bool(spot_types))
+    return CapacityPlan(
         group=request.name,
         instance_types=tuple(instance_types),
-        spot_types=tuple(t for t in instance_types if t in eligible) if use_spot else (),
+        spot_types=tuple(t for t in instance_types if t in spot_types),
         on_demand_base_gpus=base,
         on_demand_percentage_above_base=percentage,
-        capacity_rebalance=use_spot,
+        capacity_rebalance=bool(spot_types),
         expected_usd_per_hour=0.0,
         all_on_demand_usd_per_hour=0.0,
         constraints=request.constraints(),
         explanation=(),
     )
-    all_on_demand = hourly_cost(replace(plan, on_demand_percentage_above_base=100, spot_types=()), request, book) or 0.0
-    expected = hourly_cost(plan, request, book) or 0.0
-    lines.append(f"on-demand above base {percentage}%: spot share {plan.spot_share_at(request.reference_gpus):.1%} at "
-                 f"{request.reference_gpus} GPUs, {plan.max_spot_share:.1%} at max {request.max_gpus} "
-                 f"(cap {klass.max_spot_share:.0%})")
-    saving = 1 - expected / all_on_demand if all_on_demand else 0.0
-    with_interruptions = expected_cost(plan, request, book, now, settings)
-    risk = f", {_money(with_interruptions)}/h with expected interruptions" if use_spot and with_interruptions else ""
-    lines.append(f"expected {_money(expected)}/h at {request.reference_gpus} GPUs{risk} vs all on-demand "
-                 f"{_money(all_on_demand)}/h (saving {saving:.1%})")
-    return replace(plan, expected_usd_per_hour=round(expected, 6), all_on_demand_usd_per_hour=round(all_on_demand, 6),
-                   explanation=tuple(lines))
 
 
 def _held(instance_type: str, request: GroupRequest) -> bool:
@@ -558,7 +585,7 @@ def decide(
     if current_cost is None or new_cost is None or roll is None:
         return decision(current, False, "keep:stale-prices", "the current plan cannot be priced now: kept")
     # A saving counts only beyond what price noise could explain.
-    noise = saving_noise(current, candidate, request, book, now, settings)
+    noise = saving_noise(current, candidate, request, book, settings)
     repaid = (current_cost - new_cost - noise) * settings.horizon_hours
     costs = (f"expected current {_money(current_cost)}/h now, new {_money(new_cost)}/h, less "
              f"{_money(noise)}/h of price noise: over {settings.horizon_hours:g} h saves {_money(repaid)} vs the "

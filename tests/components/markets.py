@@ -11,7 +11,7 @@ from components.workload_classes import workload_classes
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")
 LAST_ZONE_PREMIUM = 1.02  # `book` prices the last zone this much dearer
-ZONE_MEAN = (len(ZONES) - 1 + LAST_ZONE_PREMIUM) / len(ZONES)  # effective spot = ratio x this
+ZONE_MEAN = (len(ZONES) - 1 + LAST_ZONE_PREMIUM) / len(ZONES)  # a type's mean spot price over the zones = ratio x this
 # us-east-1 on-demand $/h, as in the bundled snapshot
 ON_DEMAND = {"g5.xlarge": 1.006, "g5.48xlarge": 16.288, "g6.xlarge": 0.8048, "g6e.xlarge": 1.861, "g4dn.xlarge": 0.526,
              "g5.12xlarge": 5.672, "g6.12xlarge": 4.6016, "g4dn.12xlarge": 3.912, "g6e.12xlarge": 10.49264}

@@ -50,18 +50,40 @@ def test_spot_cost_takes_each_zones_cheapest_type():
 
 
 def test_a_type_dear_on_average_is_listed_for_the_zone_where_it_undercuts_the_reference():
-    # g6 spot: 0.4 x the reference in the first zone, 1.3 x in the others (1 x on average); g4dn 0.5 x.
+    # g6 spot: 0.4 x the reference in the second zone, 1.3 x in the others (1 x on average); g4dn 0.5 x.
     prices = book({**spot_at(1.3), "g4dn.12xlarge": 0.5})
+    second = prices.spot[("g6.12xlarge", ZONES[1])]
+    prices.spot[("g6.12xlarge", ZONES[1])] = replace(second, usd_per_hour=0.4 * REFERENCE * 4)
+    plan = plan_capacity(request(types=TRAINING), prices, NOW)
+    assert plan.spot_types == ("g4dn.12xlarge", "g6.12xlarge")
+    assert f"spot g6.12xlarge: ${0.4 * REFERENCE:,.4f}/GPU-h in {ZONES[1]}, its cheapest zone" in "\n".join(
+        plan.explanation)
+    # The second zone's spot GPUs run on g6, the others on g4dn.
+    per_zone = [0.5 * REFERENCE, 0.4 * REFERENCE, 0.5 * REFERENCE * LAST_ZONE_PREMIUM]
+    expected = 14 * 0.92 * sum(per_zone) / 3 + (16 - 14 * 0.92) * REFERENCE
+    assert plan.expected_usd_per_hour == pytest.approx(expected, rel=1e-5)
+
+
+def test_no_spot_when_the_eligible_types_together_cost_more_than_the_reference():
+    # g6 is the only eligible type: 0.4 x the reference in the first zone, 1.5 x in the two others,
+    # where the group would run it too (1.13 x on average).
+    prices = book(spot_at(1.5))
     first = prices.spot[("g6.12xlarge", ZONES[0])]
     prices.spot[("g6.12xlarge", ZONES[0])] = replace(first, usd_per_hour=0.4 * REFERENCE * 4)
     plan = plan_capacity(request(types=TRAINING), prices, NOW)
-    assert plan.spot_types == ("g4dn.12xlarge", "g6.12xlarge")
-    assert f"spot g6.12xlarge: ${0.4 * REFERENCE:,.4f}/GPU-h in {ZONES[0]}, its cheapest zone" in "\n".join(
-        plan.explanation)
-    # The first zone's spot GPUs run on g6, the others on g4dn.
-    per_zone = [0.4 * REFERENCE, 0.5 * REFERENCE, 0.5 * REFERENCE * LAST_ZONE_PREMIUM]
-    expected = 14 * 0.92 * sum(per_zone) / 3 + (16 - 14 * 0.92) * REFERENCE
-    assert plan.expected_usd_per_hour == pytest.approx(expected, rel=1e-5)
+    assert plan.spot_types == () and plan.expected_usd_per_hour == pytest.approx(16 * REFERENCE)
+    assert "each zone on its cheapest, is expected to cost" in "\n".join(plan.explanation)
+
+
+def test_no_spot_when_it_would_move_the_on_demand_gpus_to_a_dearer_type():
+    # Serving keeps 85 % on-demand. g4dn (the cheapest on-demand GPU) is not spot-eligible, g6 is; a
+    # spot plan lists only g6, so its on-demand GPUs would cost g6's rate, 1.53 x g4dn's.
+    serving = request("online", SERVING, desired=12, max_gpus=24)
+    prices = book({"g4dn.xlarge": 1.0, "g6.xlarge": 0.3, "g5.xlarge": 1.0}, scores={SERVING: (9, 9, 9)})
+    plan = plan_capacity(serving, prices, NOW)
+    assert plan.spot_types == () and plan.instance_types[0] == "g4dn.xlarge"
+    assert plan.all_on_demand_usd_per_hour == pytest.approx(12 * ON_DEMAND["g4dn.xlarge"])
+    assert "and on-demand on g6.xlarge, above" in "\n".join(plan.explanation)
 
 
 def test_spot_is_eligible_below_the_reference_and_the_source_rule_is_an_optional_guard():
@@ -144,6 +166,15 @@ def test_a_missing_on_demand_price_never_adds_spot():
     plan = plan_capacity(request(types=types), unknown, NOW)
     assert plan.spot_types == ()
     assert "on-demand g4dn.12xlarge price unknown" in "\n".join(plan.explanation)
+
+
+def test_an_ri_held_type_without_an_on_demand_price_adds_no_spot():
+    # The RI sets the reference, but all on-demand, which a spot plan must beat, cannot be priced.
+    holdings = [("g4dn.12xlarge", 1, 3.0)]
+    prices = book({"g6.12xlarge": 0.5}, on_demand={t: ON_DEMAND[t] for t in TRAINING if t != "g4dn.12xlarge"})
+    plan = plan_capacity(request(types=TRAINING, holdings=holdings), prices, NOW)
+    assert plan.spot_types == ()
+    assert "on-demand price missing or stale for g4dn.12xlarge" in "\n".join(plan.explanation)
 
 
 def test_stale_and_missing_zones_are_named_apart():
@@ -258,10 +289,13 @@ def test_a_saving_within_price_noise_does_not_pay_for_a_roll():
 def test_plans_on_the_same_pools_differ_by_no_price_noise():
     prices = book({t: 0.35 for t in TRAINING})
     plan = plan_capacity(training(), prices, NOW)
-    assert saving_noise(plan, plan, training(), prices, NOW, PlannerSettings()) == 0
+    assert saving_noise(plan, plan, training(), prices, PlannerSettings()) == 0
+    # All on-demand instead: the spot GPUs' spend and the on-demand spend that replaces it are both uncertain.
     on_demand = replace(plan, spot_types=(), on_demand_percentage_above_base=100)
-    spot_spend = hourly_cost(plan, training(), prices) - (16 - 14 * 0.92) * REFERENCE
-    assert saving_noise(on_demand, plan, training(), prices, NOW, PlannerSettings()) == pytest.approx(0.05 * spot_spend)
+    spot_gpus = 14 * 0.92
+    spot_spend = hourly_cost(plan, training(), prices) - (16 - spot_gpus) * REFERENCE
+    assert saving_noise(on_demand, plan, training(), prices, PlannerSettings()) == pytest.approx(
+        0.05 * (spot_spend + spot_gpus * REFERENCE))
 
 
 def test_stale_prices_keep_the_current_plan():

@@ -39,7 +39,7 @@ def scenarios(draw):
         ratio = draw(SPOT_RATIOS)
         for zone in ZONES:
             if draw(st.integers(0, 9)) > 0:
-                book.spot[(t, zone)] = Price(ON_DEMAND[t] * ratio * draw(st.floats(0.97, 1.0)), NOW, "test")
+                book.spot[(t, zone)] = Price(ON_DEMAND[t] * ratio * draw(st.floats(0.6, 1.0)), NOW, "test")
         if draw(st.booleans()):
             book.interruptions[t] = InterruptionFrequency(draw(st.floats(0, 1)), NOW, "test")
     for zone in ZONES:
