@@ -108,7 +108,8 @@ def _gpu_group(resource: PlanResource, catalog: PriceCatalog, templates: dict[st
                                      key=lambda held: held[2]):
         take = min(count, on_demand_units - covered)
         reserved_cost, covered = reserved_cost + take * rate, covered + take
-    # Spot prices are not bundled and move hourly: spot units are priced at on-demand, an upper bound.
+    # Spot prices are not bundled and move hourly: spot units are priced at the first type's on-demand
+    # rate, which the capacity decision lists spot types to undercut (one zone may still pay more).
     hourly = reserved_cost + (on_demand_units - covered) * on_demand_rate + spot_units * on_demand_rate
     instances = units / weight
     disk = 0.0
@@ -117,7 +118,7 @@ def _gpu_group(resource: PlanResource, catalog: PriceCatalog, templates: dict[st
         disk = _root_volume(template, catalog) * instances
     basis = (f"{units:g} units: " + (f"{covered:g} reserved for ${reserved_cost:.4f}/h, " if covered else "")
              + f"{on_demand_units - covered:g} on-demand at ${on_demand_rate:.4f}/unit-h"
-             f" ({first['instanceType']}), {spot_units:g} spot priced at on-demand (at most that)"
+             f" ({first['instanceType']}), {spot_units:g} spot priced as on-demand"
              + (f", root volumes ${disk:,.2f}" if disk else ""))
     return hourly * HOURS_PER_MONTH + disk, basis
 
