@@ -25,8 +25,8 @@ The rules, in the order they apply:
 - The on-demand base covers the Reserved Instances the group can use and the class RI baseline.
 - The on-demand percentage above the base is the smallest that keeps the spot share within the
   class cap at every size up to `max_gpus` (the share grows with size, so the maximum is the bound).
-  Spot, when used, always fills the cap: a spot GPU is expected to cost less than the reference,
-  so cost falls with each GPU moved to spot.
+  Spot, when used, always fills the cap: a spot GPU was expected to cost less than the reference
+  when spot was adopted, so cost falls with each GPU moved to spot.
 - A new plan replaces the current one when its expected saving over `horizon_hours`, less what price
   noise could explain (the noise x the spend the two plans do not share), repays the roll it
   causes (every GPU of the group is replaced and warms up once), or when the current one no longer
@@ -327,7 +327,8 @@ Pool = tuple[str, str, str]  # (market, instance type, zone); on-demand and rese
 
 def _spot_pools(spot_types: Sequence[str], request: GroupRequest, book: PriceBook) -> list[tuple[float, str]] | None:
     """Per zone, the pool price-capacity-optimized allocation takes: the cheapest of the types per GPU
-    (all with capacity, as far as prices tell), as ($/GPU-h, type). None when a type lacks a price in a zone."""
+    (all with capacity, as far as prices tell), as ($/GPU-h, type). None when there are no types or
+    a type lacks a price in a zone."""
     pools = []
     for zone in request.zones:
         prices = [(book.spot_price(t, zone), t) for t in spot_types]
@@ -456,8 +457,8 @@ def plan_capacity(
     plan, why = on_demand_plan, None
     if klass.max_spot_share <= 0:
         why = "class allows no spot"
-    elif len(eligible) < needed:
-        why = f"only {len(eligible)} eligible types, {needed} required"
+    elif not eligible or len(eligible) < needed:
+        why = f"only {len(eligible)} eligible types, {max(needed, 1)} required"
     elif not placement_ok:
         why = "placement scores do not allow it"
     elif unpriced := [t for t in request.instance_types if not _fresh(book.on_demand_price(t), now, settings)]:
@@ -480,7 +481,9 @@ def plan_capacity(
             sign = 1 if keeping else -1
             band = settings.noise_band ** -sign
             margin = sign * saving_noise(on_demand_plan, spot_plan, request, book, settings)
-        if per_gpu >= band * reference:
+        if spot_plan.max_spot_share <= 0:
+            why = f"the on-demand base fills the group up to max {request.max_gpus} GPUs: no room for spot"
+        elif per_gpu >= band * reference:
             why = (f"a spot GPU on the eligible types, each zone on its cheapest, is expected to cost "
                    f"{_money(per_gpu)} with interruptions, not below the reference {_money(band * reference)}")
         elif with_spot > without + margin:
@@ -491,6 +494,9 @@ def plan_capacity(
             plan = spot_plan
     if why is None:
         lines.append(f"spot: used, {len(eligible)} eligible types >= {needed} required, allocation {SPOT_ALLOCATION_STRATEGY}")
+        if plan.instance_types[0] != on_demand_plan.instance_types[0]:
+            lines.append(f"on-demand GPUs on {plan.instance_types[0]}, the first spot-eligible or RI-held type, not "
+                         f"{on_demand_plan.instance_types[0]}: the plan is cheaper than all on-demand all the same")
     else:
         lines.append(f"spot: not used ({why}): on-demand only")
 

@@ -86,6 +86,24 @@ def test_no_spot_when_it_would_move_the_on_demand_gpus_to_a_dearer_type():
     assert "and on-demand on g6.xlarge, above" in "\n".join(plan.explanation)
 
 
+def test_a_spot_plan_that_moves_on_demand_gpus_to_a_dearer_type_says_so():
+    # Only g6 is spot-eligible, so the overrides list g6 alone and its on-demand GPUs cost g6's rate;
+    # at 0.2 x its on-demand price the plan is still far cheaper than all on-demand on g4dn.
+    plan = plan_capacity(request(types=TRAINING), book({**spot_at(1.0), "g6.12xlarge": 0.2}), NOW)
+    assert plan.spot_types == ("g6.12xlarge",) and plan.instance_types == ("g6.12xlarge",)
+    assert plan.expected_usd_per_hour < plan.all_on_demand_usd_per_hour == pytest.approx(16 * REFERENCE)
+    assert "on-demand GPUs on g6.12xlarge, the first spot-eligible or RI-held type, not g4dn.12xlarge" in "\n".join(
+        plan.explanation)
+
+
+def test_no_spot_when_the_on_demand_base_fills_the_group():
+    # Reserved Instances cover every GPU up to max: the spot share is 0 at every size.
+    plan = plan_capacity(request(types=TRAINING, holdings=[("g4dn.12xlarge", 16, 3.0)]),
+                         book({t: 0.3 for t in TRAINING}), NOW)
+    assert plan.spot_types == () and not plan.capacity_rebalance
+    assert "the on-demand base fills the group up to max 64 GPUs: no room for spot" in "\n".join(plan.explanation)
+
+
 def test_spot_is_eligible_below_the_reference_and_the_source_rule_is_an_optional_guard():
     near = {**spot_at(0.3), "g5.12xlarge": 0.61}  # g5 at 0.61 x its own on-demand, 0.88 x the reference
     assert len(plan_capacity(request(types=TRAINING), book(near), NOW).spot_types) == 3
