@@ -465,33 +465,9 @@ def plan_capacity(
         # All on-demand is what spot must beat; a type missing from it could be its cheapest.
         why = f"on-demand price missing or stale for {', '.join(unpriced)}, so all on-demand cannot be priced"
     else:
-        # A type earns its place in its cheapest zone; the group as a whole must still beat on-demand:
-        # every zone's share runs on that zone's cheapest listed pool, and the on-demand GPUs on the
-        # first listed type, which is dearer when the cheapest on-demand type is not spot-eligible.
         spot_plan = _distributed(request, [t for t in ordered if t in eligible or _held(t, request)], eligible)
-        with_spot = expected_cost(spot_plan, request, book, now, settings)
-        without = expected_cost(on_demand_plan, request, book, now, settings)
-        pools = _spot_pools(spot_plan.spot_types, request, book)
-        reference, _basis = _reference_rate(request, book, now, settings)
-        per_gpu = sum(price + interruption_cost_per_gpu_hour(t, request, book, now, settings, reference)[0]
-                      for price, t in pools) / len(pools)
-        # The same bands as the types': a current spot plan keeps spot up to what price noise explains.
-        band, margin = 1.0, 0.0
-        if current is not None:
-            sign = 1 if keeping else -1
-            band = settings.noise_band ** -sign
-            margin = sign * saving_noise(on_demand_plan, spot_plan, request, book, settings)
-        if spot_plan.max_spot_share <= 0:
-            why = f"the on-demand base fills the group up to max {request.max_gpus} GPUs: no room for spot"
-        elif per_gpu >= band * reference:
-            why = (f"a spot GPU on the eligible types, each zone on its cheapest, is expected to cost "
-                   f"{_money(per_gpu)} with interruptions, not below the reference {_money(band * reference)}")
-        elif with_spot > without + margin:
-            noise = f" {'+' if margin > 0 else '-'} {_money(abs(margin))} of price noise" if margin else ""
-            why = (f"expected {_money(with_spot)}/h with spot on {', '.join(spot_plan.spot_types)} and on-demand on "
-                   f"{spot_plan.instance_types[0]}, above {_money(without)}/h all on-demand{noise}")
-        else:
-            plan = spot_plan
+        why = _spot_refusal(spot_plan, on_demand_plan, request, book, now, settings, current)
+        plan = spot_plan if why is None else on_demand_plan
     if why is None:
         lines.append(f"spot: used, {len(eligible)} eligible types >= {needed} required, allocation {SPOT_ALLOCATION_STRATEGY}")
         if plan.instance_types[0] != on_demand_plan.instance_types[0]:
@@ -517,6 +493,37 @@ def plan_capacity(
                  f"{_money(all_on_demand)}/h (saving {saving:.1%})")
     return replace(plan, expected_usd_per_hour=round(expected, 6), all_on_demand_usd_per_hour=round(all_on_demand, 6),
                    explanation=tuple(lines))
+
+
+def _spot_refusal(spot_plan: CapacityPlan, on_demand_plan: CapacityPlan, request: GroupRequest, book: PriceBook,
+                  now: datetime, settings: PlannerSettings, current: CapacityPlan | None) -> str | None:
+    """Why the group as a whole would not beat on-demand with `spot_plan`, or None when it would.
+
+    A type earns its place in its cheapest zone, but every zone's share runs on that zone's cheapest
+    listed pool, and the on-demand GPUs on the first listed type, which is dearer when the cheapest
+    on-demand type is not spot-eligible. With a current plan the checks are banded like the types':
+    a current spot plan keeps spot up to what price noise explains, and one without adds it only beyond."""
+    if spot_plan.max_spot_share <= 0:
+        return f"the on-demand base fills the group up to max {request.max_gpus} GPUs: no room for spot"
+    reference, _basis = _reference_rate(request, book, now, settings)
+    pools = _spot_pools(spot_plan.spot_types, request, book)
+    per_gpu = sum(price + interruption_cost_per_gpu_hour(t, request, book, now, settings, reference)[0]
+                  for price, t in pools) / len(pools)
+    band, margin = 1.0, 0.0
+    if current is not None:
+        sign = 1 if current.spot_types else -1
+        band = settings.noise_band ** -sign
+        margin = sign * saving_noise(on_demand_plan, spot_plan, request, book, settings)
+    if per_gpu >= band * reference:
+        return (f"a spot GPU on the eligible types, each zone on its cheapest, is expected to cost "
+                f"{_money(per_gpu)} with interruptions, not below the reference {_money(band * reference)}")
+    with_spot = expected_cost(spot_plan, request, book, now, settings)
+    without = expected_cost(on_demand_plan, request, book, now, settings)
+    if with_spot > without + margin:
+        noise = f" {'+' if margin > 0 else '-'} {_money(abs(margin))} of price noise" if margin else ""
+        return (f"expected {_money(with_spot)}/h with spot on {', '.join(spot_plan.spot_types)} and on-demand on "
+                f"{spot_plan.instance_types[0]}, above {_money(without)}/h all on-demand{noise}")
+    return None
 
 
 def _distributed(request: GroupRequest, instance_types: Sequence[str], spot_types: Sequence[str]) -> CapacityPlan:
