@@ -388,9 +388,14 @@ def expected_cost(plan: CapacityPlan, request: GroupRequest, book: PriceBook, no
     reference, _basis = _reference_rate(request, book, now, settings)
     if lines is None or reference is None:
         return None
-    return sum(gpus * (price + (interruption_cost_per_gpu_hour(t, request, book, now, settings, reference)[0]
-                                if market == "spot" else 0.0))
+    return sum(gpus * (_spot_gpu_cost(price, t, request, book, now, settings, reference) if market == "spot" else price)
                for (market, t, _zone), gpus, price in lines)
+
+
+def _spot_gpu_cost(price: float, instance_type: str, request: GroupRequest, book: PriceBook, now: datetime,
+                   settings: PlannerSettings, reference: float) -> float:
+    """A spot GPU's expected cost: its price plus its expected interruption cost."""
+    return price + interruption_cost_per_gpu_hour(instance_type, request, book, now, settings, reference)[0]
 
 
 def saving_noise(current: CapacityPlan, new: CapacityPlan, request: GroupRequest, book: PriceBook,
@@ -507,8 +512,7 @@ def _spot_refusal(spot_plan: CapacityPlan, on_demand_plan: CapacityPlan, request
         return f"the on-demand base fills the group up to max {request.max_gpus} GPUs: no room for spot"
     reference, _basis = _reference_rate(request, book, now, settings)
     pools = _spot_pools(spot_plan.spot_types, request, book)
-    per_gpu = sum(price + interruption_cost_per_gpu_hour(t, request, book, now, settings, reference)[0]
-                  for price, t in pools) / len(pools)
+    per_gpu = sum(_spot_gpu_cost(price, t, request, book, now, settings, reference) for price, t in pools) / len(pools)
     band, margin = 1.0, 0.0
     if current is not None:
         sign = 1 if current.spot_types else -1
