@@ -110,7 +110,7 @@ def _gpu_group(resource: PlanResource, catalog: PriceCatalog, templates: dict[st
         reserved_cost, covered = reserved_cost + take * rate, covered + take
     # Spot prices are not bundled and move hourly: spot units are priced at the first type's on-demand
     # rate, which the capacity decision lists spot types to undercut (one zone may still pay more).
-    hourly = reserved_cost + (on_demand_units - covered) * on_demand_rate + spot_units * on_demand_rate
+    hourly = reserved_cost + (units - covered) * on_demand_rate
     instances = units / weight
     disk = 0.0
     template = _launch_template(resource, policy, templates)
