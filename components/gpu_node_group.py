@@ -213,6 +213,10 @@ class GpuNodeGroup(pulumi.ComponentResource):
             max_size=config.max_gpus // config.gpus_per_instance,
             desired_capacity=config.desired_gpus // config.gpus_per_instance,
             capacity_rebalance=plan.capacity_rebalance,
+            # A zone that cannot launch sends its share to the others, as the planner's placement rule
+            # assumes (AWS's default, pinned here): balanced-only would leave the share unlaunched.
+            availability_zone_distribution=aws.autoscaling.GroupAvailabilityZoneDistributionArgs(
+                capacity_distribution_strategy="balanced-best-effort"),
             mixed_instances_policy=mixed_instances_policy(plan, config.gpus_per_instance, template.id,
                                                           template.latest_version),
             instance_refresh=aws.autoscaling.GroupInstanceRefreshArgs(

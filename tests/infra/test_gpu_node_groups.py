@@ -45,6 +45,8 @@ def assert_asg_renders(asg, plan, gpus_per_instance):
     overrides = policy["launchTemplate"]["overrides"]
     assert [o["instanceType"] for o in overrides] == plan["instance_types"]
     assert asg.inputs["capacityRebalance"] is bool(plan["spot_types"])
+    # Launches that fail in one zone go to the others: the placement rule lets spot start when one zone can host it.
+    assert asg.inputs["availabilityZoneDistribution"] == {"capacityDistributionStrategy": "balanced-best-effort"}
     return distribution, overrides
 
 
