@@ -13,7 +13,10 @@ and an `online` (serving) group; one evaluator prices every mix the same way:
   capacity (price-capacity-optimized allocation); with no such pool the zone's share is priced
   on-demand, as if bought elsewhere. An Auto Scaling group does not make that substitution (its
   spot share stays unlaunched, kubernetes/autoscaler#2075), so the table also counts those
-  GPU-hours as "unlaunched": a policy with fewer spot types has more of them;
+  GPU-hours as "unlaunched": a policy with fewer spot types has more of them. A pool with capacity
+  hosts its zone's share and no more: the group's balanced-best-effort distribution would send a
+  dry zone's share to the other zones, but pools here have no depth to price that with, and moving
+  it onto pools of unlimited depth pays a group for crowding onto one type;
 - an interruption (a pool a policy used enters a drought) costs the interrupted GPUs their lost
   work (batch: half a checkpoint interval) plus a warm-up on the replacement;
 - a plan change rolls the group (an ASG instance refresh): every GPU pays a warm-up.
@@ -236,9 +239,11 @@ def observed_book(market: Market, now: datetime, types: tuple[str, ...]) -> Pric
     book = PriceBook(region="us-east-1")
     book.on_demand = {t: Price(ON_DEMAND[t], now, "list price") for t in types}
     book.spot = {(t, z): Price(market.price((t, z)), now, "replay") for t in types for z in ZONES}
+    # EC2 scores a zone 1-10 for how likely the group's whole spot share launches there. Here a pool
+    # with capacity hosts one zone's share (what `charge` gives it), so a zone hosts free / zones of it.
     for zone in ZONES:
         free = sum(market.available((t, zone)) for t in types)
-        score = 9 if free == len(types) else 6 if free >= 2 else 2
+        score = 1 + round(9 * min(1.0, free / len(ZONES)))
         book.placement[(tuple(sorted(types)), zone)] = PlacementScore(score, now, "replay")
     day = now.replace(hour=0)
     book.interruptions = {t: InterruptionFrequency(market.reclaimed_per_month(t), day, "replay") for t in types}

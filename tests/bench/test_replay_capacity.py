@@ -75,3 +75,19 @@ def test_without_the_placement_gate_online_runs_spot_when_every_zone_scores_low(
     assert gated["planner"].cost == pytest.approx(gated["all on-demand"].cost)
     ungated, _ = replay.replay(replay.REGIMES["default"], 3, 2, "online", placement_gate=False)
     assert ungated["planner"].cost < ungated["all on-demand"].cost
+
+
+def test_a_zone_scores_by_how_much_of_the_spot_share_its_free_pools_can_host(replay):
+    types = replay.GROUPS["online"]["types"]
+    market = replay.Market(replay.REGIMES["default"], 5, list(types))
+    zone = replay.ZONES[0]
+
+    def score_with(free: int) -> int:
+        for index, instance_type in enumerate(types):
+            market.drought[(instance_type, zone)] = index >= free
+        book = replay.observed_book(market, replay.START, types)
+        return book.placement_score(types, zone).score
+
+    scores = [score_with(free) for free in range(len(types) + 1)]
+    assert scores[0] == 1 and scores[-1] == 10  # no capacity: "not at all likely"; every pool free: the top score
+    assert scores == sorted(set(scores))  # each free pool hosts one zone's share more
