@@ -56,7 +56,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from components.capacity_plan import (  # noqa: E402
-    HOURS_PER_MONTH, CapacityPlan, GroupRequest, PlannerSettings, decide, distribution)
+    HOURS_PER_MONTH, CapacityPlan, GroupRequest, PlannerSettings, decide, distribution, placement_questions)
 from components.gpu_instance_types import gpu_instance_type  # noqa: E402
 from components.pricing import InterruptionFrequency, PlacementScore, Price, PriceBook  # noqa: E402
 from components.workload_classes import workload_classes  # noqa: E402
@@ -233,18 +233,21 @@ def charge(ledger: Ledger, mix: Mix, market: Market, group: str, desired: int, c
     ledger.gpu_hours += desired
 
 
-def observed_book(market: Market, now: datetime, types: tuple[str, ...]) -> PriceBook:
+def observed_book(market: Market, now: datetime, request: GroupRequest) -> PriceBook:
     """What the live source would read now: every pool's price, per-zone placement scores and the
     trailing month's interruption frequency of each type (refreshed daily, like the advisor's)."""
+    types = request.instance_types
     book = PriceBook(region="us-east-1")
     book.on_demand = {t: Price(ON_DEMAND[t], now, "list price") for t in types}
     book.spot = {(t, z): Price(market.price((t, z)), now, "replay") for t in types for z in ZONES}
-    # EC2 scores a zone 1-10 for how likely the group's whole spot share launches there. Here a pool
-    # with capacity hosts one zone's share (what `charge` gives it), so a zone hosts free / zones of it.
-    for zone in ZONES:
-        free = sum(market.available((t, zone)) for t in types)
-        score = 1 + round(9 * min(1.0, free / len(ZONES)))
-        book.placement[(tuple(sorted(types)), zone)] = PlacementScore(score, now, "replay")
+    # EC2 scores a zone 1-10 for how likely a question's capacity launches there. Here a pool with
+    # capacity hosts one zone's part of the spot share (what `charge` gives it), and no more.
+    questions = placement_questions(request)
+    for question in questions:
+        for zone in ZONES:
+            hosted = sum(market.available((t, zone)) for t in types) * questions[-1].target_capacity
+            score = 1 + round(9 * min(1.0, hosted / question.target_capacity))
+            book.placement[(question, zone)] = PlacementScore(score, now, "replay")
     day = now.replace(hour=0)
     book.interruptions = {t: InterruptionFrequency(market.reclaimed_per_month(t), day, "replay") for t in types}
     return book
@@ -290,7 +293,7 @@ def replay(regime: Regime, seed: int, days: int, group: str,
         if hour > failing_until and outages.random() < regime.outage_rate:
             failing_until = hour + regime.outage_hours - 1
         if book is None or hour > failing_until:
-            book = observed_book(market, now, types)  # else: the read failed, the last book goes stale
+            book = observed_book(market, now, request)  # else: the read failed, the last book goes stale
         for name, settings in PLANNERS.items():
             started = time.perf_counter()
             plan = plans[name] = decide(request, book, now, plans[name], settings).plan

@@ -219,8 +219,7 @@ class LivePriceSource:
         scores = self._pages(ec2, "get_spot_placement_scores", "SpotPlacementScores",
                              InstanceTypes=list(request.instance_types), TargetCapacity=request.target_capacity,
                              TargetCapacityUnitType="units", SingleAvailabilityZone=True, RegionNames=[region])
-        key = tuple(sorted(request.instance_types))
-        return {(key, zone_by_id[s["AvailabilityZoneId"]]): PlacementScore(int(s["Score"]), now, "EC2 spot placement score")
+        return {(request, zone_by_id[s["AvailabilityZoneId"]]): PlacementScore(int(s["Score"]), now, "EC2 spot placement score")
                 for s in scores if zone_by_id.get(s.get("AvailabilityZoneId")) in zones}
 
     def available_zones(self, region: str) -> list[str]:

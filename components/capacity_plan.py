@@ -16,8 +16,8 @@ The rules, in the order they apply:
   `threshold x band`, stay up to `threshold / band`, band = (1 - noise) / (1 + noise)), and the
   on-demand order is kept unless prices moved beyond the band, so price noise cannot change a plan.
 - Spot is used only when enough types are eligible (`min_spot_types`, or all of a smaller group),
-  and, for classes with `min_placement_score`, when a zone's fresh placement score reaches it (each
-  zone is scored for the group's whole spot share at max size, so one such zone can host it).
+  and, for classes with `min_placement_score`, when fresh placement scores reach it: in some zone
+  for the group's whole spot share at max size, or in every zone for its own part of it.
 - The group as a whole must beat on-demand: a spot GPU on the eligible types (each zone on its
   cheapest) must be expected to cost less than the reference, and the plan less than all on-demand
   (its on-demand GPUs run on the first eligible or RI-held type, dearer when the cheapest on-demand
@@ -41,7 +41,7 @@ from datetime import datetime, timedelta
 from typing import Sequence
 
 from components.gpu_instance_types import gpu_instance_type
-from components.pricing import InterruptionFrequency, Price, PriceBook
+from components.pricing import InterruptionFrequency, PlacementRequest, Price, PriceBook
 from components.workload_classes import WorkloadClass
 
 SPOT_ALLOCATION_STRATEGY = "price-capacity-optimized"
@@ -266,20 +266,47 @@ def _spot_eligibility(request, book, now, settings, current: CapacityPlan | None
     return eligible, lines
 
 
-def _placement_allows_spot(request, book, now, settings, keeping: bool) -> tuple[bool, str]:
-    """Spot enters when, with fresh scores for every zone, the best zone reaches the class minimum:
-    each zone is scored for the group's whole spot share at max size, and the group launches spot
-    in the zones that have capacity. A current spot plan stays while the best zone is within
-    PLACEMENT_SCORE_SLACK of the minimum: leaving spot rolls every GPU of the group."""
-    minimum = request.workload_class.min_placement_score
-    if minimum is None:
+def placement_questions(request: GroupRequest) -> tuple[PlacementRequest, PlacementRequest] | tuple[()]:
+    """What a class with `min_placement_score` asks EC2, scored per zone (`SingleAvailabilityZone`):
+    can one zone host the group's whole spot share at max size, and can a zone host its own part
+    of it. The group's balanced-best-effort distribution places the share either way: all in a zone
+    that has capacity, or split over zones that each take theirs."""
+    klass = request.workload_class
+    if klass.min_placement_score is None or klass.max_spot_share <= 0:
+        return ()
+    smallest = min(gpu_instance_type(t).gpus for t in request.instance_types)
+    whole = max(1, math.ceil(request.max_gpus * klass.max_spot_share / smallest))
+    part = math.ceil(whole / len(request.zones))
+    return PlacementRequest(request.instance_types, whole), PlacementRequest(request.instance_types, part)
+
+
+def _placement_allows_spot(request, book, now, settings, keeping: bool) -> tuple[bool | None, str]:
+    """Spot enters when a fresh answer to either question reaches the class minimum in the zones it
+    needs: for the whole share the best zone, for each zone's part every zone. A current spot plan
+    stays while one is within PLACEMENT_SCORE_SLACK of it: leaving spot rolls every GPU of the group.
+    None when no question has fresh scores for every zone and none that has reaches the minimum:
+    unknown adds no spot and drops none."""
+    questions = placement_questions(request)
+    if not questions:
         return True, "placement scores: not required for this class"
-    scores = [book.placement_score(request.instance_types, zone) for zone in request.zones]
-    if any(s is None or s.observed_at < now - settings.max_price_age for s in scores):
-        return False, f"placement scores: not available fresh for every zone; class {request.workload_class.name} needs >= {minimum}"
-    best = max(s.score for s in scores)
+    minimum = request.workload_class.min_placement_score
     needed, action = (minimum - PLACEMENT_SCORE_SLACK, "keep") if keeping else (minimum, "start")
-    return best >= needed, f"placement scores: best zone {best} vs {needed} to {action} spot"
+    answers, unanswered = [], False
+    whole, part = questions
+    for question, label, combine, zones_needed in ((whole, "whole spot share", max, "best zone"),
+                                                   (part, "a zone's part", min, "worst zone")):
+        scores = [book.placement_score(question, zone) for zone in request.zones]
+        label += f" ({question.target_capacity} instance{'s' if question.target_capacity > 1 else ''})"
+        if any(s is None or s.observed_at < now - settings.max_price_age for s in scores):
+            unanswered = True
+            answers.append(f"{label}: not scored fresh in every zone")
+            continue
+        score = combine(s.score for s in scores)
+        answers.append(f"{label}: {zones_needed} {score}")
+        if score >= needed:
+            return True, f"placement scores: {'; '.join(answers)} (>= {needed} to {action} spot)"
+    line = f"placement scores: {'; '.join(answers)} (class {request.workload_class.name} needs {needed} to {action} spot)"
+    return (None if unanswered else False), line
 
 
 def _order_types(request: GroupRequest, book: PriceBook, band: float, current: CapacityPlan | None) -> list[str]:
@@ -588,7 +615,7 @@ def decide(
                         f"the current plan was decided for other {', '.join(changed)}: replaced")
     if current.spot_types:
         placement_ok, line = _placement_allows_spot(request, book, now, settings, keeping=True)
-        if not placement_ok and "not available" not in line:
+        if placement_ok is False:
             return decision(candidate, True, "constraint", f"{line}: the current spot share is no longer safe")
     stale = _stale_prices(request, current, book, now, settings)
     if stale:

@@ -38,7 +38,7 @@ class WorkloadClassOverrides(BaseModel):
     ri_baseline: float | None = Field(None, ge=0, le=1, description="Share of desired GPUs kept on on-demand/RI.")
     interruption_tolerance_seconds: int | None = Field(None, ge=0, le=86_400,
                                                        description="Longest interruption the work tolerates.")
-    min_placement_score: int | None = Field(None, ge=1, le=10, description="Spot starts only when EC2 scores some zone this high for the group's spot share.")
+    min_placement_score: int | None = Field(None, ge=1, le=10, description="Spot starts only when EC2 scores this high some zone for the group's whole spot share, or every zone for its part.")
     lost_work_seconds: int | None = Field(None, ge=0, le=86_400,
                                           description="Work an interrupted GPU loses on average (half a checkpoint interval).")
     warmup_seconds: int | None = Field(None, ge=0, le=7_200,

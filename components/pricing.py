@@ -38,6 +38,9 @@ class PlacementRequest:
     instance_types: tuple[str, ...]
     target_capacity: int
 
+    def __post_init__(self):  # the same types in another order ask the same question
+        object.__setattr__(self, "instance_types", tuple(sorted(self.instance_types)))
+
 
 @dataclass(frozen=True)
 class PlacementScore:
@@ -66,7 +69,7 @@ class PriceBook:
     region: str
     on_demand: dict[str, Price] = field(default_factory=dict)
     spot: dict[tuple[str, str], Price] = field(default_factory=dict)  # (instance type, zone)
-    placement: dict[tuple[tuple[str, ...], str], PlacementScore] = field(default_factory=dict)  # (types, zone)
+    placement: dict[tuple[PlacementRequest, str], PlacementScore] = field(default_factory=dict)  # (question, zone)
     interruptions: dict[str, InterruptionFrequency] = field(default_factory=dict)  # instance type
     notes: list[str] = field(default_factory=list)  # fallbacks taken, endpoints that failed
 
@@ -76,8 +79,8 @@ class PriceBook:
     def spot_price(self, instance_type: str, zone: str) -> Price | None:
         return self.spot.get((instance_type, zone))
 
-    def placement_score(self, instance_types: Sequence[str], zone: str) -> PlacementScore | None:
-        return self.placement.get((tuple(sorted(instance_types)), zone))
+    def placement_score(self, question: PlacementRequest, zone: str) -> PlacementScore | None:
+        return self.placement.get((question, zone))
 
     def interruption_frequency(self, instance_type: str) -> InterruptionFrequency | None:
         return self.interruptions.get(instance_type)

@@ -12,7 +12,6 @@ Offline runs (`SEEDANCE_OFFLINE=1`, set by `seedance plan`) never call AWS.
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -23,8 +22,8 @@ from components.aws_regions import regions
 from components.aws_prices import LivePriceSource
 from components.capacity_lock import CapacityLock, LockError, LockPriceSource, lock_path, read_lock
 from components.capacity_plan import (
-    CapacityPlan, Decision, GroupRequest, ReservedHolding, constraint_changes, decide_all, spot_only)
-from components.gpu_instance_types import gpu_instance_type
+    CapacityPlan, Decision, GroupRequest, ReservedHolding, constraint_changes, decide_all, placement_questions,
+    spot_only)
 from components.pricing import PlacementRequest, PriceBook, PriceSource, PriceSourceError, SnapshotPriceSource
 from components.reserved_instances import allocate_holdings
 from infra.config import PROJECT, ConfigError, StackConfig
@@ -66,16 +65,8 @@ def group_requests(config: StackConfig, zones: Sequence[str], holdings: Sequence
 
 
 def placement_requests(requests: Sequence[GroupRequest]) -> list[PlacementRequest]:
-    """Score questions for the groups whose class gates spot on them: their most spot instances at max size."""
-    asks = []
-    for request in requests:
-        klass = request.workload_class
-        if klass.min_placement_score is None or klass.max_spot_share <= 0:
-            continue
-        smallest = min(gpu_instance_type(t).gpus for t in request.instance_types)
-        instances = max(1, math.ceil(request.max_gpus * klass.max_spot_share / smallest))
-        asks.append(PlacementRequest(tuple(sorted(request.instance_types)), instances))
-    return asks
+    """The score questions of every group whose class gates spot on them, each asked once."""
+    return list(dict.fromkeys(question for request in requests for question in placement_questions(request)))
 
 
 @dataclass

@@ -65,8 +65,8 @@ def test_the_oracle_is_a_lower_bound_for_every_cap_keeping_policy(replay, regime
 def test_without_the_placement_gate_online_runs_spot_when_every_zone_scores_low(replay, monkeypatch):
     observed = replay.observed_book
 
-    def scored_low(market, now, types):
-        book = observed(market, now, types)
+    def scored_low(market, now, request):
+        book = observed(market, now, request)
         book.placement = {key: replay.PlacementScore(2, now, "test") for key in book.placement}
         return book
 
@@ -77,17 +77,22 @@ def test_without_the_placement_gate_online_runs_spot_when_every_zone_scores_low(
     assert ungated["planner"].cost < ungated["all on-demand"].cost
 
 
-def test_a_zone_scores_by_how_much_of_the_spot_share_its_free_pools_can_host(replay):
-    types = replay.GROUPS["online"]["types"]
-    market = replay.Market(replay.REGIMES["default"], 5, list(types))
+def test_a_zone_scores_by_how_much_of_a_question_its_free_pools_can_host(replay):
+    spec = replay.GROUPS["online"]
+    group = replay.GroupRequest("online", replay.CLASSES["online"], spec["types"], replay.ZONES, 0,
+                                spec["desired"], spec["max_gpus"])
+    whole, part = replay.placement_questions(group)
+    market = replay.Market(replay.REGIMES["default"], 5, list(spec["types"]))
     zone = replay.ZONES[0]
 
-    def score_with(free: int) -> int:
-        for index, instance_type in enumerate(types):
+    def scores_with(free: int) -> tuple[int, int]:
+        for index, instance_type in enumerate(spec["types"]):
             market.drought[(instance_type, zone)] = index >= free
-        book = replay.observed_book(market, replay.START, types)
-        return book.placement_score(types, zone).score
+        book = replay.observed_book(market, replay.START, group)
+        return book.placement_score(whole, zone).score, book.placement_score(part, zone).score
 
-    scores = [score_with(free) for free in range(len(types) + 1)]
-    assert scores[0] == 1 and scores[-1] == 10  # no capacity: "not at all likely"; every pool free: the top score
-    assert scores == sorted(set(scores))  # each free pool hosts one zone's share more
+    scores = [scores_with(free) for free in range(len(spec["types"]) + 1)]
+    assert scores[0] == (1, 1) and scores[-1] == (10, 10)  # no capacity: "not likely"; every pool free: the top
+    # Each free pool hosts a zone's part: one is enough for the part, the whole share needs them all.
+    assert [part for _, part in scores[1:]] == [10, 10, 10]
+    assert [whole for whole, _ in scores] == sorted(set(whole for whole, _ in scores))

@@ -19,7 +19,8 @@ ON_DEMAND = {"g5.xlarge": 1.006, "g5.48xlarge": 16.288, "g6.xlarge": 0.8048, "g6
 
 def book(spot_ratio: dict[str, float], *, age: timedelta = timedelta(minutes=5), on_demand: dict | None = None,
          zones=ZONES, scores: dict | None = None) -> PriceBook:
-    """Spot at `ratio` x on-demand in every zone (the last one dearer), all observed `age` ago."""
+    """Spot at `ratio` x on-demand in every zone (the last one dearer), all observed `age` ago;
+    `scores`: a placement question's score per zone."""
     observed = NOW - age
     prices = ON_DEMAND if on_demand is None else on_demand
     result = PriceBook(region="us-east-1")
@@ -28,9 +29,9 @@ def book(spot_ratio: dict[str, float], *, age: timedelta = timedelta(minutes=5),
         for index, zone in enumerate(zones):
             bump = LAST_ZONE_PREMIUM if index == len(zones) - 1 else 1.0
             result.spot[(instance_type, zone)] = Price(prices[instance_type] * ratio * bump, observed, "test spot")
-    for types, per_zone in (scores or {}).items():
+    for question, per_zone in (scores or {}).items():
         for zone, score in zip(zones, per_zone):
-            result.placement[(tuple(sorted(types)), zone)] = PlacementScore(score, observed, "test score")
+            result.placement[(question, zone)] = PlacementScore(score, observed, "test score")
     return result
 
 
@@ -46,15 +47,19 @@ class FakeLiveSource:
 
     name = "live"
 
-    def __init__(self, spot_ratio: float = 0.3, fail: str | None = None, zones=ZONES):
+    def __init__(self, spot_ratio: float = 0.3, fail: str | None = None, zones=ZONES, placement_score=None):
         self.spot_ratio, self.fail, self.zones = spot_ratio, fail, zones
+        self.placement_score = placement_score  # question -> its score in every zone; None: scores unavailable
+        self.asked = []
 
     def prices(self, region, instance_types, zones, placement=()):
         if self.fail:
             raise PriceSourceError(self.fail)
+        self.asked += placement
         known = [t for t in instance_types if t in ON_DEMAND]
+        scores = {q: (self.placement_score(q),) * len(zones) for q in placement} if self.placement_score else {}
         return book({t: self.spot_ratio for t in known}, zones=zones,
-                    on_demand={t: ON_DEMAND[t] for t in known})
+                    on_demand={t: ON_DEMAND[t] for t in known}, scores=scores)
 
     def available_zones(self, region):
         if self.fail:

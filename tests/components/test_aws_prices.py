@@ -59,10 +59,14 @@ class Clients:
             self.pricing_stub.add_response("get_products", price_list(instance_type),
                                            {"ServiceCode": "AmazonEC2", "Filters": ANY})
 
-    def placement(self):
+    def placement(self, capacity=12, score=None):
+        """Scores as recorded, or `score` in every zone."""
+        answer = fixture("spot_placement_scores.json")
+        if score is not None:
+            answer["SpotPlacementScores"] = [{**entry, "Score": score} for entry in answer["SpotPlacementScores"]]
         self.ec2_stub.add_response("describe_availability_zones", fixture("availability_zones.json"))
-        self.ec2_stub.add_response("get_spot_placement_scores", fixture("spot_placement_scores.json"),
-                                   {"InstanceTypes": TYPES, "TargetCapacity": 12, "TargetCapacityUnitType": "units",
+        self.ec2_stub.add_response("get_spot_placement_scores", answer,
+                                   {"InstanceTypes": TYPES, "TargetCapacity": capacity, "TargetCapacityUnitType": "units",
                                     "SingleAvailabilityZone": True, "RegionNames": ["us-east-1"]})
 
     def done(self):
@@ -101,7 +105,7 @@ def test_reads_every_page_keeps_the_dearer_description_and_only_the_groups_zones
     assert "Linux/UNIX, in effect since 2026-12-01T10:17Z" in price.source
     assert book.on_demand_price("g4dn.12xlarge").usd_per_hour == pytest.approx(3.912)
     assert book.on_demand_price("g4dn.12xlarge").source == "AWS Price List API (us-east-1)"
-    scores = [book.placement_score(TYPES, z).score for z in ZONES]
+    scores = [book.placement_score(PlacementRequest(tuple(TYPES), 12), z).score for z in ZONES]
     assert scores == [9, 8, 7]  # mapped from zone ids through this account's zone names
     bands = {t: (f.per_month, f.source) for t, f in book.interruptions.items()}
     assert bands == {"g4dn.12xlarge": (0.10, "Spot Instance Advisor, band 5-10%"),
@@ -205,6 +209,20 @@ def test_endpoint_failure_falls_back_to_the_snapshot_and_adds_no_spot():
     assert used == "snapshot" and "live prices unavailable (get_products: ServiceUnavailableException)" in notes[0]
     decision = decide(request(types=TYPES), book, NOW)
     assert decision.plan.spot_types == () and "days old" in "\n".join(decision.plan.explanation)
+
+
+def test_questions_for_the_same_types_at_other_capacities_keep_their_own_scores():
+    # A group's whole spot share and one zone's part of it: same types, different answers.
+    clients = Clients()
+    clients.spot_pages()
+    clients.on_demand()
+    clients.placement(12)
+    clients.placement(4, score=10)
+    whole, part = PlacementRequest(tuple(TYPES), 12), PlacementRequest(tuple(TYPES), 4)
+    book = source(clients).prices("us-east-1", TYPES, ZONES, [whole, part])
+    clients.done()
+    assert [book.placement_score(whole, z).score for z in ZONES] == [9, 8, 7]
+    assert [book.placement_score(part, z).score for z in ZONES] == [10, 10, 10]
 
 
 def test_placement_scores_are_optional():

@@ -6,13 +6,21 @@ from datetime import timedelta
 import pytest
 
 from components.capacity_plan import (
-    PlannerSettings, decide, hourly_cost, interruption_cost_per_gpu_hour, plan_capacity, saving_noise)
+    PlannerSettings, decide, hourly_cost, interruption_cost_per_gpu_hour, placement_questions, plan_capacity,
+    saving_noise)
 from components.pricing import InterruptionFrequency
 from components.workload_classes import workload_classes
 from tests.components.markets import LAST_ZONE_PREMIUM, NOW, ON_DEMAND, ZONE_MEAN, ZONES, book, request
 
 TRAINING = ("g6.12xlarge", "g5.12xlarge", "g4dn.12xlarge")
 SERVING = ("g6.xlarge", "g5.xlarge", "g4dn.xlarge")
+
+
+def scored(group, whole=None, part=None) -> dict:
+    """Placement scores per zone for the group's two questions: the whole spot share, and a zone's part."""
+    return {question: scores for question, scores in zip(placement_questions(group), (whole, part)) if scores}
+
+
 # The cheapest on-demand GPU of TRAINING: what its spot prices are compared with.
 REFERENCE = ON_DEMAND["g4dn.12xlarge"] / 4
 
@@ -79,7 +87,7 @@ def test_no_spot_when_it_would_move_the_on_demand_gpus_to_a_dearer_type():
     # Serving keeps 85 % on-demand. g4dn (the cheapest on-demand GPU) is not spot-eligible, g6 is; a
     # spot plan lists only g6, so its on-demand GPUs would cost g6's rate, 1.53 x g4dn's.
     serving = request("online", SERVING, desired=12, max_gpus=24)
-    prices = book({"g4dn.xlarge": 1.0, "g6.xlarge": 0.3, "g5.xlarge": 1.0}, scores={SERVING: (9, 9, 9)})
+    prices = book({"g4dn.xlarge": 1.0, "g6.xlarge": 0.3, "g5.xlarge": 1.0}, scores=scored(serving, whole=(9, 9, 9)))
     plan = plan_capacity(serving, prices, NOW)
     assert plan.spot_types == () and plan.instance_types[0] == "g4dn.xlarge"
     assert plan.all_on_demand_usd_per_hour == pytest.approx(12 * ON_DEMAND["g4dn.xlarge"])
@@ -216,15 +224,26 @@ def test_a_type_missing_one_zone_price_is_not_eligible():
 def test_online_spot_needs_fresh_high_placement_scores():
     prices = {t: 0.25 for t in SERVING}
     serving = request("online", SERVING, min_gpus=4, desired=6, max_gpus=24)
+    whole, part = placement_questions(serving)
     assert plan_capacity(serving, book(prices), NOW).spot_types == ()  # no scores: no spot
-    assert plan_capacity(serving, book(prices, scores={SERVING: (6, 5, 6)}), NOW).spot_types == ()
-    stale = book(prices, scores={SERVING: (9, 9, 9)})
-    del stale.placement[(tuple(sorted(SERVING)), ZONES[2])]
+    assert plan_capacity(serving, book(prices, scores=scored(serving, (6, 5, 6), (6, 7, 9))), NOW).spot_types == ()
+    stale = book(prices, scores=scored(serving, whole=(9, 9, 9)))
+    del stale.placement[(whole, ZONES[2])]
     assert plan_capacity(serving, stale, NOW).spot_types == ()  # a zone unscored: no spot
-    # Each zone is scored for the whole spot share: one zone that can host it is enough to start.
-    plan = plan_capacity(serving, book(prices, scores={SERVING: (7, 3, 2)}), NOW)
+    # One zone that can host the whole spot share is enough to start: the group launches where capacity is.
+    plan = plan_capacity(serving, book(prices, scores=scored(serving, whole=(7, 3, 2))), NOW)
     assert plan.spot_types and plan.max_spot_share <= 0.2
     assert plan.on_demand_base_gpus == 6  # ceil(85 % of 6)
+
+
+def test_online_spot_starts_when_every_zone_can_host_its_own_part_though_none_the_whole_share():
+    prices = {t: 0.25 for t in SERVING}
+    serving = request("online", SERVING, min_gpus=4, desired=6, max_gpus=24)
+    whole, part = placement_questions(serving)
+    assert part.target_capacity < whole.target_capacity and part.instance_types == whole.instance_types
+    assert plan_capacity(serving, book(prices, scores=scored(serving, (4, 4, 4), (9, 8, 7))), NOW).spot_types
+    # Every zone must take its part: one short zone and no zone for the whole share is no spot.
+    assert plan_capacity(serving, book(prices, scores=scored(serving, (4, 4, 4), (9, 8, 3))), NOW).spot_types == ()
 
 
 def test_base_covers_reserved_instances_and_they_come_first():
@@ -371,13 +390,15 @@ def test_entry_threshold_is_a_band_with_a_current_plan():
 def test_online_spot_stays_while_a_zone_has_capacity_and_leaves_when_none_has():
     serving = request("online", SERVING, min_gpus=4, desired=6, max_gpus=24)
     prices = {t: 0.25 for t in SERVING}
-    current = decide(serving, book(prices, scores={SERVING: (8, 8, 8)}), NOW).plan
+    current = decide(serving, book(prices, scores=scored(serving, (8, 8, 8), (9, 9, 9))), NOW).plan
     assert current.spot_types
     # One zone short: the group launches its spot share elsewhere; rolling every GPU would cost more.
-    assert decide(serving, book(prices, scores={SERVING: (8, 4, 8)}), NOW, current).plan == current
-    dropped = decide(serving, book(prices, scores={SERVING: (5, 4, 5)}), NOW, current)
+    assert decide(serving, book(prices, scores=scored(serving, (8, 4, 8), (9, 2, 9))), NOW, current).plan == current
+    # Unknown drops nothing: the whole share's scores fail, the parts are not scored.
+    assert decide(serving, book(prices, scores=scored(serving, whole=(5, 4, 5))), NOW, current).plan == current
+    dropped = decide(serving, book(prices, scores=scored(serving, (5, 4, 5), (9, 5, 9))), NOW, current)
     assert dropped.rule == "constraint" and dropped.plan.spot_types == ()
-    assert "best zone 5 vs 6 to keep spot" in dropped.reasons[0]
+    assert "best zone 5" in dropped.reasons[0] and "worst zone 5" in dropped.reasons[0]
 
 
 def test_hourly_cost_is_none_when_a_price_is_missing():

@@ -7,7 +7,8 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from components.capacity_plan import GroupRequest, ReservedHolding, decide, plan_capacity, reserved_gpus
+from components.capacity_plan import (
+    GroupRequest, ReservedHolding, decide, placement_questions, plan_capacity, reserved_gpus)
 from components.gpu_instance_types import gpu_instance_type
 from components.pricing import InterruptionFrequency, PlacementScore, Price, PriceBook
 from components.workload_classes import workload_classes
@@ -42,8 +43,10 @@ def scenarios(draw):
                 book.spot[(t, zone)] = Price(ON_DEMAND[t] * ratio * draw(st.floats(0.6, 1.0)), NOW, "test")
         if draw(st.booleans()):
             book.interruptions[t] = InterruptionFrequency(draw(st.floats(0, 1)), NOW, "test")
-    for zone in ZONES:
-        book.placement[(tuple(sorted(types)), zone)] = PlacementScore(draw(st.integers(1, 10)), NOW, "test")
+    for question in placement_questions(request):
+        for zone in ZONES:
+            if draw(st.integers(0, 9)) > 0:  # now and then a zone goes unscored
+                book.placement[(question, zone)] = PlacementScore(draw(st.integers(1, 10)), NOW, "test")
     if not book.on_demand:
         book.on_demand[types[0]] = Price(ON_DEMAND[types[0]], NOW, "test")
     return request, book
@@ -82,13 +85,13 @@ def test_unknown_interruption_data_never_adds_spot(scenario):
 
 
 @settings(max_examples=1000, deadline=None)  # a type that sets the reference and loses its price is rare
-@given(scenarios(), st.data(), st.sampled_from(["on_demand", "spot"]))
-def test_a_missing_price_never_adds_spot(scenario, data, table):
+@given(scenarios(), st.data(), st.sampled_from(["on_demand", "spot", "placement"]))
+def test_a_missing_price_or_score_never_adds_spot(scenario, data, table):
     request, book = scenario
     prices = getattr(book, table)
     if len(prices) < 2:  # with no on-demand price at all the planner refuses the group
         return
-    key = data.draw(st.sampled_from(sorted(prices)))
+    key = data.draw(st.sampled_from(sorted(prices, key=repr)))
     fewer = replace(book, **{table: {k: p for k, p in prices.items() if k != key}})
     known, unknown = plan_capacity(request, book, NOW), plan_capacity(request, fewer, NOW)
     assert set(unknown.spot_types) <= set(known.spot_types)

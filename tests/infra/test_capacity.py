@@ -72,6 +72,24 @@ def test_live_decides_now_against_the_lock(real_run, tmp_path):
     assert capacity.plans["batch"].spot_types and {d.rule for d in capacity.decisions} <= {"first-plan"}
 
 
+@pytest.mark.parametrize("part_score, online_spot", [(9, True), (3, False)])
+def test_serving_spot_follows_the_placement_questions_asked_for_it(part_score, online_spot):
+    # The whole share scores low everywhere; whether serving runs spot rests on each zone's part.
+    prod = stack_config("prod")
+
+    def score(question):
+        whole = max(q.target_capacity for q in live.asked if q.instance_types == question.instance_types)
+        return 3 if question.target_capacity == whole else part_score
+
+    live = FakeLiveSource(0.3, placement_score=score)
+    result = decide_stack(prod, ZONES, [live], prod.capacity.configured_holdings(), {}, NOW)
+    plans = {d.plan.group: d.plan for d in result.decisions}
+    gated = [g.name for g in prod.gpu_node_groups if g.workload().min_placement_score is not None]
+    assert gated and len(live.asked) == 2 * len(gated) == len(set(live.asked))
+    assert all(bool(plans[name].spot_types) is online_spot for name in gated)
+    assert plans["batch"].spot_types
+
+
 def test_live_failure_keeps_the_locked_plans(real_run, tmp_path):
     dev = stack_config("dev")
     lock = write_lock(tmp_path, dev, stack="dev")
