@@ -160,12 +160,14 @@ class LivePriceSource:
         book = PriceBook(region=region)
         book.spot = self._spot_prices(region, instance_types, zones, now)
         book.on_demand = self._on_demand_prices(region, instance_types, now)
+        # Scores are optional (EC2 may refuse new request shapes in a day): a question unanswered adds no spot.
+        zone_by_id = None
         for request in placement:
             try:
-                book.placement.update(self._placement_scores(region, request, zones, now))
+                zone_by_id = zone_by_id or self._zone_names(region)
+                book.placement.update(self._placement_scores(region, request, zones, zone_by_id, now))
             except PriceSourceError as error:
-                # Scores are optional (and rate-limited to ~10 shapes a day): without them no spot is added.
-                book.notes.append(f"spot placement scores unavailable ({error})")
+                book.notes.append(f"spot placement scores unavailable for {request.target_capacity} instances ({error})")
         remaining = self._deadline - self._monotonic()
         if remaining <= 0:
             book.notes.append("Spot Instance Advisor data not read: the price read used its time budget")
@@ -212,10 +214,13 @@ class LivePriceSource:
                 prices[instance_type] = Price(value, now, f"AWS Price List API ({endpoint})")
         return prices
 
-    def _placement_scores(self, region, request: PlacementRequest, zones, now) -> dict:
+    def _zone_names(self, region) -> dict[str, str]:
+        """Zone ids (what placement scores name) to this account's zone names."""
+        answer = self._call(self._clients("ec2", region), "describe_availability_zones")
+        return {z["ZoneId"]: z["ZoneName"] for z in answer["AvailabilityZones"]}
+
+    def _placement_scores(self, region, request: PlacementRequest, zones, zone_by_id, now) -> dict:
         ec2 = self._clients("ec2", region)
-        zone_by_id = {z["ZoneId"]: z["ZoneName"]
-                      for z in self._call(ec2, "describe_availability_zones")["AvailabilityZones"]}
         scores = self._pages(ec2, "get_spot_placement_scores", "SpotPlacementScores",
                              InstanceTypes=list(request.instance_types), TargetCapacity=request.target_capacity,
                              TargetCapacityUnitType="units", SingleAvailabilityZone=True, RegionNames=[region])

@@ -47,7 +47,7 @@ class CapacityConfig(BaseModel):
     reserved_instances: Literal["config", "live"] = Field(
         "config", description="RI holdings from `reserved` below, or from describe_reserved_instances.")
     reserved: list[ReservedInstanceConfig] = Field([], description="RI holdings when reserved_instances is config.")
-    placement_scores: bool = Field(True, description="Ask EC2 for spot placement scores (live source only).")
+    placement_scores: bool = Field(True, description="Ask EC2 for spot placement scores (live source only); without them classes with a placement minimum run no spot.")
     budget_breaker: bool = Field(False, description="Spot only for every GPU group (dev and staging only): the "
                                                     "durable form of `seedance breaker` at 95 % of the budget.")
 

@@ -276,7 +276,7 @@ def placement_questions(request: GroupRequest) -> tuple[PlacementRequest, Placem
         return ()
     smallest = min(gpu_instance_type(t).gpus for t in request.instance_types)
     whole = max(1, math.ceil(request.max_gpus * klass.max_spot_share / smallest))
-    part = math.ceil(whole / len(request.zones))
+    part = math.ceil(whole / max(1, len(request.zones)))
     return PlacementRequest(request.instance_types, whole), PlacementRequest(request.instance_types, part)
 
 
@@ -284,29 +284,32 @@ def _placement_allows_spot(request, book, now, settings, keeping: bool) -> tuple
     """Spot enters when a fresh answer to either question reaches the class minimum in the zones it
     needs: for the whole share the best zone, for each zone's part every zone. A current spot plan
     stays while one is within PLACEMENT_SCORE_SLACK of it: leaving spot rolls every GPU of the group.
-    None when no question has fresh scores for every zone and none that has reaches the minimum:
-    unknown adds no spot and drops none."""
+    A question counts when it is scored fresh in every zone; None when neither is (a failed read):
+    unknown adds no spot and drops none. One answered and short is False, so a question EC2 never
+    answers (its target capacity above the account's limit) cannot hold spot forever."""
     questions = placement_questions(request)
     if not questions:
-        return True, "placement scores: not required for this class"
+        return True, "placement scores: not asked (no placement minimum, or no spot, for this class)"
     minimum = request.workload_class.min_placement_score
     needed, action = (minimum - PLACEMENT_SCORE_SLACK, "keep") if keeping else (minimum, "start")
-    answers, unanswered = [], False
+    answers, answered = [], False
     whole, part = questions
     for question, label, combine, zones_needed in ((whole, "whole spot share", max, "best zone"),
                                                    (part, "a zone's part", min, "worst zone")):
         scores = [book.placement_score(question, zone) for zone in request.zones]
         label += f" ({question.target_capacity} instance{'s' if question.target_capacity > 1 else ''})"
         if any(s is None or s.observed_at < now - settings.max_price_age for s in scores):
-            unanswered = True
             answers.append(f"{label}: not scored fresh in every zone")
             continue
+        answered = True
         score = combine(s.score for s in scores)
         answers.append(f"{label}: {zones_needed} {score}")
         if score >= needed:
             return True, f"placement scores: {'; '.join(answers)} (>= {needed} to {action} spot)"
+    if len(whole.instance_types) < 3:
+        answers.append("EC2 scores a request of fewer than three instance types low")
     line = f"placement scores: {'; '.join(answers)} (class {request.workload_class.name} needs {needed} to {action} spot)"
-    return (None if unanswered else False), line
+    return (False if answered else None), line
 
 
 def _order_types(request: GroupRequest, book: PriceBook, band: float, current: CapacityPlan | None) -> list[str]:
@@ -492,7 +495,7 @@ def plan_capacity(
     elif not eligible or len(eligible) < needed:
         why = f"only {len(eligible)} eligible types, {max(needed, 1)} required"
     elif not placement_ok:
-        why = "placement scores do not allow it"
+        why = "placement scores unknown" if placement_ok is None else "placement scores do not allow it"
     elif unpriced := [t for t in request.instance_types if not _fresh(book.on_demand_price(t), now, settings)]:
         # All on-demand is what spot must beat; a type missing from it could be its cheapest.
         why = f"on-demand price missing or stale for {', '.join(unpriced)}, so all on-demand cannot be priced"

@@ -81,13 +81,13 @@ class StackDecision:
 
 
 def read_prices(sources: Sequence[PriceSource], region: str, requests: Sequence[GroupRequest],
-                zones: Sequence[str]) -> tuple[PriceBook, str, list[str]]:
+                zones: Sequence[str], ask_placement: bool = True) -> tuple[PriceBook, str, list[str]]:
     """Prices from the first source that answers; past it, the fallbacks' newest prices merged."""
     types = sorted({t for r in requests for t in r.instance_types})
     notes: list[str] = []
     primary, *fallbacks = sources
     try:
-        book = primary.prices(region, types, zones, placement_requests(requests))
+        book = primary.prices(region, types, zones, placement_requests(requests) if ask_placement else ())
         return book, primary.name, notes + book.notes
     except PriceSourceError as error:
         notes.append(f"{primary.name} prices unavailable ({error}); using {' + '.join(s.name for s in fallbacks)}")
@@ -109,7 +109,7 @@ def decide_stack(config: StackConfig, zones: Sequence[str], sources: Sequence[Pr
     requests = group_requests(config, zones, holdings)
     if not requests:
         return StackDecision([], PriceBook(region=config.region), "none")
-    book, source, notes = read_prices(sources, config.region, requests, zones)
+    book, source, notes = read_prices(sources, config.region, requests, zones, config.capacity.placement_scores)
     try:
         decisions = decide_all(requests, book, now, current, config.capacity.settings())
     except ValueError as error:

@@ -59,12 +59,13 @@ class Clients:
             self.pricing_stub.add_response("get_products", price_list(instance_type),
                                            {"ServiceCode": "AmazonEC2", "Filters": ANY})
 
-    def placement(self, capacity=12, score=None):
-        """Scores as recorded, or `score` in every zone."""
+    def placement(self, capacity=12, score=None, first=True):
+        """Scores as recorded, or `score` in every zone; the zone names are read before the first question."""
         answer = fixture("spot_placement_scores.json")
         if score is not None:
             answer["SpotPlacementScores"] = [{**entry, "Score": score} for entry in answer["SpotPlacementScores"]]
-        self.ec2_stub.add_response("describe_availability_zones", fixture("availability_zones.json"))
+        if first:
+            self.ec2_stub.add_response("describe_availability_zones", fixture("availability_zones.json"))
         self.ec2_stub.add_response("get_spot_placement_scores", answer,
                                    {"InstanceTypes": TYPES, "TargetCapacity": capacity, "TargetCapacityUnitType": "units",
                                     "SingleAvailabilityZone": True, "RegionNames": ["us-east-1"]})
@@ -217,12 +218,26 @@ def test_questions_for_the_same_types_at_other_capacities_keep_their_own_scores(
     clients.spot_pages()
     clients.on_demand()
     clients.placement(12)
-    clients.placement(4, score=10)
+    clients.placement(4, score=10, first=False)
     whole, part = PlacementRequest(tuple(TYPES), 12), PlacementRequest(tuple(TYPES), 4)
     book = source(clients).prices("us-east-1", TYPES, ZONES, [whole, part])
     clients.done()
     assert [book.placement_score(whole, z).score for z in ZONES] == [9, 8, 7]
     assert [book.placement_score(part, z).score for z in ZONES] == [10, 10, 10]
+
+
+def test_a_refused_question_leaves_the_others_answered():
+    clients = Clients()
+    clients.spot_pages()
+    clients.on_demand()
+    clients.ec2_stub.add_response("describe_availability_zones", fixture("availability_zones.json"))
+    clients.ec2_stub.add_client_error("get_spot_placement_scores", "MaxConfigLimitExceeded")
+    clients.placement(4, score=10, first=False)
+    whole, part = PlacementRequest(tuple(TYPES), 12), PlacementRequest(tuple(TYPES), 4)
+    book = source(clients).prices("us-east-1", TYPES, ZONES, [whole, part])
+    clients.done()
+    assert book.placement_score(whole, ZONES[0]) is None and book.placement_score(part, ZONES[0]).score == 10
+    assert "unavailable for 12 instances" in book.notes[0] and "MaxConfigLimitExceeded" in book.notes[0]
 
 
 def test_placement_scores_are_optional():

@@ -227,13 +227,27 @@ def test_online_spot_needs_fresh_high_placement_scores():
     whole, part = placement_questions(serving)
     assert plan_capacity(serving, book(prices), NOW).spot_types == ()  # no scores: no spot
     assert plan_capacity(serving, book(prices, scores=scored(serving, (6, 5, 6), (6, 7, 9))), NOW).spot_types == ()
-    stale = book(prices, scores=scored(serving, whole=(9, 9, 9)))
-    del stale.placement[(whole, ZONES[2])]
-    assert plan_capacity(serving, stale, NOW).spot_types == ()  # a zone unscored: no spot
+    unscored = book(prices, scores=scored(serving, whole=(9, 9, 9)))
+    del unscored.placement[(whole, ZONES[2])]
+    assert plan_capacity(serving, unscored, NOW).spot_types == ()  # a zone unscored: no spot
+    stale = book(prices, age=PlannerSettings().max_price_age + timedelta(minutes=1), scores=scored(serving, (9, 9, 9), (9, 9, 9)))
+    stale.on_demand = book(prices).on_demand
+    stale.spot = book(prices).spot
+    assert plan_capacity(serving, stale, NOW).spot_types == ()  # scores too old: no spot
     # One zone that can host the whole spot share is enough to start: the group launches where capacity is.
     plan = plan_capacity(serving, book(prices, scores=scored(serving, whole=(7, 3, 2))), NOW)
     assert plan.spot_types and plan.max_spot_share <= 0.2
     assert plan.on_demand_base_gpus == 6  # ceil(85 % of 6)
+
+
+def test_the_placement_questions_ask_for_the_class_cap_at_max_size_in_instances_whole_and_per_zone():
+    # 20 % of 24 GPUs is 4.8: 5 one-GPU instances for the whole share, 2 for each of three zones' parts.
+    whole, part = placement_questions(request("online", SERVING, desired=6, max_gpus=24))
+    assert (whole.target_capacity, part.target_capacity) == (5, 2)
+    # Counted in the smallest type's instances, the most a share of that many GPUs can need.
+    whole, part = placement_questions(request("online", ("g5.xlarge", "g5.12xlarge", "g6.xlarge"), desired=6, max_gpus=24))
+    assert (whole.target_capacity, part.target_capacity) == (5, 2)
+    assert placement_questions(request("batch", TRAINING)) == ()  # no placement minimum: nothing to ask
 
 
 def test_online_spot_starts_when_every_zone_can_host_its_own_part_though_none_the_whole_share():
@@ -394,11 +408,32 @@ def test_online_spot_stays_while_a_zone_has_capacity_and_leaves_when_none_has():
     assert current.spot_types
     # One zone short: the group launches its spot share elsewhere; rolling every GPU would cost more.
     assert decide(serving, book(prices, scores=scored(serving, (8, 4, 8), (9, 2, 9))), NOW, current).plan == current
-    # Unknown drops nothing: the whole share's scores fail, the parts are not scored.
-    assert decide(serving, book(prices, scores=scored(serving, whole=(5, 4, 5))), NOW, current).plan == current
+    # A point below the minimum keeps a running share (scores move between reads) but starts none.
+    six = scored(serving, (6, 4, 6), (9, 2, 9))
+    assert decide(serving, book(prices, scores=six), NOW, current).plan == current
+    assert plan_capacity(serving, book(prices, scores=six), NOW).spot_types == ()
+    # Unknown drops nothing: no scores at all (a failed read) keeps the running share.
+    assert decide(serving, book(prices), NOW, current).plan == current
     dropped = decide(serving, book(prices, scores=scored(serving, (5, 4, 5), (9, 5, 9))), NOW, current)
     assert dropped.rule == "constraint" and dropped.plan.spot_types == ()
     assert "best zone 5" in dropped.reasons[0] and "worst zone 5" in dropped.reasons[0]
+
+
+def test_a_question_ec2_never_answers_does_not_hold_a_running_spot_share():
+    # The whole share may be above the account's placement-score capacity limit, so it goes unanswered.
+    serving = request("online", SERVING, min_gpus=4, desired=6, max_gpus=24)
+    prices = {t: 0.25 for t in SERVING}
+    current = decide(serving, book(prices, scores=scored(serving, part=(9, 9, 9))), NOW).plan
+    assert current.spot_types
+    dropped = decide(serving, book(prices, scores=scored(serving, part=(9, 1, 9))), NOW, current)
+    assert dropped.rule == "constraint" and dropped.plan.spot_types == ()
+
+
+def test_fewer_than_three_types_are_named_as_why_placement_scores_are_low():
+    pair = ("g6.xlarge", "g4dn.xlarge")
+    serving = request("online", pair, min_gpus=4, desired=6, max_gpus=24)
+    plan = plan_capacity(serving, book({t: 0.25 for t in pair}, scores=scored(serving, (2, 2, 2), (3, 3, 3))), NOW)
+    assert plan.spot_types == () and "fewer than three instance types" in "\n".join(plan.explanation)
 
 
 def test_hourly_cost_is_none_when_a_price_is_missing():

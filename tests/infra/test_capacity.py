@@ -90,6 +90,20 @@ def test_serving_spot_follows_the_placement_questions_asked_for_it(part_score, o
     assert plans["batch"].spot_types
 
 
+def test_placement_questions_are_asked_once_per_shape_and_not_when_turned_off():
+    prod = stack_config("prod")
+    online = next(g for g in prod.gpu_node_groups if g.workload().min_placement_score is not None)
+    twin = online.model_copy(update={"name": "online-b"})  # same types and sizes: the same two questions
+    prod = prod.model_copy(update={"gpu_node_groups": [*prod.gpu_node_groups, twin]})
+    live = FakeLiveSource(0.3, placement_score=lambda question: 9)
+    decide_stack(prod, ZONES, [live], (), {}, NOW)
+    assert len(live.asked) == len(set(live.asked)) == 2
+    quiet = FakeLiveSource(0.3, placement_score=lambda question: 9)
+    off = prod.model_copy(update={"capacity": prod.capacity.model_copy(update={"placement_scores": False})})
+    plans = {d.plan.group: d.plan for d in decide_stack(off, ZONES, [quiet], (), {}, NOW).decisions}
+    assert quiet.asked == [] and plans[online.name].spot_types == ()
+
+
 def test_live_failure_keeps_the_locked_plans(real_run, tmp_path):
     dev = stack_config("dev")
     lock = write_lock(tmp_path, dev, stack="dev")
