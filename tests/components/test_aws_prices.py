@@ -226,7 +226,7 @@ def test_questions_for_the_same_types_at_other_capacities_keep_their_own_scores(
     assert [book.placement_score(part, z).score for z in ZONES] == [10, 10, 10]
 
 
-def test_a_refused_question_leaves_the_others_answered():
+def test_placement_scores_are_optional_and_a_refused_question_leaves_the_others_answered():
     clients = Clients()
     clients.spot_pages()
     clients.on_demand()
@@ -238,16 +238,6 @@ def test_a_refused_question_leaves_the_others_answered():
     clients.done()
     assert book.placement_score(whole, ZONES[0]) is None and book.placement_score(part, ZONES[0]).score == 10
     assert "unavailable for 12 instances" in book.notes[0] and "MaxConfigLimitExceeded" in book.notes[0]
-
-
-def test_placement_scores_are_optional():
-    clients = Clients()
-    clients.spot_pages()
-    clients.on_demand()
-    clients.ec2_stub.add_response("describe_availability_zones", fixture("availability_zones.json"))
-    clients.ec2_stub.add_client_error("get_spot_placement_scores", "MaxConfigLimitExceeded")
-    book = source(clients).prices("us-east-1", TYPES, ZONES, [PlacementRequest(tuple(TYPES), 12)])
-    assert book.placement == {} and "MaxConfigLimitExceeded" in book.notes[0]
     assert len(book.spot) == 9
 
 
