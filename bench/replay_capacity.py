@@ -9,25 +9,29 @@ fails now and then for a few hours. Every hour each policy chooses a mix for a `
 and an `online` (serving) group; one evaluator prices every mix the same way:
 
 - on-demand GPUs at the cheapest on-demand GPU of the group;
-- spot GPUs split evenly over the zones; in each zone on the policy's cheapest pool that has
-  capacity (price-capacity-optimized allocation); with no such pool the zone's share is priced
-  on-demand, as if bought elsewhere. An Auto Scaling group does not make that substitution (its
-  spot share stays unlaunched, kubernetes/autoscaler#2075), so the table also counts those
-  GPU-hours as "unlaunched": a policy with fewer spot types has more of them. A pool with capacity
-  hosts its zone's share and no more: the group's balanced-best-effort distribution would send a
-  dry zone's share to the other zones, but pools here have no depth to price that with, and moving
-  it onto pools of unlimited depth pays a group for crowding onto one type;
+- spot GPUs split evenly over the zones, each zone's part on the policy's cheapest pool there
+  that has capacity (price-capacity-optimized allocation). A zone with no such pool sends its part
+  to the cheapest listed pool with capacity left in another zone (the group's balanced-best-effort
+  distribution). A pool hosts one zone's part and no more (the market's depth), so a policy
+  listing one type has nowhere to move a part, and one listing more has spare pools. A part with
+  nowhere to go is priced on-demand, as if bought elsewhere; an Auto Scaling group does not make
+  that substitution (its spot stays unlaunched, kubernetes/autoscaler#2075), so the table also
+  counts those GPU-hours as "unlaunched". The same depth gives the placement scores (see
+  `observed_book`);
 - an interruption (a pool a policy used enters a drought) costs the interrupted GPUs their lost
   work (batch: half a checkpoint interval) plus a warm-up on the replacement;
-- a plan change rolls the group (an ASG instance refresh): every GPU pays a warm-up.
+- a plan change rolls the group (an ASG instance refresh): every GPU pays a warm-up;
+- a zone holding fewer parts than last hour in pools that kept capacity (a part moved back after
+  a drought, AZ rebalancing) pays like a reclaim for those GPUs. Parts are placed afresh each
+  hour, so this also charges moves between spare pools that a real group would not make.
 
 Policies: all on-demand; the source's naive rule (spot whenever the cheapest type's spot < 0.6 x its
 on-demand, on that one type, re-decided every hour); a static 70/30 spot/on-demand mix; spot at the
 class cap on every type, always; the planner with the source's 0.6 rule as its guard; the planner
 (`components.capacity_plan.decide`, expected cost, seeing prices and the trailing month's
-interruption frequency as the live source would, with API outages); and a hindsight oracle (in each
-zone, each hour, its spot share on the cheapest pool with capacity when that is below on-demand,
-else on-demand; never a roll or a reclaim): no policy under the same caps can pay less.
+interruption frequency as the live source would, with API outages); and a hindsight oracle (each
+hour, the cheapest listing of the group's types, each part on its pool or on-demand, whichever is
+cheaper; never a roll or a reclaim): no policy under the same caps can pay less.
 
 The naive rule, the planners, spot at cap and the oracle differ only in *when* and *where* they use
 spot: all run the same Auto Scaling group form under the same caps, an on-demand base covering the
@@ -43,6 +47,7 @@ Run: .venv/bin/python bench/replay_capacity.py [--regime NAME ...] [--market FIL
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import random
@@ -199,38 +204,70 @@ def per_gpu(instance_type: str, price: float) -> float:
     return price / gpu_instance_type(instance_type).gpus
 
 
+def allocate(types, market: Market) -> tuple[list[tuple[float, tuple[str, str]]], int]:
+    """Where a spot share split evenly over the zones lands: each zone's part on its cheapest listed
+    pool with capacity (price-capacity-optimized); a zone with none sends its part to the cheapest
+    listed pool with capacity left in another zone (balanced-best-effort). A pool hosts one part:
+    the market's depth. Returns (per GPU price, pool) for each placed part, and the parts left over."""
+    placed, homeless = [], 0
+    for zone in ZONES:
+        pools = sorted((per_gpu(t, market.price((t, zone))), (t, zone)) for t in types if market.available((t, zone)))
+        if pools:
+            placed.append(pools[0])
+        else:
+            homeless += 1
+    taken = {pool for _, pool in placed}
+    spare = sorted((per_gpu(t, market.price((t, z))), (t, z)) for t in types for z in ZONES
+                   if market.available((t, z)) and (t, z) not in taken)
+    moved = spare[:homeless]
+    return placed + moved, homeless - len(moved)
+
+
 def charge(ledger: Ledger, mix: Mix, market: Market, group: str, desired: int, cap: float,
            hindsight: bool = False) -> None:
-    """One hour of `mix`. With hindsight (the oracle) each zone's spot share runs on whichever is
-    cheaper that hour, its cheapest pool or on-demand, and no reclaim or roll is ever paid."""
+    """One hour of `mix`, its spot share placed by `allocate`; a part left over is priced on-demand.
+    With hindsight (the oracle) the hour costs the least any listing of the group's types would
+    pay, each part at its pool or on-demand, whichever is cheaper, and no reclaim or roll is paid."""
     types = GROUPS[group]["types"]
     on_demand_rate = min(per_gpu(t, ON_DEMAND[t]) for t in types)
     if mix.spot_gpus / desired > cap + 1e-9:
         ledger.cap_violations += 1
+    part = mix.spot_gpus / len(ZONES)
     cost = (desired - mix.spot_gpus) * on_demand_rate
-    used = {}
-    for zone in ZONES:
-        share = mix.spot_gpus / len(ZONES)
-        pools = sorted((per_gpu(t, market.price((t, zone))), t) for t in mix.spot_types if market.available((t, zone)))
-        if not pools:
-            ledger.unlaunched += 0 if hindsight else share
-        if not pools or (hindsight and pools[0][0] >= on_demand_rate):
-            cost += share * on_demand_rate
-            continue
-        price, instance_type = pools[0]
-        cost += share * price
-        used[(instance_type, zone)] = share
+    if hindsight:
+        listings = [s for size in range(1, len(types) + 1) for s in itertools.combinations(types, size)]
+        cost += min(part * (sum(min(price, on_demand_rate) for price, _ in placed) + left * on_demand_rate)
+                    for placed, left in (allocate(s, market) for s in listings))
+        ledger.cost += cost
+        ledger.gpu_hours += desired
+        return
+    placed, left = allocate(mix.spot_types, market)
+    ledger.unlaunched += left * part
+    cost += left * part * on_demand_rate + sum(part * price for price, _ in placed)
+    used = {pool: part for _, pool in placed}
     for pool, gpus in ledger.used_pools.items():
         if not market.available(pool):  # reclaimed: the work since the last checkpoint and a warm-up are lost
             ledger.interruptions += gpus
             cost += gpus * (LOST_WORK_HOURS[group] + WARMUP_HOURS[group]) * on_demand_rate
-    if not hindsight and ledger.previous is not None and mix != ledger.previous:
+    if ledger.previous is not None and mix != ledger.previous:
         ledger.changes += 1
         cost += desired * WARMUP_HOURS[group] * on_demand_rate
-    ledger.used_pools = {} if hindsight else used
+    else:  # a part going back to a zone that regained capacity: AZ rebalancing ends its instances elsewhere
+        cost += rebalanced(ledger.used_pools, used, market) * (LOST_WORK_HOURS[group] + WARMUP_HOURS[group]) * on_demand_rate
+    ledger.used_pools = used
     ledger.previous = mix
     ledger.cost += cost
     ledger.gpu_hours += desired
+
+
+def rebalanced(before: dict, after: dict, market: Market) -> float:
+    """Spot GPUs ended because their zone holds fewer parts now (reclaims are charged apart): per
+    zone, last hour's GPUs in pools that still have capacity, above what the zone runs this hour."""
+    ended = 0.0
+    for zone in ZONES:
+        survivors = sum(gpus for (t, z), gpus in before.items() if z == zone and market.available((t, z)))
+        ended += max(0.0, survivors - sum(gpus for (t, z), gpus in after.items() if z == zone))
+    return ended
 
 
 def observed_book(market: Market, now: datetime, request: GroupRequest) -> PriceBook:
@@ -241,11 +278,11 @@ def observed_book(market: Market, now: datetime, request: GroupRequest) -> Price
     book.on_demand = {t: Price(ON_DEMAND[t], now, "list price") for t in types}
     book.spot = {(t, z): Price(market.price((t, z)), now, "replay") for t in types for z in ZONES}
     # EC2 scores a zone 1-10 for how likely a question's capacity launches there. Here a pool with
-    # capacity hosts one zone's part of the spot share (what `charge` gives it), and no more.
-    questions = placement_questions(request)
+    # capacity hosts one zone's part of the spot share and no more (as in `allocate`).
+    questions = placement_questions(request)  # (whole share, a zone's part), or none for an ungated class
     for question in questions:
         for zone in ZONES:
-            hosted = sum(market.available((t, zone)) for t in types) * questions[-1].target_capacity
+            hosted = sum(market.available((t, zone)) for t in types) * questions[1].target_capacity
             score = 1 + round(9 * min(1.0, hosted / question.target_capacity))
             book.placement[(question, zone)] = PlacementScore(score, now, "replay")
     day = now.replace(hour=0)

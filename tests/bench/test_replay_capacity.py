@@ -96,3 +96,17 @@ def test_a_zone_scores_by_how_much_of_a_question_its_free_pools_can_host(replay)
     # Each free pool hosts a zone's part: one is enough for the part, the whole share needs them all.
     assert [part for _, part in scores[1:]] == [10, 10, 10]
     assert [whole for whole, _ in scores] == sorted(set(whole for whole, _ in scores))
+
+
+def test_a_dry_zone_sends_its_part_to_a_pool_with_room_in_another_zone(replay):
+    types = replay.GROUPS["online"]["types"]
+    market = replay.Market(replay.REGIMES["default"], 5, list(types))
+    dry = replay.ZONES[0]
+    for instance_type in types:
+        market.drought[(instance_type, dry)] = True
+    placed, left = replay.allocate(types, market)
+    assert left == 0 and len(placed) == len(replay.ZONES)
+    assert all(zone != dry for _, (_, zone) in placed) and len({pool for _, pool in placed}) == len(placed)
+    # One listed type: each other zone's only pool already hosts that zone's part, so the dry zone's waits.
+    placed, left = replay.allocate(types[:1], market)
+    assert left == 1 and len(placed) == len(replay.ZONES) - 1
