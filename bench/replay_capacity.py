@@ -22,8 +22,9 @@ and an `online` (serving) group; one evaluator prices every mix the same way:
   work (batch: half a checkpoint interval) plus a warm-up on the replacement;
 - a plan change rolls the group (an ASG instance refresh): every GPU pays a warm-up;
 - a zone holding fewer parts than last hour in pools that kept capacity (a part moved back after
-  a drought, AZ rebalancing) pays like a reclaim for those GPUs. Parts are placed afresh each
-  hour, so this also charges moves between spare pools that a real group would not make.
+  a drought, AZ rebalancing) pays like a reclaim for those GPUs (not counted as interrupted). A
+  moved part stays on its pool while it has capacity; a zone's own part is re-placed on its
+  cheapest pool each hour at no charge, for every policy alike.
 
 Policies: all on-demand; the source's naive rule (spot whenever the cheapest type's spot < 0.6 x its
 on-demand, on that one type, re-decided every hour); a static 70/30 spot/on-demand mix; spot at the
@@ -31,7 +32,8 @@ class cap on every type, always; the planner with the source's 0.6 rule as its g
 (`components.capacity_plan.decide`, expected cost, seeing prices and the trailing month's
 interruption frequency as the live source would, with API outages); and a hindsight oracle (each
 hour, the cheapest listing of the group's types, each part on its pool or on-demand, whichever is
-cheaper; never a roll or a reclaim): no policy under the same caps can pay less.
+cheaper; never a roll or a reclaim): no policy of the same form (the same spot share when it
+uses spot) can pay less.
 
 The naive rule, the planners, spot at cap and the oracle differ only in *when* and *where* they use
 spot: all run the same Auto Scaling group form under the same caps, an on-demand base covering the
@@ -191,7 +193,7 @@ class Ledger:
     changes: int = 0
     cap_violations: int = 0
     interruptions: float = 0.0
-    unlaunched: float = 0.0  # spot GPU-hours in zones where none of the policy's pools had capacity
+    unlaunched: float = 0.0  # spot GPU-hours of parts with no listed pool to launch on
     previous: Mix | None = None
     used_pools: dict = field(default_factory=dict)  # (type, zone) -> spot GPUs last hour
 
@@ -204,11 +206,12 @@ def per_gpu(instance_type: str, price: float) -> float:
     return price / gpu_instance_type(instance_type).gpus
 
 
-def allocate(types, market: Market) -> tuple[list[tuple[float, tuple[str, str]]], int]:
+def allocate(types, market: Market, running=()) -> tuple[list[tuple[float, tuple[str, str]]], int]:
     """Where a spot share split evenly over the zones lands: each zone's part on its cheapest listed
-    pool with capacity (price-capacity-optimized); a zone with none sends its part to the cheapest
-    listed pool with capacity left in another zone (balanced-best-effort). A pool hosts one part:
-    the market's depth. Returns (per GPU price, pool) for each placed part, and the parts left over."""
+    pool with capacity (price-capacity-optimized); a zone with none sends its part to a listed pool
+    with capacity left in another zone (balanced-best-effort): one it already runs on (`running`),
+    else the cheapest. A pool hosts one part: the market's depth. Returns (per GPU price, pool) for
+    each placed part, and the parts left over."""
     placed, homeless = [], 0
     for zone in ZONES:
         pools = sorted((per_gpu(t, market.price((t, zone))), (t, zone)) for t in types if market.available((t, zone)))
@@ -217,9 +220,9 @@ def allocate(types, market: Market) -> tuple[list[tuple[float, tuple[str, str]]]
         else:
             homeless += 1
     taken = {pool for _, pool in placed}
-    spare = sorted((per_gpu(t, market.price((t, z))), (t, z)) for t in types for z in ZONES
+    spare = sorted(((t, z) not in running, per_gpu(t, market.price((t, z))), (t, z)) for t in types for z in ZONES
                    if market.available((t, z)) and (t, z) not in taken)
-    moved = spare[:homeless]
+    moved = [(price, pool) for _, price, pool in spare[:homeless]]
     return placed + moved, homeless - len(moved)
 
 
@@ -241,7 +244,7 @@ def charge(ledger: Ledger, mix: Mix, market: Market, group: str, desired: int, c
         ledger.cost += cost
         ledger.gpu_hours += desired
         return
-    placed, left = allocate(mix.spot_types, market)
+    placed, left = allocate(mix.spot_types, market, ledger.used_pools)
     ledger.unlaunched += left * part
     cost += left * part * on_demand_rate + sum(part * price for price, _ in placed)
     used = {pool: part for _, pool in placed}

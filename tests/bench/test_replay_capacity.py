@@ -55,11 +55,25 @@ def test_a_market_where_spot_never_undercuts_on_demand_keeps_the_planner_on_on_d
 
 
 @pytest.mark.parametrize("regime", ["scarce", "long-droughts"])
-def test_the_oracle_is_a_lower_bound_for_every_cap_keeping_policy(replay, regime):
+def test_the_oracle_pays_no_more_than_any_cap_keeping_policy_in_any_hour(replay, regime, monkeypatch):
+    hours = [[]]  # per hour, (ledger, its cost that hour) for every policy
+    charge = replay.charge
+
+    def recorded(ledger, mix, *args, hindsight=False):
+        before = ledger.cost
+        charge(ledger, mix, *args, hindsight=hindsight)
+        hours[-1].append((ledger, ledger.cost - before))
+        if hindsight:  # the oracle is charged last each hour
+            hours.append([])
+
+    monkeypatch.setattr(replay, "charge", recorded)
     for group in replay.GROUPS:
+        hours[:] = [[]]
         ledgers, _ = replay.replay(replay.REGIMES[regime], 7, 4, group)
-        oracle = ledgers["oracle"].cost
-        assert all(ledger.cost >= oracle for ledger in ledgers.values() if ledger.cap_violations == 0)
+        keeping = {id(ledger) for ledger in ledgers.values() if ledger.cap_violations == 0}
+        for hour in hours[:-1]:
+            *policies, (_, oracle) = hour
+            assert all(cost >= oracle - 1e-9 for ledger, cost in policies if id(ledger) in keeping)
 
 
 def test_without_the_placement_gate_online_runs_spot_when_every_zone_scores_low(replay, monkeypatch):
@@ -110,3 +124,86 @@ def test_a_dry_zone_sends_its_part_to_a_pool_with_room_in_another_zone(replay):
     # One listed type: each other zone's only pool already hosts that zone's part, so the dry zone's waits.
     placed, left = replay.allocate(types[:1], market)
     assert left == 1 and len(placed) == len(replay.ZONES) - 1
+
+
+def test_a_moved_part_takes_the_cheapest_pool_with_room_and_stays_there_while_it_has_capacity(replay):
+    types = replay.GROUPS["online"]["types"]
+    market = replay.Market(replay.REGIMES["default"], 5, list(types))
+    dry, *others = replay.ZONES
+    for instance_type in types:
+        market.drought[(instance_type, dry)] = True
+    placed, _ = replay.allocate(types, market)
+    homes = {zone: min(replay.per_gpu(t, market.price((t, zone))) for t in types) for zone in others}
+    spare = sorted(replay.per_gpu(t, market.price((t, z))) for t in types for z in others
+                   if replay.per_gpu(t, market.price((t, z))) != homes[z])
+    moved = [price for price, (_, zone) in placed if price != homes[zone]]
+    assert moved == spare[:1]
+    # Running on the dearest spare pool, the part stays there: the group does not move it for price.
+    dearest = max(((t, z) for t in types for z in others), key=lambda pool: market.price(pool))
+    placed, _ = replay.allocate(types, market, running={dearest: 1.0})
+    assert dearest in {pool for _, pool in placed}
+
+
+def test_a_part_going_back_to_its_zone_is_charged_once_and_a_re_pick_inside_a_zone_never(replay):
+    types = replay.GROUPS["online"]["types"]
+    market = replay.Market(replay.REGIMES["default"], 5, list(types))
+    ledger, mix = replay.Ledger(), replay.Mix(3.0, types)  # one GPU per zone's part
+    rate = min(replay.per_gpu(t, replay.ON_DEMAND[t]) for t in types)
+
+    def hour_cost(dry_zone=None):
+        for pool in market.pools:
+            market.drought[pool] = pool[1] == dry_zone
+        before = ledger.cost
+        replay.charge(ledger, mix, market, "online", 12, 1.0)
+        return ledger.cost - before
+
+    def spot_cost():
+        return sum(price for price, _ in replay.allocate(types, market, ledger.used_pools)[0])
+
+    per_gpu = (replay.LOST_WORK_HOURS["online"] + replay.WARMUP_HOURS["online"]) * rate
+    hour_cost()
+    reclaimed = hour_cost(replay.ZONES[0])  # the zone's pools are reclaimed: its part moves to another zone
+    assert ledger.interruptions == 1.0 and reclaimed == pytest.approx(9 * rate + spot_cost() + per_gpu)
+    moved_to = next(pool for pool in ledger.used_pools if pool[1] != replay.ZONES[0]
+                    and replay.per_gpu(pool[0], market.price(pool)) > min(
+                        replay.per_gpu(t, market.price((t, pool[1]))) for t in types))
+    for instance_type in types:  # its zone's spare pools get dearer: the part stays, nothing is charged
+        if (instance_type, moved_to[1]) != moved_to:
+            market.deviation[(instance_type, moved_to[1])] += 0.5
+    market.deviation[moved_to] += 0.5
+    assert hour_cost(replay.ZONES[0]) == pytest.approx(9 * rate + spot_cost()) and moved_to in ledger.used_pools
+    back = hour_cost()
+    assert back == pytest.approx(9 * rate + spot_cost() + per_gpu)  # the moved part ends once
+    home = {zone: pool for pool in ledger.used_pools for zone in [pool[1]]}
+    market.deviation[home[replay.ZONES[1]]] += 1.0  # another pool of that zone is cheaper now
+    assert hour_cost() == pytest.approx(9 * rate + spot_cost())
+
+
+def test_the_oracle_takes_the_cheapest_listing_and_on_demand_where_spot_is_dearer(replay):
+    types = replay.GROUPS["online"]["types"]  # g6, g5, g4dn
+    market = replay.Market(replay.REGIMES["default"], 5, list(types))
+    rate = min(replay.per_gpu(t, replay.ON_DEMAND[t]) for t in types)
+
+    def hour(mix):
+        ledger = replay.Ledger()
+        replay.charge(ledger, mix, market, "online", 12, 1.0, hindsight=mix.spot_types == types)
+        return ledger.cost
+
+    # g4dn at its on-demand price everywhere, and the only type left in the first zone: leaving it out
+    # sends that zone's part to a spare pool elsewhere, cheaper than every listing that has it.
+    for pool in market.pools:
+        market.drought[pool] = pool[1] == replay.ZONES[0] and pool[0] != "g4dn.xlarge"
+        if pool[0] == "g4dn.xlarge":
+            market.deviation[pool] = 5.0
+    without_g4dn = 9 * rate + sum(price for price, _ in replay.allocate(types[:2], market)[0])
+    assert hour(replay.Mix(3.0, types)) <= without_g4dn < 12 * rate
+    # Listing g6 and g4dn is cheapest, though it puts the first zone's part on g6 at its on-demand
+    # price, dearer than the group's cheapest on-demand GPU: there the oracle pays on-demand.
+    first, second, third = replay.ZONES
+    free = {("g6.xlarge", first), ("g6.xlarge", second), ("g4dn.xlarge", third)}
+    for pool in market.pools:
+        market.drought[pool] = pool not in free
+    market.deviation[("g6.xlarge", first)], market.deviation[("g6.xlarge", second)] = 5.0, -1.0
+    cheap = replay.per_gpu("g6.xlarge", market.price(("g6.xlarge", second)))
+    assert hour(replay.Mix(3.0, types)) == pytest.approx(
+        10 * rate + cheap + replay.per_gpu("g4dn.xlarge", market.price(("g4dn.xlarge", third))))
