@@ -248,15 +248,17 @@ def charge(ledger: Ledger, mix: Mix, market: Market, group: str, desired: int, c
     ledger.unlaunched += left * part
     cost += left * part * on_demand_rate + sum(part * price for price, _ in placed)
     used = {pool: part for _, pool in placed}
+    # An ended spot GPU loses its work since the last checkpoint and pays a warm-up on its replacement.
+    ended_per_gpu = (LOST_WORK_HOURS[group] + WARMUP_HOURS[group]) * on_demand_rate
     for pool, gpus in ledger.used_pools.items():
-        if not market.available(pool):  # reclaimed: the work since the last checkpoint and a warm-up are lost
+        if not market.available(pool):  # reclaimed
             ledger.interruptions += gpus
-            cost += gpus * (LOST_WORK_HOURS[group] + WARMUP_HOURS[group]) * on_demand_rate
+            cost += gpus * ended_per_gpu
     if ledger.previous is not None and mix != ledger.previous:
         ledger.changes += 1
         cost += desired * WARMUP_HOURS[group] * on_demand_rate
     else:  # a part going back to a zone that regained capacity: AZ rebalancing ends its instances elsewhere
-        cost += rebalanced(ledger.used_pools, used, market) * (LOST_WORK_HOURS[group] + WARMUP_HOURS[group]) * on_demand_rate
+        cost += rebalanced(ledger.used_pools, used, market) * ended_per_gpu
     ledger.used_pools = used
     ledger.previous = mix
     ledger.cost += cost
@@ -283,9 +285,9 @@ def observed_book(market: Market, now: datetime, request: GroupRequest) -> Price
     # EC2 scores a zone 1-10 for how likely a question's capacity launches there. Here a pool with
     # capacity hosts one zone's part of the spot share and no more (as in `allocate`).
     questions = placement_questions(request)  # (whole share, a zone's part), or none for an ungated class
-    for question in questions:
-        for zone in ZONES:
-            hosted = sum(market.available((t, zone)) for t in types) * questions[1].target_capacity
+    for zone in ZONES if questions else ():
+        hosted = sum(market.available((t, zone)) for t in types) * questions[1].target_capacity
+        for question in questions:
             score = 1 + round(9 * min(1.0, hosted / question.target_capacity))
             book.placement[(question, zone)] = PlacementScore(score, now, "replay")
     day = now.replace(hour=0)
