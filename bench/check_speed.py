@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from components.cost_estimate import catalog_for, estimate  # noqa: E402
+from components.cost.estimate import catalog_for, estimate  # noqa: E402
 from policies.framework import load_enforcement, run_rules  # noqa: E402
 from policies.rules import ALL_RULES  # noqa: E402
 from seedance.check_command import plan_resources  # noqa: E402

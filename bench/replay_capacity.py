@@ -29,7 +29,7 @@ and an `online` (serving) group; one evaluator prices every mix the same way:
 Policies: all on-demand; the source's naive rule (spot whenever the cheapest type's spot < 0.6 x its
 on-demand, on that one type, re-decided every hour); a static 70/30 spot/on-demand mix; spot at the
 class cap on every type, always; the planner with the source's 0.6 rule as its guard; the planner
-(`components.capacity_plan.decide`, expected cost, seeing prices and the trailing month's
+(`components.capacity.planner.decide`, expected cost, seeing prices and the trailing month's
 interruption frequency as the live source would, with API outages); and a hindsight oracle (each
 hour, the cheapest listing of the group's types, each part on its pool or on-demand, whichever is
 cheaper; never a roll or a reclaim): no policy of the same form (the same spot share when it
@@ -38,7 +38,7 @@ uses spot) can pay less.
 The naive rule, the planners, spot at cap and the oracle differ only in *when* and *where* they use
 spot: all run the same Auto Scaling group form under the same caps, an on-demand base covering the
 class RI baseline and one on-demand percentage that keeps the class spot cap at the group's max
-size (`components.capacity_plan.distribution`), so each uses the same spot share when it uses spot.
+size (`components.capacity.planner.distribution`), so each uses the same spot share when it uses spot.
 The static mix is outside that form: it is the fixed 70/30 split its name says, and breaks a cap
 where the class allows less spot.
 
@@ -62,11 +62,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from components.capacity_plan import (  # noqa: E402
+from components.capacity.planner import (  # noqa: E402
     HOURS_PER_MONTH, CapacityPlan, GroupRequest, PlannerSettings, decide, distribution, placement_questions)
-from components.gpu_instance_types import gpu_instance_type  # noqa: E402
-from components.pricing import InterruptionFrequency, PlacementScore, Price, PriceBook  # noqa: E402
-from components.workload_classes import workload_classes  # noqa: E402
+from components.catalog.instance_types import gpu_instance_type  # noqa: E402
+from components.pricing.prices import InterruptionFrequency, PlacementScore, Price, PriceBook  # noqa: E402
+from components.capacity.workload_classes import workload_classes  # noqa: E402
 
 ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")
 START = datetime(2026, 11, 1, tzinfo=timezone.utc)

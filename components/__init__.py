@@ -1,1 +1,1 @@
-"""Reusable Pulumi ComponentResources for GPU platforms on EKS, and the pure logic they use."""
+"""Reusable ComponentResources and the pure logic they use, one package per domain."""

@@ -5,26 +5,28 @@ from pathlib import Path
 
 import pulumi
 import pulumi_aws as aws
+from pulumi.runtime.mocks import MockMonitor
+from pulumi.runtime.settings import get_monitor
 
-from components.aws_prices import LivePriceSource
-from components.budget_alerts import BudgetAlerts
-from components.cluster import Cluster
-from components.cluster_autoscaler import ClusterAutoscaler
-from components.descheduler import Descheduler
-from components.encryption import StackKey
-from components.gpu_node_group import GpuNodeGroup, allocatable_gpus, gpu_pool_selector, helm_device_plugin_sharing
-from components.labels import GPU_TOLERATION, SYSTEM_NODE_SELECTOR
-from components.model_repository import ModelRepository
-from components.network import Network
-from components.platform_contract import CONTRACT_VERSION, PlatformContract
-from components.private_endpoints import PrivateEndpoints
-from components.serving_capacity import table_lines
-from components.spot_interruptions import SpotInterruptionHandling
-from components.storage import CheckpointStorage, LocalStorage
-from components.metrics_pipeline import MetricsPipeline
-from components.triton_serving import TritonServing
-from infra.capacity import program_capacity
-from infra.config import load_from_pulumi
+from components.pricing.live import LivePriceSource
+from components.cost.budget import BudgetAlerts
+from components.cluster.cluster import Cluster
+from components.cluster.autoscaler import ClusterAutoscaler
+from components.cluster.descheduler import Descheduler
+from components.encryption.stack_key import StackKey
+from components.compute.gpu_node_group import GpuNodeGroup, allocatable_gpus, gpu_pool_selector, helm_device_plugin_sharing
+from components.compute.labels import GPU_TOLERATION, SYSTEM_NODE_SELECTOR
+from components.serving.model_repository import ModelRepository
+from components.network.vpc import Network
+from components.contract.contract import CONTRACT_VERSION, PlatformContract
+from components.network.endpoints import PrivateEndpoints
+from components.serving.capacity import table_lines
+from components.compute.spot_interruptions import SpotInterruptionHandling
+from components.storage.storage_classes import CheckpointStorage, LocalStorage
+from components.monitoring.metrics_pipeline import MetricsPipeline
+from components.serving.triton import TritonServing
+from components.stack.capacity import program_capacity
+from components.stack.config import load_from_pulumi
 from infra.reports import account_steps, capacity_report, egress
 
 STACKS_DIR = Path(__file__).resolve().parent.parent / "stacks"
@@ -32,8 +34,10 @@ STACKS_DIR = Path(__file__).resolve().parent.parent / "stacks"
 # Validate everything first: a bad value stops the run before any resource is declared.
 config = load_from_pulumi()
 zones = config.usable_zones(aws.get_availability_zones(state="available").names)
+# Under Pulumi's mock runtime (`seedance plan`, tests) there is no cloud to ask: prices come from the snapshot.
+offline = isinstance(get_monitor(), MockMonitor)
 capacity = program_capacity(config, pulumi.get_stack(), zones, STACKS_DIR, datetime.now(timezone.utc),
-                            live=LivePriceSource())
+                            live=None if offline else LivePriceSource(), offline=offline)
 tags = config.resource_tags
 name = config.cluster_name
 

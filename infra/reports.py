@@ -6,10 +6,10 @@ from typing import Any
 
 import pulumi
 
-from components.egress_cost import egress_report, report_lines
-from components.pricing import PriceSourceError, SnapshotPriceSource
-from infra.capacity import ProgramCapacity
-from infra.config import StackConfig
+from components.network.egress import egress_report, report_lines
+from components.pricing.prices import PriceSourceError, SnapshotPriceSource
+from components.stack.capacity import ProgramCapacity
+from components.stack.config import StackConfig
 
 
 def capacity_report(capacity: ProgramCapacity, asg_names: dict[str, pulumi.Output[str]]) -> dict[str, Any]:

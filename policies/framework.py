@@ -16,8 +16,8 @@ from typing import Any, Callable, Iterable, Literal
 
 from pulumi_policy.proxy import UnknownValueError
 
-from components.resource_types import PlanResource
-from components.plan_unknowns import checking, preview_message
+from components.plan.resources import PlanResource
+from components.plan.unknowns import checking, preview_message
 
 CONFIG_DIR = Path(__file__).parent / "config"
 Level = Literal["advisory", "mandatory", "disabled"]

@@ -14,9 +14,9 @@ import json
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from components.aws_prices import boto3_clients
-from components.capacity_plan import BREAKER_TAG
-from components.labels import WORKLOAD_CLASS_LABEL
+from components.pricing.live import boto3_clients
+from components.capacity.planner import BREAKER_TAG
+from components.compute.labels import WORKLOAD_CLASS_LABEL
 
 CLASS_TAG = f"k8s.io/cluster-autoscaler/node-template/label/{WORKLOAD_CLASS_LABEL}"
 

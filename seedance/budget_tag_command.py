@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Callable
 
-from components.aws_prices import boto3_clients
+from components.pricing.live import boto3_clients
 
 # Cost Explorer's API lives in us-east-1 whatever the stack's region.
 COST_EXPLORER_REGION = "us-east-1"

@@ -7,12 +7,12 @@ import json
 from datetime import datetime, timezone
 from typing import Callable
 
-from components.aws_prices import LivePriceSource
-from components.capacity_lock import build_lock, lock_path, render_lock
-from components.gpu_instance_types import gpu_instance_types
-from components.pricing import PriceSourceError, SnapshotPriceSource, book_to_json, format_time, parse_time
-from infra.capacity import StackDecision, decide_stack, decision_zones, fallback_sources, optional_lock, stack_holdings
-from infra.config import ConfigError
+from components.pricing.live import LivePriceSource
+from components.capacity.lock import build_lock, lock_path, render_lock
+from components.catalog.instance_types import gpu_instance_types
+from components.pricing.prices import PriceSourceError, SnapshotPriceSource, book_to_json, format_time, parse_time
+from components.stack.capacity import StackDecision, decide_stack, decision_zones, fallback_sources, optional_lock, stack_holdings
+from components.stack.config import ConfigError
 from seedance.stack_input import load_stack
 
 # Tests replace this to answer with recorded API responses.

@@ -10,10 +10,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from components.cost_estimate import CostEstimate, catalog_for, estimate
-from components.pricing import PriceSourceError
-from components.resource_types import PlanResource, reveal_secrets
-from infra.config import PROJECT, StackConfig
+from components.cost.estimate import CostEstimate, catalog_for, estimate
+from components.pricing.prices import PriceSourceError
+from components.plan.resources import PlanResource, reveal_secrets
+from components.stack.config import PROJECT, StackConfig
 from policies.framework import CONFIG_DIR, PolicyConfigError, Violation, load_enforcement, run_rules
 from policies.rules import ALL_RULES
 from seedance.engine import Plan, Secret

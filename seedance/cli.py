@@ -6,11 +6,9 @@ Exit codes: 0 success, 1 failure, 2 configuration error.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import functools
 import json
 import logging
-import os
 import subprocess
 import sys
 import tempfile
@@ -19,12 +17,11 @@ from pathlib import Path
 import yaml
 from botocore.exceptions import BotoCoreError, ClientError
 
-from components.cost_estimate import catalog_for, estimate
-from components.labels import NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
-from components.pricing import PriceSourceError
-from components.storage_manifests import fio_checkpoint_test
-from infra.capacity import OFFLINE_ENV
-from infra.config import PROJECT
+from components.cost.estimate import catalog_for, estimate
+from components.compute.labels import NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
+from components.pricing.prices import PriceSourceError
+from components.storage.manifests import fio_checkpoint_test
+from components.stack.config import PROJECT
 from seedance import breaker_command, budget_tag_command, capacity_commands, check_command, config_reference
 
 from seedance.engine import Plan, ProgramFailed, ProgramInputError, run_program
@@ -59,9 +56,8 @@ def offline_plan(stack: str, program: Path | None, stack_file: Path | None) -> t
     except ValueError as error:
         raise UsageError(f"invalid config aws:region = {json.dumps(region)}: {error}") from None
     try:
-        with _offline_environment():
-            plan = run_program(program_dir, project=project.name, stack=stack, config=config.values,
-                               secret_keys=config.secret_keys, mocks=cloud)
+        plan = run_program(program_dir, project=project.name, stack=stack, config=config.values,
+                           secret_keys=config.secret_keys, mocks=cloud)
     except ProgramInputError as error:
         raise UsageError(str(error)) from None
     header = (f"Offline plan (no cloud calls) of stack '{stack}' of project '{project.name}', "
@@ -155,20 +151,6 @@ def platform_stack_outputs(reference: str) -> dict | None:
         if result.returncode != 0:
             raise ProgramFailed(f"offline plan of the referenced stack {reference} failed: {result.stderr.strip()}")
         return json.loads(out.read_text())["outputs"]
-
-
-@contextlib.contextmanager
-def _offline_environment():
-    """Tell the program it runs offline, so it never calls AWS (price reads fall back to the snapshot)."""
-    previous = os.environ.get(OFFLINE_ENV)
-    os.environ[OFFLINE_ENV] = "1"
-    try:
-        yield
-    finally:
-        if previous is None:
-            os.environ.pop(OFFLINE_ENV, None)
-        else:
-            os.environ[OFFLINE_ENV] = previous
 
 
 def _plan_command(args: argparse.Namespace) -> int:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import typing
 from typing import Any
 
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from infra.config import PROJECT, StackConfig
+from components.stack.config import PROJECT, StackConfig
 
 HEADER = f"""# Configuration reference
 
@@ -37,7 +38,8 @@ def _model_of(annotation: Any) -> type[BaseModel] | None:
 
 def _type_name(annotation: Any) -> str:
     text = getattr(annotation, "__name__", None) if not typing.get_args(annotation) else None
-    return text or str(annotation).replace("typing.", "").replace("components.", "").replace("NoneType", "None")
+    # Generic types print with their modules' dotted paths; the reader wants the class names.
+    return text or re.sub(r"(?<!['\w.])(?:\w+\.)+(?=\w)", "", str(annotation)).replace("NoneType", "None")
 
 
 def _default(field) -> str:

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import pulumi
 
-from components.aws_regions import Region, regions
+from components.catalog.regions import Region, regions
 
 # AWS's documentation account id: obviously not a real account.
 OFFLINE_ACCOUNT_ID = "123456789012"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from infra.config import ConfigError, StackConfig, parse_config_values
+from components.stack.config import ConfigError, StackConfig, parse_config_values
 from seedance.project import Project, StackFileError, find_project, load_stack_config
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from components.resource_types import TERRAFORM_TYPES, PlanResource, is_unknown
+from components.plan.resources import TERRAFORM_TYPES, PlanResource, is_unknown
 
 PROVIDER = "registry.terraform.io/hashicorp/aws"
 # Attributes that are maps in the Terraform schema, not blocks.

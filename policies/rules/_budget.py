@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from components.cost_estimate import catalog_for, estimate
+from components.cost.estimate import catalog_for, estimate
 
 
 def budget_findings(resources, config, share: float, wording: str):

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from components.capacity_plan import BREAKER_TAG
-from components.labels import WORKLOAD_CLASS_LABEL
-from components.resource_types import ASG, PlanResource, is_unknown, tags_of
-from components.workload_classes import workload_classes
+from components.capacity.planner import BREAKER_TAG
+from components.compute.labels import WORKLOAD_CLASS_LABEL
+from components.plan.resources import ASG, PlanResource, is_unknown, tags_of
+from components.capacity.workload_classes import workload_classes
 
 CLASS_TAG = f"k8s.io/cluster-autoscaler/node-template/label/{WORKLOAD_CLASS_LABEL}"
 

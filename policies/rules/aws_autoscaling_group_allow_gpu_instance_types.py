@@ -1,6 +1,6 @@
 """GPU instance families allowed per environment: size the GPU to the work (no p4d/p5 in dev by default)."""
 
-from components.resource_types import ASG, EC2_INSTANCE, EKS_NODE_GROUP
+from components.plan.resources import ASG, EC2_INSTANCE, EKS_NODE_GROUP
 from policies.framework import Rule
 
 

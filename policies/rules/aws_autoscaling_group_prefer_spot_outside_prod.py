@@ -1,6 +1,6 @@
 """Outside prod, GPU groups run spot above a zero base: the source's budget-breaker stance (advisory)."""
 
-from components.resource_types import ASG
+from components.plan.resources import ASG
 from policies.framework import Rule
 from policies.rules._helpers import distribution, number, workload_class
 

@@ -1,8 +1,8 @@
 """No gp2 (gp3 is 20 % cheaper with a 3,000 IOPS floor) and no io1 (io2 costs the same, lasts longer)."""
 
-from components.cost_estimate import catalog_for
-from components.ebs_pricing import ebs_monthly
-from components.resource_types import EBS_VOLUME, K8S_STORAGE_CLASS, LAUNCH_TEMPLATE
+from components.cost.estimate import catalog_for
+from components.pricing.ebs import ebs_monthly
+from components.plan.resources import EBS_VOLUME, K8S_STORAGE_CLASS, LAUNCH_TEMPLATE
 from policies.framework import Rule
 from policies.rules._helpers import number
 

@@ -1,9 +1,9 @@
 """io2 within gp3's limits costs more than it needs to, unless the volume needs io2's latency."""
 
-from components.checkpoint_sizing import GP3, IO2_REASON_TAG
-from components.cost_estimate import catalog_for
-from components.ebs_pricing import ebs_monthly
-from components.resource_types import EBS_VOLUME, tags_of
+from components.storage.checkpoint_sizing import GP3, IO2_REASON_TAG
+from components.cost.estimate import catalog_for
+from components.pricing.ebs import ebs_monthly
+from components.plan.resources import EBS_VOLUME, tags_of
 from policies.framework import Rule
 from policies.rules._helpers import number
 

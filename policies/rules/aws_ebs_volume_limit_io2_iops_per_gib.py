@@ -1,6 +1,6 @@
 """io2 allows at most 1,000 IOPS per GiB: a larger ratio fails at creation."""
 
-from components.resource_types import EBS_VOLUME
+from components.plan.resources import EBS_VOLUME
 from policies.framework import Rule
 from policies.rules._helpers import number
 

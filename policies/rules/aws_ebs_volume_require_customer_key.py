@@ -1,6 +1,6 @@
 """EBS volumes are encrypted with a customer managed KMS key (the stack key), not unencrypted or AWS-managed."""
 
-from components.resource_types import EBS_VOLUME
+from components.plan.resources import EBS_VOLUME
 from policies.framework import Rule
 
 

@@ -1,6 +1,6 @@
 """Nodes get no public IP: they sit in private subnets behind NAT and endpoints."""
 
-from components.resource_types import INSTANCE_LAUNCHERS, public_ip_switches
+from components.plan.resources import INSTANCE_LAUNCHERS, public_ip_switches
 from policies.framework import Rule
 
 

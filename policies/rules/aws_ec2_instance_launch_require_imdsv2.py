@@ -1,7 +1,7 @@
 """Everything that launches EC2 instances requires IMDSv2 tokens with a hop limit of 1, so pods cannot
 read node credentials. An instance without metadata options gets EC2's default, which allows IMDSv1."""
 
-from components.resource_types import INSTANCE_LAUNCHERS
+from components.plan.resources import INSTANCE_LAUNCHERS
 from policies.framework import Rule
 
 

@@ -1,6 +1,6 @@
 """Every taggable AWS resource carries the cost-allocation tags (the source: attribute cost by team and env)."""
 
-from components.resource_types import TAGGABLE_WITHOUT_TAGS_INPUT, tags_of
+from components.plan.resources import TAGGABLE_WITHOUT_TAGS_INPUT, tags_of
 from policies.framework import Rule
 
 

@@ -1,6 +1,6 @@
 """Interface endpoints have private DNS on, or clients keep resolving the public name and using NAT."""
 
-from components.resource_types import VPC_ENDPOINT
+from components.plan.resources import VPC_ENDPOINT
 from policies.framework import Rule
 
 

@@ -1,6 +1,6 @@
 """A VPC that pays for NAT has S3 and KMS endpoints, so AWS-bound data does not pay NAT processing."""
 
-from components.resource_types import NAT_GATEWAY, VPC_ENDPOINT
+from components.plan.resources import NAT_GATEWAY, VPC_ENDPOINT
 from policies.framework import Rule
 
 

@@ -1,6 +1,6 @@
 """Memory per requested vCPU stays within [2, 8] GiB (the source: 1:4 is right; 1:833 and 1:512 were not)."""
 
-from components.resource_types import pod_spec
+from components.plan.resources import pod_spec
 from policies.framework import Rule
 from policies.rules._helpers import memory_gib, quantity
 

@@ -1,6 +1,6 @@
 """Containers declare CPU and memory requests, or the scheduler packs blind and nodes are wasted."""
 
-from components.resource_types import pod_spec
+from components.plan.resources import pod_spec
 from policies.framework import Rule
 
 

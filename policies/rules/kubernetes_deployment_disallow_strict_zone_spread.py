@@ -1,6 +1,6 @@
 """No zone spread of maxSkew 1 with DoNotSchedule: on mixed GPU nodes it leaves pods Pending (the source)."""
 
-from components.resource_types import pod_spec
+from components.plan.resources import pod_spec
 from policies.framework import Rule
 
 

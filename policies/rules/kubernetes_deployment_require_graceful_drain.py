@@ -1,6 +1,6 @@
 """GPU serving pods drain: a preStop hook and a grace period longer than it (the source: 42 min -> 8 s)."""
 
-from components.resource_types import K8S_DEPLOYMENT, pod_spec, requests_gpu
+from components.plan.resources import K8S_DEPLOYMENT, pod_spec, requests_gpu
 from policies.framework import Rule
 
 

@@ -1,6 +1,6 @@
 """GPU serving keeps a warm pool: the source's cold start (3-8 s, 17.3 wrong scalings a minute)."""
 
-from components.resource_types import K8S_DEPLOYMENT, K8S_HPA, requests_gpu
+from components.plan.resources import K8S_DEPLOYMENT, K8S_HPA, requests_gpu
 from policies.framework import Rule
 
 

@@ -1,6 +1,6 @@
 """GPU inference autoscalers do not scale on CPU alone (the source: CPU jitters, 23.6 % wrong scalings)."""
 
-from components.resource_types import K8S_DEPLOYMENT, K8S_HPA, requests_gpu
+from components.plan.resources import K8S_DEPLOYMENT, K8S_HPA, requests_gpu
 from policies.framework import Rule
 
 

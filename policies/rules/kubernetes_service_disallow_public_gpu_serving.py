@@ -1,6 +1,6 @@
 """Services in front of GPU serving are never internet-facing."""
 
-from components.resource_types import K8S_DEPLOYMENT, K8S_SERVICE, requests_gpu
+from components.plan.resources import K8S_DEPLOYMENT, K8S_SERVICE, requests_gpu
 from policies.framework import Rule
 
 SCHEME = "service.beta.kubernetes.io/aws-load-balancer-scheme"

@@ -1,6 +1,6 @@
 """Local (no-provisioner) StorageClasses bind only once the pod has a node."""
 
-from components.resource_types import K8S_STORAGE_CLASS
+from components.plan.resources import K8S_STORAGE_CLASS
 from policies.framework import Rule
 
 

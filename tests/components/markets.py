@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from components.capacity_plan import GroupRequest, ReservedHolding
-from components.pricing import PlacementScore, Price, PriceBook, PriceSourceError
-from components.workload_classes import workload_classes
+from components.capacity.planner import GroupRequest
+from components.pricing.reserved import ReservedHolding
+from components.pricing.prices import PlacementScore, Price, PriceBook, PriceSourceError
+from components.capacity.workload_classes import workload_classes
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")

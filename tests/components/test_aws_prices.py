@@ -9,11 +9,12 @@ import boto3
 import pytest
 from botocore.stub import ANY, Stubber
 
-from components.aws_prices import LivePriceSource, band_upper_edge, on_demand_usd_per_hour, pricing_endpoint_region
-from components.capacity_plan import ReservedHolding, decide
-from components.pricing import PlacementRequest, PriceSourceError, SnapshotPriceSource
-from components.reserved_instances import allocate_holdings, effective_hourly_rate
-from infra.capacity import read_prices
+from components.pricing.live import LivePriceSource, band_upper_edge, on_demand_usd_per_hour, pricing_endpoint_region
+from components.capacity.planner import decide
+from components.pricing.reserved import ReservedHolding, effective_hourly_rate
+from components.pricing.prices import PlacementRequest, PriceSourceError, SnapshotPriceSource
+from components.capacity.holdings import allocate_holdings
+from components.stack.capacity import read_prices
 from tests.components.markets import request
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "aws"

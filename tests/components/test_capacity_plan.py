@@ -5,11 +5,11 @@ from datetime import timedelta
 
 import pytest
 
-from components.capacity_plan import (
+from components.capacity.planner import (
     PlannerSettings, decide, hourly_cost, interruption_cost_per_gpu_hour, placement_questions, plan_capacity,
     saving_noise)
-from components.pricing import InterruptionFrequency
-from components.workload_classes import workload_classes
+from components.pricing.prices import InterruptionFrequency
+from components.capacity.workload_classes import workload_classes
 from tests.components.markets import LAST_ZONE_PREMIUM, NOW, ON_DEMAND, ZONE_MEAN, ZONES, book, request
 
 TRAINING = ("g6.12xlarge", "g5.12xlarge", "g4dn.12xlarge")

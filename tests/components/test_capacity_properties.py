@@ -7,11 +7,11 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from components.capacity_plan import (
+from components.capacity.planner import (
     GroupRequest, ReservedHolding, decide, placement_questions, plan_capacity, reserved_gpus)
-from components.gpu_instance_types import gpu_instance_type
-from components.pricing import InterruptionFrequency, PlacementScore, Price, PriceBook
-from components.workload_classes import workload_classes
+from components.catalog.instance_types import gpu_instance_type
+from components.pricing.prices import InterruptionFrequency, PlacementScore, Price, PriceBook
+from components.capacity.workload_classes import workload_classes
 from tests.components.markets import NOW, ON_DEMAND, ZONES
 
 TYPES = sorted(ON_DEMAND)

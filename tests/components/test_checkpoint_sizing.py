@@ -2,11 +2,11 @@
 
 import pytest
 
-from components.checkpoint_sizing import CheckpointProfile, requirement, size_checkpoint_volume
-from components.config_validation import FieldError
-from components.ebs_pricing import ebs_monthly
-from components.gpu_instance_types import gpu_instance_type
-from components.pricing import SnapshotPriceSource
+from components.storage.checkpoint_sizing import CheckpointProfile, requirement, size_checkpoint_volume
+from components.common.validation import FieldError
+from components.pricing.ebs import ebs_monthly
+from components.catalog.instance_types import gpu_instance_type
+from components.pricing.prices import SnapshotPriceSource
 
 PRICES = SnapshotPriceSource().service_prices("us-east-1")
 NITRO = [gpu_instance_type("g6e.12xlarge")]

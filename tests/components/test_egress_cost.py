@@ -2,8 +2,8 @@
 
 import pytest
 
-from components.egress_cost import EgressTraffic, EndpointLayout, egress_report, report_lines
-from components.pricing import SnapshotPriceSource
+from components.network.egress import EgressTraffic, EndpointLayout, egress_report, report_lines
+from components.pricing.prices import SnapshotPriceSource
 
 PRICES = SnapshotPriceSource().service_prices("us-east-1")  # NAT 0.045/h + 0.045/GB, endpoint 0.01, cross-AZ 0.01 each way
 

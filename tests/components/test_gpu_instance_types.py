@@ -1,6 +1,6 @@
 import pytest
 
-from components.gpu_instance_types import gpu_instance_type, gpu_instance_types
+from components.catalog.instance_types import gpu_instance_type, gpu_instance_types
 
 
 FAMILY_GPUS = {"g4dn": "T4", "g5": "A10G", "g6": "L4", "g6e": "L40S", "p3": "V100", "p4d": "A100", "p5": "H100"}

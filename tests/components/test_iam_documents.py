@@ -1,5 +1,5 @@
-from components.iam_documents import autoscaling_role_arn, irsa_trust_policy, stack_key_policy
-from components.kubeconfig import render_kubeconfig
+from components.common.iam import autoscaling_role_arn, irsa_trust_policy, stack_key_policy
+from components.cluster.kubeconfig import render_kubeconfig
 
 
 def test_irsa_trust_is_limited_to_one_service_account():
@@ -29,7 +29,7 @@ def test_kubeconfig_authenticates_through_aws_cli_for_the_right_cluster():
 
 
 def test_registry_k8s_io_mirror_bucket_follows_its_region_table():
-    from components.iam_documents import cluster_read_only_buckets
+    from components.common.iam import cluster_read_only_buckets
 
     assert "arn:aws:s3:::prod-registry-k8s-io-us-east-1/*" in cluster_read_only_buckets("aws", "us-east-1")
     london = cluster_read_only_buckets("aws", "eu-west-2")

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from components.labels import GPU_TAINT, NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
-from components.node_bootstrap import ClusterJoin, ami_ssm_parameter, render_user_data
+from components.compute.labels import GPU_TAINT, NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
+from components.compute.node_bootstrap import ClusterJoin, ami_ssm_parameter, render_user_data
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "user_data"
 JOIN = ClusterJoin(cluster_name="seedance-prod", endpoint="https://ABCDEF0123456789.gr7.us-east-1.eks.amazonaws.com",

@@ -1,6 +1,6 @@
 """The pending-pod arithmetic, on worked examples."""
 
-from components.serving_capacity import SURGE_PODS, ServingDemand, group_capacity, pods_per_node
+from components.serving.capacity import SURGE_PODS, ServingDemand, group_capacity, pods_per_node
 
 TRITON = ServingDemand(name="video", gpus=1, cpu=3, memory_gib=12, hpa_min=2, hpa_max=20, canary=1)
 

@@ -2,7 +2,7 @@ import ipaddress
 
 import pytest
 
-from components.subnet_plan import plan_subnets
+from components.network.subnets import plan_subnets
 
 
 def test_subnets_are_disjoint_and_inside_the_vpc():

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from infra.config import ConfigError, parse_config_values
+from components.stack.config import ConfigError, parse_config_values
 from seedance.cli import main
 from tests.infra.test_capacity import REPO, stack_config
 from tests.seedance.test_cli import bad_stack

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from components.capacity_lock import build_lock, lock_path, read_lock, render_lock
-from infra.capacity import OFFLINE_ENV, decide_stack, program_capacity
-from infra.config import ConfigError, parse_config_values
+from components.capacity.lock import build_lock, lock_path, read_lock, render_lock
+from components.stack.capacity import decide_stack, program_capacity
+from components.stack.config import ConfigError, parse_config_values
 from seedance.project import find_project, load_stack_config
 from tests.components.markets import NOW, ZONES, FakeLiveSource
 
@@ -29,35 +29,25 @@ def write_lock(tmp_path, config, stack="prod", spot_ratio=0.3):
     return lock
 
 
-@pytest.fixture
-def real_run(monkeypatch):
-    monkeypatch.delenv(OFFLINE_ENV, raising=False)
-
-
-@pytest.fixture
-def offline(monkeypatch):
-    monkeypatch.setenv(OFFLINE_ENV, "1")
-
-
-def test_a_real_run_without_the_lock_stops_with_the_command(real_run, tmp_path):
+def test_a_real_run_without_the_lock_stops_with_the_command(tmp_path):
     with pytest.raises(ConfigError, match=r"capacity.prod.lock.json is missing .* run `seedance decide --stack prod"):
         program_capacity(stack_config("prod"), "prod", ZONES, tmp_path, NOW)
 
 
-def test_an_offline_plan_without_the_lock_decides_from_the_snapshot_and_says_so(offline, tmp_path):
-    capacity = program_capacity(stack_config("prod"), "prod", ZONES, tmp_path, NOW)
+def test_an_offline_plan_without_the_lock_decides_from_the_snapshot_and_says_so(tmp_path):
+    capacity = program_capacity(stack_config("prod"), "prod", ZONES, tmp_path, NOW, offline=True)
     assert capacity.origin.startswith("no lock capacity.prod.lock.json: decided from the bundled price snapshot")
     assert all(p.spot_types == () for p in capacity.plans.values())  # the snapshot has no spot prices
 
 
-def test_the_lock_is_deployed_as_reviewed(real_run, tmp_path):
+def test_the_lock_is_deployed_as_reviewed(tmp_path):
     lock = write_lock(tmp_path, stack_config("prod"))
     capacity = program_capacity(stack_config("prod"), "prod", ZONES, tmp_path, NOW)
     assert capacity.plans == lock.plans() and capacity.plans["batch"].spot_types
     assert capacity.origin.startswith("lock capacity.prod.lock.json")
 
 
-def test_a_lock_for_another_config_is_refused(real_run, tmp_path):
+def test_a_lock_for_another_config_is_refused(tmp_path):
     write_lock(tmp_path, stack_config("prod"))
     changed = stack_config("prod")
     changed.gpu_node_groups[0] = changed.gpu_node_groups[0].model_copy(update={"max_gpus": 128})
@@ -65,7 +55,7 @@ def test_a_lock_for_another_config_is_refused(real_run, tmp_path):
         program_capacity(changed, "prod", ZONES, tmp_path, NOW)
 
 
-def test_live_decides_now_against_the_lock(real_run, tmp_path):
+def test_live_decides_now_against_the_lock(tmp_path):
     dev = stack_config("dev")
     capacity = program_capacity(dev, "dev", ZONES, tmp_path, NOW, live=FakeLiveSource(0.3))
     assert capacity.origin == "decided now from live AWS prices"
@@ -104,7 +94,7 @@ def test_placement_questions_are_asked_once_per_shape_and_not_when_turned_off():
     assert quiet.asked == [] and plans[online.name].spot_types == ()
 
 
-def test_live_failure_keeps_the_locked_plans(real_run, tmp_path):
+def test_live_failure_keeps_the_locked_plans(tmp_path):
     dev = stack_config("dev")
     lock = write_lock(tmp_path, dev, stack="dev")
     later = NOW + timedelta(hours=7)  # the lock's prices are past max_price_age by now
@@ -125,7 +115,7 @@ def test_lock_round_trips(tmp_path):
 def test_one_price_per_gpu_the_estimate_prices_each_group_as_the_decision_did(plan_of, stack):
     """Held Reserved Instances at their effective rate, then on-demand at list: the cost estimate (used
     by `seedance plan`, `seedance check` and the budget rules) and the capacity decision agree."""
-    from components.cost_estimate import catalog_for, estimate
+    from components.cost.estimate import catalog_for, estimate
     from seedance.check_command import plan_resources
 
     plan = plan_of(stack)

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from infra.config import ConfigError, parse_config_values
+from components.stack.config import ConfigError, parse_config_values
 
 VALID = {
     "aws:region": "us-east-1",

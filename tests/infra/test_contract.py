@@ -2,7 +2,7 @@
 
 import pytest
 
-from components.platform_contract import (CONTRACT_VERSION, ContractVersionError, PlatformContract,
+from components.contract.contract import (CONTRACT_VERSION, ContractVersionError, PlatformContract,
                                           check_compatible)
 from seedance.engine import Secret
 

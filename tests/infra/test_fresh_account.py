@@ -4,7 +4,7 @@ import json
 from functools import partial
 
 import seedance.cli
-from components.iam_documents import autoscaling_role_arn
+from components.common.iam import autoscaling_role_arn
 from seedance.cli import offline_plan
 from seedance.offline_cloud import OFFLINE_ACCOUNT_ID, OfflineCloud
 from tests.infra.test_capacity import REPO

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-import infra.capacity
-from components.capacity_lock import build_lock, render_lock
-from components.gpu_instance_types import gpu_instance_type
-from components.node_bootstrap import AMI_FAMILY_TRAITS
-from infra.capacity import decide_stack
+import components.stack.capacity
+from components.capacity.lock import build_lock, render_lock
+from components.catalog.instance_types import gpu_instance_type
+from components.compute.node_bootstrap import AMI_FAMILY_TRAITS
+from components.stack.capacity import decide_stack
 from seedance.cli import offline_plan
 from tests.components.markets import NOW, FakeLiveSource
 from tests.infra.test_capacity import REPO, stack_config
@@ -170,7 +170,7 @@ def test_a_lock_with_spot_drives_the_asg(tmp_path, monkeypatch):
     lock = build_lock(None, "prod", config.region, NOW, "live", config.capacity.settings(), result.decisions, result.book)
     path = tmp_path / "capacity.prod.lock.json"
     path.write_text(render_lock(lock))
-    monkeypatch.setattr(infra.capacity, "lock_path", lambda _dir, _stack: path)
+    monkeypatch.setattr(components.stack.capacity, "lock_path", lambda _dir, _stack: path)
     plan, _header = offline_plan("prod", REPO / "infra", None)
     assert plan.outputs["reports"]["capacity"]["origin"].startswith("lock capacity.prod.lock.json")
     batch = lock.plans()["batch"]

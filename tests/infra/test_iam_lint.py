@@ -8,7 +8,7 @@ import json
 
 import parliament
 
-from components.resource_types import POLICY_DOCUMENTS
+from components.plan.resources import POLICY_DOCUMENTS
 
 GRANT_ACTIONS = {"kms:creategrant", "kms:revokegrant", "kms:listgrants"}
 

@@ -3,7 +3,7 @@ queries that Prometheus over windows of several scrapes, and nothing waits for a
 
 import re
 
-from components.labels import GPU_TAINT_KEY
+from components.compute.labels import GPU_TAINT_KEY
 from tests.infra.test_scheduling import node_labels, selects
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -37,7 +37,7 @@ def test_prometheus_accepts_its_scrape_settings(stack_plan):
 
 
 def test_fast_scrape_intervals_lower_the_timeout():
-    from components.metrics_pipeline import MonitoringConfig, prometheus_values
+    from components.monitoring.metrics_pipeline import MonitoringConfig, prometheus_values
 
     scrape = prometheus_values(MonitoringConfig(scrape_interval_seconds=5), {})["server"]["global"]
     assert (scrape["scrape_interval"], scrape["scrape_timeout"]) == ("5s", "5s")

@@ -6,9 +6,9 @@ import tomllib
 import pytest
 import yaml
 
-from components.gpu_instance_types import gpu_instance_type
-from components.labels import AMI_FAMILY_LABEL, NODE_GROUP_LABEL
-from components.nvidia_device_plugin import CONFIG_LABEL, GpuSharingConfig, device_plugin_values
+from components.catalog.instance_types import gpu_instance_type
+from components.compute.labels import AMI_FAMILY_LABEL, NODE_GROUP_LABEL
+from components.compute.device_plugin import CONFIG_LABEL, GpuSharingConfig, device_plugin_values
 from seedance.cli import main
 from tests.infra.test_capacity import stack_config
 from tests.seedance.test_cli import REPO, bad_stack

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from components.gpu_instance_types import gpu_instance_type
+from components.catalog.instance_types import gpu_instance_type
 from seedance.cli import main
 from seedance.offline_cloud import OFFLINE_ACCOUNT_ID
 from tests.infra.test_capacity import stack_config

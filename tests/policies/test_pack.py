@@ -127,7 +127,7 @@ UNKNOWN_ID = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 
 @pytest.mark.parametrize("stack", ["dev", "prod"])
 def test_the_budget_estimate_is_the_same_from_the_engine_and_from_seedance_check(plan_of, stack):
-    from components.cost_estimate import catalog_for, estimate
+    from components.cost.estimate import catalog_for, estimate
     from policies.framework import _resource
     from seedance.check_command import plan_resources
 

@@ -3,7 +3,7 @@ bad plan, plans with unknowns and plans with secrets: the engine's diagnostics a
 
 import pytest
 
-from components.resource_types import PlanResource
+from components.plan.resources import PlanResource
 from policies.framework import load_enforcement, run_rules
 from policies.rules import ALL_RULES
 from seedance.check_command import plan_resources
@@ -58,7 +58,7 @@ def _started(stack):
 
 def revealed(resources):
     """What the SDK hands the rules: secret objects unwrapped."""
-    from components.resource_types import reveal_secrets
+    from components.plan.resources import reveal_secrets
 
     return [PlanResource(r.urn, r.type, r.name, reveal_secrets(wire(r.props)), r.parent, r.dependencies, r.id)
             for r in resources]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from components.resource_types import PlanResource
+from components.plan.resources import PlanResource
 from policies.framework import PolicyConfigError, run_rules
 from policies.rules import ALL_RULES
 

@@ -4,7 +4,7 @@ known plan does not have; one that reads an unknown says so as the SDK does, as 
 
 import pytest
 
-from components.resource_types import PlanResource
+from components.plan.resources import PlanResource
 from policies.framework import load_enforcement, run_rules
 from policies.rules import ALL_RULES
 from seedance.check_command import plan_resources

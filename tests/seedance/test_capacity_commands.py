@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from components.pricing import SNAPSHOT_FILE, SnapshotPriceSource
+from components.pricing.prices import SNAPSHOT_FILE, SnapshotPriceSource
 from seedance import capacity_commands
 from seedance.cli import main
 from tests.components.markets import FakeLiveSource
@@ -163,7 +163,7 @@ def test_live_source_against_moto_falls_back_when_the_price_list_api_fails(proje
     import boto3
     from moto import mock_aws
 
-    from components.aws_prices import LivePriceSource
+    from components.pricing.live import LivePriceSource
 
     decide(project, "--source", "snapshot")
     lock_file = project / "stacks" / "capacity.prod.lock.json"

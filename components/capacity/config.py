@@ -1,0 +1,61 @@
+"""Stack-level settings of the capacity decision: where prices come from, its thresholds, RI holdings."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from components.capacity.planner import PlannerSettings
+from components.pricing.reserved import ReservedHolding
+from components.catalog.instance_types import gpu_instance_types
+
+
+class ReservedInstanceConfig(BaseModel):
+    """Reserved Instances held for one type, at their effective hourly rate per instance."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    instance_type: str = Field(description="GPU instance type the RIs are for.")
+    count: int = Field(ge=1, le=10_000, description="Instances reserved.")
+    hourly_usd: float = Field(gt=0, le=1000, description="Effective $/h per instance: upfront / term hours + hourly.")
+
+    @field_validator("instance_type")
+    @classmethod
+    def _known_type(cls, value: str) -> str:
+        if value not in gpu_instance_types():
+            raise ValueError(f"not in the GPU instance table; known: {', '.join(sorted(gpu_instance_types()))}")
+        return value
+
+
+class CapacityConfig(BaseModel):
+    """How node-group capacity plans are decided (see docs on the capacity decision)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: Literal["lock", "live", "snapshot"] = Field(
+        "lock", description="lock: deploy the reviewed stacks/capacity.<env>.lock.json; live (dev only): decide at "
+                            "`pulumi up` from the AWS price APIs against the lock; snapshot: the bundled prices.")
+    spot_price_ratio: float | None = Field(
+        None, gt=0, le=1, description="Optional guard, the source's rule (0.6): spot only below this x the type's RI "
+                                      "rate. Off by default: expected cost decides.")
+    horizon_hours: float = Field(168, ge=1, le=8760, description="A plan change must repay its roll (every GPU "
+                                                                 "replaced) with this many hours of saving.")
+    price_noise: float = Field(0.05, ge=0, le=0.2, description="Relative price movement treated as noise.")
+    max_price_age_hours: float = Field(6, gt=0, le=168, description="Older prices never add spot.")
+    min_spot_types: int = Field(1, ge=1, le=10, description="Eligible spot types needed before spot is used (all of a group that lists fewer).")
+    reserved_instances: Literal["config", "live"] = Field(
+        "config", description="RI holdings from `reserved` below, or from describe_reserved_instances.")
+    reserved: list[ReservedInstanceConfig] = Field([], description="RI holdings when reserved_instances is config.")
+    placement_scores: bool = Field(True, description="Ask EC2 for spot placement scores (live source only); without them classes with a placement minimum run no spot.")
+    budget_breaker: bool = Field(False, description="Spot only for every GPU group (dev and staging only): the "
+                                                    "durable form of `seedance breaker` at 95 % of the budget.")
+
+    def settings(self) -> PlannerSettings:
+        return PlannerSettings(spot_price_ratio=self.spot_price_ratio, horizon_hours=self.horizon_hours,
+                               max_price_age=timedelta(hours=self.max_price_age_hours),
+                               price_noise=self.price_noise, min_spot_types=self.min_spot_types)
+
+    def configured_holdings(self) -> list[ReservedHolding]:
+        return [ReservedHolding(r.instance_type, r.count, r.hourly_usd, "stack config") for r in self.reserved]

@@ -1,0 +1,1 @@
+"""The EKS cluster and what runs beside it cluster-wide: kubeconfig, the autoscaler, the descheduler."""

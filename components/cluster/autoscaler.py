@@ -1,0 +1,122 @@
+"""`ClusterAutoscaler`: scales the GPU groups (and the system nodes) to the pods that wait for them.
+
+Without it nothing changes an Auto Scaling group's size once it exists (the program ignores desired
+capacity after creation), so an HPA asking for more Triton replicas, or a rolling update's surge pod,
+waits forever. Cluster autoscaler discovers the groups by their tags, templates a new node from the
+group's first type and its `node-template` tags, and counts instances (hence one instance shape per
+GPU group, see `GpuNodeGroupConfig`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Mapping
+
+import pulumi
+import pulumi_aws as aws
+import pulumi_kubernetes as k8s
+from pydantic import BaseModel, ConfigDict, Field
+
+from components.common.iam import irsa_trust_policy
+
+CHART_REPOSITORY = "https://kubernetes.github.io/autoscaler"
+NAMESPACE = "kube-system"
+SERVICE_ACCOUNT = "cluster-autoscaler"
+# The autoscaler's minor must match the cluster's (its compatibility rule); newest patch releases
+# checked in kubernetes/autoscaler's tags (cluster-autoscaler-1.33.6, cluster-autoscaler-1.34.5).
+IMAGE_TAGS = {"1.33": "v1.33.6", "1.34": "v1.34.5"}
+
+
+class ClusterAutoscalerConfig(BaseModel):
+    """The cluster autoscaler (config `seedance-gpu:cluster.autoscaler`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    chart_version: str = Field("9.53.0", pattern=r"^\d+\.\d+\.\d+$", description="cluster-autoscaler Helm chart.")
+    image_tag: str | None = Field(None, pattern=r"^v\d+\.\d+\.\d+$",
+                                  description="Autoscaler image; default: the release matching the cluster's minor "
+                                              f"({', '.join(f'{k}: {v}' for k, v in IMAGE_TAGS.items())}).")
+    scale_down_unneeded_minutes: int = Field(10, ge=1, le=1440,
+                                             description="How long a node stays unneeded before it is removed.")
+    max_node_provision_minutes: int = Field(15, ge=5, le=60, description="How long a new node may take to register "
+                                                                         "(GPU AMIs boot slowly).")
+
+    def image_for(self, kubernetes_version: str) -> str | None:
+        return self.image_tag or IMAGE_TAGS.get(kubernetes_version)
+
+
+def autoscaler_policy(partition: str, region: str, account_id: str, cluster_name: str) -> dict:
+    """Read what it needs everywhere (Describe calls take no resource); change only this cluster's
+    groups (the discovery tag, which EKS also sets on managed node groups)."""
+    return {"Version": "2012-10-17", "Statement": [
+        {"Sid": "Discover", "Effect": "Allow", "Resource": "*", "Action": [
+            "autoscaling:DescribeAutoScalingGroups", "autoscaling:DescribeAutoScalingInstances",
+            "autoscaling:DescribeLaunchConfigurations", "autoscaling:DescribeScalingActivities",
+            "autoscaling:DescribeTags", "ec2:DescribeImages", "ec2:DescribeInstanceTypes",
+            "ec2:DescribeLaunchTemplateVersions", "ec2:GetInstanceTypesFromInstanceRequirements"]},
+        {"Sid": "DescribeThisClustersManagedNodeGroups", "Effect": "Allow", "Action": "eks:DescribeNodegroup",
+         "Resource": f"arn:{partition}:eks:{region}:{account_id}:nodegroup/{cluster_name}/*/*"},
+        {"Sid": "ScaleThisClustersGroups", "Effect": "Allow",
+         "Action": ["autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup"],
+         "Resource": f"arn:{partition}:autoscaling:{region}:{account_id}:autoScalingGroup:*:autoScalingGroupName/*",
+         "Condition": {"StringEquals": {f"aws:ResourceTag/k8s.io/cluster-autoscaler/{cluster_name}": "owned"}}},
+    ]}
+
+
+def autoscaler_values(config: ClusterAutoscalerConfig, *, cluster_name: str, region: str, image_tag: str,
+                      role_arn: str, system_node_selector: Mapping[str, str]) -> dict:
+    """Helm values (keys checked in the chart's values.yaml at 9.53.0). Each GPU pod selects its group by
+    label, so one group fits a pending pod and the default expander (least-waste) is enough. Nodes with
+    emptyDir pods may scale down (Triton's /tmp and /dev/shm are emptyDirs, or online nodes would never
+    shrink); training pods that must not move say so with the safe-to-evict annotation."""
+    return {
+        "cloudProvider": "aws",
+        "awsRegion": region,
+        "autoDiscovery": {"clusterName": cluster_name},
+        "image": {"tag": image_tag},
+        "rbac": {"serviceAccount": {"create": True, "name": SERVICE_ACCOUNT,
+                                    "annotations": {"eks.amazonaws.com/role-arn": role_arn}}},
+        "nodeSelector": dict(system_node_selector),
+        "extraArgs": {
+            "expander": "least-waste",
+            "balance-similar-node-groups": False,
+            "skip-nodes-with-local-storage": False,
+            "scale-down-unneeded-time": f"{config.scale_down_unneeded_minutes}m",
+            "max-node-provision-time": f"{config.max_node_provision_minutes}m",
+        },
+    }
+
+
+class ClusterAutoscaler(pulumi.ComponentResource):
+    def __init__(self, name: str, config: ClusterAutoscalerConfig, *, cluster_name: str, region: str,
+                 kubernetes_version: str, oidc_provider_arn: pulumi.Input[str], oidc_issuer_url: pulumi.Input[str],
+                 system_node_selector: Mapping[str, str], provider: k8s.Provider, tags: Mapping[str, str],
+                 opts: pulumi.ResourceOptions | None = None):
+        super().__init__("seedance:cluster:ClusterAutoscaler", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        invoke = pulumi.InvokeOutputOptions(parent=self)
+        account = aws.get_caller_identity_output(opts=invoke).account_id
+        partition = aws.get_partition_output(opts=invoke).partition
+        role = aws.iam.Role(
+            f"{name}-role",
+            assume_role_policy=pulumi.Output.all(oidc_provider_arn, oidc_issuer_url).apply(
+                lambda v: json.dumps(irsa_trust_policy(v[0], v[1], NAMESPACE, SERVICE_ACCOUNT))),
+            tags=dict(tags),
+            opts=child,
+        )
+        aws.iam.RolePolicy(f"{name}-policy", role=role.id, opts=child, policy=pulumi.Output.all(partition, account).apply(
+            lambda v: json.dumps(autoscaler_policy(v[0], region, v[1], cluster_name))))
+        k8s.helm.v3.Release(
+            f"{name}-release",
+            name="cluster-autoscaler",
+            chart="cluster-autoscaler",
+            version=config.chart_version,
+            namespace=NAMESPACE,
+            repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=CHART_REPOSITORY),
+            values=role.arn.apply(lambda arn: autoscaler_values(
+                config, cluster_name=cluster_name, region=region, image_tag=config.image_for(kubernetes_version),
+                role_arn=arn, system_node_selector=system_node_selector)),
+            opts=pulumi.ResourceOptions(parent=self, provider=provider),
+        )
+        self.role_arn = role.arn
+        self.register_outputs({"role_arn": self.role_arn})

@@ -1,0 +1,405 @@
+"""`Cluster`: an EKS control plane from pulumi_aws primitives, its add-ons, system nodes and
+the Kubernetes provider later components deploy through."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+from typing import Literal, Mapping
+
+import pulumi
+import pulumi_aws as aws
+import pulumi_kubernetes as k8s
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from components.cluster.autoscaler import ClusterAutoscalerConfig
+from components.common.iam import irsa_trust_policy, kms_volume_use_policy, service_assume_role_policy
+from components.common.validation import FieldError, parse_cidr
+from components.compute.labels import SYSTEM_NODE_SELECTOR
+from components.common.log_retention import valid_retention
+from components.compute.node_role import node_role
+from components.network.security_groups import https_from
+from components.cluster.kubeconfig import render_kubeconfig
+from components.compute.node_bootstrap import ClusterJoin
+from components.compute.device_plugin import GpuSharingConfig, NvidiaDevicePlugin
+
+# EKS versions in standard or extended support at the time of writing (2026-11).
+SUPPORTED_KUBERNETES_MINORS = range(30, 37)
+CONTROL_PLANE_LOG_TYPES = ("api", "audit", "authenticator", "controllerManager", "scheduler")
+AddonName = Literal["vpc-cni", "coredns", "kube-proxy", "eks-pod-identity-agent", "aws-ebs-csi-driver"]
+_POLICY = "arn:{partition}:iam::aws:policy/{name}"
+
+
+def _all_match(values: list[str], pattern: str, what: str) -> list[str]:
+    for value in values:
+        if not re.fullmatch(pattern, value):
+            raise ValueError(f"{value!r} is not {what}")
+    return values
+
+
+class SystemNodesConfig(BaseModel):
+    """A small on-demand managed node group for cluster services (CoreDNS, CSI controllers, adapters)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    instance_types: list[str] = Field(["m7i.large"], min_length=1, description="EC2 types for system nodes.")
+    min_size: int = Field(2, ge=1, le=10, description="Fewest system nodes (2 keeps CoreDNS highly available).")
+    desired_size: int = Field(2, ge=1, le=10, description="System nodes at creation; the autoscaler owns it later.")
+    max_size: int = Field(4, ge=1, le=20, description="Most system nodes.")
+    disk_size_gib: int = Field(50, ge=20, le=500, description="gp3 root volume per system node, GiB.")
+
+    @field_validator("instance_types")
+    @classmethod
+    def _instance_type_names(cls, values: list[str]) -> list[str]:
+        return _all_match(values, r"[a-z][a-z0-9-]*\.[a-z0-9]+", "an EC2 instance type name such as m7i.large")
+
+    @model_validator(mode="after")
+    def _sizes_ordered(self) -> "SystemNodesConfig":
+        if not self.min_size <= self.desired_size <= self.max_size:
+            raise ValueError(
+                f"need min_size <= desired_size <= max_size, got {self.min_size}, {self.desired_size}, {self.max_size}"
+            )
+        return self
+
+
+class ClusterConfig(BaseModel):
+    """The EKS control plane of one stack."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(None, description="EKS cluster name; default seedance-<env>.",
+                             pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$")
+    kubernetes_version: str = Field("1.33", description="EKS Kubernetes version, 1.30 to 1.36.")
+    public_endpoint_cidrs: list[str] = Field(
+        [], description="CIDRs allowed to reach the API server publicly; empty keeps the endpoint private only."
+    )
+    deployer_cidrs: list[str] = Field(
+        [], description="Private CIDRs that `pulumi up` runs from (a runner network routed to this VPC by peering, "
+                        "VPN or Transit Gateway, or a subnet of this VPC): allowed to the private API endpoint on 443. "
+                        "The same run installs Kubernetes objects, so a stack needs these or public_endpoint_cidrs."
+    )
+    admin_principal_arns: list[str] = Field(
+        [], description="IAM roles or users given cluster-admin through EKS access entries."
+    )
+    control_plane_logs: list[Literal["api", "audit", "authenticator", "controllerManager", "scheduler"]] = Field(
+        ["api", "audit", "authenticator"], description="Control-plane log types sent to CloudWatch."
+    )
+    log_retention_days: int = Field(30, description="Retention of the control-plane log group, days.")
+    system_nodes: SystemNodesConfig = Field(default_factory=SystemNodesConfig)
+    addon_versions: dict[AddonName, str] = Field(
+        {}, description="Pinned add-on versions; an add-on left out gets EKS's default for the cluster version."
+    )
+    device_plugin_version: str = Field("0.17.1", pattern=r"^\d+\.\d+\.\d+$",
+                                       description="NVIDIA k8s-device-plugin Helm chart version.")
+    node_termination_handler_version: str = Field("0.27.6", pattern=r"^\d+\.\d+\.\d+$",
+                                                  description="aws-node-termination-handler Helm chart version.")
+    service_cidr: str = Field("172.20.0.0/16", description="Kubernetes Service range; fixed at creation, outside the VPC.")
+    autoscaler: ClusterAutoscalerConfig = Field(default_factory=ClusterAutoscalerConfig)
+
+    @model_validator(mode="after")
+    def _autoscaler_matches_the_cluster(self) -> "ClusterConfig":
+        if self.autoscaler.image_for(self.kubernetes_version) is None:
+            raise FieldError("autoscaler.image_tag", None, f"no checked autoscaler release for Kubernetes "
+                             f"{self.kubernetes_version}; allowed: the v{self.kubernetes_version}.x release tag")
+        return self
+
+    @field_validator("service_cidr")
+    @classmethod
+    def _service_range(cls, value: str) -> str:
+        network = parse_cidr(value, "172.20.0.0/16")
+        if not network.is_private or not 12 <= network.prefixlen <= 24:
+            raise ValueError("must be a private range from /12 to /24 (EKS's limits)")
+        return str(network)
+
+    @field_validator("kubernetes_version")
+    @classmethod
+    def _supported_version(cls, value: str) -> str:
+        match = re.fullmatch(r"1\.(\d+)", value)
+        if not match or int(match.group(1)) not in SUPPORTED_KUBERNETES_MINORS:
+            raise ValueError(
+                f"must be an EKS version from 1.{SUPPORTED_KUBERNETES_MINORS.start} to 1.{SUPPORTED_KUBERNETES_MINORS.stop - 1}, "
+                "as a quoted string such as \"1.33\""
+            )
+        return value
+
+    @field_validator("public_endpoint_cidrs")
+    @classmethod
+    def _no_open_endpoint(cls, values: list[str]) -> list[str]:
+        for value in values:
+            try:
+                network = ipaddress.IPv4Network(value)
+            except ValueError:
+                raise ValueError(f"{value!r} is not an IPv4 CIDR") from None
+            if network.prefixlen == 0:
+                raise ValueError("0.0.0.0/0 would expose the API server to the internet; list your CIDRs")
+        return values
+
+    @field_validator("deployer_cidrs")
+    @classmethod
+    def _private_deployers(cls, values: list[str]) -> list[str]:
+        for value in values:
+            network = parse_cidr(value, "10.100.0.0/24")
+            if not network.is_private or network.prefixlen < 8:
+                raise ValueError(f"{value} must be a private range of /8 or smaller: the private endpoint "
+                                 "is reached over the VPC's routes (public CIDRs go in public_endpoint_cidrs)")
+        return values
+
+    @field_validator("admin_principal_arns")
+    @classmethod
+    def _iam_principals(cls, values: list[str]) -> list[str]:
+        return _all_match(values, r"arn:aws[a-z-]*:iam::\d{12}:(role|user)/[\w+=,.@/-]+", "an IAM role or user ARN")
+
+    @field_validator("log_retention_days")
+    @classmethod
+    def _retention(cls, value: int) -> int:
+        return valid_retention(value)
+
+
+class Cluster(pulumi.ComponentResource):
+    name: pulumi.Output[str]
+    endpoint: pulumi.Output[str]
+    oidc_provider_arn: pulumi.Output[str]
+    oidc_issuer_url: pulumi.Output[str]
+    kubeconfig: pulumi.Output[str]
+    join: pulumi.Output[ClusterJoin]  # what a self-managed node needs to register
+    node_security_group_id: pulumi.Output[str]
+    ebs_csi_addon: aws.eks.Addon  # storage classes wait for the driver that serves them
+    provider: k8s.Provider
+
+    def __init__(
+        self,
+        name: str,
+        config: ClusterConfig,
+        *,
+        cluster_name: str,
+        region: str,
+        subnet_ids: pulumi.Input[list[str]],
+        kms_key_arn: pulumi.Input[str],
+        tags: Mapping[str, str],
+        gpu_sharing: Mapping[str, GpuSharingConfig] | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ):
+        super().__init__("seedance:cluster:Cluster", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        tags = dict(tags)
+        partition = aws.get_partition_output(opts=pulumi.InvokeOutputOptions(parent=self)).partition
+
+        def managed_policy(policy_name: str) -> pulumi.Output[str]:
+            return partition.apply(lambda p: _POLICY.format(partition=p, name=policy_name))
+
+        role = aws.iam.Role(
+            f"{name}-cluster-role",
+            assume_role_policy=json.dumps(service_assume_role_policy("eks.amazonaws.com")),
+            tags=tags,
+            opts=child,
+        )
+        cluster_policy = aws.iam.RolePolicyAttachment(
+            f"{name}-cluster-policy", role=role.name, policy_arn=managed_policy("AmazonEKSClusterPolicy"), opts=child
+        )
+        # Created before the cluster so EKS writes into a group with our retention and key.
+        log_group = aws.cloudwatch.LogGroup(
+            f"{name}-control-plane-logs",
+            name=f"/aws/eks/{cluster_name}/cluster",
+            retention_in_days=config.log_retention_days,
+            kms_key_id=kms_key_arn,
+            tags=tags,
+            opts=child,
+        )
+        public_access = bool(config.public_endpoint_cidrs)
+        cluster = aws.eks.Cluster(
+            f"{name}-eks",
+            name=cluster_name,
+            version=config.kubernetes_version,
+            role_arn=role.arn,
+            vpc_config=aws.eks.ClusterVpcConfigArgs(
+                subnet_ids=subnet_ids,
+                endpoint_private_access=True,
+                endpoint_public_access=public_access,
+                public_access_cidrs=config.public_endpoint_cidrs or None,
+            ),
+            access_config=aws.eks.ClusterAccessConfigArgs(
+                authentication_mode="API",
+                # The identity running `pulumi up` must reach the API to install the Kubernetes objects.
+                bootstrap_cluster_creator_admin_permissions=True,
+            ),
+            encryption_config=aws.eks.ClusterEncryptionConfigArgs(
+                resources=["secrets"],
+                provider=aws.eks.ClusterEncryptionConfigProviderArgs(key_arn=kms_key_arn),
+            ),
+            enabled_cluster_log_types=list(config.control_plane_logs),
+            kubernetes_network_config=aws.eks.ClusterKubernetesNetworkConfigArgs(service_ipv4_cidr=config.service_cidr),
+            # Add-ons are managed below as EKS add-ons, so EKS must not install unmanaged copies.
+            bootstrap_self_managed_addons=False,
+            tags=tags,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[cluster_policy, log_group]),
+        )
+
+        issuer = cluster.identities.apply(lambda ids: ids[0].oidcs[0].issuer)
+        oidc = aws.iam.OpenIdConnectProvider(
+            f"{name}-oidc",
+            url=issuer,
+            client_id_lists=["sts.amazonaws.com"],
+            tags=tags,
+            opts=child,
+        )
+
+        def irsa_role(role_name: str, namespace: str, service_account: str) -> aws.iam.Role:
+            trust = pulumi.Output.all(oidc.arn, issuer).apply(
+                lambda v: json.dumps(irsa_trust_policy(v[0], v[1], namespace, service_account))
+            )
+            return aws.iam.Role(f"{name}-{role_name}", assume_role_policy=trust, tags=tags, opts=child)
+
+        for principal in config.admin_principal_arns:
+            entry_name = f"{name}-admin-{principal.rsplit('/', 1)[-1]}"
+            entry = aws.eks.AccessEntry(
+                entry_name, cluster_name=cluster.name, principal_arn=principal, type="STANDARD", tags=tags, opts=child
+            )
+            aws.eks.AccessPolicyAssociation(
+                entry_name,
+                cluster_name=cluster.name,
+                principal_arn=principal,
+                policy_arn=partition.apply(
+                    lambda p: f"arn:{p}:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+                ),
+                access_scope=aws.eks.AccessPolicyAssociationAccessScopeArgs(type="cluster"),
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[entry]),
+            )
+
+        # The VPC CNI gets its ENI permissions through IRSA, not through every node's role.
+        cni_role = irsa_role("vpc-cni-role", "kube-system", "aws-node")
+        aws.iam.RolePolicyAttachment(
+            f"{name}-vpc-cni-policy", role=cni_role.name, policy_arn=managed_policy("AmazonEKS_CNI_Policy"), opts=child
+        )
+        ebs_csi_role = irsa_role("ebs-csi-role", "kube-system", "ebs-csi-controller-sa")
+        aws.iam.RolePolicyAttachment(
+            f"{name}-ebs-csi-policy",
+            role=ebs_csi_role.name,
+            policy_arn=managed_policy("service-role/AmazonEBSCSIDriverPolicy"),
+            opts=child,
+        )
+        aws.iam.RolePolicy(
+            f"{name}-ebs-csi-kms",
+            role=ebs_csi_role.id,
+            policy=pulumi.Output.from_input(kms_key_arn).apply(lambda arn: json.dumps(kms_volume_use_policy(arn))),
+            opts=child,
+        )
+
+        def addon(addon_name: str, *, depends_on: list[pulumi.Resource] | None = None,
+                  role_arn: pulumi.Input[str] | None = None, settings: dict | None = None) -> aws.eks.Addon:
+            return aws.eks.Addon(
+                f"{name}-{addon_name}",
+                cluster_name=cluster.name,
+                addon_name=addon_name,
+                addon_version=config.addon_versions.get(addon_name),
+                service_account_role_arn=role_arn,
+                configuration_values=json.dumps(settings) if settings else None,
+                resolve_conflicts_on_create="OVERWRITE",
+                resolve_conflicts_on_update="OVERWRITE",
+                tags=tags,
+                opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on or []),
+            )
+
+        # Networking add-ons come before any node so that nodes become Ready.
+        # The CNI's network policy agent enforces the stack's NetworkPolicies (declared, not enforced, without it;
+        # the add-on schema takes the flag as a string).
+        vpc_cni = addon("vpc-cni", role_arn=cni_role.arn, settings={"enableNetworkPolicy": "true"})
+        kube_proxy = addon("kube-proxy")
+        pod_identity = addon("eks-pod-identity-agent")
+        system_nodes = self._system_nodes(
+            name, config.system_nodes, cluster, subnet_ids, kms_key_arn, tags,
+            depends_on=[vpc_cni, kube_proxy, pod_identity],
+        )
+        # CoreDNS and the CSI controller are Deployments: they need the system nodes to schedule on.
+        coredns = addon("coredns", depends_on=[system_nodes])
+        ebs_csi = addon("aws-ebs-csi-driver", depends_on=[system_nodes], role_arn=ebs_csi_role.arn)
+
+        # The private endpoint answers on the cluster security group: the deployer needs 443 through it.
+        cluster_security_group = cluster.vpc_config.apply(lambda vpc: vpc.cluster_security_group_id)
+        deployer_rules = [https_from(f"{name}-api-from-deployer-{index}", cluster_security_group, cidr,
+                                     "Kubernetes API from the network pulumi up runs in", tags, child)
+                          for index, cidr in enumerate(config.deployer_cidrs)]
+        ca_data = cluster.certificate_authority.apply(lambda ca: ca.data)
+        kubeconfig = pulumi.Output.secret(
+            pulumi.Output.all(cluster.name, cluster.endpoint, ca_data).apply(
+                lambda v: json.dumps(render_kubeconfig(v[0], v[1], v[2], region))
+            )
+        )
+        self.provider = k8s.Provider(
+            f"{name}-k8s",
+            kubeconfig=kubeconfig,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[coredns, system_nodes, *deployer_rules]),
+        )
+        NvidiaDevicePlugin(
+            f"{name}-nvidia-device-plugin",
+            chart_version=config.device_plugin_version,
+            sharing=gpu_sharing,
+            opts=pulumi.ResourceOptions(parent=self, provider=self.provider),
+        )
+
+        self.name = cluster.name
+        self.endpoint = cluster.endpoint
+        self.oidc_provider_arn = oidc.arn
+        self.oidc_issuer_url = issuer
+        self.kubeconfig = kubeconfig
+        self.join = pulumi.Output.all(cluster.name, cluster.endpoint, ca_data).apply(
+            lambda v: ClusterJoin(cluster_name=v[0], endpoint=v[1], certificate_authority=v[2],
+                                  service_cidr=config.service_cidr)
+        )
+        self.node_security_group_id = cluster_security_group
+        self.ebs_csi_addon = ebs_csi
+        self.register_outputs(
+            {
+                "name": self.name,
+                "endpoint": self.endpoint,
+                "oidc_provider_arn": self.oidc_provider_arn,
+                "kubeconfig": self.kubeconfig,
+            }
+        )
+
+    def _system_nodes(self, name, config: SystemNodesConfig, cluster, subnet_ids, kms_key_arn,
+                      tags, depends_on) -> aws.eks.NodeGroup:
+        child = pulumi.ResourceOptions(parent=self)
+        role, attachments = node_role(f"{name}-system", self, tags)
+        template = aws.ec2.LaunchTemplate(
+            f"{name}-system-nodes",
+            metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
+                http_endpoint="enabled",
+                http_tokens="required",  # IMDSv2 only
+                http_put_response_hop_limit=1,  # pods cannot reach the node's credentials
+            ),
+            block_device_mappings=[
+                aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
+                    device_name="/dev/xvda",
+                    ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
+                        volume_type="gp3", volume_size=config.disk_size_gib, encrypted="true",
+                        kms_key_id=kms_key_arn, delete_on_termination="true",
+                    ),
+                )
+            ],
+            tag_specifications=[
+                aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=tags)
+                for kind in ("instance", "volume")
+            ],
+            tags=tags,
+            opts=child,
+        )
+        return aws.eks.NodeGroup(
+            f"{name}-system",
+            cluster_name=cluster.name,
+            node_role_arn=role.arn,
+            subnet_ids=subnet_ids,
+            ami_type="AL2023_x86_64_STANDARD",
+            capacity_type="ON_DEMAND",
+            instance_types=config.instance_types,
+            scaling_config=aws.eks.NodeGroupScalingConfigArgs(
+                min_size=config.min_size, desired_size=config.desired_size, max_size=config.max_size
+            ),
+            launch_template=aws.eks.NodeGroupLaunchTemplateArgs(id=template.id, version=template.latest_version.apply(str)),
+            labels=SYSTEM_NODE_SELECTOR,
+            tags=tags,
+            # The cluster autoscaler owns the desired size once the group exists.
+            opts=pulumi.ResourceOptions(
+                parent=self, depends_on=[*attachments, *depends_on], ignore_changes=["scalingConfig.desiredSize"]
+            ),
+        )

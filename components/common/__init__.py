@@ -1,0 +1,1 @@
+"""Small pieces several domains share: config field errors, IAM documents, Kubernetes manifest helpers."""

@@ -1,0 +1,90 @@
+"""`NvidiaDevicePlugin`: makes `nvidia.com/gpu` schedulable on the GPU node groups, and shares
+GPUs where a group asks for it (the source's "compute slice": time-slicing or MIG)."""
+
+from __future__ import annotations
+
+from typing import Literal, Mapping
+
+import pulumi
+import pulumi_kubernetes as k8s
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from components.compute.labels import AMI_FAMILY_LABEL, GPU_TOLERATION, WORKLOAD_CLASS_LABEL
+from components.compute.node_bootstrap import AMI_FAMILY_TRAITS
+
+CHART_REPOSITORY = "https://nvidia.github.io/k8s-device-plugin"
+# A node with this label uses the named entry of the plugin's config map.
+CONFIG_LABEL = "nvidia.com/device-plugin.config"
+# The entry every other node uses: without a default the chart's fallback gives an unlabelled node the
+# only entry there is, so one shared group's time-slicing would reach every GPU node.
+DEFAULT_CONFIG = "whole-gpus"
+
+
+class GpuSharingConfig(BaseModel):
+    """How a group's GPUs are shared between pods."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mode: Literal["none", "time-slicing", "mig"] = Field(
+        "none", description="time-slicing: each GPU is advertised `replicas` times (no memory isolation); "
+                            "mig: refused until a MIG manager is deployed (a strategy alone partitions nothing).")
+    replicas: int = Field(4, ge=2, le=48, description="Pods sharing one GPU with time-slicing.")
+
+    @property
+    def gpu_multiplier(self) -> int:
+        """How many `nvidia.com/gpu` each physical GPU becomes."""
+        return self.replicas if self.mode == "time-slicing" else 1
+
+
+def sharing_config(sharing: GpuSharingConfig) -> dict:
+    """The device plugin's config file for one sharing setting (whole GPUs, or time-slicing)."""
+    if sharing.mode == "time-slicing":
+        return {"version": "v1", "sharing": {"timeSlicing": {"resources": [
+            {"name": "nvidia.com/gpu", "replicas": sharing.replicas}]}}}
+    return {"version": "v1", "flags": {"migStrategy": "none"}}
+
+
+def device_plugin_values(sharing: Mapping[str, GpuSharingConfig] | None = None) -> dict:
+    """Helm values: run on every node of a seedance GPU group (they carry the workload-class
+    label) whose OS does not run the plugin itself, and tolerate their GPU taint (the chart's
+    default affinity expects Node Feature Discovery labels, which these nodes do not have); one
+    named config per sharing group, which its nodes select with the `nvidia.com/device-plugin.config`
+    label, and a default of whole GPUs for every other node."""
+    shared = {name: s for name, s in (sharing or {}).items() if s.mode != "none"}
+    configs = {DEFAULT_CONFIG: GpuSharingConfig(), **shared}
+    families = sorted(f for f, traits in AMI_FAMILY_TRAITS.items() if not traits.builtin_device_plugin)
+    return {
+        "config": {"map": {name: yaml.safe_dump(sharing_config(s)) for name, s in sorted(configs.items())},
+                   "default": DEFAULT_CONFIG},
+        "tolerations": [GPU_TOLERATION],
+        "affinity": {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [{"matchExpressions": [
+                        {"key": WORKLOAD_CLASS_LABEL, "operator": "Exists"},
+                        {"key": AMI_FAMILY_LABEL, "operator": "In", "values": families},
+                    ]}]
+                }
+            }
+        },
+    }
+
+
+class NvidiaDevicePlugin(pulumi.ComponentResource):
+    def __init__(self, name: str, *, chart_version: str, sharing: Mapping[str, GpuSharingConfig] | None = None,
+                 opts: pulumi.ResourceOptions | None = None):
+        super().__init__("seedance:gpu:NvidiaDevicePlugin", name, None, opts)
+        release = k8s.helm.v3.Release(
+            f"{name}-release",
+            name="nvidia-device-plugin",
+            chart="nvidia-device-plugin",
+            version=chart_version,
+            namespace="nvidia-device-plugin",
+            create_namespace=True,
+            repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=CHART_REPOSITORY),
+            values=device_plugin_values(sharing),
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.release_name = release.name
+        self.register_outputs({"release_name": self.release_name})

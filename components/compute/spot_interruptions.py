@@ -1,0 +1,122 @@
+"""`SpotInterruptionHandling`: EC2 interruption events to an SQS queue, drained by
+aws-node-termination-handler in queue mode, so GPU nodes are cordoned and drained before they go."""
+
+from __future__ import annotations
+
+import json
+from typing import Mapping
+
+import pulumi
+import pulumi_aws as aws
+import pulumi_kubernetes as k8s
+
+from components.compute.gpu_node_group import NTH_MANAGED_TAG
+from components.common.iam import irsa_trust_policy
+
+NTH_CHART = "oci://public.ecr.aws/aws-ec2/helm/aws-node-termination-handler"
+NTH_NAMESPACE = "kube-system"
+NTH_SERVICE_ACCOUNT = "aws-node-termination-handler"
+
+# The events termination handler acts on (its README's EventBridge set).
+INTERRUPTION_EVENTS = {
+    "spot-interruption": {"source": ["aws.ec2"], "detail-type": ["EC2 Spot Instance Interruption Warning"]},
+    "rebalance": {"source": ["aws.ec2"], "detail-type": ["EC2 Instance Rebalance Recommendation"]},
+    "state-change": {"source": ["aws.ec2"], "detail-type": ["EC2 Instance State-change Notification"]},
+    "asg-terminate": {"source": ["aws.autoscaling"], "detail-type": ["EC2 Instance-terminate Lifecycle Action"]},
+}
+
+
+def queue_policy(queue_arn: str, rule_arns: list[str]) -> dict:
+    """Only this stack's EventBridge rules may send to the queue."""
+    return {
+        "Version": "2012-10-17",
+        "Statement": [{
+            "Effect": "Allow",
+            "Principal": {"Service": "events.amazonaws.com"},
+            "Action": "sqs:SendMessage",
+            "Resource": queue_arn,
+            "Condition": {"ArnEquals": {"aws:SourceArn": rule_arns}},
+        }],
+    }
+
+
+def handler_policy(queue_arn: str, group_arns: list[str]) -> dict:
+    """What the handler needs in queue mode, and nothing else: it completes lifecycle actions of
+    this stack's GPU groups only."""
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Effect": "Allow", "Action": ["sqs:ReceiveMessage", "sqs:DeleteMessage"], "Resource": queue_arn},
+            {"Effect": "Allow", "Action": ["autoscaling:CompleteLifecycleAction"], "Resource": group_arns},
+            # Describe calls take no resource-level permissions.
+            {"Effect": "Allow", "Resource": "*", "Action": [
+                "autoscaling:DescribeAutoScalingInstances", "autoscaling:DescribeTags", "ec2:DescribeInstances"]},
+        ],
+    }
+
+
+def handler_values(queue_url: str, region: str, role_arn: str) -> dict:
+    """Queue mode (chart 0.27.6 values.yaml): which events drain a node is decided by the EventBridge
+    rules feeding the queue; the enable*Draining keys are IMDS-mode only and not set."""
+    return {
+        "enableSqsTerminationDraining": True,
+        "queueURL": queue_url,
+        "awsRegion": region,
+        "checkTagBeforeDraining": True,
+        "managedTag": NTH_MANAGED_TAG,
+        "serviceAccount": {"name": NTH_SERVICE_ACCOUNT, "annotations": {"eks.amazonaws.com/role-arn": role_arn}},
+    }
+
+
+class SpotInterruptionHandling(pulumi.ComponentResource):
+    queue_url: pulumi.Output[str]
+
+    def __init__(self, name: str, *, region: str, oidc_provider_arn: pulumi.Input[str],
+                 oidc_issuer_url: pulumi.Input[str], group_arns: list[pulumi.Input[str]], chart_version: str,
+                 provider: k8s.Provider,
+                 tags: Mapping[str, str], opts: pulumi.ResourceOptions | None = None):
+        super().__init__("seedance:compute:SpotInterruptionHandling", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        tags = dict(tags)
+        queue = aws.sqs.Queue(
+            f"{name}-queue",
+            message_retention_seconds=300,  # a notice older than the 2-minute warning is useless
+            sqs_managed_sse_enabled=True,  # EventBridge cannot send to a queue under an AWS-managed KMS key
+            tags=tags,
+            opts=child,
+        )
+        rules = []
+        for event, pattern in INTERRUPTION_EVENTS.items():
+            rule = aws.cloudwatch.EventRule(f"{name}-{event}", event_pattern=json.dumps(pattern), tags=tags, opts=child)
+            aws.cloudwatch.EventTarget(f"{name}-{event}", rule=rule.name, arn=queue.arn, opts=child)
+            rules.append(rule)
+        aws.sqs.QueuePolicy(
+            f"{name}-queue-policy",
+            queue_url=queue.url,
+            policy=pulumi.Output.all(queue.arn, *[r.arn for r in rules]).apply(
+                lambda v: json.dumps(queue_policy(v[0], list(v[1:])))
+            ),
+            opts=child,
+        )
+        role = aws.iam.Role(
+            f"{name}-handler-role",
+            assume_role_policy=pulumi.Output.all(oidc_provider_arn, oidc_issuer_url).apply(
+                lambda v: json.dumps(irsa_trust_policy(v[0], v[1], NTH_NAMESPACE, NTH_SERVICE_ACCOUNT))
+            ),
+            tags=tags,
+            opts=child,
+        )
+        aws.iam.RolePolicy(f"{name}-handler-policy", role=role.id,
+                           policy=pulumi.Output.all(queue.arn, *group_arns).apply(
+                               lambda v: json.dumps(handler_policy(v[0], list(v[1:])))), opts=child)
+        k8s.helm.v3.Release(
+            f"{name}-handler",
+            name="aws-node-termination-handler",
+            chart=NTH_CHART,
+            version=chart_version,
+            namespace=NTH_NAMESPACE,
+            values=pulumi.Output.all(queue.url, role.arn).apply(lambda v: handler_values(v[0], region, v[1])),
+            opts=pulumi.ResourceOptions(parent=self, provider=provider),
+        )
+        self.queue_url = queue.url
+        self.register_outputs({"queue_url": self.queue_url})

@@ -1,0 +1,1 @@
+"""The platform contract application teams read, and the StackReference that reads it."""

@@ -1,0 +1,219 @@
+"""Monthly cost of what a plan creates, from the bundled price catalog. Pure. 730 hours a month.
+
+Used by `seedance plan` and `seedance check`, by the budget policy and by the replay benchmark's
+on-demand baseline. A resource whose cost depends on something the plan does not hold (an S3
+bucket's contents, log volume) is listed at $0 with the reason; an input unknown at preview makes
+that resource's cost unknown, never a guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cache
+from typing import Any, Callable, Iterable
+
+from pulumi_policy.proxy import UnknownValueError
+
+from components.pricing.ebs import EBS_VOLUME_TYPES, ebs_monthly
+from components.plan.unknowns import checking
+from components.pricing.prices import Price, SnapshotPriceSource, UnitPrice
+from components.capacity.holdings import HOLDINGS_TAG, holdings_from_tag
+from components.plan.resources import (ASG, EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, EKS_NODE_GROUP, K8S_SERVICE,
+                                       KMS_KEY, LAUNCH_TEMPLATE, LOAD_BALANCER, NAT_GATEWAY, VPC_ENDPOINT, PlanResource,
+                                       is_unknown, tags_of)
+
+HOURS_PER_MONTH = 730
+
+
+class UnknownValue(Exception):
+    """An input the cost depends on is not known yet (a preview's computed value)."""
+
+
+@dataclass(frozen=True)
+class PriceCatalog:
+    on_demand: dict[str, Price]  # instance type -> $/h
+    services: dict[str, UnitPrice]
+
+    def instance_hour(self, instance_type: str) -> float:
+        price = self.on_demand.get(instance_type)
+        if price is None:
+            raise UnknownValue(f"no on-demand price for {instance_type}")
+        return price.usd_per_hour
+
+    def unit(self, name: str) -> float:
+        return self.services[name].usd
+
+
+@dataclass(frozen=True)
+class CostLine:
+    urn: str
+    type: str
+    monthly_usd: float | None  # None: unknown
+    basis: str
+
+
+@dataclass
+class CostEstimate:
+    lines: list[CostLine] = field(default_factory=list)
+
+    @property
+    def monthly_usd(self) -> float:
+        return round(sum(line.monthly_usd or 0.0 for line in self.lines), 2)
+
+    @property
+    def unknown(self) -> list[CostLine]:
+        return [line for line in self.lines if line.monthly_usd is None]
+
+    def to_json(self) -> dict:
+        return {"monthly_usd": self.monthly_usd,
+                "resources": [{"urn": line.urn, "type": line.type, "monthly_usd": line.monthly_usd,
+                               "basis": line.basis} for line in self.lines]}
+
+
+def _known(value: Any, what: str) -> Any:
+    if value is None or is_unknown(value):
+        raise UnknownValue(f"{what} is unknown until the resource exists")
+    return value
+
+
+def _volume(resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
+    props = resource.props
+    volume_type = props.get("type") or "gp2"  # EC2's default when none is given
+    if volume_type not in EBS_VOLUME_TYPES:
+        raise UnknownValue(f"no price for EBS volume type {volume_type}")
+    size = _known(props.get("size"), "the volume size")
+    cost = ebs_monthly(volume_type, float(size), props.get("iops"), props.get("throughput"), catalog.services)
+    return cost, f"{volume_type} {size:g} GiB" + (f", {props['iops']:g} IOPS" if props.get("iops") else "")
+
+
+def _gpu_group(resource: PlanResource, catalog: PriceCatalog, templates: dict[str, PlanResource]) -> tuple[float, str]:
+    props = resource.props
+    policy = props.get("mixedInstancesPolicy") or {}
+    distribution = policy.get("instancesDistribution") or {}
+    overrides = (policy.get("launchTemplate") or {}).get("overrides") or []
+    if not overrides:
+        raise UnknownValue("an Auto Scaling group without a MixedInstancesPolicy is not priced")
+    units = float(_known(props.get("desiredCapacity"), "the desired capacity"))
+    base = float(distribution.get("onDemandBaseCapacity") or 0)
+    percentage = float(distribution.get("onDemandPercentageAboveBaseCapacity", 100))
+    above = max(0.0, units - base)
+    spot_units = above * (100 - percentage) / 100
+    first = overrides[0]
+    weight = float(first.get("weightedCapacity") or 1)
+    on_demand_rate = catalog.instance_hour(first["instanceType"]) / weight
+    on_demand_units = units - spot_units
+    # Reserved Instances first, at their effective rate (as the capacity decision prices them), cheapest first.
+    reserved_cost, covered = 0.0, 0.0
+    for _type, count, rate in sorted(holdings_from_tag((tags_of(resource) or {}).get(HOLDINGS_TAG) or ""),
+                                     key=lambda held: held[2]):
+        take = min(count, on_demand_units - covered)
+        reserved_cost, covered = reserved_cost + take * rate, covered + take
+    # Spot prices are not bundled and move hourly: spot units are priced at the first type's on-demand
+    # rate, which the capacity decision lists spot types to undercut (one zone may still pay more).
+    hourly = reserved_cost + (units - covered) * on_demand_rate
+    instances = units / weight
+    disk = 0.0
+    template = _launch_template(resource, policy, templates)
+    if template is not None:
+        disk = _root_volume(template, catalog) * instances
+    basis = (f"{units:g} units: " + (f"{covered:g} reserved for ${reserved_cost:.4f}/h, " if covered else "")
+             + f"{on_demand_units - covered:g} on-demand at ${on_demand_rate:.4f}/unit-h"
+             f" ({first['instanceType']}), {spot_units:g} spot priced as on-demand"
+             + (f", root volumes ${disk:,.2f}" if disk else ""))
+    return hourly * HOURS_PER_MONTH + disk, basis
+
+
+def _launch_template(group: PlanResource, policy: dict, templates: dict[str, PlanResource]) -> PlanResource | None:
+    """The group's launch template: the one it depends on (how the engine links them; its id is a
+    plan-only value or unknown at preview), else the one whose id it names (a plan file without links)."""
+    linked = [templates[urn] for urn in group.dependencies if urn in templates]
+    if len(linked) == 1:
+        return linked[0]
+    named = ((policy.get("launchTemplate") or {}).get("launchTemplateSpecification") or {}).get("launchTemplateId")
+    return next((t for t in templates.values() if t.id and t.id == named), None)
+
+
+def _root_volume(template: PlanResource, catalog: PriceCatalog) -> float:
+    total = 0.0
+    for mapping in template.props.get("blockDeviceMappings") or []:
+        ebs = mapping.get("ebs") or {}
+        if ebs.get("volumeSize"):
+            total += ebs_monthly(ebs.get("volumeType") or "gp3", float(ebs["volumeSize"]), ebs.get("iops"),
+                                 ebs.get("throughput"), catalog.services)
+    return total
+
+
+def _node_group(resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
+    scaling = resource.props.get("scalingConfig") or {}
+    desired = float(_known(scaling.get("desiredSize"), "the desired size"))
+    instance_type = (resource.props.get("instanceTypes") or ["(unknown)"])[0]
+    hourly = catalog.instance_hour(instance_type)
+    return desired * hourly * HOURS_PER_MONTH, f"{desired:g} x {instance_type} on-demand at ${hourly:.4f}/h"
+
+
+def _instance(resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
+    instance_type = _known(resource.props.get("instanceType"), "the instance type")
+    hourly = catalog.instance_hour(instance_type)
+    return hourly * HOURS_PER_MONTH, f"{instance_type} on-demand at ${hourly:.4f}/h"
+
+
+def _endpoint(resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
+    if resource.props.get("vpcEndpointType", "Gateway") != "Interface":
+        return 0.0, "gateway endpoint: free"
+    zones = len(_known(resource.props.get("subnetIds"), "the endpoint's subnets"))
+    return (zones * HOURS_PER_MONTH * catalog.unit("interface_endpoint_az_hour"),
+            f"interface endpoint in {zones} zones (data processed: see the egress report)")
+
+
+def _service(resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
+    if (resource.props.get("spec") or {}).get("type") != "LoadBalancer":
+        return 0.0, "in-cluster service: free"
+    return HOURS_PER_MONTH * catalog.unit("load_balancer_hour"), "load balancer hours (LCUs not included)"
+
+
+def _fixed(service: str, basis: str) -> Callable[[PlanResource, PriceCatalog], tuple[float, str]]:
+    def price(_resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
+        value = catalog.unit(service)
+        return (value if service.endswith("_month") else value * HOURS_PER_MONTH), basis
+    return price
+
+
+PRICERS: dict[str, Callable[..., tuple[float, str]]] = {
+    EBS_VOLUME: _volume,
+    EKS_NODE_GROUP: _node_group,
+    EC2_INSTANCE: _instance,
+    VPC_ENDPOINT: _endpoint,
+    K8S_SERVICE: _service,
+    NAT_GATEWAY: _fixed("nat_gateway_hour", "NAT gateway hours (data processed: see the egress report)"),
+    EKS_CLUSTER: _fixed("eks_cluster_hour", "EKS control plane, standard support"),
+    LOAD_BALANCER: _fixed("load_balancer_hour", "load balancer hours (LCUs not included)"),
+    KMS_KEY: _fixed("kms_key_month", "customer managed key (requests not included)"),
+}
+
+
+def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog) -> CostEstimate:
+    resources = list(resources)
+    templates = {r.urn: r for r in resources if r.type == LAUNCH_TEMPLATE}
+    result = CostEstimate()
+    for resource in resources:
+        resource = replace(resource, props=checking(resource.props))
+        try:
+            if resource.type == ASG:
+                cost, basis = _gpu_group(resource, catalog, templates)
+            elif resource.type in PRICERS:
+                cost, basis = PRICERS[resource.type](resource, catalog)
+            else:
+                continue
+            result.lines.append(CostLine(resource.urn, resource.type, round(cost, 2), basis))
+        except UnknownValue as unknown:
+            result.lines.append(CostLine(resource.urn, resource.type, None, f"unknown: {unknown}"))
+        except UnknownValueError as unknown:
+            result.lines.append(CostLine(resource.urn, resource.type, None, f"unknown: {unknown.message}"))
+    return result
+
+
+@cache
+def catalog_for(region: str) -> PriceCatalog:
+    """The bundled snapshot's prices for a region (read once per process; spot prices are not bundled)."""
+    source = SnapshotPriceSource()
+    return PriceCatalog(on_demand=source.book(region).on_demand, services=source.service_prices(region))

@@ -1,0 +1,1 @@
+"""The stack's customer-managed KMS key."""

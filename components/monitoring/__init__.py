@@ -1,0 +1,1 @@
+"""The metrics pipeline: Prometheus, the adapter that feeds Triton's HPAs, the DCGM exporter."""

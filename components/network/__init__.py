@@ -1,0 +1,1 @@
+"""The VPC, its subnets, security groups, private endpoints and the egress cost model."""

@@ -1,0 +1,176 @@
+"""`Network`: a VPC over N Availability Zones with private node subnets and NAT egress."""
+
+from __future__ import annotations
+
+import json
+from typing import Literal, Mapping
+
+import pulumi
+import pulumi_aws as aws
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from components.common.validation import parse_cidr
+from components.common.iam import flow_log_delivery_policy, service_assume_role_policy
+from components.common.log_retention import valid_retention
+from components.network.subnets import plan_subnets
+
+
+class NetworkConfig(BaseModel):
+    """Network layout of one stack."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    vpc_cidr: str = Field("10.0.0.0/16", description="IPv4 range of the VPC, private (RFC 1918), /16 to /24.")
+    az_count: int = Field(3, ge=2, le=6, description="Availability Zones to spread subnets over (EKS needs 2).")
+    nat_gateways: Literal["single", "per_az"] = Field(
+        "per_az", description="One NAT gateway for all zones (cheap, one zone's outage cuts egress) or one per zone."
+    )
+    private_subnet_prefix: int = Field(19, ge=16, le=24, description="Prefix length of each private (node) subnet.")
+    public_subnet_prefix: int = Field(24, ge=20, le=28, description="Prefix length of each public (NAT) subnet.")
+    flow_logs: Literal["reject", "all", "off"] = Field(
+        "reject", description="VPC flow logs to CloudWatch Logs: rejected traffic only (the security signal, at a "
+                              "fraction of the ingestion cost of all traffic on GPU-sized S3 transfers), all, or off.")
+    flow_log_retention_days: int = Field(30, description="Retention of the flow log group, days (a CloudWatch value).")
+
+    @field_validator("flow_log_retention_days")
+    @classmethod
+    def _retention(cls, value: int) -> int:
+        return valid_retention(value)
+
+    @field_validator("vpc_cidr")
+    @classmethod
+    def _private_range(cls, value: str) -> str:
+        network = parse_cidr(value, "10.0.0.0/16")
+        if not 16 <= network.prefixlen <= 24:
+            raise ValueError("prefix length must be between /16 and /24 (the VPC limits)")
+        if not network.is_private:
+            raise ValueError("must be a private (RFC 1918) range")
+        return str(network)
+
+
+class Network(pulumi.ComponentResource):
+    """Private subnets (no public IPs) for nodes, public subnets only for NAT gateways."""
+
+    vpc_id: pulumi.Output[str]
+    vpc_cidr: str
+    zones: list[str]
+    private_subnet_ids: pulumi.Output[list[str]]
+    private_route_table_ids: pulumi.Output[list[str]]
+
+    def __init__(
+        self,
+        name: str,
+        config: NetworkConfig,
+        *,
+        zones: list[str],
+        cluster_name: str,
+        kms_key_arn: pulumi.Input[str],
+        tags: Mapping[str, str],
+        opts: pulumi.ResourceOptions | None = None,
+    ):
+        super().__init__("seedance:network:Network", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        layout = plan_subnets(config.vpc_cidr, zones, config.private_subnet_prefix, config.public_subnet_prefix)
+        cluster_tag = {f"kubernetes.io/cluster/{cluster_name}": "shared"}
+
+        vpc = aws.ec2.Vpc(
+            f"{name}-vpc",
+            cidr_block=config.vpc_cidr,
+            enable_dns_support=True,
+            enable_dns_hostnames=True,  # needed for private DNS on interface endpoints
+            tags={**tags, "Name": f"{name}-vpc"},
+            opts=child,
+        )
+        if config.flow_logs != "off":
+            self._flow_logs(name, config, vpc.id, kms_key_arn, tags)
+        # The default security group allows all traffic between members: strip it of every rule.
+        aws.ec2.DefaultSecurityGroup(f"{name}-default-sg", vpc_id=vpc.id, tags=dict(tags), opts=child)
+        igw = aws.ec2.InternetGateway(f"{name}-igw", vpc_id=vpc.id, tags={**tags, "Name": f"{name}-igw"}, opts=child)
+
+        public_rt = aws.ec2.RouteTable(
+            f"{name}-public-rt",
+            vpc_id=vpc.id,
+            routes=[aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", gateway_id=igw.id)],
+            tags={**tags, "Name": f"{name}-public"},
+            opts=child,
+        )
+        nat_ids: list[pulumi.Output[str]] = []
+        private_subnets: list[aws.ec2.Subnet] = []
+        private_rts: list[aws.ec2.RouteTable] = []
+        for index, zone in enumerate(layout):
+            public = aws.ec2.Subnet(
+                f"{name}-public-{zone.zone}",
+                vpc_id=vpc.id,
+                availability_zone=zone.zone,
+                cidr_block=zone.public_cidr,
+                map_public_ip_on_launch=False,  # only the NAT gateways' Elastic IPs are public
+                tags={**tags, **cluster_tag, "Name": f"{name}-public-{zone.zone}", "kubernetes.io/role/elb": "1"},
+                opts=child,
+            )
+            aws.ec2.RouteTableAssociation(
+                f"{name}-public-{zone.zone}", subnet_id=public.id, route_table_id=public_rt.id, opts=child
+            )
+            if config.nat_gateways == "per_az" or index == 0:
+                eip = aws.ec2.Eip(f"{name}-nat-{zone.zone}", domain="vpc", tags=dict(tags), opts=child)
+                nat = aws.ec2.NatGateway(
+                    f"{name}-nat-{zone.zone}",
+                    allocation_id=eip.allocation_id,
+                    subnet_id=public.id,
+                    tags={**tags, "Name": f"{name}-nat-{zone.zone}"},
+                    opts=pulumi.ResourceOptions(parent=self, depends_on=[igw]),
+                )
+                nat_ids.append(nat.id)
+
+            private = aws.ec2.Subnet(
+                f"{name}-private-{zone.zone}",
+                vpc_id=vpc.id,
+                availability_zone=zone.zone,
+                cidr_block=zone.private_cidr,
+                map_public_ip_on_launch=False,
+                tags={**tags, **cluster_tag, "Name": f"{name}-private-{zone.zone}",
+                      "kubernetes.io/role/internal-elb": "1"},
+                opts=child,
+            )
+            # One private route table per zone even with a single NAT: endpoints attach to each,
+            # and moving to per-zone NAT later only changes a route.
+            private_rt = aws.ec2.RouteTable(
+                f"{name}-private-rt-{zone.zone}",
+                vpc_id=vpc.id,
+                routes=[aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", nat_gateway_id=nat_ids[-1])],
+                tags={**tags, "Name": f"{name}-private-{zone.zone}"},
+                opts=child,
+            )
+            aws.ec2.RouteTableAssociation(
+                f"{name}-private-{zone.zone}", subnet_id=private.id, route_table_id=private_rt.id, opts=child
+            )
+            private_subnets.append(private)
+            private_rts.append(private_rt)
+
+        self.vpc_id = vpc.id
+        self.vpc_cidr = config.vpc_cidr
+        self.zones = [z.zone for z in layout]
+        self.private_subnet_ids = pulumi.Output.all(*[s.id for s in private_subnets])
+        self.private_route_table_ids = pulumi.Output.all(*[rt.id for rt in private_rts])
+        self.register_outputs(
+            {
+                "vpc_id": self.vpc_id,
+                "private_subnet_ids": self.private_subnet_ids,
+                "private_route_table_ids": self.private_route_table_ids,
+            }
+        )
+
+    def _flow_logs(self, name: str, config: NetworkConfig, vpc_id: pulumi.Output[str], kms_key_arn: pulumi.Input[str],
+                   tags: Mapping[str, str]) -> None:
+        """Flow logs into an encrypted log group with a retention, delivered by a role that may write
+        to that group only."""
+        child = pulumi.ResourceOptions(parent=self)
+        group = aws.cloudwatch.LogGroup(f"{name}-flow-logs", name=f"/aws/vpc/{name}/flow-logs",
+                                        retention_in_days=config.flow_log_retention_days, kms_key_id=kms_key_arn,
+                                        tags=dict(tags), opts=child)
+        role = aws.iam.Role(f"{name}-flow-logs-role", tags=dict(tags), opts=child,
+                            assume_role_policy=json.dumps(service_assume_role_policy("vpc-flow-logs.amazonaws.com")))
+        aws.iam.RolePolicy(f"{name}-flow-logs-delivery", role=role.id, opts=child,
+                           policy=group.arn.apply(lambda arn: json.dumps(flow_log_delivery_policy(arn))))
+        aws.ec2.FlowLog(f"{name}-flow-log", vpc_id=vpc_id, traffic_type=config.flow_logs.upper(),
+                        log_destination_type="cloud-watch-logs", log_destination=group.arn, iam_role_arn=role.arn,
+                        max_aggregation_interval=600, tags={**tags, "Name": f"{name}-flow-log"}, opts=child)

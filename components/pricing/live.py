@@ -1,0 +1,255 @@
+"""`LivePriceSource`: prices read from the AWS APIs now (spot history, Price List, placement scores, RIs),
+and each type's interruption frequency from the Spot Instance Advisor's public data.
+
+Each call is retried on throttling with backoff inside one time budget for the whole read, on top
+of botocore's own retries, so a price refresh never hangs a `pulumi up`. Any failure that leaves
+prices unread raises `PriceSourceError`; the caller falls back to the lock or the snapshot.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import time
+import urllib.request
+from datetime import datetime, timezone
+from typing import Any, Callable, Sequence
+
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError
+from pydantic import BaseModel, ValidationError
+
+from components.pricing.prices import (
+    InterruptionFrequency, PlacementRequest, PlacementScore, Price, PriceBook, PriceSourceError)
+from components.pricing.reserved import ReservedHolding, holdings_from_reserved_instances
+
+# The Price List API is served from these regions only; each answers for every region.
+PRICING_ENDPOINT_REGIONS = {"us": "us-east-1", "eu": "eu-central-1", "ap": "ap-south-1"}
+THROTTLING_CODES = {"RequestLimitExceeded", "Throttling", "ThrottlingException", "TooManyRequestsException",
+                    "RequestThrottled", "RequestThrottledException"}
+LINUX_PRODUCT_DESCRIPTIONS = ("Linux/UNIX", "Linux/UNIX (Amazon VPC)")
+BOTOCORE_CONFIG = Config(retries={"mode": "adaptive", "total_max_attempts": 3}, connect_timeout=5, read_timeout=20)
+
+ClientFactory = Callable[[str, str], Any]  # (service, region) -> boto3 client
+# The data behind https://aws.amazon.com/ec2/spot/instance-advisor/ (no API serves it): per region, OS
+# and type, "r" indexes `ranges`, whose labels are the page's bands (<5%, 5-10%, ..., >20% a month).
+SPOT_ADVISOR_URL = "https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json"
+
+
+def pricing_endpoint_region(region: str) -> str:
+    return PRICING_ENDPOINT_REGIONS.get(region.split("-")[0], "us-east-1")
+
+
+def boto3_clients(service: str, region: str) -> Any:
+    import boto3
+
+    return boto3.client(service, region_name=region, config=BOTOCORE_CONFIG)
+
+
+def _utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+ADVISOR_TIMEOUT_SECONDS = 20.0
+
+
+def fetch_spot_advisor(timeout_seconds: float) -> Any:
+    with urllib.request.urlopen(SPOT_ADVISOR_URL, timeout=timeout_seconds) as response:
+        return json.load(response)
+
+
+def band_upper_edge(label: str) -> float:
+    """A band's monthly interruption share at its upper edge; the open top band counts as 100 %."""
+    bounds = [float(n) for n in re.findall(r"\d+(?:\.\d+)?", label)]
+    if not bounds or label.strip().startswith(">"):
+        return 1.0
+    return max(bounds) / 100
+
+
+class _AdvisorBand(BaseModel):
+    index: int
+    label: str
+
+
+class _AdvisorPool(BaseModel):
+    r: int  # index into `ranges`; the document also carries "s", the saving over on-demand
+
+
+class _AdvisorDocument(BaseModel):
+    """The parts of the advisor's data read here; a document of another shape is refused (ValueError)."""
+
+    ranges: list[_AdvisorBand]
+    spot_advisor: dict[str, dict[str, dict[str, _AdvisorPool]]]  # region -> OS -> instance type
+
+
+def interruption_frequencies(document: Any, region: str, instance_types: Sequence[str],
+                             now: datetime) -> dict[str, InterruptionFrequency]:
+    """Each listed type's band in the region, for Linux; types the advisor does not list are left out.
+    Raises ValueError for a document that is not shaped as the advisor's."""
+    try:
+        advisor = _AdvisorDocument.model_validate(document)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "document"
+        raise ValueError(f"{where}: {first['msg']}") from None
+    labels = {band.index: band.label for band in advisor.ranges}
+    linux = advisor.spot_advisor.get(region, {}).get("Linux", {})
+    frequencies = {}
+    for instance_type in instance_types:
+        if instance_type not in linux:
+            continue
+        label = labels.get(linux[instance_type].r)
+        if label is None:
+            raise ValueError(f"{instance_type}: band {linux[instance_type].r} is not among the advisor's ranges")
+        frequencies[instance_type] = InterruptionFrequency(band_upper_edge(label), now,
+                                                           f"Spot Instance Advisor, band {label}")
+    return frequencies
+
+
+class LivePriceSource:
+    name = "live"
+
+    def __init__(self, clients: ClientFactory = boto3_clients, *, budget_seconds: float = 90.0,
+                 clock: Callable[[], datetime] = _utc_now, sleep: Callable[[float], None] = time.sleep,
+                 monotonic: Callable[[], float] = time.monotonic,
+                 advisor: Callable[[float], Any] = fetch_spot_advisor):
+        self._clients = clients
+        self._advisor = advisor
+        self._budget = budget_seconds
+        self._clock = clock
+        self._sleep = sleep
+        self._monotonic = monotonic
+        self._deadline = 0.0
+
+    # -- calls ---------------------------------------------------------------------------
+
+    def _call(self, client: Any, operation: str, **params) -> dict:
+        """One API call, retried on throttling with exponential backoff until the time budget runs out."""
+        attempt = 0
+        while True:
+            try:
+                return getattr(client, operation)(**params)
+            except ClientError as error:
+                code = error.response.get("Error", {}).get("Code", "")
+                remaining = self._deadline - self._monotonic()
+                delay = min(0.5 * 2 ** attempt, 8.0)
+                if code not in THROTTLING_CODES or remaining <= delay:
+                    raise PriceSourceError(f"{operation}: {code or error}") from None
+                self._sleep(delay)
+                attempt += 1
+            except BotoCoreError as error:
+                raise PriceSourceError(f"{operation}: {error}") from None
+
+    def _pages(self, client: Any, operation: str, items_key: str, **params) -> list[dict]:
+        items, token = [], None
+        while True:
+            page = self._call(client, operation, **params, **({"NextToken": token} if token else {}))
+            items += page.get(items_key, [])
+            token = page.get("NextToken")
+            if not token:
+                return items
+
+    # -- prices --------------------------------------------------------------------------
+
+    def prices(self, region: str, instance_types: Sequence[str], zones: Sequence[str],
+               placement: Sequence[PlacementRequest] = ()) -> PriceBook:
+        self._deadline = self._monotonic() + self._budget
+        now = self._clock()
+        book = PriceBook(region=region)
+        book.spot = self._spot_prices(region, instance_types, zones, now)
+        book.on_demand = self._on_demand_prices(region, instance_types, now)
+        # Scores are optional (EC2 may refuse new request shapes in a day): a question unanswered adds no spot.
+        zone_by_id = None
+        for request in placement:
+            try:
+                zone_by_id = zone_by_id or self._zone_names(region)
+                book.placement.update(self._placement_scores(region, request, zones, zone_by_id, now))
+            except PriceSourceError as error:
+                book.notes.append(f"spot placement scores unavailable for {request.target_capacity} instances ({error})")
+        remaining = self._deadline - self._monotonic()
+        if remaining <= 0:
+            book.notes.append("Spot Instance Advisor data not read: the price read used its time budget")
+            return book
+        try:
+            document = self._advisor(min(ADVISOR_TIMEOUT_SECONDS, remaining))
+            book.interruptions = interruption_frequencies(document, region, instance_types, now)
+        except (OSError, http.client.HTTPException, ValueError) as error:
+            # Optional as well: without it the planner assumes the worst band, which never adds spot.
+            # (Network and HTTP failures, a body that is not JSON, a document of another shape.)
+            book.notes.append(f"Spot Instance Advisor data unavailable ({type(error).__name__}: {error})")
+        return book
+
+    def _spot_prices(self, region, instance_types, zones, now) -> dict[tuple[str, str], Price]:
+        ec2 = self._clients("ec2", region)
+        records = self._pages(ec2, "describe_spot_price_history", "SpotPriceHistory",
+                              InstanceTypes=list(instance_types), ProductDescriptions=list(LINUX_PRODUCT_DESCRIPTIONS),
+                              StartTime=now)
+        prices: dict[tuple[str, str], Price] = {}
+        for record in records:
+            key = (record["InstanceType"], record["AvailabilityZone"])
+            if key[1] not in zones:
+                continue
+            value = float(record["SpotPrice"])
+            since = record["Timestamp"]
+            # Both product descriptions may answer for a pool: keep the dearer, the safe side.
+            if key not in prices or value > prices[key].usd_per_hour:
+                prices[key] = Price(value, now, f"EC2 spot price history ({record['ProductDescription']}, "
+                                                f"in effect since {since:%Y-%m-%dT%H:%MZ})")
+        return prices
+
+    def _on_demand_prices(self, region, instance_types, now) -> dict[str, Price]:
+        endpoint = pricing_endpoint_region(region)
+        pricing = self._clients("pricing", endpoint)
+        prices = {}
+        for instance_type in instance_types:
+            filters = {"instanceType": instance_type, "regionCode": region, "operatingSystem": "Linux",
+                       "tenancy": "Shared", "preInstalledSw": "NA", "licenseModel": "No License required",
+                       "capacitystatus": "Used", "marketoption": "OnDemand"}
+            products = self._pages(pricing, "get_products", "PriceList", ServiceCode="AmazonEC2",
+                                   Filters=[{"Type": "TERM_MATCH", "Field": k, "Value": v} for k, v in filters.items()])
+            value = on_demand_usd_per_hour(products)
+            if value is not None:
+                prices[instance_type] = Price(value, now, f"AWS Price List API ({endpoint})")
+        return prices
+
+    def _zone_names(self, region) -> dict[str, str]:
+        """Zone ids (what placement scores name) to this account's zone names."""
+        answer = self._call(self._clients("ec2", region), "describe_availability_zones")
+        return {z["ZoneId"]: z["ZoneName"] for z in answer["AvailabilityZones"]}
+
+    def _placement_scores(self, region, request: PlacementRequest, zones, zone_by_id, now) -> dict:
+        ec2 = self._clients("ec2", region)
+        scores = self._pages(ec2, "get_spot_placement_scores", "SpotPlacementScores",
+                             InstanceTypes=list(request.instance_types), TargetCapacity=request.target_capacity,
+                             TargetCapacityUnitType="units", SingleAvailabilityZone=True, RegionNames=[region])
+        return {(request, zone_by_id[s["AvailabilityZoneId"]]): PlacementScore(int(s["Score"]), now, "EC2 spot placement score")
+                for s in scores if zone_by_id.get(s.get("AvailabilityZoneId")) in zones}
+
+    def available_zones(self, region: str) -> list[str]:
+        """Zone names this account can use in the region (names map to different zones per account)."""
+        self._deadline = self._monotonic() + self._budget
+        answer = self._call(self._clients("ec2", region), "describe_availability_zones",
+                            Filters=[{"Name": "state", "Values": ["available"]},
+                                     {"Name": "zone-type", "Values": ["availability-zone"]}])
+        return sorted(z["ZoneName"] for z in answer["AvailabilityZones"])
+
+    def reserved_holdings(self, region: str) -> list[ReservedHolding]:
+        self._deadline = self._monotonic() + self._budget
+        ec2 = self._clients("ec2", region)
+        answer = self._call(ec2, "describe_reserved_instances",
+                            Filters=[{"Name": "state", "Values": ["active"]},
+                                     {"Name": "product-description", "Values": list(LINUX_PRODUCT_DESCRIPTIONS)}])
+        return holdings_from_reserved_instances(answer.get("ReservedInstances", []))
+
+
+def on_demand_usd_per_hour(price_list: Sequence[str]) -> float | None:
+    """The hourly USD price in a Price List answer (JSON strings); None when it holds none."""
+    for document in price_list:
+        product = json.loads(document)
+        for term in product.get("terms", {}).get("OnDemand", {}).values():
+            for dimension in term.get("priceDimensions", {}).values():
+                usd = dimension.get("pricePerUnit", {}).get("USD")
+                if dimension.get("unit", "Hrs") == "Hrs" and usd is not None and float(usd) > 0:
+                    return float(usd)
+    return None

@@ -1,0 +1,1 @@
+"""Triton serving: the component and its manifests, serving capacity, the model repository bucket."""

@@ -1,0 +1,239 @@
+"""NVIDIA Triton serving objects as plain manifests, and the metric rules the autoscaler reads. Pure.
+
+Triton loads every model at start-up (`--model-control-mode=none`, or `explicit` with
+`--load-model=*`; there is no `--preload-model` flag), reports ready only when all models are
+(`--strict-readiness=true`), and drains on SIGTERM within `--exit-timeout-secs`. The warm pool is
+the HPA's minimum; scaling follows Triton's own queue time and request rate, not CPU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from components.compute.labels import GPU_TOLERATION, NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
+from components.common.manifests import Manifest, checkov_skips, metadata
+
+IMAGE = "nvcr.io/nvidia/tritonserver:{version}-py3"
+PORTS = {"http": 8000, "grpc": 8001, "metrics": 8002}
+TRITON_UID = 1000  # the image's triton-server user; the image sets no USER
+# The names the adapter rules publish and the HPA reads: one place, so they cannot drift apart.
+QUEUE_METRIC = "triton_queue_time_us_per_request"
+RATE_METRIC = "triton_requests_per_second"
+
+
+@dataclass(frozen=True)
+class TritonSpec:
+    """Everything the manifests need, resolved from config."""
+
+    name: str
+    namespace: str
+    image_version: str
+    model_repository: str  # s3://bucket/prefix
+    model_control_mode: str  # none | explicit
+    gpus: int
+    cpu: float
+    memory_gib: int
+    node_group: str
+    warm_pool: int
+    max_replicas: int
+    queue_time_target_us: int
+    requests_per_second_target: int
+    startup_budget_seconds: int
+    drain_seconds: int
+    exit_timeout_seconds: int
+    service_type: str  # ClusterIP | internal-nlb
+    service_account: str
+    role_arn: str  # the IRSA role
+    region: str
+    track: str = "stable"
+    replicas: int | None = None  # a canary's fixed count; the stable Deployment's belongs to the HPA
+
+    @property
+    def grace_seconds(self) -> int:
+        """Longer than the drain plus Triton's own exit timeout, so the kubelet never kills mid-request."""
+        return self.drain_seconds + self.exit_timeout_seconds + 15
+
+
+def triton_args(spec: TritonSpec) -> list[str]:
+    args = [f"--model-repository={spec.model_repository}", f"--model-control-mode={spec.model_control_mode}"]
+    if spec.model_control_mode == "explicit":
+        args.append("--load-model=*")  # every model in the repository, at start-up
+    return [*args, "--strict-readiness=true", "--allow-metrics=true", "--allow-gpu-metrics=true",
+            f"--http-port={PORTS['http']}", f"--grpc-port={PORTS['grpc']}", f"--metrics-port={PORTS['metrics']}",
+            f"--exit-timeout-secs={spec.exit_timeout_seconds}"]
+
+
+def _labels(spec: TritonSpec) -> dict[str, str]:
+    return {"app.kubernetes.io/name": f"triton-{spec.name}", "seedance.io/track": spec.track}
+
+
+def deployment(spec: TritonSpec) -> Manifest:
+    name = f"triton-{spec.name}" + ("" if spec.track == "stable" else f"-{spec.track}")
+    probe = {"httpGet": {"path": "/v2/health/ready", "port": "http"}}
+    cpu = f"{int(spec.cpu)}" if float(spec.cpu).is_integer() else f"{round(spec.cpu * 1000)}m"
+    resources = {"cpu": cpu, "memory": f"{spec.memory_gib}Gi", "nvidia.com/gpu": str(spec.gpus)}
+    container = {
+        "name": "triton",
+        "image": IMAGE.format(version=spec.image_version),
+        "imagePullPolicy": "Always",
+        "command": ["tritonserver"],
+        "args": triton_args(spec),
+        "env": [{"name": "AWS_REGION", "value": spec.region}, {"name": "AWS_DEFAULT_REGION", "value": spec.region}],
+        "ports": [{"name": port, "containerPort": number, "protocol": "TCP"} for port, number in PORTS.items()],
+        "resources": {"requests": resources, "limits": resources},
+        # Model loading takes minutes for large models: the startup probe's budget, then readiness.
+        "startupProbe": {**probe, "periodSeconds": 10, "failureThreshold": max(1, spec.startup_budget_seconds // 10)},
+        "readinessProbe": {**probe, "periodSeconds": 5, "failureThreshold": 2},
+        "livenessProbe": {"httpGet": {"path": "/v2/health/live", "port": "http"}, "periodSeconds": 10,
+                          "failureThreshold": 3},
+        # Endpoints drop the pod while it sleeps; then SIGTERM makes Triton finish in-flight requests.
+        "lifecycle": {"preStop": {"exec": {"command": ["sleep", str(spec.drain_seconds)]}}},
+        "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
+                            "capabilities": {"drop": ["ALL"]}, "runAsNonRoot": True, "runAsUser": TRITON_UID},
+        "volumeMounts": [{"name": "model-cache", "mountPath": "/tmp"}, {"name": "shm", "mountPath": "/dev/shm"}],
+    }
+    pod_labels = _labels(spec)
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": metadata(name, spec.namespace, annotations=checkov_skips(
+            CKV_K8S_43="the Triton version is pinned by tag in config (never latest); pin the digest in a mirror",
+            CKV_K8S_40="the image's triton-server user is uid 1000 and owns the server's files; a higher uid breaks it",
+        )),
+        "spec": {
+            # No `replicas` for the stable track: the HPA owns the count, from the warm pool up.
+            **({"replicas": spec.replicas} if spec.replicas is not None else {}),
+            "selector": {"matchLabels": pod_labels},
+            "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}},
+            "template": {
+                "metadata": {"labels": pod_labels,
+                             "annotations": {"prometheus.io/scrape": "true", "prometheus.io/port": str(PORTS["metrics"]),
+                                             "prometheus.io/path": "/metrics"}},
+                "spec": {
+                    "serviceAccountName": spec.service_account,
+                    "automountServiceAccountToken": False,  # IRSA mounts its own token; Triton never calls the API
+                    "terminationGracePeriodSeconds": spec.grace_seconds,
+                    "nodeSelector": {WORKLOAD_CLASS_LABEL: "online", NODE_GROUP_LABEL: spec.node_group},
+                    "tolerations": [GPU_TOLERATION],
+                    "securityContext": {"runAsNonRoot": True, "runAsUser": TRITON_UID, "runAsGroup": TRITON_UID,
+                                        "fsGroup": TRITON_UID, "seccompProfile": {"type": "RuntimeDefault"}},
+                    "topologySpreadConstraints": [
+                        # The source: maxSkew 1 with DoNotSchedule leaves pods Pending on mixed nodes.
+                        {"maxSkew": 2, "topologyKey": "topology.kubernetes.io/zone",
+                         "whenUnsatisfiable": "ScheduleAnyway", "labelSelector": {"matchLabels": pod_labels}},
+                        {"maxSkew": 1, "topologyKey": "kubernetes.io/hostname",
+                         "whenUnsatisfiable": "ScheduleAnyway", "labelSelector": {"matchLabels": pod_labels}},
+                    ],
+                    "containers": [container],
+                    "volumes": [
+                        # Triton copies the S3 model repository to a local directory before loading.
+                        {"name": "model-cache", "emptyDir": {"sizeLimit": "50Gi"}},
+                        {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "2Gi"}},
+                    ],
+                },
+            },
+        },
+    }
+
+
+def service(spec: TritonSpec) -> Manifest:
+    """One Service for the stable and canary Deployments (selects on the app name only)."""
+    annotations = {}
+    kind = "ClusterIP"
+    if spec.service_type == "internal-nlb":
+        kind = "LoadBalancer"
+        annotations = {"service.beta.kubernetes.io/aws-load-balancer-scheme": "internal",
+                       "service.beta.kubernetes.io/aws-load-balancer-type": "external",
+                       "service.beta.kubernetes.io/aws-load-balancer-nlb-target-type": "ip"}
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": metadata(f"triton-{spec.name}", spec.namespace, **({"annotations": annotations} if annotations else {})),
+        "spec": {"type": kind, "selector": {"app.kubernetes.io/name": f"triton-{spec.name}"},
+                 "ports": [{"name": port, "port": number, "targetPort": port, "protocol": "TCP"}
+                           for port, number in PORTS.items()]},
+    }
+
+
+def disruption_budget(spec: TritonSpec) -> Manifest:
+    """One replica down at a time in drains and spot interruptions. A minimum equal to the warm pool
+    would block every drain at minimum scale until the ASG's lifecycle hook timed out."""
+    return {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": metadata(f"triton-{spec.name}", spec.namespace),
+        "spec": {"maxUnavailable": 1, "unhealthyPodEvictionPolicy": "AlwaysAllow",
+                 "selector": {"matchLabels": {"app.kubernetes.io/name": f"triton-{spec.name}"}}},
+    }
+
+
+def autoscaler(spec: TritonSpec) -> Manifest:
+    """Scale on Triton's queue time per request and request rate; never on CPU (it jitters, per the source)."""
+    def pods_metric(metric: str, target: int) -> dict:
+        return {"type": "Pods", "pods": {"metric": {"name": metric},
+                                         "target": {"type": "AverageValue", "averageValue": str(target)}}}
+
+    return {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": metadata(f"triton-{spec.name}", spec.namespace),
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": f"triton-{spec.name}"},
+            "minReplicas": spec.warm_pool,
+            "maxReplicas": spec.max_replicas,
+            "metrics": [pods_metric(QUEUE_METRIC, spec.queue_time_target_us),
+                        pods_metric(RATE_METRIC, spec.requests_per_second_target)],
+            "behavior": {
+                # A new pod loads models for seconds to minutes while the queue is still long: wait a
+                # minute and add at most two pods a minute, so one burst is not answered twice.
+                "scaleUp": {"stabilizationWindowSeconds": 60, "selectPolicy": "Min",
+                            "policies": [{"type": "Pods", "value": 2, "periodSeconds": 60}]},
+                "scaleDown": {"stabilizationWindowSeconds": 600,
+                              "policies": [{"type": "Pods", "value": 1, "periodSeconds": 120}]},
+            },
+        },
+    }
+
+
+def service_account(spec: TritonSpec) -> Manifest:
+    return {"apiVersion": "v1", "kind": "ServiceAccount",
+            "metadata": metadata(spec.service_account, spec.namespace,
+                                  annotations={"eks.amazonaws.com/role-arn": spec.role_arn}),
+            "automountServiceAccountToken": False}
+
+
+def network_policy(spec: TritonSpec) -> Manifest:
+    """Inference and metrics from inside the cluster only; egress stays open for S3 and STS."""
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": metadata(f"triton-{spec.name}", spec.namespace),
+        "spec": {"podSelector": {"matchLabels": {"app.kubernetes.io/name": f"triton-{spec.name}"}},
+                 "policyTypes": ["Ingress"],
+                 "ingress": [{"from": [{"namespaceSelector": {}}],
+                              "ports": [{"port": number, "protocol": "TCP"} for number in PORTS.values()]}]},
+    }
+
+
+def adapter_rules(window: str) -> list[dict]:
+    """prometheus-adapter rules publishing the two Pods metrics the HPA names. Triton's upstream example
+    divides queue time by requests over a window; both are counters, so `increase` (not `delta`, which
+    is for gauges and misreads counter resets), over `window` (several scrape intervals)."""
+    resources = {"overrides": {"namespace": {"resource": "namespace"}, "pod": {"resource": "pod"}}}
+    return [
+        {"seriesQuery": 'nv_inference_queue_duration_us{namespace!="",pod!=""}', "resources": resources,
+         "name": {"matches": "^nv_inference_queue_duration_us$", "as": QUEUE_METRIC},
+         "metricsQuery": (f"avg(increase(nv_inference_queue_duration_us{{<<.LabelMatchers>>}}[{window}])"
+                          f"/(1+increase(nv_inference_request_success{{<<.LabelMatchers>>}}[{window}]))) by (<<.GroupBy>>)")},
+        {"seriesQuery": 'nv_inference_request_success{namespace!="",pod!=""}', "resources": resources,
+         "name": {"matches": "^nv_inference_request_success$", "as": RATE_METRIC},
+         "metricsQuery": f"sum(rate(nv_inference_request_success{{<<.LabelMatchers>>}}[{window}])) by (<<.GroupBy>>)"},
+    ]
+
+
+def serving_manifests(spec: TritonSpec, canary: TritonSpec | None) -> list[Manifest]:
+    objects = [service_account(spec), deployment(spec), service(spec), disruption_budget(spec), autoscaler(spec),
+               network_policy(spec)]
+    if canary is not None:
+        objects.append(deployment(canary))
+    return objects

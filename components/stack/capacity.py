@@ -1,0 +1,219 @@
+"""The capacity decision for a whole stack: the plan each GPU node group deploys, and why.
+
+Used by the program (which plans to deploy) and by `seedance decide` (which writes the lock).
+Sources by `capacity.source`:
+- lock: the reviewed lock's plans, checked against the config; with no lock the real program
+  stops with the command to run, while an offline plan decides from the snapshot and says so;
+- live (dev only): decide now from the AWS APIs, the lock's plans as the current ones, falling
+  back to the lock's and the snapshot's prices when the APIs fail;
+- snapshot: decide from the bundled prices, the lock's plans as the current ones.
+An offline run (the program under Pulumi's mock runtime: `seedance plan`, tests) never calls AWS.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Sequence
+
+from components.catalog.regions import regions
+from components.pricing.live import LivePriceSource
+from components.capacity.lock import CapacityLock, LockError, LockPriceSource, lock_path, read_lock
+from components.capacity.planner import (
+    CapacityPlan, Decision, GroupRequest, ReservedHolding, constraint_changes, decide_all, placement_questions,
+    spot_only)
+from components.pricing.prices import PlacementRequest, PriceBook, PriceSource, PriceSourceError, SnapshotPriceSource
+from components.capacity.holdings import allocate_holdings
+from components.stack.config import PROJECT, ConfigError, StackConfig
+
+def table_zones(config: StackConfig) -> list[str]:
+    """The zones an offline run uses: the first `az_count` of the region table."""
+    return config.usable_zones(list(regions()[config.region].zone_names))
+
+
+def decision_zones(config: StackConfig, live: LivePriceSource | None, lock: CapacityLock | None) -> list[str]:
+    """The zones to decide for: the account's, read live; in an outage the zones the lock was decided
+    for (else the region table), so that prices, not zones, decide whether plans change: an outage
+    keeps every plan, as the runbook says."""
+    if live is not None:
+        try:
+            return config.usable_zones(live.available_zones(config.region))
+        except PriceSourceError:
+            pass
+    locked = [entry["plan"]["constraints"]["zones"] for entry in (lock.groups.values() if lock else ())]
+    return list(locked[0]) if locked else table_zones(config)
+
+
+def group_requests(config: StackConfig, zones: Sequence[str], holdings: Sequence[ReservedHolding]) -> list[GroupRequest]:
+    allocated = allocate_holdings(holdings, [(g.name, tuple(g.instance_types), g.max_gpus)
+                                             for g in config.gpu_node_groups])
+    return [
+        GroupRequest(name=g.name, workload_class=g.workload(), instance_types=tuple(g.instance_types),
+                     zones=tuple(zones), min_gpus=g.min_gpus, desired_gpus=g.desired_gpus, max_gpus=g.max_gpus,
+                     holdings=allocated[g.name])
+        for g in config.gpu_node_groups
+    ]
+
+
+def placement_requests(requests: Sequence[GroupRequest]) -> list[PlacementRequest]:
+    """The score questions of every group whose class gates spot on them, each asked once."""
+    return list(dict.fromkeys(question for request in requests for question in placement_questions(request)))
+
+
+@dataclass
+class StackDecision:
+    decisions: list[Decision]
+    book: PriceBook
+    source: str  # the source whose prices were used
+    notes: list[str] = field(default_factory=list)
+
+    def plans(self) -> dict[str, CapacityPlan]:
+        return {d.plan.group: d.plan for d in self.decisions}
+
+
+def read_prices(sources: Sequence[PriceSource], region: str, requests: Sequence[GroupRequest],
+                zones: Sequence[str], ask_placement: bool = True) -> tuple[PriceBook, str, list[str]]:
+    """Prices from the first source that answers; past it, the fallbacks' newest prices merged."""
+    types = sorted({t for r in requests for t in r.instance_types})
+    notes: list[str] = []
+    primary, *fallbacks = sources
+    try:
+        book = primary.prices(region, types, zones, placement_requests(requests) if ask_placement else ())
+        return book, primary.name, notes + book.notes
+    except PriceSourceError as error:
+        notes.append(f"{primary.name} prices unavailable ({error}); using {' + '.join(s.name for s in fallbacks)}")
+    merged: PriceBook | None = None
+    for source in fallbacks:
+        try:
+            book = source.prices(region, types, zones)
+        except PriceSourceError as error:
+            notes.append(f"{source.name} prices unavailable ({error})")
+            continue
+        merged = book if merged is None else merged.newest_of(book)
+    if merged is None:
+        raise PriceSourceError("; ".join(notes))
+    return merged, "+".join(s.name for s in fallbacks), notes
+
+
+def decide_stack(config: StackConfig, zones: Sequence[str], sources: Sequence[PriceSource],
+                 holdings: Sequence[ReservedHolding], current: dict[str, CapacityPlan], now: datetime) -> StackDecision:
+    requests = group_requests(config, zones, holdings)
+    if not requests:
+        return StackDecision([], PriceBook(region=config.region), "none")
+    book, source, notes = read_prices(sources, config.region, requests, zones, config.capacity.placement_scores)
+    try:
+        decisions = decide_all(requests, book, now, current, config.capacity.settings())
+    except ValueError as error:
+        raise ConfigError(f"invalid config {PROJECT}:gpu_node_groups: {error}") from None
+    return StackDecision(decisions, book, source, notes)
+
+
+def lock_mismatches(lock: CapacityLock, requests: Sequence[GroupRequest]) -> list[str]:
+    """Groups whose config differs from what the lock was decided for, with what changed."""
+    plans = lock.plans()
+    problems = []
+    for request in requests:
+        plan = plans.get(request.name)
+        if plan is None:
+            problems.append(f"{request.name} (not in the lock)")
+            continue
+        changed = constraint_changes(plan.constraints, request.constraints())
+        if changed:
+            problems.append(f"{request.name} ({', '.join(changed)} changed)")
+    return problems
+
+
+@dataclass
+class ProgramCapacity:
+    plans: dict[str, CapacityPlan]
+    origin: str  # one line: where the plans came from
+    decisions: list[Decision] = field(default_factory=list)  # empty when deployed from the lock
+
+
+def stack_holdings(config: StackConfig, lock: CapacityLock | None, live: LivePriceSource | None) -> list[ReservedHolding]:
+    """RI holdings: from config; or read live, falling back to those the lock was decided with."""
+    if config.capacity.reserved_instances == "config":
+        return config.capacity.configured_holdings()
+    if live is not None:
+        try:
+            return live.reserved_holdings(config.region)
+        except PriceSourceError:
+            pass
+    return _lock_holdings(lock) if lock else []
+
+
+def program_capacity(config: StackConfig, stack: str, zones: Sequence[str], stacks_dir: Path,
+                     now: datetime, live: LivePriceSource | None = None, offline: bool = False) -> ProgramCapacity:
+    """The plans the program deploys (spot only while the budget breaker is on). `live` answers for
+    `source: live`; an offline run has none and may plan without a lock."""
+    capacity = _decided_capacity(config, stack, zones, stacks_dir, now, live, offline)
+    if config.capacity.budget_breaker:
+        capacity.plans = {name: spot_only(plan) for name, plan in capacity.plans.items()}
+        capacity.origin += "; budget breaker on: spot only"
+    return capacity
+
+
+def _decided_capacity(config: StackConfig, stack: str, zones: Sequence[str], stacks_dir: Path,
+                      now: datetime, live: LivePriceSource | None, offline: bool) -> ProgramCapacity:
+    """The plans from the lock or a decision."""
+    if not config.gpu_node_groups:
+        return ProgramCapacity({}, "no GPU node groups")
+    path = lock_path(stacks_dir, stack)
+    lock = optional_lock(path)
+    decide_command = f"seedance decide --stack {stack} --source live"
+    snapshot = SnapshotPriceSource()
+    source = config.capacity.source
+
+    if source == "lock" and lock is not None:
+        requests = group_requests(config, zones, stack_holdings(config, lock, None))
+        problems = lock_mismatches(lock, requests)
+        if problems:
+            raise ConfigError(f"capacity lock {path.name} does not match {PROJECT}:gpu_node_groups: "
+                              f"{'; '.join(problems)}; run `{decide_command}` and commit the lock")
+        return ProgramCapacity({r.name: lock.plans()[r.name] for r in requests},
+                               f"lock {path.name}, updated {lock.updated_at:%Y-%m-%d %H:%M}Z")
+    if source == "lock" and not offline:
+        raise ConfigError(f"capacity lock {path} is missing and {PROJECT}:capacity.source is lock: "
+                          f"run `{decide_command}` and commit the lock")
+
+    current = lock.plans() if lock else {}
+    fallbacks = fallback_sources(lock)
+    use_live = source == "live" and not offline and live is not None
+    if use_live:
+        sources = [live, *fallbacks]
+        origin = "decided now from live AWS prices"
+    else:
+        sources = [snapshot, *([LockPriceSource(lock)] if lock else [])]
+        origin = {"lock": f"no lock {path.name}: decided from the bundled price snapshot (offline plan)",
+                  "live": "offline: live prices replaced by the bundled price snapshot",
+                  "snapshot": "decided from the bundled price snapshot"}[source]
+    holdings = stack_holdings(config, lock, live if use_live else None)
+    stack_decision = decide_stack(config, zones, sources, holdings, current, now)
+    notes = f" ({'; '.join(stack_decision.notes)})" if stack_decision.notes else ""
+    return ProgramCapacity(stack_decision.plans(), origin + notes, stack_decision.decisions)
+
+
+def fallback_sources(lock: CapacityLock | None) -> list[PriceSource]:
+    """Where prices come from when the live APIs fail: the lock's recorded prices, then the snapshot."""
+    return [LockPriceSource(lock), SnapshotPriceSource()] if lock else [SnapshotPriceSource()]
+
+
+def optional_lock(path: Path) -> CapacityLock | None:
+    if not path.exists():
+        return None
+    try:
+        return read_lock(path)
+    except LockError as error:
+        raise ConfigError(f"capacity lock unreadable: {error}") from None
+
+
+def _lock_holdings(lock: CapacityLock) -> list[ReservedHolding]:
+    """The RI holdings a lock was decided with (when RIs are read live, the lock is their record)."""
+    holdings = {}
+    for plan in lock.plans().values():
+        for instance_type, count, rate in plan.constraints["holdings"]:
+            previous = holdings.get(instance_type)
+            total = count + (previous.count if previous else 0)
+            holdings[instance_type] = ReservedHolding(instance_type, total, rate, "capacity lock")
+    return list(holdings.values())

@@ -1,0 +1,406 @@
+"""The whole stack's configuration, validated before any resource is declared.
+
+One model serves both readers: the Pulumi program (values from `pulumi.Config`) and the
+offline tools (values from `stacks/Pulumi.<env>.yaml`). A bad value raises `ConfigError`, a
+`pulumi.RunError`: under `pulumi up` it prints as one line without a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Literal, get_args
+
+import pulumi
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic.fields import FieldInfo
+
+from components.catalog.regions import regions
+from components.capacity.config import CapacityConfig
+from components.cluster.cluster import ClusterConfig
+from components.common.validation import FieldError
+from components.cluster.descheduler import SchedulingConfig
+from components.cluster.descheduler import chart_version as descheduler_chart_version
+from components.network.egress import EgressTraffic, EndpointLayout
+from components.compute.gpu_node_group import GpuNodeGroupConfig, allocatable_gpus
+from components.storage.checkpoint_sizing import SizingDecision, size_checkpoint_volume
+from components.catalog.instance_types import gpu_instance_type
+from components.pricing.prices import PriceSourceError, SnapshotPriceSource
+from components.network.endpoints import EndpointsConfig
+from components.storage.storage_classes import StorageConfig
+from components.monitoring.metrics_pipeline import MonitoringConfig
+from components.serving.triton import TritonServingConfig
+from components.network.vpc import NetworkConfig
+from components.serving.capacity import GroupCapacity, ServingDemand, group_capacity
+from components.network.subnets import plan_subnets
+
+PROJECT = "seedance-gpu"
+REQUIRED_TAGS = ("team", "cost-center")
+
+
+class ConfigError(pulumi.RunError):
+    """A stack configuration value is invalid; the message names the key, the value and what is allowed."""
+
+
+class BudgetConfig(BaseModel):
+    """Monthly spend the stack is planned against."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    monthly_usd: float = Field(gt=0, le=10_000_000, description="Monthly budget in US dollars.")
+    alert_emails: list[str] = Field([], max_length=10,
+                                    description="Who gets the 85 % and 95 % alerts (besides the SNS topic).")
+    filter_tag: str = Field("cost-center", description="Cost-allocation tag the budget counts (its value in this stack).")
+
+    @field_validator("alert_emails")
+    @classmethod
+    def _emails(cls, values: list[str]) -> list[str]:
+        for value in values:
+            if not re.fullmatch(r"[^@\s]+@[^@\s]+\.[a-z]{2,}", value):
+                raise ValueError(f"{value!r} is not an e-mail address")
+        return values
+
+
+class StackConfig(BaseModel):
+    """Everything a stack is configured with (keys `seedance-gpu:<field>`, region `aws:region`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    region: str = Field(description="AWS region (`aws:region`).")
+    env: Literal["dev", "staging", "prod"] = Field(description="Environment; sets defaults, policies and the `env` tag.")
+    tags: dict[str, str] = Field(description="Cost-allocation tags on every resource; must include team and cost-center.")
+    budget: BudgetConfig
+    network: NetworkConfig = Field(default_factory=NetworkConfig)
+    cluster: ClusterConfig = Field(default_factory=ClusterConfig)
+    endpoints: EndpointsConfig = Field(default_factory=EndpointsConfig)
+    egress_traffic: EgressTraffic = Field(default_factory=EgressTraffic,
+                                          description="Monthly GB to AWS services, for the egress cost model.")
+    capacity: CapacityConfig = Field(default_factory=CapacityConfig)
+    storage: StorageConfig = Field(default_factory=StorageConfig)
+    serving: list[TritonServingConfig] = Field([], max_length=20, description="Triton model sets on the online pool.")
+    monitoring: MonitoringConfig = Field(default_factory=MonitoringConfig)
+    scheduling: SchedulingConfig = Field(default_factory=SchedulingConfig)
+    gpu_node_groups: list[GpuNodeGroupConfig] = Field(
+        [], max_length=20, description="GPU node groups; their Spot/On-Demand/RI mix comes from the capacity decision.")
+
+    @field_validator("region")
+    @classmethod
+    def _known_region(cls, value: str) -> str:
+        if value not in regions():
+            raise ValueError(f"must be one of {', '.join(sorted(regions()))}")
+        return value
+
+    @field_validator("tags")
+    @classmethod
+    def _cost_tags(cls, tags: dict[str, str]) -> dict[str, str]:
+        missing = [key for key in REQUIRED_TAGS if not tags.get(key)]
+        if missing:
+            raise ValueError(f"must include non-empty {', '.join(missing)} (required cost tags: {', '.join(REQUIRED_TAGS)})")
+        if "env" in tags:
+            raise ValueError("must not set env: the env tag comes from seedance-gpu:env")
+        for key, value in tags.items():
+            # AWS tag limits: keys up to 128 characters, values up to 256; aws: is reserved.
+            if not 1 <= len(key) <= 128 or key.lower().startswith("aws:") or len(value) > 256:
+                raise ValueError(f"tag {key!r} breaks AWS tag rules (key 1-128 chars, not aws:*, value <= 256 chars)")
+            if not re.fullmatch(r"[\w .:/=+\-@]*", key + value):
+                raise ValueError(f"tag {key!r} has characters AWS does not allow in tags")
+        return tags
+
+    @model_validator(mode="after")
+    def _network_fits_region(self) -> "StackConfig":
+        zones = regions()[self.region].zone_names
+        if self.network.az_count > len(zones):
+            raise FieldError(
+                "network.az_count", self.network.az_count,
+                f"{self.region} has {len(zones)} Availability Zones: allowed 2 to {len(zones)}",
+            )
+        try:
+            plan_subnets(self.network.vpc_cidr, list(zones[: self.network.az_count]),
+                         self.network.private_subnet_prefix, self.network.public_subnet_prefix)
+        except ValueError as error:
+            raise FieldError("network.vpc_cidr", self.network.vpc_cidr, str(error)) from None
+        return self
+
+    @model_validator(mode="after")
+    def _descheduler_matches_the_cluster(self) -> "StackConfig":
+        version = self.cluster.kubernetes_version
+        if self.scheduling.descheduler and descheduler_chart_version(self.scheduling, version) is None:
+            raise FieldError("scheduling.descheduler_chart_version", None, f"no checked descheduler release for "
+                             f"Kubernetes {version}; allowed: the 0.{version.split('.')[1]}.x chart")
+        return self
+
+    @model_validator(mode="after")
+    def _deploy_path(self) -> "StackConfig":
+        # Checked here, not in ClusterConfig, so that a stack without a cluster key gets this message.
+        if not self.cluster.public_endpoint_cidrs and not self.cluster.deployer_cidrs:
+            raise FieldError("cluster.deployer_cidrs", [], "the API endpoint is private and nothing may reach it, yet "
+                             "the same `pulumi up` installs Kubernetes objects; allowed: the private CIDRs of the "
+                             "runner (deployer_cidrs), or public CIDRs (public_endpoint_cidrs)")
+        return self
+
+    @model_validator(mode="after")
+    def _budget_tag_exists(self) -> "StackConfig":
+        if self.budget.filter_tag not in self.resource_tags:
+            raise FieldError("budget.filter_tag", self.budget.filter_tag,
+                             f"must be one of the stack's tags: {', '.join(sorted(self.resource_tags))}")
+        return self
+
+    @model_validator(mode="after")
+    def _endpoints_fit(self) -> "StackConfig":
+        zones = self.endpoints.interface_az_count
+        if zones is not None and zones > self.network.az_count:
+            raise FieldError("endpoints.interface_az_count", zones,
+                             f"the VPC has {self.network.az_count} private subnets: allowed 1 to {self.network.az_count}")
+        if self.s3_interface and self.endpoints.s3_interface_inbound_resolver_only and not self.endpoints.s3_gateway:
+            raise FieldError("endpoints.s3_gateway", False, "the S3 interface endpoint's inbound-resolver-only private "
+                             "DNS needs the S3 gateway endpoint: set s3_gateway true, or "
+                             "s3_interface_inbound_resolver_only false")
+        return self
+
+    @property
+    def s3_interface(self) -> bool:
+        return self.endpoints.s3_interface if self.endpoints.s3_interface is not None else self.env != "dev"
+
+    def endpoint_layout(self) -> EndpointLayout:
+        interfaces = [*(["kms"] if self.endpoints.kms_interface else []), *(["s3"] if self.s3_interface else []),
+                      *self.endpoints.interface_services]
+        return EndpointLayout(
+            az_count=self.network.az_count,
+            nat_gateways=self.network.az_count if self.network.nat_gateways == "per_az" else 1,
+            s3_gateway=self.endpoints.s3_gateway,
+            interface_services=tuple(interfaces),
+            interface_az_count=self.endpoints.interface_az_count or self.network.az_count,
+            s3_interface_inbound_only=self.endpoints.s3_interface_inbound_resolver_only,
+        )
+
+    @model_validator(mode="after")
+    def _capacity_rules(self) -> "StackConfig":
+        if self.capacity.budget_breaker and self.env == "prod":
+            raise FieldError("capacity.budget_breaker", True, "allowed in dev and staging only; prod keeps its caps")
+        if self.capacity.source == "live" and self.env != "dev":
+            raise FieldError("capacity.source", "live",
+                                   f"allowed in dev only; {self.env} deploys a reviewed lock (lock) or the snapshot")
+        names = [g.name for g in self.gpu_node_groups]
+        for index, name in enumerate(names):
+            if name in names[:index]:
+                raise FieldError(f"gpu_node_groups[{index}].name", name, "must be unique across the stack's groups")
+        return self
+
+    @model_validator(mode="after")
+    def _storage_fits(self) -> "StackConfig":
+        checkpoints = self.storage.checkpoints
+        if checkpoints is not None:
+            names = [g.name for g in self.gpu_node_groups]
+            if checkpoints.node_group not in names:
+                raise FieldError("storage.checkpoints.node_group", checkpoints.node_group,
+                                 f"must name a GPU node group; this stack has: {', '.join(names) or 'none'}")
+            self.checkpoint_decision()
+        return self
+
+    @model_validator(mode="after")
+    def _serving_fits(self) -> "StackConfig":
+        groups = {g.name: g for g in self.gpu_node_groups}
+        for index, serving in enumerate(self.serving):
+            key = f"serving[{index}]"
+            if [s.name for s in self.serving].count(serving.name) > 1:
+                raise FieldError(f"{key}.name", serving.name, "must be unique across the stack's model sets")
+            group = groups.get(serving.node_group)
+            if group is None or group.workload_class != "online":
+                online = [g.name for g in self.gpu_node_groups if g.workload_class == "online"]
+                raise FieldError(f"{key}.node_group", serving.node_group,
+                                 f"must name an online GPU node group; this stack has: {', '.join(online) or 'none'}")
+            types = [gpu_instance_type(t) for t in group.instance_types]
+            fewest_type, fewest = min(allocatable_gpus(group).items(), key=lambda item: item[1])
+            if serving.gpus > fewest:
+                raise FieldError(f"{key}.gpus", serving.gpus, f"group {group.name} may launch {fewest_type} with "
+                                 f"{fewest} GPU(s); allowed: 1 to {fewest}")
+            smallest = min(types, key=lambda t: (t.vcpus, t.memory_gib))
+            # The kubelet, system daemons and the device plugin keep about a vCPU and 15 % of memory.
+            if serving.cpu > smallest.vcpus - 1:
+                raise FieldError(f"{key}.cpu", serving.cpu, f"{smallest.name} has {smallest.vcpus} vCPUs; allowed: "
+                                 f"<= {smallest.vcpus - 1} per replica")
+            if serving.memory > smallest.memory_gib * 0.85:
+                raise FieldError(f"{key}.memory_gib", serving.memory, f"{smallest.name} has {smallest.memory_gib} GiB; "
+                                 f"allowed: <= {int(smallest.memory_gib * 0.85)} per replica")
+            warm_pool = self.warm_pool(serving)
+            if warm_pool > serving.max_replicas:
+                raise FieldError(f"{key}.warm_pool", warm_pool,
+                                 f"the warm pool is larger than max_replicas ({serving.max_replicas})")
+        return self
+
+    @model_validator(mode="after")
+    def _every_replica_schedulable(self) -> "StackConfig":
+        for capacity in self.serving_capacity():
+            if not capacity.fits:
+                index = next(i for i, s in enumerate(self.serving) if s.node_group == capacity.group)
+                group = next(i for i, g in enumerate(self.gpu_node_groups) if g.name == capacity.group)
+                raise FieldError(f"serving[{index}].max_replicas", self.serving[index].max_replicas,
+                                 f"group {capacity.group} holds {capacity.schedulable} Triton pods at its maximum "
+                                 f"({capacity.max_nodes} nodes x {capacity.pods_per_node}, limited by "
+                                 f"{capacity.limited_by}) but may be asked for {capacity.needed} (HPA maxima + "
+                                 f"surge + canary); allowed: fewer replicas, or a larger "
+                                 f"gpu_node_groups[{group}].max_gpus")
+        return self
+
+    def serving_capacity(self) -> list[GroupCapacity]:
+        """Per online group: the pods its model sets may need against the pods it can run at its maximum."""
+        groups = {g.name: g for g in self.gpu_node_groups}
+        capacities = []
+        for name in dict.fromkeys(s.node_group for s in self.serving):
+            group = groups[name]
+            demands = [ServingDemand(name=s.name, gpus=s.gpus, cpu=s.cpu, memory_gib=s.memory,
+                                     hpa_min=self.warm_pool(s), hpa_max=s.max_replicas,
+                                     canary=s.canary.replicas if s.canary else 0)
+                       for s in self.serving if s.node_group == name]
+            capacities.append(group_capacity(name, group.instance_types, group.gpus_per_instance,
+                                             group.gpu_sharing.gpu_multiplier, group.max_gpus, demands))
+        return capacities
+
+    def warm_pool(self, serving: TritonServingConfig) -> int:
+        """Minimum ready replicas: configured, else 1 in dev and 2 elsewhere (the source's pre-warmed pool)."""
+        return serving.warm_pool or (1 if self.env == "dev" else 2)
+
+    def checkpoint_decision(self) -> SizingDecision | None:
+        """The sized checkpoint volume (None without `storage.checkpoints`)."""
+        checkpoints = self.storage.checkpoints
+        if checkpoints is None:
+            return None
+        group = next(g for g in self.gpu_node_groups if g.name == checkpoints.node_group)
+        try:
+            prices = SnapshotPriceSource().service_prices(self.region)
+            return size_checkpoint_volume(checkpoints.profile, prices, [gpu_instance_type(t) for t in group.instance_types])
+        except FieldError as error:
+            raise FieldError(f"storage.checkpoints.profile.{error.field}", error.value, error.allowed) from None
+        except PriceSourceError as error:
+            raise FieldError("storage.checkpoints", "(set)", f"cannot size volumes in {self.region}: {error}") from None
+
+    @property
+    def local_storage_groups(self) -> list[str]:
+        return [g.name for g in self.gpu_node_groups if g.local_storage]
+
+    @property
+    def cluster_name(self) -> str:
+        return self.cluster.name or f"seedance-{self.env}"
+
+    @property
+    def resource_tags(self) -> dict[str, str]:
+        """The cost tags every resource carries."""
+        return {**self.tags, "env": self.env}
+
+    def usable_zones(self, available: list[str]) -> list[str]:
+        """The first `az_count` zones the account can use now (some accounts lack some zones)."""
+        if len(available) < self.network.az_count:
+            raise ConfigError(
+                f"invalid config {PROJECT}:network.az_count = {self.network.az_count}: this account has "
+                f"{len(available)} available zones in {self.region} ({', '.join(available)})"
+            )
+        return sorted(available)[: self.network.az_count]
+
+
+def _config_key(location: tuple[Any, ...]) -> str:
+    if not location:
+        return PROJECT
+    head, *rest = location
+    key = "aws:region" if head == "region" else f"{PROJECT}:{head}"
+    for part in rest:
+        key += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return key
+
+
+def _field_at(location: tuple[Any, ...]) -> tuple[FieldInfo | None, Any]:
+    """The field at a config location and the type of its value (list elements: the element type)."""
+    model: Any = StackConfig
+    info = None
+    for part in location:
+        if isinstance(part, int):
+            model = next(iter(get_args(model)), None)
+            continue
+        fields = getattr(model, "model_fields", None)
+        if fields is None or part not in fields:
+            return None, None
+        info = fields[part]
+        model = info.annotation
+    return info, model
+
+
+def _allowed(error: dict[str, Any]) -> str:
+    """What the user may write instead, from pydantic's error context and the field's bounds."""
+    context = error.get("ctx") or {}
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        _parent, model = _field_at(error["loc"][:-1])
+        known = sorted(getattr(model, "model_fields", {}))
+        if model is StackConfig:
+            known = [k for k in known if k != "region"]
+        return f"unknown key; allowed keys here: {', '.join(known)}"
+    if kind == "missing":
+        return "required key is missing"
+    if kind == "literal_error":
+        return f"allowed: {context.get('expected')}"
+    info, _type = _field_at(error["loc"])
+    bounds = {}
+    for item in (info.metadata if info else []):
+        for name in ("ge", "gt", "le", "lt", "min_length", "max_length"):
+            if getattr(item, name, None) is not None:
+                bounds[name] = getattr(item, name)
+    symbols = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<", "min_length": "length >=", "max_length": "length <="}
+    message = error["msg"].removeprefix("Value error, ")
+    if bounds and kind != "value_error":
+        message += "; allowed: " + " and ".join(f"{symbols[k]} {v}" for k, v in bounds.items())
+    if info and info.description and kind != "value_error":
+        message += f" ({info.description})"
+    return message
+
+
+def _location(dotted: str) -> tuple[Any, ...]:
+    """`a.b[2].c` -> ("a", "b", 2, "c")"""
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"\.|\[|\]\.?", dotted) if p)
+
+
+def _format_error(error: ValidationError) -> str:
+    errors = error.errors()
+    first = errors[0]
+    cause = (first.get("ctx") or {}).get("error")
+    if isinstance(cause, FieldError):
+        location = tuple(first["loc"]) + _location(cause.field)
+        key, value, allowed = _config_key(location), cause.value, cause.allowed
+    else:
+        key, value, allowed = _config_key(first["loc"]), first.get("input"), _allowed(first)
+    shown = "(missing)" if first["type"] == "missing" else json.dumps(value, default=str)
+    more = f" (and {len(errors) - 1} more error(s))" if len(errors) > 1 else ""
+    return f"invalid config {key} = {shown}: {allowed}{more}"
+
+
+def parse_stack_config(region: Any, project_values: dict[str, Any]) -> StackConfig:
+    """Validate raw values (project keys without their namespace) into a `StackConfig`."""
+    if "region" in project_values:
+        raise ConfigError(f"invalid config {PROJECT}:region: unknown key; the region is set as aws:region")
+    try:
+        return StackConfig.model_validate({"region": region, **project_values})
+    except ValidationError as error:
+        raise ConfigError(_format_error(error)) from None
+
+
+def _decode(value: str) -> Any:
+    # Pulumi delivers structured values as JSON text and scalars as plain strings.
+    if value[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return value
+
+
+def parse_config_values(values: dict[str, str]) -> StackConfig:
+    """Validate the namespaced string values Pulumi hands a program (`aws:region`, `seedance-gpu:*`)."""
+    prefix = f"{PROJECT}:"
+    project_values = {k[len(prefix):]: _decode(v) for k, v in values.items() if k.startswith(prefix)}
+    return parse_stack_config(values.get("aws:region"), project_values)
+
+
+def load_from_pulumi() -> StackConfig:
+    """The running program's config (what `pulumi up` or the offline engine passed in)."""
+    from pulumi.runtime.config import CONFIG, get_config_env
+
+    values = {**get_config_env(), **CONFIG.get()}
+    return parse_config_values({str(k): str(v) for k, v in values.items()})

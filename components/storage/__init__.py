@@ -1,0 +1,1 @@
+"""Checkpoint volumes (io2/gp3 sizing, the StorageClass) and local NVMe storage classes."""

@@ -1,0 +1,216 @@
+"""Kubernetes objects for checkpoint and local NVMe storage, as plain manifests. Pure.
+
+The components declare exactly these objects; the tests validate them against the official
+schemas and scan them with checkov. Where checkov flags something the object needs, the skip
+and its reason sit in the object's own `checkov.io/skip` annotations.
+"""
+
+from __future__ import annotations
+
+from components.storage.checkpoint_sizing import SizingDecision
+from components.compute.labels import GPU_TOLERATION, LOCAL_NVME_LABEL
+from components.common.manifests import Manifest, checkov_skips, metadata
+EBS_CSI = "ebs.csi.aws.com"
+NO_PROVISIONER = "kubernetes.io/no-provisioner"
+ZONE_LABEL = "topology.kubernetes.io/zone"
+LOCAL_DISKS_DIR = "/mnt/k8s-disks"  # where nodeadm's Mount strategy mounts each NVMe disk
+PROVISIONER_NAME = "local-static-provisioner"
+
+
+def deny_network(name: str, namespace: str, *, allow_egress: bool) -> Manifest:
+    """A NetworkPolicy for the pods labelled `name`: no ingress, and no egress unless they need the API."""
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": metadata(name, namespace),
+        "spec": {
+            "podSelector": {"matchLabels": {"app.kubernetes.io/name": name}},
+            "policyTypes": ["Ingress"] if allow_egress else ["Ingress", "Egress"],
+        },
+    }
+
+
+def checkpoint_storage_class(name: str, decision: SizingDecision, kms_key_arn: str) -> Manifest:
+    volume = decision.chosen
+    parameters = {"type": volume.volume_type, "iops": str(volume.iops), "encrypted": "true", "kmsKeyId": kms_key_arn,
+                  "csi.storage.k8s.io/fstype": "xfs"}
+    if volume.throughput_mibps:
+        parameters["throughput"] = str(volume.throughput_mibps)
+    return {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": metadata(name, annotations={"seedance.io/claim-at-least": f"{volume.size_gib}Gi"}),
+        "provisioner": EBS_CSI,
+        "parameters": parameters,
+        "volumeBindingMode": "WaitForFirstConsumer",
+        "allowVolumeExpansion": True,
+        "reclaimPolicy": "Retain",  # checkpoints outlive the pods and claims that wrote them
+    }
+
+
+def static_checkpoint_volume(name: str, volume_id: str, zone: str, size_gib: int, storage_class: str,
+                             namespace: str) -> list[Manifest]:
+    """A PersistentVolume over a pre-provisioned EBS volume and the claim bound to it."""
+    volume = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolume",
+        "metadata": metadata(name),
+        "spec": {
+            "capacity": {"storage": f"{size_gib}Gi"},
+            "accessModes": ["ReadWriteOnce"],
+            "persistentVolumeReclaimPolicy": "Retain",
+            "storageClassName": storage_class,
+            "csi": {"driver": EBS_CSI, "volumeHandle": volume_id, "fsType": "xfs"},
+            "nodeAffinity": {"required": {"nodeSelectorTerms": [
+                {"matchExpressions": [{"key": ZONE_LABEL, "operator": "In", "values": [zone]}]}]}},
+            "claimRef": {"namespace": namespace, "name": name},
+        },
+    }
+    claim = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": metadata(name, namespace),
+        "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": storage_class, "volumeName": name,
+                 "resources": {"requests": {"storage": f"{size_gib}Gi"}}},
+    }
+    return [volume, claim]
+
+
+def fio_checkpoint_test(storage_class: str, size_gib: int, namespace: str, node_selector: dict[str, str]) -> list[Manifest]:
+    """The source's checkpoint write test against a fresh claim of the class, as a Job."""
+    name = "fio-checkpoint-test"
+    claim = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": metadata(name, namespace),
+        "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": storage_class,
+                 "resources": {"requests": {"storage": f"{size_gib}Gi"}}},
+    }
+    fio = ["fio", "--name=checkpoint-write", "--directory=/data", "--rw=write", "--bs=128k", "--direct=1",
+           "--iodepth=64", "--numjobs=8", "--ioengine=libaio", "--size=1G", "--runtime=300", "--time_based",
+           "--group_reporting", "--output-format=json"]
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": metadata(name, namespace),
+        "spec": {
+            "backoffLimit": 0,
+            "ttlSecondsAfterFinished": 86400,
+            "template": {
+                "metadata": {"labels": {"app.kubernetes.io/name": name}},
+                "spec": {
+                    "restartPolicy": "Never",
+                    "automountServiceAccountToken": False,
+                    "nodeSelector": node_selector,
+                    "tolerations": [GPU_TOLERATION],
+                    "securityContext": {"runAsNonRoot": True, "runAsUser": 10001, "runAsGroup": 10001,
+                                        "fsGroup": 10001, "seccompProfile": {"type": "RuntimeDefault"}},
+                    "containers": [{
+                        "name": "fio",
+                        # Pin by digest in production (checkov CKV_K8S_43); the tag is pinned here.
+                        "image": "docker.io/xridge/fio:3.38",
+                        "imagePullPolicy": "Always",
+                        "command": fio,
+                        "resources": {"requests": {"cpu": "2", "memory": "2Gi"}, "limits": {"cpu": "4", "memory": "4Gi"}},
+                        "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
+                                            "capabilities": {"drop": ["ALL"]}},
+                        "volumeMounts": [{"name": "data", "mountPath": "/data"}],
+                    }],
+                    "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": name}}],
+                },
+            },
+        },
+    }
+    job["metadata"]["annotations"] = checkov_skips(
+        CKV_K8S_43="a one-off verification job; pin the digest your registry mirror serves",
+    )
+    return [claim, job, deny_network(name, namespace, allow_egress=False)]
+
+
+def local_storage_class(name: str, zones: list[str]) -> Manifest:
+    return {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": metadata(name),
+        "provisioner": NO_PROVISIONER,
+        "volumeBindingMode": "WaitForFirstConsumer",  # bind only once the pod has a node
+        "reclaimPolicy": "Delete",  # the provisioner wipes a released disk and offers it again
+        "allowedTopologies": [{"matchLabelExpressions": [{"key": ZONE_LABEL, "values": sorted(zones)}]}],
+    }
+
+
+def local_provisioner(storage_class: str, namespace: str, image: str) -> list[Manifest]:
+    """sig-storage-local-static-provisioner: one PV per NVMe mount, on the nodes that have them."""
+    name = PROVISIONER_NAME
+    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata(f"{name}-config", namespace),
+              "data": {"storageClassMap": (
+                  f"{storage_class}:\n"
+                  f"  hostDir: {LOCAL_DISKS_DIR}\n"
+                  f"  mountDir: {LOCAL_DISKS_DIR}\n"
+                  # No fsType: it applies to block devices only; nodeadm has already formatted and mounted
+                  # each disk (sig-storage-local-static-provisioner docs).
+                  "  volumeMode: Filesystem\n"
+                  '  namePattern: "*"\n')}}
+    account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata(name, namespace),
+               "automountServiceAccountToken": True}
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": metadata(name),
+            "rules": [
+                {"apiGroups": [""], "resources": ["persistentvolumes"], "verbs": ["get", "list", "watch", "create", "delete"]},
+                {"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]},
+                {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "patch"]},
+                {"apiGroups": ["storage.k8s.io"], "resources": ["storageclasses"], "verbs": ["get", "list", "watch"]},
+            ]}
+    binding = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": metadata(name),
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+               "subjects": [{"kind": "ServiceAccount", "name": name, "namespace": namespace}]}
+    daemon = {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": metadata(name, namespace, annotations=checkov_skips(
+            CKV_K8S_16="discovers and wipes host disks: needs a privileged container",
+            CKV_K8S_20="privileged implies privilege escalation",
+            CKV_K8S_23="creates PV directories owned by root on the host",
+            CKV_K8S_40="runs as root (see CKV_K8S_23)",
+            CKV_K8S_22="the upstream image is not built or tested for a read-only root filesystem",
+            CKV_K8S_28="privileged; capabilities are not dropped",
+            CKV_K8S_37="privileged; capabilities are not dropped",
+            CKV_K8S_43="tag pinned in config; pin by digest through your registry mirror",
+            CKV_K8S_38="talks to the API server to create and delete PVs",
+            CKV_K8S_8="the upstream image serves no health endpoint",
+            CKV_K8S_9="the upstream image serves no readiness endpoint",
+        )),
+        "spec": {
+            "selector": {"matchLabels": {"app.kubernetes.io/name": name}},
+            "updateStrategy": {"type": "RollingUpdate"},
+            "template": {
+                "metadata": {"labels": {"app.kubernetes.io/name": name}},
+                "spec": {
+                    "serviceAccountName": name,
+                    "priorityClassName": "system-node-critical",
+                    "nodeSelector": {LOCAL_NVME_LABEL: "true"},
+                    "tolerations": [GPU_TOLERATION],
+                    "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
+                    "containers": [{
+                        "name": "provisioner",
+                        "image": image,
+                        "imagePullPolicy": "Always",
+                        "securityContext": {"privileged": True},
+                        "env": [{"name": "MY_NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}],
+                        "resources": {"requests": {"cpu": "50m", "memory": "128Mi"},
+                                      "limits": {"cpu": "200m", "memory": "256Mi"}},
+                        "volumeMounts": [
+                            {"name": "config", "mountPath": "/etc/provisioner/config", "readOnly": True},
+                            {"name": "local-disks", "mountPath": LOCAL_DISKS_DIR, "mountPropagation": "HostToContainer"},
+                            {"name": "dev", "mountPath": "/dev"},
+                        ],
+                    }],
+                    "volumes": [
+                        {"name": "config", "configMap": {"name": f"{name}-config"}},
+                        {"name": "local-disks", "hostPath": {"path": LOCAL_DISKS_DIR, "type": "DirectoryOrCreate"}},
+                        {"name": "dev", "hostPath": {"path": "/dev", "type": "Directory"}},
+                    ],
+                },
+            },
+        },
+    }
+    return [account, role, binding, config, daemon, deny_network(name, namespace, allow_egress=True)]
