@@ -8,16 +8,15 @@ Pulumi policy SDK without starting it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Literal
 
-from pulumi_policy.proxy import UnknownValueError
-
 from components.plan.resources import PlanResource
-from components.plan.unknowns import checking, preview_message
+from components.plan.unknowns import UnknownValueError, as_read, preview_message
 
 CONFIG_DIR = Path(__file__).parent / "config"
 Level = Literal["advisory", "mandatory", "disabled"]
@@ -35,6 +34,9 @@ class Rule:
     config: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # JSON-schema properties with defaults
     check_resource: ResourceCheck | None = None
     check_stack: StackCheck | None = None
+    # The resource types check_resource can judge (None: every type). `seedance check` asks it of those
+    # only; the check still tests the type itself, so the pack judges the same under the engine.
+    resource_types: frozenset[str] | None = None
 
     def defaults(self) -> dict[str, Any]:
         return {key: schema["default"] for key, schema in self.config.items() if "default" in schema}
@@ -111,18 +113,14 @@ def validate_config(rule: Rule, config: Mapping[str, Any]) -> None:
         raise PolicyConfigError(f"{rule.name}.{key} = {json.dumps(error.instance)}: {error.message}")
 
 
-def _as_read_by(rule: Rule, resource: PlanResource) -> PlanResource:
-    return replace(resource, props=checking(resource.props))
-
-
 def resource_findings(rule: Rule, resource: PlanResource, config: Mapping[str, Any]) -> list[str]:
     """The rule's messages for one resource; UnknownValueError when it read a value unknown until apply."""
-    return list(rule.check_resource(_as_read_by(rule, resource), config))
+    return list(rule.check_resource(as_read(resource), config))
 
 
 def stack_findings(rule: Rule, resources: Sequence[PlanResource],
                    config: Mapping[str, Any]) -> list[tuple[str | None, str]]:
-    return list(rule.check_stack([_as_read_by(rule, r) for r in resources], config))
+    return list(rule.check_stack([as_read(r) for r in resources], config))
 
 
 def run_rules(rules: Sequence[Rule], resources: Sequence[PlanResource], enforcement: Mapping[str, Any],
@@ -130,31 +128,40 @@ def run_rules(rules: Sequence[Rule], resources: Sequence[PlanResource], enforcem
     """Violations as the engine would report them, including its advisory for a rule that read an
     unknown at preview (the same wording, so both paths say the same)."""
     violations = []
+    read = [as_read(r) for r in resources]  # once for every rule: rules only read
     for rule in rules:
         level, config = rule_settings(rule, enforcement)
         config.update((extra_config or {}).get(rule.name, {}))
         if level == "disabled":
             continue
 
-        def judged(urn: str | None, find: Callable[[], list[tuple[str | None, str]]]) -> list[Violation]:
-            try:
-                return [Violation(rule.name, level, found_urn, message, rule.remediation) for found_urn, message in find()]
-            except UnknownValueError as error:
-                return [Violation(rule.name, "advisory", urn, preview_message(rule.name, PACK_NAME, PACK_VERSION, error),
-                                  rule.remediation)]
+        def preview_advisory(urn: str | None, error: UnknownValueError) -> Violation:
+            return Violation(rule.name, "advisory", urn, preview_message(rule.name, PACK_NAME, PACK_VERSION, error),
+                             rule.remediation)
 
         if rule.check_resource is not None:
-            for resource in resources:
-                violations += judged(resource.urn, lambda: [(resource.urn, m)
-                                                            for m in resource_findings(rule, resource, config)])
+            types = rule.resource_types
+            for resource in (read if types is None else [r for r in read if r.type in types]):
+                try:
+                    messages = list(rule.check_resource(resource, config))
+                except UnknownValueError as error:
+                    violations.append(preview_advisory(resource.urn, error))
+                    continue
+                violations += [Violation(rule.name, level, resource.urn, m, rule.remediation) for m in messages]
         if rule.check_stack is not None:
-            violations += judged(None, lambda: stack_findings(rule, resources, config))
+            try:
+                found = list(rule.check_stack(read, config))
+            except UnknownValueError as error:
+                violations.append(preview_advisory(None, error))
+            else:
+                violations += [Violation(rule.name, level, urn, m, rule.remediation) for urn, m in found]
     return violations
 
 
 def _plain(value: Any) -> Any:
     """A policy SDK value without its unknown-checking proxies (our `checking` containers take their
-    place, raising the SDK's own UnknownValueError, which the SDK reports as its preview advisory)."""
+    place; `_as_sdk_unknown` turns what they raise into the SDK's own error, which the SDK reports as its
+    preview advisory)."""
     for attribute in ("_DictProxy__target", "_ListProxy__target"):
         if hasattr(value, attribute):
             value = getattr(value, attribute)
@@ -172,6 +179,17 @@ def _resource(args: Any) -> PlanResource:
     depends += [d.urn for ds in (getattr(args, "property_dependencies", None) or {}).values() for d in ds]
     return PlanResource(urn=args.urn, type=args.resource_type, name=args.name, props=_plain(args.props),
                         dependencies=tuple(dict.fromkeys(depends)))
+
+
+@contextlib.contextmanager
+def _as_sdk_unknown():
+    """Inside the policy SDK, an unknown read is the SDK's own error: the SDK turns it into its advisory."""
+    from pulumi_policy.proxy import UnknownValueError as SdkUnknownValueError
+
+    try:
+        yield
+    except UnknownValueError as error:
+        raise SdkUnknownValueError(error.sentinel, error.path) from None
 
 
 def to_crossguard(rule: Rule, enforcement: Mapping[str, Any] | None = None) -> Any:
@@ -192,12 +210,14 @@ def to_crossguard(rule: Rule, enforcement: Mapping[str, Any] | None = None) -> A
 
     if rule.check_resource is not None:
         def validate_resource(args, report_violation):
-            for message in resource_findings(rule, _resource(args), configured(args)):
-                report_violation(message, None)
+            with _as_sdk_unknown():
+                for message in resource_findings(rule, _resource(args), configured(args)):
+                    report_violation(message, None)
         return sdk.ResourceValidationPolicy(name=rule.name, validate=validate_resource, **common)
 
     def validate_stack(args, report_violation):
         resources = [_resource(r) for r in args.resources]
-        for urn, message in stack_findings(rule, resources, configured(args)):
-            report_violation(message, urn)
+        with _as_sdk_unknown():
+            for urn, message in stack_findings(rule, resources, configured(args)):
+                report_violation(message, urn)
     return sdk.StackValidationPolicy(name=rule.name, validate=validate_stack, **common)

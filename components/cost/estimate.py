@@ -8,14 +8,12 @@ that resource's cost unknown, never a guess.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Callable, Iterable
 
-from pulumi_policy.proxy import UnknownValueError
-
 from components.pricing.ebs import EBS_VOLUME_TYPES, ebs_monthly
-from components.plan.unknowns import checking
+from components.plan.unknowns import UnknownValueError, as_read
 from components.pricing.prices import Price, SnapshotPriceSource, UnitPrice
 from components.capacity.holdings import HOLDINGS_TAG, holdings_from_tag
 from components.plan.resources import (ASG, EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, EKS_NODE_GROUP, K8S_SERVICE,
@@ -193,17 +191,17 @@ PRICERS: dict[str, Callable[..., tuple[float, str]]] = {
 
 def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog) -> CostEstimate:
     resources = list(resources)
-    templates = {r.urn: r for r in resources if r.type == LAUNCH_TEMPLATE}
+    templates = {r.urn: as_read(r) for r in resources if r.type == LAUNCH_TEMPLATE}
     result = CostEstimate()
     for resource in resources:
-        resource = replace(resource, props=checking(resource.props))
+        if resource.type != ASG and resource.type not in PRICERS:
+            continue  # not priced: never read
+        resource = as_read(resource)
         try:
             if resource.type == ASG:
                 cost, basis = _gpu_group(resource, catalog, templates)
-            elif resource.type in PRICERS:
-                cost, basis = PRICERS[resource.type](resource, catalog)
             else:
-                continue
+                cost, basis = PRICERS[resource.type](resource, catalog)
             result.lines.append(CostLine(resource.urn, resource.type, round(cost, 2), basis))
         except UnknownValue as unknown:
             result.lines.append(CostLine(resource.urn, resource.type, None, f"unknown: {unknown}"))

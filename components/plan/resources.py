@@ -55,11 +55,15 @@ TERRAFORM_TYPES = {
 }
 
 
-# How a value not known until the resource exists appears: the engine's sentinel, or as a plan file writes it.
-UNKNOWN_VALUES = (
-    "04da6b54-80e4-46f7-96ec-b56ff0331ba9", "1c4a061d-8072-4f0a-a4cb-0ff528b18fe7", "3eeb2bf0-c639-47a8-9e75-3b44932eb421",
-    "6a19a0b0-7e62-4c92-b797-7f8e31da9cc2", "dd056dcd-154b-4c76-9bd3-c8f88648b5ff", "(unknown)",
-)
+# How a value not known until the resource exists appears: the engine's sentinels (by the kind the policy
+# SDK names in its messages, pulumi_policy/proxy.py), or as a plan file writes it.
+UNKNOWN_KINDS = {
+    "1c4a061d-8072-4f0a-a4cb-0ff528b18fe7": "boolean", "3eeb2bf0-c639-47a8-9e75-3b44932eb421": "number",
+    "04da6b54-80e4-46f7-96ec-b56ff0331ba9": "string", "6a19a0b0-7e62-4c92-b797-7f8e31da9cc2": "Array",
+    "030794c1-ac77-496b-92df-f27374a8bd58": "asset", "e48ece36-62e2-4504-bad9-02848725956a": "archive",
+    "dd056dcd-154b-4c76-9bd3-c8f88648b5ff": "Object", "(unknown)": "unknown",
+}
+UNKNOWN_VALUES = frozenset(UNKNOWN_KINDS)
 
 
 def is_unknown(value: Any) -> bool:

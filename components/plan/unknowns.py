@@ -1,48 +1,84 @@
 """Unknown values, the way the Pulumi policy SDK treats them: a reader of a plan (a policy rule, the
-cost estimator) that reads a value not known until apply stops with the SDK's `UnknownValueError`;
-a rule's finding becomes the SDK's advisory "can't run policy ... during preview", an estimate's line
-becomes unknown. A reader that never reads an unknown judges as usual, so a gp2 volume whose key ARN
-is still unknown is still a gp2 volume.
+cost estimator) that reads a value not known until apply stops with `UnknownValueError` (the SDK's
+wording; the policy pack raises the SDK's own error in its place); a rule's finding becomes the SDK's
+advisory "can't run policy ... during preview", an estimate's line becomes unknown. A reader that never
+reads an unknown judges as usual, so a gp2 volume whose key ARN is still unknown is still a gp2 volume.
 
 The SDK's own proxies are Mappings and Sequences, not dicts and lists; these containers are a dict and
-a list, so rules written against plain plan data read them unchanged.
+a list, so rules written against plain plan data read them unchanged. They are built once per plan and
+only around values with an unknown inside: a check reads every resource with every rule.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pulumi_policy.proxy import UnknownValueError
-
-from components.plan.resources import UNKNOWN_VALUES
+from components.plan.resources import UNKNOWN_KINDS, UNKNOWN_VALUES, PlanResource
 
 
-def _checked(value: Any, path: list[str], key: Any) -> Any:
-    here = [*path, str(key)]
+class UnknownValueError(Exception):
+    """A reader read a value not known until apply; `message` is the policy SDK's."""
+
+    def __init__(self, sentinel: str, path: list[str]):
+        super().__init__()
+        self.sentinel = sentinel
+        self.path = path
+        self.message = f"{UNKNOWN_KINDS[sentinel]} value at .{'.'.join(path)} can't be known during preview"
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def _has_unknown(value: dict | list) -> bool:
+    """Whether an unknown is anywhere inside (raw values: a checking container inside is not read). A loop,
+    not recursion: every resource of a plan is scanned once per check."""
+    pending = [value]
+    while pending:
+        container = pending.pop()
+        for item in (dict.values(container) if isinstance(container, dict) else list.__iter__(container)):
+            if type(item) is str:
+                if item in UNKNOWN_VALUES:
+                    return True
+            elif isinstance(item, (dict, list)):
+                pending.append(item)
+    return False
+
+
+def _raise_if_unknown(value: Any, path: list[str], key: Any) -> Any:
     if isinstance(value, str) and value in UNKNOWN_VALUES:
-        raise UnknownValueError(value, here)
-    return checking(value, here)
+        raise UnknownValueError(value, [*path, str(key)])
+    return value
+
+
+_MISSING = object()
 
 
 class CheckingDict(dict):
+    """Built by `checking`: a dict or list inside is a checking container when an unknown is inside it."""
+
+    __slots__ = ("_path",)
+
     def __init__(self, target: dict, path: list[str]):
         super().__init__(target)
         self._path = path
 
     def __getitem__(self, key):
-        return _checked(super().__getitem__(key), self._path, key)
+        return _raise_if_unknown(dict.__getitem__(self, key), self._path, key)
 
     def get(self, key, default=None):
-        return self[key] if key in self else default
+        value = dict.get(self, key, _MISSING)
+        return default if value is _MISSING else _raise_if_unknown(value, self._path, key)
 
     def values(self):
-        return [self[k] for k in self]
+        return [_raise_if_unknown(v, self._path, k) for k, v in dict.items(self)]
 
     def items(self):
-        return [(k, self[k]) for k in self]
+        return [(k, _raise_if_unknown(v, self._path, k)) for k, v in dict.items(self)]
 
 
 class CheckingList(list):
+    __slots__ = ("_path",)
+
     def __init__(self, target: list, path: list[str]):
         super().__init__(target)
         self._path = path
@@ -50,21 +86,34 @@ class CheckingList(list):
     def __getitem__(self, index):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
-        return _checked(super().__getitem__(index), self._path, index)
+        return _raise_if_unknown(list.__getitem__(self, index), self._path, index)
 
     def __iter__(self):
-        return (self[i] for i in range(len(self)))
+        return (_raise_if_unknown(v, self._path, i) for i, v in enumerate(list.__iter__(self)))
 
 
 def checking(value: Any, path: list[str] | None = None) -> Any:
-    """`value` with every dict and list inside raising `UnknownValueError` when an unknown is read."""
+    """`value` read the SDK's way: reading an unknown anywhere inside raises `UnknownValueError` with its
+    path. A dict or list with an unknown inside becomes a checking container (its dicts and lists built
+    the same way); one without is returned as it is, since nothing in it can raise."""
+    if isinstance(value, (CheckingDict, CheckingList)) or not isinstance(value, (dict, list)):
+        return value
+    if not _has_unknown(value):
+        return value
     path = path or []
-    # dict.items / list.__iter__ read the raw values, so an already checking container re-wraps safely.
     if isinstance(value, dict):
-        return CheckingDict(dict(dict.items(value)), path)
-    if isinstance(value, list):
-        return CheckingList(list(list.__iter__(value)), path)
-    return value
+        return CheckingDict({k: checking(v, [*path, str(k)]) for k, v in dict.items(value)}, path)
+    return CheckingList([checking(v, [*path, str(i)]) for i, v in enumerate(list.__iter__(value))], path)
+
+
+def as_read(resource: PlanResource) -> PlanResource:
+    """The resource as the rules and the cost estimate read it: its inputs through `checking` (the
+    resource itself when nothing in them is unknown; `dataclasses.replace` would cost more per resource)."""
+    props = checking(resource.props)
+    if props is resource.props:
+        return resource
+    return PlanResource(resource.urn, resource.type, resource.name, props, resource.parent, resource.dependencies,
+                        resource.id)
 
 
 def preview_message(policy: str, pack: str, version: str, error: UnknownValueError) -> str:

@@ -30,4 +30,5 @@ RULE = Rule(
     topics=("cost",),
     config={"denied_families": {"type": "array", "items": {"type": "string"}, "default": []}},
     check_resource=check,
+    resource_types=frozenset({ASG, EKS_NODE_GROUP, EC2_INSTANCE}),
 )

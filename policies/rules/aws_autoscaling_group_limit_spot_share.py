@@ -1,5 +1,6 @@
 """A GPU group's spot share stays within its workload class's cap at its largest size."""
 
+from components.plan.resources import ASG
 from policies.framework import Rule
 from policies.rules._helpers import capped_class, class_table, number, spot_share_at
 
@@ -23,4 +24,5 @@ RULE = Rule(
     topics=("cost", "reliability"),
     config={"caps": {"type": "object", "default": class_table("max_spot_share")}},
     check_resource=check,
+    resource_types=frozenset({ASG}),
 )

@@ -24,4 +24,5 @@ RULE = Rule(
     remediation="Decide the group's capacity from live prices, with ri_baseline 0 for non-prod classes.",
     topics=("cost",),
     check_resource=check,
+    resource_types=frozenset({ASG}),
 )

@@ -1,5 +1,6 @@
 """A GPU group's on-demand base covers its class's RI baseline share of the desired size."""
 
+from components.plan.resources import ASG
 from policies.framework import Rule
 from policies.rules._helpers import capped_class, class_table, ceil_share, distribution, number
 
@@ -26,4 +27,5 @@ RULE = Rule(
     topics=("cost", "reliability"),
     config={"baselines": {"type": "object", "default": class_table("ri_baseline")}},
     check_resource=check,
+    resource_types=frozenset({ASG}),
 )

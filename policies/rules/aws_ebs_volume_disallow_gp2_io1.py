@@ -37,4 +37,5 @@ RULE = Rule(
     topics=("cost", "storage"),
     config={"region": {"type": "string", "default": "us-east-1"}},
     check_resource=check,
+    resource_types=frozenset({EBS_VOLUME, LAUNCH_TEMPLATE, K8S_STORAGE_CLASS}),
 )

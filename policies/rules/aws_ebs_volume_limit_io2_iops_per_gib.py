@@ -22,4 +22,5 @@ RULE = Rule(
     topics=("storage",),
     config={"max_iops_per_gib": {"type": "integer", "default": 1000}},
     check_resource=check,
+    resource_types=frozenset({EBS_VOLUME}),
 )

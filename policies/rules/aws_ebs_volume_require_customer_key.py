@@ -20,4 +20,5 @@ RULE = Rule(
     remediation="Set encrypted: true and kms_key_id to the stack's key ARN.",
     topics=("security", "storage"),
     check_resource=check,
+    resource_types=frozenset({EBS_VOLUME}),
 )

@@ -18,4 +18,5 @@ RULE = Rule(
     remediation="Set associate_public_ip_address: false (on each network interface of a template).",
     topics=("security", "network"),
     check_resource=check,
+    resource_types=frozenset(INSTANCE_LAUNCHERS),
 )

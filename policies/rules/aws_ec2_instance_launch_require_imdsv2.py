@@ -24,4 +24,5 @@ RULE = Rule(
     topics=("security",),
     config={"max_hop_limit": {"type": "integer", "default": 1}},
     check_resource=check,
+    resource_types=frozenset(INSTANCE_LAUNCHERS),
 )

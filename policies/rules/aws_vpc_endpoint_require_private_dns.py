@@ -17,4 +17,5 @@ RULE = Rule(
     remediation="Set private_dns_enabled: true.",
     topics=("cost", "network"),
     check_resource=check,
+    resource_types=frozenset({VPC_ENDPOINT}),
 )

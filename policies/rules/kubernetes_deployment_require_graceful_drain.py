@@ -24,4 +24,5 @@ RULE = Rule(
     topics=("reliability", "serving"),
     config={"min_grace_seconds": {"type": "integer", "default": 30}},
     check_resource=check,
+    resource_types=frozenset({K8S_DEPLOYMENT}),
 )

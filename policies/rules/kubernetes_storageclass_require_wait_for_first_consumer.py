@@ -18,4 +18,5 @@ RULE = Rule(
     remediation="Set volumeBindingMode: WaitForFirstConsumer.",
     topics=("kubernetes", "storage"),
     check_resource=check,
+    resource_types=frozenset({K8S_STORAGE_CLASS}),
 )

@@ -9,6 +9,8 @@ import pytest
 from components.plan.resources import PlanResource
 from policies.framework import PolicyConfigError, run_rules
 from policies.rules import ALL_RULES
+from seedance.check_command import plan_resources
+from tests.policies.test_unknowns import UNKNOWN
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "policies"
 RULES = {rule.name: rule for rule in ALL_RULES}
@@ -127,3 +129,19 @@ def test_launch_time_rules_cover_every_resource_that_launches_instances(resource
     violations = run_rules(rules, [safe, unsafe], {"all": "mandatory"})
     assert sorted((v.policy, v.urn.rsplit("::", 1)[1]) for v in violations) == [
         ("aws-ec2-instance-launch-disallow-public-ip", "unsafe"), ("aws-ec2-instance-launch-require-imdsv2", "unsafe")]
+
+
+def test_a_rules_resource_types_leave_out_only_resources_it_never_judges(stack_plan):
+    """`resource_types` lets `seedance check` skip resources; the engine asks the rule of every resource,
+    so the rule must find nothing in the others: every fixture's resources and every stack's plan, with
+    their inputs as they are and unknown."""
+    others = [r for name in RULES for case in ("pass", "fail")
+              for r in resources(json.loads((FIXTURES / f"{name}.json").read_text())[case])]
+    others += plan_resources(stack_plan)
+    for rule in (r for r in ALL_RULES if r.resource_types is not None):
+        fixture = json.loads((FIXTURES / f"{rule.name}.json").read_text())
+        config = {**rule.defaults(), **fixture["config"]}
+        for resource in (r for r in others if r.type not in rule.resource_types):
+            for props in (resource.props, {key: UNKNOWN for key in resource.props}):
+                judged = PlanResource(resource.urn, resource.type, resource.name, props)
+                assert list(rule.check_resource(judged, config)) == [], (rule.name, resource.type)

@@ -4,6 +4,7 @@ known plan does not have; one that reads an unknown says so as the SDK does, as 
 
 import pytest
 
+from components.cost.estimate import catalog_for, estimate
 from components.plan.resources import PlanResource
 from policies.framework import load_enforcement, run_rules
 from policies.rules import ALL_RULES
@@ -59,3 +60,26 @@ def test_unknown_tags_are_not_missing_tags():
     assert violation.message == ("can't run policy 'aws-resource-tags-require-cost-tags' from policy pack "
                                  "'seedance-cost-policies@v0.0.1' during preview: string value at .tags "
                                  "can't be known during preview")
+
+
+def test_a_plan_files_unknown_marker_is_an_advisory_not_a_crash():
+    """Plan files write unknowns as "(unknown)", a value the policy SDK's own error does not know."""
+    volume = PlanResource("urn:pulumi:s::p::aws:ebs/volume:Volume::v", "aws:ebs/volume:Volume", "v",
+                          {"type": "io2", "size": "(unknown)", "iops": 3000})
+    (rule,) = [r for r in ALL_RULES if r.name == "aws-ebs-volume-limit-io2-iops-per-gib"]
+    (violation,) = run_rules([rule], [volume], {"all": "mandatory"})
+    assert violation.level == "advisory" and "unknown value at .size can't be known during preview" in violation.message
+
+
+def test_an_unknown_root_volume_size_makes_the_groups_cost_unknown(stack_plan):
+    """The estimate reads launch templates through the same unknown checks as the groups that use them."""
+    resources = plan_resources(stack_plan)
+    previewed = [PlanResource(r.urn, r.type, r.name, {**r.props, "blockDeviceMappings": [
+                     {**m, "ebs": {**m["ebs"], "volumeSize": UNKNOWN}} for m in r.props["blockDeviceMappings"]]},
+                              r.parent, r.dependencies, r.id)
+                 if r.type == "aws:ec2/launchTemplate:LaunchTemplate" and r.props.get("blockDeviceMappings") else r
+                 for r in resources]
+    lines = estimate(previewed, catalog_for("us-east-1")).lines
+    groups = [line for line in lines if line.type == "aws:autoscaling/group:Group"]
+    assert groups and all(line.monthly_usd is None and "volumeSize" in line.basis for line in groups)
+
