@@ -62,6 +62,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from components.capacity.mix import GroupMix  # noqa: E402
 from components.capacity.planner import (  # noqa: E402
     HOURS_PER_MONTH, CapacityPlan, GroupRequest, PlannerSettings, decide, distribution, placement_questions)
 from components.catalog.instance_types import gpu_instance_type  # noqa: E402
@@ -311,7 +312,7 @@ def replay(regime: Regime, seed: int, days: int, group: str,
     cap = min(klass.max_spot_share, 1 - klass.ri_baseline)
     request = GroupRequest(group, klass, types, ZONES, 0, desired, spec["max_gpus"])
     base, percentage = distribution(request, use_spot=True)
-    spot_when_used = (desired - base) * (100 - percentage) / 100  # GPUs on spot at the desired size
+    spot_when_used = GroupMix(base, percentage).spot_units(desired)  # GPUs on spot at the desired size
     market = Market(regime, seed, list(types))
     outages = random.Random(seed * 100_003 + 17)
     ledgers = {name: Ledger() for name in POLICIES}
@@ -341,7 +342,7 @@ def replay(regime: Regime, seed: int, days: int, group: str,
             plan = plans[name] = decide(request, book, now, plans[name], settings).plan
             if name == "planner":
                 planner_seconds += time.perf_counter() - started
-            mix = Mix(desired * plan.spot_share_at(desired), plan.spot_types)
+            mix = Mix(plan.mix.spot_units(desired), plan.spot_types)
             charge(ledgers[name], mix, market, group, desired, cap)
 
         charge(ledgers["oracle"], Mix(spot_when_used, types), market, group, desired, cap, hindsight=True)

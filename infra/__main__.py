@@ -14,7 +14,8 @@ from components.cluster.cluster import Cluster
 from components.cluster.autoscaler import ClusterAutoscaler
 from components.cluster.descheduler import Descheduler
 from components.encryption.stack_key import StackKey
-from components.compute.gpu_node_group import GpuNodeGroup, allocatable_gpus, gpu_pool_selector, helm_device_plugin_sharing
+from components.compute.config import allocatable_gpus, gpu_pool_selector, helm_device_plugin_sharing
+from components.compute.gpu_node_group import GpuNodeGroup
 from components.compute.labels import GPU_TOLERATION, SYSTEM_NODE_SELECTOR
 from components.serving.model_repository import ModelRepository
 from components.network.vpc import Network

@@ -1,4 +1,4 @@
-"""Reserved Instance holdings split between a stack's GPU groups, and their record in a plan's tags. Pure."""
+"""Reserved Instance holdings split between a stack's GPU groups. Pure."""
 
 from __future__ import annotations
 
@@ -33,22 +33,3 @@ def allocate_holdings(holdings: Iterable[ReservedHolding],
         allocated[name] = tuple(taken)
     return allocated
 
-
-# The tag that carries a GPU group's Reserved Instances in the plan, so every reader of the plan (the
-# cost estimate offline and in the policy pack) prices them as the capacity decision did.
-HOLDINGS_TAG = "seedance.io/reserved-instances"
-
-
-def holdings_tag(holdings: Iterable[ReservedHolding]) -> str:
-    """`<type>=<count>@<usd per hour>` per holding, space separated (characters AWS tags allow)."""
-    return " ".join(f"{h.instance_type}={h.count}@{h.usd_per_hour:.6f}" for h in holdings if h.count > 0)
-
-
-def holdings_from_tag(value: str) -> list[tuple[str, int, float]]:
-    """(type, count, usd per hour) from `holdings_tag`'s text."""
-    held = []
-    for entry in value.split():
-        instance_type, rest = entry.split("=", 1)
-        count, rate = rest.split("@", 1)
-        held.append((instance_type, int(count), float(rate)))
-    return held

@@ -43,6 +43,8 @@ from typing import Sequence
 from components.catalog.instance_types import gpu_instance_type
 from components.pricing.prices import InterruptionFrequency, PlacementRequest, Price, PriceBook
 from components.pricing.reserved import ReservedHolding
+from components.capacity.mix import (GroupMix, holdings_constraint, holdings_from_constraints,
+                                     percentage_within_cap, reserved_cover)
 from components.capacity.workload_classes import WorkloadClass
 
 SPOT_ALLOCATION_STRATEGY = "price-capacity-optimized"
@@ -98,7 +100,7 @@ class GroupRequest:
             "min_gpus": self.min_gpus,
             "desired_gpus": self.desired_gpus,
             "max_gpus": self.max_gpus,
-            "holdings": [[h.instance_type, h.count, h.usd_per_hour] for h in self.holdings],
+            "holdings": holdings_constraint(self.holdings),
         }
 
 
@@ -117,12 +119,15 @@ class CapacityPlan:
     spot_allocation_strategy: str = SPOT_ALLOCATION_STRATEGY
     on_demand_allocation_strategy: str = ON_DEMAND_ALLOCATION_STRATEGY
 
+    @property
+    def mix(self) -> GroupMix:
+        """The plan's mix in GPUs, with the Reserved Instances it was decided with."""
+        return GroupMix(self.on_demand_base_gpus, self.on_demand_percentage_above_base, self.instance_types,
+                        self.spot_types, holdings_from_constraints(self.constraints))
+
     def spot_share_at(self, gpus: int) -> float:
         """Share of `gpus` the group runs on spot with this distribution."""
-        if gpus <= 0:
-            return 0.0
-        above_base = max(0, gpus - self.on_demand_base_gpus)
-        return above_base * (100 - self.on_demand_percentage_above_base) / 100 / gpus
+        return self.mix.spot_share_at(gpus)
 
     @property
     def max_spot_share(self) -> float:
@@ -337,12 +342,9 @@ def distribution(request: GroupRequest, use_spot: bool) -> tuple[int, int]:
     klass = request.workload_class
     baseline = math.ceil(klass.ri_baseline * request.desired_gpus - 1e-9)
     base = min(request.max_gpus, max(reserved_gpus(request), baseline))
-    if not use_spot or klass.max_spot_share <= 0 or base >= request.max_gpus:
+    if not use_spot:
         return base, 100
-    # spot share at max = (max - base) x (1 - p) / max <= cap
-    spot_fraction_allowed = klass.max_spot_share * request.max_gpus / (request.max_gpus - base)
-    percentage = max(0, math.ceil(100 * (1 - spot_fraction_allowed) - 1e-9))
-    return base, percentage
+    return base, percentage_within_cap(base, request.max_gpus, klass.max_spot_share)
 
 
 Pool = tuple[str, str, str]  # (market, instance type, zone); on-demand and reserved pools have no zone
@@ -372,16 +374,13 @@ def spend(plan: CapacityPlan, request: GroupRequest, book: PriceBook) -> list[tu
     gpus = request.reference_gpus
     if gpus <= 0 or not plan.instance_types:
         return []
-    spot_gpus = plan.spot_share_at(gpus) * gpus
-    lines = []
-    remaining = gpus - spot_gpus
-    for holding in sorted(request.holdings, key=lambda h: h.usd_per_hour / gpu_instance_type(h.instance_type).gpus):
-        if holding.instance_type not in plan.instance_types or remaining <= 0:
-            continue
-        per_instance = gpu_instance_type(holding.instance_type).gpus
-        covered = min(remaining, holding.count * per_instance)
-        lines.append((("reserved", holding.instance_type, ""), covered, holding.usd_per_hour / per_instance))
-        remaining -= covered
+    mix = plan.mix
+    spot_gpus = mix.spot_units(gpus)
+    offers = [(h.instance_type, h.count * gpu_instance_type(h.instance_type).gpus,
+               h.usd_per_hour / gpu_instance_type(h.instance_type).gpus)
+              for h in request.holdings if h.instance_type in plan.instance_types]
+    lines = [(("reserved", t, ""), covered, rate) for t, covered, rate in reserved_cover(mix.on_demand_units(gpus), offers)]
+    remaining = mix.on_demand_units(gpus) - sum(covered for _pool, covered, _rate in lines)
     if remaining > 0:
         top = plan.instance_types[0]
         price = book.on_demand_price(top)

@@ -15,34 +15,13 @@ from typing import Mapping
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
-from pydantic import BaseModel, ConfigDict, Field
 
 from components.common.iam import irsa_trust_policy
+from components.cluster.config import ClusterAutoscalerConfig
 
 CHART_REPOSITORY = "https://kubernetes.github.io/autoscaler"
 NAMESPACE = "kube-system"
 SERVICE_ACCOUNT = "cluster-autoscaler"
-# The autoscaler's minor must match the cluster's (its compatibility rule); newest patch releases
-# checked in kubernetes/autoscaler's tags (cluster-autoscaler-1.33.6, cluster-autoscaler-1.34.5).
-IMAGE_TAGS = {"1.33": "v1.33.6", "1.34": "v1.34.5"}
-
-
-class ClusterAutoscalerConfig(BaseModel):
-    """The cluster autoscaler (config `seedance-gpu:cluster.autoscaler`)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    chart_version: str = Field("9.53.0", pattern=r"^\d+\.\d+\.\d+$", description="cluster-autoscaler Helm chart.")
-    image_tag: str | None = Field(None, pattern=r"^v\d+\.\d+\.\d+$",
-                                  description="Autoscaler image; default: the release matching the cluster's minor "
-                                              f"({', '.join(f'{k}: {v}' for k, v in IMAGE_TAGS.items())}).")
-    scale_down_unneeded_minutes: int = Field(10, ge=1, le=1440,
-                                             description="How long a node stays unneeded before it is removed.")
-    max_node_provision_minutes: int = Field(15, ge=5, le=60, description="How long a new node may take to register "
-                                                                         "(GPU AMIs boot slowly).")
-
-    def image_for(self, kubernetes_version: str) -> str | None:
-        return self.image_tag or IMAGE_TAGS.get(kubernetes_version)
 
 
 def autoscaler_policy(partition: str, region: str, account_id: str, cluster_name: str) -> dict:

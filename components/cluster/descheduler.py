@@ -4,33 +4,9 @@ from __future__ import annotations
 
 import pulumi
 import pulumi_kubernetes as k8s
-from pydantic import BaseModel, ConfigDict, Field
+from components.cluster.config import SchedulingConfig, chart_version
 
 CHART_REPOSITORY = "https://kubernetes-sigs.github.io/descheduler/"
-# The descheduler's minor matches the Kubernetes minor it is built and tested for (its README's
-# compatibility matrix): chart 0.33.0 runs v0.33, 0.34.0 runs v0.34.
-CHART_VERSIONS = {"1.33": "0.33.0", "1.34": "0.34.0"}
-
-
-class SchedulingConfig(BaseModel):
-    """Cluster-wide scheduling helpers (config `seedance-gpu:scheduling`)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    descheduler: bool = Field(False, description="Run the Descheduler with the source's settings.")
-    descheduler_chart_version: str | None = Field(
-        None, pattern=r"^\d+\.\d+\.\d+$", description="Its Helm chart version; default: the release matching the "
-        f"cluster's minor ({', '.join(f'{k}: {v}' for k, v in CHART_VERSIONS.items())}).")
-    cpu_threshold: int = Field(35, ge=1, le=100, description="Nodes below this CPU % are under-used (source: 35).")
-    memory_threshold: int = Field(45, ge=1, le=100, description="Nodes below this memory % are under-used (source: 45).")
-    pod_lifetime_hours: int = Field(72, ge=1, le=8760, description="Pods older than this are evicted (source: 72).")
-    lifetime_exempt_namespaces: list[str] = Field(
-        ["kube-system", "training-job"],
-        description="Namespaces whose pods may run longer (long training jobs resume from checkpoints anyway).")
-
-
-def chart_version(config: SchedulingConfig, kubernetes_version: str) -> str | None:
-    return config.descheduler_chart_version or CHART_VERSIONS.get(kubernetes_version)
 
 
 def evictor_args(version: str) -> dict:

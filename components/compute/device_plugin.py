@@ -3,38 +3,20 @@ GPUs where a group asks for it (the source's "compute slice": time-slicing or MI
 
 from __future__ import annotations
 
-from typing import Literal, Mapping
+from typing import Mapping
 
 import pulumi
 import pulumi_kubernetes as k8s
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
 
+from components.compute.config import GpuSharingConfig
 from components.compute.labels import AMI_FAMILY_LABEL, GPU_TOLERATION, WORKLOAD_CLASS_LABEL
 from components.compute.node_bootstrap import AMI_FAMILY_TRAITS
 
 CHART_REPOSITORY = "https://nvidia.github.io/k8s-device-plugin"
-# A node with this label uses the named entry of the plugin's config map.
-CONFIG_LABEL = "nvidia.com/device-plugin.config"
 # The entry every other node uses: without a default the chart's fallback gives an unlabelled node the
 # only entry there is, so one shared group's time-slicing would reach every GPU node.
 DEFAULT_CONFIG = "whole-gpus"
-
-
-class GpuSharingConfig(BaseModel):
-    """How a group's GPUs are shared between pods."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    mode: Literal["none", "time-slicing", "mig"] = Field(
-        "none", description="time-slicing: each GPU is advertised `replicas` times (no memory isolation); "
-                            "mig: refused until a MIG manager is deployed (a strategy alone partitions nothing).")
-    replicas: int = Field(4, ge=2, le=48, description="Pods sharing one GPU with time-slicing.")
-
-    @property
-    def gpu_multiplier(self) -> int:
-        """How many `nvidia.com/gpu` each physical GPU becomes."""
-        return self.replicas if self.mode == "time-slicing" else 1
 
 
 def sharing_config(sharing: GpuSharingConfig) -> dict:

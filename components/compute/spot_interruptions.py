@@ -10,8 +10,8 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from components.compute.gpu_node_group import NTH_MANAGED_TAG
 from components.common.iam import irsa_trust_policy
+from components.compute.asg import NTH_MANAGED_TAG
 
 NTH_CHART = "oci://public.ecr.aws/aws-ec2/helm/aws-node-termination-handler"
 NTH_NAMESPACE = "kube-system"

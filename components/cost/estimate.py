@@ -15,10 +15,10 @@ from typing import Any, Callable, Iterable
 from components.pricing.ebs import EBS_VOLUME_TYPES, ebs_monthly
 from components.plan.unknowns import UnknownValueError, as_read
 from components.pricing.prices import Price, SnapshotPriceSource, UnitPrice
-from components.capacity.holdings import HOLDINGS_TAG, holdings_from_tag
+from components.capacity.mix import asg_mix, reserved_cover
 from components.plan.resources import (ASG, EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, EKS_NODE_GROUP, K8S_SERVICE,
                                        KMS_KEY, LAUNCH_TEMPLATE, LOAD_BALANCER, NAT_GATEWAY, VPC_ENDPOINT, PlanResource,
-                                       is_unknown, tags_of)
+                                       is_unknown)
 
 HOURS_PER_MONTH = 730
 
@@ -87,25 +87,20 @@ def _volume(resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
 def _gpu_group(resource: PlanResource, catalog: PriceCatalog, templates: dict[str, PlanResource]) -> tuple[float, str]:
     props = resource.props
     policy = props.get("mixedInstancesPolicy") or {}
-    distribution = policy.get("instancesDistribution") or {}
     overrides = (policy.get("launchTemplate") or {}).get("overrides") or []
-    if not overrides:
+    mix = asg_mix(resource)
+    if not overrides or mix is None:
         raise UnknownValue("an Auto Scaling group without a MixedInstancesPolicy is not priced")
     units = float(_known(props.get("desiredCapacity"), "the desired capacity"))
-    base = float(distribution.get("onDemandBaseCapacity") or 0)
-    percentage = float(distribution.get("onDemandPercentageAboveBaseCapacity", 100))
-    above = max(0.0, units - base)
-    spot_units = above * (100 - percentage) / 100
+    spot_units = mix.spot_units(units)
     first = overrides[0]
     weight = float(first.get("weightedCapacity") or 1)
     on_demand_rate = catalog.instance_hour(first["instanceType"]) / weight
-    on_demand_units = units - spot_units
+    on_demand_units = mix.on_demand_units(units)
     # Reserved Instances first, at their effective rate (as the capacity decision prices them), cheapest first.
-    reserved_cost, covered = 0.0, 0.0
-    for _type, count, rate in sorted(holdings_from_tag((tags_of(resource) or {}).get(HOLDINGS_TAG) or ""),
-                                     key=lambda held: held[2]):
-        take = min(count, on_demand_units - covered)
-        reserved_cost, covered = reserved_cost + take * rate, covered + take
+    cover = reserved_cover(on_demand_units, [(h.instance_type, h.count, h.usd_per_hour) for h in mix.holdings])
+    reserved_cost = sum(take * rate for _type, take, rate in cover)
+    covered = sum(take for _type, take, _rate in cover)
     # Spot prices are not bundled and move hourly: spot units are priced at the first type's on-demand
     # rate, which the capacity decision lists spot types to undercut (one zone may still pay more).
     hourly = reserved_cost + (units - covered) * on_demand_rate

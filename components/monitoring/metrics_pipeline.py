@@ -12,47 +12,16 @@ from typing import Mapping
 
 import pulumi
 import pulumi_kubernetes as k8s
-from pydantic import BaseModel, ConfigDict, Field
 
 from components.compute.labels import GPU_TOLERATION, WORKLOAD_CLASS_LABEL
 from components.serving.manifests import adapter_rules
+from components.monitoring.config import NAMESPACE, PROMETHEUS_RELEASE, MonitoringConfig
 
-NAMESPACE = "monitoring"
 COMMUNITY_CHARTS = "https://prometheus-community.github.io/helm-charts"
 DCGM_CHARTS = "https://nvidia.github.io/dcgm-exporter/helm-charts"
-PROMETHEUS_RELEASE = "prometheus"
 DCGM_PORT = 9400
-# Rates over fewer than four scrapes are noise (and over one or two, often empty): the adapter's windows
-# hold four scrapes and at least a minute.
-SCRAPES_PER_WINDOW = 4
-MIN_WINDOW_SECONDS = 60
 # The chart's global scrape timeout; Prometheus refuses a timeout longer than the interval.
 CHART_SCRAPE_TIMEOUT_SECONDS = 10
-
-
-class MonitoringConfig(BaseModel):
-    """The metrics pipeline (config `seedance-gpu:monitoring`)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    scrape_interval_seconds: int = Field(15, ge=5, le=60, description="Prometheus scrape interval.")
-    retention_hours: int = Field(48, ge=2, le=720, description="How long Prometheus keeps samples (it feeds "
-                                                                 "autoscaling; long-term metrics belong elsewhere).")
-    storage_gib: int = Field(8, ge=4, le=100, description="Size limit of Prometheus's emptyDir; the TSDB keeps "
-                                                          "2 GiB below it.")
-    prometheus_chart_version: str = Field("27.39.0", pattern=r"^\d+\.\d+\.\d+$",
-                                          description="prometheus-community/prometheus chart.")
-    adapter_chart_version: str = Field("4.11.0", pattern=r"^\d+\.\d+\.\d+$", description="prometheus-adapter chart.")
-    dcgm_exporter_chart_version: str = Field("4.1.1", pattern=r"^\d+\.\d+\.\d+$",
-                                             description="NVIDIA dcgm-exporter chart (GPU utilisation per pod).")
-
-    @property
-    def rate_window(self) -> str:
-        return f"{max(MIN_WINDOW_SECONDS, self.scrape_interval_seconds * SCRAPES_PER_WINDOW)}s"
-
-    @property
-    def prometheus_url(self) -> str:
-        return f"http://{PROMETHEUS_RELEASE}-server.{NAMESPACE}.svc"
 
 
 def prometheus_values(config: MonitoringConfig, system_node_selector: Mapping[str, str]) -> dict:

@@ -4,57 +4,15 @@ pays NAT processing or crosses zones to reach a NAT gateway."""
 from __future__ import annotations
 
 import json
-import re
-from typing import Literal, Mapping
+from typing import Mapping
 
 import pulumi
 import pulumi_aws as aws
-from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from components.network.security_groups import https_from
 from components.common.iam import (account_endpoint_policy, kms_endpoint_policy, s3_endpoint_policy,
                                       sts_endpoint_policy)
-
-InterfaceService = Literal["ecr.api", "ecr.dkr", "sts", "ec2", "logs", "sqs"]
-
-
-class EndpointsConfig(BaseModel):
-    """VPC endpoints of one stack (config `seedance-gpu:endpoints`)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    s3_gateway: bool = Field(True, description="S3 gateway endpoint on every private route table (free).")
-    s3_interface: bool | None = Field(
-        None, description="S3 interface endpoint with private DNS; default on in staging and prod, off in dev.")
-    s3_interface_inbound_resolver_only: bool = Field(
-        True, description="Private DNS of the S3 interface endpoint answers only Route 53 inbound-resolver clients "
-                          "(on-premises), so in-VPC S3 traffic keeps using the free gateway. Needs s3_gateway.")
-    kms_interface: bool = Field(True, description="KMS interface endpoint with private DNS.")
-    interface_services: list[InterfaceService] = Field(
-        [], description="Further interface endpoints for a private cluster (image pulls and API calls off NAT).")
-    interface_az_count: int | None = Field(
-        None, ge=1, le=6, description="Zones that get interface endpoint network interfaces; default every zone.")
-    s3_bucket_names: list[str] = Field(
-        [], description="Buckets of other accounts this account's principals may read and write through the S3 "
-                        "endpoints (this account's own buckets are always reachable by its principals).")
-    s3_public_read_buckets: list[str] = Field(
-        [], description="Third-party buckets the nodes read anonymously through the S3 gateway, besides ECR, "
-                        "registry.k8s.io and the Amazon Linux repositories (e.g. a registry's blob store).")
-
-    @field_validator("interface_services")
-    @classmethod
-    def _unique(cls, values: list[str]) -> list[str]:
-        if len(set(values)) != len(values):
-            raise ValueError("lists a service twice")
-        return values
-
-    @field_validator("s3_bucket_names", "s3_public_read_buckets")
-    @classmethod
-    def _bucket_names(cls, values: list[str]) -> list[str]:
-        for value in values:
-            if not re.fullmatch(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]", value):
-                raise ValueError(f"{value!r} is not an S3 bucket name")
-        return values
+from components.network.config import EndpointsConfig
 
 
 class PrivateEndpoints(pulumi.ComponentResource):

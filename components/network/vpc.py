@@ -3,49 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Literal, Mapping
+from typing import Mapping
 
 import pulumi
 import pulumi_aws as aws
-from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from components.common.validation import parse_cidr
 from components.common.iam import flow_log_delivery_policy, service_assume_role_policy
-from components.common.log_retention import valid_retention
 from components.network.subnets import plan_subnets
-
-
-class NetworkConfig(BaseModel):
-    """Network layout of one stack."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    vpc_cidr: str = Field("10.0.0.0/16", description="IPv4 range of the VPC, private (RFC 1918), /16 to /24.")
-    az_count: int = Field(3, ge=2, le=6, description="Availability Zones to spread subnets over (EKS needs 2).")
-    nat_gateways: Literal["single", "per_az"] = Field(
-        "per_az", description="One NAT gateway for all zones (cheap, one zone's outage cuts egress) or one per zone."
-    )
-    private_subnet_prefix: int = Field(19, ge=16, le=24, description="Prefix length of each private (node) subnet.")
-    public_subnet_prefix: int = Field(24, ge=20, le=28, description="Prefix length of each public (NAT) subnet.")
-    flow_logs: Literal["reject", "all", "off"] = Field(
-        "reject", description="VPC flow logs to CloudWatch Logs: rejected traffic only (the security signal, at a "
-                              "fraction of the ingestion cost of all traffic on GPU-sized S3 transfers), all, or off.")
-    flow_log_retention_days: int = Field(30, description="Retention of the flow log group, days (a CloudWatch value).")
-
-    @field_validator("flow_log_retention_days")
-    @classmethod
-    def _retention(cls, value: int) -> int:
-        return valid_retention(value)
-
-    @field_validator("vpc_cidr")
-    @classmethod
-    def _private_range(cls, value: str) -> str:
-        network = parse_cidr(value, "10.0.0.0/16")
-        if not 16 <= network.prefixlen <= 24:
-            raise ValueError("prefix length must be between /16 and /24 (the VPC limits)")
-        if not network.is_private:
-            raise ValueError("must be a private (RFC 1918) range")
-        return str(network)
+from components.network.config import NetworkConfig
 
 
 class Network(pulumi.ComponentResource):

@@ -21,11 +21,13 @@ from components.catalog.regions import regions
 from components.pricing.live import LivePriceSource
 from components.capacity.lock import CapacityLock, LockError, LockPriceSource, lock_path, read_lock
 from components.capacity.planner import (
-    CapacityPlan, Decision, GroupRequest, ReservedHolding, constraint_changes, decide_all, placement_questions,
+    CapacityPlan, Decision, GroupRequest, constraint_changes, decide_all, placement_questions,
     spot_only)
 from components.pricing.prices import PlacementRequest, PriceBook, PriceSource, PriceSourceError, SnapshotPriceSource
 from components.capacity.holdings import allocate_holdings
+from components.pricing.reserved import ReservedHolding
 from components.stack.config import PROJECT, ConfigError, StackConfig
+
 
 def table_zones(config: StackConfig) -> list[str]:
     """The zones an offline run uses: the first `az_count` of the region table."""
@@ -210,10 +212,10 @@ def optional_lock(path: Path) -> CapacityLock | None:
 
 def _lock_holdings(lock: CapacityLock) -> list[ReservedHolding]:
     """The RI holdings a lock was decided with (when RIs are read live, the lock is their record)."""
-    holdings = {}
+    holdings: dict[str, ReservedHolding] = {}
     for plan in lock.plans().values():
-        for instance_type, count, rate in plan.constraints["holdings"]:
-            previous = holdings.get(instance_type)
-            total = count + (previous.count if previous else 0)
-            holdings[instance_type] = ReservedHolding(instance_type, total, rate, "capacity lock")
+        for held in plan.mix.holdings:
+            previous = holdings.get(held.instance_type)
+            total = held.count + (previous.count if previous else 0)
+            holdings[held.instance_type] = ReservedHolding(held.instance_type, total, held.usd_per_hour, "capacity lock")
     return list(holdings.values())

@@ -17,20 +17,18 @@ from pydantic.fields import FieldInfo
 
 from components.catalog.regions import regions
 from components.capacity.config import CapacityConfig
-from components.cluster.cluster import ClusterConfig
+from components.cluster.config import ClusterConfig, SchedulingConfig
 from components.common.validation import FieldError
-from components.cluster.descheduler import SchedulingConfig
-from components.cluster.descheduler import chart_version as descheduler_chart_version
+from components.cluster.config import chart_version as descheduler_chart_version
 from components.network.egress import EgressTraffic, EndpointLayout
-from components.compute.gpu_node_group import GpuNodeGroupConfig, allocatable_gpus
+from components.compute.config import GpuNodeGroupConfig, allocatable_gpus
 from components.storage.checkpoint_sizing import SizingDecision, size_checkpoint_volume
 from components.catalog.instance_types import gpu_instance_type
 from components.pricing.prices import PriceSourceError, SnapshotPriceSource
-from components.network.endpoints import EndpointsConfig
-from components.storage.storage_classes import StorageConfig
-from components.monitoring.metrics_pipeline import MonitoringConfig
-from components.serving.triton import TritonServingConfig
-from components.network.vpc import NetworkConfig
+from components.network.config import EndpointsConfig, NetworkConfig
+from components.storage.config import StorageConfig
+from components.monitoring.config import MonitoringConfig
+from components.serving.config import TritonServingConfig
 from components.serving.capacity import GroupCapacity, ServingDemand, group_capacity
 from components.network.subnets import plan_subnets
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from components.capacity.mix import asg_mix
 from components.capacity.planner import BREAKER_TAG
 from components.compute.labels import WORKLOAD_CLASS_LABEL
 from components.plan.resources import ASG, PlanResource, is_unknown, tags_of
@@ -45,16 +46,11 @@ def capped_class(resource: PlanResource, table: dict) -> str | None:
     return klass if klass in table and not breaker_on(resource) else None
 
 
-def distribution(resource: PlanResource) -> dict:
-    return ((resource.props.get("mixedInstancesPolicy") or {}).get("instancesDistribution")) or {}
-
-
 def spot_share_at(resource: PlanResource, size: float) -> float | None:
-    d = distribution(resource)
-    base, percentage = number(d.get("onDemandBaseCapacity")), number(d.get("onDemandPercentageAboveBaseCapacity"), 100)
-    if base is None or percentage is None or size <= 0:
+    mix = asg_mix(resource)
+    if mix is None or size <= 0:
         return None
-    return max(0.0, size - base) * (100 - percentage) / 100 / size
+    return mix.spot_share_at(size)
 
 
 def ceil_share(share: float, size: float) -> int:

@@ -2,16 +2,17 @@
 
 from components.plan.resources import ASG
 from policies.framework import Rule
-from policies.rules._helpers import distribution, number, workload_class
+from components.capacity.mix import asg_mix
+from policies.rules._helpers import workload_class
 
 
 def check(resource, config):
     if resource.type != ASG or workload_class(resource) is None:
         return
-    d = distribution(resource)
-    base, percentage = number(d.get("onDemandBaseCapacity")), number(d.get("onDemandPercentageAboveBaseCapacity"), 100)
-    if base is None or percentage is None:
+    mix = asg_mix(resource)
+    if mix is None:
         return
+    base, percentage = mix.on_demand_base, mix.on_demand_percentage_above_base
     if base > 0 or percentage >= 100:
         yield (f"{resource.name} keeps {base:g} GPUs on-demand and {percentage:g}% above them; outside prod run spot "
                "above a zero base (seedance decide with live prices, or class_overrides ri_baseline: 0)")

@@ -2,7 +2,8 @@
 
 from components.plan.resources import ASG
 from policies.framework import Rule
-from policies.rules._helpers import capped_class, class_table, ceil_share, distribution, number
+from components.capacity.mix import asg_mix
+from policies.rules._helpers import capped_class, class_table, ceil_share, number
 
 
 def check(resource, config):
@@ -10,9 +11,10 @@ def check(resource, config):
     if klass is None:
         return
     desired = number(resource.props.get("desiredCapacity"))
-    base = number(distribution(resource).get("onDemandBaseCapacity"))
-    if desired is None or base is None:
+    mix = asg_mix(resource)
+    if desired is None or mix is None:
         return
+    base = mix.on_demand_base
     needed = min(ceil_share(config["baselines"][klass], desired), number(resource.props.get("maxSize")) or desired)
     if base < needed:
         yield (f"{resource.name} ({klass}) has an on-demand base of {base:g} GPUs; the {klass} RI baseline needs "

@@ -37,7 +37,8 @@ def test_prometheus_accepts_its_scrape_settings(stack_plan):
 
 
 def test_fast_scrape_intervals_lower_the_timeout():
-    from components.monitoring.metrics_pipeline import MonitoringConfig, prometheus_values
+    from components.monitoring.config import MonitoringConfig
+    from components.monitoring.metrics_pipeline import prometheus_values
 
     scrape = prometheus_values(MonitoringConfig(scrape_interval_seconds=5), {})["server"]["global"]
     assert (scrape["scrape_interval"], scrape["scrape_timeout"]) == ("5s", "5s")

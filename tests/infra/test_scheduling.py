@@ -8,7 +8,8 @@ import yaml
 
 from components.catalog.instance_types import gpu_instance_type
 from components.compute.labels import AMI_FAMILY_LABEL, NODE_GROUP_LABEL
-from components.compute.device_plugin import CONFIG_LABEL, GpuSharingConfig, device_plugin_values
+from components.compute.config import CONFIG_LABEL, GpuSharingConfig
+from components.compute.device_plugin import device_plugin_values
 from seedance.cli import main
 from tests.infra.test_capacity import stack_config
 from tests.seedance.test_cli import REPO, bad_stack

@@ -1,0 +1,122 @@
+"""A GPU group's Spot / On-Demand / Reserved-Instance mix: the only copy of its arithmetic. Pure.
+
+An Auto Scaling group runs an on-demand base, then a percentage of the units above it on-demand and
+the rest on spot; Reserved Instances bill against the running on-demand units, cheapest rate first.
+The arithmetic is the same in GPUs (a `CapacityPlan`) and in instances (the Auto Scaling group, which
+counts instances): `GroupMix` is unit-free, and `in_instances` turns a plan's GPU mix into the group's,
+rounding the base up so spot never exceeds the plan's share at any size.
+
+Read by the planner, the node group's rendering, the cost estimate, the policy rules and the replay
+benchmark; the Reserved Instances a plan was decided with travel in its constraints (the lock) and in
+one tag on the group (the plan), both read and written here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence, TypeVar
+
+from components.plan.resources import PlanResource, is_unknown, tags_of
+from components.pricing.reserved import ReservedHolding
+
+# The tag that carries a GPU group's Reserved Instances in the plan, so every reader of the plan (the
+# cost estimate offline and in the policy pack) prices them as the capacity decision did.
+HOLDINGS_TAG = "seedance.io/reserved-instances"
+
+Key = TypeVar("Key")
+
+
+@dataclass(frozen=True)
+class GroupMix:
+    """How a group splits its units between on-demand (and the RIs that cover it) and spot."""
+
+    on_demand_base: float
+    on_demand_percentage_above_base: float  # 0 to 100
+    instance_types: tuple[str, ...] = ()  # in on-demand priority order
+    spot_types: tuple[str, ...] = ()
+    holdings: tuple[ReservedHolding, ...] = ()  # counts in instances, rates per instance
+
+    def spot_units(self, size: float) -> float:
+        """Units on spot when the group runs `size` units."""
+        return max(0.0, size - self.on_demand_base) * (100 - self.on_demand_percentage_above_base) / 100
+
+    def on_demand_units(self, size: float) -> float:
+        return size - self.spot_units(size)
+
+    def spot_share_at(self, size: float) -> float:
+        """Share of `size` units on spot (0 for an empty group)."""
+        return self.spot_units(size) / size if size > 0 else 0.0
+
+    def in_instances(self, gpus_per_instance: int) -> "GroupMix":
+        """This mix of GPUs as the Auto Scaling group runs it (no weights: it counts instances)."""
+        return GroupMix(math.ceil(self.on_demand_base / gpus_per_instance - 1e-9),
+                        self.on_demand_percentage_above_base, self.instance_types, self.spot_types, self.holdings)
+
+
+def percentage_within_cap(base: float, max_size: float, cap: float) -> int:
+    """The smallest whole on-demand percentage above `base` that keeps the spot share within `cap` at
+    every size up to `max_size` (the share grows with size, so the maximum is the bound)."""
+    if cap <= 0 or base >= max_size:
+        return 100
+    # share at max = (max - base) x (100 - p) / 100 / max <= cap
+    allowed = cap * max_size / (max_size - base)
+    return max(0, math.ceil(100 * (1 - allowed) - 1e-9))
+
+
+def reserved_cover(on_demand_units: float,
+                   offers: Iterable[tuple[Key, float, float]]) -> list[tuple[Key, float, float]]:
+    """Which on-demand units Reserved Instances bill against: (key, units available, rate per unit)
+    offers, cheapest rate first, until the units run out; returns (key, units covered, rate)."""
+    covered, left = [], on_demand_units
+    for key, units, rate in sorted(offers, key=lambda offer: offer[2]):
+        if left <= 0:
+            break
+        take = min(left, units)
+        if take > 0:
+            covered.append((key, take, rate))
+            left -= take
+    return covered
+
+
+def holdings_tag(holdings: Iterable[ReservedHolding]) -> str:
+    """`<type>=<count>@<usd per hour>` per holding, space separated (characters AWS tags allow)."""
+    return " ".join(f"{h.instance_type}={h.count}@{h.usd_per_hour:.6f}" for h in holdings if h.count > 0)
+
+
+def holdings_from_tag(value: str, source: str = "plan tag") -> tuple[ReservedHolding, ...]:
+    """The holdings `holdings_tag` wrote."""
+    held = []
+    for entry in value.split():
+        instance_type, rest = entry.split("=", 1)
+        count, rate = rest.split("@", 1)
+        held.append(ReservedHolding(instance_type, int(count), float(rate), source))
+    return tuple(held)
+
+
+def holdings_constraint(holdings: Sequence[ReservedHolding]) -> list[list[Any]]:
+    """The holdings as a plan's constraints (and so the lock) record them: [type, count, usd per hour]."""
+    return [[h.instance_type, h.count, h.usd_per_hour] for h in holdings]
+
+
+def holdings_from_constraints(constraints: dict, source: str = "plan") -> tuple[ReservedHolding, ...]:
+    """The holdings a plan was decided with, from its constraints."""
+    return tuple(ReservedHolding(str(t), int(count), float(rate), source)
+                 for t, count, rate in constraints.get("holdings", []))
+
+
+def asg_mix(resource: PlanResource) -> GroupMix | None:
+    """An Auto Scaling group's mix from its plan inputs (camelCase) and tags; None without a
+    MixedInstancesPolicy or while the base or the percentage is unknown at preview."""
+    policy = resource.props.get("mixedInstancesPolicy") or {}
+    if not policy:
+        return None
+    distribution = policy.get("instancesDistribution") or {}
+    base = distribution.get("onDemandBaseCapacity")
+    percentage = distribution.get("onDemandPercentageAboveBaseCapacity")
+    if is_unknown(base) or is_unknown(percentage):
+        return None
+    overrides = (policy.get("launchTemplate") or {}).get("overrides") or []
+    tag = (tags_of(resource) or {}).get(HOLDINGS_TAG) or ""
+    return GroupMix(float(base or 0), float(100 if percentage is None else percentage),
+                    tuple(o.get("instanceType") for o in overrides), (), holdings_from_tag(tag))

@@ -1,0 +1,192 @@
+"""The cluster slice of the stack config: the control plane, system nodes, the autoscaler and the
+descheduler. Pure."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Literal
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from components.common.validation import FieldError, parse_cidr
+from components.common.log_retention import valid_retention
+
+
+# EKS versions in standard or extended support at the time of writing (2026-11).
+SUPPORTED_KUBERNETES_MINORS = range(30, 37)
+
+
+AddonName = Literal["vpc-cni", "coredns", "kube-proxy", "eks-pod-identity-agent", "aws-ebs-csi-driver"]
+
+
+def _all_match(values: list[str], pattern: str, what: str) -> list[str]:
+    for value in values:
+        if not re.fullmatch(pattern, value):
+            raise ValueError(f"{value!r} is not {what}")
+    return values
+
+
+class SystemNodesConfig(BaseModel):
+    """A small on-demand managed node group for cluster services (CoreDNS, CSI controllers, adapters)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    instance_types: list[str] = Field(["m7i.large"], min_length=1, description="EC2 types for system nodes.")
+    min_size: int = Field(2, ge=1, le=10, description="Fewest system nodes (2 keeps CoreDNS highly available).")
+    desired_size: int = Field(2, ge=1, le=10, description="System nodes at creation; the autoscaler owns it later.")
+    max_size: int = Field(4, ge=1, le=20, description="Most system nodes.")
+    disk_size_gib: int = Field(50, ge=20, le=500, description="gp3 root volume per system node, GiB.")
+
+    @field_validator("instance_types")
+    @classmethod
+    def _instance_type_names(cls, values: list[str]) -> list[str]:
+        return _all_match(values, r"[a-z][a-z0-9-]*\.[a-z0-9]+", "an EC2 instance type name such as m7i.large")
+
+    @model_validator(mode="after")
+    def _sizes_ordered(self) -> "SystemNodesConfig":
+        if not self.min_size <= self.desired_size <= self.max_size:
+            raise ValueError(
+                f"need min_size <= desired_size <= max_size, got {self.min_size}, {self.desired_size}, {self.max_size}"
+            )
+        return self
+
+
+# The autoscaler's minor must match the cluster's (its compatibility rule); newest patch releases
+# checked in kubernetes/autoscaler's tags (cluster-autoscaler-1.33.6, cluster-autoscaler-1.34.5).
+IMAGE_TAGS = {"1.33": "v1.33.6", "1.34": "v1.34.5"}
+
+
+class ClusterAutoscalerConfig(BaseModel):
+    """The cluster autoscaler (config `seedance-gpu:cluster.autoscaler`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    chart_version: str = Field("9.53.0", pattern=r"^\d+\.\d+\.\d+$", description="cluster-autoscaler Helm chart.")
+    image_tag: str | None = Field(None, pattern=r"^v\d+\.\d+\.\d+$",
+                                  description="Autoscaler image; default: the release matching the cluster's minor "
+                                              f"({', '.join(f'{k}: {v}' for k, v in IMAGE_TAGS.items())}).")
+    scale_down_unneeded_minutes: int = Field(10, ge=1, le=1440,
+                                             description="How long a node stays unneeded before it is removed.")
+    max_node_provision_minutes: int = Field(15, ge=5, le=60, description="How long a new node may take to register "
+                                                                         "(GPU AMIs boot slowly).")
+
+    def image_for(self, kubernetes_version: str) -> str | None:
+        return self.image_tag or IMAGE_TAGS.get(kubernetes_version)
+
+
+class ClusterConfig(BaseModel):
+    """The EKS control plane of one stack."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(None, description="EKS cluster name; default seedance-<env>.",
+                             pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$")
+    kubernetes_version: str = Field("1.33", description="EKS Kubernetes version, 1.30 to 1.36.")
+    public_endpoint_cidrs: list[str] = Field(
+        [], description="CIDRs allowed to reach the API server publicly; empty keeps the endpoint private only."
+    )
+    deployer_cidrs: list[str] = Field(
+        [], description="Private CIDRs that `pulumi up` runs from (a runner network routed to this VPC by peering, "
+                        "VPN or Transit Gateway, or a subnet of this VPC): allowed to the private API endpoint on 443. "
+                        "The same run installs Kubernetes objects, so a stack needs these or public_endpoint_cidrs."
+    )
+    admin_principal_arns: list[str] = Field(
+        [], description="IAM roles or users given cluster-admin through EKS access entries."
+    )
+    control_plane_logs: list[Literal["api", "audit", "authenticator", "controllerManager", "scheduler"]] = Field(
+        ["api", "audit", "authenticator"], description="Control-plane log types sent to CloudWatch."
+    )
+    log_retention_days: int = Field(30, description="Retention of the control-plane log group, days.")
+    system_nodes: SystemNodesConfig = Field(default_factory=SystemNodesConfig)
+    addon_versions: dict[AddonName, str] = Field(
+        {}, description="Pinned add-on versions; an add-on left out gets EKS's default for the cluster version."
+    )
+    device_plugin_version: str = Field("0.17.1", pattern=r"^\d+\.\d+\.\d+$",
+                                       description="NVIDIA k8s-device-plugin Helm chart version.")
+    node_termination_handler_version: str = Field("0.27.6", pattern=r"^\d+\.\d+\.\d+$",
+                                                  description="aws-node-termination-handler Helm chart version.")
+    service_cidr: str = Field("172.20.0.0/16", description="Kubernetes Service range; fixed at creation, outside the VPC.")
+    autoscaler: ClusterAutoscalerConfig = Field(default_factory=ClusterAutoscalerConfig)
+
+    @model_validator(mode="after")
+    def _autoscaler_matches_the_cluster(self) -> "ClusterConfig":
+        if self.autoscaler.image_for(self.kubernetes_version) is None:
+            raise FieldError("autoscaler.image_tag", None, f"no checked autoscaler release for Kubernetes "
+                             f"{self.kubernetes_version}; allowed: the v{self.kubernetes_version}.x release tag")
+        return self
+
+    @field_validator("service_cidr")
+    @classmethod
+    def _service_range(cls, value: str) -> str:
+        network = parse_cidr(value, "172.20.0.0/16")
+        if not network.is_private or not 12 <= network.prefixlen <= 24:
+            raise ValueError("must be a private range from /12 to /24 (EKS's limits)")
+        return str(network)
+
+    @field_validator("kubernetes_version")
+    @classmethod
+    def _supported_version(cls, value: str) -> str:
+        match = re.fullmatch(r"1\.(\d+)", value)
+        if not match or int(match.group(1)) not in SUPPORTED_KUBERNETES_MINORS:
+            raise ValueError(
+                f"must be an EKS version from 1.{SUPPORTED_KUBERNETES_MINORS.start} to 1.{SUPPORTED_KUBERNETES_MINORS.stop - 1}, "
+                "as a quoted string such as \"1.33\""
+            )
+        return value
+
+    @field_validator("public_endpoint_cidrs")
+    @classmethod
+    def _no_open_endpoint(cls, values: list[str]) -> list[str]:
+        for value in values:
+            try:
+                network = ipaddress.IPv4Network(value)
+            except ValueError:
+                raise ValueError(f"{value!r} is not an IPv4 CIDR") from None
+            if network.prefixlen == 0:
+                raise ValueError("0.0.0.0/0 would expose the API server to the internet; list your CIDRs")
+        return values
+
+    @field_validator("deployer_cidrs")
+    @classmethod
+    def _private_deployers(cls, values: list[str]) -> list[str]:
+        for value in values:
+            network = parse_cidr(value, "10.100.0.0/24")
+            if not network.is_private or network.prefixlen < 8:
+                raise ValueError(f"{value} must be a private range of /8 or smaller: the private endpoint "
+                                 "is reached over the VPC's routes (public CIDRs go in public_endpoint_cidrs)")
+        return values
+
+    @field_validator("admin_principal_arns")
+    @classmethod
+    def _iam_principals(cls, values: list[str]) -> list[str]:
+        return _all_match(values, r"arn:aws[a-z-]*:iam::\d{12}:(role|user)/[\w+=,.@/-]+", "an IAM role or user ARN")
+
+    @field_validator("log_retention_days")
+    @classmethod
+    def _retention(cls, value: int) -> int:
+        return valid_retention(value)
+
+
+# The descheduler's minor matches the Kubernetes minor it is built and tested for (its README's
+# compatibility matrix): chart 0.33.0 runs v0.33, 0.34.0 runs v0.34.
+CHART_VERSIONS = {"1.33": "0.33.0", "1.34": "0.34.0"}
+
+
+class SchedulingConfig(BaseModel):
+    """Cluster-wide scheduling helpers (config `seedance-gpu:scheduling`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    descheduler: bool = Field(False, description="Run the Descheduler with the source's settings.")
+    descheduler_chart_version: str | None = Field(
+        None, pattern=r"^\d+\.\d+\.\d+$", description="Its Helm chart version; default: the release matching the "
+        f"cluster's minor ({', '.join(f'{k}: {v}' for k, v in CHART_VERSIONS.items())}).")
+    cpu_threshold: int = Field(35, ge=1, le=100, description="Nodes below this CPU % are under-used (source: 35).")
+    memory_threshold: int = Field(45, ge=1, le=100, description="Nodes below this memory % are under-used (source: 45).")
+    pod_lifetime_hours: int = Field(72, ge=1, le=8760, description="Pods older than this are evicted (source: 72).")
+    lifetime_exempt_namespaces: list[str] = Field(
+        ["kube-system", "training-job"],
+        description="Namespaces whose pods may run longer (long training jobs resume from checkpoints anyway).")
+
+
+def chart_version(config: SchedulingConfig, kubernetes_version: str) -> str | None:
+    return config.descheduler_chart_version or CHART_VERSIONS.get(kubernetes_version)

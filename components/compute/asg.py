@@ -1,0 +1,50 @@
+"""What a GPU node group's Auto Scaling group says, rendered from its plan and config. Pure: the
+component passes these to pulumi_aws, and the tests read them without the runtime."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from components.capacity.planner import CapacityPlan
+from components.catalog.instance_types import gpu_instance_type
+from components.compute.config import GpuNodeGroupConfig
+from components.compute.labels import GPU_TAINT
+
+NTH_MANAGED_TAG = "aws-node-termination-handler/managed"
+
+
+def instances_distribution(plan: CapacityPlan, gpus_per_instance: int) -> dict[str, Any]:
+    """The plan's distribution in instances (the group counts instances: no weights,
+    kubernetes/autoscaler#4851); the on-demand base rounds up, so spot never exceeds the plan's share."""
+    mix = plan.mix.in_instances(gpus_per_instance)
+    return {"on_demand_base_capacity": int(mix.on_demand_base),
+            "on_demand_percentage_above_base_capacity": int(mix.on_demand_percentage_above_base),
+            "on_demand_allocation_strategy": plan.on_demand_allocation_strategy,
+            "spot_allocation_strategy": plan.spot_allocation_strategy}
+
+
+def asg_tags(cluster_name: str, node_name: str, labels: Mapping[str, str], tags: Mapping[str, str],
+             resources: Mapping[str, str]) -> dict[str, str]:
+    """Tags of the group, propagated to its instances: cost tags, cluster ownership, autoscaler
+    discovery and scale-from-zero templates (labels, the GPU taint, resources), termination-handler scope."""
+    autoscaler = "k8s.io/cluster-autoscaler"
+    return {
+        **tags,
+        "Name": node_name,
+        f"kubernetes.io/cluster/{cluster_name}": "owned",
+        f"{autoscaler}/enabled": "true",
+        f"{autoscaler}/{cluster_name}": "owned",
+        **{f"{autoscaler}/node-template/label/{k}": v for k, v in labels.items()},
+        f"{autoscaler}/node-template/taint/{GPU_TAINT['key']}": f"{GPU_TAINT['value']}:{GPU_TAINT['effect']}",
+        **{f"{autoscaler}/node-template/resources/{k}": v for k, v in resources.items()},
+        NTH_MANAGED_TAG: "true",
+    }
+
+
+def node_template_resources(config: GpuNodeGroupConfig) -> dict[str, str]:
+    """What one node offers, for the cluster autoscaler's scale-from-zero template: GPUs after sharing
+    (it would read the physical count from the type), and the smallest type's CPU and memory, so the
+    template never promises more than any override delivers."""
+    types = [gpu_instance_type(t) for t in config.instance_types]
+    return {"nvidia.com/gpu": str(config.gpus_per_instance * config.gpu_sharing.gpu_multiplier),
+            "cpu": str(min(t.vcpus for t in types)), "memory": f"{min(t.memory_gib for t in types)}Gi"}

@@ -1,0 +1,38 @@
+"""The monitoring slice of the stack config. Pure."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+NAMESPACE = "monitoring"
+PROMETHEUS_RELEASE = "prometheus"
+# Rates over fewer than four scrapes are noise (and over one or two, often empty): the adapter's windows
+# hold four scrapes and at least a minute.
+SCRAPES_PER_WINDOW = 4
+MIN_WINDOW_SECONDS = 60
+
+
+class MonitoringConfig(BaseModel):
+    """The metrics pipeline (config `seedance-gpu:monitoring`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    scrape_interval_seconds: int = Field(15, ge=5, le=60, description="Prometheus scrape interval.")
+    retention_hours: int = Field(48, ge=2, le=720, description="How long Prometheus keeps samples (it feeds "
+                                                                 "autoscaling; long-term metrics belong elsewhere).")
+    storage_gib: int = Field(8, ge=4, le=100, description="Size limit of Prometheus's emptyDir; the TSDB keeps "
+                                                          "2 GiB below it.")
+    prometheus_chart_version: str = Field("27.39.0", pattern=r"^\d+\.\d+\.\d+$",
+                                          description="prometheus-community/prometheus chart.")
+    adapter_chart_version: str = Field("4.11.0", pattern=r"^\d+\.\d+\.\d+$", description="prometheus-adapter chart.")
+    dcgm_exporter_chart_version: str = Field("4.1.1", pattern=r"^\d+\.\d+\.\d+$",
+                                             description="NVIDIA dcgm-exporter chart (GPU utilisation per pod).")
+
+    @property
+    def rate_window(self) -> str:
+        return f"{max(MIN_WINDOW_SECONDS, self.scrape_interval_seconds * SCRAPES_PER_WINDOW)}s"
+
+    @property
+    def prometheus_url(self) -> str:
+        return f"http://{PROMETHEUS_RELEASE}-server.{NAMESPACE}.svc"

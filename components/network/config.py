@@ -1,0 +1,84 @@
+"""The network slice of the stack config: the VPC and its private endpoints. Pure."""
+
+from __future__ import annotations
+
+from typing import Literal
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from components.common.validation import parse_cidr
+from components.common.log_retention import valid_retention
+import re
+
+
+InterfaceService = Literal["ecr.api", "ecr.dkr", "sts", "ec2", "logs", "sqs"]
+
+
+class NetworkConfig(BaseModel):
+    """Network layout of one stack."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    vpc_cidr: str = Field("10.0.0.0/16", description="IPv4 range of the VPC, private (RFC 1918), /16 to /24.")
+    az_count: int = Field(3, ge=2, le=6, description="Availability Zones to spread subnets over (EKS needs 2).")
+    nat_gateways: Literal["single", "per_az"] = Field(
+        "per_az", description="One NAT gateway for all zones (cheap, one zone's outage cuts egress) or one per zone."
+    )
+    private_subnet_prefix: int = Field(19, ge=16, le=24, description="Prefix length of each private (node) subnet.")
+    public_subnet_prefix: int = Field(24, ge=20, le=28, description="Prefix length of each public (NAT) subnet.")
+    flow_logs: Literal["reject", "all", "off"] = Field(
+        "reject", description="VPC flow logs to CloudWatch Logs: rejected traffic only (the security signal, at a "
+                              "fraction of the ingestion cost of all traffic on GPU-sized S3 transfers), all, or off.")
+    flow_log_retention_days: int = Field(30, description="Retention of the flow log group, days (a CloudWatch value).")
+
+    @field_validator("flow_log_retention_days")
+    @classmethod
+    def _retention(cls, value: int) -> int:
+        return valid_retention(value)
+
+    @field_validator("vpc_cidr")
+    @classmethod
+    def _private_range(cls, value: str) -> str:
+        network = parse_cidr(value, "10.0.0.0/16")
+        if not 16 <= network.prefixlen <= 24:
+            raise ValueError("prefix length must be between /16 and /24 (the VPC limits)")
+        if not network.is_private:
+            raise ValueError("must be a private (RFC 1918) range")
+        return str(network)
+
+
+class EndpointsConfig(BaseModel):
+    """VPC endpoints of one stack (config `seedance-gpu:endpoints`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    s3_gateway: bool = Field(True, description="S3 gateway endpoint on every private route table (free).")
+    s3_interface: bool | None = Field(
+        None, description="S3 interface endpoint with private DNS; default on in staging and prod, off in dev.")
+    s3_interface_inbound_resolver_only: bool = Field(
+        True, description="Private DNS of the S3 interface endpoint answers only Route 53 inbound-resolver clients "
+                          "(on-premises), so in-VPC S3 traffic keeps using the free gateway. Needs s3_gateway.")
+    kms_interface: bool = Field(True, description="KMS interface endpoint with private DNS.")
+    interface_services: list[InterfaceService] = Field(
+        [], description="Further interface endpoints for a private cluster (image pulls and API calls off NAT).")
+    interface_az_count: int | None = Field(
+        None, ge=1, le=6, description="Zones that get interface endpoint network interfaces; default every zone.")
+    s3_bucket_names: list[str] = Field(
+        [], description="Buckets of other accounts this account's principals may read and write through the S3 "
+                        "endpoints (this account's own buckets are always reachable by its principals).")
+    s3_public_read_buckets: list[str] = Field(
+        [], description="Third-party buckets the nodes read anonymously through the S3 gateway, besides ECR, "
+                        "registry.k8s.io and the Amazon Linux repositories (e.g. a registry's blob store).")
+
+    @field_validator("interface_services")
+    @classmethod
+    def _unique(cls, values: list[str]) -> list[str]:
+        if len(set(values)) != len(values):
+            raise ValueError("lists a service twice")
+        return values
+
+    @field_validator("s3_bucket_names", "s3_public_read_buckets")
+    @classmethod
+    def _bucket_names(cls, values: list[str]) -> list[str]:
+        for value in values:
+            if not re.fullmatch(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]", value):
+                raise ValueError(f"{value!r} is not an S3 bucket name")
+        return values
