@@ -21,14 +21,12 @@ from components.serving.model_repository import ModelRepository
 from components.network.vpc import Network
 from components.contract.contract import CONTRACT_VERSION, PlatformContract
 from components.network.endpoints import PrivateEndpoints
-from components.serving.capacity import table_lines
 from components.compute.spot_interruptions import SpotInterruptionHandling
 from components.storage.storage_classes import CheckpointStorage, LocalStorage
 from components.monitoring.metrics_pipeline import MetricsPipeline
 from components.serving.triton import TritonServing
-from components.stack.capacity import program_capacity
 from components.stack.config import load_from_pulumi
-from infra.reports import account_steps, capacity_report, egress
+from components.stack.derivation import derive, stack_reports
 
 STACKS_DIR = Path(__file__).resolve().parent.parent / "stacks"
 
@@ -37,8 +35,9 @@ config = load_from_pulumi()
 zones = config.usable_zones(aws.get_availability_zones(state="available").names)
 # Under Pulumi's mock runtime (`seedance plan`, tests) there is no cloud to ask: prices come from the snapshot.
 offline = isinstance(get_monitor(), MockMonitor)
-capacity = program_capacity(config, pulumi.get_stack(), zones, STACKS_DIR, datetime.now(timezone.utc),
-                            live=None if offline else LivePriceSource(), offline=offline)
+derived = derive(config, pulumi.get_stack(), zones, STACKS_DIR, datetime.now(timezone.utc),
+                 live=None if offline else LivePriceSource(), offline=offline)
+capacity = derived.capacity
 tags = config.resource_tags
 name = config.cluster_name
 
@@ -100,12 +99,11 @@ ClusterAutoscaler(
     provider=cluster.provider,
     tags=tags,
 )
-checkpoint_decision = config.checkpoint_decision()
 if config.storage.checkpoints is not None:
     CheckpointStorage(
         f"{name}-checkpoints",
         config.storage.checkpoints,
-        checkpoint_decision,
+        derived.checkpoint,
         kms_key_arn=key.key_arn,
         zone=zones[0],  # pre-provisioned volumes live in one zone; their PVs pin pods there
         provider=cluster.provider,
@@ -184,13 +182,7 @@ contract = {
     },
     "triton_endpoints": {serving_name: serving.endpoints for serving_name, serving in triton.items()},
     "endpoint_ids": endpoints.endpoint_ids,
-    "reports": {
-        "capacity": capacity_report(capacity, {g: n.asg_name for g, n in node_groups.items()}),
-        "egress": egress(config),
-        "checkpoint_sizing": checkpoint_decision.lines() if checkpoint_decision else [],
-        "account_steps": account_steps(config, pulumi.get_stack()),
-        "serving_capacity": table_lines(config.serving_capacity()) if config.serving else [],
-    },
+    "reports": stack_reports(config, pulumi.get_stack(), derived, {g: n.asg_name for g, n in node_groups.items()}),
 }
 assert set(contract) == set(PlatformContract.model_fields), "the exports must be exactly the contract"
 for output_name, value in contract.items():

@@ -12,6 +12,7 @@ import logging
 import subprocess
 import sys
 import tempfile
+from datetime import datetime, timezone
 from pathlib import Path
 
 import yaml
@@ -21,7 +22,11 @@ from components.cost.estimate import catalog_for, estimate
 from components.compute.labels import NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
 from components.pricing.prices import PriceSourceError
 from components.storage.manifests import fio_checkpoint_test
+from components.network.egress import report_lines
+from components.serving.capacity import table_lines
+from components.stack.capacity import table_zones
 from components.stack.config import PROJECT
+from components.stack.derivation import account_steps, capacity_report, checkpoint_decision, derive
 from seedance import breaker_command, budget_tag_command, capacity_commands, check_command, config_reference
 
 from seedance.engine import Plan, ProgramFailed, ProgramInputError, run_program
@@ -65,26 +70,26 @@ def offline_plan(stack: str, program: Path | None, stack_file: Path | None) -> t
     return plan, header
 
 
-def _reports(outputs: dict) -> dict:
-    reports = outputs.get("reports")
-    return reports if isinstance(reports, dict) else {}
-
-
-def _serving_section(outputs: dict) -> list[str]:
-    table = _reports(outputs).get("serving_capacity")
-    return ["Triton pods the autoscalers may ask for, against each group at its maximum:", *table] if table else []
-
-
-def _account_section(outputs: dict) -> list[str]:
-    steps = _reports(outputs).get("account_steps")
-    return ["Steps outside `pulumi up` (AWS requires them):", *[f"  - {step}" for step in steps]] if steps else []
-
-
-def _storage_section(outputs: dict) -> list[str]:
-    sizing = _reports(outputs).get("checkpoint_sizing")
-    if not sizing:
-        return []
-    return ["Checkpoint volume sizing (monthly, per volume):", *[f"  {line}" for line in sizing]]
+def _derived_sections(args: argparse.Namespace, plan: Plan) -> list[list[str]]:
+    """The seedance stack's reports, derived here from its config as the program derives them (the same
+    function, the same bundled prices and zones), rendered for people. Other programs have none."""
+    project, config = load_stack(args.program, args.stack, args.stack_file)
+    if project.name != PROJECT:
+        return [_cost_section(plan)]
+    derived = derive(config, args.stack, table_zones(config), project.stack_config_dir, datetime.now(timezone.utc),
+                     offline=True)
+    storage = derived.checkpoint.lines() if derived.checkpoint else []
+    egress = report_lines(derived.egress) if derived.egress else [f"  no egress estimate: {derived.egress_problem}"]
+    serving = table_lines(list(derived.serving)) if derived.serving else []
+    return [
+        ["Checkpoint volume sizing (monthly, per volume):", *[f"  {line}" for line in storage]] if storage else [],
+        ["Egress to AWS services, per month (through NAT only vs this stack's endpoints):", *egress],
+        capacity_commands.capacity_section({"capacity": capacity_report(derived.capacity, {})}),
+        _cost_section(plan),
+        ["Triton pods the autoscalers may ask for, against each group at its maximum:", *serving] if serving else [],
+        ["Steps outside `pulumi up` (AWS requires them):",
+         *[f"  - {step}" for step in account_steps(config, args.stack)]],
+    ]
 
 
 def _stack_config(args: argparse.Namespace):
@@ -98,7 +103,7 @@ def _fio_job_command(args: argparse.Namespace) -> int:
     if checkpoints is None:
         raise UsageError(f"stack {args.stack} has no {PROJECT}:storage.checkpoints")
     group = next(g for g in config.gpu_node_groups if g.name == checkpoints.node_group)
-    manifests = fio_checkpoint_test(checkpoints.storage_class_name, config.checkpoint_decision().chosen.size_gib,
+    manifests = fio_checkpoint_test(checkpoints.storage_class_name, checkpoint_decision(config).chosen.size_gib,
                                     checkpoints.namespace, {WORKLOAD_CLASS_LABEL: group.workload_class,
                                                             NODE_GROUP_LABEL: group.name})
     print(yaml.safe_dump_all(manifests, sort_keys=False), end="")
@@ -129,13 +134,6 @@ def _cost_section(plan: Plan) -> list[str]:
     return lines
 
 
-def _egress_section(outputs: dict) -> list[str]:
-    egress = _reports(outputs).get("egress")
-    if not isinstance(egress, dict) or not egress.get("report"):
-        return []
-    return ["Egress to AWS services, per month (through NAT only vs this stack's endpoints):", *egress["report"]]
-
-
 @functools.cache
 def platform_stack_outputs(reference: str) -> dict | None:
     """Offline answer to a StackReference `org/seedance-gpu/<stack>`: the outputs of that stack's own
@@ -155,11 +153,9 @@ def platform_stack_outputs(reference: str) -> dict | None:
 
 def _plan_command(args: argparse.Namespace) -> int:
     plan, header = offline_plan(args.stack, args.program, args.stack_file)
-    sections = {"storage": _storage_section(plan.outputs), "egress": _egress_section(plan.outputs),
-                "capacity": capacity_commands.capacity_section(_reports(plan.outputs)), "cost": _cost_section(plan),
-                "serving": _serving_section(plan.outputs), "account": _account_section(plan.outputs)}
-    print(plan_to_text(plan, header, omit_outputs=("reports",) if _reports(plan.outputs) else ()))
-    for lines in sections.values():
+    sections = _derived_sections(args, plan)
+    print(plan_to_text(plan, header, omit_outputs=("reports",) if "reports" in plan.outputs else ()))
+    for lines in sections:
         if lines:
             print("\n" + "\n".join(lines))
     if args.json:

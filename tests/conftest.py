@@ -1,13 +1,11 @@
 from functools import cache
-from pathlib import Path
 
 import pytest
 
 from seedance.cli import offline_plan
 from seedance.engine import Plan
+from tests.stacks import REPO, STACKS
 
-REPO = Path(__file__).resolve().parent.parent
-STACKS = ("dev", "staging", "prod")
 
 
 @cache

@@ -88,3 +88,16 @@ def assert_checkov_clean_and_every_skip_needed(manifests: list[dict], workdir: P
     for manifest in manifests:
         for check in skip_annotations(manifest):
             assert (checkov_resource(manifest), check) in failing, f"{checkov_resource(manifest)} skips {check} needlessly"
+
+
+def node_labels(asg):
+    prefix = "k8s.io/cluster-autoscaler/node-template/label/"
+    return {t["key"][len(prefix):]: t["value"] for t in asg.inputs["tags"] if t["key"].startswith(prefix)}
+
+
+def selects(affinity, labels):
+    """Required node affinity (In / NotIn / Exists) against a node's labels."""
+    terms = affinity["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    checks = {"In": lambda e: labels.get(e["key"]) in e["values"], "NotIn": lambda e: labels.get(e["key"]) not in e["values"],
+              "Exists": lambda e: e["key"] in labels}
+    return any(all(checks[e["operator"]](e) for e in term["matchExpressions"]) for term in terms)

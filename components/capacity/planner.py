@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Sequence
 
 from components.catalog.instance_types import gpu_instance_type
@@ -158,11 +158,10 @@ def _money(value: float) -> str:
     return f"${value:,.4f}"
 
 
-def _age(price: Price | None, now: datetime) -> str:
-    if price is None:
-        return "unknown"
-    hours = price.age(now).total_seconds() / 3600
-    return f"{hours:.1f} h" if hours < 48 else f"{hours / 24:.0f} days"
+def _observed(price: Price | InterruptionFrequency | None) -> str:
+    """When a price was observed, as a date: an explanation then reads the same on any later day (the
+    stack's outputs carry it), where an age would change with every run."""
+    return "unknown" if price is None else f"observed {price.observed_at.astimezone(timezone.utc):%Y-%m-%d %H:%M}Z"
 
 
 def _fresh(price: Price | None, now: datetime, settings: PlannerSettings) -> bool:
@@ -192,8 +191,8 @@ def _reference_rate(request: GroupRequest, book: PriceBook, now, settings) -> tu
         if rate is None:
             return None, f"{basis} price unknown"
         if price is not None and not _fresh(price, now, settings):
-            return None, (f"{basis} price {_age(price, now)} old "
-                          f"(fresh means <= {settings.max_price_age.total_seconds() / 3600:g} h)")
+            return None, (f"{basis} price {_observed(price)}, not fresh (fresh means observed within "
+                          f"{settings.max_price_age.total_seconds() / 3600:g} h of the decision)")
         rates.append((rate, basis))
     return min(rates)
 
@@ -207,7 +206,7 @@ def _interruptions_per_month(instance_type: str, book: PriceBook, now, settings)
     if frequency is None:
         return settings.unknown_interruptions_per_month, "frequency unknown, worst band assumed"
     if now - frequency.observed_at > settings.max_interruption_data_age:
-        return settings.unknown_interruptions_per_month, f"frequency {_age(frequency, now)} old, worst band assumed"
+        return settings.unknown_interruptions_per_month, f"frequency {_observed(frequency)}, older than {settings.max_interruption_data_age.days} days: worst band assumed"
     return frequency.per_month, f"{frequency.per_month:.0%}/month, {frequency.source}"
 
 
@@ -251,7 +250,7 @@ def _spot_eligibility(request, book, now, settings, current: CapacityPlan | None
         expected = spot + interruptions
         ok = expected < band * reference
         oldest = max(spot_prices, key=lambda p: p.age(now))
-        line = (f"spot {instance_type}: {_money(spot)}/GPU-h in {zone}, its cheapest zone (age {_age(oldest, now)}) + "
+        line = (f"spot {instance_type}: {_money(spot)}/GPU-h in {zone}, its cheapest zone ({_observed(oldest)}) + "
                 f"interruptions {_money(interruptions)}/GPU-h ({frequency}) = {_money(expected)} vs the reference "
                 f"{_money(band * reference)}")
         if settings.spot_price_ratio is not None:
@@ -469,7 +468,7 @@ def plan_capacity(
             lines.append(f"on-demand {instance_type}: price unknown in {book.region}, type left out")
             continue
         lines.append(f"on-demand {instance_type}: {_money(price.usd_per_hour)}/h = {_money(price.usd_per_hour / gpus)}"
-                     f"/GPU-h ({gpus} GPUs), {price.source}, age {_age(price, now)}")
+                     f"/GPU-h ({gpus} GPUs), {price.source}, {_observed(price)}")
     for holding in request.holdings:
         lines.append(f"reserved {holding.instance_type}: {holding.count} x {_money(holding.usd_per_hour)}/h, {holding.source}")
 
@@ -579,11 +578,11 @@ def _stale_prices(request: GroupRequest, plan: CapacityPlan, book: PriceBook, no
     for instance_type in plan.instance_types:
         price = book.on_demand_price(instance_type)
         if not _fresh(price, now, settings):
-            problems.append(f"on-demand {instance_type} ({_age(price, now)})")
+            problems.append(f"on-demand {instance_type} ({_observed(price)})")
     for instance_type in plan.spot_types:
         for zone, price in zip(request.zones, _zone_spot_prices(instance_type, request, book)):
             if not _fresh(price, now, settings):
-                problems.append(f"spot {instance_type}@{zone} ({_age(price, now)})")
+                problems.append(f"spot {instance_type}@{zone} ({_observed(price)})")
     return problems
 
 

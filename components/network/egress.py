@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from components.common.tables import table
 from components.pricing.prices import UnitPrice
 
 HOURS_PER_MONTH = 730
@@ -137,16 +138,12 @@ def egress_report(traffic: EgressTraffic, layout: EndpointLayout, prices: dict[s
 
 
 def report_lines(report: EgressReport) -> list[str]:
-    """The report as text for `seedance plan`."""
-    lines = [f"  {'traffic':30} {'GB/month':>10} {'via NAT':>10} {'this stack':>11}  path"]
-    for line in report.lines:
-        lines.append(f"  {line.traffic:30} {line.gb:10,.0f} {line.via_nat_usd:10,.2f} {line.via_endpoints_usd:11,.2f}  "
-                     f"{line.path}")
-    for service, usd in report.endpoint_hours_usd.items():
-        lines.append(f"  {service + ' endpoint AZ-hours':30} {'':10} {0:10,.2f} {usd:11,.2f}")
-    lines.append(f"  {'total':30} {'':10} {report.via_nat_usd:10,.2f} {report.with_endpoints_usd:11,.2f}  "
-                 f"saving ${report.saving_usd:,.2f}/month")
-    lines.append(f"  NAT gateway hours (kept either way): ${report.nat_hours_usd:,.2f}/month")
-    lines += [f"  note: {note}" for note in report.notes]
-    lines += [f"  prices: {source}" for source in report.price_sources]
-    return lines
+    """The report as a table and its notes, for `seedance plan` and the stack's reports."""
+    rows = [[line.traffic, round(line.gb), line.via_nat_usd, line.via_endpoints_usd, line.path] for line in report.lines]
+    rows += [[f"{service} endpoint AZ-hours", None, 0.0, usd, ""] for service, usd in report.endpoint_hours_usd.items()]
+    rows.append(["total", None, report.via_nat_usd, report.with_endpoints_usd, f"saving ${report.saving_usd:,.2f}/month"])
+    lines = table(["traffic", "GB/month", "via NAT $", "this stack $", "path"], rows)
+    lines.append(f"NAT gateway hours (kept either way): ${report.nat_hours_usd:,.2f}/month")
+    lines += [f"note: {note}" for note in report.notes]
+    lines += [f"prices: {source}" for source in report.price_sources]
+    return [f"  {line}" for line in lines]

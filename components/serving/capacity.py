@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from components.catalog.instance_types import gpu_instance_type
+from components.common.tables import table
 
 RESERVED_VCPUS = 1
 USABLE_MEMORY = 0.85
@@ -76,10 +77,9 @@ def group_capacity(group: str, instance_types: list[str], gpus_per_instance: int
 
 
 def table_lines(capacities: list[GroupCapacity]) -> list[str]:
-    lines = ["| group | GPUs/node | max nodes | pods/node (limit) | model set: HPA min-max + surge + canary "
-             "| pods needed | pods schedulable | fits |", "| --- | ---: | ---: | --- | --- | ---: | ---: | --- |"]
-    for c in capacities:
-        sets = "; ".join(f"{d.name}: {d.hpa_min}-{d.hpa_max} + {SURGE_PODS} + {d.canary}" for d in c.demands)
-        lines.append(f"| {c.group} | {c.gpus_per_node} | {c.max_nodes} | {c.pods_per_node} ({c.limited_by}) | "
-                     f"{sets} | {c.needed} | {c.schedulable} | {'yes' if c.fits else 'NO'} |")
-    return lines
+    """A markdown table: each online group's Triton pods needed at most against what it holds."""
+    rows = [[c.group, c.gpus_per_node, c.max_nodes, f"{c.pods_per_node} ({c.limited_by})",
+             "; ".join(f"{d.name}: {d.hpa_min}-{d.hpa_max} + {SURGE_PODS} + {d.canary}" for d in c.demands),
+             c.needed, c.schedulable, "yes" if c.fits else "NO"] for c in capacities]
+    return table(["group", "GPUs/node", "max nodes", "pods/node (limit)", "model set: HPA min-max + surge + canary",
+                  "pods needed", "pods schedulable", "fits"], rows, markdown=True)

@@ -22,14 +22,11 @@ from components.common.validation import FieldError
 from components.cluster.config import chart_version as descheduler_chart_version
 from components.network.egress import EgressTraffic, EndpointLayout
 from components.compute.config import GpuNodeGroupConfig, allocatable_gpus
-from components.storage.checkpoint_sizing import SizingDecision, size_checkpoint_volume
 from components.catalog.instance_types import gpu_instance_type
-from components.pricing.prices import PriceSourceError, SnapshotPriceSource
 from components.network.config import EndpointsConfig, NetworkConfig
 from components.storage.config import StorageConfig
 from components.monitoring.config import MonitoringConfig
 from components.serving.config import TritonServingConfig
-from components.serving.capacity import GroupCapacity, ServingDemand, group_capacity
 from components.network.subnets import plan_subnets
 
 PROJECT = "seedance-gpu"
@@ -192,7 +189,6 @@ class StackConfig(BaseModel):
             if checkpoints.node_group not in names:
                 raise FieldError("storage.checkpoints.node_group", checkpoints.node_group,
                                  f"must name a GPU node group; this stack has: {', '.join(names) or 'none'}")
-            self.checkpoint_decision()
         return self
 
     @model_validator(mode="after")
@@ -226,51 +222,9 @@ class StackConfig(BaseModel):
                                  f"the warm pool is larger than max_replicas ({serving.max_replicas})")
         return self
 
-    @model_validator(mode="after")
-    def _every_replica_schedulable(self) -> "StackConfig":
-        for capacity in self.serving_capacity():
-            if not capacity.fits:
-                index = next(i for i, s in enumerate(self.serving) if s.node_group == capacity.group)
-                group = next(i for i, g in enumerate(self.gpu_node_groups) if g.name == capacity.group)
-                raise FieldError(f"serving[{index}].max_replicas", self.serving[index].max_replicas,
-                                 f"group {capacity.group} holds {capacity.schedulable} Triton pods at its maximum "
-                                 f"({capacity.max_nodes} nodes x {capacity.pods_per_node}, limited by "
-                                 f"{capacity.limited_by}) but may be asked for {capacity.needed} (HPA maxima + "
-                                 f"surge + canary); allowed: fewer replicas, or a larger "
-                                 f"gpu_node_groups[{group}].max_gpus")
-        return self
-
-    def serving_capacity(self) -> list[GroupCapacity]:
-        """Per online group: the pods its model sets may need against the pods it can run at its maximum."""
-        groups = {g.name: g for g in self.gpu_node_groups}
-        capacities = []
-        for name in dict.fromkeys(s.node_group for s in self.serving):
-            group = groups[name]
-            demands = [ServingDemand(name=s.name, gpus=s.gpus, cpu=s.cpu, memory_gib=s.memory,
-                                     hpa_min=self.warm_pool(s), hpa_max=s.max_replicas,
-                                     canary=s.canary.replicas if s.canary else 0)
-                       for s in self.serving if s.node_group == name]
-            capacities.append(group_capacity(name, group.instance_types, group.gpus_per_instance,
-                                             group.gpu_sharing.gpu_multiplier, group.max_gpus, demands))
-        return capacities
-
     def warm_pool(self, serving: TritonServingConfig) -> int:
         """Minimum ready replicas: configured, else 1 in dev and 2 elsewhere (the source's pre-warmed pool)."""
         return serving.warm_pool or (1 if self.env == "dev" else 2)
-
-    def checkpoint_decision(self) -> SizingDecision | None:
-        """The sized checkpoint volume (None without `storage.checkpoints`)."""
-        checkpoints = self.storage.checkpoints
-        if checkpoints is None:
-            return None
-        group = next(g for g in self.gpu_node_groups if g.name == checkpoints.node_group)
-        try:
-            prices = SnapshotPriceSource().service_prices(self.region)
-            return size_checkpoint_volume(checkpoints.profile, prices, [gpu_instance_type(t) for t in group.instance_types])
-        except FieldError as error:
-            raise FieldError(f"storage.checkpoints.profile.{error.field}", error.value, error.allowed) from None
-        except PriceSourceError as error:
-            raise FieldError("storage.checkpoints", "(set)", f"cannot size volumes in {self.region}: {error}") from None
 
     @property
     def local_storage_groups(self) -> list[str]:
@@ -367,6 +321,12 @@ def _format_error(error: ValidationError) -> str:
     shown = "(missing)" if first["type"] == "missing" else json.dumps(value, default=str)
     more = f" (and {len(errors) - 1} more error(s))" if len(errors) > 1 else ""
     return f"invalid config {key} = {shown}: {allowed}{more}"
+
+
+def field_error(error: FieldError) -> ConfigError:
+    """A stack-level check's finding (a derived value that does not fit) as the one-line config error."""
+    key = _config_key(_location(error.field))
+    return ConfigError(f"invalid config {key} = {json.dumps(error.value, default=str)}: {error.allowed}")
 
 
 def parse_stack_config(region: Any, project_values: dict[str, Any]) -> StackConfig:

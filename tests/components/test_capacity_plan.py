@@ -44,7 +44,7 @@ def test_worked_example_batch_mix():
     assert plan.expected_usd_per_hour == pytest.approx(expected, rel=1e-6)
     assert plan.all_on_demand_usd_per_hour == pytest.approx(16 * REFERENCE)
     text = "\n".join(plan.explanation)
-    assert "age 0.1 h" in text and "test on-demand" in text and "saving" in text
+    assert "observed 2026-12-01 11:55Z" in text and "test on-demand" in text and "saving" in text
 
 
 def test_spot_cost_takes_each_zones_cheapest_type():
@@ -178,7 +178,7 @@ def test_stale_or_missing_prices_give_on_demand_only_without_a_current_plan(age,
     decision = decide(request(types=TRAINING), book(spot, age=age), NOW)
     assert decision.rule == "first-plan"
     assert decision.plan.spot_types == () and decision.plan.on_demand_percentage_above_base == 100
-    expected = "spot price missing" if missing else "old (fresh means <= 6 h)"
+    expected = "spot price missing" if missing else "not fresh (fresh means observed within 6 h of the decision)"
     assert expected in "\n".join(decision.plan.explanation)
 
 

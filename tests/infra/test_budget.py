@@ -6,8 +6,8 @@ import pytest
 
 from components.stack.config import ConfigError, parse_config_values
 from seedance.cli import main
-from tests.infra.test_capacity import REPO, stack_config
-from tests.seedance.test_cli import bad_stack
+from tests.stacks import REPO, stack_config
+from tests.stacks import bad_stack
 
 
 def test_budget_with_85_and_95_percent_actual_and_forecast_alerts(plan_of):

@@ -1,25 +1,14 @@
 """Which plans the program deploys, per `capacity.source`, with and without a lock."""
 
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 
 from components.capacity.lock import build_lock, lock_path, read_lock, render_lock
 from components.stack.capacity import decide_stack, program_capacity
-from components.stack.config import ConfigError, parse_config_values
-from seedance.project import find_project, load_stack_config
+from components.stack.config import ConfigError
 from tests.components.markets import NOW, ZONES, FakeLiveSource
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-def stack_config(stack, **changes):
-    project = find_project(REPO)
-    values = dict(load_stack_config(project, project.stack_file(stack)).values)
-    config = parse_config_values(values)
-    return config.model_copy(update=changes) if changes else config
-
+from tests.stacks import stack_config
 
 def write_lock(tmp_path, config, stack="prod", spot_ratio=0.3):
     result = decide_stack(config, ZONES, [FakeLiveSource(spot_ratio)], config.capacity.configured_holdings(), {}, NOW)

@@ -4,9 +4,9 @@ import json
 
 from seedance.cli import main
 from seedance.offline_cloud import OFFLINE_ACCOUNT_ID
-from tests.infra.test_capacity import stack_config
+from tests.stacks import stack_config
 from tests.policy_evaluation import Request, allows
-from tests.seedance.test_cli import bad_stack
+from tests.stacks import bad_stack
 
 ASG = "aws:autoscaling/group:Group"
 

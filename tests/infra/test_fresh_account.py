@@ -7,7 +7,7 @@ import seedance.cli
 from components.common.iam import autoscaling_role_arn
 from seedance.cli import offline_plan
 from seedance.offline_cloud import OFFLINE_ACCOUNT_ID, OfflineCloud
-from tests.infra.test_capacity import REPO
+from tests.stacks import REPO
 
 KEY = "aws:kms/key:Key"
 SERVICE_LINKED_ROLE = "aws:iam/serviceLinkedRole:ServiceLinkedRole"

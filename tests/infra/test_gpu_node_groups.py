@@ -13,7 +13,7 @@ from components.compute.node_bootstrap import AMI_FAMILY_TRAITS
 from components.stack.capacity import decide_stack
 from seedance.cli import offline_plan
 from tests.components.markets import NOW, FakeLiveSource
-from tests.infra.test_capacity import REPO, stack_config
+from tests.stacks import REPO, stack_config
 
 ASG = "aws:autoscaling/group:Group"
 

@@ -4,7 +4,7 @@ queries that Prometheus over windows of several scrapes, and nothing waits for a
 import re
 
 from components.compute.labels import GPU_TAINT_KEY
-from tests.infra.test_scheduling import node_labels, selects
+from tests.k8s_checks import node_labels, selects
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 COUNTERS = ("nv_inference_queue_duration_us", "nv_inference_request_success", "nv_inference_count",

@@ -7,7 +7,7 @@ import pytest
 from seedance.cli import main
 from seedance.offline_cloud import OFFLINE_ACCOUNT_ID
 from tests.policy_evaluation import Request, allows
-from tests.seedance.test_cli import bad_stack
+from tests.stacks import bad_stack
 
 ENDPOINT = "aws:ec2/vpcEndpoint:VpcEndpoint"
 

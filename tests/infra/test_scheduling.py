@@ -11,8 +11,9 @@ from components.compute.labels import AMI_FAMILY_LABEL, NODE_GROUP_LABEL
 from components.compute.config import CONFIG_LABEL, GpuSharingConfig
 from components.compute.device_plugin import device_plugin_values
 from seedance.cli import main
-from tests.infra.test_capacity import stack_config
-from tests.seedance.test_cli import REPO, bad_stack
+from tests.stacks import stack_config
+from tests.k8s_checks import node_labels, selects
+from tests.stacks import REPO, bad_stack
 
 
 def release(plan, chart):
@@ -31,19 +32,6 @@ def test_time_slicing_configs_for_the_device_plugin():
         "train": {"version": "v1", "sharing": {"timeSlicing": {"resources": [{"name": "nvidia.com/gpu", "replicas": 2}]}}},
         default: {"version": "v1", "flags": {"migStrategy": "none"}},
     }
-
-
-def node_labels(asg):
-    prefix = "k8s.io/cluster-autoscaler/node-template/label/"
-    return {t["key"][len(prefix):]: t["value"] for t in asg.inputs["tags"] if t["key"].startswith(prefix)}
-
-
-def selects(affinity, labels):
-    """Required node affinity (In / NotIn / Exists) against a node's labels."""
-    terms = affinity["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
-    checks = {"In": lambda e: labels.get(e["key"]) in e["values"], "NotIn": lambda e: labels.get(e["key"]) not in e["values"],
-              "Exists": lambda e: e["key"] in labels}
-    return any(all(checks[e["operator"]](e) for e in term["matchExpressions"]) for term in terms)
 
 
 def test_every_gpu_node_runs_one_device_plugin_with_its_groups_sharing(stack_plan):

@@ -6,9 +6,9 @@ import pytest
 import yaml
 
 from seedance.cli import main
-from tests.infra.test_capacity import stack_config
+from tests.stacks import stack_config
 from tests.k8s_checks import assert_checkov_clean_and_every_skip_needed, declared_manifests, schema_errors
-from tests.seedance.test_cli import bad_stack
+from tests.stacks import bad_stack
 
 STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"
 

@@ -7,10 +7,10 @@ import pytest
 from components.catalog.instance_types import gpu_instance_type
 from seedance.cli import main
 from seedance.offline_cloud import OFFLINE_ACCOUNT_ID
-from tests.infra.test_capacity import stack_config
+from tests.stacks import stack_config
 from tests.k8s_checks import assert_checkov_clean_and_every_skip_needed, declared_manifests, schema_errors
 from tests.policy_evaluation import Request, allows
-from tests.seedance.test_cli import bad_stack
+from tests.stacks import bad_stack
 
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 HPA = "kubernetes:autoscaling/v2:HorizontalPodAutoscaler"

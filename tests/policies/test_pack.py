@@ -78,7 +78,7 @@ def test_wrapped_budget_rule_survives_unknown_values_at_preview():
 
 @pytest.mark.parametrize("env", ["dev", "staging", "prod"])
 def test_policy_config_budgets_follow_the_stacks(env):
-    from tests.infra.test_capacity import stack_config
+    from tests.stacks import stack_config
 
     config = json.loads((PACK / "config" / f"{env}.json").read_text())
     stack = stack_config(env)

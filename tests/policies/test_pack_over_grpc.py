@@ -9,7 +9,7 @@ from policies.rules import ALL_RULES
 from seedance.check_command import plan_resources
 from seedance.engine import Secret
 from tests.policies.analyzer_harness import Diagnostic, RunningPack
-from tests.policies.test_unknowns import unknown_at
+from tests.unknowns import unknown_at
 
 RULES = {rule.name: rule for rule in ALL_RULES}
 SECRET_SIG = "4dabf18193072939515e22adb298388d"

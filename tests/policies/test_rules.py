@@ -10,7 +10,7 @@ from components.plan.resources import PlanResource
 from policies.framework import PolicyConfigError, run_rules
 from policies.rules import ALL_RULES
 from seedance.check_command import plan_resources
-from tests.policies.test_unknowns import UNKNOWN
+from tests.unknowns import UNKNOWN
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "policies"
 RULES = {rule.name: rule for rule in ALL_RULES}

@@ -9,20 +9,7 @@ from components.plan.resources import PlanResource
 from policies.framework import load_enforcement, run_rules
 from policies.rules import ALL_RULES
 from seedance.check_command import plan_resources
-
-UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
-
-
-def unknown_at(value, depth):
-    """Every value `depth` levels into the inputs replaced by the engine's unknown sentinel."""
-    if depth == 0:
-        return UNKNOWN
-    if isinstance(value, dict):
-        return {k: unknown_at(v, depth - 1) for k, v in value.items()}
-    if isinstance(value, list):
-        return [unknown_at(v, depth - 1) for v in value]
-    return value
-
+from tests.unknowns import UNKNOWN, unknown_at
 
 def mandatory(violations):
     return {(v.policy, v.urn) for v in violations if v.level == "mandatory"}

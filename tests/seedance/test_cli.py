@@ -3,11 +3,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import yaml
 
 from seedance.cli import main
+from tests.stacks import REPO, bad_stack
 
-REPO = Path(__file__).resolve().parents[2]
 
 
 def test_plan_writes_json_with_the_engine_inputs(tmp_path, capsys):
@@ -24,18 +23,6 @@ def test_plan_writes_json_with_the_engine_inputs(tmp_path, capsys):
     assert vpc["inputs"]["cidrBlock"] == "10.60.0.0/16"  # camelCase, as policies see it
     assert document["outputs"]["kubeconfig"] == "[secret]"
     assert "get-token" not in out.read_text()  # no secret leaks into the file
-
-
-def bad_stack(tmp_path, path, value, stack="dev"):
-    document = yaml.safe_load((REPO / "stacks" / f"Pulumi.{stack}.yaml").read_text())
-    node = document["config"]
-    *parents, last = path
-    for part in parents:
-        node = node[part]
-    node[last] = value
-    stack_file = tmp_path / "Pulumi.bad.yaml"
-    stack_file.write_text(yaml.safe_dump(document))
-    return stack_file
 
 
 def test_bad_value_exits_2_naming_the_key(tmp_path, capsys):

@@ -1,0 +1,150 @@
+"""Everything a validated stack config implies, derived once before any resource is declared: the
+capacity plans, the checkpoint volume, the serving capacity of each online group, the endpoint layout
+and its egress cost. The program declares resources from it and exports its reports; `seedance plan`
+derives the same to render them. The clock is passed in: nothing here reads the time itself.
+
+A derived value that does not fit (a checkpoint profile no volume meets, more Triton pods than a group
+holds) is a config error naming the key, raised here, before the program declares anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from components.common.validation import FieldError
+from components.catalog.instance_types import gpu_instance_type
+from components.network.egress import EgressReport, EndpointLayout, egress_report, report_lines
+from components.pricing.live import LivePriceSource
+from components.pricing.prices import PriceSourceError, SnapshotPriceSource
+from components.serving.capacity import GroupCapacity, ServingDemand, group_capacity, table_lines
+from components.stack.capacity import ProgramCapacity, program_capacity
+from components.stack.config import StackConfig, field_error
+from components.storage.checkpoint_sizing import SizingDecision, size_checkpoint_volume
+
+
+@dataclass(frozen=True)
+class StackDerivation:
+    zones: tuple[str, ...]
+    capacity: ProgramCapacity
+    checkpoint: SizingDecision | None
+    serving: tuple[GroupCapacity, ...]
+    endpoints: EndpointLayout
+    egress: EgressReport | None
+    egress_problem: str | None  # why there is no egress report (no prices for the region)
+
+
+def derive(config: StackConfig, stack: str, zones: Sequence[str], stacks_dir: Path, now: datetime,
+           live: LivePriceSource | None = None, offline: bool = False) -> StackDerivation:
+    serving = serving_capacity(config)
+    _check_serving_fits(config, serving)
+    checkpoint = checkpoint_decision(config)
+    layout = config.endpoint_layout()
+    try:
+        egress, problem = egress_report(config.egress_traffic, layout,
+                                        SnapshotPriceSource().service_prices(config.region)), None
+    except PriceSourceError as error:
+        egress, problem = None, str(error)
+    capacity = program_capacity(config, stack, zones, stacks_dir, now, live=live, offline=offline)
+    return StackDerivation(tuple(zones), capacity, checkpoint, tuple(serving), layout, egress, problem)
+
+
+def checkpoint_decision(config: StackConfig) -> SizingDecision | None:
+    """The sized checkpoint volume (None without `storage.checkpoints`)."""
+    checkpoints = config.storage.checkpoints
+    if checkpoints is None:
+        return None
+    group = next(g for g in config.gpu_node_groups if g.name == checkpoints.node_group)
+    try:
+        prices = SnapshotPriceSource().service_prices(config.region)
+        return size_checkpoint_volume(checkpoints.profile, prices, [gpu_instance_type(t) for t in group.instance_types])
+    except FieldError as error:
+        raise field_error(FieldError(f"storage.checkpoints.profile.{error.field}", error.value, error.allowed)) from None
+    except PriceSourceError as error:
+        raise field_error(FieldError("storage.checkpoints", "(set)",
+                                     f"cannot size volumes in {config.region}: {error}")) from None
+
+
+def serving_capacity(config: StackConfig) -> list[GroupCapacity]:
+    """Per online group: the pods its model sets may need against the pods it can run at its maximum."""
+    groups = {g.name: g for g in config.gpu_node_groups}
+    capacities = []
+    for name in dict.fromkeys(s.node_group for s in config.serving):
+        group = groups[name]
+        demands = [ServingDemand(name=s.name, gpus=s.gpus, cpu=s.cpu, memory_gib=s.memory,
+                                 hpa_min=config.warm_pool(s), hpa_max=s.max_replicas,
+                                 canary=s.canary.replicas if s.canary else 0)
+                   for s in config.serving if s.node_group == name]
+        capacities.append(group_capacity(name, group.instance_types, group.gpus_per_instance,
+                                         group.gpu_sharing.gpu_multiplier, group.max_gpus, demands))
+    return capacities
+
+
+def _check_serving_fits(config: StackConfig, capacities: Sequence[GroupCapacity]) -> None:
+    for capacity in capacities:
+        if not capacity.fits:
+            index = next(i for i, s in enumerate(config.serving) if s.node_group == capacity.group)
+            group = next(i for i, g in enumerate(config.gpu_node_groups) if g.name == capacity.group)
+            raise field_error(FieldError(
+                f"serving[{index}].max_replicas", config.serving[index].max_replicas,
+                f"group {capacity.group} holds {capacity.schedulable} Triton pods at its maximum "
+                f"({capacity.max_nodes} nodes x {capacity.pods_per_node}, limited by {capacity.limited_by}) but "
+                f"may be asked for {capacity.needed} (HPA maxima + surge + canary); allowed: fewer replicas, or a "
+                f"larger gpu_node_groups[{group}].max_gpus"))
+
+
+def stack_reports(config: StackConfig, stack: str, derived: StackDerivation,
+                  asg_names: Mapping[str, Any]) -> dict[str, Any]:
+    """The `reports` stack output (contract 1.0's shape), from the derivation alone: the same inputs
+    give the same reports on any day (prices carry when they were observed, never their age)."""
+    return {
+        "capacity": capacity_report(derived.capacity, asg_names),
+        "egress": egress_summary(derived),
+        "checkpoint_sizing": derived.checkpoint.lines() if derived.checkpoint else [],
+        "account_steps": account_steps(config, stack),
+        "serving_capacity": table_lines(list(derived.serving)) if derived.serving else [],
+    }
+
+
+def capacity_report(capacity: ProgramCapacity, asg_names: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "origin": capacity.origin,
+        "groups": {
+            group: {
+                "asg_name": asg_names.get(group),
+                "instance_types": list(plan.instance_types),
+                "spot_types": list(plan.spot_types),
+                "on_demand_base_gpus": plan.on_demand_base_gpus,
+                "on_demand_percentage_above_base": plan.on_demand_percentage_above_base,
+                "max_spot_share": round(plan.max_spot_share, 4),
+                "expected_usd_per_hour": plan.expected_usd_per_hour,
+                "all_on_demand_usd_per_hour": plan.all_on_demand_usd_per_hour,
+                "explanation": list(plan.explanation),
+            }
+            for group, plan in capacity.plans.items()
+        },
+    }
+
+
+def egress_summary(derived: StackDerivation) -> dict[str, Any]:
+    report = derived.egress
+    if report is None:
+        return {"report": [f"  no egress estimate: {derived.egress_problem}"]}
+    return {"monthly_via_nat_usd": round(report.via_nat_usd, 2),
+            "monthly_with_endpoints_usd": round(report.with_endpoints_usd, 2),
+            "monthly_saving_usd": round(report.saving_usd, 2), "report": report_lines(report)}
+
+
+def account_steps(config: StackConfig, stack: str) -> list[str]:
+    """What AWS requires outside `pulumi up`, with the command or place to do it."""
+    cluster = config.cluster
+    reach = (f"public endpoint from {', '.join(cluster.public_endpoint_cidrs)}" if cluster.public_endpoint_cidrs
+             else f"private endpoint from {', '.join(cluster.deployer_cidrs)} (routed to the VPC by your network)")
+    return [
+        f"run `pulumi up` where the cluster API is reachable: {reach}",
+        f"a day after the first `pulumi up`, activate the cost-allocation tag {config.budget.filter_tag!r} in the "
+        f"organization's management account (`seedance budget-tag --stack {stack} --activate`); the budget "
+        "counts nothing until then",
+    ]
