@@ -30,15 +30,10 @@ class BreakerRefused(Exception):
 
 def gpu_groups(autoscaling: Any, cluster_name: str) -> list[dict]:
     """The cluster's seedance GPU groups (tagged with a workload class), every page."""
-    groups, token = [], None
-    while True:
-        page = autoscaling.describe_auto_scaling_groups(
-            Filters=[{"Name": "tag-key", "Values": [f"kubernetes.io/cluster/{cluster_name}"]}],
-            **({"NextToken": token} if token else {}))
-        groups += [g for g in page["AutoScalingGroups"] if any(t["Key"] == CLASS_TAG for t in g.get("Tags", []))]
-        token = page.get("NextToken")
-        if not token:
-            return groups
+    pages = autoscaling.get_paginator("describe_auto_scaling_groups").paginate(
+        Filters=[{"Name": "tag-key", "Values": [f"kubernetes.io/cluster/{cluster_name}"]}])
+    return [g for page in pages for g in page["AutoScalingGroups"]
+            if any(t["Key"] == CLASS_TAG for t in g.get("Tags", []))]
 
 
 def incident_record(stack: str, groups: list[dict], applied: bool, now: datetime) -> dict:

@@ -20,7 +20,6 @@ from components.compute.config import GpuSharingConfig
 from components.compute.device_plugin import NvidiaDevicePlugin
 from components.cluster.config import SystemNodesConfig, ClusterConfig
 
-CONTROL_PLANE_LOG_TYPES = ("api", "audit", "authenticator", "controllerManager", "scheduler")
 _POLICY = "arn:{partition}:iam::aws:policy/{name}"
 
 

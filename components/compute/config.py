@@ -21,9 +21,11 @@ class GpuSharingConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    mode: Literal["none", "time-slicing", "mig"] = Field(
-        "none", description="time-slicing: each GPU is advertised `replicas` times (no memory isolation); "
-                            "mig: refused until a MIG manager is deployed (a strategy alone partitions nothing).")
+    # No MIG: the device plugin's MIG strategy only advertises partitions, something must create them (the
+    # GPU operator's MIG manager, or Bottlerocket's own settings), and this stack deploys neither yet.
+    mode: Literal["none", "time-slicing"] = Field(
+        "none", description="time-slicing: each GPU is advertised `replicas` times (no memory isolation). MIG is "
+                            "not offered: no MIG manager is deployed to partition the GPUs.")
     replicas: int = Field(4, ge=2, le=48, description="Pods sharing one GPU with time-slicing.")
 
     @property
@@ -100,11 +102,6 @@ class GpuNodeGroupConfig(BaseModel):
             if self.ami_family != "al2023":
                 raise FieldError("local_storage", True, "needs ami_family al2023 (nodeadm mounts each disk); "
                                  "Bottlerocket gives instance store to containerd and kubelet only")
-        if self.gpu_sharing.mode == "mig":
-            # The device plugin's MIG strategy only advertises partitions; something must create them (the
-            # GPU operator's MIG manager, or Bottlerocket's own settings), and this stack deploys neither yet.
-            raise FieldError("gpu_sharing.mode", "mig", "no MIG manager is deployed, so nothing would partition "
-                             "the GPUs; allowed: none, or time-slicing")
         per_instance = self.gpus_per_instance
         if self.max_gpus < per_instance:
             raise FieldError("max_gpus", self.max_gpus, f"cannot hold one instance of {per_instance} GPUs; "

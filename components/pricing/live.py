@@ -125,11 +125,15 @@ class LivePriceSource:
     # -- calls ---------------------------------------------------------------------------
 
     def _call(self, client: Any, operation: str, **params) -> dict:
-        """One API call, retried on throttling with exponential backoff until the time budget runs out."""
+        """One API call, retried on throttling (see `_retrying`)."""
+        return self._retrying(operation, lambda: getattr(client, operation)(**params))
+
+    def _retrying(self, operation: str, call: Callable[[], Any]) -> Any:
+        """`call`, retried on throttling with exponential backoff until the time budget runs out."""
         attempt = 0
         while True:
             try:
-                return getattr(client, operation)(**params)
+                return call()
             except ClientError as error:
                 code = error.response.get("Error", {}).get("Code", "")
                 remaining = self._deadline - self._monotonic()
@@ -142,13 +146,20 @@ class LivePriceSource:
                 raise PriceSourceError(f"{operation}: {error}") from None
 
     def _pages(self, client: Any, operation: str, items_key: str, **params) -> list[dict]:
-        items, token = [], None
-        while True:
-            page = self._call(client, operation, **params, **({"NextToken": token} if token else {}))
-            items += page.get(items_key, [])
-            token = page.get("NextToken")
-            if not token:
-                return items
+        """Every page, through botocore's paginator; a throttled page is retried from where it stopped."""
+        items: list[dict] = []
+        resume: str | None = None
+
+        def rest() -> None:
+            nonlocal resume
+            # The service's own token, as a parameter: botocore's StartingToken is its own encoding.
+            token = {"NextToken": resume} if resume else {}
+            for page in client.get_paginator(operation).paginate(**params, **token):
+                items.extend(page.get(items_key, []))
+                resume = page.get("NextToken")
+
+        self._retrying(operation, rest)
+        return items
 
     # -- prices --------------------------------------------------------------------------
 

@@ -41,7 +41,6 @@ class TritonSpec:
     startup_budget_seconds: int
     drain_seconds: int
     exit_timeout_seconds: int
-    service_type: str  # ClusterIP | internal-nlb
     service_account: str
     role_arn: str  # the IRSA role
     region: str
@@ -138,18 +137,11 @@ def deployment(spec: TritonSpec) -> Manifest:
 
 def service(spec: TritonSpec) -> Manifest:
     """One Service for the stable and canary Deployments (selects on the app name only)."""
-    annotations = {}
-    kind = "ClusterIP"
-    if spec.service_type == "internal-nlb":
-        kind = "LoadBalancer"
-        annotations = {"service.beta.kubernetes.io/aws-load-balancer-scheme": "internal",
-                       "service.beta.kubernetes.io/aws-load-balancer-type": "external",
-                       "service.beta.kubernetes.io/aws-load-balancer-nlb-target-type": "ip"}
     return {
         "apiVersion": "v1",
         "kind": "Service",
-        "metadata": metadata(f"triton-{spec.name}", spec.namespace, **({"annotations": annotations} if annotations else {})),
-        "spec": {"type": kind, "selector": {"app.kubernetes.io/name": f"triton-{spec.name}"},
+        "metadata": metadata(f"triton-{spec.name}", spec.namespace),
+        "spec": {"type": "ClusterIP", "selector": {"app.kubernetes.io/name": f"triton-{spec.name}"},
                  "ports": [{"name": port, "port": number, "targetPort": port, "protocol": "TCP"}
                            for port, number in PORTS.items()]},
     }

@@ -80,7 +80,7 @@ class TritonServing(pulumi.ComponentResource):
             max_replicas=config.max_replicas, queue_time_target_us=config.queue_time_target_us,
             requests_per_second_target=config.requests_per_second_target,
             startup_budget_seconds=config.startup_budget_seconds, drain_seconds=config.drain_seconds,
-            exit_timeout_seconds=config.exit_timeout_seconds, service_type=config.service_type,
+            exit_timeout_seconds=config.exit_timeout_seconds,
             service_account=account_name, role_arn=f"arn:{partition}:iam::{account_id}:role/{role_name}", region=region,
         )
         canary = None

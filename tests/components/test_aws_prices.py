@@ -193,6 +193,22 @@ def test_throttling_is_retried_with_backoff_then_succeeds():
     assert time.slept == [0.5, 1.0] and len(book.spot) == 9
 
 
+def test_a_page_throttled_mid_way_is_retried_from_that_page():
+    """The paginator resumes at the page that was throttled: no page is read twice or lost."""
+    clients, time = Clients(), FakeTime()
+    params = {"InstanceTypes": TYPES, "ProductDescriptions": ["Linux/UNIX", "Linux/UNIX (Amazon VPC)"],
+              "StartTime": NOW}
+    second = {**params, "NextToken": fixture("spot_price_history_page1.json")["NextToken"]}
+    clients.ec2_stub.add_response("describe_spot_price_history", fixture("spot_price_history_page1.json"), params)
+    clients.ec2_stub.add_client_error("describe_spot_price_history", "RequestLimitExceeded", http_status_code=503,
+                                      expected_params=second)
+    clients.ec2_stub.add_response("describe_spot_price_history", fixture("spot_price_history_page2.json"), second)
+    clients.on_demand()
+    book = source(clients, time).prices("us-east-1", TYPES, ZONES)
+    clients.done()
+    assert time.slept == [0.5] and len(book.spot) == 9
+
+
 def test_throttling_past_the_time_budget_fails_the_source():
     clients, time = Clients(), FakeTime()
     for _ in range(6):

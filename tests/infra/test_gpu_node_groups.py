@@ -50,7 +50,15 @@ def assert_asg_renders(asg, plan, gpus_per_instance):
     return distribution, overrides
 
 
-def test_each_group_asg_renders_its_capacity_plan_within_the_class_cap(stack_plan):
+def test_spot_plans_have_spot_in_every_group(mixed_stack_plan):
+    """What the fixture promises, so the tests below really see spot mixes."""
+    groups = mixed_stack_plan.outputs["reports"]["capacity"]["groups"]
+    spot = mixed_stack_plan.outputs["reports"]["capacity"]["origin"].startswith("lock")
+    assert all(bool(g["spot_types"]) == spot and (g["max_spot_share"] > 0) == spot for g in groups.values())
+
+
+def test_each_group_asg_renders_its_capacity_plan_within_the_class_cap(mixed_stack_plan):
+    stack_plan = mixed_stack_plan
     groups = stack_plan.outputs["reports"]["capacity"]["groups"]
     assert set(groups) == {"batch", "online"}
     configs = {g.name: g for g in stack_config(stack_plan.stack).gpu_node_groups}
@@ -68,9 +76,10 @@ def test_each_group_asg_renders_its_capacity_plan_within_the_class_cap(stack_pla
         assert [n * config.gpus_per_instance for n in sizes] == [config.min_gpus, config.desired_gpus, config.max_gpus]
 
 
-def test_base_and_spot_cap_hold_at_every_size_the_autoscaler_may_choose(stack_plan):
+def test_base_and_spot_cap_hold_at_every_size_the_autoscaler_may_choose(mixed_stack_plan):
     """From min through desired to max, as the autoscaler moves the group: the RI/baseline GPUs stay on
     demand once the group is that large, and spot never exceeds the class cap."""
+    stack_plan = mixed_stack_plan
     groups = stack_plan.outputs["reports"]["capacity"]["groups"]
     for config in stack_config(stack_plan.stack).gpu_node_groups:
         asg = group_resources(stack_plan, config.name)[ASG]

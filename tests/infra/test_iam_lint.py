@@ -1,7 +1,10 @@
 """Every IAM policy document in every stack's plan, linted by parliament (a linter nobody here wrote).
 
 Parliament reads every document as an identity policy. The findings below are its known false
-positives for documents of another kind, each with the reason; any other finding fails the test.
+positives for documents of another kind, each with the reason; any other finding fails the test. Its
+community auditors (privilege escalation, credentials exposure, permissions management) judge what an
+identity may do, so they run on identity policies only: on resource and endpoint policies every one of
+their findings would be one more "identity policies still decide", and they take twenty seconds a stack.
 """
 
 import json
@@ -18,10 +21,6 @@ NOT_APPLICABLE = {
     ("trust", "UNKNOWN_FEDERATION_SOURCE"): "EKS OIDC providers are per cluster; parliament knows only public IdPs",
     ("resource", "RESOURCE_STAR"): "in a key policy `*` is the key itself; in endpoint, queue and topic policies "
                                    "the conditions narrow it (tests/infra/test_private_endpoints.py evaluates them)",
-    ("resource", "PERMISSIONS_MANAGEMENT_ACTIONS"): "a resource or endpoint policy grants nothing on its own: "
-                                                    "identity policies still decide",
-    ("resource", "PRIVILEGE_ESCALATION"): "same: an endpoint policy only limits what passes the endpoint",
-    ("resource", "CREDENTIALS_EXPOSURE"): "same: an endpoint policy only limits what passes the endpoint",
 }
 
 
@@ -49,7 +48,8 @@ def unexplained_findings(plan):
         document = resource.inputs.get(key)
         if not document:
             continue
-        for finding in parliament.analyze_policy_string(document, include_community_auditors=True).findings:
+        community = kind == "identity"
+        for finding in parliament.analyze_policy_string(document, include_community_auditors=community).findings:
             if (kind, finding.issue) in NOT_APPLICABLE:
                 continue
             if kind == "identity" and accepted_identity_finding(finding):

@@ -78,7 +78,8 @@ def test_mig_is_refused_until_something_partitions_the_gpus(tmp_path, capsys, gr
                      "desired_gpus": 8, "max_gpus": 16, "gpu_sharing": {"mode": "mig"}}
     stack_file = bad_stack(tmp_path, ["seedance-gpu:gpu_node_groups"], groups)
     assert main(["plan", "--stack", "dev", "--stack-file", str(stack_file)]) == 2
-    assert f'gpu_node_groups[{group}].gpu_sharing.mode = "mig": no MIG manager is deployed' in capsys.readouterr().err
+    assert f'gpu_node_groups[{group}].gpu_sharing.mode = "mig": allowed: \'none\' or \'time-slicing\'' \
+        in capsys.readouterr().err
 
 
 def test_descheduler_with_the_sources_settings_in_staging_and_prod(plan_of):
