@@ -63,8 +63,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from components.capacity.mix import GroupMix  # noqa: E402
-from components.capacity.planner import (  # noqa: E402
-    HOURS_PER_MONTH, CapacityPlan, GroupRequest, PlannerSettings, decide, distribution, placement_questions)
+from components.capacity.plan import HOURS_PER_MONTH, CapacityPlan, GroupRequest, PlannerSettings  # noqa: E402
+from components.capacity.planner import decide  # noqa: E402
+from components.capacity.rules import distribution, placement_questions  # noqa: E402
 from components.catalog.instance_types import gpu_instance_type  # noqa: E402
 from components.pricing.prices import InterruptionFrequency, PlacementScore, Price, PriceBook  # noqa: E402
 from components.capacity.workload_classes import workload_classes  # noqa: E402

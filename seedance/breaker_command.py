@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 from components.pricing.live import boto3_clients
-from components.capacity.planner import BREAKER_TAG
+from components.capacity.plan import BREAKER_TAG
 from components.compute.labels import WORKLOAD_CLASS_LABEL
 
 CLASS_TAG = f"k8s.io/cluster-autoscaler/node-template/label/{WORKLOAD_CLASS_LABEL}"

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from components.capacity.planner import PlannerSettings
+from components.capacity.plan import PlannerSettings
 from components.pricing.reserved import ReservedHolding
 from components.catalog.instance_types import gpu_instance_types
 

@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
-from components.capacity.planner import CapacityPlan, Decision, PlannerSettings
+from components.capacity.plan import CapacityPlan, Decision, PlannerSettings
 from components.pricing.prices import PriceBook, PriceSourceError, book_from_json, book_to_json, format_time, parse_time
 
 LOCK_VERSION = 1

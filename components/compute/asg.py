@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from components.capacity.planner import CapacityPlan
+from components.capacity.plan import CapacityPlan
 from components.catalog.instance_types import gpu_instance_type
 from components.compute.config import GpuNodeGroupConfig
 from components.compute.labels import GPU_TAINT

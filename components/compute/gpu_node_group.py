@@ -12,7 +12,7 @@ import pulumi
 import pulumi_aws as aws
 
 from components.capacity.mix import HOLDINGS_TAG, holdings_tag
-from components.capacity.planner import BREAKER_TAG, CapacityPlan
+from components.capacity.plan import BREAKER_TAG, CapacityPlan
 from components.catalog.instance_types import gpu_instance_type
 from components.compute.asg import asg_tags, instances_distribution, node_template_resources
 from components.compute.config import CONFIG_LABEL, GpuNodeGroupConfig, gpu_pool_selector

@@ -20,9 +20,9 @@ from typing import Sequence
 from components.catalog.regions import regions
 from components.pricing.live import LivePriceSource
 from components.capacity.lock import CapacityLock, LockError, LockPriceSource, lock_path, read_lock
-from components.capacity.planner import (
-    CapacityPlan, Decision, GroupRequest, constraint_changes, decide_all, placement_questions,
-    spot_only)
+from components.capacity.plan import CapacityPlan, Decision, GroupRequest, constraint_changes, spot_only
+from components.capacity.planner import decide_all
+from components.capacity.rules import placement_questions
 from components.pricing.prices import PlacementRequest, PriceBook, PriceSource, PriceSourceError, SnapshotPriceSource
 from components.capacity.holdings import allocate_holdings
 from components.pricing.reserved import ReservedHolding

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from components.capacity.planner import GroupRequest
+from components.capacity.plan import GroupRequest
 from components.pricing.reserved import ReservedHolding
 from components.pricing.prices import PlacementScore, Price, PriceBook, PriceSourceError
 from components.capacity.workload_classes import workload_classes

@@ -5,9 +5,11 @@ from datetime import timedelta
 
 import pytest
 
-from components.capacity.planner import (
-    PlannerSettings, decide, hourly_cost, interruption_cost_per_gpu_hour, placement_questions, plan_capacity,
-    saving_noise)
+from components.capacity.context import DecisionContext
+from components.capacity.costs import hourly_cost, saving_noise
+from components.capacity.plan import PlannerSettings
+from components.capacity.planner import decide, plan_capacity
+from components.capacity.rules import placement_questions
 from components.pricing.prices import InterruptionFrequency
 from components.capacity.workload_classes import workload_classes
 from tests.components.markets import LAST_ZONE_PREMIUM, NOW, ON_DEMAND, ZONE_MEAN, ZONES, book, request
@@ -144,7 +146,7 @@ def test_expected_interruptions_count_against_spot():
     stormy = plan_capacity(*interrupted(1.0), NOW)
     assert stormy.spot_types == ()
     line = next(t for t in stormy.explanation if t.startswith("spot g4dn.12xlarge"))
-    cost = interruption_cost_per_gpu_hour("g4dn.12xlarge", *interrupted(1.0), NOW, PlannerSettings(), REFERENCE)[0]
+    cost = DecisionContext.of(*interrupted(1.0), NOW).interruption_cost("g4dn.12xlarge")
     assert cost == pytest.approx(1.0 / 730 * (36_000 + 360) / 3600 * REFERENCE)
     assert f"interruptions {'$'}{cost:,.4f}/GPU-h (100%/month, test advisor)" in line
 

@@ -7,8 +7,10 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from components.capacity.planner import (
-    GroupRequest, ReservedHolding, decide, placement_questions, plan_capacity, reserved_gpus)
+from components.capacity.plan import GroupRequest
+from components.capacity.planner import decide, plan_capacity
+from components.capacity.rules import placement_questions, reserved_gpus
+from components.pricing.reserved import ReservedHolding
 from components.catalog.instance_types import gpu_instance_type
 from components.pricing.prices import InterruptionFrequency, PlacementScore, Price, PriceBook
 from components.capacity.workload_classes import workload_classes

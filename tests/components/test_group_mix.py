@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from components.capacity.mix import HOLDINGS_TAG, GroupMix, holdings_tag, percentage_within_cap, reserved_cover
-from components.capacity.planner import CapacityPlan, GroupRequest, spend
+from components.capacity.plan import CapacityPlan, GroupRequest
+from components.capacity.costs import spend
 from components.capacity.workload_classes import workload_classes
 from components.compute.asg import instances_distribution
 from components.cost.estimate import catalog_for, estimate
