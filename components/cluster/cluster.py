@@ -48,13 +48,67 @@ class Cluster(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ):
         super().__init__("seedance:cluster:Cluster", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
-        tags = dict(tags)
-        partition = aws.get_partition_output(opts=pulumi.InvokeOutputOptions(parent=self)).partition
+        self._name, self._tags = name, dict(tags)
+        self._partition = aws.get_partition_output(opts=pulumi.InvokeOutputOptions(parent=self)).partition
+        cluster = self._control_plane(config, cluster_name, subnet_ids, kms_key_arn)
+        issuer = cluster.identities.apply(lambda ids: ids[0].oidcs[0].issuer)
+        oidc = aws.iam.OpenIdConnectProvider(f"{name}-oidc", url=issuer, client_id_lists=["sts.amazonaws.com"],
+                                             tags=self._tags, opts=pulumi.ResourceOptions(parent=self))
+        self._admin_access(config.admin_principal_arns, cluster)
+        addons, system_nodes = self._addons_and_system_nodes(config, cluster, oidc, issuer, subnet_ids, kms_key_arn)
 
-        def managed_policy(policy_name: str) -> pulumi.Output[str]:
-            return partition.apply(lambda p: _POLICY.format(partition=p, name=policy_name))
+        # The private endpoint answers on the cluster security group: the deployer needs 443 through it.
+        cluster_security_group = cluster.vpc_config.apply(lambda vpc: vpc.cluster_security_group_id)
+        deployer_rules = [https_from(f"{name}-api-from-deployer-{index}", cluster_security_group, cidr,
+                                     "Kubernetes API from the network pulumi up runs in", self._tags,
+                                     pulumi.ResourceOptions(parent=self))
+                          for index, cidr in enumerate(config.deployer_cidrs)]
+        ca_data = cluster.certificate_authority.apply(lambda ca: ca.data)
+        kubeconfig = pulumi.Output.secret(
+            pulumi.Output.all(cluster.name, cluster.endpoint, ca_data).apply(
+                lambda v: json.dumps(render_kubeconfig(v[0], v[1], v[2], region))
+            )
+        )
+        self.provider = k8s.Provider(
+            f"{name}-k8s",
+            kubeconfig=kubeconfig,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[addons["coredns"], system_nodes, *deployer_rules]),
+        )
+        NvidiaDevicePlugin(
+            f"{name}-nvidia-device-plugin",
+            chart_version=config.device_plugin_version,
+            sharing=gpu_sharing,
+            opts=pulumi.ResourceOptions(parent=self, provider=self.provider),
+        )
 
+        self.name = cluster.name
+        self.endpoint = cluster.endpoint
+        self.oidc_provider_arn = oidc.arn
+        self.oidc_issuer_url = issuer
+        self.kubeconfig = kubeconfig
+        self.join = pulumi.Output.all(cluster.name, cluster.endpoint, ca_data).apply(
+            lambda v: ClusterJoin(cluster_name=v[0], endpoint=v[1], certificate_authority=v[2],
+                                  service_cidr=config.service_cidr)
+        )
+        self.node_security_group_id = cluster_security_group
+        self.ebs_csi_addon = addons["aws-ebs-csi-driver"]
+        self.register_outputs(
+            {
+                "name": self.name,
+                "endpoint": self.endpoint,
+                "oidc_provider_arn": self.oidc_provider_arn,
+                "kubeconfig": self.kubeconfig,
+            }
+        )
+
+    def _managed_policy(self, policy_name: str) -> pulumi.Output[str]:
+        return self._partition.apply(lambda p: _POLICY.format(partition=p, name=policy_name))
+
+    def _control_plane(self, config: ClusterConfig, cluster_name: str, subnet_ids: pulumi.Input[list[str]],
+                       kms_key_arn: pulumi.Input[str]) -> aws.eks.Cluster:
+        """The cluster role, the control-plane log group and the EKS cluster: private endpoint, API
+        authentication, secrets encrypted with the stack key."""
+        name, tags, child = self._name, self._tags, pulumi.ResourceOptions(parent=self)
         role = aws.iam.Role(
             f"{name}-cluster-role",
             assume_role_policy=json.dumps(service_assume_role_policy("eks.amazonaws.com")),
@@ -62,7 +116,8 @@ class Cluster(pulumi.ComponentResource):
             opts=child,
         )
         cluster_policy = aws.iam.RolePolicyAttachment(
-            f"{name}-cluster-policy", role=role.name, policy_arn=managed_policy("AmazonEKSClusterPolicy"), opts=child
+            f"{name}-cluster-policy", role=role.name, policy_arn=self._managed_policy("AmazonEKSClusterPolicy"),
+            opts=child
         )
         # Created before the cluster so EKS writes into a group with our retention and key.
         log_group = aws.cloudwatch.LogGroup(
@@ -74,7 +129,7 @@ class Cluster(pulumi.ComponentResource):
             opts=child,
         )
         public_access = bool(config.public_endpoint_cidrs)
-        cluster = aws.eks.Cluster(
+        return aws.eks.Cluster(
             f"{name}-eks",
             name=cluster_name,
             version=config.kubernetes_version,
@@ -102,47 +157,49 @@ class Cluster(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, depends_on=[cluster_policy, log_group]),
         )
 
-        issuer = cluster.identities.apply(lambda ids: ids[0].oidcs[0].issuer)
-        oidc = aws.iam.OpenIdConnectProvider(
-            f"{name}-oidc",
-            url=issuer,
-            client_id_lists=["sts.amazonaws.com"],
-            tags=tags,
-            opts=child,
-        )
-
-        def irsa_role(role_name: str, namespace: str, service_account: str) -> aws.iam.Role:
-            trust = pulumi.Output.all(oidc.arn, issuer).apply(
-                lambda v: json.dumps(irsa_trust_policy(v[0], v[1], namespace, service_account))
-            )
-            return aws.iam.Role(f"{name}-{role_name}", assume_role_policy=trust, tags=tags, opts=child)
-
-        for principal in config.admin_principal_arns:
-            entry_name = f"{name}-admin-{principal.rsplit('/', 1)[-1]}"
-            entry = aws.eks.AccessEntry(
-                entry_name, cluster_name=cluster.name, principal_arn=principal, type="STANDARD", tags=tags, opts=child
-            )
+    def _admin_access(self, principals: list[str], cluster: aws.eks.Cluster) -> None:
+        """Cluster-admin through EKS access entries for the configured roles and users."""
+        for principal in principals:
+            entry_name = f"{self._name}-admin-{principal.rsplit('/', 1)[-1]}"
+            entry = aws.eks.AccessEntry(entry_name, cluster_name=cluster.name, principal_arn=principal, type="STANDARD",
+                                        tags=self._tags, opts=pulumi.ResourceOptions(parent=self))
             aws.eks.AccessPolicyAssociation(
                 entry_name,
                 cluster_name=cluster.name,
                 principal_arn=principal,
-                policy_arn=partition.apply(
+                policy_arn=self._partition.apply(
                     lambda p: f"arn:{p}:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
                 ),
                 access_scope=aws.eks.AccessPolicyAssociationAccessScopeArgs(type="cluster"),
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[entry]),
             )
 
-        # The VPC CNI gets its ENI permissions through IRSA, not through every node's role.
-        cni_role = irsa_role("vpc-cni-role", "kube-system", "aws-node")
-        aws.iam.RolePolicyAttachment(
-            f"{name}-vpc-cni-policy", role=cni_role.name, policy_arn=managed_policy("AmazonEKS_CNI_Policy"), opts=child
+    def _irsa_role(self, role_name: str, oidc: aws.iam.OpenIdConnectProvider, issuer: pulumi.Output[str],
+                   namespace: str, service_account: str) -> aws.iam.Role:
+        trust = pulumi.Output.all(oidc.arn, issuer).apply(
+            lambda v: json.dumps(irsa_trust_policy(v[0], v[1], namespace, service_account))
         )
-        ebs_csi_role = irsa_role("ebs-csi-role", "kube-system", "ebs-csi-controller-sa")
+        return aws.iam.Role(f"{self._name}-{role_name}", assume_role_policy=trust, tags=self._tags,
+                            opts=pulumi.ResourceOptions(parent=self))
+
+    def _addons_and_system_nodes(self, config: ClusterConfig, cluster: aws.eks.Cluster,
+                                 oidc: aws.iam.OpenIdConnectProvider, issuer: pulumi.Output[str],
+                                 subnet_ids: pulumi.Input[list[str]], kms_key_arn: pulumi.Input[str],
+                                 ) -> tuple[dict[str, aws.eks.Addon], aws.eks.NodeGroup]:
+        """The EKS add-ons (the CNI and the EBS CSI driver with their own IRSA roles) and the system
+        nodes, in the order nodes need them."""
+        name, tags, child = self._name, self._tags, pulumi.ResourceOptions(parent=self)
+        # The VPC CNI gets its ENI permissions through IRSA, not through every node's role.
+        cni_role = self._irsa_role("vpc-cni-role", oidc, issuer, "kube-system", "aws-node")
+        aws.iam.RolePolicyAttachment(
+            f"{name}-vpc-cni-policy", role=cni_role.name, policy_arn=self._managed_policy("AmazonEKS_CNI_Policy"),
+            opts=child
+        )
+        ebs_csi_role = self._irsa_role("ebs-csi-role", oidc, issuer, "kube-system", "ebs-csi-controller-sa")
         aws.iam.RolePolicyAttachment(
             f"{name}-ebs-csi-policy",
             role=ebs_csi_role.name,
-            policy_arn=managed_policy("service-role/AmazonEBSCSIDriverPolicy"),
+            policy_arn=self._managed_policy("service-role/AmazonEBSCSIDriverPolicy"),
             opts=child,
         )
         aws.iam.RolePolicy(
@@ -180,49 +237,8 @@ class Cluster(pulumi.ComponentResource):
         # CoreDNS and the CSI controller are Deployments: they need the system nodes to schedule on.
         coredns = addon("coredns", depends_on=[system_nodes])
         ebs_csi = addon("aws-ebs-csi-driver", depends_on=[system_nodes], role_arn=ebs_csi_role.arn)
-
-        # The private endpoint answers on the cluster security group: the deployer needs 443 through it.
-        cluster_security_group = cluster.vpc_config.apply(lambda vpc: vpc.cluster_security_group_id)
-        deployer_rules = [https_from(f"{name}-api-from-deployer-{index}", cluster_security_group, cidr,
-                                     "Kubernetes API from the network pulumi up runs in", tags, child)
-                          for index, cidr in enumerate(config.deployer_cidrs)]
-        ca_data = cluster.certificate_authority.apply(lambda ca: ca.data)
-        kubeconfig = pulumi.Output.secret(
-            pulumi.Output.all(cluster.name, cluster.endpoint, ca_data).apply(
-                lambda v: json.dumps(render_kubeconfig(v[0], v[1], v[2], region))
-            )
-        )
-        self.provider = k8s.Provider(
-            f"{name}-k8s",
-            kubeconfig=kubeconfig,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[coredns, system_nodes, *deployer_rules]),
-        )
-        NvidiaDevicePlugin(
-            f"{name}-nvidia-device-plugin",
-            chart_version=config.device_plugin_version,
-            sharing=gpu_sharing,
-            opts=pulumi.ResourceOptions(parent=self, provider=self.provider),
-        )
-
-        self.name = cluster.name
-        self.endpoint = cluster.endpoint
-        self.oidc_provider_arn = oidc.arn
-        self.oidc_issuer_url = issuer
-        self.kubeconfig = kubeconfig
-        self.join = pulumi.Output.all(cluster.name, cluster.endpoint, ca_data).apply(
-            lambda v: ClusterJoin(cluster_name=v[0], endpoint=v[1], certificate_authority=v[2],
-                                  service_cidr=config.service_cidr)
-        )
-        self.node_security_group_id = cluster_security_group
-        self.ebs_csi_addon = ebs_csi
-        self.register_outputs(
-            {
-                "name": self.name,
-                "endpoint": self.endpoint,
-                "oidc_provider_arn": self.oidc_provider_arn,
-                "kubeconfig": self.kubeconfig,
-            }
-        )
+        return {"vpc-cni": vpc_cni, "kube-proxy": kube_proxy, "eks-pod-identity-agent": pod_identity,
+                "coredns": coredns, "aws-ebs-csi-driver": ebs_csi}, system_nodes
 
     def _system_nodes(self, name, config: SystemNodesConfig, cluster, subnet_ids, kms_key_arn,
                       tags, depends_on) -> aws.eks.NodeGroup:
