@@ -7,6 +7,7 @@ import json
 from datetime import datetime, timezone
 from typing import Callable
 
+from components.common.files import write_text
 from components.pricing.live import LivePriceSource
 from components.capacity.lock import build_lock, lock_path, render_lock
 from components.catalog.instance_types import gpu_instance_types
@@ -92,7 +93,7 @@ def decide_command(args: argparse.Namespace) -> int:
         return 0
     lock = build_lock(previous, args.stack, config.region, now, result.source, config.capacity.settings(),
                       result.decisions, result.book)
-    path.write_text(render_lock(lock))
+    write_text(path, render_lock(lock), "capacity lock")
     print(f"\nwrote {path}: review and commit it")
     return 0
 
@@ -132,7 +133,7 @@ def prices_refresh_command(args: argparse.Namespace) -> int:
     for kind, prices in book_to_json(book).items():
         entry[kind] = {**entry.get(kind, {}), **prices}
     document["generated_at"] = format_time(_now(args))
-    source.path.write_text(json.dumps(document, indent=1) + "\n")
+    write_text(source.path, json.dumps(document, indent=1) + "\n", "price snapshot")
     print(f"{source.path}: {args.region} now has {len(book.on_demand)} on-demand and {len(book.spot)} spot prices")
     return 0
 

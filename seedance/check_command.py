@@ -10,9 +10,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from components.common.files import MAX_PLAN_BYTES, InputFileError, load_json
 from components.cost.estimate import CostEstimate, catalog_for, estimate
 from components.pricing.prices import PriceSourceError
-from components.plan.resources import PlanResource, reveal_secrets
+from components.plan.document import PlanDocumentError, plan_document_resources
+from components.plan.resources import PlanResource
 from components.stack.config import PROJECT, StackConfig
 from policies.framework import CONFIG_DIR, PolicyConfigError, Violation, load_enforcement, run_rules
 from policies.rules import ALL_RULES
@@ -46,16 +48,12 @@ def _revealed(value: Any) -> Any:
 def resources_from_file(path: Path) -> tuple[list[PlanResource], str | None]:
     """A `seedance plan --json` document (or any with the same resource fields)."""
     try:
-        document = json.loads(path.read_text())
-        resources = [PlanResource(urn=r["urn"], type=r["type"], name=r.get("name", r["urn"].rsplit("::", 1)[-1]),
-                                  props=reveal_secrets(r.get("inputs", {})), parent=r.get("parent"),
-                                  dependencies=tuple(r.get("dependencies", ())), id=r.get("id"))
-                     for r in document["resources"]]
-    except FileNotFoundError:
-        raise CheckInputError(f"{path}: file not found") from None
-    except (json.JSONDecodeError, KeyError, TypeError) as error:
-        raise CheckInputError(f"{path}: not a plan JSON with resources[{{urn, type, inputs}}] ({error})") from None
-    return resources, document.get("stack")
+        document = load_json(path, "plan JSON", MAX_PLAN_BYTES)
+        resources = plan_document_resources(document)
+    except (InputFileError, PlanDocumentError) as error:
+        raise CheckInputError(f"{path}: {error}".replace(f"{path}: {path}: ", f"{path}: ")) from None
+    stack = document.get("stack")
+    return resources, stack if isinstance(stack, str) else None
 
 
 def _stack_settings(args: argparse.Namespace) -> StackConfig | None:

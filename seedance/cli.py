@@ -9,6 +9,7 @@ import argparse
 import functools
 import json
 import logging
+import os
 import subprocess
 import sys
 import tempfile
@@ -18,6 +19,7 @@ from pathlib import Path
 import yaml
 from botocore.exceptions import BotoCoreError, ClientError
 
+from components.common.files import InputFileError, OutputFileError, write_text
 from components.cost.estimate import catalog_for, estimate
 from components.compute.labels import NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
 from components.pricing.prices import PriceSourceError
@@ -113,7 +115,7 @@ def _fio_job_command(args: argparse.Namespace) -> int:
 def _export_tfplan_command(args: argparse.Namespace) -> int:
     plan, _header = offline_plan(args.stack, args.program, args.stack_file)
     document = terraform_plan(check_command.plan_resources(plan))
-    args.output.write_text(json.dumps(document, indent=2) + "\n")
+    write_text(args.output, json.dumps(document, indent=2) + "\n", "Terraform plan")
     print(f"{args.output}: {len(document['resource_changes'])} AWS resources as a Terraform plan")
     return EXIT_OK
 
@@ -153,13 +155,15 @@ def platform_stack_outputs(reference: str) -> dict | None:
 
 def _plan_command(args: argparse.Namespace) -> int:
     plan, header = offline_plan(args.stack, args.program, args.stack_file)
+    # Written before the long printout, so that a reader who stops it (| head) still gets the file.
+    if args.json:
+        write_text(args.json, json.dumps(plan_to_json(plan), indent=2, sort_keys=True) + "\n", "plan JSON")
     sections = _derived_sections(args, plan)
     print(plan_to_text(plan, header, omit_outputs=("reports",) if "reports" in plan.outputs else ()))
     for lines in sections:
         if lines:
             print("\n" + "\n".join(lines))
     if args.json:
-        args.json.write_text(json.dumps(plan_to_json(plan), indent=2, sort_keys=True) + "\n")
         print(f"\nPlan JSON written to {args.json}")
     return EXIT_OK
 
@@ -203,13 +207,21 @@ def _stack_arguments(command: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # A terminal or pipe that cannot encode the tree's box characters gets escapes, not a traceback.
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     args = _parser().parse_args(argv)
     # The mock engine logs every resource at INFO; only warnings matter to a reader.
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
     try:
         return args.run(args)
+    except BrokenPipeError:
+        # The reader stopped reading (`| head`): what it read is what it wanted.
+        sys.stdout = open(os.devnull, "w")
+        return EXIT_OK
     except (UsageError, capacity_commands.CommandError, check_command.CheckInputError,
-            breaker_command.BreakerRefused, StackInputError) as error:
+            breaker_command.BreakerRefused, StackInputError, InputFileError, OutputFileError) as error:
         print(f"seedance: error: {error}", file=sys.stderr)
         return EXIT_CONFIG
     except ProgramFailed as error:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
+from components.common.files import InputFileError, load_yaml
 
 # The value an encrypted (`secure:`) config entry gets offline: no secrets provider is reachable.
 OFFLINE_SECRET_PLACEHOLDER = "offline-plan-secret"
@@ -40,13 +40,11 @@ class StackFileConfig:
         return self.values.get(key, default)
 
 
-def _read_yaml(path: Path) -> Any:
+def _read_yaml(path: Path, what: str) -> Any:
     try:
-        return yaml.safe_load(path.read_text())
-    except FileNotFoundError:
-        raise StackFileError(f"{path}: file not found") from None
-    except yaml.YAMLError as error:
-        raise StackFileError(f"{path}: not valid YAML ({error})".replace("\n", " ")) from None
+        return load_yaml(path, what)
+    except InputFileError as error:
+        raise StackFileError(str(error)) from None
 
 
 def find_project(start: Path) -> Project:
@@ -58,7 +56,7 @@ def find_project(start: Path) -> Project:
             break
     else:
         raise StackFileError(f"no Pulumi.yaml in {start} or any parent directory")
-    document = _read_yaml(project_file)
+    document = _read_yaml(project_file, "project file")
     if not isinstance(document, dict) or not isinstance(document.get("name"), str):
         raise StackFileError(f"{project_file}: 'name' must be the project name")
     main = document.get("main") or "."
@@ -81,7 +79,7 @@ def _as_config_string(value: Any) -> str:
 
 
 def load_stack_config(project: Project, stack_file: Path) -> StackFileConfig:
-    document = _read_yaml(stack_file) or {}
+    document = _read_yaml(stack_file, "stack file") or {}
     if not isinstance(document, dict):
         raise StackFileError(f"{stack_file}: expected a mapping with a 'config' key")
     config = document.get("config") or {}

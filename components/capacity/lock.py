@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
 from components.capacity.plan import CapacityPlan, Decision, PlannerSettings
+from components.common.files import InputFileError, load_json
 from components.pricing.prices import PriceBook, PriceSourceError, book_from_json, book_to_json, format_time, parse_time
 
 LOCK_VERSION = 1
@@ -145,11 +146,9 @@ def render_lock(lock: CapacityLock) -> str:
 
 def read_lock(path: Path) -> CapacityLock:
     try:
-        document = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise LockError(f"{path} does not exist") from None
-    except json.JSONDecodeError as error:
-        raise LockError(f"{path} is not valid JSON ({error})") from None
+        document = load_json(path, "capacity lock")
+    except InputFileError as error:
+        raise LockError(str(error)) from None
     if not isinstance(document, dict):
         raise LockError(f"{path} holds a JSON {type(document).__name__}, not a lock object; restore it from git, or "
                         "delete it and run `seedance decide` again")

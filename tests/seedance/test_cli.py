@@ -35,7 +35,7 @@ def test_bad_value_exits_2_naming_the_key(tmp_path, capsys):
 
 def test_missing_stack_file_exits_2(capsys):
     assert main(["plan", "--stack", "nosuchstack"]) == 2
-    assert "Pulumi.nosuchstack.yaml: file not found" in capsys.readouterr().err
+    assert "Pulumi.nosuchstack.yaml: stack file not found" in capsys.readouterr().err
 
 
 def test_crashing_program_exits_1(tmp_path, capsys):

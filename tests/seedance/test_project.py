@@ -29,5 +29,5 @@ def test_broken_yaml_is_a_stack_file_error_naming_the_file(tmp_path):
     (tmp_path / "Pulumi.yaml").write_text("name: demo\n")
     bad = tmp_path / "Pulumi.x.yaml"
     bad.write_text("config: [unclosed\n")
-    with pytest.raises(StackFileError, match="Pulumi.x.yaml: not valid YAML"):
+    with pytest.raises(StackFileError, match="Pulumi.x.yaml: stack file is not valid YAML"):
         load_stack_config(find_project(tmp_path), bad)
