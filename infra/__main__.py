@@ -25,13 +25,14 @@ from components.compute.spot_interruptions import SpotInterruptionHandling
 from components.storage.storage_classes import CheckpointStorage, LocalStorage
 from components.monitoring.metrics_pipeline import MetricsPipeline
 from components.serving.triton import TritonServing
-from components.stack.config import load_from_pulumi
+from components.stack.config import check_stack_env, load_from_pulumi
 from components.stack.derivation import derive, stack_reports
 
 STACKS_DIR = Path(__file__).resolve().parent.parent / "stacks"
 
 # Validate everything first: a bad value stops the run before any resource is declared.
 config = load_from_pulumi()
+check_stack_env(config, pulumi.get_stack())
 zones = config.usable_zones(aws.get_availability_zones(state="available").names)
 # Under Pulumi's mock runtime (`seedance plan`, tests) there is no cloud to ask: prices come from the snapshot.
 offline = isinstance(get_monitor(), MockMonitor)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-from datetime import datetime, timezone
+import sys
+import time
+from datetime import datetime, timedelta, timezone
 from typing import Callable
 
 from components.common.files import write_text
@@ -12,7 +14,9 @@ from components.pricing.live import LivePriceSource
 from components.capacity.lock import build_lock, lock_path, render_lock
 from components.catalog.instance_types import gpu_instance_types
 from components.pricing.prices import PriceSourceError, SnapshotPriceSource, book_to_json, format_time, parse_time
-from components.stack.capacity import StackDecision, decide_stack, decision_zones, fallback_sources, optional_lock, stack_holdings
+from components.catalog.regions import regions
+from components.stack.capacity import (StackDecision, checked_lock, decide_stack, decision_zones, fallback_sources,
+                                       optional_lock, stack_holdings)
 from components.stack.config import ConfigError
 from seedance.stack_input import load_stack
 
@@ -24,17 +28,38 @@ class CommandError(Exception):
     """Bad input or an unreachable price source: one line, exit code 2."""
 
 
+EARLIEST_DECISION = datetime(2020, 1, 1, tzinfo=timezone.utc)
+
+
 def _now(args: argparse.Namespace) -> datetime:
     text = getattr(args, "now", None)
-    if not text:
-        return datetime.now(timezone.utc)
+    wall = datetime.now(timezone.utc)
+    if text is None:
+        return wall
     try:
         moment = parse_time(text)
-    except ValueError:
+    except (ValueError, OverflowError):
         moment = None
-    if moment is None or moment.tzinfo is None:
-        raise CommandError(f"--now = {text!r}: allowed: an ISO 8601 time with a zone, such as 2026-12-03T12:00:00Z")
+    if moment is None or moment.tzinfo is None or not EARLIEST_DECISION <= moment <= wall + timedelta(days=1):
+        raise CommandError(f"--now = {text!r}: allowed: an ISO 8601 time with a zone from "
+                           f"{EARLIEST_DECISION:%Y-%m-%d} to now, such as 2026-12-03T12:00:00Z")
     return moment
+
+
+def progress(message: str) -> None:
+    """What a slow step is doing, for a person at a terminal (pipes and CI logs keep errors one line)."""
+    if sys.stderr.isatty():
+        print(message, file=sys.stderr, flush=True)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 1 <= value <= 3600:
+        raise argparse.ArgumentTypeError(f"{text!r}: allowed: 1 to 3600 seconds")
+    return value
 
 
 def decision_report(result: StackDecision) -> list[str]:
@@ -67,19 +92,28 @@ def decide_command(args: argparse.Namespace) -> int:
     project, config = load_stack(args.program, args.stack, args.stack_file)
     now = _now(args)
     path = lock_path(project.stack_config_dir, args.stack)
+    live = live_price_source(budget_seconds=args.timeout) if args.source == "live" else None
+    if live is not None:
+        progress(f"reading live prices, zones and placement scores for {config.region} from AWS (at most about "
+                 f"{args.timeout:g} s; --timeout to change)...")
+    started = time.monotonic()
     try:
         previous = optional_lock(path)
-    except ConfigError as error:
-        raise CommandError(str(error)) from None
-    live = live_price_source() if args.source == "live" else None
-    try:
         zones = decision_zones(config, live, previous)
+        previous = checked_lock(path, config, args.stack, zones)
         holdings = stack_holdings(config, previous, live)
         sources = [live, *fallback_sources(previous)] if live else [SnapshotPriceSource()]
         result = decide_stack(config, zones, sources, holdings,
                               previous.plans() if previous else {}, now)
     except (PriceSourceError, ConfigError) as error:
         raise CommandError(str(error)) from None
+    if live is not None:
+        progress(f"... read in {time.monotonic() - started:.1f} s")
+        if result.source != live.name and not args.allow_fallback:
+            # Asking for live prices and deciding from old ones would pass the old ones off as a live decision.
+            raise CommandError(f"live prices were asked for and are unavailable ({'; '.join(result.notes)}): nothing "
+                               f"written; check the AWS credentials and network, or pass --allow-fallback to decide "
+                               f"from {result.source} prices (the lock records that source)")
     newest = result.book.newest_observation()
     if newest is not None and newest > now:
         # Prices from after the decision time would pass for fresh ones.
@@ -100,6 +134,8 @@ def decide_command(args: argparse.Namespace) -> int:
 
 def prices_show_command(args: argparse.Namespace) -> int:
     document = SnapshotPriceSource().document()
+    if args.region and args.region not in regions():
+        raise CommandError(f"--region = {args.region!r}: allowed: {', '.join(sorted(regions()))}")
     now = _now(args)
     print(f"Bundled price snapshot, generated {document['generated_at']}")
     for region, entry in sorted(document["regions"].items()):
@@ -122,7 +158,10 @@ def prices_show_command(args: argparse.Namespace) -> int:
 def prices_refresh_command(args: argparse.Namespace) -> int:
     source = SnapshotPriceSource()
     document = source.document()
-    live = live_price_source()
+    if args.region not in regions():
+        raise CommandError(f"--region = {args.region!r}: allowed: {', '.join(sorted(regions()))}")
+    live = live_price_source(budget_seconds=args.timeout)
+    progress(f"reading {args.region}'s GPU prices from AWS (at most about {args.timeout:g} s)...")
     try:
         zones = live.available_zones(args.region)
         book = live.prices(args.region, sorted(gpu_instance_types()), zones)
@@ -144,6 +183,11 @@ def register(commands: argparse._SubParsersAction, stack_arguments: Callable[[ar
     decide.add_argument("--source", choices=("live", "snapshot"), default="live",
                         help="live AWS price APIs (default) or the bundled snapshot")
     decide.add_argument("--now", help="decide as of this ISO time (reproduces a past decision)")
+    decide.add_argument("--timeout", type=_seconds, default=90.0, metavar="SECONDS",
+                        help="how long the live AWS reads may take in all (default 90)")
+    decide.add_argument("--allow-fallback", action="store_true",
+                        help="when live prices are unavailable, decide from the lock's and the snapshot's prices "
+                             "instead of failing")
     decide.set_defaults(run=decide_command)
 
     prices = commands.add_parser("prices", help="the bundled price snapshot")
@@ -155,4 +199,6 @@ def register(commands: argparse._SubParsersAction, stack_arguments: Callable[[ar
     refresh = verbs.add_parser("refresh", help="regenerate a region of the snapshot from the AWS APIs")
     refresh.add_argument("--region", required=True)
     refresh.add_argument("--now", help=argparse.SUPPRESS)
+    refresh.add_argument("--timeout", type=_seconds, default=90.0, metavar="SECONDS",
+                         help="how long the AWS reads may take in all (default 90)")
     refresh.set_defaults(run=prices_refresh_command)

@@ -15,15 +15,12 @@ from components.cost.estimate import CostEstimate, catalog_for, estimate
 from components.pricing.prices import PriceSourceError
 from components.plan.document import PlanDocumentError, plan_document_resources
 from components.plan.resources import PlanResource
-from components.stack.config import PROJECT, StackConfig
+from components.stack.config import ENVIRONMENTS, PROJECT, StackConfig
 from policies.framework import CONFIG_DIR, PolicyConfigError, Violation, load_enforcement, run_rules
 from policies.rules import ALL_RULES
 from seedance.engine import Plan, Secret
 from seedance.project import StackFileError, find_project
 from seedance.stack_input import load_stack
-
-ENVIRONMENTS = ("dev", "staging", "prod")
-
 
 class CheckInputError(Exception):
     """A plan file or stack that cannot be read: exit code 2."""
@@ -128,8 +125,13 @@ def run(args: argparse.Namespace, offline_plan) -> int:
     """`offline_plan(stack, program, stack_file)` comes from the CLI (it runs the engine)."""
     config = None
     if args.plan:
+        if args.stack or args.stack_file:
+            raise CheckInputError("give --stack (plan a stack and check it) or --plan (check a plan file), not both")
         resources, plan_stack = resources_from_file(args.plan)
-        env = args.env or (plan_stack if plan_stack in ENVIRONMENTS else "dev")
+        env = args.env or (plan_stack if plan_stack in ENVIRONMENTS else None)
+        if env is None:
+            raise CheckInputError(f"{args.plan}: the plan's stack {plan_stack!r} is not an environment; give --env "
+                                  f"({', '.join(ENVIRONMENTS)}) to choose whose rules apply")
         title = f"plan {args.plan.name}"
     else:
         if not args.stack:
@@ -137,7 +139,10 @@ def run(args: argparse.Namespace, offline_plan) -> int:
         plan, _header = offline_plan(args.stack, args.program, args.stack_file)
         resources = plan_resources(plan)
         config = _stack_settings(args)
-        env = args.env or (args.stack if args.stack in ENVIRONMENTS else "dev")
+        env = args.env or (config.env if config else args.stack if args.stack in ENVIRONMENTS else None)
+        if env is None:
+            raise CheckInputError(f"stack {args.stack!r} is not an environment; give --env ({', '.join(ENVIRONMENTS)}) "
+                                  "to choose whose rules apply")
         title = f"stack {args.stack}"
     if not (CONFIG_DIR / f"{env}.json").exists():
         raise CheckInputError(f"no policy config for environment {env!r}; known: {', '.join(ENVIRONMENTS)}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from components.stack.config import ConfigError, StackConfig, parse_config_values
+from components.stack.config import ConfigError, StackConfig, check_stack_env, parse_config_values
 from seedance.project import Project, StackFileError, find_project, load_stack_config
 
 
@@ -16,6 +16,8 @@ def load_stack(program: Path | None, stack: str, stack_file: Path | None) -> tup
     try:
         project = find_project(program or Path.cwd())
         values = load_stack_config(project, stack_file or project.stack_file(stack)).values
-        return project, parse_config_values(values)
+        config = parse_config_values(values)
+        check_stack_env(config, stack)
+        return project, config
     except (StackFileError, ConfigError) as error:
         raise StackInputError(str(error)) from None

@@ -132,6 +132,8 @@ class LivePriceSource:
         """`call`, retried on throttling with exponential backoff until the time budget runs out."""
         attempt = 0
         while True:
+            if self._monotonic() > self._deadline:
+                raise PriceSourceError(f"{operation}: no answer within the {self._budget:g} s time budget")
             try:
                 return call()
             except ClientError as error:

@@ -20,9 +20,10 @@ from typing import Sequence
 from components.catalog.regions import regions
 from components.pricing.live import LivePriceSource
 from components.capacity.lock import CapacityLock, LockError, LockPriceSource, lock_path, read_lock
-from components.capacity.plan import CapacityPlan, Decision, GroupRequest, constraint_changes, spot_only
+from components.capacity.plan import (ON_DEMAND_ALLOCATION_STRATEGY, SPOT_ALLOCATION_STRATEGY, CapacityPlan, Decision,
+                                      GroupRequest, constraint_changes, spot_only)
 from components.capacity.planner import decide_all
-from components.capacity.rules import placement_questions
+from components.capacity.rules import baseline_gpus, placement_questions, reserved_gpus
 from components.pricing.prices import PlacementRequest, PriceBook, PriceSource, PriceSourceError, SnapshotPriceSource
 from components.capacity.holdings import allocate_holdings
 from components.pricing.reserved import ReservedHolding
@@ -111,6 +112,60 @@ def decide_stack(config: StackConfig, zones: Sequence[str], sources: Sequence[Pr
     return StackDecision(decisions, book, source, notes)
 
 
+def lock_violations(lock: CapacityLock, config: StackConfig, stack: str, requests: Sequence[GroupRequest]) -> list[str]:
+    """What a (hand-edited) lock asks beyond what the stack's config and its classes allow, key by key:
+    a lock is reviewed input, never trusted to widen a plan."""
+    problems = []
+    if lock.stack != stack:
+        problems.append(f"stack = {lock.stack!r}: decided for another stack than {stack!r}")
+    if lock.region != config.region:
+        problems.append(f"region = {lock.region!r}: the stack deploys to {config.region!r}")
+    plans = lock.plans()
+    for request in requests:
+        plan = plans.get(request.name)
+        if plan is None or constraint_changes(plan.constraints, request.constraints()):
+            continue  # decided for another config: `lock_mismatches` names it, a decision replaces it
+        key = f"groups.{request.name}.plan"
+        outside = [t for t in plan.instance_types if t not in request.instance_types]
+        if plan.group != request.name:
+            problems.append(f"{key}.group = {plan.group!r}: the entry is the {request.name!r} group's")
+        if outside or len(set(plan.instance_types)) != len(plan.instance_types):
+            problems.append(f"{key}.instance_types = {list(plan.instance_types)}: allowed: each of the group's types "
+                            f"({', '.join(request.instance_types)}) at most once")
+        stray = [t for t in plan.spot_types if t not in plan.instance_types]
+        if stray:
+            problems.append(f"{key}.spot_types = {list(plan.spot_types)}: allowed: types the plan lists")
+        floor = min(request.max_gpus, max(reserved_gpus(request), baseline_gpus(request)))
+        if not floor <= plan.on_demand_base_gpus <= request.max_gpus:
+            problems.append(f"{key}.on_demand_base_gpus = {plan.on_demand_base_gpus}: allowed: {floor} (the RIs and "
+                            f"the class baseline) to {request.max_gpus} (the group's max_gpus)")
+        cap = request.workload_class.max_spot_share
+        share = plan.mix.spot_share_at(request.max_gpus)
+        if share > cap + 1e-9:
+            problems.append(f"{key}.on_demand_percentage_above_base = {plan.on_demand_percentage_above_base}: spot "
+                            f"share {share:.0%} at max {request.max_gpus} GPUs; the {request.workload_class.name} "
+                            f"class allows {cap:.0%}")
+        if (plan.spot_allocation_strategy, plan.on_demand_allocation_strategy) != (
+                SPOT_ALLOCATION_STRATEGY, ON_DEMAND_ALLOCATION_STRATEGY):
+            problems.append(f"{key}.spot_allocation_strategy = {plan.spot_allocation_strategy!r}, "
+                            f"on_demand_allocation_strategy = {plan.on_demand_allocation_strategy!r}: allowed: "
+                            f"{SPOT_ALLOCATION_STRATEGY!r} and {ON_DEMAND_ALLOCATION_STRATEGY!r}")
+    return problems
+
+
+def checked_lock(path: Path, config: StackConfig, stack: str, zones: Sequence[str]) -> CapacityLock | None:
+    """The stack's lock, refused with its first violation named (None when there is none)."""
+    lock = optional_lock(path)
+    if lock is None:
+        return None
+    problems = lock_violations(lock, config, stack, group_requests(config, zones, stack_holdings(config, lock, None)))
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise ConfigError(f"capacity lock {path.name}: {problems[0]}{more}; locks are written by `seedance decide`: "
+                          "restore it from git, or decide again")
+    return lock
+
+
 def lock_mismatches(lock: CapacityLock, requests: Sequence[GroupRequest]) -> list[str]:
     """Groups whose config differs from what the lock was decided for, with what changed."""
     plans = lock.plans()
@@ -162,7 +217,7 @@ def _decided_capacity(config: StackConfig, stack: str, zones: Sequence[str], sta
     if not config.gpu_node_groups:
         return ProgramCapacity({}, "no GPU node groups")
     path = lock_path(stacks_dir, stack)
-    lock = optional_lock(path)
+    lock = checked_lock(path, config, stack, zones)
     decide_command = f"seedance decide --stack {stack} --source live"
     snapshot = SnapshotPriceSource()
     source = config.capacity.source

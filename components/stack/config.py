@@ -323,6 +323,17 @@ def _format_error(error: ValidationError) -> str:
     return f"invalid config {key} = {shown}: {allowed}{more}"
 
 
+ENVIRONMENTS = ("dev", "staging", "prod")
+
+
+def check_stack_env(config: StackConfig, stack: str) -> None:
+    """A stack named after an environment is that environment: its policies, caps and defaults follow
+    `env`, so a prod stack planned with a dev file would be held to dev's rules."""
+    if stack in ENVIRONMENTS and config.env != stack:
+        raise ConfigError(f"invalid config {PROJECT}:env = {json.dumps(config.env)}: the stack is {stack!r}; "
+                          f"allowed: {json.dumps(stack)} (a stack named after an environment is that environment)")
+
+
 def field_error(error: FieldError) -> ConfigError:
     """A stack-level check's finding (a derived value that does not fit) as the one-line config error."""
     key = _config_key(_location(error.field))

@@ -55,18 +55,31 @@ def test_deciding_again_without_a_better_plan_leaves_the_lock_alone(project, cap
 
 def test_live_prices_replace_an_on_demand_lock_when_spot_saves(project, capsys, monkeypatch):
     decide(project, "--source", "snapshot")
-    monkeypatch.setattr(capacity_commands, "live_price_source", lambda: FakeLiveSource(0.3))
+    monkeypatch.setattr(capacity_commands, "live_price_source", lambda **_: FakeLiveSource(0.3))
     assert decide(project) == 0
     lock = json.loads((project / "stacks" / "capacity.prod.lock.json").read_text())
     assert lock["groups"]["batch"]["rule"] == "saving" and lock["groups"]["batch"]["plan"]["spot_types"]
     assert "saves" in lock["groups"]["batch"]["reasons"][0]
 
 
-def test_live_outage_falls_back_and_keeps_the_lock(project, capsys, monkeypatch):
+def test_live_asked_for_and_unavailable_fails_and_writes_nothing(project, capsys, monkeypatch):
+    """Asking for live prices and getting old ones is not a live decision: exit 2, the lock untouched."""
+    decide(project, "--source", "snapshot")
+    lock_file = project / "stacks" / "capacity.prod.lock.json"
+    before = lock_file.read_text()
+    capsys.readouterr()
+    monkeypatch.setattr(capacity_commands, "live_price_source", lambda **_: FakeLiveSource(fail="pricing endpoint down"))
+    assert decide(project) == 2
+    err = capsys.readouterr().err
+    assert "live prices were asked for and are unavailable" in err and "pricing endpoint down" in err
+    assert "--allow-fallback" in err and lock_file.read_text() == before
+
+
+def test_live_outage_with_fallback_allowed_keeps_the_lock(project, capsys, monkeypatch):
     decide(project, "--source", "snapshot")
     capsys.readouterr()
-    monkeypatch.setattr(capacity_commands, "live_price_source", lambda: FakeLiveSource(fail="pricing endpoint down"))
-    assert decide(project) == 0
+    monkeypatch.setattr(capacity_commands, "live_price_source", lambda **_: FakeLiveSource(fail="pricing endpoint down"))
+    assert decide(project, "--allow-fallback") == 0
     out = capsys.readouterr().out
     assert "note: live prices unavailable (pricing endpoint down)" in out
     assert "keep:stale-prices" in out and "every plan kept" in out
@@ -93,7 +106,7 @@ def test_prices_refresh_rewrites_the_region_from_live_prices(tmp_path, capsys, m
     snapshot = tmp_path / "prices.json"
     shutil.copy(SNAPSHOT_FILE, snapshot)
     monkeypatch.setattr(capacity_commands, "SnapshotPriceSource", lambda: SnapshotPriceSource(snapshot))
-    monkeypatch.setattr(capacity_commands, "live_price_source", lambda: FakeLiveSource(0.4))
+    monkeypatch.setattr(capacity_commands, "live_price_source", lambda **_: FakeLiveSource(0.4))
     assert main(["prices", "refresh", "--region", "us-east-1", "--now", AT]) == 0
     document = json.loads(snapshot.read_text())
     assert document["generated_at"] == AT
@@ -139,7 +152,7 @@ def test_decide_now_needs_an_iso_time_with_a_zone(project, capsys, now):
 
 
 def test_decide_now_before_the_live_prices_were_read_exits_2(project, capsys, monkeypatch):
-    monkeypatch.setattr(capacity_commands, "live_price_source", lambda: FakeLiveSource(0.3))
+    monkeypatch.setattr(capacity_commands, "live_price_source", lambda **_: FakeLiveSource(0.3))
     past = "2026-11-30T00:00:00Z"
     assert main(["decide", "--stack", "prod", "--program", str(project), "--now", past]) == 2
     err = capsys.readouterr().err
@@ -173,8 +186,8 @@ def test_live_source_against_moto_falls_back_when_the_price_list_api_fails(proje
     with mock_aws():
         source = LivePriceSource(clients=lambda service, region: boto3.client(service, region_name=region),
                                  advisor=lambda _timeout: {"ranges": [], "spot_advisor": {}})
-        monkeypatch.setattr(capacity_commands, "live_price_source", lambda: source)
-        assert decide(project) == 0
+        monkeypatch.setattr(capacity_commands, "live_price_source", lambda **_: source)
+        assert decide(project, "--allow-fallback") == 0
     out = capsys.readouterr().out
     assert "note: live prices unavailable (get_products: 404)" in out
     assert "every plan kept" in out and lock_file.read_bytes() == before
