@@ -7,6 +7,7 @@ offline tools (values from `stacks/Pulumi.<env>.yaml`). A bad value raises `Conf
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 from typing import Any, Literal, get_args
@@ -28,9 +29,11 @@ from components.storage.config import StorageConfig
 from components.monitoring.config import MonitoringConfig
 from components.serving.config import TritonServingConfig
 from components.network.subnets import plan_subnets
+from components.pricing.prices import SnapshotPriceSource
 
 PROJECT = "seedance-gpu"
 REQUIRED_TAGS = ("team", "cost-center")
+MAX_BUCKET_NAME = 63
 
 
 class ConfigError(pulumi.RunError):
@@ -81,8 +84,13 @@ class StackConfig(BaseModel):
     @field_validator("region")
     @classmethod
     def _known_region(cls, value: str) -> str:
-        if value not in regions():
-            raise ValueError(f"must be one of {', '.join(sorted(regions()))}")
+        # A region must plan offline: checkpoint sizing and the egress model price from the bundled snapshot.
+        priced = sorted(set(regions()) & set(SnapshotPriceSource().document()["regions"]))
+        if value not in priced:
+            more = (f"; {value} has no bundled prices: `seedance prices refresh --region {value}` adds its EC2 "
+                    "prices (its network prices are added by hand to the snapshot, with their source)"
+                    if value in regions() else "")
+            raise ValueError(f"must be one of {', '.join(priced)}{more}")
         return value
 
     @field_validator("tags")
@@ -114,6 +122,25 @@ class StackConfig(BaseModel):
                          self.network.private_subnet_prefix, self.network.public_subnet_prefix)
         except ValueError as error:
             raise FieldError("network.vpc_cidr", self.network.vpc_cidr, str(error)) from None
+        return self
+
+    @model_validator(mode="after")
+    def _service_range_outside_the_vpc(self) -> "StackConfig":
+        vpc, services = ipaddress.ip_network(self.network.vpc_cidr), ipaddress.ip_network(self.cluster.service_cidr)
+        if vpc.overlaps(services):
+            raise FieldError("cluster.service_cidr", self.cluster.service_cidr, f"overlaps the VPC's {vpc}: EKS needs "
+                             "the Service range outside the VPC; allowed: a private range apart from it, such as "
+                             "172.20.0.0/16 for a 10.x VPC")
+        return self
+
+    @model_validator(mode="after")
+    def _bucket_names_fit(self) -> "StackConfig":
+        # The model bucket is `<cluster>-models-<12-digit account id>`: S3 allows 3 to 63 lowercase letters,
+        # digits, dots and hyphens.
+        longest = MAX_BUCKET_NAME - len(f"-models-{'0' * 12}")
+        if not re.fullmatch(rf"[a-z0-9][a-z0-9-]{{0,{longest - 1}}}", self.cluster_name):
+            raise FieldError("cluster.name", self.cluster_name, f"names the model bucket <name>-models-<account id>; "
+                             f"allowed: lowercase letters, digits and hyphens, at most {longest} characters")
         return self
 
     @model_validator(mode="after")
