@@ -82,6 +82,10 @@ def check(resources: list[PlanResource], env: str, region: str,
     return violations, cost
 
 
+def _signed_usd(amount: float) -> str:
+    return f"{'-' if amount < 0 else '+'}${abs(amount):,.2f}"
+
+
 def _short(urn: str | None) -> str:
     return urn.rsplit("::", 1)[-1] if urn else "(stack)"
 
@@ -96,7 +100,7 @@ def render_text(violations: list[Violation], cost: CostEstimate, delta: float | 
         shown = "unknown" if line.monthly_usd is None else f"${line.monthly_usd:,.2f}"
         lines.append(f"  {shown:>12}  {_short(line.urn)}  ({line.basis})")
     if delta is not None:
-        lines.append(f"  change against the base plan: {delta:+,.2f}/month")
+        lines.append(f"  change against the base plan: {_signed_usd(delta)}/month")
     return "\n".join(lines)
 
 
@@ -105,7 +109,7 @@ def render_markdown(violations: list[Violation], cost: CostEstimate, delta: floa
     verdict = "fails" if mandatory else "passes"
     lines = [f"### seedance check: {title} {verdict}", "",
              f"**Estimated cost:** ${cost.monthly_usd:,.2f}/month"
-             + (f" ({delta:+,.2f} against the base plan)" if delta is not None else ""), ""]
+             + (f" ({_signed_usd(delta)} against the base plan)" if delta is not None else ""), ""]
     if violations:
         lines += ["| level | policy | resource | message | fix |", "| --- | --- | --- | --- | --- |"]
         lines += [f"| {v.level} | `{v.policy}` | `{_short(v.urn)}` | {v.message.replace('|', '/')} | {v.remediation} |"

@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from importlib import metadata
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -168,8 +169,16 @@ def _plan_command(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _version() -> str:
+    try:
+        return metadata.version("seedance-infra")
+    except metadata.PackageNotFoundError:
+        return "(not installed)"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="seedance", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"seedance {_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
     plan = commands.add_parser("plan", help="offline plan of a stack: resource tree, counts, outputs")
     _stack_arguments(plan)

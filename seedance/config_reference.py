@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 import typing
@@ -51,6 +52,12 @@ def _default(field) -> str:
     return f"`{json.dumps(field.default, default=str)}`"
 
 
+def _doc(model: type[BaseModel]) -> str:
+    """The model's whole docstring as one paragraph (pydantic's own base docstring is not the model's)."""
+    own = model.__dict__.get("__doc__")
+    return " ".join(inspect.cleandoc(own).split()) if own else ""
+
+
 def _rows(model: type[BaseModel], prefix: str, nested: list[tuple[str, type[BaseModel]]]) -> list[str]:
     rows = []
     for name, field in model.model_fields.items():
@@ -59,7 +66,7 @@ def _rows(model: type[BaseModel], prefix: str, nested: list[tuple[str, type[Base
         if inner is not None:
             is_list = typing.get_origin(field.annotation) is list
             nested.append((f"{key}[]" if is_list else key, inner))
-        description = (field.description or "").replace("|", "/")
+        description = (field.description or (_doc(inner) if inner is not None else "")).replace("|", "/")
         kind = _type_name(field.annotation).replace("|", "\\|")  # a bare | would split the table cell
         rows.append(f"| `{key}` | {kind} | {_default(field)} | {description} |")
     return rows
@@ -72,7 +79,7 @@ def markdown_reference() -> str:
         prefix, model = queue.pop(0)
         nested: list[tuple[str, type[BaseModel]]] = []
         title = f"`{PROJECT}:{prefix}`" if prefix else "Top-level keys"
-        doc = (model.__doc__ or "").strip().splitlines()[0] if model.__doc__ else ""
+        doc = _doc(model)
         lines += [f"## {title}", "", doc, "", "| key | type | default | description |", "| --- | --- | --- | --- |"]
         lines += _rows(model, f"{prefix}." if prefix else "", nested)
         lines.append("")

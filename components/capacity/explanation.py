@@ -53,6 +53,9 @@ def eligibility_lines(context: DecisionContext, verdicts: Sequence[TypeVerdict])
     """The reference rate, then one line per type."""
     settings = context.settings
     max_age_hours = settings.max_price_age.total_seconds() / 3600
+    if not any(price for t in context.request.instance_types for price in context.zone_spot_prices(t)):
+        return ["spot: no type eligible: no spot price is known for any of the group's types (the bundled snapshot "
+                "carries none, they move hourly: `seedance decide --source live` reads them)"]
     if context.reference is None:
         why = (f"{context.reference_basis} price unknown" if context.reference_stale is None else
                f"{context.reference_basis} price {observed(context.reference_stale)}, not fresh (fresh means "

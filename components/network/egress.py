@@ -95,11 +95,12 @@ def egress_report(traffic: EgressTraffic, layout: EndpointLayout, prices: dict[s
     nat_cross = _cross_az_share(layout.nat_gateways, layout.az_count)
     endpoint_cross = _cross_az_share(layout.interface_az_count, layout.az_count)
 
+    # Each line in cents, so that the totals and the notes add up to what the table shows.
     def via_nat(gb: float) -> float:
-        return gb * (nat_gb + nat_cross * cross_az)
+        return round(gb * (nat_gb + nat_cross * cross_az), 2)
 
     def via_interface(gb: float) -> float:
-        return gb * (endpoint_gb + endpoint_cross * cross_az)
+        return round(gb * (endpoint_gb + endpoint_cross * cross_az), 2)
 
     lines = []
     s3_gb = traffic.s3_gb + traffic.ecr_image_pull_gb
@@ -121,7 +122,7 @@ def egress_report(traffic: EgressTraffic, layout: EndpointLayout, prices: dict[s
         else:
             lines.append(EgressLine(service, gb, via_nat(gb), via_nat(gb), "NAT (no endpoint)"))
 
-    hour = prices["interface_endpoint_az_hour"].usd * HOURS_PER_MONTH * layout.interface_az_count
+    hour = round(prices["interface_endpoint_az_hour"].usd * HOURS_PER_MONTH * layout.interface_az_count, 2)
     endpoint_hours = {service: hour for service in layout.interface_services}
     notes = []
     if "s3" in layout.interface_services and layout.s3_gateway and layout.s3_interface_inbound_only:

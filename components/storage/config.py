@@ -41,6 +41,8 @@ class LocalStorageConfig(BaseModel):
 
 
 class StorageConfig(BaseModel):
+    """Storage for training: checkpoint volumes (io2 or gp3, sized from the profile) and local NVMe classes."""
+
     model_config = ConfigDict(extra="forbid")
 
     checkpoints: CheckpointStorageConfig | None = None

@@ -17,8 +17,8 @@ def check(resource, config):
     base = mix.on_demand_base
     needed = min(ceil_share(config["baselines"][klass], desired), number(resource.props.get("maxSize")) or desired)
     if base < needed:
-        yield (f"{resource.name} ({klass}) has an on-demand base of {base:g} GPUs; the {klass} RI baseline needs "
-               f"{needed} of {desired:g}")
+        yield (f"{resource.name} ({klass}) has an on-demand base of {base:g} instances; the {klass} RI baseline "
+               f"needs {needed} of its {desired:g} desired instances")
 
 
 RULE = Rule(

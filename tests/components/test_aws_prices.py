@@ -226,7 +226,7 @@ def test_endpoint_failure_falls_back_to_the_snapshot_and_adds_no_spot():
                                     [request(types=TYPES)], ZONES)
     assert used == "snapshot" and "live prices unavailable (get_products: ServiceUnavailableException)" in notes[0]
     decision = decide(request(types=TYPES), book, NOW)
-    assert decision.plan.spot_types == () and "not fresh" in "\n".join(decision.plan.explanation)
+    assert decision.plan.spot_types == () and "no spot price is known" in "\n".join(decision.plan.explanation)
 
 
 def test_questions_for_the_same_types_at_other_capacities_keep_their_own_scores():

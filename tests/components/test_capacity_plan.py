@@ -180,7 +180,8 @@ def test_stale_or_missing_prices_give_on_demand_only_without_a_current_plan(age,
     decision = decide(request(types=TRAINING), book(spot, age=age), NOW)
     assert decision.rule == "first-plan"
     assert decision.plan.spot_types == () and decision.plan.on_demand_percentage_above_base == 100
-    expected = "spot price missing" if missing else "not fresh (fresh means observed within 6 h of the decision)"
+    expected = ("no spot price is known for any of the group's types" if missing
+                else "not fresh (fresh means observed within 6 h of the decision)")
     assert expected in "\n".join(decision.plan.explanation)
 
 

@@ -38,8 +38,8 @@ def test_decide_from_the_snapshot_writes_an_explained_lock(project, capsys):
     assert batch["rule"] == "first-plan" and batch["source"] == "snapshot"
     assert "on-demand g6.12xlarge: $4.6016/h = $1.1504/GPU-h" in explanation  # the price and its source
     assert "observed 2026-11-01 00:00Z" in explanation  # when it was observed: the same text on any later day
-    assert "spot: no type eligible, on-demand" in explanation and "not fresh (fresh means observed within 6 h" \
-        in explanation  # the rule
+    # The reason that decides: the snapshot carries no spot prices at all.
+    assert "spot: no type eligible: no spot price is known for any of the group's types" in explanation
     assert batch["prices"]["on_demand"]["g6.12xlarge"]["source"].startswith("third-party price table")
     assert batch["plan"]["on_demand_percentage_above_base"] == 100
 
