@@ -1,6 +1,7 @@
 """`seedance`: offline plans, capacity decisions and price snapshots for Pulumi stacks.
 
-Exit codes: 0 success, 1 failure, 2 configuration error.
+Exit codes: 0 success; 1 a failure (for `check`: a mandatory rule failed); 2 a configuration or input error,
+always one line naming the file, key or field.
 """
 
 from __future__ import annotations
@@ -176,8 +177,15 @@ def _version() -> str:
         return "(not installed)"
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors in one line, like every other error (`--help` shows the usage)."""
+
+    def error(self, message: str):
+        self.exit(EXIT_CONFIG, f"seedance: error: {message} (see `{self.prog} --help`)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="seedance", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="seedance", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"seedance {_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
     plan = commands.add_parser("plan", help="offline plan of a stack: resource tree, counts, outputs")
@@ -224,10 +232,12 @@ def main(argv: list[str] | None = None) -> int:
     # The mock engine logs every resource at INFO; only warnings matter to a reader.
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
     try:
-        return args.run(args)
+        code = args.run(args)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
+        return code
     except BrokenPipeError:
         # The reader stopped reading (`| head`): what it read is what it wanted.
-        sys.stdout = open(os.devnull, "w")
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except (UsageError, capacity_commands.CommandError, check_command.CheckInputError,
             breaker_command.BreakerRefused, StackInputError, InputFileError, OutputFileError) as error:

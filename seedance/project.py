@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,10 @@ class Project:
     stack_config_dir: Path
 
     def stack_file(self, stack: str) -> Path:
+        # Pulumi's own rule for stack names; a name is never a path.
+        if not re.fullmatch(r"[A-Za-z0-9_.-]{1,100}", stack) or stack in (".", ".."):
+            raise StackFileError(f"--stack = {stack!r}: allowed: letters, digits, '-', '_' and '.' (a stack name, "
+                                 "not a path)")
         return self.stack_config_dir / f"Pulumi.{stack}.yaml"
 
 

@@ -85,7 +85,8 @@ def read_prices(sources: Sequence[PriceSource], region: str, requests: Sequence[
         book = primary.prices(region, types, zones, placement_requests(requests) if ask_placement else ())
         return book, primary.name, notes + book.notes
     except PriceSourceError as error:
-        notes.append(f"{primary.name} prices unavailable ({error}); using {' + '.join(s.name for s in fallbacks)}")
+        notes.append(f"{primary.name} prices unavailable ({error})"
+                     + (f"; using {' + '.join(s.name for s in fallbacks)}" if fallbacks else ""))
     merged: PriceBook | None = None
     for source in fallbacks:
         try:
@@ -121,6 +122,10 @@ def lock_violations(lock: CapacityLock, config: StackConfig, stack: str, request
     if lock.region != config.region:
         problems.append(f"region = {lock.region!r}: the stack deploys to {config.region!r}")
     plans = lock.plans()
+    unknown = sorted(set(plans) - {r.name for r in requests})
+    if unknown:
+        problems.append(f"groups.{unknown[0]}: the stack has no such GPU group "
+                        f"({', '.join(r.name for r in requests) or 'none'})")
     for request in requests:
         plan = plans.get(request.name)
         if plan is None or constraint_changes(plan.constraints, request.constraints()):
