@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import stat
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ MAX_CONFIG_BYTES = 1 << 20  # stack files, locks, Pulumi.yaml
 MAX_PLAN_BYTES = 64 << 20  # plan JSON of a large program
 MAX_DEPTH = 64  # stack configs nest a few levels; plans a dozen
 MAX_EXPANDED_NODES = 200_000  # what a document's aliases expand to, counted once per use
+_BRACKETS = re.compile(r"[\[\]{}]")
 
 
 class InputFileError(Exception):
@@ -90,8 +92,20 @@ def _expanded_size(node: yaml.Node, depth: int, sizes: dict[int, int], path: Pat
     return size
 
 
+def _flow_depth(text: str) -> int:
+    """How deep `[` and `{` nest (quotes aside: a bound, not a parse); the parser would take its time
+    over a document nested thousands deep before its recursion gave up."""
+    depth = deepest = 0
+    for match in _BRACKETS.finditer(text):
+        depth += 1 if match.group() in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
 def load_yaml(path: Path, what: str) -> Any:
     text = read_text(path, what)
+    if _flow_depth(text) > MAX_DEPTH:
+        raise InputFileError(f"{path}: {what} nests deeper than {MAX_DEPTH} levels")
     try:
         loader = _BoundedLoader(text)
         try:
