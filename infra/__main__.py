@@ -33,7 +33,8 @@ STACKS_DIR = Path(__file__).resolve().parent.parent / "stacks"
 # Validate everything first: a bad value stops the run before any resource is declared.
 config = load_from_pulumi()
 check_stack_env(config, pulumi.get_stack())
-zones = config.usable_zones(aws.get_availability_zones(state="available").names)
+available = aws.get_availability_zones(state="available")
+zones = config.usable_zones(dict(zip(available.names, available.zone_ids)))
 # Under Pulumi's mock runtime (`seedance plan`, tests) there is no cloud to ask: prices come from the snapshot.
 offline = isinstance(get_monitor(), MockMonitor)
 derived = derive(config, pulumi.get_stack(), zones, STACKS_DIR, datetime.now(timezone.utc),

@@ -164,7 +164,7 @@ def prices_refresh_command(args: argparse.Namespace) -> int:
     progress(f"reading {args.region}'s GPU prices from AWS (at most about {args.timeout:g} s)...")
     try:
         zones = live.available_zones(args.region)
-        book = live.prices(args.region, sorted(gpu_instance_types()), zones)
+        book = live.prices(args.region, sorted(gpu_instance_types()), sorted(zones))
     except PriceSourceError as error:
         raise CommandError(f"cannot refresh {args.region}: {error}") from None
     # The refresh reads GPU types' EC2 prices; every other price of the region stays as it is.

@@ -18,6 +18,12 @@ class Region:
     zone_ids: tuple[str, ...]
 
 
+# Zones EKS refuses control-plane subnets in (EKS User Guide, "VPC and subnet requirements": "use1-az3
+# in us-east-1, usw1-az2 in us-west-1, cac1-az3 in ca-central-1"). By zone ID: zone names map to
+# different physical zones in each account.
+EKS_EXCLUDED_ZONE_IDS = frozenset({"use1-az3", "usw1-az2", "cac1-az3"})
+
+
 @cache
 def regions() -> dict[str, Region]:
     table = json.loads(_TABLE.read_text())

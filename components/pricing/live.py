@@ -239,13 +239,14 @@ class LivePriceSource:
         return {(request, zone_by_id[s["AvailabilityZoneId"]]): PlacementScore(int(s["Score"]), now, "EC2 spot placement score")
                 for s in scores if zone_by_id.get(s.get("AvailabilityZoneId")) in zones}
 
-    def available_zones(self, region: str) -> list[str]:
-        """Zone names this account can use in the region (names map to different zones per account)."""
+    def available_zones(self, region: str) -> dict[str, str]:
+        """The zones this account can use in the region, name -> zone ID (names map to different zones
+        per account; IDs do not)."""
         self._deadline = self._monotonic() + self._budget
         answer = self._call(self._clients("ec2", region), "describe_availability_zones",
                             Filters=[{"Name": "state", "Values": ["available"]},
                                      {"Name": "zone-type", "Values": ["availability-zone"]}])
-        return sorted(z["ZoneName"] for z in answer["AvailabilityZones"])
+        return {z["ZoneName"]: z["ZoneId"] for z in answer["AvailabilityZones"]}
 
     def reserved_holdings(self, region: str) -> list[ReservedHolding]:
         self._deadline = self._monotonic() + self._budget

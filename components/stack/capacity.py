@@ -32,7 +32,8 @@ from components.stack.config import PROJECT, ConfigError, StackConfig
 
 def table_zones(config: StackConfig) -> list[str]:
     """The zones an offline run uses: the first `az_count` of the region table."""
-    return config.usable_zones(list(regions()[config.region].zone_names))
+    region = regions()[config.region]
+    return config.usable_zones(dict(zip(region.zone_names, region.zone_ids)))
 
 
 def decision_zones(config: StackConfig, live: LivePriceSource | None, lock: CapacityLock | None) -> list[str]:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import ipaddress
 import json
 import re
-from typing import Any, Literal, get_args
+from typing import Any, Literal, Mapping, get_args
 
 import pulumi
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.fields import FieldInfo
 
-from components.catalog.regions import regions
+from components.catalog.regions import EKS_EXCLUDED_ZONE_IDS, regions
 from components.capacity.config import CapacityConfig
 from components.cluster.config import ClusterConfig, SchedulingConfig
 from components.common.validation import FieldError
@@ -266,14 +266,18 @@ class StackConfig(BaseModel):
         """The cost tags every resource carries."""
         return {**self.tags, "env": self.env}
 
-    def usable_zones(self, available: list[str]) -> list[str]:
-        """The first `az_count` zones the account can use now (some accounts lack some zones)."""
-        if len(available) < self.network.az_count:
+    def usable_zones(self, available: Mapping[str, str]) -> list[str]:
+        """The names of the first `az_count` zones, by zone ID, that the account can use now (`available`:
+        name -> ID) and EKS accepts for control-plane subnets. Chosen by ID: names map to other physical
+        zones in every account, IDs do not, so every account of the organisation uses the same zones."""
+        usable = sorted((zone_id, name) for name, zone_id in available.items() if zone_id not in EKS_EXCLUDED_ZONE_IDS)
+        if len(usable) < self.network.az_count:
             raise ConfigError(
                 f"invalid config {PROJECT}:network.az_count = {self.network.az_count}: this account has "
-                f"{len(available)} available zones in {self.region} ({', '.join(available)})"
+                f"{len(usable)} zones in {self.region} that EKS accepts "
+                f"({', '.join(f'{n} ({i})' for i, n in usable)}); allowed: 2 to {len(usable)}"
             )
-        return sorted(available)[: self.network.az_count]
+        return [name for _zone_id, name in usable[: self.network.az_count]]
 
 
 def _config_key(location: tuple[Any, ...]) -> str:

@@ -63,9 +63,10 @@ class FakeLiveSource:
                     on_demand={t: ON_DEMAND[t] for t in known}, scores=scores)
 
     def available_zones(self, region):
+        """Name -> zone ID; the IDs sort the zones as their names do."""
         if self.fail:
             raise PriceSourceError(self.fail)
-        return list(self.zones)
+        return {zone: zone_id for zone, zone_id in zip(self.zones, ("use1-az1", "use1-az2", "use1-az4", "use1-az5"))}
 
     def reserved_holdings(self, region):
         if self.fail:

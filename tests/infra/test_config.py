@@ -28,8 +28,19 @@ def test_valid_config_gets_defaults_and_derived_values():
     assert config.cluster_name == "seedance-dev"
     assert config.resource_tags == {"team": "ml", "cost-center": "cc-1", "env": "dev"}
     assert config.cluster.kubernetes_version == "1.33"
-    assert config.usable_zones(["us-east-1c", "us-east-1a", "us-east-1b", "us-east-1d"]) == [
-        "us-east-1a", "us-east-1b", "us-east-1c"]
+    assert config.usable_zones({"us-east-1c": "use1-az4", "us-east-1a": "use1-az1", "us-east-1b": "use1-az2",
+                                "us-east-1d": "use1-az6"}) == ["us-east-1a", "us-east-1b", "us-east-1c"]
+
+
+def test_zones_are_chosen_by_zone_id_and_never_one_eks_refuses():
+    """In this account us-east-1a is use1-az3, where EKS takes no control-plane subnet, and the names
+    sort otherwise than the IDs: the same physical zones as in every other account are chosen."""
+    config = parse_config_values(VALID)
+    available = {"us-east-1a": "use1-az3", "us-east-1b": "use1-az6", "us-east-1c": "use1-az1",
+                 "us-east-1d": "use1-az2", "us-east-1e": "use1-az4"}
+    assert config.usable_zones(available) == ["us-east-1c", "us-east-1d", "us-east-1e"]
+    with pytest.raises(ConfigError, match="az_count = 3: this account has 2 zones in us-east-1 that EKS accepts"):
+        config.usable_zones({"us-east-1a": "use1-az3", "us-east-1b": "use1-az1", "us-east-1c": "use1-az2"})
 
 
 @pytest.mark.parametrize(
@@ -69,8 +80,8 @@ def test_bad_value_names_key_value_and_allowed(key, value, expected):
 
 def test_account_with_fewer_zones_than_asked_is_a_config_error():
     config = parse_config_values(VALID)
-    with pytest.raises(ConfigError, match="az_count = 3: this account has 2 available zones"):
-        config.usable_zones(["us-east-1a", "us-east-1b"])
+    with pytest.raises(ConfigError, match="az_count = 3: this account has 2 zones in us-east-1 that EKS accepts"):
+        config.usable_zones({"us-east-1a": "use1-az1", "us-east-1b": "use1-az2"})
 
 
 def test_config_error_is_a_pulumi_run_error_so_pulumi_prints_no_traceback():

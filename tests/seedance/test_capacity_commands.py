@@ -171,9 +171,9 @@ def test_breaker_without_credentials_is_one_line(monkeypatch, capsys):
     assert err == "seedance: error: AWS: Unable to locate credentials\n"
 
 
-def test_live_source_against_moto_falls_back_when_the_price_list_api_fails(project, capsys, monkeypatch):
+def test_live_source_against_moto_chooses_zones_by_id_and_falls_back_when_the_price_list_api_fails(project, capsys, monkeypatch):
     """The real LivePriceSource on moto: EC2 answers (zones, the stub spot history), the Price List API
-    does not (moto implements no pricing.get_products), so decide keeps the lock's plans."""
+    does not (moto implements no pricing.get_products), so decide falls back, as allowed."""
     import boto3
     from moto import mock_aws
 
@@ -190,4 +190,11 @@ def test_live_source_against_moto_falls_back_when_the_price_list_api_fails(proje
         assert decide(project, "--allow-fallback") == 0
     out = capsys.readouterr().out
     assert "note: live prices unavailable (get_products: 404)" in out
-    assert "every plan kept" in out and lock_file.read_bytes() == before
+    # moto's account names its zones otherwise (us-east-1a is use1-az6): the zones are chosen by ID
+    # (use1-az1, -az2, -az4, as in the region table), so the plans are decided again for those names,
+    # from the fallback prices (no spot), and the lock says so.
+    lock = json.loads(lock_file.read_text())
+    assert lock_file.read_bytes() != before
+    for entry in lock["groups"].values():
+        assert entry["plan"]["constraints"]["zones"] == ["us-east-1b", "us-east-1c", "us-east-1d"]
+        assert entry["source"] == "lock+snapshot" and entry["rule"] == "constraint" and not entry["plan"]["spot_types"]
