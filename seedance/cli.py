@@ -21,6 +21,7 @@ from pathlib import Path
 import yaml
 from botocore.exceptions import BotoCoreError, ClientError
 
+from components.cluster.versions import kubernetes_version
 from components.common.files import InputFileError, OutputFileError, write_text
 from components.cost.estimate import catalog_for, estimate
 from components.compute.labels import NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
@@ -80,8 +81,9 @@ def _derived_sections(args: argparse.Namespace, plan: Plan) -> list[list[str]]:
     project, config = load_stack(args.program, args.stack, args.stack_file)
     if project.name != PROJECT:
         return [_cost_section(plan)]
-    derived = derive(config, args.stack, table_zones(config), project.stack_config_dir, datetime.now(timezone.utc),
-                     offline=True)
+    now = datetime.now(timezone.utc)
+    derived = derive(config, args.stack, table_zones(config), project.stack_config_dir, now, offline=True)
+    warning = kubernetes_version(config.cluster.kubernetes_version).warning(now.date())
     storage = derived.checkpoint.lines() if derived.checkpoint else []
     egress = report_lines(derived.egress) if derived.egress else [f"  no egress estimate: {derived.egress_problem}"]
     serving = table_lines(list(derived.serving)) if derived.serving else []
@@ -91,6 +93,7 @@ def _derived_sections(args: argparse.Namespace, plan: Plan) -> list[list[str]]:
         capacity_commands.capacity_section({"capacity": capacity_report(derived.capacity, {})}),
         _cost_section(plan),
         ["Triton pods the autoscalers may ask for, against each group at its maximum:", *serving] if serving else [],
+        [f"Warning: {warning}"] if warning else [],
         ["Steps outside `pulumi up` (AWS requires them):",
          *[f"  - {step}" for step in account_steps(config, args.stack)]],
     ]

@@ -89,7 +89,7 @@ class ClusterAutoscaler(pulumi.ComponentResource):
             f"{name}-release",
             name="cluster-autoscaler",
             chart="cluster-autoscaler",
-            version=config.chart_version,
+            version=config.chart_for(kubernetes_version),
             namespace=NAMESPACE,
             repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=CHART_REPOSITORY),
             values=role.arn.apply(lambda arn: autoscaler_values(

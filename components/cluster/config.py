@@ -7,13 +7,9 @@ import ipaddress
 import re
 from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-from components.common.validation import FieldError, parse_cidr
+from components.common.validation import parse_cidr
 from components.common.log_retention import valid_retention
-
-
-# EKS versions in standard or extended support at the time of writing (2026-11).
-SUPPORTED_KUBERNETES_MINORS = range(30, 37)
-
+from components.cluster.versions import VERSIONS
 
 AddonName = Literal["vpc-cni", "coredns", "kube-proxy", "eks-pod-identity-agent", "aws-ebs-csi-driver"]
 
@@ -50,27 +46,26 @@ class SystemNodesConfig(BaseModel):
         return self
 
 
-# The autoscaler's minor must match the cluster's (its compatibility rule); newest patch releases
-# checked in kubernetes/autoscaler's tags (cluster-autoscaler-1.33.6, cluster-autoscaler-1.34.5).
-IMAGE_TAGS = {"1.33": "v1.33.6", "1.34": "v1.34.5"}
-
-
 class ClusterAutoscalerConfig(BaseModel):
     """The cluster autoscaler (config `seedance-gpu:cluster.autoscaler`)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    chart_version: str = Field("9.53.0", pattern=r"^\d+\.\d+\.\d+$", description="cluster-autoscaler Helm chart.")
+    chart_version: str | None = Field(None, pattern=r"^\d+\.\d+\.\d+$", description="cluster-autoscaler Helm "
+                                      "chart; default: the one the version table gives the cluster's minor.")
     image_tag: str | None = Field(None, pattern=r"^v\d+\.\d+\.\d+$",
                                   description="Autoscaler image; default: the release matching the cluster's minor "
-                                              f"({', '.join(f'{k}: {v}' for k, v in IMAGE_TAGS.items())}).")
+                                              f"({', '.join(f'{v.minor}: {v.autoscaler_image}' for v in VERSIONS.values())}).")
     scale_down_unneeded_minutes: int = Field(10, ge=1, le=1440,
                                              description="How long a node stays unneeded before it is removed.")
     max_node_provision_minutes: int = Field(15, ge=5, le=60, description="How long a new node may take to register "
                                                                          "(GPU AMIs boot slowly).")
 
-    def image_for(self, kubernetes_version: str) -> str | None:
-        return self.image_tag or IMAGE_TAGS.get(kubernetes_version)
+    def image_for(self, kubernetes_version: str) -> str:
+        return self.image_tag or VERSIONS[kubernetes_version].autoscaler_image
+
+    def chart_for(self, kubernetes_version: str) -> str:
+        return self.chart_version or VERSIONS[kubernetes_version].autoscaler_chart
 
 
 class ClusterConfig(BaseModel):
@@ -80,7 +75,8 @@ class ClusterConfig(BaseModel):
 
     name: str | None = Field(None, description="EKS cluster name; default seedance-<env>.",
                              pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$")
-    kubernetes_version: str = Field("1.33", description="EKS Kubernetes version, 1.30 to 1.36.")
+    kubernetes_version: str = Field("1.35", description="EKS Kubernetes version: one of the version table's "
+                                    f"({', '.join(VERSIONS)}; components/cluster/versions.py).")
     public_endpoint_cidrs: list[str] = Field(
         [], description="CIDRs allowed to reach the API server publicly; empty keeps the endpoint private only."
     )
@@ -107,13 +103,6 @@ class ClusterConfig(BaseModel):
     service_cidr: str = Field("172.20.0.0/16", description="Kubernetes Service range; fixed at creation, outside the VPC.")
     autoscaler: ClusterAutoscalerConfig = Field(default_factory=ClusterAutoscalerConfig)
 
-    @model_validator(mode="after")
-    def _autoscaler_matches_the_cluster(self) -> "ClusterConfig":
-        if self.autoscaler.image_for(self.kubernetes_version) is None:
-            raise FieldError("autoscaler.image_tag", None, f"no checked autoscaler release for Kubernetes "
-                             f"{self.kubernetes_version}; allowed: the v{self.kubernetes_version}.x release tag")
-        return self
-
     @field_validator("service_cidr")
     @classmethod
     def _service_range(cls, value: str) -> str:
@@ -125,12 +114,11 @@ class ClusterConfig(BaseModel):
     @field_validator("kubernetes_version")
     @classmethod
     def _supported_version(cls, value: str) -> str:
-        match = re.fullmatch(r"1\.(\d+)", value)
-        if not match or int(match.group(1)) not in SUPPORTED_KUBERNETES_MINORS:
-            raise ValueError(
-                f"must be an EKS version from 1.{SUPPORTED_KUBERNETES_MINORS.start} to 1.{SUPPORTED_KUBERNETES_MINORS.stop - 1}, "
-                "as a quoted string such as \"1.33\""
-            )
+        if value not in VERSIONS:
+            # Older minors are past extended support (EKS refuses them); newer ones are not in the table yet.
+            raise ValueError("allowed: " + ", ".join(
+                f'"{v.minor}" (standard support to {v.end_of_standard:%Y-%m-%d}, extended to {v.end_of_extended:%Y-%m-%d})'
+                for v in VERSIONS.values()))
         return value
 
     @field_validator("public_endpoint_cidrs")
@@ -166,11 +154,6 @@ class ClusterConfig(BaseModel):
         return valid_retention(value)
 
 
-# The descheduler's minor matches the Kubernetes minor it is built and tested for (its README's
-# compatibility matrix): chart 0.33.0 runs v0.33, 0.34.0 runs v0.34.
-CHART_VERSIONS = {"1.33": "0.33.0", "1.34": "0.34.0"}
-
-
 class SchedulingConfig(BaseModel):
     """Cluster-wide scheduling helpers (config `seedance-gpu:scheduling`)."""
 
@@ -179,7 +162,7 @@ class SchedulingConfig(BaseModel):
     descheduler: bool = Field(False, description="Run the Descheduler with the source's settings.")
     descheduler_chart_version: str | None = Field(
         None, pattern=r"^\d+\.\d+\.\d+$", description="Its Helm chart version; default: the release matching the "
-        f"cluster's minor ({', '.join(f'{k}: {v}' for k, v in CHART_VERSIONS.items())}).")
+        f"cluster's minor ({', '.join(f'{v.minor}: {v.descheduler_chart}' for v in VERSIONS.values())}).")
     cpu_threshold: int = Field(35, ge=1, le=100, description="Nodes below this CPU % are under-used (source: 35).")
     memory_threshold: int = Field(45, ge=1, le=100, description="Nodes below this memory % are under-used (source: 45).")
     pod_lifetime_hours: int = Field(72, ge=1, le=8760, description="Pods older than this are evicted (source: 72).")
@@ -188,5 +171,5 @@ class SchedulingConfig(BaseModel):
         description="Namespaces whose pods may run longer (long training jobs resume from checkpoints anyway).")
 
 
-def chart_version(config: SchedulingConfig, kubernetes_version: str) -> str | None:
-    return config.descheduler_chart_version or CHART_VERSIONS.get(kubernetes_version)
+def chart_version(config: SchedulingConfig, kubernetes_version: str) -> str:
+    return config.descheduler_chart_version or VERSIONS[kubernetes_version].descheduler_chart

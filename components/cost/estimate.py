@@ -9,6 +9,7 @@ that resource's cost unknown, never a guess.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
 from functools import cache
 from typing import Any, Callable, Iterable
 
@@ -16,9 +17,10 @@ from components.pricing.ebs import EBS_VOLUME_TYPES, ebs_monthly
 from components.plan.unknowns import UnknownValueError, as_read
 from components.pricing.prices import Price, SnapshotPriceSource, UnitPrice
 from components.capacity.mix import asg_mix, reserved_cover
-from components.plan.resources import (ASG, EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, EKS_NODE_GROUP, K8S_SERVICE,
-                                       KMS_KEY, LAUNCH_TEMPLATE, LOAD_BALANCER, NAT_GATEWAY, VPC_ENDPOINT, PlanResource,
-                                       is_unknown)
+from components.cluster.versions import kubernetes_version
+from components.plan.resources import (ASG, EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, EKS_NODE_GROUP, ELASTIC_IP,
+                                       K8S_SERVICE, KMS_KEY, LAUNCH_TEMPLATE, LOAD_BALANCER, NAT_GATEWAY,
+                                       VPC_ENDPOINT, PlanResource, is_unknown)
 
 HOURS_PER_MONTH = 730
 
@@ -178,23 +180,42 @@ PRICERS: dict[str, Callable[..., tuple[float, str]]] = {
     VPC_ENDPOINT: _endpoint,
     K8S_SERVICE: _service,
     NAT_GATEWAY: _fixed("nat_gateway_hour", "NAT gateway hours (data processed: see the egress report)"),
-    EKS_CLUSTER: _fixed("eks_cluster_hour", "EKS control plane, standard support"),
+    ELASTIC_IP: _fixed("public_ipv4_hour", "public IPv4 address (a NAT gateway's), billed in use or idle"),
     LOAD_BALANCER: _fixed("load_balancer_hour", "load balancer hours (LCUs not included)"),
     KMS_KEY: _fixed("kms_key_month", "customer managed key (requests not included)"),
 }
 
 
-def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog) -> CostEstimate:
+def _eks_cluster(resource: PlanResource, catalog: PriceCatalog, on: date) -> tuple[float, str]:
+    """The control plane at its version's support rate on `on`: extended support bills six times standard."""
+    minor = _known(resource.props.get("version"), "the Kubernetes version")
+    version = kubernetes_version(str(minor))
+    if version is None:
+        return catalog.unit("eks_cluster_hour") * HOURS_PER_MONTH, f"EKS control plane, Kubernetes {minor} (not in " \
+            "the version table: priced at standard support)"
+    support = version.support(on)
+    if support == "unsupported":
+        raise UnknownValue(f"Kubernetes {minor} is past extended support on {on:%Y-%m-%d}: EKS upgrades the cluster")
+    service = "eks_cluster_hour" if support == "standard" else "eks_cluster_extended_hour"
+    return (catalog.unit(service) * HOURS_PER_MONTH,
+            f"EKS control plane, Kubernetes {minor} in {support} support on {on:%Y-%m-%d}")
+
+
+def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog, on: date | None = None) -> CostEstimate:
+    """What the resources cost a month; `on` (default: today, UTC) decides the EKS support rate."""
+    on = on or datetime.now(timezone.utc).date()
     resources = list(resources)
     templates = {r.urn: as_read(r) for r in resources if r.type == LAUNCH_TEMPLATE}
     result = CostEstimate()
     for resource in resources:
-        if resource.type != ASG and resource.type not in PRICERS:
+        if resource.type not in (ASG, EKS_CLUSTER) and resource.type not in PRICERS:
             continue  # not priced: never read
         resource = as_read(resource)
         try:
             if resource.type == ASG:
                 cost, basis = _gpu_group(resource, catalog, templates)
+            elif resource.type == EKS_CLUSTER:
+                cost, basis = _eks_cluster(resource, catalog, on)
             else:
                 cost, basis = PRICERS[resource.type](resource, catalog)
             result.lines.append(CostLine(resource.urn, resource.type, round(cost, 2), basis))

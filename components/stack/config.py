@@ -20,7 +20,6 @@ from components.catalog.regions import EKS_EXCLUDED_ZONE_IDS, regions
 from components.capacity.config import CapacityConfig
 from components.cluster.config import ClusterConfig, SchedulingConfig
 from components.common.validation import FieldError
-from components.cluster.config import chart_version as descheduler_chart_version
 from components.network.egress import EgressTraffic, EndpointLayout
 from components.compute.config import GpuNodeGroupConfig, allocatable_gpus
 from components.catalog.instance_types import gpu_instance_type
@@ -141,14 +140,6 @@ class StackConfig(BaseModel):
         if not re.fullmatch(rf"[a-z0-9][a-z0-9-]{{0,{longest - 1}}}", self.cluster_name):
             raise FieldError("cluster.name", self.cluster_name, f"names the model bucket <name>-models-<account id>; "
                              f"allowed: lowercase letters, digits and hyphens, at most {longest} characters")
-        return self
-
-    @model_validator(mode="after")
-    def _descheduler_matches_the_cluster(self) -> "StackConfig":
-        version = self.cluster.kubernetes_version
-        if self.scheduling.descheduler and descheduler_chart_version(self.scheduling, version) is None:
-            raise FieldError("scheduling.descheduler_chart_version", None, f"no checked descheduler release for "
-                             f"Kubernetes {version}; allowed: the 0.{version.split('.')[1]}.x chart")
         return self
 
     @model_validator(mode="after")

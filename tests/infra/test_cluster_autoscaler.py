@@ -2,11 +2,13 @@
 
 import json
 
+import pytest
+
+from components.cluster.versions import VERSIONS
 from seedance.cli import main
 from seedance.offline_cloud import OFFLINE_ACCOUNT_ID
-from tests.stacks import stack_config
 from tests.policy_evaluation import Request, allows
-from tests.stacks import bad_stack
+from tests.stacks import REPO, bad_stack, stack_config
 
 ASG = "aws:autoscaling/group:Group"
 
@@ -56,8 +58,26 @@ def test_autoscaler_matches_the_cluster_minor_and_runs_on_system_nodes(stack_pla
     assert values["extraArgs"]["skip-nodes-with-local-storage"] is False
 
 
-def test_unknown_minor_needs_an_explicit_autoscaler_release(tmp_path, capsys):
-    stack_file = bad_stack(tmp_path, ["seedance-gpu:cluster", "kubernetes_version"], "1.30")
+@pytest.mark.parametrize("minor", ["1.30", "1.31", "1.37"])
+def test_a_minor_outside_the_version_table_is_refused_with_the_table(tmp_path, capsys, minor):
+    """1.30 and 1.31 are past extended support (EKS refuses them); 1.37 is not in the table yet."""
+    stack_file = bad_stack(tmp_path, ["seedance-gpu:cluster", "kubernetes_version"], minor)
     assert main(["plan", "--stack", "dev", "--stack-file", str(stack_file)]) == 2
-    assert "seedance-gpu:cluster.autoscaler.image_tag = null: no checked autoscaler release for Kubernetes 1.30" \
-        in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f'seedance-gpu:cluster.kubernetes_version = "{minor}": allowed:' in err
+    assert all(f'"{v}" (standard support to' in err for v in VERSIONS)
+
+
+@pytest.mark.parametrize("minor", sorted(VERSIONS))
+def test_every_minor_of_the_table_plans_with_its_own_add_ons(tmp_path, capsys, plan_of, minor):
+    """The autoscaler image and chart and the descheduler chart follow the table, for every minor."""
+    from seedance.cli import offline_plan
+
+    stack_file = bad_stack(tmp_path, ["seedance-gpu:cluster", "kubernetes_version"], minor, stack="prod")
+    plan, _header = offline_plan("prod", REPO / "infra", stack_file)
+    releases = {r.inputs["chart"]: r.inputs for r in plan.of_type("kubernetes:helm.sh/v3:Release")}
+    assert releases["cluster-autoscaler"]["values"]["image"]["tag"] == VERSIONS[minor].autoscaler_image
+    assert releases["cluster-autoscaler"]["version"] == VERSIONS[minor].autoscaler_chart
+    assert releases["descheduler"]["version"] == VERSIONS[minor].descheduler_chart
+    (cluster,) = plan.of_type("aws:eks/cluster:Cluster")
+    assert cluster.inputs["version"] == minor

@@ -27,7 +27,7 @@ def test_valid_config_gets_defaults_and_derived_values():
     config = parse_config_values(VALID)
     assert config.cluster_name == "seedance-dev"
     assert config.resource_tags == {"team": "ml", "cost-center": "cc-1", "env": "dev"}
-    assert config.cluster.kubernetes_version == "1.33"
+    assert config.cluster.kubernetes_version == "1.35"  # the default: a version in standard support
     assert config.usable_zones({"us-east-1c": "use1-az4", "us-east-1a": "use1-az1", "us-east-1b": "use1-az2",
                                 "us-east-1d": "use1-az6"}) == ["us-east-1a", "us-east-1b", "us-east-1c"]
 
@@ -59,7 +59,7 @@ def test_zones_are_chosen_by_zone_id_and_never_one_eks_refuses():
         ("seedance-gpu:budget", {"monthly_usd": -5}, "seedance-gpu:budget.monthly_usd = -5: Input should be greater than 0"),
         ("seedance-gpu:cluster", {}, "seedance-gpu:cluster.deployer_cidrs = []: the API endpoint is private and nothing may reach it"),
         ("seedance-gpu:cluster", {"deployer_cidrs": ["8.8.8.0/24"]}, "seedance-gpu:cluster.deployer_cidrs = [\"8.8.8.0/24\"]: 8.8.8.0/24 must be a private range"),
-        ("seedance-gpu:cluster", {"kubernetes_version": "1.9"}, "seedance-gpu:cluster.kubernetes_version = \"1.9\": must be an EKS version from 1.30 to 1.36"),
+        ("seedance-gpu:cluster", {"kubernetes_version": "1.9"}, "seedance-gpu:cluster.kubernetes_version = \"1.9\": allowed: \"1.33\" (standard support to 2026-07-29"),
         ("seedance-gpu:cluster", {"kubernetes_version": 1.33}, "seedance-gpu:cluster.kubernetes_version = 1.33: Input should be a valid string"),
         ("seedance-gpu:cluster", {"public_endpoint_cidrs": ["0.0.0.0/0"]}, "seedance-gpu:cluster.public_endpoint_cidrs = [\"0.0.0.0/0\"]: 0.0.0.0/0 would expose"),
         ("seedance-gpu:cluster", {"log_retention_days": 10}, "seedance-gpu:cluster.log_retention_days = 10: CloudWatch accepts one of 1, 3, 5"),
