@@ -118,6 +118,7 @@ BudgetAlerts(
     f"{name}-budget",
     monthly_usd=config.budget.monthly_usd,
     emails=config.budget.alert_emails,
+    topic_arns=config.budget.alert_topic_arns,
     filter_tag=config.budget.filter_tag,
     account_id=identity.account_id,
     kms_key_arn=key.key_arn,

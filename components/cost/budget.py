@@ -34,7 +34,8 @@ def tag_filter(tags: Mapping[str, str], key: str) -> str:
 class BudgetAlerts(pulumi.ComponentResource):
     topic_arn: pulumi.Output[str]
 
-    def __init__(self, name: str, *, monthly_usd: float, emails: list[str], filter_tag: str, account_id: str,
+    def __init__(self, name: str, *, monthly_usd: float, emails: list[str], topic_arns: list[str], filter_tag: str,
+                 account_id: str,
                  kms_key_arn: pulumi.Input[str], tags: Mapping[str, str], opts: pulumi.ResourceOptions | None = None):
         super().__init__("seedance:cost:BudgetAlerts", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
@@ -57,7 +58,7 @@ class BudgetAlerts(pulumi.ComponentResource):
                 aws.budgets.BudgetNotificationArgs(
                     comparison_operator="GREATER_THAN", threshold=threshold, threshold_type="PERCENTAGE",
                     # The e-mails subscribe to the topic; listing them here too would send each alert twice.
-                    notification_type=kind, subscriber_sns_topic_arns=[topic.arn],
+                    notification_type=kind, subscriber_sns_topic_arns=[topic.arn, *topic_arns],
                 )
                 for threshold in THRESHOLDS for kind in ("ACTUAL", "FORECASTED")
             ],

@@ -46,7 +46,10 @@ class BudgetConfig(BaseModel):
 
     monthly_usd: float = Field(gt=0, le=10_000_000, description="Monthly budget in US dollars.")
     alert_emails: list[str] = Field([], max_length=10,
-                                    description="Who gets the 85 % and 95 % alerts (besides the SNS topic).")
+                                    description="Who gets the 85 % and 95 % alerts by e-mail (subscribed to the "
+                                                "stack's SNS topic).")
+    alert_topic_arns: list[str] = Field([], max_length=9, description="Existing SNS topics that get the alerts too "
+                                        "(an AWS Chatbot channel's, say); each must let budgets.amazonaws.com publish.")
     filter_tag: str = Field("cost-center", description="Cost-allocation tag the budget counts (its value in this stack).")
 
     @field_validator("alert_emails")
@@ -56,6 +59,22 @@ class BudgetConfig(BaseModel):
             if not re.fullmatch(r"[^@\s]+@[^@\s]+\.[a-z]{2,}", value):
                 raise ValueError(f"{value!r} is not an e-mail address")
         return values
+
+    @field_validator("alert_topic_arns")
+    @classmethod
+    def _topics(cls, values: list[str]) -> list[str]:
+        for value in values:
+            if not re.fullmatch(r"arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]{1,256}", value):
+                raise ValueError(f"{value!r} is not an SNS topic ARN")
+        return values
+
+    @model_validator(mode="after")
+    def _someone_is_told(self) -> "BudgetConfig":
+        # An SNS topic without a subscription delivers the 85 % and 95 % alerts to nobody.
+        if not self.alert_emails and not self.alert_topic_arns:
+            raise FieldError("alert_emails", [], "a budget must reach someone; allowed: at least one e-mail, or "
+                             "an existing SNS topic in alert_topic_arns")
+        return self
 
 
 class StackConfig(BaseModel):

@@ -45,8 +45,12 @@ def test_breaker_setting_makes_dev_groups_spot_only_and_passes_its_checks(tmp_pa
 
 
 @pytest.mark.parametrize("budget, expected", [
-    ({"monthly_usd": 10, "filter_tag": "owner"}, "budget.filter_tag = \"owner\": must be one of the stack's tags"),
+    ({"monthly_usd": 10, "filter_tag": "owner", "alert_emails": ["a@b.io"]},
+     "budget.filter_tag = \"owner\": must be one of the stack's tags"),
     ({"monthly_usd": 10, "alert_emails": ["not-an-address"]}, "'not-an-address' is not an e-mail address"),
+    # An SNS topic nobody subscribes to delivers the alerts to nobody.
+    ({"monthly_usd": 10}, "budget.alert_emails = []: a budget must reach someone"),
+    ({"monthly_usd": 10, "alert_topic_arns": ["chatbot"]}, "'chatbot' is not an SNS topic ARN"),
 ])
 def test_bad_budget_config_names_the_key(budget, expected):
     values = {"aws:region": "us-east-1", "seedance-gpu:env": "dev",
