@@ -27,6 +27,7 @@ from components.monitoring.metrics_pipeline import MetricsPipeline
 from components.serving.triton import TritonServing
 from components.stack.config import check_stack_env, load_from_pulumi
 from components.stack.derivation import derive, stack_reports
+from components.stack.placeholders import refuse_placeholders
 
 STACKS_DIR = Path(__file__).resolve().parent.parent / "stacks"
 
@@ -37,6 +38,8 @@ available = aws.get_availability_zones(state="available")
 zones = config.usable_zones(dict(zip(available.names, available.zone_ids)))
 # Under Pulumi's mock runtime (`seedance plan`, tests) there is no cloud to ask: prices come from the snapshot.
 offline = isinstance(get_monitor(), MockMonitor)
+if not offline:
+    refuse_placeholders(config)  # an offline plan lists them instead
 derived = derive(config, pulumi.get_stack(), zones, STACKS_DIR, datetime.now(timezone.utc),
                  live=None if offline else LivePriceSource(), offline=offline)
 capacity = derived.capacity

@@ -32,6 +32,7 @@ from components.serving.capacity import table_lines
 from components.stack.capacity import table_zones
 from components.stack.config import PROJECT
 from components.stack.derivation import account_steps, capacity_report, checkpoint_decision, derive
+from components.stack.placeholders import placeholders
 from seedance import breaker_command, budget_tag_command, capacity_commands, check_command, config_reference
 
 from seedance.engine import Plan, ProgramFailed, ProgramInputError, run_program
@@ -94,6 +95,9 @@ def _derived_sections(args: argparse.Namespace, plan: Plan) -> list[list[str]]:
         _cost_section(plan),
         ["Triton pods the autoscalers may ask for, against each group at its maximum:", *serving] if serving else [],
         [f"Warning: {warning}"] if warning else [],
+        ["Placeholders (an offline plan keeps them; a real `pulumi up` refuses them):",
+         *[f"  - {PROJECT}:{key} = {value} ({what})" for key, value, what in found]] if (found := placeholders(config))
+        else [],
         ["Steps outside `pulumi up` (AWS requires them):",
          *[f"  - {step}" for step in account_steps(config, args.stack)]],
     ]
