@@ -53,7 +53,8 @@ model_bucket = f"{name}-models-{identity.account_id}"  # bucket names are global
 
 key = StackKey(name, region=config.region, tags=tags)
 models = ModelRepository(f"{name}-models", bucket_name=model_bucket, kms_key_arn=key.key_arn, tags=tags)
-network = Network(name, config.network, zones=zones, cluster_name=name, kms_key_arn=key.key_arn, tags=tags)
+network = Network(name, config.network, zones=zones, cluster_name=name, kms_key_arn=key.key_arn, tags=tags,
+                  nat_gb_month=derived.nat_gb_per_gateway)
 endpoints = PrivateEndpoints(
     f"{name}-endpoints",
     config.endpoints,

@@ -155,8 +155,10 @@ def read_lock(path: Path) -> CapacityLock:
     if document.get("lock_version") != LOCK_VERSION:
         raise LockError(f"{path} has lock_version {document.get('lock_version')!r}; this package reads {LOCK_VERSION}")
     try:
-        # JSON has no datetime: times are validated as ISO strings with a zone (strict elsewhere).
-        LockDocument.model_validate(document, strict=False)
+        # JSON has no datetime: times are validated as ISO strings with a zone. What is read on is the
+        # validated document, in JSON's types again, never the raw one (a number where a time or a string
+        # where a count belongs would otherwise pass through).
+        document = LockDocument.model_validate(document, strict=False).model_dump(mode="json")
     except ValidationError as error:
         first = error.errors()[0]
         key = ".".join(str(part) for part in first["loc"])

@@ -19,6 +19,7 @@ from components.compute.node_bootstrap import ClusterJoin
 from components.compute.config import GpuSharingConfig
 from components.compute.device_plugin import NvidiaDevicePlugin
 from components.cluster.config import SystemNodesConfig, ClusterConfig
+from components.plan.resources import EXPECTED_GB_TAG
 
 _POLICY = "arn:{partition}:iam::aws:policy/{name}"
 
@@ -125,7 +126,7 @@ class Cluster(pulumi.ComponentResource):
             name=f"/aws/eks/{cluster_name}/cluster",
             retention_in_days=config.log_retention_days,
             kms_key_id=kms_key_arn,
-            tags=tags,
+            tags={**tags, EXPECTED_GB_TAG: f"{config.control_plane_log_gb_month:g}"},
             opts=child,
         )
         public_access = bool(config.public_endpoint_cidrs)

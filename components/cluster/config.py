@@ -92,6 +92,8 @@ class ClusterConfig(BaseModel):
         ["api", "audit", "authenticator"], description="Control-plane log types sent to CloudWatch."
     )
     log_retention_days: int = Field(30, description="Retention of the control-plane log group, days.")
+    control_plane_log_gb_month: float = Field(10.0, ge=0, le=100_000, description="Control-plane log ingestion "
+                                              "assumed for the estimate, GB per month (audit logs dominate).")
     system_nodes: SystemNodesConfig = Field(default_factory=SystemNodesConfig)
     addon_versions: dict[AddonName, str] = Field(
         {}, description="Pinned add-on versions; an add-on left out gets EKS's default for the cluster version."

@@ -19,8 +19,8 @@ from components.pricing.prices import Price, SnapshotPriceSource, UnitPrice
 from components.capacity.mix import asg_mix, reserved_cover
 from components.cluster.versions import kubernetes_version
 from components.plan.resources import (ASG, EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, EKS_NODE_GROUP, ELASTIC_IP,
-                                       K8S_SERVICE, KMS_KEY, LAUNCH_TEMPLATE, LOAD_BALANCER, NAT_GATEWAY,
-                                       VPC_ENDPOINT, PlanResource, is_unknown)
+                                       K8S_SERVICE, KMS_KEY, LAUNCH_TEMPLATE, LOG_GROUP, LOAD_BALANCER, NAT_GATEWAY,
+                                       VPC_ENDPOINT, PlanResource, is_unknown, tags_of, EXPECTED_GB_TAG)
 
 HOURS_PER_MONTH = 730
 
@@ -138,12 +138,20 @@ def _root_volume(template: PlanResource, catalog: PriceCatalog) -> float:
     return total
 
 
-def _node_group(resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
+def _node_group(resource: PlanResource, catalog: PriceCatalog,
+                templates: dict[str, PlanResource]) -> tuple[float, str]:
+    """A managed node group's instances on demand, and the volumes its launch template gives each."""
     scaling = resource.props.get("scalingConfig") or {}
     desired = float(_known(scaling.get("desiredSize"), "the desired size"))
     instance_type = (resource.props.get("instanceTypes") or ["(unknown)"])[0]
     hourly = catalog.instance_hour(instance_type)
-    return desired * hourly * HOURS_PER_MONTH, f"{desired:g} x {instance_type} on-demand at ${hourly:.4f}/h"
+    linked = [templates[urn] for urn in resource.dependencies if urn in templates]
+    named = (resource.props.get("launchTemplate") or {}).get("id")
+    template = linked[0] if len(linked) == 1 else next((t for t in templates.values() if t.id and t.id == named), None)
+    disk = _root_volume(template, catalog) * desired if template is not None else 0.0
+    return (desired * hourly * HOURS_PER_MONTH + disk,
+            f"{desired:g} x {instance_type} on-demand at ${hourly:.4f}/h"
+            + (f", root volumes ${disk:,.2f}" if disk else ""))
 
 
 def _instance(resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
@@ -166,6 +174,27 @@ def _service(resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]
     return HOURS_PER_MONTH * catalog.unit("load_balancer_hour"), "load balancer hours (LCUs not included)"
 
 
+def _expected_gb(resource: PlanResource) -> float:
+    value = (tags_of(resource) or {}).get(EXPECTED_GB_TAG)
+    try:
+        return max(0.0, float(value)) if value is not None else 0.0
+    except ValueError:
+        raise UnknownValue(f"tag {EXPECTED_GB_TAG} = {value!r} is not a number") from None
+
+
+def _nat_gateway(resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
+    gb = _expected_gb(resource)
+    hours = catalog.unit("nat_gateway_hour") * HOURS_PER_MONTH
+    return hours + gb * catalog.unit("nat_gateway_gb"), (f"NAT gateway hours ${hours:,.2f} + {gb:,.0f} GB processed "
+                                                         "(the egress model's, tagged on the gateway)")
+
+
+def _log_group(resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
+    gb = _expected_gb(resource)
+    return gb * catalog.unit("cloudwatch_logs_ingestion_gb"), (f"{gb:,.0f} GB/month ingested (the stack's stated "
+                                                               "assumption; storage not included)")
+
+
 def _fixed(service: str, basis: str) -> Callable[[PlanResource, PriceCatalog], tuple[float, str]]:
     def price(_resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
         value = catalog.unit(service)
@@ -175,11 +204,11 @@ def _fixed(service: str, basis: str) -> Callable[[PlanResource, PriceCatalog], t
 
 PRICERS: dict[str, Callable[..., tuple[float, str]]] = {
     EBS_VOLUME: _volume,
-    EKS_NODE_GROUP: _node_group,
     EC2_INSTANCE: _instance,
     VPC_ENDPOINT: _endpoint,
     K8S_SERVICE: _service,
-    NAT_GATEWAY: _fixed("nat_gateway_hour", "NAT gateway hours (data processed: see the egress report)"),
+    NAT_GATEWAY: _nat_gateway,
+    LOG_GROUP: _log_group,
     ELASTIC_IP: _fixed("public_ipv4_hour", "public IPv4 address (a NAT gateway's), billed in use or idle"),
     LOAD_BALANCER: _fixed("load_balancer_hour", "load balancer hours (LCUs not included)"),
     KMS_KEY: _fixed("kms_key_month", "customer managed key (requests not included)"),
@@ -208,7 +237,7 @@ def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog, on: date 
     templates = {r.urn: as_read(r) for r in resources if r.type == LAUNCH_TEMPLATE}
     result = CostEstimate()
     for resource in resources:
-        if resource.type not in (ASG, EKS_CLUSTER) and resource.type not in PRICERS:
+        if resource.type not in (ASG, EKS_CLUSTER, EKS_NODE_GROUP) and resource.type not in PRICERS:
             continue  # not priced: never read
         resource = as_read(resource)
         try:
@@ -216,6 +245,8 @@ def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog, on: date 
                 cost, basis = _gpu_group(resource, catalog, templates)
             elif resource.type == EKS_CLUSTER:
                 cost, basis = _eks_cluster(resource, catalog, on)
+            elif resource.type == EKS_NODE_GROUP:
+                cost, basis = _node_group(resource, catalog, templates)
             else:
                 cost, basis = PRICERS[resource.type](resource, catalog)
             result.lines.append(CostLine(resource.urn, resource.type, round(cost, 2), basis))

@@ -28,6 +28,8 @@ class NetworkConfig(BaseModel):
         "reject", description="VPC flow logs to CloudWatch Logs: rejected traffic only (the security signal, at a "
                               "fraction of the ingestion cost of all traffic on GPU-sized S3 transfers), all, or off.")
     flow_log_retention_days: int = Field(30, description="Retention of the flow log group, days (a CloudWatch value).")
+    flow_log_gb_month: float = Field(5.0, ge=0, le=100_000, description="Flow-log ingestion assumed for the estimate, "
+                                     "GB per month (rejects only are small; all traffic is far more).")
 
     @field_validator("flow_log_retention_days")
     @classmethod

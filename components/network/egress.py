@@ -60,6 +60,7 @@ class EgressLine:
     via_endpoints_usd: float
     path: str
     endpoint: str | None = None  # the interface endpoint that carries it, if any
+    through_nat: bool = False  # this stack sends it through its NAT gateways
 
 
 @dataclass
@@ -69,6 +70,11 @@ class EgressReport:
     nat_hours_usd: float
     notes: list[str] = field(default_factory=list)
     price_sources: list[str] = field(default_factory=list)
+
+    @property
+    def nat_gb(self) -> float:
+        """What this stack's NAT gateways process a month."""
+        return sum(line.gb for line in self.lines if line.through_nat)
 
     @property
     def via_nat_usd(self) -> float:
@@ -111,16 +117,17 @@ def egress_report(traffic: EgressTraffic, layout: EndpointLayout, prices: dict[s
     else:
         s3_path, s3_cost = "NAT", via_nat(s3_gb)
     s3_endpoint = "s3" if s3_path == "S3 interface endpoint" else None
-    lines.append(EgressLine("S3 (incl. ECR image layers)", s3_gb, via_nat(s3_gb), s3_cost, s3_path, s3_endpoint))
+    lines.append(EgressLine("S3 (incl. ECR image layers)", s3_gb, via_nat(s3_gb), s3_cost, s3_path, s3_endpoint,
+                            s3_path == "NAT"))
     lines.append(EgressLine("image pulls from outside AWS", traffic.public_image_pull_gb,
                             via_nat(traffic.public_image_pull_gb), via_nat(traffic.public_image_pull_gb),
-                            "NAT (no endpoint serves them; mirror into ECR to save this)"))
+                            "NAT (no endpoint serves them; mirror into ECR to save this)", through_nat=True))
     for name, service in TRAFFIC_ENDPOINTS.items():
         gb = getattr(traffic, name)
         if service in layout.interface_services:
             lines.append(EgressLine(service, gb, via_nat(gb), via_interface(gb), f"{service} interface endpoint", service))
         else:
-            lines.append(EgressLine(service, gb, via_nat(gb), via_nat(gb), "NAT (no endpoint)"))
+            lines.append(EgressLine(service, gb, via_nat(gb), via_nat(gb), "NAT (no endpoint)", through_nat=True))
 
     hour = round(prices["interface_endpoint_az_hour"].usd * HOURS_PER_MONTH * layout.interface_az_count, 2)
     endpoint_hours = {service: hour for service in layout.interface_services}

@@ -11,6 +11,7 @@ import pulumi_aws as aws
 from components.common.iam import flow_log_delivery_policy, service_assume_role_policy
 from components.network.subnets import plan_subnets
 from components.network.config import NetworkConfig
+from components.plan.resources import EXPECTED_GB_TAG
 
 
 class Network(pulumi.ComponentResource):
@@ -31,8 +32,10 @@ class Network(pulumi.ComponentResource):
         cluster_name: str,
         kms_key_arn: pulumi.Input[str],
         tags: Mapping[str, str],
+        nat_gb_month: float = 0.0,
         opts: pulumi.ResourceOptions | None = None,
     ):
+        """`nat_gb_month`: the data each NAT gateway is expected to process a month (the egress model's)."""
         super().__init__("seedance:network:Network", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         layout = plan_subnets(config.vpc_cidr, zones, config.private_subnet_prefix, config.public_subnet_prefix)
@@ -81,7 +84,7 @@ class Network(pulumi.ComponentResource):
                     f"{name}-nat-{zone.zone}",
                     allocation_id=eip.allocation_id,
                     subnet_id=public.id,
-                    tags={**tags, "Name": f"{name}-nat-{zone.zone}"},
+                    tags={**tags, "Name": f"{name}-nat-{zone.zone}", EXPECTED_GB_TAG: f"{nat_gb_month:g}"},
                     opts=pulumi.ResourceOptions(parent=self, depends_on=[igw]),
                 )
                 nat_ids.append(nat.id)
@@ -131,7 +134,7 @@ class Network(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         group = aws.cloudwatch.LogGroup(f"{name}-flow-logs", name=f"/aws/vpc/{name}/flow-logs",
                                         retention_in_days=config.flow_log_retention_days, kms_key_id=kms_key_arn,
-                                        tags=dict(tags), opts=child)
+                                        tags={**tags, EXPECTED_GB_TAG: f"{config.flow_log_gb_month:g}"}, opts=child)
         role = aws.iam.Role(f"{name}-flow-logs-role", tags=dict(tags), opts=child,
                             assume_role_policy=json.dumps(service_assume_role_policy("vpc-flow-logs.amazonaws.com")))
         aws.iam.RolePolicy(f"{name}-flow-logs-delivery", role=role.id, opts=child,

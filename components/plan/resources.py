@@ -16,6 +16,10 @@ LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 LOAD_BALANCER = "aws:lb/loadBalancer:LoadBalancer"
 NAT_GATEWAY = "aws:ec2/natGateway:NatGateway"
 ELASTIC_IP = "aws:ec2/eip:Eip"
+LOG_GROUP = "aws:cloudwatch/logGroup:LogGroup"
+# What a resource is expected to carry a month, in GB (NAT data processed, log ingestion): an assumption
+# the program states on the resource, so every reader of the plan prices it alike.
+EXPECTED_GB_TAG = "seedance.io/expected-gb-month"
 VPC = "aws:ec2/vpc:Vpc"
 VPC_ENDPOINT = "aws:ec2/vpcEndpoint:VpcEndpoint"
 K8S_DEPLOYMENT = "kubernetes:apps/v1:Deployment"

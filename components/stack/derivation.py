@@ -35,6 +35,11 @@ class StackDerivation:
     egress: EgressReport | None
     egress_problem: str | None  # why there is no egress report (no prices for the region)
 
+    @property
+    def nat_gb_per_gateway(self) -> float:
+        """The data each NAT gateway is expected to process a month (the egress model, spread evenly)."""
+        return self.egress.nat_gb / self.endpoints.nat_gateways if self.egress else 0.0
+
 
 def derive(config: StackConfig, stack: str, zones: Sequence[str], stacks_dir: Path, now: datetime,
            live: LivePriceSource | None = None, offline: bool = False) -> StackDerivation:

@@ -52,7 +52,7 @@ def test_zones_are_chosen_by_zone_id_and_never_one_eks_refuses():
         ("seedance-gpu:network", {"vpc_cidr": "10.0.0.0/12"}, "between /16 and /24"),
         ("seedance-gpu:network", {"vpc_cidr": "10.0.0.0/18"}, "seedance-gpu:network.vpc_cidr = \"10.0.0.0/18\": 3 zones of /19 private and /24 public subnets need 25344 addresses"),
         ("seedance-gpu:network", {"nat_gateways": "two"}, "seedance-gpu:network.nat_gateways = \"two\": allowed: 'single' or 'per_az'"),
-        ("seedance-gpu:network", {"natgw": 1}, "seedance-gpu:network.natgw = 1: unknown key; allowed keys here: az_count, flow_log_retention_days, flow_logs, nat_gateways"),
+        ("seedance-gpu:network", {"natgw": 1}, "seedance-gpu:network.natgw = 1: unknown key; allowed keys here: az_count, flow_log_gb_month, flow_log_retention_days, flow_logs, nat_gateways"),
         ("seedance-gpu:env", "qa", "seedance-gpu:env = \"qa\": allowed: 'dev', 'staging' or 'prod'"),
         ("seedance-gpu:tags", {"team": "ml"}, "seedance-gpu:tags = {\"team\": \"ml\"}: must include non-empty cost-center"),
         ("seedance-gpu:budget", None, "seedance-gpu:budget = (missing): required key is missing"),

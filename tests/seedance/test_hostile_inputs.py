@@ -299,7 +299,8 @@ def _damage(document, draw):
     return damaged
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=int(os.environ.get("SEEDANCE_FUZZ_EXAMPLES", 25)), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_random_damage_to_a_lock_plans_or_exits_2_never_a_traceback(project, tmp_path_factory, data):
     root = tmp_path_factory.mktemp("lock")
@@ -310,7 +311,8 @@ def test_random_damage_to_a_lock_plans_or_exits_2_never_a_traceback(project, tmp
     assert code in (0, 2) and "Traceback" not in err, err
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=int(os.environ.get("SEEDANCE_FUZZ_EXAMPLES", 60)), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_random_damage_to_a_plan_json_checks_or_exits_2_never_a_traceback(project, tmp_path_factory, data):
     document = json.loads((project / "prod.plan.json").read_text())
