@@ -54,7 +54,7 @@ model_bucket = f"{name}-models-{identity.account_id}"  # bucket names are global
 key = StackKey(name, region=config.region, tags=tags)
 models = ModelRepository(f"{name}-models", bucket_name=model_bucket, kms_key_arn=key.key_arn, tags=tags)
 network = Network(name, config.network, zones=zones, cluster_name=name, kms_key_arn=key.key_arn, tags=tags,
-                  nat_gb_month=derived.nat_gb_per_gateway)
+                  nat_gb_month=derived.nat_gb_per_gateway, deployer_cidrs=config.cluster.deployer_cidrs)
 endpoints = PrivateEndpoints(
     f"{name}-endpoints",
     config.endpoints,
@@ -76,6 +76,7 @@ cluster = Cluster(
     kms_key_arn=key.key_arn,
     tags=tags,
     gpu_sharing=helm_device_plugin_sharing(config.gpu_node_groups),
+    deploy_path=network.deploy_path,
 )
 node_groups = {
     group.name: GpuNodeGroup(

@@ -46,6 +46,7 @@ class Cluster(pulumi.ComponentResource):
         kms_key_arn: pulumi.Input[str],
         tags: Mapping[str, str],
         gpu_sharing: Mapping[str, GpuSharingConfig] | None = None,
+        deploy_path: list[pulumi.Resource] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ):
         super().__init__("seedance:cluster:Cluster", name, None, opts)
@@ -73,7 +74,9 @@ class Cluster(pulumi.ComponentResource):
         self.provider = k8s.Provider(
             f"{name}-k8s",
             kubeconfig=kubeconfig,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[addons["coredns"], system_nodes, *deployer_rules]),
+            # The API is reached over `deploy_path` (the routes back to the deployer) and the deployer rules.
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[addons["coredns"], system_nodes, *deployer_rules,
+                                                                 *(deploy_path or [])]),
         )
         NvidiaDevicePlugin(
             f"{name}-nvidia-device-plugin",

@@ -24,6 +24,10 @@ class NetworkConfig(BaseModel):
     )
     private_subnet_prefix: int = Field(19, ge=16, le=24, description="Prefix length of each private (node) subnet.")
     public_subnet_prefix: int = Field(24, ge=20, le=28, description="Prefix length of each public (NAT) subnet.")
+    transit_gateway_id: str | None = Field(
+        None, pattern=r"^tgw-[0-9a-zA-Z]{8,17}$", description="A Transit Gateway the deployer's network reaches: the "
+        "stack attaches the VPC to it and routes every deployer CIDR outside the VPC through it, from every private "
+        "route table, in the same run (the VPC cannot be attached before the run that creates it).")
     flow_logs: Literal["reject", "all", "off"] = Field(
         "reject", description="VPC flow logs to CloudWatch Logs: rejected traffic only (the security signal, at a "
                               "fraction of the ingestion cost of all traffic on GPU-sized S3 transfers), all, or off.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from typing import Mapping
 
@@ -33,9 +34,12 @@ class Network(pulumi.ComponentResource):
         kms_key_arn: pulumi.Input[str],
         tags: Mapping[str, str],
         nat_gb_month: float = 0.0,
+        deployer_cidrs: list[str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ):
-        """`nat_gb_month`: the data each NAT gateway is expected to process a month (the egress model's)."""
+        """`nat_gb_month`: the data each NAT gateway is expected to process a month (the egress model's).
+        `deployer_cidrs`: networks outside the VPC that `pulumi up` runs from; routed through the
+        configured Transit Gateway."""
         super().__init__("seedance:network:Network", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         layout = plan_subnets(config.vpc_cidr, zones, config.private_subnet_prefix, config.public_subnet_prefix)
@@ -101,19 +105,24 @@ class Network(pulumi.ComponentResource):
             )
             # One private route table per zone even with a single NAT: endpoints attach to each,
             # and moving to per-zone NAT later only changes a route.
+            # Routes are resources of their own, never inline: an inline list owns the table and would
+            # remove every route added beside it (the deploy path's, the endpoints').
             private_rt = aws.ec2.RouteTable(
                 f"{name}-private-rt-{zone.zone}",
                 vpc_id=vpc.id,
-                routes=[aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", nat_gateway_id=nat_ids[-1])],
                 tags={**tags, "Name": f"{name}-private-{zone.zone}"},
                 opts=child,
             )
+            aws.ec2.Route(f"{name}-private-{zone.zone}-default", route_table_id=private_rt.id,
+                          destination_cidr_block="0.0.0.0/0", nat_gateway_id=nat_ids[-1], opts=child)
             aws.ec2.RouteTableAssociation(
                 f"{name}-private-{zone.zone}", subnet_id=private.id, route_table_id=private_rt.id, opts=child
             )
             private_subnets.append(private)
             private_rts.append(private_rt)
 
+        self.deploy_path = self._deploy_path(name, config, vpc, private_subnets, [z.zone for z in layout], private_rts,
+                                             deployer_cidrs or [], tags)
         self.vpc_id = vpc.id
         self.vpc_cidr = config.vpc_cidr
         self.zones = [z.zone for z in layout]
@@ -126,6 +135,26 @@ class Network(pulumi.ComponentResource):
                 "private_route_table_ids": self.private_route_table_ids,
             }
         )
+
+    def _deploy_path(self, name: str, config: NetworkConfig, vpc: aws.ec2.Vpc, subnets: list[aws.ec2.Subnet],
+                     zones: list[str], route_tables: list[aws.ec2.RouteTable], deployer_cidrs: list[str],
+                     tags: Mapping[str, str]) -> list[pulumi.Resource]:
+        """The way back from every private route table to every deployer network outside the VPC: the VPC's
+        Transit Gateway attachment and one route per table and network. What the Kubernetes provider
+        waits for: without it the private API answers nobody."""
+        outside = [cidr for cidr in deployer_cidrs
+                   if not ipaddress.ip_network(cidr).subnet_of(ipaddress.ip_network(config.vpc_cidr))]
+        if not outside or config.transit_gateway_id is None:
+            return []
+        attachment = aws.ec2transitgateway.VpcAttachment(
+            f"{name}-tgw", transit_gateway_id=config.transit_gateway_id, vpc_id=vpc.id,
+            subnet_ids=[s.id for s in subnets], tags={**tags, "Name": f"{name}-tgw"},
+            opts=pulumi.ResourceOptions(parent=self))
+        routes = [aws.ec2.Route(f"{name}-private-{zone}-to-deployer-{n}", route_table_id=table.id,
+                                destination_cidr_block=cidr, transit_gateway_id=config.transit_gateway_id,
+                                opts=pulumi.ResourceOptions(parent=self, depends_on=[attachment]))
+                  for zone, table in zip(zones, route_tables) for n, cidr in enumerate(outside)]
+        return [attachment, *routes]
 
     def _flow_logs(self, name: str, config: NetworkConfig, vpc_id: pulumi.Output[str], kms_key_arn: pulumi.Input[str],
                    tags: Mapping[str, str]) -> None:

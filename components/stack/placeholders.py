@@ -23,6 +23,9 @@ def _documentation_range(cidr: str) -> bool:
 def placeholders(config: StackConfig) -> list[tuple[str, str, str]]:
     """(key, value, what it is) for every placeholder in the config."""
     found = []
+    if config.network.transit_gateway_id and "EXAMPLE" in config.network.transit_gateway_id:
+        found.append(("network.transit_gateway_id", config.network.transit_gateway_id,
+                      "an AWS documentation example ID"))
     for index, cidr in enumerate(config.cluster.public_endpoint_cidrs):
         if _documentation_range(cidr):
             found.append((f"cluster.public_endpoint_cidrs[{index}]", cidr, "a documentation address range (RFC 5737)"))

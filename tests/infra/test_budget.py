@@ -55,7 +55,7 @@ def test_breaker_setting_makes_dev_groups_spot_only_and_passes_its_checks(tmp_pa
 def test_bad_budget_config_names_the_key(budget, expected):
     values = {"aws:region": "us-east-1", "seedance-gpu:env": "dev",
               "seedance-gpu:tags": json.dumps({"team": "a", "cost-center": "b"}), "seedance-gpu:budget": json.dumps(budget),
-              "seedance-gpu:cluster": json.dumps({"deployer_cidrs": ["10.100.0.0/24"]})}
+              "seedance-gpu:cluster": json.dumps({"deployer_cidrs": ["10.0.200.0/24"]})}
     with pytest.raises(ConfigError, match="seedance-gpu:budget"):
         parse_config_values(values)
     with pytest.raises(ConfigError) as error:

@@ -10,7 +10,7 @@ VALID = {
     "seedance-gpu:tags": json.dumps({"team": "ml", "cost-center": "cc-1"}),
     "seedance-gpu:budget": json.dumps({"monthly_usd": 1000, "alert_emails": ["ml-platform@example.com"]}),
     "seedance-gpu:network": json.dumps({"az_count": 3, "nat_gateways": "single"}),
-    "seedance-gpu:cluster": json.dumps({"deployer_cidrs": ["10.100.0.0/24"]}),
+    "seedance-gpu:cluster": json.dumps({"deployer_cidrs": ["10.0.200.0/24"]}),  # a runner inside the VPC
 }
 
 

@@ -35,7 +35,7 @@ def test_an_offline_plan_lists_them(capsys):
 
 
 @pytest.mark.parametrize("stack, key", [("dev", "cluster.public_endpoint_cidrs[0]"),
-                                        ("prod", "cluster.admin_principal_arns[0]")])
+                                        ("prod", "network.transit_gateway_id")])
 def test_a_real_run_refuses_them_before_any_resource(monkeypatch, capsys, stack, key):
     """The program takes a runtime that is not Pulumi's mock runtime for a real one."""
     monkeypatch.setattr(pulumi.runtime.mocks, "MockMonitor", type("NotTheMockRuntime", (), {}))
