@@ -33,7 +33,8 @@ from components.stack.capacity import table_zones
 from components.stack.config import PROJECT
 from components.stack.derivation import account_steps, capacity_report, checkpoint_decision, derive
 from components.stack.placeholders import placeholders
-from seedance import breaker_command, budget_tag_command, capacity_commands, check_command, config_reference
+from seedance import (breaker_command, budget_tag_command, capacity_commands, check_command, config_reference,
+                      preflight)
 
 from seedance.engine import Plan, ProgramFailed, ProgramInputError, run_program
 from seedance.offline_cloud import OfflineCloud
@@ -203,6 +204,7 @@ def _parser() -> argparse.ArgumentParser:
     _stack_arguments(fio)
     fio.set_defaults(run=_fio_job_command)
     capacity_commands.register(commands, _stack_arguments)
+    preflight.register(commands, _stack_arguments)
     check_command.register(commands, lambda args: check_command.run(args, offline_plan))
     config = commands.add_parser("config", help="the configuration reference, from the pydantic models")
     config_verbs = config.add_subparsers(dest="verb", required=True)

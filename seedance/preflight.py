@@ -1,0 +1,233 @@
+"""`seedance preflight --stack <env>`: read-only questions to the target account, before any `pulumi up`,
+about what the plan alone cannot know, each answer with the step to take. Exit 1 when any blocks.
+
+A call the caller may not make is reported as "could not check X: missing permission Y", never a
+traceback; it blocks nothing (the run would find out), but says what was not checked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Literal
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from components.catalog.instance_types import gpu_instance_type
+from components.cluster.versions import kubernetes_version
+from components.pricing.live import boto3_clients
+from components.stack.config import StackConfig
+from seedance.stack_input import load_stack
+
+Verdict = Literal["ok", "warning", "blocker", "unchecked"]
+Clients = Callable[[str, str], Any]  # (service, region) -> boto3 client
+
+# EC2 vCPU quotas by instance family (Service Quotas, service code ec2).
+ON_DEMAND_QUOTAS = {"g": ("L-DB2E81BA", "Running On-Demand G and VT instances"),
+                    "p": ("L-417A185B", "Running On-Demand P instances")}
+SPOT_QUOTAS = {"g": ("L-3819A6DF", "All G and VT Spot Instance Requests"),
+               "p": ("L-7212CCBC", "All P Spot Instance Requests")}
+DENIED = {"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "UnrecognizedClientException"}
+
+
+@dataclass(frozen=True)
+class Finding:
+    check: str
+    verdict: Verdict
+    detail: str
+
+
+def _unchecked(findings: list[Finding], check: str, permission: str, error: Exception) -> None:
+    code = error.response.get("Error", {}).get("Code", "") if isinstance(error, ClientError) else ""
+    why = (f"missing permission {permission}" if code in DENIED else
+           f"{permission} answered {code}" if code else str(error))
+    findings.append(Finding(check, "unchecked", f"could not check: {why}"))
+
+
+def _call(findings: list[Finding], check: str, permission: str, call: Callable[[], Any]) -> Any:
+    """The call's answer, or None with a finding saying why it could not be asked."""
+    try:
+        return call()
+    except (ClientError, BotoCoreError) as error:
+        _unchecked(findings, check, permission, error)
+    return None
+
+
+def vcpus_needed(config: StackConfig) -> dict[tuple[str, str], tuple[int, int]]:
+    """(market, family) -> (vCPUs at creation, at the groups' maxima): on-demand counts every GPU (spot can
+    always fall back to it), spot the class's share at max."""
+    needs: dict[tuple[str, str], list[int]] = {}
+    for group in config.gpu_node_groups:
+        shape = gpu_instance_type(group.instance_types[0])
+        family = group.instance_types[0][0]
+        per_instance = shape.vcpus
+        desired, largest = group.desired_gpus // shape.gpus, group.max_gpus // shape.gpus
+        on_demand = needs.setdefault(("on-demand", family), [0, 0])
+        on_demand[0] += desired * per_instance
+        on_demand[1] += largest * per_instance
+        spot = needs.setdefault(("spot", family), [0, 0])
+        spot[1] += math.ceil(largest * group.workload().max_spot_share) * per_instance
+    return {key: (need[0], need[1]) for key, need in needs.items()}
+
+
+def check_quotas(config: StackConfig, clients: Clients, findings: list[Finding]) -> None:
+    quotas = clients("service-quotas", config.region)
+    for (market, family), (at_creation, at_max) in sorted(vcpus_needed(config).items()):
+        table = ON_DEMAND_QUOTAS if market == "on-demand" else SPOT_QUOTAS
+        if family not in table or at_max == 0:
+            continue
+        code, name = table[family]
+        check = f"quota: {name}"
+        answer = _call(findings, check, "servicequotas:GetServiceQuota",
+                       lambda code=code: quotas.get_service_quota(ServiceCode="ec2", QuotaCode=code))
+        if answer is None:
+            continue
+        value = answer["Quota"]["Value"]
+        step = (f"request {at_max:g} vCPUs in Service Quotas (ec2 {code}), days ahead: GPU quotas are reviewed "
+                "by hand")
+        if value < at_creation:
+            findings.append(Finding(check, "blocker", f"{value:g} vCPUs, the first run needs {at_creation}: {step}"))
+        elif value < at_max:
+            findings.append(Finding(check, "warning", f"{value:g} vCPUs: enough at creation ({at_creation}), not at "
+                                                      f"the groups' maxima ({at_max}): {step}"))
+        else:
+            findings.append(Finding(check, "ok", f"{value:g} vCPUs >= {at_max} at the maxima"))
+
+
+def check_zones(config: StackConfig, clients: Clients, findings: list[Finding]) -> None:
+    ec2 = clients("ec2", config.region)
+    answer = _call(findings, "zones", "ec2:DescribeAvailabilityZones", lambda: ec2.describe_availability_zones(
+        Filters=[{"Name": "state", "Values": ["available"]}, {"Name": "zone-type", "Values": ["availability-zone"]}]))
+    if answer is None:
+        return
+    ids = {z["ZoneName"]: z["ZoneId"] for z in answer["AvailabilityZones"]}
+    try:
+        zones = config.usable_zones(ids)
+    except ValueError as error:
+        findings.append(Finding("zones", "blocker", str(error)))
+        return
+    chosen = {ids[z]: z for z in zones}
+    findings.append(Finding("zones", "ok", ", ".join(f"{name} ({zone_id})" for zone_id, name in chosen.items())))
+    for group in config.gpu_node_groups:
+        check = f"offerings: group {group.name}"
+        offered = _call(findings, check, "ec2:DescribeInstanceTypeOfferings",
+                        lambda group=group: ec2.describe_instance_type_offerings(
+                            LocationType="availability-zone-id",
+                            Filters=[{"Name": "instance-type", "Values": group.instance_types},
+                                     {"Name": "location", "Values": sorted(chosen)}]))
+        if offered is None:
+            continue
+        where = {(o["InstanceType"], o["Location"]) for o in offered["InstanceTypeOfferings"]}
+        bare = [chosen[z] for z in sorted(chosen) if not any((t, z) in where for t in group.instance_types)]
+        thin = sorted({t for t in group.instance_types for z in chosen if (t, z) not in where})
+        if bare:
+            findings.append(Finding(check, "blocker", f"none of {', '.join(group.instance_types)} is offered in "
+                                    f"{', '.join(bare)}: add a type offered there, or choose other zones"))
+        elif thin:
+            findings.append(Finding(check, "warning", f"{', '.join(thin)} not offered in every chosen zone (the "
+                                    "group launches the others there)"))
+        else:
+            findings.append(Finding(check, "ok", "every type offered in every chosen zone"))
+
+
+def check_version(config: StackConfig, clients: Clients, findings: list[Finding]) -> None:
+    minor = config.cluster.kubernetes_version
+    eks = clients("eks", config.region)
+    answer = _call(findings, f"Kubernetes {minor}", "eks:DescribeClusterVersions",
+                   lambda: eks.describe_cluster_versions(clusterVersions=[minor]))
+    if answer is None:
+        return
+    versions = answer.get("clusterVersions", [])
+    status = versions[0].get("versionStatus") if versions else "UNSUPPORTED"
+    table = kubernetes_version(minor)
+    if status == "STANDARD_SUPPORT":
+        findings.append(Finding(f"Kubernetes {minor}", "ok", "in standard support"))
+    elif status == "EXTENDED_SUPPORT":
+        findings.append(Finding(f"Kubernetes {minor}", "warning", "in extended support: the control plane bills at "
+                                "the extended-support rate; choose a newer version in cluster.kubernetes_version"))
+    else:
+        findings.append(Finding(f"Kubernetes {minor}", "blocker", "EKS does not create clusters of this version; "
+                                f"choose another in cluster.kubernetes_version (the table: "
+                                f"{'ends ' + str(table.end_of_extended) if table else 'not listed'})"))
+
+
+def check_admin_roles(config: StackConfig, clients: Clients, findings: list[Finding]) -> None:
+    iam = clients("iam", config.region)
+    for arn in config.cluster.admin_principal_arns:
+        kind, _, path = arn.split(":", 5)[5].partition("/")
+        name = path.rsplit("/", 1)[-1]
+        check, permission = f"access entry {arn}", "iam:GetRole" if kind == "role" else "iam:GetUser"
+        try:
+            iam.get_role(RoleName=name) if kind == "role" else iam.get_user(UserName=name)
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") == "NoSuchEntity":
+                findings.append(Finding(check, "blocker", "no such role or user: EKS refuses an access entry for "
+                                        "it; create it, or fix cluster.admin_principal_arns"))
+            else:
+                _unchecked(findings, check, permission, error)
+            continue
+        findings.append(Finding(check, "ok", "exists"))
+
+
+def check_deploy_path(config: StackConfig, clients: Clients, findings: list[Finding]) -> None:
+    gateway = config.network.transit_gateway_id
+    if gateway is None:
+        return
+    ec2 = clients("ec2", config.region)
+    answer = _call(findings, "deploy path", "ec2:DescribeTransitGateways",
+                   lambda: ec2.describe_transit_gateways(TransitGatewayIds=[gateway]))
+    if answer is None:
+        return
+    states = [g.get("State") for g in answer.get("TransitGateways", [])]
+    if "available" in states:
+        findings.append(Finding("deploy path", "ok", f"{gateway} is available to attach the VPC to"))
+    else:
+        findings.append(Finding("deploy path", "blocker", f"{gateway} is not available in this account "
+                                f"({', '.join(map(str, states)) or 'not found'}): accept its RAM share, or fix "
+                                "network.transit_gateway_id"))
+
+
+def check_cost_tag(config: StackConfig, clients: Clients, findings: list[Finding]) -> None:
+    ce = clients("ce", "us-east-1")  # Cost Explorer answers in us-east-1 only
+    tag = config.budget.filter_tag
+    answer = _call(findings, f"cost-allocation tag {tag}", "ce:ListCostAllocationTags",
+                   lambda: ce.list_cost_allocation_tags(TagKeys=[tag]))
+    if answer is None:
+        return
+    active = any(t.get("Status") == "Active" for t in answer.get("CostAllocationTags", []))
+    findings.append(Finding(f"cost-allocation tag {tag}", "ok" if active else "warning",
+                            "active" if active else f"not active: the budget counts nothing until it is; a day after "
+                            f"the first `pulumi up`, `seedance budget-tag --stack <env> --activate`"))
+
+
+CHECKS = (check_quotas, check_zones, check_version, check_admin_roles, check_deploy_path, check_cost_tag)
+
+
+def preflight(config: StackConfig, clients: Clients) -> list[Finding]:
+    findings: list[Finding] = []
+    for check in CHECKS:
+        check(config, clients, findings)
+    return findings
+
+
+# Tests replace this to answer with recorded responses.
+account_clients: Clients = boto3_clients
+
+
+def preflight_command(args: argparse.Namespace) -> int:
+    _project, config = load_stack(args.program, args.stack, args.stack_file)
+    findings = preflight(config, account_clients)
+    marks = {"ok": "ok     ", "warning": "warning", "blocker": "BLOCKER", "unchecked": "skipped"}
+    for finding in findings:
+        print(f"{marks[finding.verdict]}  {finding.check}: {finding.detail}")
+    blockers = [f for f in findings if f.verdict == "blocker"]
+    print(f"\n{len(blockers)} blocker(s), {sum(f.verdict == 'warning' for f in findings)} warning(s), "
+          f"{sum(f.verdict == 'unchecked' for f in findings)} not checked")
+    return 1 if blockers else 0
+
+
+def register(commands: argparse._SubParsersAction, stack_arguments: Callable[[argparse.ArgumentParser], None]) -> None:
+    command = commands.add_parser("preflight", help="read-only questions to the target account before a first up")
+    stack_arguments(command)
+    command.set_defaults(run=preflight_command)

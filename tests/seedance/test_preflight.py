@@ -1,0 +1,125 @@
+"""`seedance preflight` against recorded answers of each read-only call (botocore's Stubber): every
+blocker it knows, the step to take, and a call the caller may not make reported, never a traceback."""
+
+from __future__ import annotations
+
+import datetime
+
+import boto3
+import pytest
+from botocore.stub import Stubber
+
+from seedance import preflight
+from seedance.cli import main
+from tests.stacks import stack_config
+
+ZONES = [("us-east-1a", "use1-az1"), ("us-east-1b", "use1-az2"), ("us-east-1c", "use1-az4"), ("us-east-1e", "use1-az3")]
+
+
+class Account:
+    """Stubbed clients of one account, answered in the order preflight asks."""
+
+    def __init__(self):
+        self.clients = {s: boto3.client(s, region_name="us-east-1", aws_access_key_id="k", aws_secret_access_key="s")
+                        for s in ("service-quotas", "ec2", "eks", "iam", "ce")}
+        self.stubs = {s: Stubber(c) for s, c in self.clients.items()}
+        for stub in self.stubs.values():
+            stub.activate()
+
+    def __call__(self, service, region):
+        return self.clients[service]
+
+    def answer(self, service, operation, response):
+        self.stubs[service].add_response(operation, response)
+
+    def deny(self, service, operation, code="AccessDeniedException"):
+        self.stubs[service].add_client_error(operation, code, http_status_code=403)
+
+    def healthy(self, *, g_quota=1000.0, spot_quota=1000.0, offered=True, version="STANDARD_SUPPORT", roles=True,
+                gateway="available", tag="Active"):
+        config = stack_config("prod")
+        for value in (g_quota, spot_quota):
+            self.answer("service-quotas", "get_service_quota", {"Quota": {"Value": value, "QuotaCode": "L"}})
+        self.answer("ec2", "describe_availability_zones", {"AvailabilityZones": [
+            {"ZoneName": n, "ZoneId": i, "State": "available"} for n, i in ZONES]})
+        for group in config.gpu_node_groups:
+            zones = ["use1-az1", "use1-az2", "use1-az4"] if offered else ["use1-az1", "use1-az2"]
+            self.answer("ec2", "describe_instance_type_offerings", {"InstanceTypeOfferings": [
+                {"InstanceType": t, "LocationType": "availability-zone-id", "Location": z}
+                for t in group.instance_types for z in zones]})
+        self.answer("eks", "describe_cluster_versions", {"clusterVersions": [{"clusterVersion": "1.35",
+                                                                              "versionStatus": version}]})
+        for arn in config.cluster.admin_principal_arns:
+            if roles:
+                self.answer("iam", "get_role", {"Role": {"Path": "/", "RoleName": arn.rsplit("/", 1)[-1],
+                                                         "RoleId": "AROAEXAMPLE1234567890", "Arn": arn,
+                                                         "CreateDate": datetime.datetime(2026, 1, 1)}})
+            else:
+                self.stubs["iam"].add_client_error("get_role", "NoSuchEntity", http_status_code=404)
+        self.answer("ec2", "describe_transit_gateways", {"TransitGateways": [{"State": gateway}] if gateway else []})
+        self.answer("ce", "list_cost_allocation_tags", {"CostAllocationTags": [
+            {"TagKey": "cost-center", "Type": "UserDefined", "Status": tag}]})
+        return self
+
+
+@pytest.fixture
+def account(monkeypatch):
+    created = Account()
+    monkeypatch.setattr(preflight, "account_clients", created)
+    return created
+
+
+def verdicts(capsys):
+    return capsys.readouterr().out
+
+
+def test_a_ready_account_passes_with_nothing_to_do(account, capsys):
+    account.healthy()
+    assert main(["preflight", "--stack", "prod"]) == 0
+    out = verdicts(capsys)
+    assert "0 blocker(s), 0 warning(s), 0 not checked" in out
+    assert "us-east-1a (use1-az1), us-east-1b (use1-az2), us-east-1c (use1-az4)" in out  # never use1-az3
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"g_quota": 64.0}, "quota: Running On-Demand G and VT instances: 64 vCPUs, the first run needs 216"),
+    ({"offered": False}, "is offered in us-east-1c"),
+    ({"version": "UNSUPPORTED"}, "EKS does not create clusters of this version"),
+    ({"roles": False}, "no such role or user"),
+    ({"gateway": None}, "tgw-0123456789EXAMPLE is not available in this account (not found)"),
+])
+def test_each_blocker_names_the_step_to_take(account, capsys, change, words):
+    account.healthy(**change)
+    assert main(["preflight", "--stack", "prod"]) == 1
+    out = verdicts(capsys)
+    assert "BLOCKER" in out and words in out
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"g_quota": 300.0}, "enough at creation (216), not at the groups' maxima (864)"),
+    ({"spot_quota": 100.0}, "All G and VT Spot Instance Requests: 100 vCPUs: enough at creation (0), not at the "
+                            "groups' maxima (740)"),
+    ({"version": "EXTENDED_SUPPORT"}, "in extended support"),
+    ({"tag": "Inactive"}, "not active: the budget counts nothing"),
+])
+def test_what_does_not_block_the_first_run_is_a_warning(account, capsys, change, words):
+    account.healthy(**change)
+    assert main(["preflight", "--stack", "prod"]) == 0
+    assert words in verdicts(capsys)
+
+
+def test_a_call_the_caller_may_not_make_is_named_never_a_traceback(account, capsys):
+    for _ in range(2):
+        account.deny("service-quotas", "get_service_quota")
+    account.deny("ec2", "describe_availability_zones", "UnauthorizedOperation")
+    account.deny("eks", "describe_cluster_versions")
+    for _ in range(2):
+        account.deny("iam", "get_role", "AccessDenied")
+    account.deny("ec2", "describe_transit_gateways", "UnauthorizedOperation")
+    account.deny("ce", "list_cost_allocation_tags")
+    assert main(["preflight", "--stack", "prod"]) == 0
+    out = verdicts(capsys)
+    for permission in ("servicequotas:GetServiceQuota", "ec2:DescribeAvailabilityZones", "eks:DescribeClusterVersions",
+                       "iam:GetRole", "ec2:DescribeTransitGateways", "ce:ListCostAllocationTags"):
+        assert f"could not check: missing permission {permission}" in out
+    assert "0 blocker(s)" in out and "8 not checked" in out
