@@ -16,7 +16,7 @@ from components.catalog.instance_types import gpu_instance_types
 from components.pricing.prices import PriceSourceError, SnapshotPriceSource, book_to_json, format_time, parse_time
 from components.catalog.regions import regions
 from components.stack.capacity import (StackDecision, checked_lock, decide_stack, decision_zones, fallback_sources,
-                                       optional_lock, stack_holdings)
+                                       stack_holdings, table_zones)
 from components.stack.config import ConfigError
 from seedance.stack_input import load_stack
 
@@ -98,7 +98,7 @@ def decide_command(args: argparse.Namespace) -> int:
                  f"{args.timeout:g} s; --timeout to change)...")
     started = time.monotonic()
     try:
-        previous = optional_lock(path)
+        previous = checked_lock(path, config, args.stack, table_zones(config))
         zones = decision_zones(config, live, previous)
         previous = checked_lock(path, config, args.stack, zones)
         holdings = stack_holdings(config, previous, live)

@@ -14,7 +14,8 @@ from components.common.files import MAX_PLAN_BYTES, InputFileError, load_json
 from components.cost.estimate import CostEstimate, catalog_for, estimate
 from components.pricing.prices import PriceSourceError
 from components.plan.document import PlanDocumentError, plan_document_resources
-from components.plan.resources import PlanResource
+from components.capacity.mix import HOLDINGS_TAG, holdings_from_tag
+from components.plan.resources import PlanResource, is_unknown, tags_of
 from components.stack.config import ENVIRONMENTS, PROJECT, StackConfig
 from policies.framework import CONFIG_DIR, PolicyConfigError, Violation, load_enforcement, run_rules
 from policies.rules import ALL_RULES
@@ -47,6 +48,14 @@ def resources_from_file(path: Path) -> tuple[list[PlanResource], str | None]:
     try:
         document = load_json(path, "plan JSON", MAX_PLAN_BYTES)
         resources = plan_document_resources(document)
+        for resource in resources:
+            # The RI record a group carries is priced as is: a negative or non-finite rate would lower the total.
+            tag = (tags_of(resource) or {}).get(HOLDINGS_TAG)
+            if tag is not None and not is_unknown(tag):
+                try:
+                    holdings_from_tag(tag)
+                except ValueError as error:
+                    raise PlanDocumentError(f"resource {resource.urn}: tags: {error}") from None
     except (InputFileError, PlanDocumentError) as error:
         raise CheckInputError(f"{path}: {error}".replace(f"{path}: {path}: ", f"{path}: ")) from None
     stack = document.get("stack")

@@ -160,6 +160,9 @@ def check_admin_roles(config: StackConfig, clients: Clients, findings: list[Find
         check, permission = f"access entry {arn}", "iam:GetRole" if kind == "role" else "iam:GetUser"
         try:
             iam.get_role(RoleName=name) if kind == "role" else iam.get_user(UserName=name)
+        except BotoCoreError as error:
+            _unchecked(findings, check, permission, error)
+            continue
         except ClientError as error:
             if error.response.get("Error", {}).get("Code") == "NoSuchEntity":
                 findings.append(Finding(check, "blocker", "no such role or user: EKS refuses an access entry for "
@@ -175,9 +178,17 @@ def check_deploy_path(config: StackConfig, clients: Clients, findings: list[Find
     if gateway is None:
         return
     ec2 = clients("ec2", config.region)
-    answer = _call(findings, "deploy path", "ec2:DescribeTransitGateways",
-                   lambda: ec2.describe_transit_gateways(TransitGatewayIds=[gateway]))
-    if answer is None:
+    try:
+        answer = ec2.describe_transit_gateways(TransitGatewayIds=[gateway])
+    except ClientError as error:
+        code = error.response.get("Error", {}).get("Code", "")
+        if code.startswith("InvalidTransitGatewayID"):  # .NotFound, .Malformed: the account cannot see it
+            answer = {"TransitGateways": []}
+        else:
+            _unchecked(findings, "deploy path", "ec2:DescribeTransitGateways", error)
+            return
+    except BotoCoreError as error:
+        _unchecked(findings, "deploy path", "ec2:DescribeTransitGateways", error)
         return
     states = [g.get("State") for g in answer.get("TransitGateways", [])]
     if "available" in states:

@@ -77,7 +77,7 @@ def find_project(start: Path) -> Project:
 def _as_config_string(value: Any) -> str:
     # The CLI hands structured values to the program as JSON, scalars as their YAML text.
     if isinstance(value, (dict, list)):
-        return json.dumps(value)
+        return json.dumps(value, default=str)  # a YAML date inside a structured value stays its text
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)

@@ -7,10 +7,10 @@ import pytest
 
 import components.stack.capacity
 from components.capacity.lock import build_lock, render_lock
-from components.stack.capacity import decide_stack
+from components.stack.capacity import decide_stack, table_zones
 from seedance.cli import offline_plan
 from seedance.engine import Plan
-from tests.components.markets import NOW, ZONES, FakeLiveSource
+from tests.components.markets import NOW, FakeLiveSource
 from tests.stacks import REPO, STACKS, stack_config
 
 
@@ -36,8 +36,9 @@ def _spot_stack_plan(stack: str) -> Plan:
     """The stack planned from a lock decided where spot costs 30 % of on-demand and every zone scores 9
     for placement: every group runs a spot mix (the committed stacks plan all on-demand offline)."""
     config = stack_config(stack)
-    market = FakeLiveSource(0.3, placement_score=lambda _question: 9)
-    decided = decide_stack(config, ZONES, [market], config.capacity.configured_holdings(), {}, NOW)
+    zones = table_zones(config)  # the zones an offline plan of the stack uses
+    market = FakeLiveSource(0.3, zones=zones, placement_score=lambda _question: 9)
+    decided = decide_stack(config, zones, [market], config.capacity.configured_holdings(), {}, NOW)
     lock = build_lock(None, stack, config.region, NOW, "live", config.capacity.settings(), decided.decisions,
                       decided.book)
     with tempfile.TemporaryDirectory() as directory:

@@ -11,7 +11,7 @@ import json
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
@@ -44,6 +44,19 @@ class LockedPrices(_Strict):
     interruptions: dict[str, LockedInterruptions] = {}
 
 
+class LockedConstraints(_Strict):
+    """What a plan was decided for; with RIs read live, the lock is their only record, so they are
+    bounded here like configured ones."""
+
+    workload_class: dict
+    instance_types: list[str] = Field(min_length=1)
+    zones: list[str] = Field(min_length=1, max_length=6)
+    min_gpus: int = Field(ge=0)
+    desired_gpus: int = Field(ge=0)
+    max_gpus: int = Field(ge=0)
+    holdings: list[tuple[str, Annotated[int, Field(ge=0)], Annotated[float, Field(ge=0, le=1000, allow_inf_nan=False)]]]
+
+
 class LockedPlan(_Strict):
     """A `CapacityPlan` as the lock stores it; a hand edit that breaks it is refused by name."""
 
@@ -55,7 +68,7 @@ class LockedPlan(_Strict):
     capacity_rebalance: bool
     expected_usd_per_hour: float = Field(ge=0)
     all_on_demand_usd_per_hour: float = Field(ge=0)
-    constraints: dict
+    constraints: LockedConstraints
     explanation: list[str]
     spot_allocation_strategy: str
     on_demand_allocation_strategy: str

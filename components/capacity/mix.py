@@ -14,6 +14,7 @@ one tag on the group (the plan), both read and written here.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence, TypeVar
 
@@ -85,12 +86,14 @@ def holdings_tag(holdings: Iterable[ReservedHolding]) -> str:
 
 
 def holdings_from_tag(value: str, source: str = "plan tag") -> tuple[ReservedHolding, ...]:
-    """The holdings `holdings_tag` wrote."""
+    """The holdings `holdings_tag` wrote; `ValueError` for anything else (a plan file is edited by hand:
+    a negative or non-finite rate would lower every estimate that reads it)."""
     held = []
-    for entry in value.split():
-        instance_type, rest = entry.split("=", 1)
-        count, rate = rest.split("@", 1)
-        held.append(ReservedHolding(instance_type, int(count), float(rate), source))
+    for entry in str(value).split():
+        match = re.fullmatch(r"([a-z0-9][a-z0-9.-]*)=(\d{1,6})@(\d{1,6}(?:\.\d{1,9})?)", entry)
+        if match is None:
+            raise ValueError(f"{HOLDINGS_TAG} entry {entry!r} is not <type>=<count>@<usd per hour>")
+        held.append(ReservedHolding(match.group(1), int(match.group(2)), float(match.group(3)), source))
     return tuple(held)
 
 

@@ -5,8 +5,8 @@ and the warning before a date passes. Pure; the one table of versions.
 Dates: the EKS User Guide's release calendar ("Understand the Kubernetes version lifecycle on EKS",
 kubernetes-versions.adoc) for 1.33 and 1.34; 1.35 and 1.36 from the same calendar as endoflife.date
 records it (the stored guide stops at 1.34). The rule behind them: standard support for 14 months
-after the EKS release, then extended support for 12 more; extended support bills from the first day
-after standard support ends. The account's own answer is EKS DescribeClusterVersions (versionStatus,
+after the EKS release, then extended support for 12 more; extended support bills from the start of the
+day standard support ends (UTC), so that day is already extended support. The account's own answer is EKS DescribeClusterVersions (versionStatus,
 endOfStandardSupportDate, endOfExtendedSupportDate); the table is kept in step with it.
 Add-ons follow the minor: the cluster autoscaler's minor must match the cluster's (its compatibility
 rule; newest patch tags of kubernetes/autoscaler), the descheduler's minor is built and tested for the
@@ -40,9 +40,12 @@ class KubernetesVersion:
 
     def warning(self, on: date) -> str | None:
         """What a plan on `on` should say about this version's support, or None."""
+        if self.support(on) == "unsupported":
+            return (f"Kubernetes {self.minor} is past extended support since {self.end_of_extended:%Y-%m-%d}: EKS "
+                    "creates no cluster of it and upgrades running ones itself; move to a newer version")
         for end, what in ((self.end_of_standard, "standard support ends"),
                           (self.end_of_extended, "extended support ends")):
-            if on <= end <= on + timedelta(days=WARNING_DAYS):
+            if on < end <= on + timedelta(days=WARNING_DAYS):
                 after = "the control plane then bills at the extended-support rate" if end == self.end_of_standard \
                     else "EKS then upgrades the cluster itself"
                 return f"Kubernetes {self.minor}: {what} on {end:%Y-%m-%d} (in {(end - on).days} days); {after}"

@@ -63,10 +63,17 @@ class _BoundedLoader(yaml.SafeLoader):
     """Safe YAML that refuses duplicate keys (the last would silently win)."""
 
     def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            self.flatten_mapping(node)  # merge keys (<<) first, as SafeLoader does
         seen = set()
         for key_node, _value in node.value:
             key = self.construct_object(key_node, deep=True)
-            if isinstance(key, (str, int, float, bool)) and key in seen:
+            try:
+                duplicate = key in seen
+            except TypeError:
+                raise yaml.constructor.ConstructorError(None, None, "found an unhashable key",
+                                                        key_node.start_mark) from None
+            if duplicate:
                 raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
             seen.add(key)
         return super().construct_mapping(node, deep)
@@ -166,6 +173,6 @@ def write_text(path: Path, text: str, what: str) -> None:
         raise OutputFileError(f"{path}: the folder {path.parent} does not exist; create it or give another path "
                               f"for the {what}")
     try:
-        path.write_text(text)
+        path.write_text(text, encoding="utf-8")
     except OSError as error:
         raise OutputFileError(f"{path}: the {what} cannot be written ({error.strerror})") from None

@@ -252,6 +252,9 @@ def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog, on: date 
             result.lines.append(CostLine(resource.urn, resource.type, round(cost, 2), basis))
         except UnknownValue as unknown:
             result.lines.append(CostLine(resource.urn, resource.type, None, f"unknown: {unknown}"))
+        except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError) as error:
+            # Inputs of a shape no engine writes (a hand-edited plan): not priced, and said so.
+            result.lines.append(CostLine(resource.urn, resource.type, None, f"unknown: unreadable inputs ({error!r})"))
         except UnknownValueError as unknown:
             result.lines.append(CostLine(resource.urn, resource.type, None, f"unknown: {unknown.message}"))
     return result

@@ -53,8 +53,11 @@ def _check_quantities(value: Any, path: str, urn: str) -> None:
         if isinstance(item, dict):
             for key, child in item.items():
                 here = f"{where}.{key}" if where else str(key)
-                if key in QUANTITY_INPUTS and not isinstance(child, (dict, list)):
-                    problem = _quantity_problem(child)
+                if key in QUANTITY_INPUTS:
+                    problem = ("is not a number" if isinstance(child, (dict, list)) else _quantity_problem(child))
+                    if problem is None and key == "weightedCapacity" and child is not None and not is_unknown(child) \
+                            and float(child) == 0:
+                        problem = "is zero"
                     if problem:
                         raise PlanDocumentError(f"resource {urn}: inputs.{here} = {child!r} {problem}; a quantity "
                                                 "must be a finite number of zero or more")

@@ -122,6 +122,12 @@ def lock_violations(lock: CapacityLock, config: StackConfig, stack: str, request
         problems.append(f"stack = {lock.stack!r}: decided for another stack than {stack!r}")
     if lock.region != config.region:
         problems.append(f"region = {lock.region!r}: the stack deploys to {config.region!r}")
+    known_zones = set(regions()[config.region].zone_names) if config.region in regions() else set()
+    for name, plan in lock.plans().items():
+        strange = [z for z in plan.constraints["zones"] if z not in known_zones]
+        if strange:
+            problems.append(f"groups.{name}.plan.constraints.zones = {plan.constraints['zones']}: "
+                            f"{', '.join(strange)} not a zone of {config.region}")
     plans = lock.plans()
     unknown = sorted(set(plans) - {r.name for r in requests})
     if unknown:

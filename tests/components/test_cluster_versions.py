@@ -45,3 +45,6 @@ def test_a_plan_warns_within_sixty_days_of_an_end_date_and_in_extended_support()
     assert soon and "standard support ends on 2027-03-27 (in 60 days)" in soon
     assert "in extended support since 2027-03-27" in version.warning(date(2027, 6, 1))
     assert kubernetes_version("1.30") is None  # past extended support: not in the table, refused by the config
+    assert "past extended support since 2028-03-27" in version.warning(date(2028, 4, 1))
+    # Extended support bills from the start of the day standard support ends: that day warns as extended.
+    assert version.support(date(2027, 3, 27)) == "extended" and "(in 0 days)" not in version.warning(date(2027, 3, 27))

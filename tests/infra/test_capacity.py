@@ -10,8 +10,9 @@ from components.stack.config import ConfigError
 from tests.components.markets import NOW, ZONES, FakeLiveSource
 from tests.stacks import stack_config
 
-def write_lock(tmp_path, config, stack="prod", spot_ratio=0.3):
-    result = decide_stack(config, ZONES, [FakeLiveSource(spot_ratio)], config.capacity.configured_holdings(), {}, NOW)
+def write_lock(tmp_path, config, stack="prod", spot_ratio=0.3, zones=ZONES):
+    result = decide_stack(config, zones, [FakeLiveSource(spot_ratio, zones=zones)], config.capacity.configured_holdings(),
+                          {}, NOW)
     lock = build_lock(None, stack, config.region, NOW, result.source, config.capacity.settings(),
                       result.decisions, result.book)
     lock_path(tmp_path, stack).write_text(render_lock(lock))
@@ -85,9 +86,10 @@ def test_placement_questions_are_asked_once_per_shape_and_not_when_turned_off():
 
 def test_live_failure_keeps_the_locked_plans(tmp_path):
     dev = stack_config("dev")
-    lock = write_lock(tmp_path, dev, stack="dev")
+    zones = ("us-west-2a", "us-west-2b")  # dev's region
+    lock = write_lock(tmp_path, dev, stack="dev", zones=zones)
     later = NOW + timedelta(hours=7)  # the lock's prices are past max_price_age by now
-    capacity = program_capacity(dev, "dev", ZONES, tmp_path, later, live=FakeLiveSource(fail="endpoint down"))
+    capacity = program_capacity(dev, "dev", zones, tmp_path, later, live=FakeLiveSource(fail="endpoint down"))
     assert "live prices unavailable (endpoint down)" in capacity.origin
     assert capacity.plans == lock.plans()
     assert {d.rule for d in capacity.decisions} == {"keep:stale-prices"}

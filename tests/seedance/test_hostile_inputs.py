@@ -98,6 +98,12 @@ LOCK_EDITS = {
     "another region's lock": (lambda d: d.update(region="eu-west-1"), "region = 'eu-west-1'"),
     "a group the stack does not have": (lambda d: d["groups"].update(ghost=copy.deepcopy(d["groups"]["batch"])),
                                         "groups.ghost"),
+    "a negative RI rate": (lambda d: group(d, "online")["constraints"].update(holdings=[["g6.xlarge", 2, -50.0]]),
+                           "groups.online.plan.constraints.holdings"),
+    "zones of another region": (lambda d: group(d, "batch")["constraints"].update(zones=["xx-evil-9z"]),
+                                "not a zone of us-east-1"),
+    "zones as a string": (lambda d: group(d, "batch")["constraints"].update(zones="us-east-1a"),
+                          "groups.batch.plan.constraints.zones"),
 }
 
 
@@ -118,7 +124,17 @@ PLAN_EDITS = {
     "a size that is not a number": (lambda d: d["resources"].append(volume("abc", "abc")), "inputs.size = 'abc'"),
     "inputs as a string": (lambda d: d["resources"][0].update(inputs="oops"), "inputs must be an object"),
     "a duplicate URN": (lambda d: d["resources"].append(copy.deepcopy(d["resources"][0])), "appears twice"),
+    "a negative RI rate in a group's tag": (lambda d: asg(d)["inputs"]["tags"].append(
+        {"key": "seedance.io/reserved-instances", "value": "g6.12xlarge=100@-1000", "propagateAtLaunch": True}),
+        "seedance.io/reserved-instances entry"),
+    "a zero weight": (lambda d: asg(d)["inputs"]["mixedInstancesPolicy"]["launchTemplate"]["overrides"][0].update(
+        weightedCapacity="0"), "weightedCapacity = '0' is zero"),
+    "a size that is an object": (lambda d: d["resources"].append(volume("obj", {"a": 1})), "is not a number"),
 }
+
+
+def asg(document: dict) -> dict:
+    return next(r for r in document["resources"] if r["type"] == "aws:autoscaling/group:Group")
 
 
 @pytest.mark.parametrize("case", sorted(PLAN_EDITS))
@@ -188,6 +204,8 @@ FILE_CASES = {
     "--stack and --plan together": (lambda t: ["check", "--stack", "dev", "--plan", "x.json"], "not both"),
     "prices of a region that does not exist": (lambda t: ["prices", "show", "--region", "nowhere-9"], "nowhere-9"),
     "a stack name that is a path": (lambda t: ["plan", "--stack", "../../etc/passwd"], "not a path"),
+    "an unhashable YAML key": (lambda t: ["plan", "--stack", "dev", "--stack-file",
+                                          str(_written(t / "k.yaml", b"config:\n  ? [a, b]\n  : c\n"))], "unhashable"),
 }
 
 

@@ -56,7 +56,11 @@ class Account:
                                                          "CreateDate": datetime.datetime(2026, 1, 1)}})
             else:
                 self.stubs["iam"].add_client_error("get_role", "NoSuchEntity", http_status_code=404)
-        self.answer("ec2", "describe_transit_gateways", {"TransitGateways": [{"State": gateway}] if gateway else []})
+        if gateway and gateway.startswith("Invalid"):  # what EC2 answers for an ID the account cannot see
+            self.stubs["ec2"].add_client_error("describe_transit_gateways", gateway, http_status_code=400)
+        else:
+            self.answer("ec2", "describe_transit_gateways",
+                        {"TransitGateways": [{"State": gateway}] if gateway else []})
         self.answer("ce", "list_cost_allocation_tags", {"CostAllocationTags": [
             {"TagKey": "cost-center", "Type": "UserDefined", "Status": tag}]})
         return self
@@ -87,6 +91,7 @@ def test_a_ready_account_passes_with_nothing_to_do(account, capsys):
     ({"version": "UNSUPPORTED"}, "EKS does not create clusters of this version"),
     ({"roles": False}, "no such role or user"),
     ({"gateway": None}, "tgw-0123456789EXAMPLE is not available in this account (not found)"),
+    ({"gateway": "InvalidTransitGatewayID.NotFound"}, "is not available in this account (not found)"),
 ])
 def test_each_blocker_names_the_step_to_take(account, capsys, change, words):
     account.healthy(**change)
