@@ -150,7 +150,8 @@ triton = {
 }
 if config.scheduling.descheduler:
     Descheduler(f"{name}-descheduler", config.scheduling, kubernetes_version=config.cluster.kubernetes_version,
-                provider=cluster.provider)
+                provider=cluster.provider,
+                training_namespaces=[config.storage.checkpoints.namespace] if config.storage.checkpoints else [])
 # Every stack: the HPAs' metrics, and GPU utilisation per pod for people.
 MetricsPipeline(f"{name}-metrics", config.monitoring, system_node_selector=SYSTEM_NODE_SELECTOR,
                 provider=cluster.provider)

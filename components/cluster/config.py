@@ -169,8 +169,9 @@ class SchedulingConfig(BaseModel):
     memory_threshold: int = Field(45, ge=1, le=100, description="Nodes below this memory % are under-used (source: 45).")
     pod_lifetime_hours: int = Field(72, ge=1, le=8760, description="Pods older than this are evicted (source: 72).")
     lifetime_exempt_namespaces: list[str] = Field(
-        ["kube-system", "training-job"],
-        description="Namespaces whose pods may run longer (long training jobs resume from checkpoints anyway).")
+        ["kube-system"],
+        description="Namespaces whose pods may run longer; the stack's training namespace "
+                    "(storage.checkpoints.namespace) is always among them.")
 
 
 def chart_version(config: SchedulingConfig, kubernetes_version: str) -> str:

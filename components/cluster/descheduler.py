@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import pulumi
 import pulumi_kubernetes as k8s
 from components.cluster.config import SchedulingConfig, chart_version
@@ -18,9 +20,10 @@ def evictor_args(version: str) -> dict:
     return {"evictLocalStoragePods": False, "ignorePvcPods": True}
 
 
-def descheduler_policy(config: SchedulingConfig, version: str) -> dict:
+def descheduler_policy(config: SchedulingConfig, version: str, exempt: Sequence[str] = ()) -> dict:
     """LowNodeUtilization (thresholds from the source; targets well above them), RemoveDuplicates and
-    PodLifeTime, in the v1alpha2 profile format, for chart `version`."""
+    PodLifeTime, in the v1alpha2 profile format, for chart `version`; `exempt` namespaces run as long as
+    they need besides the configured ones."""
     return {
         "profiles": [{
             "name": "seedance",
@@ -32,7 +35,8 @@ def descheduler_policy(config: SchedulingConfig, version: str) -> dict:
                     "targetThresholds": {"cpu": min(100, config.cpu_threshold * 2),
                                          "memory": min(100, config.memory_threshold + 30)}}},
                 {"name": "PodLifeTime", "args": {"maxPodLifeTimeSeconds": config.pod_lifetime_hours * 3600,
-                                                 "namespaces": {"exclude": config.lifetime_exempt_namespaces}}},
+                                                 "namespaces": {"exclude": list(dict.fromkeys(
+                                                     [*config.lifetime_exempt_namespaces, *exempt]))}}},
             ],
             "plugins": {"balance": {"enabled": ["RemoveDuplicates", "LowNodeUtilization"]},
                         "deschedule": {"enabled": ["PodLifeTime"]}},
@@ -42,7 +46,9 @@ def descheduler_policy(config: SchedulingConfig, version: str) -> dict:
 
 class Descheduler(pulumi.ComponentResource):
     def __init__(self, name: str, config: SchedulingConfig, *, kubernetes_version: str, provider: k8s.Provider,
-                 opts: pulumi.ResourceOptions | None = None):
+                 training_namespaces: Sequence[str] = (), opts: pulumi.ResourceOptions | None = None):
+        """`training_namespaces`: where the stack's training pods run (their checkpoint claims' namespace):
+        a pod that resumes from a checkpoint still loses its work since the last one when evicted."""
         super().__init__("seedance:cluster:Descheduler", name, None, opts)
         k8s.helm.v3.Release(
             f"{name}-release",
@@ -52,7 +58,8 @@ class Descheduler(pulumi.ComponentResource):
             namespace="kube-system",
             repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=CHART_REPOSITORY),
             values={"kind": "Deployment", "deschedulingInterval": "10m", "deschedulerPolicyAPIVersion": "descheduler/v1alpha2",
-                    "deschedulerPolicy": descheduler_policy(config, chart_version(config, kubernetes_version))},
+                    "deschedulerPolicy": descheduler_policy(config, chart_version(config, kubernetes_version),
+                                                            training_namespaces)},
             opts=pulumi.ResourceOptions(parent=self, provider=provider),
         )
         self.register_outputs({})

@@ -94,6 +94,18 @@ def test_descheduler_with_the_sources_settings_in_staging_and_prod(plan_of):
 
 
 @pytest.mark.parametrize("stack", ["staging", "prod"])
+def test_the_lifetime_limit_never_evicts_the_stacks_training_pods(plan_of, stack):
+    """One source for the training namespace: the checkpoint claims' (a pod evicted there loses the work
+    since its last checkpoint), not a name written twice."""
+    config = stack_config(stack)
+    (profile,) = release(plan_of(stack), "descheduler").inputs["values"]["deschedulerPolicy"]["profiles"]
+    lifetime = next(p["args"] for p in profile["pluginConfig"] if p["name"] == "PodLifeTime")
+    training = config.storage.checkpoints.namespace if config.storage.checkpoints else None
+    assert training is None or training in lifetime["namespaces"]["exclude"]
+    assert set(config.scheduling.lifetime_exempt_namespaces) <= set(lifetime["namespaces"]["exclude"])
+
+
+@pytest.mark.parametrize("stack", ["staging", "prod"])
 def test_descheduler_release_matches_the_cluster_minor(plan_of, stack):
     """Its minor follows the Kubernetes minor it was built for (the descheduler's compatibility matrix)."""
     chart = release(plan_of(stack), "descheduler").inputs["version"]
