@@ -17,12 +17,17 @@ NTH_CHART = "oci://public.ecr.aws/aws-ec2/helm/aws-node-termination-handler"
 NTH_NAMESPACE = "kube-system"
 NTH_SERVICE_ACCOUNT = "aws-node-termination-handler"
 
-# The events termination handler acts on (its README's EventBridge set).
+# The events the termination handler acts on (its README's EventBridge set), less one: a rebalance
+# recommendation. In queue mode the handler drains a node on it, and nothing replaces the node unless its
+# group runs capacity rebalancing; a group that does launches the replacement itself and terminates the
+# old node through its lifecycle hook, which the asg-terminate rule already drains. AWS Health's scheduled
+# changes (instance retirements, maintenance) are drained ahead of the date.
 INTERRUPTION_EVENTS = {
     "spot-interruption": {"source": ["aws.ec2"], "detail-type": ["EC2 Spot Instance Interruption Warning"]},
-    "rebalance": {"source": ["aws.ec2"], "detail-type": ["EC2 Instance Rebalance Recommendation"]},
     "state-change": {"source": ["aws.ec2"], "detail-type": ["EC2 Instance State-change Notification"]},
     "asg-terminate": {"source": ["aws.autoscaling"], "detail-type": ["EC2 Instance-terminate Lifecycle Action"]},
+    "scheduled-change": {"source": ["aws.health"], "detail-type": ["AWS Health Event"],
+                         "detail": {"service": ["EC2"], "eventTypeCategory": ["scheduledChange"]}},
 }
 
 

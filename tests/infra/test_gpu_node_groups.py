@@ -155,8 +155,15 @@ def test_termination_handler_completes_lifecycle_actions_of_this_stacks_groups_o
 
 def test_spot_interruptions_reach_the_termination_handler(stack_plan):
     rules = stack_plan.of_type("aws:cloudwatch/eventRule:EventRule")
-    kinds = {json.loads(r.inputs["eventPattern"])["detail-type"][0] for r in rules}
-    assert "EC2 Spot Instance Interruption Warning" in kinds and "EC2 Instance Rebalance Recommendation" in kinds
+    patterns = [json.loads(r.inputs["eventPattern"]) for r in rules]
+    kinds = {p["detail-type"][0] for p in patterns}
+    assert {"EC2 Spot Instance Interruption Warning", "EC2 Instance-terminate Lifecycle Action"} <= kinds
+    # A recommendation drains a node nothing replaces (queue mode); a rebalancing group's own replacement
+    # terminates through the lifecycle hook, drained by the rule above.
+    assert "EC2 Instance Rebalance Recommendation" not in kinds
+    # Scheduled retirements and maintenance, as the handler's README lists them.
+    assert {"source": ["aws.health"], "detail-type": ["AWS Health Event"],
+            "detail": {"service": ["EC2"], "eventTypeCategory": ["scheduledChange"]}} in patterns
     (queue_policy,) = stack_plan.of_type("aws:sqs/queuePolicy:QueuePolicy")
     statement = json.loads(queue_policy.inputs["policy"])["Statement"][0]
     assert statement["Principal"] == {"Service": "events.amazonaws.com"}
