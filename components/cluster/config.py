@@ -4,21 +4,13 @@ descheduler. Pure."""
 from __future__ import annotations
 
 import ipaddress
-import re
 from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-from components.common.validation import parse_cidr
+from components.common.validation import all_match, parse_cidr
 from components.common.log_retention import valid_retention
 from components.cluster.versions import VERSIONS
 
 AddonName = Literal["vpc-cni", "coredns", "kube-proxy", "eks-pod-identity-agent", "aws-ebs-csi-driver"]
-
-
-def _all_match(values: list[str], pattern: str, what: str) -> list[str]:
-    for value in values:
-        if not re.fullmatch(pattern, value):
-            raise ValueError(f"{value!r} is not {what}")
-    return values
 
 
 class SystemNodesConfig(BaseModel):
@@ -35,7 +27,7 @@ class SystemNodesConfig(BaseModel):
     @field_validator("instance_types")
     @classmethod
     def _instance_type_names(cls, values: list[str]) -> list[str]:
-        return _all_match(values, r"[a-z][a-z0-9-]*\.[a-z0-9]+", "an EC2 instance type name such as m7i.large")
+        return all_match(values, r"[a-z][a-z0-9-]*\.[a-z0-9]+", "an EC2 instance type name such as m7i.large")
 
     @model_validator(mode="after")
     def _sizes_ordered(self) -> "SystemNodesConfig":
@@ -148,7 +140,7 @@ class ClusterConfig(BaseModel):
     @field_validator("admin_principal_arns")
     @classmethod
     def _iam_principals(cls, values: list[str]) -> list[str]:
-        return _all_match(values, r"arn:aws[a-z-]*:iam::\d{12}:(role|user)/[\w+=,.@/-]+", "an IAM role or user ARN")
+        return all_match(values, r"arn:aws[a-z-]*:iam::\d{12}:(role|user)/[\w+=,.@/-]+", "an IAM role or user ARN")
 
     @field_validator("log_retention_days")
     @classmethod

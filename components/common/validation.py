@@ -1,8 +1,9 @@
-"""Helpers shared by the config models: field-named errors and CIDR parsing."""
+"""Helpers shared by the config models: field-named errors, CIDR parsing, patterns over lists."""
 
 from __future__ import annotations
 
 import ipaddress
+import re
 from typing import Any
 
 
@@ -19,3 +20,11 @@ def parse_cidr(value: str, example: str) -> ipaddress.IPv4Network:
         return ipaddress.IPv4Network(value)
     except ValueError:
         raise ValueError(f"must be an IPv4 network in CIDR form such as {example}") from None
+
+
+def all_match(values: list[str], pattern: str, what: str) -> list[str]:
+    """`values` when every one matches `pattern` in full; else a ValueError naming the first that does not."""
+    for value in values:
+        if not re.fullmatch(pattern, value):
+            raise ValueError(f"{value!r} is not {what}")
+    return values

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-from components.common.validation import parse_cidr
+from components.common.validation import all_match, parse_cidr
 from components.common.log_retention import valid_retention
-import re
 
 
 InterfaceService = Literal["ecr.api", "ecr.dkr", "sts", "ec2", "logs", "sqs"]
@@ -84,7 +83,4 @@ class EndpointsConfig(BaseModel):
     @field_validator("s3_bucket_names", "s3_public_read_buckets")
     @classmethod
     def _bucket_names(cls, values: list[str]) -> list[str]:
-        for value in values:
-            if not re.fullmatch(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]", value):
-                raise ValueError(f"{value!r} is not an S3 bucket name")
-        return values
+        return all_match(values, r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]", "an S3 bucket name")

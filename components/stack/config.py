@@ -19,7 +19,7 @@ from pydantic.fields import FieldInfo
 from components.catalog.regions import EKS_EXCLUDED_ZONE_IDS, regions
 from components.capacity.config import CapacityConfig
 from components.cluster.config import ClusterConfig, SchedulingConfig
-from components.common.validation import FieldError
+from components.common.validation import FieldError, all_match
 from components.network.egress import EgressTraffic, EndpointLayout
 from components.compute.config import GpuNodeGroupConfig, allocatable_gpus
 from components.catalog.instance_types import gpu_instance_type
@@ -55,18 +55,12 @@ class BudgetConfig(BaseModel):
     @field_validator("alert_emails")
     @classmethod
     def _emails(cls, values: list[str]) -> list[str]:
-        for value in values:
-            if not re.fullmatch(r"[^@\s]+@[^@\s]+\.[a-z]{2,}", value):
-                raise ValueError(f"{value!r} is not an e-mail address")
-        return values
+        return all_match(values, r"[^@\s]+@[^@\s]+\.[a-z]{2,}", "an e-mail address")
 
     @field_validator("alert_topic_arns")
     @classmethod
     def _topics(cls, values: list[str]) -> list[str]:
-        for value in values:
-            if not re.fullmatch(r"arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]{1,256}", value):
-                raise ValueError(f"{value!r} is not an SNS topic ARN")
-        return values
+        return all_match(values, r"arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]{1,256}", "an SNS topic ARN")
 
     @model_validator(mode="after")
     def _someone_is_told(self) -> "BudgetConfig":
