@@ -152,51 +152,130 @@ def check_version(config: StackConfig, clients: Clients, findings: list[Finding]
                                 f"{'ends ' + str(table.end_of_extended) if table else 'not listed'})"))
 
 
+def _exists(findings: list[Finding], check: str, permission: str, call: Callable[[], Any]) -> bool | None:
+    """Whether the IAM entity the call reads exists; None (with a finding) when it could not be asked."""
+    try:
+        call()
+    except ClientError as error:
+        if error.response.get("Error", {}).get("Code") == "NoSuchEntity":
+            return False
+        _unchecked(findings, check, permission, error)
+        return None
+    except BotoCoreError as error:
+        _unchecked(findings, check, permission, error)
+        return None
+    return True
+
+
 def check_admin_roles(config: StackConfig, clients: Clients, findings: list[Finding]) -> None:
     iam = clients("iam", config.region)
     for arn in config.cluster.admin_principal_arns:
         kind, _, path = arn.split(":", 5)[5].partition("/")
         name = path.rsplit("/", 1)[-1]
         check, permission = f"access entry {arn}", "iam:GetRole" if kind == "role" else "iam:GetUser"
-        try:
-            iam.get_role(RoleName=name) if kind == "role" else iam.get_user(UserName=name)
-        except BotoCoreError as error:
-            _unchecked(findings, check, permission, error)
-            continue
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") == "NoSuchEntity":
-                findings.append(Finding(check, "blocker", "no such role or user: EKS refuses an access entry for "
-                                        "it; create it, or fix cluster.admin_principal_arns"))
-            else:
-                _unchecked(findings, check, permission, error)
-            continue
-        findings.append(Finding(check, "ok", "exists"))
+        exists = _exists(findings, check, permission, lambda name=name, kind=kind: (
+            iam.get_role(RoleName=name) if kind == "role" else iam.get_user(UserName=name)))
+        if exists:
+            findings.append(Finding(check, "ok", "exists"))
+        elif exists is False:
+            findings.append(Finding(check, "blocker", "no such role or user: EKS refuses an access entry for "
+                                    "it; create it, or fix cluster.admin_principal_arns"))
 
 
-def check_deploy_path(config: StackConfig, clients: Clients, findings: list[Finding]) -> None:
-    gateway = config.network.transit_gateway_id
-    if gateway is None:
-        return
-    ec2 = clients("ec2", config.region)
+def _gateway(ec2: Any, gateway: str, findings: list[Finding]) -> dict | None:
+    """The Transit Gateway as this account sees it, or None (with a finding) when it cannot be used."""
     try:
         answer = ec2.describe_transit_gateways(TransitGatewayIds=[gateway])
     except ClientError as error:
         code = error.response.get("Error", {}).get("Code", "")
-        if code.startswith("InvalidTransitGatewayID"):  # .NotFound, .Malformed: the account cannot see it
-            answer = {"TransitGateways": []}
-        else:
+        if not code.startswith("InvalidTransitGatewayID"):  # .NotFound, .Malformed: the account cannot see it
             _unchecked(findings, "deploy path", "ec2:DescribeTransitGateways", error)
-            return
+            return None
+        answer = {"TransitGateways": []}
     except BotoCoreError as error:
         _unchecked(findings, "deploy path", "ec2:DescribeTransitGateways", error)
-        return
-    states = [g.get("State") for g in answer.get("TransitGateways", [])]
-    if "available" in states:
-        findings.append(Finding("deploy path", "ok", f"{gateway} is available to attach the VPC to"))
-    else:
+        return None
+    available = [g for g in answer.get("TransitGateways", []) if g.get("State") == "available"]
+    if not available:
+        states = [str(g.get("State")) for g in answer.get("TransitGateways", [])]
         findings.append(Finding("deploy path", "blocker", f"{gateway} is not available in this account "
-                                f"({', '.join(map(str, states)) or 'not found'}): accept its RAM share, or fix "
+                                f"({', '.join(states) or 'not found'}): accept its RAM share, or fix "
                                 "network.transit_gateway_id"))
+        return None
+    return available[0]
+
+
+def check_deploy_path(config: StackConfig, clients: Clients, findings: list[Finding]) -> None:
+    """The way between the deployer and the private API through the Transit Gateway: the stack creates the
+    VPC's side (attachment, routes from every private route table); the gateway's side must already route
+    each deployer network, and carry the VPC's range back, or the first run cannot reach its cluster."""
+    gateway, outside = config.network.transit_gateway_id, config.network.outside_vpc(config.cluster.deployer_cidrs)
+    if gateway is None or not outside:
+        return
+    ec2 = clients("ec2", config.region)
+    found = _gateway(ec2, gateway, findings)
+    if found is None:
+        return
+    options, owner = found.get("Options", {}), found.get("OwnerId", "")
+    findings.append(Finding("deploy path", "ok", f"{gateway} is available to attach the VPC to"))
+    caller = _call(findings, "deploy path: attachment acceptance", "sts:GetCallerIdentity",
+                   lambda: clients("sts", config.region).get_caller_identity())
+    if caller is not None and owner and owner != caller["Account"] and options.get("AutoAcceptSharedAttachments") != "enable":
+        findings.append(Finding("deploy path: attachment acceptance", "blocker", f"{gateway} belongs to account "
+                                f"{owner} and does not accept shared attachments by itself: the first run's attachment "
+                                "would wait unaccepted and the API stay unreachable; ask its owner to enable auto-accept "
+                                "or to accept the attachment during the run"))
+    if options.get("DefaultRouteTablePropagation") != "enable":
+        findings.append(Finding("deploy path: route to the VPC", "warning", f"{gateway} does not propagate new "
+                                f"attachments: its owner must route {config.network.vpc_cidr} to the VPC's attachment "
+                                "in the deployer network's route table during the first run"))
+    table = options.get("AssociationDefaultRouteTableId") if options.get("DefaultRouteTableAssociation") == "enable" else None
+    if table is None:
+        findings.append(Finding("deploy path: route to the deployers", "warning", f"{gateway} associates new "
+                                "attachments with no route table: its owner must associate the VPC's attachment with "
+                                f"one that routes {', '.join(outside)}"))
+        return
+    for cidr in outside:
+        check = f"deploy path: route to {cidr}"
+        routes = _call(findings, check, "ec2:SearchTransitGatewayRoutes",
+                       lambda cidr=cidr: ec2.search_transit_gateway_routes(
+                           TransitGatewayRouteTableId=table,
+                           Filters=[{"Name": "route-search.longest-prefix-match", "Values": [cidr]},
+                                    {"Name": "state", "Values": ["active"]}]))
+        if routes is None:
+            continue
+        if routes.get("Routes"):
+            findings.append(Finding(check, "ok", f"{table} routes it ({routes['Routes'][0].get('DestinationCidrBlock')})"))
+        else:
+            findings.append(Finding(check, "blocker", f"{gateway}'s route table {table}, where the VPC's attachment "
+                                    "lands, has no active route to it: the API's replies to the deployer would be "
+                                    "dropped; its owner must propagate or add the deployer network's route"))
+
+
+# (role, the service that uses it, whether the stack creates it itself)
+SERVICE_LINKED_ROLES = (
+    ("AWSServiceRoleForAmazonEKS", "eks.amazonaws.com", False),
+    ("AWSServiceRoleForAmazonEKSNodegroup", "eks-nodegroup.amazonaws.com", False),
+    ("AWSServiceRoleForAutoScaling", "autoscaling.amazonaws.com", True),
+    ("AWSServiceRoleForEC2Spot", "spot.amazonaws.com", False),
+)
+
+
+def check_service_linked_roles(config: StackConfig, clients: Clients, findings: list[Finding]) -> None:
+    """A missing role is created on first use, by the service, as the deployer: who may not
+    iam:CreateServiceLinkedRole fails there, mid-run. Auto Scaling's the stack creates itself."""
+    iam = clients("iam", config.region)
+    for role, service, created_by_stack in SERVICE_LINKED_ROLES:
+        check = f"service-linked role {role}"
+        exists = _exists(findings, check, "iam:GetRole", lambda role=role: iam.get_role(RoleName=role))
+        if exists:
+            findings.append(Finding(check, "ok", "exists"))
+        elif exists is False and created_by_stack:
+            findings.append(Finding(check, "ok", "not yet: the stack creates it (iam:CreateServiceLinkedRole)"))
+        elif exists is False:
+            findings.append(Finding(check, "warning", f"not yet: {service} creates it on first use, as the deployer, "
+                                    "who needs iam:CreateServiceLinkedRole for it (or create it now: "
+                                    f"aws iam create-service-linked-role --aws-service-name {service})"))
 
 
 def check_cost_tag(config: StackConfig, clients: Clients, findings: list[Finding]) -> None:
@@ -212,7 +291,8 @@ def check_cost_tag(config: StackConfig, clients: Clients, findings: list[Finding
                             f"the first `pulumi up`, `seedance budget-tag --stack <env> --activate`"))
 
 
-CHECKS = (check_quotas, check_zones, check_version, check_admin_roles, check_deploy_path, check_cost_tag)
+CHECKS = (check_quotas, check_zones, check_version, check_admin_roles, check_service_linked_roles, check_deploy_path,
+          check_cost_tag)
 
 
 def preflight(config: StackConfig, clients: Clients) -> list[Finding]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from components.common.validation import all_match, parse_cidr
@@ -33,6 +34,11 @@ class NetworkConfig(BaseModel):
     flow_log_retention_days: int = Field(30, description="Retention of the flow log group, days (a CloudWatch value).")
     flow_log_gb_month: float = Field(5.0, ge=0, le=100_000, description="Flow-log ingestion assumed for the estimate, "
                                      "GB per month (rejects only are small; all traffic is far more).")
+
+    def outside_vpc(self, cidrs: list[str]) -> list[str]:
+        """The networks a route must carry back to: those not inside the VPC itself."""
+        vpc = ipaddress.ip_network(self.vpc_cidr)
+        return [cidr for cidr in cidrs if not ipaddress.ip_network(cidr).subnet_of(vpc)]
 
     @field_validator("flow_log_retention_days")
     @classmethod

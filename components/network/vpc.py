@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import json
 from typing import Mapping
 
@@ -142,8 +141,7 @@ class Network(pulumi.ComponentResource):
         """The way back from every private route table to every deployer network outside the VPC: the VPC's
         Transit Gateway attachment and one route per table and network. What the Kubernetes provider
         waits for: without it the private API answers nobody."""
-        outside = [cidr for cidr in deployer_cidrs
-                   if not ipaddress.ip_network(cidr).subnet_of(ipaddress.ip_network(config.vpc_cidr))]
+        outside = config.outside_vpc(deployer_cidrs)
         if not outside or config.transit_gateway_id is None:
             return []
         attachment = aws.ec2transitgateway.VpcAttachment(

@@ -168,10 +168,10 @@ class StackConfig(BaseModel):
     def _deployers_routed_back(self) -> "StackConfig":
         # A rule on the API's security group is not a path: replies to a deployer outside the VPC need a
         # route, and the private route tables send everything else to the NAT gateway.
-        vpc = ipaddress.ip_network(self.network.vpc_cidr)
+        outside = self.network.outside_vpc(self.cluster.deployer_cidrs)
         for index, cidr in enumerate(self.cluster.deployer_cidrs):
-            if not ipaddress.ip_network(cidr).subnet_of(vpc) and self.network.transit_gateway_id is None:
-                raise FieldError(f"cluster.deployer_cidrs[{index}]", cidr, f"is outside the VPC ({vpc}) and nothing "
+            if cidr in outside and self.network.transit_gateway_id is None:
+                raise FieldError(f"cluster.deployer_cidrs[{index}]", cidr, f"is outside the VPC ({self.network.vpc_cidr}) and nothing "
                                  "routes back to it; allowed: set network.transit_gateway_id (the stack attaches "
                                  "the VPC and routes it), a runner inside the VPC, or a first run through "
                                  "public_endpoint_cidrs (docs/fresh-account.md)")

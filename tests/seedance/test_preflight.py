@@ -4,6 +4,8 @@ blocker it knows, the step to take, and a call the caller may not make reported,
 from __future__ import annotations
 
 import datetime
+import inspect
+import re
 
 import boto3
 import pytest
@@ -11,8 +13,9 @@ from botocore.stub import Stubber
 
 from seedance import preflight
 from seedance.cli import main
-from tests.stacks import stack_config
+from tests.stacks import REPO, stack_config
 
+ACCOUNT = "111122223333"
 ZONES = [("us-east-1a", "use1-az1"), ("us-east-1b", "use1-az2"), ("us-east-1c", "use1-az4"), ("us-east-1e", "use1-az3")]
 
 
@@ -21,7 +24,7 @@ class Account:
 
     def __init__(self):
         self.clients = {s: boto3.client(s, region_name="us-east-1", aws_access_key_id="k", aws_secret_access_key="s")
-                        for s in ("service-quotas", "ec2", "eks", "iam", "ce")}
+                        for s in ("service-quotas", "ec2", "eks", "iam", "ce", "sts")}
         self.stubs = {s: Stubber(c) for s, c in self.clients.items()}
         for stub in self.stubs.values():
             stub.activate()
@@ -36,7 +39,8 @@ class Account:
         self.stubs[service].add_client_error(operation, code, http_status_code=403)
 
     def healthy(self, *, g_quota=1000.0, spot_quota=1000.0, offered=True, version="STANDARD_SUPPORT", roles=True,
-                gateway="available", tag="Active"):
+                linked_roles=True, gateway="available", owner=ACCOUNT, auto_accept="disable", propagation="enable",
+                association="enable", routed=True, tag="Active"):
         config = stack_config("prod")
         for value in (g_quota, spot_quota):
             self.answer("service-quotas", "get_service_quota", {"Quota": {"Value": value, "QuotaCode": "L"}})
@@ -56,11 +60,26 @@ class Account:
                                                          "CreateDate": datetime.datetime(2026, 1, 1)}})
             else:
                 self.stubs["iam"].add_client_error("get_role", "NoSuchEntity", http_status_code=404)
+        for role in preflight.SERVICE_LINKED_ROLES:
+            if linked_roles:
+                self.answer("iam", "get_role", {"Role": {"Path": "/aws-service-role/", "RoleName": role[0],
+                                                         "RoleId": "AROAEXAMPLE1234567890", "Arn": f"arn:aws:iam::{ACCOUNT}:role/{role[0]}",
+                                                         "CreateDate": datetime.datetime(2026, 1, 1)}})
+            else:
+                self.stubs["iam"].add_client_error("get_role", "NoSuchEntity", http_status_code=404)
         if gateway and gateway.startswith("Invalid"):  # what EC2 answers for an ID the account cannot see
             self.stubs["ec2"].add_client_error("describe_transit_gateways", gateway, http_status_code=400)
         else:
-            self.answer("ec2", "describe_transit_gateways",
-                        {"TransitGateways": [{"State": gateway}] if gateway else []})
+            self.answer("ec2", "describe_transit_gateways", {"TransitGateways": [{
+                "State": gateway, "OwnerId": owner, "Options": {
+                    "AutoAcceptSharedAttachments": auto_accept, "DefaultRouteTablePropagation": propagation,
+                    "DefaultRouteTableAssociation": association, "AssociationDefaultRouteTableId": "tgw-rtb-0abc"}},
+            ] if gateway else []})
+        if gateway == "available":
+            self.answer("sts", "get_caller_identity", {"Account": ACCOUNT, "Arn": f"arn:aws:iam::{ACCOUNT}:role/ci", "UserId": "AROAEXAMPLE"})
+            if association == "enable":
+                self.answer("ec2", "search_transit_gateway_routes", {"Routes": [
+                    {"DestinationCidrBlock": "10.100.0.0/16", "State": "active", "Type": "propagated"}] if routed else []})
         self.answer("ce", "list_cost_allocation_tags", {"CostAllocationTags": [
             {"TagKey": "cost-center", "Type": "UserDefined", "Status": tag}]})
         return self
@@ -92,6 +111,9 @@ def test_a_ready_account_passes_with_nothing_to_do(account, capsys):
     ({"roles": False}, "no such role or user"),
     ({"gateway": None}, "tgw-0123456789EXAMPLE is not available in this account (not found)"),
     ({"gateway": "InvalidTransitGatewayID.NotFound"}, "is not available in this account (not found)"),
+    ({"routed": False}, "deploy path: route to 10.100.0.0/24: tgw-0123456789EXAMPLE's route table tgw-rtb-0abc, "
+                        "where the VPC's attachment lands, has no active route to it"),
+    ({"owner": "444455556666"}, "belongs to account 444455556666 and does not accept shared attachments by itself"),
 ])
 def test_each_blocker_names_the_step_to_take(account, capsys, change, words):
     account.healthy(**change)
@@ -106,6 +128,11 @@ def test_each_blocker_names_the_step_to_take(account, capsys, change, words):
                             "groups' maxima (740)"),
     ({"version": "EXTENDED_SUPPORT"}, "in extended support"),
     ({"tag": "Inactive"}, "not active: the budget counts nothing"),
+    ({"linked_roles": False}, "service-linked role AWSServiceRoleForAmazonEKS: not yet: eks.amazonaws.com creates it "
+                              "on first use, as the deployer, who needs iam:CreateServiceLinkedRole"),
+    ({"owner": "444455556666", "auto_accept": "enable"}, "0 blocker(s)"),
+    ({"propagation": "disable"}, "its owner must route 10.60.0.0/16 to the VPC's attachment"),
+    ({"association": "disable"}, "associates new attachments with no route table"),
 ])
 def test_what_does_not_block_the_first_run_is_a_warning(account, capsys, change, words):
     account.healthy(**change)
@@ -118,7 +145,7 @@ def test_a_call_the_caller_may_not_make_is_named_never_a_traceback(account, caps
         account.deny("service-quotas", "get_service_quota")
     account.deny("ec2", "describe_availability_zones", "UnauthorizedOperation")
     account.deny("eks", "describe_cluster_versions")
-    for _ in range(2):
+    for _ in range(2 + len(preflight.SERVICE_LINKED_ROLES)):
         account.deny("iam", "get_role", "AccessDenied")
     account.deny("ec2", "describe_transit_gateways", "UnauthorizedOperation")
     account.deny("ce", "list_cost_allocation_tags")
@@ -127,4 +154,10 @@ def test_a_call_the_caller_may_not_make_is_named_never_a_traceback(account, caps
     for permission in ("servicequotas:GetServiceQuota", "ec2:DescribeAvailabilityZones", "eks:DescribeClusterVersions",
                        "iam:GetRole", "ec2:DescribeTransitGateways", "ce:ListCostAllocationTags"):
         assert f"could not check: missing permission {permission}" in out
-    assert "0 blocker(s)" in out and "8 not checked" in out
+    assert "0 blocker(s)" in out and "12 not checked" in out
+
+
+def test_the_fresh_account_guide_lists_every_permission_preflight_uses():
+    asked = set(re.findall(r'"([a-z-]+:[A-Z][A-Za-z]+)"', inspect.getsource(preflight)))
+    guide = (REPO / "docs" / "fresh-account.md").read_text().split("## 4.")[1]
+    assert asked and not {p for p in asked if f"`{p}`" not in guide}
