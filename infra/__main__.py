@@ -144,7 +144,7 @@ triton = {
         node_provision_minutes=config.cluster.autoscaler.max_node_provision_minutes,
         provider=cluster.provider,
         tags=tags,
-        opts=pulumi.ResourceOptions(depends_on=[node_groups[serving.node_group]]),
+        opts=pulumi.ResourceOptions(depends_on=[node_groups[serving.node_group], models]),
     )
     for serving in config.serving
 }

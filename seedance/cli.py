@@ -29,12 +29,13 @@ from components.pricing.prices import PriceSourceError
 from components.storage.manifests import fio_checkpoint_test
 from components.network.egress import report_lines
 from components.serving.capacity import table_lines
+from components.serving.publishing import PublishError
 from components.stack.capacity import table_zones
 from components.stack.config import PROJECT
 from components.stack.derivation import account_steps, capacity_report, checkpoint_decision, derive
 from components.stack.placeholders import placeholders
 from seedance import (breaker_command, budget_tag_command, capacity_commands, check_command, config_reference,
-                      preflight)
+                      model_command, preflight)
 
 from seedance.engine import Plan, ProgramFailed, ProgramInputError, run_program
 from seedance.offline_cloud import OfflineCloud
@@ -80,9 +81,9 @@ def offline_plan(stack: str, program: Path | None, stack_file: Path | None) -> t
 def _derived_sections(args: argparse.Namespace, plan: Plan) -> list[list[str]]:
     """The seedance stack's reports, derived here from its config as the program derives them (the same
     function, the same bundled prices and zones), rendered for people. Other programs have none."""
-    project, config = load_stack(args.program, args.stack, args.stack_file)
-    if project.name != PROJECT:
+    if plan.project != PROJECT:  # an application team's program: its stack config is not ours to read
         return [_cost_section(plan)]
+    project, config = load_stack(args.program, args.stack, args.stack_file)
     now = datetime.now(timezone.utc)
     derived = derive(config, args.stack, table_zones(config), project.stack_config_dir, now, offline=True)
     warning = kubernetes_version(config.cluster.kubernetes_version).warning(now.date())
@@ -205,6 +206,7 @@ def _parser() -> argparse.ArgumentParser:
     fio.set_defaults(run=_fio_job_command)
     capacity_commands.register(commands, _stack_arguments)
     preflight.register(commands, _stack_arguments)
+    model_command.register(commands)
     check_command.register(commands, lambda args: check_command.run(args, offline_plan))
     config = commands.add_parser("config", help="the configuration reference, from the pydantic models")
     config_verbs = config.add_subparsers(dest="verb", required=True)
@@ -249,7 +251,8 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except (UsageError, capacity_commands.CommandError, check_command.CheckInputError,
-            breaker_command.BreakerRefused, StackInputError, InputFileError, OutputFileError) as error:
+            breaker_command.BreakerRefused, StackInputError, InputFileError, OutputFileError,
+            PublishError) as error:
         print(f"seedance: error: {error}", file=sys.stderr)
         return EXIT_CONFIG
     except ProgramFailed as error:

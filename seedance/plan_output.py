@@ -6,6 +6,7 @@ import json
 from collections import Counter
 from typing import Any
 
+import pulumi
 from pulumi.runtime.rpc import UNKNOWN
 
 from seedance.engine import Plan, PlannedResource, Secret
@@ -13,9 +14,24 @@ from seedance.engine import Plan, PlannedResource, Secret
 MASK = "[secret]"
 
 
+def _asset(value: Any) -> dict[str, Any] | None:
+    """An asset or archive input as plain data: where its contents come from, never the contents."""
+    if isinstance(value, (pulumi.FileAsset, pulumi.FileArchive)):
+        return {type(value).__name__: str(value.path)}
+    if isinstance(value, (pulumi.RemoteAsset, pulumi.RemoteArchive)):
+        return {type(value).__name__: value.uri}
+    if isinstance(value, pulumi.StringAsset):
+        return {"StringAsset": f"{len(value.text.encode())} bytes"}
+    if isinstance(value, pulumi.AssetArchive):
+        return {"AssetArchive": {name: _asset(member) for name, member in value.assets.items()}}
+    return None
+
+
 def masked(value: Any) -> Any:
     if isinstance(value, Secret):
         return MASK
+    if isinstance(value, (pulumi.Asset, pulumi.Archive)):
+        return _asset(value)
     if isinstance(value, dict):
         return {k: masked(v) for k, v in value.items()}
     if isinstance(value, list):

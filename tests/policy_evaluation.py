@@ -54,9 +54,12 @@ def _applies(statement: dict[str, Any], request: Request) -> bool:
             and _conditions_hold(statement.get("Condition", {}), request.context))
 
 
+def denies(policy: dict[str, Any], request: Request) -> bool:
+    """True when some statement denies the request explicitly (what a bucket policy's denials decide)."""
+    return any(s["Effect"] == "Deny" and _applies(s, request) for s in policy["Statement"])
+
+
 def allows(policy: dict[str, Any], request: Request) -> bool:
     """True when some statement allows the request and none denies it."""
-    statements = policy["Statement"]
-    if any(s["Effect"] == "Deny" and _applies(s, request) for s in statements):
-        return False
-    return any(s["Effect"] == "Allow" and _applies(s, request) for s in statements)
+    return not denies(policy, request) and any(s["Effect"] == "Allow" and _applies(s, request)
+                                               for s in policy["Statement"])

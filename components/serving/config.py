@@ -4,10 +4,21 @@ from __future__ import annotations
 
 import re
 from typing import Literal
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 
 _DNS_LABEL = r"^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$"
+# Values a reader may expect, refused with the reason (a Literal alone only lists what is allowed).
+_REFUSED = {
+    # explicit mode opens load/unload to whoever reaches the port: a load request may carry a model's
+    # files inline, and a Python-backend model runs code in serving with its IRSA role.
+    "model_control_mode": {"explicit": "opens Triton's model load API to every caller of the Service (arbitrary "
+                                       "code in serving, docs/security.md); allowed: poll, none"},
+    # The NLB annotations are the AWS Load Balancer Controller's, which no stack deploys yet: such a
+    # Service would stay pending, and the ingress NetworkPolicy admits pods, not the NLB's addresses.
+    "service_type": {"internal-nlb": "needs the AWS Load Balancer Controller, which this stack does not deploy "
+                                     "yet; allowed: ClusterIP"},
+}
 
 
 def _pinned_release(value: str) -> str:
@@ -39,8 +50,11 @@ class TritonServingConfig(BaseModel):
     name: str = Field(pattern=_DNS_LABEL, description="Name of the model set; objects are triton-<name>.")
     image_version: str = Field(description="nvcr.io/nvidia/tritonserver release, YY.MM (never latest).")
     model_prefix: str = Field(pattern=r"^[\w.-]+(/[\w.-]+)*$", description="Prefix in the model repository bucket.")
-    model_control_mode: Literal["none", "explicit"] = Field(
-        "explicit", description="none: load everything at start; explicit: --load-model=* at start, API loads later.")
+    model_control_mode: Literal["poll", "none"] = Field(
+        "poll", description="poll: load everything at start and follow the bucket (a published model or version "
+                            "loads by itself); none: load at start only. Either closes the load/unload API.")
+    repository_poll_seconds: int = Field(30, ge=5, le=600, description="How often poll mode reads the bucket for "
+                                         "changes (each poll lists the prefix and heads every object).")
     node_group: str = Field("online", description="The online GPU node group the pods run on.")
     gpus: int = Field(1, ge=1, le=8, description="GPUs per replica.")
     cpu: float = Field(3, gt=0, le=192, description="vCPUs per replica (requests = limits).")
@@ -64,14 +78,12 @@ class TritonServingConfig(BaseModel):
     def _release(cls, value: str) -> str:
         return _pinned_release(value)
 
-    @field_validator("service_type")
+    @field_validator("model_control_mode", "service_type", mode="before")
     @classmethod
-    def _served_by_a_deployed_controller(cls, value: str) -> str:
-        # The NLB annotations are the AWS Load Balancer Controller's, which no stack deploys yet: such a
-        # Service would stay pending, and the ingress NetworkPolicy admits pods, not the NLB's addresses.
-        if value == "internal-nlb":
-            raise ValueError("needs the AWS Load Balancer Controller, which this stack does not deploy yet; "
-                             "allowed: ClusterIP")
+    def _refused_with_the_reason(cls, value: object, info: ValidationInfo) -> object:
+        reason = _REFUSED[info.field_name].get(value) if isinstance(value, str) else None
+        if reason:
+            raise ValueError(reason)
         return value
 
     @property

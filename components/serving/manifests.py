@@ -1,9 +1,12 @@
 """NVIDIA Triton serving objects as plain manifests, and the metric rules the autoscaler reads. Pure.
 
-Triton loads every model at start-up (`--model-control-mode=none`, or `explicit` with
-`--load-model=*`; there is no `--preload-model` flag), reports ready only when all models are
-(`--strict-readiness=true`), and drains on SIGTERM within `--exit-timeout-secs`. The warm pool is
-the HPA's minimum; scaling follows Triton's own queue time and request rate, not CPU.
+Triton loads every model in its repository before it serves (`poll` and `none` both do; there is
+no `--preload-model` flag); in `poll` mode it then follows the bucket, so a published model or a
+switched version loads with no rollout. Both modes refuse load/unload requests, so no caller can
+bring code into serving. A model that fails to load fails only itself (`--exit-on-error=false`,
+`--strict-readiness=false`): the server starts and serves the others, and a failed reload keeps the
+loaded version. It drains on SIGTERM within `--exit-timeout-secs`. The warm pool is the HPA's
+minimum; scaling follows Triton's own queue time and request rate, not CPU.
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ class TritonSpec:
     namespace: str
     image_version: str
     model_repository: str  # s3://bucket/prefix
-    model_control_mode: str  # none | explicit
+    model_control_mode: str  # poll | none
+    repository_poll_seconds: int
     gpus: int
     cpu: float
     memory_gib: int
@@ -55,9 +59,11 @@ class TritonSpec:
 
 def triton_args(spec: TritonSpec) -> list[str]:
     args = [f"--model-repository={spec.model_repository}", f"--model-control-mode={spec.model_control_mode}"]
-    if spec.model_control_mode == "explicit":
-        args.append("--load-model=*")  # every model in the repository, at start-up
-    return [*args, "--strict-readiness=true", "--allow-metrics=true", "--allow-gpu-metrics=true",
+    if spec.model_control_mode == "poll":
+        args.append(f"--repository-poll-secs={spec.repository_poll_seconds}")
+    # Readiness answers only once the start-up load is done; a model that failed must not keep the pod
+    # (and every scale-up or spot replacement after it) out of the Service.
+    return [*args, "--exit-on-error=false", "--strict-readiness=false", "--allow-metrics=true", "--allow-gpu-metrics=true",
             f"--http-port={PORTS['http']}", f"--grpc-port={PORTS['grpc']}", f"--metrics-port={PORTS['metrics']}",
             f"--exit-timeout-secs={spec.exit_timeout_seconds}"]
 

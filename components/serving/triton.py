@@ -14,15 +14,17 @@ import pulumi_kubernetes as k8s
 from components.common.iam import irsa_trust_policy
 from components.common.k8s_objects import declare
 from components.serving.manifests import PORTS, TritonSpec, serving_manifests
+from components.serving.publishing import marker_key, marker_text
 from components.serving.config import TritonServingConfig
 
 
 def model_reader_policy(bucket: str, prefixes: list[str], key_arn: str, region: str, partition: str = "aws") -> dict:
-    """Read only the model set's prefixes, and decrypt only through S3."""
+    """Read only the model set's prefixes, and decrypt only through S3. Listing is the whole bucket's:
+    Triton's S3 filesystem sends HeadBucket before every directory check, which S3 authorises as
+    s3:ListBucket with no s3:prefix, so a prefix condition would deny it (core s3.h IsDirectory)."""
     arn = f"arn:{partition}:s3:::{bucket}"
     return {"Version": "2012-10-17", "Statement": [
-        {"Effect": "Allow", "Action": "s3:ListBucket", "Resource": arn,
-         "Condition": {"StringLike": {"s3:prefix": [f"{p}/*" for p in prefixes] + prefixes}}},
+        {"Effect": "Allow", "Action": "s3:ListBucket", "Resource": arn},
         {"Effect": "Allow", "Action": "s3:GetObject", "Resource": [f"{arn}/{p}/*" for p in prefixes]},
         {"Effect": "Allow", "Action": "kms:Decrypt", "Resource": key_arn,
          "Condition": {"StringEquals": {"kms:ViaService": f"s3.{region}.amazonaws.com"}}},
@@ -75,7 +77,8 @@ class TritonServing(pulumi.ComponentResource):
         spec = TritonSpec(
             name=config.name, namespace=namespace, image_version=config.image_version,
             model_repository=f"s3://{bucket_name}/{config.model_prefix}",
-            model_control_mode=config.model_control_mode, gpus=config.gpus, cpu=config.cpu,
+            model_control_mode=config.model_control_mode, repository_poll_seconds=config.repository_poll_seconds,
+            gpus=config.gpus, cpu=config.cpu,
             memory_gib=config.memory, node_group=config.node_group, warm_pool=warm_pool,
             max_replicas=config.max_replicas, queue_time_target_us=config.queue_time_target_us,
             requests_per_second_target=config.requests_per_second_target,
@@ -88,7 +91,12 @@ class TritonServing(pulumi.ComponentResource):
             canary = replace(spec, image_version=config.canary.image_version, track="canary",
                              model_repository=f"s3://{bucket_name}/{config.canary.model_prefix}",
                              replicas=config.canary.replicas)
-        after_namespace = pulumi.ResourceOptions(parent=self, provider=provider, depends_on=[ns, role])
+        # Triton exits on a prefix with nothing under it: one file makes it a repository before any model.
+        markers = [aws.s3.BucketObjectv2(f"{name}-repository-{n}", bucket=bucket_name, key=marker_key(prefix),
+                                         content=marker_text(prefix), content_type="text/markdown", tags=tags,
+                                         opts=child)
+                   for n, prefix in enumerate(prefixes)]
+        after_namespace = pulumi.ResourceOptions(parent=self, provider=provider, depends_on=[ns, role, *markers])
         manifests = serving_manifests(spec, canary)
         timeouts = pulumi.CustomTimeouts(**deployment_timeouts(config, node_provision_minutes))
         for manifest in manifests:

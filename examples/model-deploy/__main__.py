@@ -1,7 +1,9 @@
-"""Publish the models under ./model_repository to the platform's Triton model repository.
+"""Publish one version of the model under ./model_repository to a served prefix of the platform's Triton.
 
-Each file becomes an S3 object under `<model_prefix>/`, encrypted with the platform's KMS key; the
-Triton Deployment of that prefix loads every model in it at start-up (roll it to pick them up).
+The same order as `seedance model publish`: the version directory `<model>/<N>/` first, whole, then
+`<model>/config.pbtxt` pinned to N (`version_policy: specific`), which is the switch the servers follow
+within their poll interval. Nothing is rolled; a version that fails to load leaves the previous one
+serving. Publish N+1 by adding its directory and setting `model-deploy:version`.
 """
 
 from pathlib import Path
@@ -10,25 +12,32 @@ import pulumi
 import pulumi_aws as aws
 
 from components.platform_reference import PlatformReference
+from components.serving.publishing import model_name, pin_version
 
 config = pulumi.Config()
 platform = PlatformReference(config.require("platform_stack"))
 prefix = config.require("model_prefix").strip("/")
-repository = Path(__file__).parent / "model_repository"
+model_dir = Path(__file__).parent / "model_repository" / config.require("model")
+version = config.require_int("version")
 bucket = platform.contract.apply(lambda c: c.model_repository_bucket)
 key_arn = platform.contract.apply(lambda c: c.kms_key_arn)
+model_config = (model_dir / "config.pbtxt").read_text()
+if model_name(model_config) not in (None, model_dir.name):
+    raise ValueError(f"{model_dir}/config.pbtxt names another model; Triton needs {model_dir.name!r}")
+tags = {"team": "video-ml", "env": "dev", "cost-center": "cc-video-7100"}
 
-published = []
-for path in sorted(p for p in repository.rglob("*") if p.is_file()):
-    relative = path.relative_to(repository).as_posix()
-    published.append(aws.s3.BucketObjectv2(
-        f"model-{relative.replace('/', '-')}",
-        bucket=bucket,
-        key=f"{prefix}/{relative}",
-        source=pulumi.FileAsset(str(path)),
-        server_side_encryption="aws:kms",
-        kms_key_id=key_arn,
-        tags={"team": "video-ml", "env": "dev", "cost-center": "cc-video-7100"},
-    ))
+
+def publish(key: str, **content) -> aws.s3.BucketObjectv2:
+    return aws.s3.BucketObjectv2(key.replace("/", "-"), bucket=bucket, key=f"{prefix}/{key}",
+                                 server_side_encryption="aws:kms", kms_key_id=key_arn, tags=tags, **content)
+
+
+files = [publish(path.relative_to(model_dir.parent).as_posix(), source=pulumi.FileAsset(str(path)))
+         for path in sorted((model_dir / str(version)).rglob("*")) if path.is_file()]
+if not files:
+    raise ValueError(f"{model_dir}/{version}: no such version directory, or empty")
+pointer = publish(f"{model_dir.name}/config.pbtxt", content=pin_version(model_config, version),
+                  opts=pulumi.ResourceOptions(depends_on=files))
 pulumi.export("model_repository", pulumi.Output.concat("s3://", bucket, f"/{prefix}"))
-pulumi.export("objects", [o.key for o in published])
+pulumi.export("serving_version", version)
+pulumi.export("objects", [o.key for o in [*files, pointer]])

@@ -53,10 +53,12 @@ def test_training_job_runs_on_the_batch_pool_with_a_checkpoint_claim(plan_of):
 def test_model_deploy_publishes_into_the_repository_under_the_platform_key(plan_of):
     outputs = platform_outputs(plan_of)
     plan, _ = plan_example("model-deploy", outputs)
-    objects = plan.of_type("aws:s3/bucketObjectv2:BucketObjectv2")
-    assert sorted(o.inputs["key"] for o in objects) == ["seedance/video/identity/1/model.py",
-                                                        "seedance/video/identity/config.pbtxt"]
-    for item in objects:
+    objects = {o.inputs["key"]: o for o in plan.of_type("aws:s3/bucketObjectv2:BucketObjectv2")}
+    assert sorted(objects) == ["seedance/video/identity/1/model.py", "seedance/video/identity/config.pbtxt"]
+    pointer = objects["seedance/video/identity/config.pbtxt"]
+    assert "version_policy: { specific: { versions: [ 1 ] } }" in pointer.inputs["content"]
+    assert objects["seedance/video/identity/1/model.py"].urn in pointer.dependencies  # the switch comes last
+    for item in objects.values():
         assert item.inputs["bucket"] == outputs["model_repository_bucket"]
         assert item.inputs["serverSideEncryption"] == "aws:kms" and item.inputs["kmsKeyId"] == outputs["kms_key_arn"]
 
@@ -82,9 +84,11 @@ def test_training_job_asking_more_gpus_than_a_node_has_is_refused(plan_of):
 
 
 @pytest.mark.parametrize("example", ["training-job", "model-deploy"])
-def test_examples_plan_and_pass_the_check_offline(example, capsys):
+def test_examples_plan_and_pass_the_check_offline(example, capsys, tmp_path):
+    assert main(["plan", "--stack", "dev", "--program", str(EXAMPLES / example), "--json", str(tmp_path / "p.json")]) == 0
     assert main(["check", "--stack", "dev", "--program", str(EXAMPLES / example)]) == 0
     assert "Policy violations: none" in capsys.readouterr().out
+    assert main(["check", "--plan", str(tmp_path / "p.json"), "--env", "dev"]) == 0
 
 
 def test_an_application_config_error_is_one_line_in_a_fresh_process(tmp_path):

@@ -4,8 +4,6 @@ of their own (an inline list would remove the others), and the Kubernetes provid
 
 import ipaddress
 
-import pytest
-
 from seedance.cli import main
 from tests.stacks import stack_config, bad_stack
 

@@ -9,7 +9,7 @@ from seedance.cli import main
 from seedance.offline_cloud import OFFLINE_ACCOUNT_ID
 from tests.stacks import stack_config
 from tests.k8s_checks import assert_checkov_clean_and_every_skip_needed, declared_manifests, schema_errors
-from tests.policy_evaluation import Request, allows
+from tests.policy_evaluation import Request, allows, denies
 from tests.stacks import bad_stack
 
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
@@ -25,16 +25,57 @@ def container(plan):
     return triton
 
 
+def flags(triton):
+    return dict(a.removeprefix("--").split("=", 1) for a in triton["args"])
+
+
 def test_container_preloads_models_from_s3_and_needs_a_gpu(stack_plan):
     triton = container(stack_plan)
     bucket = stack_plan.outputs["model_repository_bucket"]
     assert triton["image"] == "nvcr.io/nvidia/tritonserver:26.07-py3"
-    assert f"--model-repository=s3://{bucket}/seedance/video" in triton["args"]
-    assert {"--model-control-mode=explicit", "--load-model=*", "--strict-readiness=true"} <= set(triton["args"])
+    assert flags(triton)["model-repository"] == f"s3://{bucket}/seedance/video"
     assert not any(a.startswith("--preload-model") for a in triton["args"])  # no such flag exists
     assert triton["resources"]["limits"]["nvidia.com/gpu"] == "1" == triton["resources"]["requests"]["nvidia.com/gpu"]
     assert triton["resources"]["requests"]["cpu"] == "3" and triton["resources"]["requests"]["memory"] == "12Gi"
     assert {p["name"]: p["containerPort"] for p in triton["ports"]} == {"http": 8000, "grpc": 8001, "metrics": 8002}
+
+
+def test_no_caller_can_load_or_unload_models(plan_of):
+    """explicit mode serves load requests, which may carry a model's files (code) inline; poll and none refuse
+    them (core model_repository_manager.cc: "explicit model load / unload is not allowed ...")."""
+    for deployment in plan_of("prod").of_type(DEPLOYMENT):
+        if deployment.inputs["metadata"]["namespace"].startswith("triton-"):
+            (triton,) = deployment.inputs["spec"]["template"]["spec"]["containers"]
+            assert flags(triton)["model-control-mode"] in {"poll", "none"} and "load-model" not in flags(triton)
+
+
+def test_a_model_that_fails_to_load_fails_only_itself(stack_plan):
+    """Both default to true: the server would exit at start-up on one bad model, or never report ready,
+    and every scale-up and spot replacement after it would fail."""
+    assert {"exit-on-error": "false", "strict-readiness": "false"}.items() <= flags(container(stack_plan)).items()
+
+
+def test_published_models_load_without_a_rollout(stack_plan):
+    triton = flags(container(stack_plan))
+    serving = stack_config(stack_plan.stack).serving[0]
+    assert triton["model-control-mode"] == "poll"
+    assert triton["repository-poll-secs"] == str(serving.repository_poll_seconds)
+
+
+def test_the_first_run_on_an_empty_bucket_gives_triton_a_repository(plan_of):
+    """Triton exits when its prefix holds nothing ("repository path is not a valid directory"): the run
+    that creates the bucket writes a file at each served prefix's root (never inside a model directory,
+    which Triton would try to load), and each Deployment waits for it."""
+    prod = plan_of("prod")
+    objects = {o.inputs["key"]: o for o in prod.of_type("aws:s3/bucketObjectv2:BucketObjectv2")}
+    for deployment in prod.of_type(DEPLOYMENT):
+        if not deployment.inputs["metadata"]["namespace"].startswith("triton-"):
+            continue
+        (triton,) = deployment.inputs["spec"]["template"]["spec"]["containers"]
+        prefix = flags(triton)["model-repository"].split("/", 3)[3]
+        (marker,) = [o for key, o in objects.items() if key.rpartition("/")[0] == prefix]
+        assert marker.inputs["bucket"] == prod.outputs["model_repository_bucket"]
+        assert marker.urn in deployment.dependencies
 
 
 def test_probes_drain_and_security(stack_plan):
@@ -109,6 +150,38 @@ def test_service_account_role_reads_only_the_model_prefixes(plan_of):
     assert statements[2]["Condition"]["StringEquals"]["kms:ViaService"] == "s3.us-east-1.amazonaws.com"
 
 
+def test_triton_may_make_every_s3_call_it_makes_at_start_up(plan_of):
+    """Each call of Triton's S3 filesystem (core src/filesystem/implementations/s3.h) as IAM authorises it,
+    through the role, the S3 gateway endpoint and the bucket policy: HeadBucket before every directory
+    check is s3:ListBucket with no prefix; ListObjectsV2 of `<dir>/`; HeadObject and GetObject of each
+    file are s3:GetObject; the objects are SSE-KMS, so kms:Decrypt through S3."""
+    prod = plan_of("prod")
+    bucket = f"arn:aws:s3:::{prod.outputs['model_repository_bucket']}"
+    (role_policy,) = [json.loads(p.inputs["policy"]) for p in prod.of_type("aws:iam/rolePolicy:RolePolicy")
+                      if p.name.endswith("triton-video-models")]
+    endpoint = json.loads(next(e for e in prod.of_type("aws:ec2/vpcEndpoint:VpcEndpoint")
+                               if e.inputs["vpcEndpointType"] == "Gateway").inputs["policy"])
+    (bucket_policy,) = [json.loads(p.inputs["policy"]) for p in prod.of_type("aws:s3/bucketPolicy:BucketPolicy")
+                        if "models" in p.name]
+    through_endpoint = {"aws:PrincipalAccount": OFFLINE_ACCOUNT_ID, "aws:ResourceAccount": OFFLINE_ACCOUNT_ID,
+                        "aws:SecureTransport": "true"}
+    for prefix in ("seedance/video", "seedance/video-next"):
+        calls = [Request("s3:ListBucket", bucket),  # HeadBucket
+                 Request("s3:ListBucket", bucket, {"s3:prefix": f"{prefix}/"}),
+                 Request("s3:ListBucket", bucket, {"s3:prefix": f"{prefix}/identity/1/"}),
+                 Request("s3:GetObject", f"{bucket}/{prefix}/identity/config.pbtxt"),  # HeadObject, GetObject
+                 Request("s3:GetObject", f"{bucket}/{prefix}/identity/1/model.py")]
+        for call in calls:
+            with_context = Request(call.action, call.resource, {**call.context, **through_endpoint})
+            assert allows(role_policy, call), call
+            assert allows(endpoint, with_context) and not denies(bucket_policy, with_context), call
+    assert not allows(role_policy, Request("s3:GetObject", f"{bucket}/other-team/model/config.pbtxt"))
+    assert not allows(role_policy, Request("s3:PutObject", f"{bucket}/seedance/video/identity/config.pbtxt"))
+    decrypt = Request("kms:Decrypt", prod.outputs["kms_key_arn"], {"kms:ViaService": "s3.us-east-1.amazonaws.com"})
+    assert allows(role_policy, decrypt)
+    assert not allows(role_policy, Request(decrypt.action, decrypt.resource))  # only through S3
+
+
 def test_model_repository_is_private_encrypted_and_reachable_through_the_endpoint(stack_plan):
     bucket = stack_plan.outputs["model_repository_bucket"]
     (encryption,) = stack_plan.of_type("aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration")
@@ -146,6 +219,7 @@ def test_plan_json_has_the_serving_objects(tmp_path):
     ({"node_group": "batch"}, 'seedance-gpu:serving[0].node_group = "batch": must name an online GPU node group'),
     ({"service_type": "LoadBalancer"}, 'seedance-gpu:serving[0].service_type = "LoadBalancer"'),
     ({"service_type": "internal-nlb"}, 'service_type = "internal-nlb": needs the AWS Load Balancer Controller'),
+    ({"model_control_mode": "explicit"}, 'serving[0].model_control_mode = "explicit": opens Triton\'s model load API'),
 ])
 def test_bad_serving_config_exits_2_naming_the_key(tmp_path, capsys, change, expected):
     import yaml
