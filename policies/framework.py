@@ -37,6 +37,9 @@ class Rule:
     # The resource types check_resource can judge (None: every type). `seedance check` asks it of those
     # only; the check still tests the type itself, so the pack judges the same under the engine.
     resource_types: frozenset[str] | None = None
+    # The benchmark items a security rule enforces ("CIS EKS 5.4.1"), or the EKS Best Practices Guide
+    # section where the benchmark has none (docs/security.md maps them).
+    standards: tuple[str, ...] = ()
 
     def defaults(self) -> dict[str, Any]:
         return {key: schema["default"] for key, schema in self.config.items() if "default" in schema}

@@ -33,7 +33,11 @@ INSTANCE_LAUNCHERS = (LAUNCH_TEMPLATE, EC2_INSTANCE, "aws:ec2/spotInstanceReques
                       "aws:ec2/launchConfiguration:LaunchConfiguration")
 # Kubernetes kinds whose pod template is at spec.template.spec.
 K8S_WORKLOADS = ("kubernetes:apps/v1:Deployment", "kubernetes:apps/v1:DaemonSet", "kubernetes:apps/v1:StatefulSet",
-                 "kubernetes:batch/v1:Job")
+                 "kubernetes:batch/v1:Job", "kubernetes:apps/v1:ReplicaSet")
+K8S_POD = "kubernetes:core/v1:Pod"
+K8S_CRON_JOB = "kubernetes:batch/v1:CronJob"
+# Every kind that runs pods of its own (`pod_spec` finds the pod in each).
+POD_CARRIERS = (*K8S_WORKLOADS, K8S_POD, K8S_CRON_JOB)
 
 # Inputs that hold an IAM policy document, and what kind of document it is: a trust policy (who may
 # assume a role), an identity policy (what a role may do), or a resource policy (who may use a key,
@@ -47,6 +51,10 @@ POLICY_DOCUMENTS = {
     "aws:s3/bucketPolicy:BucketPolicy": ("policy", "resource"),
     "aws:sqs/queuePolicy:QueuePolicy": ("policy", "resource"),
     "aws:sns/topicPolicy:TopicPolicy": ("policy", "resource"),
+    # The same documents given inline on the resource itself.
+    "aws:s3/bucket:Bucket": ("policy", "resource"),
+    "aws:sqs/queue:Queue": ("policy", "resource"),
+    "aws:sns/topic:Topic": ("policy", "resource"),
 }
 
 # AWS resources that take tags although a plan may omit them (then they are untagged).
@@ -121,6 +129,12 @@ def public_ip_switches(resource: PlanResource) -> list[Any]:
 
 
 def pod_spec(resource: PlanResource) -> dict | None:
+    """The pod a workload runs: a Pod's own spec, a CronJob's job template's, or the template's."""
+    if resource.type == K8S_POD:
+        return resource.props.get("spec")
+    if resource.type == K8S_CRON_JOB:
+        job = ((resource.props.get("spec") or {}).get("jobTemplate") or {}).get("spec") or {}
+        return (job.get("template") or {}).get("spec")
     if resource.type not in K8S_WORKLOADS:
         return None
     return ((resource.props.get("spec") or {}).get("template") or {}).get("spec")

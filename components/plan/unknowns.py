@@ -91,6 +91,9 @@ class CheckingList(list):
     def __iter__(self):
         return (_raise_if_unknown(v, self._path, i) for i, v in enumerate(list.__iter__(self)))
 
+    def __contains__(self, item):  # list's own `in` would compare against the sentinels without raising
+        return any(value == item for value in self)
+
 
 def checking(value: Any, path: list[str] | None = None) -> Any:
     """`value` read the SDK's way: reading an unknown anywhere inside raises `UnknownValueError` with its

@@ -21,4 +21,5 @@ RULE = Rule(
     topics=("security", "storage"),
     check_resource=check,
     resource_types=frozenset({EBS_VOLUME}),
+    standards=("EKS BPG: Data encryption - encryption at rest with customer managed keys",),
 )

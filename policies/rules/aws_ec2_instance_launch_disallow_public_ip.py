@@ -19,4 +19,5 @@ RULE = Rule(
     topics=("security", "network"),
     check_resource=check,
     resource_types=frozenset(INSTANCE_LAUNCHERS),
+    standards=("CIS EKS 5.4.3",),
 )

@@ -1,5 +1,6 @@
 """Everything that launches EC2 instances requires IMDSv2 tokens with a hop limit of 1, so pods cannot
-read node credentials. An instance without metadata options gets EC2's default, which allows IMDSv1."""
+read node credentials. An instance without metadata options gets EC2's default, which allows IMDSv1;
+one without a hop limit gets its AMI's (2 on the EKS-optimised AL2023 AMIs: pods reach the node's role)."""
 
 from components.plan.resources import INSTANCE_LAUNCHERS
 from policies.framework import Rule
@@ -11,8 +12,11 @@ def check(resource, config):
     options = resource.props.get("metadataOptions") or {}
     if options.get("httpTokens") != "required":
         yield f"{resource.name} does not require IMDSv2 tokens"
-    elif (options.get("httpPutResponseHopLimit") or 1) > config["max_hop_limit"]:
-        yield f"{resource.name} lets the instance metadata reach {options['httpPutResponseHopLimit']} hops (pods)"
+    else:
+        hops = options.get("httpPutResponseHopLimit") or config["ami_default_hop_limit"]
+        if hops > config["max_hop_limit"]:
+            said = "" if options.get("httpPutResponseHopLimit") else " (no hop limit set: the AMI's default)"
+            yield f"{resource.name} lets the instance metadata reach {hops:g} hops (pods){said}"
 
 
 RULE = Rule(
@@ -22,7 +26,9 @@ RULE = Rule(
     severity="high",
     remediation="Set metadata_options http_tokens: required, http_put_response_hop_limit: 1.",
     topics=("security",),
-    config={"max_hop_limit": {"type": "integer", "default": 1}},
+    config={"max_hop_limit": {"type": "integer", "default": 1},
+            "ami_default_hop_limit": {"type": "integer", "default": 2}},
     check_resource=check,
     resource_types=frozenset(INSTANCE_LAUNCHERS),
+    standards=("EKS BPG: IAM - restrict access to the instance profile assigned to the worker node",),
 )

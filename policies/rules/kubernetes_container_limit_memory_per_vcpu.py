@@ -1,6 +1,6 @@
 """Memory per requested vCPU stays within [2, 8] GiB (the source: 1:4 is right; 1:833 and 1:512 were not)."""
 
-from components.plan.resources import K8S_WORKLOADS, pod_spec
+from components.plan.resources import POD_CARRIERS, pod_spec
 from policies.framework import Rule
 from policies.rules._helpers import memory_gib, quantity
 
@@ -26,5 +26,5 @@ RULE = Rule(
     topics=("cost", "kubernetes"),
     config={"min_gib_per_vcpu": {"type": "number", "default": 2}, "max_gib_per_vcpu": {"type": "number", "default": 8}},
     check_resource=check,
-    resource_types=frozenset(K8S_WORKLOADS),
+    resource_types=frozenset(POD_CARRIERS),
 )

@@ -1,6 +1,6 @@
 """Containers declare CPU and memory requests, or the scheduler packs blind and nodes are wasted."""
 
-from components.plan.resources import K8S_WORKLOADS, pod_spec
+from components.plan.resources import POD_CARRIERS, pod_spec
 from policies.framework import Rule
 
 
@@ -19,5 +19,5 @@ RULE = Rule(
     remediation="Set resources.requests.cpu and resources.requests.memory on every container.",
     topics=("cost", "kubernetes"),
     check_resource=check,
-    resource_types=frozenset(K8S_WORKLOADS),
+    resource_types=frozenset(POD_CARRIERS),
 )

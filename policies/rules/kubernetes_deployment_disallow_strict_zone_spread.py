@@ -1,6 +1,6 @@
 """No zone spread of maxSkew 1 with DoNotSchedule: on mixed GPU nodes it leaves pods Pending (the source)."""
 
-from components.plan.resources import K8S_WORKLOADS, pod_spec
+from components.plan.resources import POD_CARRIERS, pod_spec
 from policies.framework import Rule
 
 
@@ -18,5 +18,5 @@ RULE = Rule(
     remediation="Use maxSkew: 2 and whenUnsatisfiable: ScheduleAnyway, with the Descheduler to rebalance.",
     topics=("kubernetes", "reliability"),
     check_resource=check,
-    resource_types=frozenset(K8S_WORKLOADS),
+    resource_types=frozenset(POD_CARRIERS),
 )

@@ -25,4 +25,5 @@ RULE = Rule(
     remediation=f"Use ClusterIP, or annotate {SCHEME}: internal.",
     topics=("security", "serving"),
     check_stack=check,
+    standards=("CIS EKS 5.4.5", "EKS BPG: Network security - internal load balancers"),
 )

@@ -1,0 +1,25 @@
+"""Kubernetes Secrets are envelope-encrypted with a customer managed KMS key, so etcd backups and the API's
+storage never hold them under AWS's key alone."""
+
+from components.plan.resources import EKS_CLUSTER
+from policies.framework import Rule
+
+
+def check(resource, config):
+    if resource.type != EKS_CLUSTER:
+        return
+    encryption = resource.props.get("encryptionConfig") or {}
+    if "secrets" not in (encryption.get("resources") or []) or not (encryption.get("provider") or {}).get("keyArn"):
+        yield f"{resource.name}: Kubernetes secrets are not encrypted with a KMS key"
+
+
+RULE = Rule(
+    name="aws-eks-cluster-require-secrets-encryption",
+    description="EKS clusters encrypt Kubernetes secrets with a customer managed KMS key.",
+    severity="high",
+    remediation="Set encryption_config resources=['secrets'] with provider.key_arn of the stack key.",
+    topics=("security", "encryption"),
+    check_resource=check,
+    resource_types=frozenset({EKS_CLUSTER}),
+    standards=("CIS EKS 5.3.1",),
+)

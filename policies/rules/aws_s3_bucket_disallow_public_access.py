@@ -1,0 +1,38 @@
+"""Every bucket blocks public access with all four switches, and no ACL makes a bucket or object public.
+Account-level blocks are the account's; a bucket the plan creates carries its own."""
+
+from components.plan.resources import PlanResource
+from policies.framework import Rule
+
+BUCKETS = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2")
+ACL_HOLDERS = BUCKETS + ("aws:s3/bucketAclV2:BucketAclV2", "aws:s3/bucketObject:BucketObject",
+                         "aws:s3/bucketObjectv2:BucketObjectv2")
+BLOCK = "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock"
+SWITCHES = ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets")
+PUBLIC_ACLS = {"public-read", "public-read-write", "authenticated-read"}
+
+
+def _bucket_name(resource: PlanResource) -> str:
+    return str(resource.props.get("bucket") or resource.name)
+
+
+def check(resources, config):
+    blocked = {_bucket_name(r) for r in resources
+               if r.type == BLOCK and all(r.props.get(switch) is True for switch in SWITCHES)}
+    for resource in resources:
+        if resource.type in BUCKETS and _bucket_name(resource) not in blocked:
+            yield resource.urn, (f"{resource.name}: no public access block with all four switches on "
+                                 f"({', '.join(SWITCHES)})")
+        if resource.type in ACL_HOLDERS and resource.props.get("acl") in PUBLIC_ACLS:
+            yield resource.urn, f"{resource.name}: ACL {resource.props.get('acl')} makes it public"
+
+
+RULE = Rule(
+    name="aws-s3-bucket-disallow-public-access",
+    description="Buckets carry a public access block with all four switches on; no public ACLs.",
+    severity="critical",
+    remediation="Add aws.s3.BucketPublicAccessBlock(bucket=..., all four True) and drop public ACLs.",
+    topics=("security", "storage"),
+    check_stack=check,
+    standards=("EKS BPG: Data encryption and secrets management - private data stores",),
+)
