@@ -23,6 +23,7 @@ from components.contract.contract import CONTRACT_VERSION, PlatformContract
 from components.network.endpoints import PrivateEndpoints
 from components.compute.spot_interruptions import SpotInterruptionHandling
 from components.storage.storage_classes import CheckpointStorage, LocalStorage
+from components.monitoring.config import NAMESPACE as MONITORING_NAMESPACE, PROMETHEUS_SERVER_LABELS
 from components.monitoring.metrics_pipeline import MetricsPipeline
 from components.serving.triton import TritonServing
 from components.stack.config import check_stack_env, load_from_pulumi
@@ -143,6 +144,7 @@ triton = {
         oidc_issuer_url=cluster.oidc_issuer_url,
         node_provision_minutes=config.cluster.autoscaler.max_node_provision_minutes,
         provider=cluster.provider,
+        metrics_scraper=(MONITORING_NAMESPACE, PROMETHEUS_SERVER_LABELS),
         tags=tags,
         opts=pulumi.ResourceOptions(depends_on=[node_groups[serving.node_group], models]),
     )

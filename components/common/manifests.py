@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 Manifest = dict[str, Any]
+PodSecurityLevel = Literal["restricted", "baseline", "privileged"]
+# The API server sets this label on every namespace from its name; nobody can give it another value.
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 
 
 def metadata(name: str, namespace: str | None = None, **extra) -> dict:
@@ -15,3 +18,30 @@ def metadata(name: str, namespace: str | None = None, **extra) -> dict:
 def checkov_skips(**reasons: str) -> dict:
     """checkov skip annotations, each with the reason the object needs what the check forbids."""
     return {f"checkov.io/skip{i}": f"{check}={reason}" for i, (check, reason) in enumerate(reasons.items(), 1)}
+
+
+def namespace(name: str, pod_security: PodSecurityLevel) -> Manifest:
+    """A namespace whose pods Pod Security Admission holds to `pod_security` (enforced, audited, warned)."""
+    labels = {f"pod-security.kubernetes.io/{mode}": pod_security for mode in ("enforce", "audit", "warn")}
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}}
+
+
+def network_policy(name: str, namespace_name: str, pods: dict[str, str], *, ingress: list | None = None,
+                   egress: list | None = None) -> Manifest:
+    """A NetworkPolicy for the pods labelled `pods` (every pod when empty): each direction given is limited
+    to its rules (an empty list admits nothing); a direction not given is left alone."""
+    directions = {"ingress": ingress, "egress": egress}
+    return {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": metadata(name, namespace_name),
+            "spec": {"podSelector": {"matchLabels": pods} if pods else {},
+                     "policyTypes": [d.capitalize() for d, rules in directions.items() if rules is not None],
+                     **{d: rules for d, rules in directions.items() if rules}}}
+
+
+def namespace_baseline(namespace_name: str) -> list[Manifest]:
+    """Default deny in both directions for every pod of the namespace, and name resolution through the
+    cluster DNS (each workload's own policy adds what it needs; policies add up)."""
+    dns = {"to": [{"namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: "kube-system"}},
+                   "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}}}],
+           "ports": [{"port": 53, "protocol": "UDP"}, {"port": 53, "protocol": "TCP"}]}
+    return [network_policy("default-deny", namespace_name, {}, ingress=[], egress=[]),
+            network_policy("allow-dns", namespace_name, {}, egress=[dns])]

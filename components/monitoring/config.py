@@ -7,6 +7,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 NAMESPACE = "monitoring"
 PROMETHEUS_RELEASE = "prometheus"
+# The chart's labels on the server's pods (templates/_helpers.tpl at 27.39.0: prometheus.server.matchLabels),
+# which NetworkPolicies of scraped workloads admit.
+PROMETHEUS_SERVER_LABELS = {"app.kubernetes.io/name": "prometheus", "app.kubernetes.io/component": "server",
+                            "app.kubernetes.io/instance": PROMETHEUS_RELEASE}
 # Rates over fewer than four scrapes are noise (and over one or two, often empty): the adapter's windows
 # hold four scrapes and at least a minute.
 SCRAPES_PER_WINDOW = 4

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import re
 from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+from components.common.validation import all_match
 
 
 _DNS_LABEL = r"^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$"
+_NAMESPACE = r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
 # Values a reader may expect, refused with the reason (a Literal alone only lists what is allowed).
 _REFUSED = {
     # explicit mode opens load/unload to whoever reaches the port: a load request may carry a model's
@@ -55,6 +59,9 @@ class TritonServingConfig(BaseModel):
                             "loads by itself); none: load at start only. Either closes the load/unload API.")
     repository_poll_seconds: int = Field(30, ge=5, le=600, description="How often poll mode reads the bucket for "
                                          "changes (each poll lists the prefix and heads every object).")
+    client_namespaces: list[str] = Field(
+        [], max_length=50, description="Namespaces whose pods may call the inference ports (8000 http, 8001 grpc); "
+        "nothing else may. The metrics port answers Prometheus only.")
     node_group: str = Field("online", description="The online GPU node group the pods run on.")
     gpus: int = Field(1, ge=1, le=8, description="GPUs per replica.")
     cpu: float = Field(3, gt=0, le=192, description="vCPUs per replica (requests = limits).")
@@ -77,6 +84,11 @@ class TritonServingConfig(BaseModel):
     @classmethod
     def _release(cls, value: str) -> str:
         return _pinned_release(value)
+
+    @field_validator("client_namespaces")
+    @classmethod
+    def _namespace_names(cls, values: list[str]) -> list[str]:
+        return all_match(values, _NAMESPACE, "a namespace name (lowercase letters, digits, hyphens; at most 63)")
 
     @field_validator("model_control_mode", "service_type", mode="before")
     @classmethod

@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from components.compute.labels import GPU_TOLERATION, NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
-from components.common.manifests import Manifest, checkov_skips, metadata
+from components.common.manifests import (NAMESPACE_NAME_LABEL, Manifest, checkov_skips, metadata, namespace_baseline,
+                                         network_policy)
 
 IMAGE = "nvcr.io/nvidia/tritonserver:{version}-py3"
 PORTS = {"http": 8000, "grpc": 8001, "metrics": 8002}
@@ -48,6 +49,8 @@ class TritonSpec:
     service_account: str
     role_arn: str  # the IRSA role
     region: str
+    client_namespaces: tuple[str, ...] = ()  # who may call the inference ports
+    metrics_scraper: tuple[str, tuple[tuple[str, str], ...]] = ("monitoring", ())  # (namespace, pod labels)
     track: str = "stable"
     replicas: int | None = None  # a canary's fixed count; the stable Deployment's belongs to the HPA
 
@@ -200,17 +203,21 @@ def service_account(spec: TritonSpec) -> Manifest:
             "automountServiceAccountToken": False}
 
 
-def network_policy(spec: TritonSpec) -> Manifest:
-    """Inference and metrics from inside the cluster only; egress stays open for S3 and STS."""
-    return {
-        "apiVersion": "networking.k8s.io/v1",
-        "kind": "NetworkPolicy",
-        "metadata": metadata(f"triton-{spec.name}", spec.namespace),
-        "spec": {"podSelector": {"matchLabels": {"app.kubernetes.io/name": f"triton-{spec.name}"}},
-                 "policyTypes": ["Ingress"],
-                 "ingress": [{"from": [{"namespaceSelector": {}}],
-                              "ports": [{"port": number, "protocol": "TCP"} for number in PORTS.values()]}]},
-    }
+def network_policies(spec: TritonSpec) -> list[Manifest]:
+    """The namespace denies everything by default; Triton's pods take inference calls from the client
+    namespaces only, metrics scrapes from Prometheus only, and reach out only on 443 (S3 through the
+    gateway endpoint, STS and KMS through theirs)."""
+    scraper_namespace, scraper_labels = spec.metrics_scraper
+    ports = lambda *names: [{"port": PORTS[n], "protocol": "TCP"} for n in names]  # noqa: E731
+    ingress = [{"from": [{"namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: scraper_namespace}},
+                          "podSelector": {"matchLabels": dict(scraper_labels)}}], "ports": ports("metrics")}]
+    if spec.client_namespaces:
+        ingress.insert(0, {"from": [{"namespaceSelector": {"matchExpressions": [
+            {"key": NAMESPACE_NAME_LABEL, "operator": "In", "values": sorted(spec.client_namespaces)}]}}],
+            "ports": ports("http", "grpc")})
+    triton = network_policy(f"triton-{spec.name}", spec.namespace, {"app.kubernetes.io/name": f"triton-{spec.name}"},
+                            ingress=ingress, egress=[{"ports": [{"port": 443, "protocol": "TCP"}]}])
+    return [*namespace_baseline(spec.namespace), triton]
 
 
 def adapter_rules(window: str) -> list[dict]:
@@ -231,7 +238,7 @@ def adapter_rules(window: str) -> list[dict]:
 
 def serving_manifests(spec: TritonSpec, canary: TritonSpec | None) -> list[Manifest]:
     objects = [service_account(spec), deployment(spec), service(spec), disruption_budget(spec), autoscaler(spec),
-               network_policy(spec)]
+               *network_policies(spec)]
     if canary is not None:
         objects.append(deployment(canary))
     return objects

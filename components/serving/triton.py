@@ -13,6 +13,7 @@ import pulumi_kubernetes as k8s
 
 from components.common.iam import irsa_trust_policy
 from components.common.k8s_objects import declare
+from components.common.manifests import namespace as namespace_manifest
 from components.serving.manifests import PORTS, TritonSpec, serving_manifests
 from components.serving.publishing import marker_key, marker_text
 from components.serving.config import TritonServingConfig
@@ -47,7 +48,7 @@ class TritonServing(pulumi.ComponentResource):
     def __init__(self, name: str, config: TritonServingConfig, *, warm_pool: int, region: str, account_id: str,
                  partition: str, bucket_name: str, kms_key_arn: pulumi.Input[str], oidc_provider_arn: pulumi.Input[str],
                  oidc_issuer_url: pulumi.Input[str], node_provision_minutes: int,
-                 provider: k8s.Provider,
+                 provider: k8s.Provider, metrics_scraper: tuple[str, dict[str, str]],
                  tags: dict[str, str], opts: pulumi.ResourceOptions | None = None):
         super().__init__("seedance:serving:TritonServing", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
@@ -72,8 +73,7 @@ class TritonServing(pulumi.ComponentResource):
             opts=child,
         )
         in_cluster = pulumi.ResourceOptions(parent=self, provider=provider)
-        ns = declare({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}, f"{name}-namespace",
-                     in_cluster)
+        ns = declare(namespace_manifest(namespace, "restricted"), f"{name}-namespace", in_cluster)
         spec = TritonSpec(
             name=config.name, namespace=namespace, image_version=config.image_version,
             model_repository=f"s3://{bucket_name}/{config.model_prefix}",
@@ -85,6 +85,8 @@ class TritonServing(pulumi.ComponentResource):
             startup_budget_seconds=config.startup_budget_seconds, drain_seconds=config.drain_seconds,
             exit_timeout_seconds=config.exit_timeout_seconds,
             service_account=account_name, role_arn=f"arn:{partition}:iam::{account_id}:role/{role_name}", region=region,
+            client_namespaces=tuple(config.client_namespaces),
+            metrics_scraper=(metrics_scraper[0], tuple(sorted(metrics_scraper[1].items()))),
         )
         canary = None
         if config.canary is not None:
@@ -101,6 +103,8 @@ class TritonServing(pulumi.ComponentResource):
         timeouts = pulumi.CustomTimeouts(**deployment_timeouts(config, node_provision_minutes))
         for manifest in manifests:
             suffix = manifest["kind"].lower() + ("-canary" if "canary" in manifest["metadata"]["name"] else "")
+            if manifest["kind"] == "NetworkPolicy" and manifest["metadata"]["name"] != f"triton-{config.name}":
+                suffix += f"-{manifest['metadata']['name']}"  # the namespace's own baseline
             wait = pulumi.ResourceOptions(custom_timeouts=timeouts) if manifest["kind"] == "Deployment" else None
             declare(manifest, f"{name}-{suffix}", pulumi.ResourceOptions.merge(after_namespace, wait))
         host = f"triton-{config.name}.{namespace}.svc.cluster.local"

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from components.storage.checkpoint_sizing import SizingDecision
 from components.compute.labels import GPU_TOLERATION, LOCAL_NVME_LABEL
-from components.common.manifests import Manifest, checkov_skips, metadata
+from components.common.manifests import (Manifest, checkov_skips, metadata, namespace, namespace_baseline,
+                                         network_policy)
 EBS_CSI = "ebs.csi.aws.com"
 NO_PROVISIONER = "kubernetes.io/no-provisioner"
 ZONE_LABEL = "topology.kubernetes.io/zone"
@@ -28,6 +29,16 @@ def deny_network(name: str, namespace: str, *, allow_egress: bool) -> Manifest:
             "policyTypes": ["Ingress"] if allow_egress else ["Ingress", "Egress"],
         },
     }
+
+
+def training_namespace(name: str) -> list[Manifest]:
+    """The training namespace: Pod Security baseline (trainers' images often run as root, which
+    restricted refuses; baseline still refuses privileged pods and host access), everything denied but
+    DNS, traffic among its own pods (multi-node collectives use ports of their choosing), and HTTPS out
+    (datasets in S3, the registry, STS)."""
+    among_itself = network_policy("training", name, {}, ingress=[{"from": [{"podSelector": {}}]}],
+                                  egress=[{"to": [{"podSelector": {}}]}, {"ports": [{"port": 443, "protocol": "TCP"}]}])
+    return [namespace(name, "baseline"), *namespace_baseline(name), among_itself]
 
 
 def checkpoint_storage_class(name: str, decision: SizingDecision, kms_key_arn: str) -> Manifest:

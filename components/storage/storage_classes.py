@@ -11,7 +11,7 @@ import pulumi_kubernetes as k8s
 
 from components.storage.checkpoint_sizing import IO2_REASON_TAG, SizingDecision
 from components.common.k8s_objects import declare
-from components.storage.manifests import (checkpoint_storage_class, local_provisioner, local_storage_class,
+from components.storage.manifests import (checkpoint_storage_class, training_namespace, local_provisioner, local_storage_class,
                                           static_checkpoint_volume)
 from components.storage.config import CheckpointStorageConfig, LocalStorageConfig
 
@@ -37,8 +37,11 @@ class CheckpointStorage(pulumi.ComponentResource):
         self.storage_class_name = config.storage_class_name
         self.claim_names = []
         if config.preprovisioned_volumes:
-            namespace = declare({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": config.namespace}},
-                                f"{name}-namespace", in_cluster)
+            namespace, *policies = training_namespace(config.namespace)
+            namespace = declare(namespace, f"{name}-namespace", in_cluster)
+            for policy in policies:
+                declare(policy, f"{name}-networkpolicy-{policy['metadata']['name']}",
+                        pulumi.ResourceOptions(parent=self, provider=provider, depends_on=[namespace]))
             volume = decision.chosen
             for index in range(config.preprovisioned_volumes):
                 claim = f"{config.storage_class_name}-{index}"

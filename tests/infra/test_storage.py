@@ -75,6 +75,22 @@ def test_prod_preprovisions_protected_encrypted_volumes_with_bound_claims(plan_o
     assert all(p.inputs["spec"]["persistentVolumeReclaimPolicy"] == "Retain" for p in persistent.values())
 
 
+def test_the_training_namespace_is_baseline_and_denies_by_default(plan_of):
+    """Training pods may run as root (baseline, not restricted) but never privileged; they reach each other
+    (collectives), DNS and HTTPS, and nothing reaches them from another namespace."""
+    prod = plan_of("prod")
+    namespace = stack_config("prod").storage.checkpoints.namespace
+    (ns,) = [n for n in prod.of_type("kubernetes:core/v1:Namespace") if n.inputs["metadata"]["name"] == namespace]
+    assert ns.inputs["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "baseline"
+    policies = {p.inputs["metadata"]["name"]: p.inputs["spec"]
+                for p in prod.of_type("kubernetes:networking.k8s.io/v1:NetworkPolicy")
+                if p.inputs["metadata"]["namespace"] == namespace}
+    assert policies["default-deny"] == {"podSelector": {}, "policyTypes": ["Ingress", "Egress"]}
+    assert policies["training"]["ingress"] == [{"from": [{"podSelector": {}}]}]  # its own pods only
+    assert {"ports": [{"port": 443, "protocol": "TCP"}]} in policies["training"]["egress"]
+    assert [p["port"] for p in policies["allow-dns"]["egress"][0]["ports"]] == [53, 53]
+
+
 def test_declared_objects_match_the_official_schemas(stack_plan):
     version = stack_config(stack_plan.stack).cluster.kubernetes_version
     manifests = declared_manifests(stack_plan, "seedance:storage:CheckpointStorage") + \

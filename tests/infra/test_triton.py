@@ -78,6 +78,37 @@ def test_the_first_run_on_an_empty_bucket_gives_triton_a_repository(plan_of):
         assert marker.urn in deployment.dependencies
 
 
+def test_only_the_client_namespaces_call_triton_and_only_prometheus_scrapes_it(plan_of):
+    """A pod elsewhere reaches no port: the namespace denies by default, and Triton's own policy names
+    its callers by the namespace name the API server sets (a label nobody can give another namespace)."""
+    prod = plan_of("prod")
+    policies = {p.inputs["metadata"]["name"]: p.inputs["spec"]
+                for p in prod.of_type("kubernetes:networking.k8s.io/v1:NetworkPolicy")
+                if p.inputs["metadata"]["namespace"] == "triton-video"}
+    assert policies["default-deny"] == {"podSelector": {}, "policyTypes": ["Ingress", "Egress"]}
+    callers, scrapes = policies["triton-video"]["ingress"]
+    assert callers["from"] == [{"namespaceSelector": {"matchExpressions": [
+        {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["video-api"]}]}}]
+    assert {p["port"] for p in callers["ports"]} == {8000, 8001}
+    (prometheus,) = scrapes["from"]
+    assert prometheus["namespaceSelector"] == {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}
+    assert prometheus["podSelector"]["matchLabels"]["app.kubernetes.io/component"] == "server"
+    assert [p["port"] for p in scrapes["ports"]] == [8002]
+    assert policies["triton-video"]["egress"] == [{"ports": [{"port": 443, "protocol": "TCP"}]}]
+    (namespace,) = [n for n in prod.of_type("kubernetes:core/v1:Namespace") if n.inputs["metadata"]["name"] == "triton-video"]
+    assert namespace.inputs["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
+
+
+def test_the_prometheus_labels_are_the_charts(plan_of):
+    """The scrape rule admits the pods the pinned chart labels as its server (rendered with the real chart)."""
+    from components.monitoring.config import PROMETHEUS_SERVER_LABELS
+    from tests.helm import render_release
+    prod = plan_of("prod")
+    (release,) = [r for r in prod.of_type("kubernetes:helm.sh/v3:Release") if r.inputs["name"] == "prometheus"]
+    (server,) = [o for o in render_release(release, "1.35") if o["kind"] == "Deployment"]
+    assert PROMETHEUS_SERVER_LABELS.items() <= server["spec"]["template"]["metadata"]["labels"].items()
+
+
 def test_probes_drain_and_security(stack_plan):
     triton = container(stack_plan)
     pod = stable(stack_plan).inputs["spec"]["template"]["spec"]
