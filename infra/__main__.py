@@ -35,7 +35,9 @@ STACKS_DIR = Path(__file__).resolve().parent.parent / "stacks"
 # Validate everything first: a bad value stops the run before any resource is declared.
 config = load_from_pulumi()
 check_stack_env(config, pulumi.get_stack())
-available = aws.get_availability_zones(state="available")
+# Availability zones only: an opted-in Local or Wavelength Zone takes neither EKS control-plane subnets nor NAT.
+available = aws.get_availability_zones(state="available", filters=[
+    aws.GetAvailabilityZonesFilterArgs(name="zone-type", values=["availability-zone"])])
 zones = config.usable_zones(dict(zip(available.names, available.zone_ids)))
 # Under Pulumi's mock runtime (`seedance plan`, tests) there is no cloud to ask: prices come from the snapshot.
 offline = isinstance(get_monitor(), MockMonitor)

@@ -89,14 +89,16 @@ class OfflineCloud(pulumi.runtime.Mocks):
             )
         return answer(args.args)
 
-    def _availability_zones(self, _args: dict) -> dict:
-        return {
-            "id": self.region.name,
-            "names": list(self.region.zone_names),
-            "zoneIds": list(self.region.zone_ids),
-            "groupNames": [self.region.name] * len(self.region.zone_names),
-            "state": "available",
-        }
+    def _availability_zones(self, args: dict) -> dict:
+        """The region's zones; like a real account's, also an opted-in Local Zone (whose ID sorts first),
+        unless the caller asks for availability zones only: EKS and NAT gateways do not run in one."""
+        names, ids = list(self.region.zone_names), list(self.region.zone_ids)
+        zone_types = [f.get("values") for f in args.get("filters") or [] if f.get("name") == "zone-type"]
+        if ["availability-zone"] not in zone_types:
+            names.insert(0, f"{self.region.name}-atl-2a")
+            ids.insert(0, f"{ids[0].split('-')[0]}-atl2-az1")
+        return {"id": self.region.name, "names": names, "zoneIds": ids,
+                "groupNames": [self.region.name] * len(names), "state": "available"}
 
     def _caller_identity(self, _args: dict) -> dict:
         account = OFFLINE_ACCOUNT_ID

@@ -71,7 +71,7 @@ def vcpus_needed(config: StackConfig) -> dict[tuple[str, str], tuple[int, int]]:
     return {key: (need[0], need[1]) for key, need in needs.items()}
 
 
-def check_quotas(config: StackConfig, clients: Clients, findings: list[Finding]) -> None:
+def check_quotas(config: StackConfig, clients: Clients, findings: list[Finding], account: str | None) -> None:
     quotas = clients("service-quotas", config.region)
     for (market, family), (at_creation, at_max) in sorted(vcpus_needed(config).items()):
         table = ON_DEMAND_QUOTAS if market == "on-demand" else SPOT_QUOTAS
@@ -95,7 +95,7 @@ def check_quotas(config: StackConfig, clients: Clients, findings: list[Finding])
             findings.append(Finding(check, "ok", f"{value:g} vCPUs >= {at_max} at the maxima"))
 
 
-def check_zones(config: StackConfig, clients: Clients, findings: list[Finding]) -> None:
+def check_zones(config: StackConfig, clients: Clients, findings: list[Finding], account: str | None) -> None:
     ec2 = clients("ec2", config.region)
     answer = _call(findings, "zones", "ec2:DescribeAvailabilityZones", lambda: ec2.describe_availability_zones(
         Filters=[{"Name": "state", "Values": ["available"]}, {"Name": "zone-type", "Values": ["availability-zone"]}]))
@@ -123,7 +123,7 @@ def check_zones(config: StackConfig, clients: Clients, findings: list[Finding]) 
         thin = sorted({t for t in group.instance_types for z in chosen if (t, z) not in where})
         if bare:
             findings.append(Finding(check, "blocker", f"none of {', '.join(group.instance_types)} is offered in "
-                                    f"{', '.join(bare)}: add a type offered there, or choose other zones"))
+                                    f"{', '.join(bare)}: add a type offered there to the group (the stack takes the first network.az_count zones by ID)"))
         elif thin:
             findings.append(Finding(check, "warning", f"{', '.join(thin)} not offered in every chosen zone (the "
                                     "group launches the others there)"))
@@ -131,7 +131,7 @@ def check_zones(config: StackConfig, clients: Clients, findings: list[Finding]) 
             findings.append(Finding(check, "ok", "every type offered in every chosen zone"))
 
 
-def check_version(config: StackConfig, clients: Clients, findings: list[Finding]) -> None:
+def check_version(config: StackConfig, clients: Clients, findings: list[Finding], account: str | None) -> None:
     minor = config.cluster.kubernetes_version
     eks = clients("eks", config.region)
     answer = _call(findings, f"Kubernetes {minor}", "eks:DescribeClusterVersions",
@@ -167,12 +167,17 @@ def _exists(findings: list[Finding], check: str, permission: str, call: Callable
     return True
 
 
-def check_admin_roles(config: StackConfig, clients: Clients, findings: list[Finding]) -> None:
+def check_admin_roles(config: StackConfig, clients: Clients, findings: list[Finding], account: str | None) -> None:
     iam = clients("iam", config.region)
     for arn in config.cluster.admin_principal_arns:
+        owner = arn.split(":")[4]
         kind, _, path = arn.split(":", 5)[5].partition("/")
         name = path.rsplit("/", 1)[-1]
         check, permission = f"access entry {arn}", "iam:GetRole" if kind == "role" else "iam:GetUser"
+        if owner != account:  # EKS takes principals of other accounts; these credentials cannot read them
+            findings.append(Finding(check, "unchecked", f"could not check: it belongs to account {owner}, not this "
+                                    f"one ({account or 'unknown'}); confirm it there"))
+            continue
         exists = _exists(findings, check, permission, lambda name=name, kind=kind: (
             iam.get_role(RoleName=name) if kind == "role" else iam.get_user(UserName=name)))
         if exists:
@@ -205,7 +210,7 @@ def _gateway(ec2: Any, gateway: str, findings: list[Finding]) -> dict | None:
     return available[0]
 
 
-def check_deploy_path(config: StackConfig, clients: Clients, findings: list[Finding]) -> None:
+def check_deploy_path(config: StackConfig, clients: Clients, findings: list[Finding], account: str | None) -> None:
     """The way between the deployer and the private API through the Transit Gateway: the stack creates the
     VPC's side (attachment, routes from every private route table); the gateway's side must already route
     each deployer network, and carry the VPC's range back, or the first run cannot reach its cluster."""
@@ -218,9 +223,7 @@ def check_deploy_path(config: StackConfig, clients: Clients, findings: list[Find
         return
     options, owner = found.get("Options", {}), found.get("OwnerId", "")
     findings.append(Finding("deploy path", "ok", f"{gateway} is available to attach the VPC to"))
-    caller = _call(findings, "deploy path: attachment acceptance", "sts:GetCallerIdentity",
-                   lambda: clients("sts", config.region).get_caller_identity())
-    if caller is not None and owner and owner != caller["Account"] and options.get("AutoAcceptSharedAttachments") != "enable":
+    if account and owner and owner != account and options.get("AutoAcceptSharedAttachments") != "enable":
         findings.append(Finding("deploy path: attachment acceptance", "blocker", f"{gateway} belongs to account "
                                 f"{owner} and does not accept shared attachments by itself: the first run's attachment "
                                 "would wait unaccepted and the API stay unreachable; ask its owner to enable auto-accept "
@@ -259,13 +262,16 @@ SERVICE_LINKED_ROLES = (
     ("AWSServiceRoleForAutoScaling", "autoscaling.amazonaws.com", True),
     ("AWSServiceRoleForEC2Spot", "spot.amazonaws.com", False),
 )
+# Created by the first Transit Gateway VPC attachment of the account.
+TRANSIT_GATEWAY_ROLE = (("AWSServiceRoleForVPCTransitGateway", "transitgateway.amazonaws.com", False),)
 
 
-def check_service_linked_roles(config: StackConfig, clients: Clients, findings: list[Finding]) -> None:
+def check_service_linked_roles(config: StackConfig, clients: Clients, findings: list[Finding], account: str | None) -> None:
     """A missing role is created on first use, by the service, as the deployer: who may not
     iam:CreateServiceLinkedRole fails there, mid-run. Auto Scaling's the stack creates itself."""
     iam = clients("iam", config.region)
-    for role, service, created_by_stack in SERVICE_LINKED_ROLES:
+    attaches = config.network.transit_gateway_id is not None and config.network.outside_vpc(config.cluster.deployer_cidrs)
+    for role, service, created_by_stack in SERVICE_LINKED_ROLES + (TRANSIT_GATEWAY_ROLE if attaches else ()):
         check = f"service-linked role {role}"
         exists = _exists(findings, check, "iam:GetRole", lambda role=role: iam.get_role(RoleName=role))
         if exists:
@@ -278,7 +284,7 @@ def check_service_linked_roles(config: StackConfig, clients: Clients, findings: 
                                     f"aws iam create-service-linked-role --aws-service-name {service})"))
 
 
-def check_cost_tag(config: StackConfig, clients: Clients, findings: list[Finding]) -> None:
+def check_cost_tag(config: StackConfig, clients: Clients, findings: list[Finding], account: str | None) -> None:
     ce = clients("ce", "us-east-1")  # Cost Explorer answers in us-east-1 only
     tag = config.budget.filter_tag
     answer = _call(findings, f"cost-allocation tag {tag}", "ce:ListCostAllocationTags",
@@ -297,8 +303,11 @@ CHECKS = (check_quotas, check_zones, check_version, check_admin_roles, check_ser
 
 def preflight(config: StackConfig, clients: Clients) -> list[Finding]:
     findings: list[Finding] = []
+    # Whose account this is (needs no permission): what belongs to another account is not read here.
+    caller = _call(findings, "caller identity", "sts:GetCallerIdentity",
+                   lambda: clients("sts", config.region).get_caller_identity())
     for check in CHECKS:
-        check(config, clients, findings)
+        check(config, clients, findings, caller["Account"] if caller else None)
     return findings
 
 
@@ -313,12 +322,15 @@ def preflight_command(args: argparse.Namespace) -> int:
     for finding in findings:
         print(f"{marks[finding.verdict]}  {finding.check}: {finding.detail}")
     blockers = [f for f in findings if f.verdict == "blocker"]
+    unchecked = sum(f.verdict == "unchecked" for f in findings)
     print(f"\n{len(blockers)} blocker(s), {sum(f.verdict == 'warning' for f in findings)} warning(s), "
-          f"{sum(f.verdict == 'unchecked' for f in findings)} not checked")
-    return 1 if blockers else 0
+          f"{unchecked} not checked")
+    return 1 if blockers or (args.strict and unchecked) else 0
 
 
 def register(commands: argparse._SubParsersAction, stack_arguments: Callable[[argparse.ArgumentParser], None]) -> None:
     command = commands.add_parser("preflight", help="read-only questions to the target account before a first up")
     stack_arguments(command)
+    command.add_argument("--strict", action="store_true",
+                         help="exit 1 also when a check could not be made (a CI gate that must see every answer)")
     command.set_defaults(run=preflight_command)

@@ -40,12 +40,21 @@ class BudgetAlerts(pulumi.ComponentResource):
         super().__init__("seedance:cost:BudgetAlerts", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         tags = dict(tags)
-        topic = aws.sns.Topic(f"{name}-alerts", kms_master_key_id=kms_key_arn, tags=tags, opts=child)
-        aws.sns.TopicPolicy(f"{name}-alerts-policy", arn=topic.arn,
-                            policy=topic.arn.apply(lambda arn: json.dumps(topic_policy(arn, account_id))), opts=child)
-        for index, email in enumerate(emails):
-            aws.sns.TopicSubscription(f"{name}-mail-{index}", topic=topic.arn, protocol="email", endpoint=email,
-                                      opts=child)
+        # AWS Budgets takes one SNS subscriber per notification (and up to ten e-mails): a given topic is
+        # that one, and the e-mails go to the budget itself; else the stack's own encrypted topic, which
+        # the e-mails subscribe to (listing them on the budget too would send each alert twice).
+        if topic_arns:
+            topic_arn: pulumi.Input[str] = topic_arns[0]
+            direct_emails = list(emails)
+        else:
+            topic = aws.sns.Topic(f"{name}-alerts", kms_master_key_id=kms_key_arn, tags=tags, opts=child)
+            aws.sns.TopicPolicy(f"{name}-alerts-policy", arn=topic.arn,
+                                policy=topic.arn.apply(lambda arn: json.dumps(topic_policy(arn, account_id))),
+                                opts=child)
+            for index, email in enumerate(emails):
+                aws.sns.TopicSubscription(f"{name}-mail-{index}", topic=topic.arn, protocol="email", endpoint=email,
+                                          opts=child)
+            topic_arn, direct_emails = topic.arn, []
         aws.budgets.Budget(
             f"{name}-monthly",
             name=f"{name}-monthly",
@@ -57,13 +66,13 @@ class BudgetAlerts(pulumi.ComponentResource):
             notifications=[
                 aws.budgets.BudgetNotificationArgs(
                     comparison_operator="GREATER_THAN", threshold=threshold, threshold_type="PERCENTAGE",
-                    # The e-mails subscribe to the topic; listing them here too would send each alert twice.
-                    notification_type=kind, subscriber_sns_topic_arns=[topic.arn, *topic_arns],
+                    notification_type=kind, subscriber_sns_topic_arns=[topic_arn],
+                    subscriber_email_addresses=direct_emails or None,
                 )
                 for threshold in THRESHOLDS for kind in ("ACTUAL", "FORECASTED")
             ],
             tags=tags,
             opts=child,
         )
-        self.topic_arn = topic.arn
+        self.topic_arn = pulumi.Output.from_input(topic_arn)
         self.register_outputs({"topic_arn": self.topic_arn})

@@ -19,8 +19,9 @@ from components.pricing.prices import Price, SnapshotPriceSource, UnitPrice
 from components.capacity.mix import asg_mix, reserved_cover
 from components.cluster.versions import kubernetes_version
 from components.plan.resources import (ASG, EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, EKS_NODE_GROUP, ELASTIC_IP,
-                                       K8S_SERVICE, KMS_KEY, LAUNCH_TEMPLATE, LOG_GROUP, LOAD_BALANCER, NAT_GATEWAY,
-                                       VPC_ENDPOINT, PlanResource, is_unknown, tags_of, EXPECTED_GB_TAG)
+                                       EXPECTED_GB_TAG, K8S_SERVICE, KMS_KEY, LAUNCH_TEMPLATE, LOAD_BALANCER, LOG_GROUP,
+                                       NAT_GATEWAY, TRANSIT_GATEWAY_ATTACHMENT, VPC_ENDPOINT, PlanResource, is_unknown,
+                                       tags_of)
 
 HOURS_PER_MONTH = 730
 
@@ -212,6 +213,9 @@ PRICERS: dict[str, Callable[..., tuple[float, str]]] = {
     ELASTIC_IP: _fixed("public_ipv4_hour", "public IPv4 address (a NAT gateway's), billed in use or idle"),
     LOAD_BALANCER: _fixed("load_balancer_hour", "load balancer hours (LCUs not included)"),
     KMS_KEY: _fixed("kms_key_month", "customer managed key (requests not included)"),
+    # Billed to the VPC's owner per attachment-hour; the deployer's traffic through it is small.
+    TRANSIT_GATEWAY_ATTACHMENT: _fixed("transit_gateway_attachment_hour",
+                                       "Transit Gateway attachment hours (data processed not included)"),
 }
 
 

@@ -16,6 +16,7 @@ LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 LOAD_BALANCER = "aws:lb/loadBalancer:LoadBalancer"
 NAT_GATEWAY = "aws:ec2/natGateway:NatGateway"
 ELASTIC_IP = "aws:ec2/eip:Eip"
+TRANSIT_GATEWAY_ATTACHMENT = "aws:ec2transitgateway/vpcAttachment:VpcAttachment"
 LOG_GROUP = "aws:cloudwatch/logGroup:LogGroup"
 # What a resource is expected to carry a month, in GB (NAT data processed, log ingestion): an assumption
 # the program states on the resource, so every reader of the plan prices it alike.

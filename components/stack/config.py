@@ -48,8 +48,10 @@ class BudgetConfig(BaseModel):
     alert_emails: list[str] = Field([], max_length=10,
                                     description="Who gets the 85 % and 95 % alerts by e-mail (subscribed to the "
                                                 "stack's SNS topic).")
-    alert_topic_arns: list[str] = Field([], max_length=9, description="Existing SNS topics that get the alerts too "
-                                        "(an AWS Chatbot channel's, say); each must let budgets.amazonaws.com publish.")
+    alert_topic_arns: list[str] = Field([], max_length=1, description="An existing SNS topic that gets the alerts "
+                                        "instead of the stack's own (an AWS Chatbot channel's, say; it must let "
+                                        "budgets.amazonaws.com publish). AWS Budgets takes one SNS subscriber per "
+                                        "notification: with one here the e-mails are the budget's own subscribers.")
     filter_tag: str = Field("cost-center", description="Cost-allocation tag the budget counts (its value in this stack).")
 
     @field_validator("alert_emails")

@@ -3,7 +3,8 @@
 The same order as `seedance model publish`: the version directory `<model>/<N>/` first, whole, then
 `<model>/config.pbtxt` pinned to N (`version_policy: specific`), which is the switch the servers follow
 within their poll interval. Nothing is rolled; a version that fails to load leaves the previous one
-serving. Publish N+1 by adding its directory and setting `model-deploy:version`.
+serving. Publish N+1 by adding its directory and setting `model-deploy:version`; go back by setting the
+old number (every version directory here is published, and none is ever deleted from the bucket).
 """
 
 from pathlib import Path
@@ -27,17 +28,25 @@ if model_name(model_config) not in (None, model_dir.name):
 tags = {"team": "video-ml", "env": "dev", "cost-center": "cc-video-7100"}
 
 
-def publish(key: str, **content) -> aws.s3.BucketObjectv2:
+def publish(key: str, opts: pulumi.ResourceOptions | None = None, **content) -> aws.s3.BucketObjectv2:
     return aws.s3.BucketObjectv2(key.replace("/", "-"), bucket=bucket, key=f"{prefix}/{key}",
-                                 server_side_encryption="aws:kms", kms_key_id=key_arn, tags=tags, **content)
+                                 server_side_encryption="aws:kms", kms_key_id=key_arn, tags=tags, opts=opts, **content)
 
 
-files = [publish(path.relative_to(model_dir.parent).as_posix(), source=pulumi.FileAsset(str(path)))
-         for path in sorted((model_dir / str(version)).rglob("*")) if path.is_file()]
-if not files:
-    raise ValueError(f"{model_dir}/{version}: no such version directory, or empty")
+def version_files(number: int) -> list[aws.s3.BucketObjectv2]:
+    # Published versions stay in the bucket even when their directory leaves this program: a server may
+    # hold one, and the pointer can go back to it (rollback is a config.pbtxt change).
+    return [publish(path.relative_to(model_dir.parent).as_posix(), source=pulumi.FileAsset(str(path)),
+                    opts=pulumi.ResourceOptions(retain_on_delete=True))
+            for path in sorted((model_dir / str(number)).rglob("*")) if path.is_file()]
+
+
+versions = sorted(int(d.name) for d in model_dir.iterdir() if d.is_dir() and d.name.isdigit())
+if version not in versions:
+    raise ValueError(f"{model_dir}/{version}: no such version directory")
+files = {number: version_files(number) for number in versions}
 pointer = publish(f"{model_dir.name}/config.pbtxt", content=pin_version(model_config, version),
-                  opts=pulumi.ResourceOptions(depends_on=files))
+                  opts=pulumi.ResourceOptions(depends_on=files[version]))
 pulumi.export("model_repository", pulumi.Output.concat("s3://", bucket, f"/{prefix}"))
 pulumi.export("serving_version", version)
-pulumi.export("objects", [o.key for o in [*files, pointer]])
+pulumi.export("objects", [o.key for o in [*(f for number in versions for f in files[number]), pointer]])

@@ -58,6 +58,7 @@ def test_model_deploy_publishes_into_the_repository_under_the_platform_key(plan_
     pointer = objects["seedance/video/identity/config.pbtxt"]
     assert "version_policy: { specific: { versions: [ 1 ] } }" in pointer.inputs["content"]
     assert objects["seedance/video/identity/1/model.py"].urn in pointer.dependencies  # the switch comes last
+    assert objects["seedance/video/identity/1/model.py"].retain_on_delete  # a published version is never deleted
     for item in objects.values():
         assert item.inputs["bucket"] == outputs["model_repository_bucket"]
         assert item.inputs["serverSideEncryption"] == "aws:kms" and item.inputs["kmsKeyId"] == outputs["kms_key_arn"]

@@ -31,6 +31,28 @@ def test_budget_with_85_and_95_percent_actual_and_forecast_alerts(plan_of):
     assert "BudgetsPublishToTheEncryptedAlertTopic" in sids  # without it Budgets cannot publish to the topic
 
 
+@pytest.mark.parametrize("budget", [
+    {"alert_emails": ["ops@corp.example.org"]},
+    {"alert_topic_arns": ["arn:aws:sns:us-east-1:111122223333:chatbot"]},
+    {"alert_emails": ["ops@corp.example.org"], "alert_topic_arns": ["arn:aws:sns:us-east-1:111122223333:chatbot"]},
+])
+def test_every_notification_has_at_most_one_sns_subscriber_and_reaches_each_recipient_once(tmp_path, budget):
+    """AWS Budgets refuses a notification with more than one SNS subscriber (and ten e-mails)."""
+    stack_file = bad_stack(tmp_path, ["seedance-gpu:budget"], {"monthly_usd": 5000, **budget})
+    assert main(["plan", "--stack", "dev", "--stack-file", str(stack_file), "--json", str(tmp_path / "p.json")]) == 0
+    resources = json.loads((tmp_path / "p.json").read_text())["resources"]
+    (plan_budget,) = [r for r in resources if r["type"] == "aws:budgets/budget:Budget"]
+    subscribed = [r["inputs"]["endpoint"] for r in resources if r["type"] == "aws:sns/topicSubscription:TopicSubscription"]
+    for notification in plan_budget["inputs"]["notifications"]:
+        (topic,) = notification["subscriberSnsTopicArns"]
+        assert topic == budget.get("alert_topic_arns", [topic])[0]
+        direct = notification.get("subscriberEmailAddresses") or []
+        for email in budget.get("alert_emails", []):
+            assert subscribed.count(email) + direct.count(email) == 1
+    topics = [r for r in resources if r["type"] == "aws:sns/topic:Topic"]
+    assert len(topics) == (0 if "alert_topic_arns" in budget else 1)
+
+
 def test_breaker_setting_makes_dev_groups_spot_only_and_passes_its_checks(tmp_path, capsys):
     stack_file = bad_stack(tmp_path, ["seedance-gpu:capacity", "budget_breaker"], True)
     assert main(["plan", "--stack", "dev", "--stack-file", str(stack_file), "--json", str(tmp_path / "p.json")]) == 0
@@ -51,6 +73,8 @@ def test_breaker_setting_makes_dev_groups_spot_only_and_passes_its_checks(tmp_pa
     # An SNS topic nobody subscribes to delivers the alerts to nobody.
     ({"monthly_usd": 10}, "budget.alert_emails = []: a budget must reach someone"),
     ({"monthly_usd": 10, "alert_topic_arns": ["chatbot"]}, "'chatbot' is not an SNS topic ARN"),
+    ({"monthly_usd": 10, "alert_topic_arns": ["arn:aws:sns:us-east-1:111122223333:a",
+                                              "arn:aws:sns:us-east-1:111122223333:b"]}, "at most 1 item"),
 ])
 def test_bad_budget_config_names_the_key(budget, expected):
     values = {"aws:region": "us-east-1", "seedance-gpu:env": "dev",

@@ -1,5 +1,5 @@
 """What a fresh account pays beyond instances and volumes is in the estimate: each NAT gateway's public
-IPv4 address and the data it processes, control-plane and flow-log ingestion at the stack's stated
+IPv4 address and the data it processes, the Transit Gateway attachment of the deploy path, control-plane and flow-log ingestion at the stack's stated
 assumption, the system nodes' root volumes, and the control plane at its version's support rate."""
 
 from datetime import datetime, timezone
@@ -37,3 +37,6 @@ def test_nat_addresses_data_logs_and_root_volumes_are_priced(plan_of, stack):
             assert lines[urn].monthly_usd == pytest.approx(gb * catalog.unit("cloudwatch_logs_ingestion_gb"))
     (system,) = by_type("aws:eks/nodeGroup:NodeGroup")
     assert "root volumes" in system.basis
+    attachments = by_type("aws:ec2transitgateway/vpcAttachment:VpcAttachment")
+    assert len(attachments) == (1 if config.network.transit_gateway_id else 0)
+    assert all(a.monthly_usd == pytest.approx(730 * catalog.unit("transit_gateway_attachment_hour")) for a in attachments)

@@ -82,6 +82,13 @@ def test_nat_layout_and_zones_follow_the_stack(plan_of):
     assert dev.outputs["region"] == "us-west-2" and prod.outputs["region"] == "us-east-1"
 
 
+def test_subnets_are_in_availability_zones_never_a_local_zone(stack_plan):
+    """The offline account has an opted-in Local Zone whose ID sorts first, as use1-atl2-az1 does: the
+    program asks for availability zones only (zone-type), so none of its subnets lands there."""
+    zones = {s.inputs["availabilityZone"] for s in stack_plan.of_type("aws:ec2/subnet:Subnet")}
+    assert zones and not any("-atl-" in zone for zone in zones)
+
+
 def test_every_aws_resource_with_tags_carries_the_cost_tags(stack_plan):
     tagged = [r for r in stack_plan.resources if r.type.startswith("aws:") and "tags" in r.inputs]
     assert len(tagged) > 20

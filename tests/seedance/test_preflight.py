@@ -15,7 +15,7 @@ from seedance import preflight
 from seedance.cli import main
 from tests.stacks import REPO, stack_config
 
-ACCOUNT = "111122223333"
+ACCOUNT = "123456789012"  # the prod stack's admin roles are of this account
 ZONES = [("us-east-1a", "use1-az1"), ("us-east-1b", "use1-az2"), ("us-east-1c", "use1-az4"), ("us-east-1e", "use1-az3")]
 
 
@@ -42,6 +42,8 @@ class Account:
                 linked_roles=True, gateway="available", owner=ACCOUNT, auto_accept="disable", propagation="enable",
                 association="enable", routed=True, tag="Active"):
         config = stack_config("prod")
+        self.answer("sts", "get_caller_identity", {"Account": ACCOUNT, "Arn": f"arn:aws:iam::{ACCOUNT}:role/ci",
+                                                   "UserId": "AROAEXAMPLE"})
         for value in (g_quota, spot_quota):
             self.answer("service-quotas", "get_service_quota", {"Quota": {"Value": value, "QuotaCode": "L"}})
         self.answer("ec2", "describe_availability_zones", {"AvailabilityZones": [
@@ -60,7 +62,7 @@ class Account:
                                                          "CreateDate": datetime.datetime(2026, 1, 1)}})
             else:
                 self.stubs["iam"].add_client_error("get_role", "NoSuchEntity", http_status_code=404)
-        for role in preflight.SERVICE_LINKED_ROLES:
+        for role in preflight.SERVICE_LINKED_ROLES + preflight.TRANSIT_GATEWAY_ROLE:
             if linked_roles:
                 self.answer("iam", "get_role", {"Role": {"Path": "/aws-service-role/", "RoleName": role[0],
                                                          "RoleId": "AROAEXAMPLE1234567890", "Arn": f"arn:aws:iam::{ACCOUNT}:role/{role[0]}",
@@ -76,7 +78,6 @@ class Account:
                     "DefaultRouteTableAssociation": association, "AssociationDefaultRouteTableId": "tgw-rtb-0abc"}},
             ] if gateway else []})
         if gateway == "available":
-            self.answer("sts", "get_caller_identity", {"Account": ACCOUNT, "Arn": f"arn:aws:iam::{ACCOUNT}:role/ci", "UserId": "AROAEXAMPLE"})
             if association == "enable":
                 self.answer("ec2", "search_transit_gateway_routes", {"Routes": [
                     {"DestinationCidrBlock": "10.100.0.0/16", "State": "active", "Type": "propagated"}] if routed else []})
@@ -140,21 +141,43 @@ def test_what_does_not_block_the_first_run_is_a_warning(account, capsys, change,
     assert words in verdicts(capsys)
 
 
-def test_a_call_the_caller_may_not_make_is_named_never_a_traceback(account, capsys):
+def deny_everything(account):
+    account.answer("sts", "get_caller_identity", {"Account": ACCOUNT, "Arn": f"arn:aws:iam::{ACCOUNT}:role/ci",
+                                                  "UserId": "AROAEXAMPLE"})
     for _ in range(2):
         account.deny("service-quotas", "get_service_quota")
     account.deny("ec2", "describe_availability_zones", "UnauthorizedOperation")
     account.deny("eks", "describe_cluster_versions")
-    for _ in range(2 + len(preflight.SERVICE_LINKED_ROLES)):
+    for _ in range(2 + len(preflight.SERVICE_LINKED_ROLES) + len(preflight.TRANSIT_GATEWAY_ROLE)):
         account.deny("iam", "get_role", "AccessDenied")
     account.deny("ec2", "describe_transit_gateways", "UnauthorizedOperation")
     account.deny("ce", "list_cost_allocation_tags")
+
+
+def test_a_call_the_caller_may_not_make_is_named_never_a_traceback(account, capsys):
+    deny_everything(account)
     assert main(["preflight", "--stack", "prod"]) == 0
     out = verdicts(capsys)
     for permission in ("servicequotas:GetServiceQuota", "ec2:DescribeAvailabilityZones", "eks:DescribeClusterVersions",
                        "iam:GetRole", "ec2:DescribeTransitGateways", "ce:ListCostAllocationTags"):
         assert f"could not check: missing permission {permission}" in out
-    assert "0 blocker(s)" in out and "12 not checked" in out
+    assert "0 blocker(s)" in out and "13 not checked" in out
+
+
+def test_strict_fails_when_a_check_could_not_be_made(account, capsys):
+    deny_everything(account)
+    assert main(["preflight", "--stack", "prod", "--strict"]) == 1  # a CI gate that must see every answer
+
+
+def test_an_admin_of_another_account_is_not_looked_up_here(account):
+    """EKS takes principals of other accounts; a role of the same name here proves nothing about it."""
+    config = stack_config("prod")
+    other = [arn.replace(ACCOUNT, "444455556666") for arn in config.cluster.admin_principal_arns]
+    findings = []
+    preflight.check_admin_roles(config.model_copy(update={"cluster": config.cluster.model_copy(
+        update={"admin_principal_arns": other})}), account, findings, ACCOUNT)
+    assert [f.verdict for f in findings] == ["unchecked"] * len(other)
+    assert "belongs to account 444455556666" in findings[0].detail
 
 
 def test_the_fresh_account_guide_lists_every_permission_preflight_uses():
