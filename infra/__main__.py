@@ -50,6 +50,8 @@ tags = config.resource_tags
 name = config.cluster_name
 
 identity = aws.get_caller_identity()
+# The role `pulumi up` runs as (a role session's issuer), which gets cluster-admin by an explicit entry.
+deployer_arn = aws.iam.get_session_context(arn=identity.arn).issuer_arn
 partition = aws.get_partition().partition
 
 model_bucket = f"{name}-models-{identity.account_id}"  # bucket names are global: the account keeps it unique
@@ -80,6 +82,7 @@ cluster = Cluster(
     tags=tags,
     gpu_sharing=helm_device_plugin_sharing(config.gpu_node_groups),
     deploy_path=network.deploy_path,
+    deployer_arn=deployer_arn,
 )
 node_groups = {
     group.name: GpuNodeGroup(

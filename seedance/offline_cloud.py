@@ -16,6 +16,7 @@ import pulumi
 from components.catalog.regions import Region, regions
 
 # AWS's documentation account id: obviously not a real account.
+OFFLINE_DEPLOYER_ROLE = "seedance-deployer"
 OFFLINE_ACCOUNT_ID = "123456789012"
 
 # Physical-id prefixes AWS uses, so ids in the plan look like the ones a user will see.
@@ -72,6 +73,7 @@ class OfflineCloud(pulumi.runtime.Mocks):
         self._invokes: dict[str, Callable[[dict], dict]] = {
             "aws:index/getAvailabilityZones:getAvailabilityZones": self._availability_zones,
             "aws:index/getCallerIdentity:getCallerIdentity": self._caller_identity,
+            "aws:iam/getSessionContext:getSessionContext": self._session_context,
             "aws:index/getPartition:getPartition": self._partition,
             "aws:index/getRegion:getRegion": self._region,
             "aws:ssm/getParameter:getParameter": self._ssm_parameter,
@@ -101,13 +103,24 @@ class OfflineCloud(pulumi.runtime.Mocks):
                 "groupNames": [self.region.name] * len(names), "state": "available"}
 
     def _caller_identity(self, _args: dict) -> dict:
+        """A CI deployer as it usually is: a role's session."""
         account = OFFLINE_ACCOUNT_ID
         return {
             "accountId": account,
-            "arn": f"arn:{self.region.partition}:iam::{account}:user/offline-plan",
+            "arn": f"arn:{self.region.partition}:sts::{account}:assumed-role/{OFFLINE_DEPLOYER_ROLE}/offline-plan",
             "id": account,
-            "userId": "AIDAOFFLINEPLAN",
+            "userId": "AROAOFFLINEPLAN:offline-plan",
         }
+
+    def _session_context(self, args: dict) -> dict:
+        """What IAM answers: a role session's issuer is the role; a user is its own."""
+        arn = args["arn"]
+        match = re.fullmatch(r"arn:([\w-]+):sts::(\d{12}):assumed-role/([\w+=,.@-]+)/([\w+=,.@-]+)", arn)
+        if match is None:
+            return {"id": arn, "arn": arn, "issuerArn": arn, "issuerId": "", "issuerName": "", "sessionName": ""}
+        partition, account, role, session = match.groups()
+        return {"id": arn, "arn": arn, "issuerArn": f"arn:{partition}:iam::{account}:role/{role}",
+                "issuerId": "AROAOFFLINEPLAN", "issuerName": role, "sessionName": session}
 
     def _partition(self, _args: dict) -> dict:
         return {"id": self.region.partition, "partition": self.region.partition, "dnsSuffix": "amazonaws.com"}

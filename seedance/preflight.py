@@ -169,7 +169,7 @@ def _exists(findings: list[Finding], check: str, permission: str, call: Callable
 
 def check_admin_roles(config: StackConfig, clients: Clients, findings: list[Finding], account: str | None) -> None:
     iam = clients("iam", config.region)
-    for arn in config.cluster.admin_principal_arns:
+    for key, arn in config.cluster.principals():
         owner = arn.split(":")[4]
         kind, _, path = arn.split(":", 5)[5].partition("/")
         name = path.rsplit("/", 1)[-1]
@@ -184,7 +184,7 @@ def check_admin_roles(config: StackConfig, clients: Clients, findings: list[Find
             findings.append(Finding(check, "ok", "exists"))
         elif exists is False:
             findings.append(Finding(check, "blocker", "no such role or user: EKS refuses an access entry for "
-                                    "it; create it, or fix cluster.admin_principal_arns"))
+                                    f"it; create it, or fix cluster.{key}"))
 
 
 def _gateway(ec2: Any, gateway: str, findings: list[Finding]) -> dict | None:

@@ -15,6 +15,7 @@ from components.compute.labels import SYSTEM_NODE_SELECTOR
 from components.compute.node_role import node_role
 from components.network.security_groups import https_from
 from components.cluster.kubeconfig import render_kubeconfig
+from components.cluster.access import AccessGrant, access_grants
 from components.compute.node_bootstrap import ClusterJoin
 from components.compute.config import GpuSharingConfig
 from components.compute.device_plugin import NvidiaDevicePlugin
@@ -47,6 +48,7 @@ class Cluster(pulumi.ComponentResource):
         tags: Mapping[str, str],
         gpu_sharing: Mapping[str, GpuSharingConfig] | None = None,
         deploy_path: list[pulumi.Resource] | None = None,
+        deployer_arn: str,
         opts: pulumi.ResourceOptions | None = None,
     ):
         super().__init__("seedance:cluster:Cluster", name, None, opts)
@@ -56,7 +58,7 @@ class Cluster(pulumi.ComponentResource):
         issuer = cluster.identities.apply(lambda ids: ids[0].oidcs[0].issuer)
         oidc = aws.iam.OpenIdConnectProvider(f"{name}-oidc", url=issuer, client_id_lists=["sts.amazonaws.com"],
                                              tags=self._tags, opts=pulumi.ResourceOptions(parent=self))
-        self._admin_access(config.admin_principal_arns, cluster)
+        access = self._access(access_grants(config, deployer_arn), cluster)
         addons, system_nodes = self._addons_and_system_nodes(config, cluster, oidc, issuer, subnet_ids, kms_key_arn)
 
         # The private endpoint answers on the cluster security group: the deployer needs 443 through it.
@@ -76,7 +78,7 @@ class Cluster(pulumi.ComponentResource):
             kubeconfig=kubeconfig,
             # The API is reached over `deploy_path` (the routes back to the deployer) and the deployer rules.
             opts=pulumi.ResourceOptions(parent=self, depends_on=[addons["coredns"], system_nodes, *deployer_rules,
-                                                                 *(deploy_path or [])]),
+                                                                 *(deploy_path or []), *access]),
         )
         NvidiaDevicePlugin(
             f"{name}-nvidia-device-plugin",
@@ -146,8 +148,9 @@ class Cluster(pulumi.ComponentResource):
             ),
             access_config=aws.eks.ClusterAccessConfigArgs(
                 authentication_mode="API",
-                # The identity running `pulumi up` must reach the API to install the Kubernetes objects.
-                bootstrap_cluster_creator_admin_permissions=True,
+                # No hidden, permanent cluster-admin for whoever created the cluster: the deployer's access
+                # is an entry of its own (`_access`), which the plan shows and a change can take away.
+                bootstrap_cluster_creator_admin_permissions=False,
             ),
             encryption_config=aws.eks.ClusterEncryptionConfigArgs(
                 resources=["secrets"],
@@ -158,25 +161,29 @@ class Cluster(pulumi.ComponentResource):
             # Add-ons are managed below as EKS add-ons, so EKS must not install unmanaged copies.
             bootstrap_self_managed_addons=False,
             tags=tags,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[cluster_policy, log_group]),
+            # The flag only counts at creation, and changing it replaces the cluster: a cluster created with
+            # it on keeps it (docs/security.md: delete its creator entry once the deployer's exists).
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[cluster_policy, log_group],
+                                        ignore_changes=["accessConfig.bootstrapClusterCreatorAdminPermissions"]),
         )
 
-    def _admin_access(self, principals: list[str], cluster: aws.eks.Cluster) -> None:
-        """Cluster-admin through EKS access entries for the configured roles and users."""
-        for principal in principals:
-            entry_name = f"{self._name}-admin-{principal.rsplit('/', 1)[-1]}"
-            entry = aws.eks.AccessEntry(entry_name, cluster_name=cluster.name, principal_arn=principal, type="STANDARD",
-                                        tags=self._tags, opts=pulumi.ResourceOptions(parent=self))
-            aws.eks.AccessPolicyAssociation(
-                entry_name,
-                cluster_name=cluster.name,
-                principal_arn=principal,
-                policy_arn=self._partition.apply(
-                    lambda p: f"arn:{p}:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
-                ),
-                access_scope=aws.eks.AccessPolicyAssociationAccessScopeArgs(type="cluster"),
-                opts=pulumi.ResourceOptions(parent=self, depends_on=[entry]),
-            )
+    def _access(self, grants: list[AccessGrant], cluster: aws.eks.Cluster) -> list[pulumi.Resource]:
+        """An access entry per principal and an association per policy it is granted, cluster-wide."""
+        associations = []
+        for grant in grants:
+            entry_name = f"{self._name}-{grant.name}"
+            entry = aws.eks.AccessEntry(entry_name, cluster_name=cluster.name, principal_arn=grant.principal,
+                                        type="STANDARD", tags=self._tags, opts=pulumi.ResourceOptions(parent=self))
+            for policy in grant.policies:
+                associations.append(aws.eks.AccessPolicyAssociation(
+                    entry_name if policy == grant.policies[0] else f"{entry_name}-{policy}",
+                    cluster_name=cluster.name,
+                    principal_arn=grant.principal,
+                    policy_arn=self._partition.apply(lambda p, policy=policy: f"arn:{p}:eks::aws:cluster-access-policy/{policy}"),
+                    access_scope=aws.eks.AccessPolicyAssociationAccessScopeArgs(type="cluster"),
+                    opts=pulumi.ResourceOptions(parent=self, depends_on=[entry]),
+                ))
+        return associations
 
     def _irsa_role(self, role_name: str, oidc: aws.iam.OpenIdConnectProvider, issuer: pulumi.Output[str],
                    namespace: str, service_account: str) -> aws.iam.Role:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-from components.common.validation import all_match, parse_cidr
+from components.common.validation import FieldError, all_match, parse_cidr
 from components.common.log_retention import valid_retention
 from components.cluster.versions import VERSIONS
 
@@ -60,6 +60,9 @@ class ClusterAutoscalerConfig(BaseModel):
         return self.chart_version or VERSIONS[kubernetes_version].autoscaler_chart
 
 
+PRINCIPAL_LISTS = ("break_glass_principal_arns", "admin_principal_arns", "viewer_principal_arns")
+
+
 class ClusterConfig(BaseModel):
     """The EKS control plane of one stack."""
 
@@ -78,8 +81,13 @@ class ClusterConfig(BaseModel):
                         "The same run installs Kubernetes objects, so a stack needs these or public_endpoint_cidrs."
     )
     admin_principal_arns: list[str] = Field(
-        [], description="IAM roles or users given cluster-admin through EKS access entries."
-    )
+        [], description="IAM roles or users of the day-to-day administrators: EKS's admin access policy "
+                        "(AmazonEKSAdminPolicy, every namespace), not cluster-admin.")
+    viewer_principal_arns: list[str] = Field(
+        [], description="IAM roles or users that may read the cluster (AmazonEKSViewPolicy; no Secrets).")
+    break_glass_principal_arns: list[str] = Field(
+        [], description="IAM roles or users given cluster-admin (AmazonEKSClusterAdminPolicy) for emergencies; "
+                        "assuming them should page someone. The deployer gets it by its own entry.")
     control_plane_logs: list[Literal["api", "audit", "authenticator", "controllerManager", "scheduler"]] = Field(
         ["api", "audit", "authenticator"], description="Control-plane log types sent to CloudWatch."
     )
@@ -137,10 +145,26 @@ class ClusterConfig(BaseModel):
                                  "is reached over the VPC's routes (public CIDRs go in public_endpoint_cidrs)")
         return values
 
-    @field_validator("admin_principal_arns")
+    @field_validator("admin_principal_arns", "viewer_principal_arns", "break_glass_principal_arns")
     @classmethod
     def _iam_principals(cls, values: list[str]) -> list[str]:
         return all_match(values, r"arn:aws[a-z-]*:iam::\d{12}:(role|user)/[\w+=,.@/-]+", "an IAM role or user ARN")
+
+    @model_validator(mode="after")
+    def _one_access_level_each(self) -> "ClusterConfig":
+        # EKS keeps one access entry per principal: two lists naming it would declare it twice.
+        seen: dict[str, str] = {}
+        for key in PRINCIPAL_LISTS:
+            for index, arn in enumerate(getattr(self, key)):
+                if arn in seen:
+                    raise FieldError(f"{key}[{index}]", arn, f"is already in cluster.{seen[arn]}; allowed: "
+                                     "one access level per principal")
+                seen[arn] = key
+        return self
+
+    def principals(self) -> list[tuple[str, str]]:
+        """(config key, ARN) of every principal given an access entry."""
+        return [(key, arn) for key in PRINCIPAL_LISTS for arn in getattr(self, key)]
 
     @field_validator("log_retention_days")
     @classmethod

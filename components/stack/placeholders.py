@@ -8,6 +8,7 @@ from __future__ import annotations
 import ipaddress
 import re
 
+from components.cluster.config import PRINCIPAL_LISTS
 from components.stack.config import PROJECT, ConfigError, StackConfig
 
 DOCUMENTATION_NETWORKS = tuple(ipaddress.ip_network(n) for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24"))
@@ -29,9 +30,10 @@ def placeholders(config: StackConfig) -> list[tuple[str, str, str]]:
     for index, cidr in enumerate(config.cluster.public_endpoint_cidrs):
         if _documentation_range(cidr):
             found.append((f"cluster.public_endpoint_cidrs[{index}]", cidr, "a documentation address range (RFC 5737)"))
-    for index, arn in enumerate(config.cluster.admin_principal_arns):
-        if f":{EXAMPLE_ACCOUNT}:" in arn:
-            found.append((f"cluster.admin_principal_arns[{index}]", arn, "the AWS documentation's example account"))
+    for key in PRINCIPAL_LISTS:
+        for index, arn in enumerate(getattr(config.cluster, key)):
+            if f":{EXAMPLE_ACCOUNT}:" in arn:
+                found.append((f"cluster.{key}[{index}]", arn, "the AWS documentation's example account"))
     for index, arn in enumerate(config.budget.alert_topic_arns):
         if f":{EXAMPLE_ACCOUNT}:" in arn:
             found.append((f"budget.alert_topic_arns[{index}]", arn, "the AWS documentation's example account"))

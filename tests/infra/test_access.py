@@ -1,0 +1,53 @@
+"""Who holds which Kubernetes access: no hidden creator grant, the deployer by an entry of its own,
+admins and viewers by EKS's admin and view policies, cluster-admin only for break-glass roles."""
+
+import pytest
+
+from components.cluster.access import CLUSTER_ADMIN, access_grants
+from components.cluster.config import ClusterConfig
+from components.stack.config import ConfigError, parse_config_values
+from seedance.offline_cloud import OFFLINE_ACCOUNT_ID, OFFLINE_DEPLOYER_ROLE
+from tests.stacks import stack_config
+
+DEPLOYER = f"arn:aws:iam::{OFFLINE_ACCOUNT_ID}:role/{OFFLINE_DEPLOYER_ROLE}"
+
+
+def test_no_cluster_admin_hides_in_the_cluster(stack_plan):
+    (cluster,) = stack_plan.of_type("aws:eks/cluster:Cluster")
+    assert cluster.inputs["accessConfig"]["bootstrapClusterCreatorAdminPermissions"] is False
+    # The flag counts at creation only, and a change replaces the cluster: existing clusters keep theirs.
+    assert "accessConfig.bootstrapClusterCreatorAdminPermissions" in cluster.ignore_changes
+
+
+def test_cluster_admin_goes_to_the_deployer_and_break_glass_only(stack_plan):
+    config = stack_config(stack_plan.stack).cluster
+    granted = {}
+    for association in stack_plan.of_type("aws:eks/accessPolicyAssociation:AccessPolicyAssociation"):
+        assert association.inputs["accessScope"] == {"type": "cluster"}
+        granted.setdefault(association.inputs["principalArn"], set()).add(association.inputs["policyArn"].rsplit("/", 1)[1])
+    admins = {arn for arn, policies in granted.items() if CLUSTER_ADMIN in policies}
+    assert admins == {DEPLOYER, *config.break_glass_principal_arns}
+    assert all(granted[arn] == {"AmazonEKSAdminPolicy"} for arn in config.admin_principal_arns)
+    assert all(granted[arn] == {"AmazonEKSViewPolicy"} for arn in config.viewer_principal_arns)
+    (provider,) = stack_plan.of_type("pulumi:providers:kubernetes")
+    deployer = [a.urn for a in stack_plan.of_type("aws:eks/accessPolicyAssociation:AccessPolicyAssociation")
+                if a.inputs["principalArn"] == DEPLOYER]
+    assert deployer and set(deployer) <= set(provider.dependencies)  # objects install once the deployer may
+
+
+def test_a_deployer_also_listed_holds_one_entry_with_both_policies():
+    config = ClusterConfig(deployer_cidrs=["10.0.200.0/24"], admin_principal_arns=[DEPLOYER])
+    (grant,) = access_grants(config, DEPLOYER)
+    assert grant.policies == ("AmazonEKSAdminPolicy", CLUSTER_ADMIN)
+
+
+def test_a_principal_in_two_lists_is_refused_naming_the_key():
+    arn = "arn:aws:iam::111122223333:role/ops"
+    values = {"aws:region": "us-east-1", "seedance-gpu:env": "dev",
+              "seedance-gpu:tags": '{"team": "a", "cost-center": "b"}',
+              "seedance-gpu:budget": '{"monthly_usd": 10, "alert_emails": ["a@b.io"]}',
+              "seedance-gpu:cluster": ('{"deployer_cidrs": ["10.0.200.0/24"], "admin_principal_arns": ["%s"], '
+                                       '"viewer_principal_arns": ["%s"]}' % (arn, arn))}
+    with pytest.raises(ConfigError, match=r"seedance-gpu:cluster.viewer_principal_arns\[0\] = .*is already in "
+                                          r"cluster.admin_principal_arns"):
+        parse_config_values(values)
