@@ -53,6 +53,7 @@ class Cluster(pulumi.ComponentResource):
     ):
         super().__init__("seedance:cluster:Cluster", name, None, opts)
         self._name, self._tags = name, dict(tags)
+        self._account_id, self._region = deployer_arn.split(":")[4], region  # the account deployed into
         self._partition = aws.get_partition_output(opts=pulumi.InvokeOutputOptions(parent=self)).partition
         cluster = self._control_plane(config, cluster_name, subnet_ids, kms_key_arn)
         issuer = cluster.identities.apply(lambda ids: ids[0].oidcs[0].issuer)
@@ -117,7 +118,9 @@ class Cluster(pulumi.ComponentResource):
         name, tags, child = self._name, self._tags, pulumi.ResourceOptions(parent=self)
         role = aws.iam.Role(
             f"{name}-cluster-role",
-            assume_role_policy=json.dumps(service_assume_role_policy("eks.amazonaws.com")),
+            assume_role_policy=self._partition.apply(lambda partition: json.dumps(service_assume_role_policy(
+                "eks.amazonaws.com", self._account_id,
+                f"arn:{partition}:eks:{self._region}:{self._account_id}:cluster/{cluster_name}"))),
             tags=tags,
             opts=child,
         )

@@ -7,12 +7,16 @@ from typing import Any
 Document = dict[str, Any]
 
 
-def service_assume_role_policy(service: str) -> Document:
-    """Trust policy letting one AWS service (e.g. `eks.amazonaws.com`) assume the role."""
-    return {
-        "Version": "2012-10-17",
-        "Statement": [{"Effect": "Allow", "Principal": {"Service": service}, "Action": "sts:AssumeRole"}],
-    }
+def service_assume_role_policy(service: str, source_account: str | None = None,
+                               source_arn: str | None = None) -> Document:
+    """Trust policy letting one AWS service (e.g. `eks.amazonaws.com`) assume the role; with a source, only
+    on behalf of this account's resource (confused-deputy protection: another account's cluster or flow
+    log cannot make the service act with this role)."""
+    statement: Document = {"Effect": "Allow", "Principal": {"Service": service}, "Action": "sts:AssumeRole"}
+    if source_account:
+        statement["Condition"] = {"StringEquals": {"aws:SourceAccount": source_account},
+                                  **({"ArnLike": {"aws:SourceArn": source_arn}} if source_arn else {})}
+    return {"Version": "2012-10-17", "Statement": [statement]}
 
 
 def flow_log_delivery_policy(log_group_arn: str) -> Document:
@@ -81,7 +85,8 @@ def stack_key_policy(partition: str, account_id: str, region: str, autoscaling_r
             {"Sid": "BudgetsPublishToTheEncryptedAlertTopic", "Effect": "Allow",
              "Principal": {"Service": "budgets.amazonaws.com"},
              "Action": ["kms:GenerateDataKey*", "kms:Decrypt"], "Resource": "*",
-             "Condition": {"StringEquals": {"aws:SourceAccount": account_id}}},
+             "Condition": {"StringEquals": {"aws:SourceAccount": account_id},
+                           "ArnLike": {"aws:SourceArn": f"arn:{partition}:budgets::{account_id}:*"}}},
             {"Sid": "CloudWatchLogsOfThisAccount", "Effect": "Allow",
              "Principal": {"Service": f"logs.{region}.amazonaws.com"},
              "Action": ["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"],

@@ -18,11 +18,14 @@ BUDGET_SERVICE = "budgets.amazonaws.com"
 
 
 def topic_policy(topic_arn: str, account_id: str) -> dict:
-    """Only AWS Budgets of this account may publish to the alert topic."""
+    """Only AWS Budgets of this account may publish to the alert topic (the Budgets guide's statement:
+    aws:SourceAccount and aws:SourceArn)."""
+    partition = topic_arn.split(":")[1]
     return {"Version": "2012-10-17", "Statement": [{
         "Sid": "BudgetsOfThisAccountPublish", "Effect": "Allow", "Principal": {"Service": BUDGET_SERVICE},
         "Action": "SNS:Publish", "Resource": topic_arn,
-        "Condition": {"StringEquals": {"aws:SourceAccount": account_id}},
+        "Condition": {"StringEquals": {"aws:SourceAccount": account_id},
+                      "ArnLike": {"aws:SourceArn": f"arn:{partition}:budgets::{account_id}:*"}},
     }]}
 
 

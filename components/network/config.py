@@ -29,8 +29,9 @@ class NetworkConfig(BaseModel):
         "stack attaches the VPC to it and routes every deployer CIDR outside the VPC through it, from every private "
         "route table, in the same run (the VPC cannot be attached before the run that creates it).")
     flow_logs: Literal["reject", "all", "off"] = Field(
-        "reject", description="VPC flow logs to CloudWatch Logs: rejected traffic only (the security signal, at a "
-                              "fraction of the ingestion cost of all traffic on GPU-sized S3 transfers), all, or off.")
+        "reject", description="VPC flow logs to CloudWatch Logs: reject logs rejected traffic VPC-wide and all "
+                              "traffic of the NAT gateways' subnets (what leaves for the internet), at a fraction of "
+                              "the ingestion cost of all traffic on GPU-sized S3 transfers; all; or off.")
     flow_log_retention_days: int = Field(30, description="Retention of the flow log group, days (a CloudWatch value).")
     flow_log_gb_month: float = Field(5.0, ge=0, le=100_000, description="Flow-log ingestion assumed for the estimate, "
                                      "GB per month (rejects only are small; all traffic is far more).")

@@ -52,8 +52,6 @@ class Network(pulumi.ComponentResource):
             tags={**tags, "Name": f"{name}-vpc"},
             opts=child,
         )
-        if config.flow_logs != "off":
-            self._flow_logs(name, config, vpc.id, kms_key_arn, tags)
         # The default security group allows all traffic between members: strip it of every rule.
         aws.ec2.DefaultSecurityGroup(f"{name}-default-sg", vpc_id=vpc.id, tags=dict(tags), opts=child)
         igw = aws.ec2.InternetGateway(f"{name}-igw", vpc_id=vpc.id, tags={**tags, "Name": f"{name}-igw"}, opts=child)
@@ -66,6 +64,7 @@ class Network(pulumi.ComponentResource):
             opts=child,
         )
         nat_ids: list[pulumi.Output[str]] = []
+        nat_subnets: dict[str, aws.ec2.Subnet] = {}  # zone -> the public subnet its NAT gateway is in
         private_subnets: list[aws.ec2.Subnet] = []
         private_rts: list[aws.ec2.RouteTable] = []
         for index, zone in enumerate(layout):
@@ -91,6 +90,7 @@ class Network(pulumi.ComponentResource):
                     opts=pulumi.ResourceOptions(parent=self, depends_on=[igw]),
                 )
                 nat_ids.append(nat.id)
+                nat_subnets[zone.zone] = public
 
             private = aws.ec2.Subnet(
                 f"{name}-private-{zone.zone}",
@@ -120,6 +120,8 @@ class Network(pulumi.ComponentResource):
             private_subnets.append(private)
             private_rts.append(private_rt)
 
+        if config.flow_logs != "off":
+            self._flow_logs(name, config, vpc.id, nat_subnets, kms_key_arn, tags)
         self.deploy_path = self._deploy_path(name, config, vpc, private_subnets, [z.zone for z in layout], private_rts,
                                              deployer_cidrs or [], tags)
         self.vpc_id = vpc.id
@@ -154,18 +156,29 @@ class Network(pulumi.ComponentResource):
                   for zone, table in zip(zones, route_tables) for n, cidr in enumerate(outside)]
         return [attachment, *routes]
 
-    def _flow_logs(self, name: str, config: NetworkConfig, vpc_id: pulumi.Output[str], kms_key_arn: pulumi.Input[str],
-                   tags: Mapping[str, str]) -> None:
+    def _flow_logs(self, name: str, config: NetworkConfig, vpc_id: pulumi.Output[str], nat_subnets: dict[str, aws.ec2.Subnet],
+                   kms_key_arn: pulumi.Input[str], tags: Mapping[str, str]) -> None:
         """Flow logs into an encrypted log group with a retention, delivered by a role that may write
-        to that group only."""
+        to that group only. With rejects only VPC-wide, the NAT gateways' subnets log all their traffic:
+        what leaves for the internet is seen, at a fraction of all the VPC's traffic (S3 goes through
+        the gateway endpoint, not NAT)."""
         child = pulumi.ResourceOptions(parent=self)
         group = aws.cloudwatch.LogGroup(f"{name}-flow-logs", name=f"/aws/vpc/{name}/flow-logs",
                                         retention_in_days=config.flow_log_retention_days, kms_key_id=kms_key_arn,
                                         tags={**tags, EXPECTED_GB_TAG: f"{config.flow_log_gb_month:g}"}, opts=child)
+        # The VPC guide's confused-deputy conditions; the flow log's ID is unknown before it exists.
+        account_region = group.arn.apply(lambda arn: arn.split(":"))
         role = aws.iam.Role(f"{name}-flow-logs-role", tags=dict(tags), opts=child,
-                            assume_role_policy=json.dumps(service_assume_role_policy("vpc-flow-logs.amazonaws.com")))
+                            assume_role_policy=account_region.apply(lambda a: json.dumps(service_assume_role_policy(
+                                "vpc-flow-logs.amazonaws.com", a[4], f"arn:{a[1]}:ec2:{a[3]}:{a[4]}:vpc-flow-log/*"))))
         aws.iam.RolePolicy(f"{name}-flow-logs-delivery", role=role.id, opts=child,
                            policy=group.arn.apply(lambda arn: json.dumps(flow_log_delivery_policy(arn))))
         aws.ec2.FlowLog(f"{name}-flow-log", vpc_id=vpc_id, traffic_type=config.flow_logs.upper(),
                         log_destination_type="cloud-watch-logs", log_destination=group.arn, iam_role_arn=role.arn,
                         max_aggregation_interval=600, tags={**tags, "Name": f"{name}-flow-log"}, opts=child)
+        if config.flow_logs == "reject":
+            for zone, subnet in nat_subnets.items():
+                aws.ec2.FlowLog(f"{name}-public-{zone}-flow-log", subnet_id=subnet.id, traffic_type="ALL",
+                                log_destination_type="cloud-watch-logs", log_destination=group.arn,
+                                iam_role_arn=role.arn, max_aggregation_interval=600,
+                                tags={**tags, "Name": f"{name}-public-{zone}-flow-log"}, opts=child)

@@ -3,6 +3,7 @@
 import json
 
 from seedance.engine import Secret
+from tests.stacks import stack_config
 
 EXPECTED_TYPES = {
     "aws:ec2/vpc:Vpc", "aws:ec2/subnet:Subnet", "aws:ec2/natGateway:NatGateway", "aws:eks/cluster:Cluster",
@@ -118,3 +119,14 @@ def test_declared_network_policies_are_enforced(stack_plan):
     assert stack_plan.of_type("kubernetes:networking.k8s.io/v1:NetworkPolicy")
     (cni,) = [a for a in stack_plan.of_type("aws:eks/addon:Addon") if a.inputs["addonName"] == "vpc-cni"]
     assert json.loads(cni.inputs["configurationValues"])["enableNetworkPolicy"] == "true"
+
+
+def test_egress_through_nat_is_seen_by_the_flow_logs(stack_plan):
+    """Rejects only, VPC-wide, would never show what left for the internet: each NAT gateway's subnet logs
+    all its traffic into the same encrypted group."""
+    logs = stack_plan.of_type("aws:ec2/flowLog:FlowLog")
+    (vpc_log,) = [log for log in logs if log.inputs.get("vpcId")]
+    assert vpc_log.inputs["trafficType"] == stack_config(stack_plan.stack).network.flow_logs.upper() == "REJECT"
+    nat_subnets = {g.inputs["subnetId"] for g in stack_plan.of_type("aws:ec2/natGateway:NatGateway")}
+    assert {log.inputs["subnetId"] for log in logs if log.inputs.get("trafficType") == "ALL"} == nat_subnets
+    assert {log.inputs["logDestination"] for log in logs} == {vpc_log.inputs["logDestination"]}
