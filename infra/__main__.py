@@ -18,6 +18,7 @@ from components.compute.config import allocatable_gpus, gpu_pool_selector, helm_
 from components.compute.gpu_node_group import GpuNodeGroup
 from components.compute.labels import GPU_TOLERATION, SYSTEM_NODE_SELECTOR
 from components.serving.model_repository import ModelRepository
+from components.serving.publishing import publisher_role_name
 from components.network.vpc import Network
 from components.contract.contract import CONTRACT_VERSION, PlatformContract
 from components.network.endpoints import PrivateEndpoints
@@ -54,10 +55,15 @@ identity = aws.get_caller_identity()
 deployer_arn = aws.iam.get_session_context(arn=identity.arn).issuer_arn
 partition = aws.get_partition().partition
 
-model_bucket = f"{name}-models-{identity.account_id}"  # bucket names are global: the account keeps it unique
+model_bucket = config.model_bucket_name(identity.account_id)
 
 key = StackKey(name, region=config.region, tags=tags)
-models = ModelRepository(f"{name}-models", bucket_name=model_bucket, kms_key_arn=key.key_arn, tags=tags)
+# Each served prefix is written by its set's publisher role only (the role TritonServing creates).
+publishers = {prefix: [f"arn:{partition}:iam::{identity.account_id}:role/"
+                       f"{publisher_role_name(f'{name}-triton-{serving.name}')}"]
+              for serving in config.serving for prefix in serving.prefixes}
+models = ModelRepository(f"{name}-models", bucket_name=model_bucket, kms_key_arn=key.key_arn, tags=tags,
+                         publishers=publishers)
 network = Network(name, config.network, zones=zones, cluster_name=name, kms_key_arn=key.key_arn, tags=tags,
                   nat_gb_month=derived.nat_gb_per_gateway, deployer_cidrs=config.cluster.deployer_cidrs)
 endpoints = PrivateEndpoints(

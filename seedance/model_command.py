@@ -58,14 +58,26 @@ def publish(s3: Any, repository: str, model_dir: Path, version: int, say: Callab
     return key
 
 
+def publisher_s3(region: str | None, role_arn: str | None) -> Any:
+    """An S3 client as the set's publisher role (the bucket lets nobody else write model files), or as the
+    caller when it already is that role."""
+    if role_arn is None:
+        return boto3.client("s3", region_name=region)
+    credentials = boto3.client("sts", region_name=region).assume_role(
+        RoleArn=role_arn, RoleSessionName="seedance-model-publish")["Credentials"]
+    return boto3.client("s3", region_name=region, aws_access_key_id=credentials["AccessKeyId"],
+                        aws_secret_access_key=credentials["SecretAccessKey"],
+                        aws_session_token=credentials["SessionToken"])
+
+
 # Tests replace this with a stubbed client.
-s3_client: Callable[[str | None], Any] = lambda region: boto3.client("s3", region_name=region)
+s3_client: Callable[[str | None, str | None], Any] = publisher_s3
 
 
 def _publish_command(args: argparse.Namespace) -> int:
     if args.version < 1:
         raise PublishError(f"--version {args.version}: Triton's version directories are numbered from 1")
-    publish(s3_client(args.region), args.repository, args.model_dir, args.version)
+    publish(s3_client(args.region, args.role_arn), args.repository, args.model_dir, args.version)
     return 0
 
 
@@ -77,4 +89,5 @@ def register(commands: argparse._SubParsersAction) -> None:
     publish_verb.add_argument("--version", type=int, required=True, help="the version directory to publish (>= 1)")
     publish_verb.add_argument("--repository", required=True, help="s3://<bucket>/<served prefix>, from the contract")
     publish_verb.add_argument("--region", help="the bucket's region (default: the AWS configuration's)")
+    publish_verb.add_argument("--role-arn", help="the set's publisher role to assume (only it may write model files)")
     publish_verb.set_defaults(run=_publish_command)

@@ -284,6 +284,48 @@ def check_service_linked_roles(config: StackConfig, clients: Clients, findings: 
                                     f"aws iam create-service-linked-role --aws-service-name {service})"))
 
 
+def _records_writes(selectors: dict, bucket_arn: str) -> bool:
+    """Whether a trail's event selectors log write data events on the bucket's objects (basic or advanced)."""
+    for selector in selectors.get("EventSelectors") or []:
+        if selector.get("ReadWriteType", "All") in ("All", "WriteOnly"):
+            for resource in selector.get("DataResources") or []:
+                if resource.get("Type") == "AWS::S3::Object" and any(
+                        bucket_arn.startswith(value.rstrip("/")) for value in resource.get("Values") or []):
+                    return True
+    for selector in selectors.get("AdvancedEventSelectors") or []:
+        fields = {f["Field"]: f for f in selector.get("FieldSelectors") or []}
+        if (fields.get("eventCategory", {}).get("Equals") == ["Data"]
+                and fields.get("resources.type", {}).get("Equals") == ["AWS::S3::Object"]
+                and fields.get("readOnly", {}).get("Equals") != ["true"]):
+            prefixes = fields.get("resources.ARN", {}).get("StartsWith")
+            if prefixes is None or any(f"{bucket_arn}/".startswith(p) for p in prefixes):
+                return True
+    return False
+
+
+def check_model_writes_recorded(config: StackConfig, clients: Clients, findings: list[Finding],
+                                account: str | None) -> None:
+    """A model file is code the servers run: its writes should be on record (S3 data events of a trail,
+    an organisation's trail too). The bucket does not exist before the first run; the trail may."""
+    if not config.serving or account is None:
+        return
+    bucket_arn = f"arn:aws:s3:::{config.model_bucket_name(account)}"
+    check = "model bucket writes recorded"
+    trails = _call(findings, check, "cloudtrail:DescribeTrails",
+                   lambda: clients("cloudtrail", config.region).describe_trails(includeShadowTrails=True))
+    if trails is None:
+        return
+    for trail in trails.get("trailList", []):
+        selectors = _call(findings, check, "cloudtrail:GetEventSelectors", lambda trail=trail: clients(
+            "cloudtrail", trail.get("HomeRegion", config.region)).get_event_selectors(TrailName=trail["TrailARN"]))
+        if selectors is not None and _records_writes(selectors, bucket_arn):
+            findings.append(Finding(check, "ok", f"trail {trail.get('Name')} logs S3 write data events there"))
+            return
+    findings.append(Finding(check, "warning", f"no trail logs S3 write data events for {bucket_arn}: a model "
+                            "planted there would leave no record; add a data-event selector (write, AWS::S3::Object, "
+                            "that bucket) to a trail, or have the organisation's trail include it"))
+
+
 def check_cost_tag(config: StackConfig, clients: Clients, findings: list[Finding], account: str | None) -> None:
     ce = clients("ce", "us-east-1")  # Cost Explorer answers in us-east-1 only
     tag = config.budget.filter_tag
@@ -298,7 +340,7 @@ def check_cost_tag(config: StackConfig, clients: Clients, findings: list[Finding
 
 
 CHECKS = (check_quotas, check_zones, check_version, check_admin_roles, check_service_linked_roles, check_deploy_path,
-          check_cost_tag)
+          check_model_writes_recorded, check_cost_tag)
 
 
 def preflight(config: StackConfig, clients: Clients) -> list[Finding]:

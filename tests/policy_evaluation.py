@@ -3,7 +3,7 @@ reachable and what must not, instead of comparing documents to copies of themsel
 
 It models what these policies use: Allow/Deny, `*` and `?` wildcards in Action and Resource, and the
 condition operators StringEquals, StringLike, ArnEquals, ArnLike and Bool, where a key absent from the
-request fails the condition (as IAM does without `IfExists`). Anything else raises, rather than guess.
+request fails the condition (as IAM does without `IfExists`), and their negations, which a key absent holds. Anything else raises, rather than guess.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 _OPERATORS = {"StringEquals": False, "ArnEquals": False, "Bool": False, "StringLike": True, "ArnLike": True}
+# Negated operators: they hold when the key is absent or no value matches (IAM's rule for ...Not... operators).
+_NEGATED = {"StringNotEquals": False, "StringNotLike": True, "ArnNotEquals": False, "ArnNotLike": True}
 
 
 @dataclass(frozen=True)
@@ -32,14 +34,14 @@ def _matches(pattern: str, value: str, *, case_sensitive: bool = True) -> bool:
 
 def _conditions_hold(conditions: dict[str, dict[str, Any]], context: dict[str, str]) -> bool:
     for operator, tests in conditions.items():
-        if operator not in _OPERATORS:
+        if operator not in _OPERATORS and operator not in _NEGATED:
             raise NotImplementedError(f"condition operator {operator} is not modelled")
-        wildcard = _OPERATORS[operator]
+        negated, wildcard = operator in _NEGATED, {**_OPERATORS, **_NEGATED}[operator]
         for key, expected in tests.items():
             actual = context.get(key)
-            if actual is None:
-                return False
-            if not any(_matches(v, actual) if wildcard else v == actual for v in _listed(expected)):
+            matched = actual is not None and any(_matches(v, actual) if wildcard else v == actual
+                                                 for v in _listed(expected))
+            if matched == negated:
                 return False
     return True
 

@@ -62,6 +62,9 @@ class TritonServingConfig(BaseModel):
     client_namespaces: list[str] = Field(
         [], max_length=50, description="Namespaces whose pods may call the inference ports (8000 http, 8001 grpc); "
         "nothing else may. The metrics port answers Prometheus only.")
+    publisher_principal_arns: list[str] = Field(
+        min_length=1, max_length=20, description="IAM roles that may assume this set's publisher role (a team's CI); "
+        "only the publisher role may write model files under the set's prefixes.")
     node_group: str = Field("online", description="The online GPU node group the pods run on.")
     gpus: int = Field(1, ge=1, le=8, description="GPUs per replica.")
     cpu: float = Field(3, gt=0, le=192, description="vCPUs per replica (requests = limits).")
@@ -84,6 +87,16 @@ class TritonServingConfig(BaseModel):
     @classmethod
     def _release(cls, value: str) -> str:
         return _pinned_release(value)
+
+    @field_validator("publisher_principal_arns")
+    @classmethod
+    def _roles(cls, values: list[str]) -> list[str]:
+        return all_match(values, r"arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+", "an IAM role ARN")
+
+    @property
+    def prefixes(self) -> list[str]:
+        """The served prefixes: the stable set's, and its canary's."""
+        return [self.model_prefix] + ([self.canary.model_prefix] if self.canary else [])
 
     @field_validator("client_namespaces")
     @classmethod

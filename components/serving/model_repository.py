@@ -8,15 +8,19 @@ from typing import Mapping
 import pulumi
 import pulumi_aws as aws
 
+from components.serving.publishing import served_writes_guard
+
 # Old model versions stay recoverable for a month after they are replaced.
 NONCURRENT_VERSION_DAYS = 30
 
 
-def tls_only_policy(bucket_arn: str) -> dict:
+def bucket_policy(bucket_arn: str, publishers: dict[str, list[str]]) -> dict:
+    """TLS only; and a model file under a served prefix is written by that prefix's publisher roles only (a
+    model is code the servers run: anyone else's write would be code in serving)."""
     return {"Version": "2012-10-17", "Statement": [{
         "Sid": "DenyPlainHttp", "Effect": "Deny", "Principal": "*", "Action": "s3:*",
         "Resource": [bucket_arn, f"{bucket_arn}/*"], "Condition": {"Bool": {"aws:SecureTransport": "false"}},
-    }]}
+    }, *served_writes_guard(bucket_arn, publishers)]}
 
 
 class ModelRepository(pulumi.ComponentResource):
@@ -24,7 +28,8 @@ class ModelRepository(pulumi.ComponentResource):
     bucket_arn: pulumi.Output[str]
 
     def __init__(self, name: str, *, bucket_name: str, kms_key_arn: pulumi.Input[str], tags: Mapping[str, str],
-                 opts: pulumi.ResourceOptions | None = None):
+                 publishers: dict[str, list[str]], opts: pulumi.ResourceOptions | None = None):
+        """`publishers`: served prefix -> the role ARNs that alone may write model files under it."""
         super().__init__("seedance:serving:ModelRepository", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         bucket = aws.s3.Bucket(f"{name}-bucket", bucket=bucket_name, tags=dict(tags), opts=child)
@@ -58,8 +63,8 @@ class ModelRepository(pulumi.ComponentResource):
             )],
             opts=child,
         )
-        aws.s3.BucketPolicy(f"{name}-tls-only", bucket=bucket.id,
-                            policy=bucket.arn.apply(lambda arn: json.dumps(tls_only_policy(arn))), opts=child)
+        aws.s3.BucketPolicy(f"{name}-tls-only", bucket=bucket.id, opts=child, policy=bucket.arn.apply(
+            lambda arn: json.dumps(bucket_policy(arn, publishers))))
         self.bucket_name = bucket.bucket
         self.bucket_arn = bucket.arn
         self.register_outputs({"bucket_name": self.bucket_name, "bucket_arn": self.bucket_arn})

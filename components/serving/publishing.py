@@ -11,6 +11,37 @@ from __future__ import annotations
 import re
 
 MARKER_NAME = "README.md"
+# Writes that change what a server loads: new objects, deletions (of versions too), and their ACLs.
+WRITE_ACTIONS = ["s3:PutObject", "s3:DeleteObject", "s3:DeleteObjectVersion", "s3:PutObjectAcl",
+                 "s3:PutObjectVersionAcl", "s3:RestoreObject"]
+
+
+def publisher_role_name(serving_component: str) -> str:
+    """The fixed name of a served set's publisher role (its ARN is known before it exists, so the bucket
+    policy can name it in the same run)."""
+    return f"{serving_component}-publisher"[:64]
+
+
+def served_writes_guard(bucket_arn: str, publishers: dict[str, list[str]]) -> list[dict]:
+    """Bucket-policy statements: under each served prefix, only that prefix's publisher roles may write
+    inside a model directory (`<prefix>/*/*`: every model file and config). Files at the prefix's root
+    are not models (Triton loads directories only), so the platform's marker stays writable by the deployer."""
+    return [{"Sid": f"OnlyPublishersWrite{index}", "Effect": "Deny", "Principal": "*", "Action": WRITE_ACTIONS,
+             "Resource": f"{bucket_arn}/{prefix}/*/*",
+             "Condition": {"ArnNotLike": {"aws:PrincipalArn": sorted(roles)}}}
+            for index, (prefix, roles) in enumerate(sorted(publishers.items()))]
+
+
+def publisher_policy(bucket_arn: str, prefixes: list[str], key_arn: str, region: str) -> dict:
+    """What publishing needs: list the bucket, read and write under the set's prefixes, and encrypt with the
+    stack key through S3 only."""
+    return {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": "s3:ListBucket", "Resource": bucket_arn},
+        {"Effect": "Allow", "Action": ["s3:GetObject", "s3:PutObject"],
+         "Resource": [f"{bucket_arn}/{prefix}/*" for prefix in prefixes]},
+        {"Effect": "Allow", "Action": ["kms:GenerateDataKey", "kms:Decrypt"], "Resource": key_arn,
+         "Condition": {"StringEquals": {"kms:ViaService": f"s3.{region}.amazonaws.com"}}},
+    ]}
 
 
 def marker_key(prefix: str) -> str:

@@ -15,7 +15,7 @@ from components.common.iam import irsa_trust_policy
 from components.common.k8s_objects import declare
 from components.common.manifests import namespace as namespace_manifest
 from components.serving.manifests import PORTS, TritonSpec, serving_manifests
-from components.serving.publishing import marker_key, marker_text
+from components.serving.publishing import marker_key, marker_text, publisher_policy, publisher_role_name
 from components.serving.config import TritonServingConfig
 
 
@@ -54,7 +54,7 @@ class TritonServing(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         namespace = f"triton-{config.name}"
         account_name = f"triton-{config.name}"
-        prefixes = [config.model_prefix] + ([config.canary.model_prefix] if config.canary else [])
+        prefixes = config.prefixes
         # A fixed role name makes its ARN known up front, so the manifests stay plain data.
         role_name = f"{name}-models"[:64]
         role = aws.iam.Role(
@@ -72,6 +72,7 @@ class TritonServing(pulumi.ComponentResource):
                 lambda arn: json.dumps(model_reader_policy(bucket_name, prefixes, arn, region, partition))),
             opts=child,
         )
+        self._publisher(name, config, account_id, partition, bucket_name, kms_key_arn, region, tags)
         in_cluster = pulumi.ResourceOptions(parent=self, provider=provider)
         ns = declare(namespace_manifest(namespace, "restricted"), f"{name}-namespace", in_cluster)
         spec = TritonSpec(
@@ -111,3 +112,16 @@ class TritonServing(pulumi.ComponentResource):
         self.endpoints = {"http": f"http://{host}:{PORTS['http']}", "grpc": f"{host}:{PORTS['grpc']}",
                           "metrics": f"http://{host}:{PORTS['metrics']}/metrics"}
         self.register_outputs({"endpoints": self.endpoints})
+
+    def _publisher(self, name: str, config: TritonServingConfig, account_id: str, partition: str, bucket_name: str,
+                   kms_key_arn: pulumi.Input[str], region: str, tags: dict[str, str]) -> None:
+        """The one role that may write model files under the set's prefixes (the bucket policy denies
+        everyone else), assumed by the configured principals only."""
+        trusted = config.publisher_principal_arns
+        role = aws.iam.Role(f"{name}-publisher", name=publisher_role_name(name), tags=tags,
+                            opts=pulumi.ResourceOptions(parent=self),
+                            assume_role_policy=json.dumps({"Version": "2012-10-17", "Statement": [
+                                {"Effect": "Allow", "Principal": {"AWS": trusted}, "Action": "sts:AssumeRole"}]}))
+        aws.iam.RolePolicy(f"{name}-publish", role=role.id, opts=pulumi.ResourceOptions(parent=self),
+                           policy=pulumi.Output.from_input(kms_key_arn).apply(lambda arn: json.dumps(publisher_policy(
+                               f"arn:{partition}:s3:::{bucket_name}", config.prefixes, arn, region))))

@@ -280,6 +280,10 @@ class StackConfig(BaseModel):
     def cluster_name(self) -> str:
         return self.cluster.name or f"seedance-{self.env}"
 
+    def model_bucket_name(self, account_id: str) -> str:
+        """Bucket names are global: the account keeps the stack's unique."""
+        return f"{self.cluster_name}-models-{account_id}"
+
     @property
     def resource_tags(self) -> dict[str, str]:
         """The cost tags every resource carries."""

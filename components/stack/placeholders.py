@@ -34,6 +34,11 @@ def placeholders(config: StackConfig) -> list[tuple[str, str, str]]:
         for index, arn in enumerate(getattr(config.cluster, key)):
             if f":{EXAMPLE_ACCOUNT}:" in arn:
                 found.append((f"cluster.{key}[{index}]", arn, "the AWS documentation's example account"))
+    for serving_index, serving in enumerate(config.serving):
+        for index, arn in enumerate(serving.publisher_principal_arns):
+            if f":{EXAMPLE_ACCOUNT}:" in arn:
+                found.append((f"serving[{serving_index}].publisher_principal_arns[{index}]", arn,
+                              "the AWS documentation's example account"))
     for index, arn in enumerate(config.budget.alert_topic_arns):
         if f":{EXAMPLE_ACCOUNT}:" in arn:
             found.append((f"budget.alert_topic_arns[{index}]", arn, "the AWS documentation's example account"))

@@ -18,11 +18,14 @@ def test_every_kind_of_placeholder_is_found_and_real_values_are_not():
     budget = config.budget.model_copy(update={"alert_emails": ["ops@example.com", "ops@team.example.org",
                                                                "ops@examples.io"],
                                               "alert_topic_arns": ["arn:aws:sns:us-east-1:123456789012:chat"]})
+    serving = [config.serving[0].model_copy(update={"publisher_principal_arns": [
+        "arn:aws:iam::210987654321:role/ci", "arn:aws:iam::123456789012:role/ci"]})]
     found = {key for key, _value, _what in placeholders(config.model_copy(update={"cluster": cluster,
-                                                                                  "budget": budget}))}
+                                                                                  "budget": budget,
+                                                                                  "serving": serving}))}
     assert found == {"cluster.public_endpoint_cidrs[0]", "cluster.public_endpoint_cidrs[1]",
                      "cluster.admin_principal_arns[0]", "budget.alert_emails[0]", "budget.alert_emails[1]",
-                     "budget.alert_topic_arns[0]"}
+                     "budget.alert_topic_arns[0]", "serving[0].publisher_principal_arns[1]"}
     with pytest.raises(ConfigError, match=r"public_endpoint_cidrs\[0\] = '203.0.113.0/26': a documentation address"):
         refuse_placeholders(config.model_copy(update={"cluster": cluster}))
 

@@ -213,6 +213,32 @@ def test_triton_may_make_every_s3_call_it_makes_at_start_up(plan_of):
     assert not allows(role_policy, Request(decrypt.action, decrypt.resource))  # only through S3
 
 
+def test_only_the_sets_publisher_writes_its_models(plan_of):
+    """A model is code the servers run: under a served prefix, a model file is written by that set's
+    publisher role only (the bucket policy denies everyone else, admins and the serving role included);
+    the platform's marker at the prefix's root stays the deployer's to write."""
+    prod = plan_of("prod")
+    bucket = f"arn:aws:s3:::{prod.outputs['model_repository_bucket']}"
+    (bucket_policy,) = [json.loads(p.inputs["policy"]) for p in prod.of_type("aws:s3/bucketPolicy:BucketPolicy")
+                        if "models" in p.name]
+    (publisher,) = [r for r in prod.of_type("aws:iam/role:Role") if r.name.endswith("triton-video-publisher")]
+    publisher_arn = f"arn:aws:iam::{OFFLINE_ACCOUNT_ID}:role/{publisher.inputs['name']}"
+    (publish,) = [json.loads(p.inputs["policy"]) for p in prod.of_type("aws:iam/rolePolicy:RolePolicy")
+                  if p.name.endswith("triton-video-publish")]
+    admin = f"arn:aws:iam::{OFFLINE_ACCOUNT_ID}:role/platform-admins"
+    for prefix in ("seedance/video", "seedance/video-next"):
+        model_file = f"{bucket}/{prefix}/identity/2/model.py"
+        for action in ("s3:PutObject", "s3:DeleteObject", "s3:DeleteObjectVersion"):
+            assert denies(bucket_policy, Request(action, model_file, {"aws:PrincipalArn": admin}))
+            assert not denies(bucket_policy, Request(action, model_file, {"aws:PrincipalArn": publisher_arn}))
+        assert allows(publish, Request("s3:PutObject", model_file))
+        marker = f"{bucket}/{prefix}/README.md"
+        assert not denies(bucket_policy, Request("s3:PutObject", marker, {"aws:PrincipalArn": admin}))
+    assert not allows(publish, Request("s3:PutObject", f"{bucket}/other-team/m/config.pbtxt"))
+    kms = Request("kms:GenerateDataKey", prod.outputs["kms_key_arn"], {"kms:ViaService": "s3.us-east-1.amazonaws.com"})
+    assert allows(publish, kms) and not allows(publish, Request(kms.action, kms.resource))
+
+
 def test_model_repository_is_private_encrypted_and_reachable_through_the_endpoint(stack_plan):
     bucket = stack_plan.outputs["model_repository_bucket"]
     (encryption,) = stack_plan.of_type("aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration")

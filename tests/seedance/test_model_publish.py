@@ -28,7 +28,7 @@ def s3(monkeypatch):
         client.meta.events.register("before-parameter-build.s3.*", lambda model, params, **_: calls.append(
             (model.name, params.get("Key"))))
         client.calls = calls
-        monkeypatch.setattr(model_command, "s3_client", lambda region: client)
+        monkeypatch.setattr(model_command, "s3_client", lambda region, role_arn: client)
         yield client
 
 
@@ -99,3 +99,13 @@ def test_pinning_replaces_any_version_policy_and_reads_past_strings_and_comments
     assert model_name(config) == "m"
     with pytest.raises(PublishError, match="unclosed block"):
         pin_version("input [ {", 1)
+
+
+def test_publishing_as_the_publisher_role_assumes_it():
+    with mock_aws():
+        boto3.client("s3", region_name="us-east-1").create_bucket(Bucket=BUCKET)
+        client = model_command.publisher_s3("us-east-1", "arn:aws:iam::123456789012:role/seedance-dev-triton-video-publisher")
+        # moto's STS hands out the role's session credentials; the client carries them, not the caller's
+        assert client._request_signer._credentials.token
+        assert main(["model", "publish", str(EXAMPLE), "--repository", f"s3://{BUCKET}/{PREFIX}", "--version", "1",
+                     "--role-arn", "arn:aws:iam::123456789012:role/seedance-dev-triton-video-publisher"]) == 0

@@ -24,7 +24,7 @@ class Account:
 
     def __init__(self):
         self.clients = {s: boto3.client(s, region_name="us-east-1", aws_access_key_id="k", aws_secret_access_key="s")
-                        for s in ("service-quotas", "ec2", "eks", "iam", "ce", "sts")}
+                        for s in ("service-quotas", "ec2", "eks", "iam", "ce", "sts", "cloudtrail")}
         self.stubs = {s: Stubber(c) for s, c in self.clients.items()}
         for stub in self.stubs.values():
             stub.activate()
@@ -40,7 +40,7 @@ class Account:
 
     def healthy(self, *, g_quota=1000.0, spot_quota=1000.0, offered=True, version="STANDARD_SUPPORT", roles=True,
                 linked_roles=True, gateway="available", owner=ACCOUNT, auto_accept="disable", propagation="enable",
-                association="enable", routed=True, tag="Active"):
+                association="enable", routed=True, recorded=True, tag="Active"):
         config = stack_config("prod")
         self.answer("sts", "get_caller_identity", {"Account": ACCOUNT, "Arn": f"arn:aws:iam::{ACCOUNT}:role/ci",
                                                    "UserId": "AROAEXAMPLE"})
@@ -81,6 +81,15 @@ class Account:
             if association == "enable":
                 self.answer("ec2", "search_transit_gateway_routes", {"Routes": [
                     {"DestinationCidrBlock": "10.100.0.0/16", "State": "active", "Type": "propagated"}] if routed else []})
+        trail = f"arn:aws:cloudtrail:us-east-1:{ACCOUNT}:trail/org"
+        self.answer("cloudtrail", "describe_trails", {"trailList": [{"Name": "org", "TrailARN": trail,
+                                                                      "HomeRegion": "us-east-1"}]})
+        bucket = f"arn:aws:s3:::{config.model_bucket_name(ACCOUNT)}/"
+        self.answer("cloudtrail", "get_event_selectors", {"TrailARN": trail, "AdvancedEventSelectors": [
+            {"Name": "model writes", "FieldSelectors": [
+                {"Field": "eventCategory", "Equals": ["Data"]}, {"Field": "resources.type", "Equals": ["AWS::S3::Object"]},
+                {"Field": "readOnly", "Equals": ["false"]},
+                {"Field": "resources.ARN", "StartsWith": [bucket if recorded else "arn:aws:s3:::other-bucket/"]}]}]})
         self.answer("ce", "list_cost_allocation_tags", {"CostAllocationTags": [
             {"TagKey": "cost-center", "Type": "UserDefined", "Status": tag}]})
         return self
@@ -134,6 +143,7 @@ def test_each_blocker_names_the_step_to_take(account, capsys, change, words):
     ({"owner": "444455556666", "auto_accept": "enable"}, "0 blocker(s)"),
     ({"propagation": "disable"}, "its owner must route 10.60.0.0/16 to the VPC's attachment"),
     ({"association": "disable"}, "associates new attachments with no route table"),
+    ({"recorded": False}, "no trail logs S3 write data events for arn:aws:s3:::seedance-prod-models-123456789012"),
 ])
 def test_what_does_not_block_the_first_run_is_a_warning(account, capsys, change, words):
     account.healthy(**change)
@@ -151,6 +161,7 @@ def deny_everything(account):
     for _ in range(2 + len(preflight.SERVICE_LINKED_ROLES) + len(preflight.TRANSIT_GATEWAY_ROLE)):
         account.deny("iam", "get_role", "AccessDenied")
     account.deny("ec2", "describe_transit_gateways", "UnauthorizedOperation")
+    account.deny("cloudtrail", "describe_trails")
     account.deny("ce", "list_cost_allocation_tags")
 
 
@@ -159,9 +170,10 @@ def test_a_call_the_caller_may_not_make_is_named_never_a_traceback(account, caps
     assert main(["preflight", "--stack", "prod"]) == 0
     out = verdicts(capsys)
     for permission in ("servicequotas:GetServiceQuota", "ec2:DescribeAvailabilityZones", "eks:DescribeClusterVersions",
-                       "iam:GetRole", "ec2:DescribeTransitGateways", "ce:ListCostAllocationTags"):
+                       "iam:GetRole", "ec2:DescribeTransitGateways", "cloudtrail:DescribeTrails",
+                       "ce:ListCostAllocationTags"):
         assert f"could not check: missing permission {permission}" in out
-    assert "0 blocker(s)" in out and "13 not checked" in out
+    assert "0 blocker(s)" in out and "14 not checked" in out
 
 
 def test_strict_fails_when_a_check_could_not_be_made(account, capsys):
