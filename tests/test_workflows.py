@@ -1,0 +1,64 @@
+"""The pull-request workflow as GitHub's Actions hardening guide asks: no token permission by default,
+each job only what it needs, OIDC only where a role is assumed, actions pinned by commit, staging and
+prod previews only behind their environments and never for a fork; and the files that change what the
+gate enforces have code owners."""
+
+import re
+
+import yaml
+
+from tests.stacks import REPO
+
+WORKFLOW = yaml.safe_load((REPO / ".github" / "workflows" / "infra-pr.yml").read_text())
+JOBS = WORKFLOW["jobs"]
+
+
+def test_no_permission_by_default_and_oidc_only_where_a_role_is_assumed():
+    assert WORKFLOW["permissions"] == {}
+    for name, job in JOBS.items():
+        assert "permissions" in job, name
+        steps = " ".join(str(step.get("uses", "")) for step in job["steps"])
+        assumes_a_role = "configure-aws-credentials" in steps
+        assert (job["permissions"].get("id-token") == "write") == assumes_a_role, name
+        assert set(job["permissions"].values()) <= {"read", "write"}
+        writes = {scope for scope, level in job["permissions"].items() if level == "write"}
+        assert writes <= {"id-token", "pull-requests"}, (name, writes)
+
+
+def test_every_action_is_pinned_by_commit():
+    for name, job in JOBS.items():
+        for step in job["steps"]:
+            if "uses" in step:
+                assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", step["uses"]), (name, step["uses"])
+
+
+def test_checkouts_leave_no_token_behind():
+    for job in JOBS.values():
+        for step in job["steps"]:
+            if str(step.get("uses", "")).startswith("actions/checkout@"):
+                assert step.get("with", {}).get("persist-credentials") is False
+
+
+def test_previews_run_under_their_stacks_environment_and_never_for_a_fork():
+    (preview,) = [job for job in JOBS.values() if "id-token" in job.get("permissions", {})]
+    assert preview["environment"] == "preview-${{ matrix.stack }}"
+    assert preview["if"] == "github.event.pull_request.head.repo.full_name == github.repository"
+    (credentials,) = [s for s in preview["steps"] if "configure-aws-credentials" in s.get("uses", "")]
+    assert credentials["with"]["role-to-assume"] == "${{ vars.AWS_PREVIEW_ROLE_ARN }}"  # per environment
+
+
+def test_no_expression_is_spliced_into_a_shell_script():
+    """`${{ }}` inside `run:` is code injection when it carries PR-controlled text: values go through env."""
+    for name, job in JOBS.items():
+        for step in job["steps"]:
+            assert "${{" not in step.get("run", ""), (name, step.get("name"))
+
+
+def test_what_changes_the_gate_has_code_owners():
+    owners = (REPO / ".github" / "CODEOWNERS").read_text()
+    owned = {line.split()[0] for line in owners.splitlines() if line.strip() and not line.startswith("#")}
+    exceptions = {f"/{path.relative_to(REPO).as_posix()}" for path in (REPO / "components").rglob("*.py")
+                  if "checkov_skips(" in path.read_text()}
+    required = {"/policies/", "/.github/", "/stacks/", "/tests/fixtures/policies/",
+                "/tests/fixtures/checkov_tfplan_exceptions.json"} | exceptions
+    assert required <= owned, required - owned
