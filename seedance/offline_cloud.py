@@ -56,6 +56,22 @@ def _uuid(digest: str) -> str:
     return f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}"
 
 
+def _pem(kind: str, name: str) -> str:
+    """A stand-in PEM block: shaped like the real one, says what it stands for, holds no key."""
+    body = base64.b64encode(f"offline plan: {name}".encode()).decode()
+    return f"-----BEGIN {kind}-----\n{body}\n-----END {kind}-----\n"
+
+
+def _tls_outputs(token: str, name: str) -> dict:
+    """What the TLS provider computes (keys, certificates), as stand-ins an offline plan can show."""
+    kind = token.split(":")[-1]
+    if kind == "PrivateKey":
+        return {"privateKeyPem": _pem("PRIVATE KEY", name), "publicKeyPem": _pem("PUBLIC KEY", name)}
+    if kind == "CertRequest":
+        return {"certRequestPem": _pem("CERTIFICATE REQUEST", name)}
+    return {"certPem": _pem("CERTIFICATE", name)}
+
+
 class OfflineCloud(pulumi.runtime.Mocks):
     """`pulumi.runtime.Mocks` for one AWS region, answering from the bundled tables."""
 
@@ -152,6 +168,8 @@ class OfflineCloud(pulumi.runtime.Mocks):
             return f"{name}-{digest[:8]}", self._kubernetes_state(name, inputs, digest)
         if token == "pulumi:pulumi:StackReference":
             return self._stack_reference(inputs.get("name") or name)
+        if token.startswith("tls:"):
+            return f"{name}-{digest[:8]}", {**inputs, **_tls_outputs(token, name)}
         if not token.startswith("aws:"):
             return f"{name}-{digest[:8]}", inputs
         return self._aws_state(token, name, inputs, digest)

@@ -11,6 +11,7 @@ from pathlib import Path
 import yaml
 from helm_python import Chart, _native
 
+from seedance.engine import Secret
 from tests.stacks import REPO
 
 CHARTS = Path(os.environ.get("SEEDANCE_CHART_CACHE") or REPO.parent / "shared" / "charts")
@@ -19,13 +20,19 @@ API_VERSIONS = ["apiregistration.k8s.io/v1", "policy/v1", "autoscaling/v2", "net
                 "rbac.authorization.k8s.io/v1", "scheduling.k8s.io/v1", "apps/v1", "batch/v1"]
 
 
+def values_of(release) -> dict:
+    """A release's values as the chart gets them (the plan keeps values holding a secret secret)."""
+    values = release.inputs.get("values") or {}
+    return values.value if isinstance(values, Secret) else values
+
+
 def render_release(release, kubernetes_version: str) -> list[dict]:
     """The objects a `kubernetes:helm.sh/v3:Release` of a plan installs."""
     inputs = release.inputs
     chart = Chart.load(CHARTS / f"{inputs['chart']}-{inputs['version']}")
     options = {"name": inputs["name"], "namespace": inputs["namespace"], "is_install": True,
                "kube_version": f"v{kubernetes_version}.0", "api_versions": API_VERSIONS}
-    rendered = json.loads(_native.call_string("helm_render", chart._raw(), json.dumps(inputs.get("values") or {}),
+    rendered = json.loads(_native.call_string("helm_render", chart._raw(), json.dumps(values_of(release)),
                                               json.dumps(options)))
     return [document for path, text in sorted(rendered.items()) if path.endswith((".yaml", ".yml"))
             for document in yaml.safe_load_all(text) if document]

@@ -6,6 +6,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 NAMESPACE = "monitoring"
+# The DCGM exporter reads the kubelet's pod-resources socket as root with SYS_ADMIN: a GPU agent, privileged
+# in a namespace of its own, so monitoring itself holds to Pod Security baseline.
+GPU_AGENTS_NAMESPACE = "gpu-monitoring"
 PROMETHEUS_RELEASE = "prometheus"
 # The chart's labels on the server's pods (templates/_helpers.tpl at 27.39.0: prometheus.server.matchLabels),
 # which NetworkPolicies of scraped workloads admit.

@@ -1,9 +1,11 @@
 """`MetricsPipeline`: Prometheus, the NVIDIA DCGM exporter and prometheus-adapter, so the Triton HPAs
 have the Pods metrics they scale on (without a Prometheus every HPA reports FailedGetPodsMetric).
 
-One path, no operator: Prometheus scrapes pods by their `prometheus.io/*` annotations with its
-chart's default `kubernetes-pods` job (Triton's metrics port, the DCGM exporter's), and the adapter
-queries it in-cluster. No ServiceMonitor, so no CRD has to exist before the first `pulumi up`.
+One path, no operator: Prometheus scrapes pods by their `prometheus.io/*` annotations with the
+chart's `kubernetes-pods` job less `honor_labels` (Triton's metrics port, the DCGM exporter's), and
+the adapter queries it in-cluster. No ServiceMonitor, so no CRD has to exist before the first `pulumi
+up`. The chart's defaults are narrowed: its own ClusterRole (with `nodes/proxy`) is replaced, and only
+the adapter reaches the server.
 """
 
 from __future__ import annotations
@@ -12,10 +14,14 @@ from typing import Mapping
 
 import pulumi
 import pulumi_kubernetes as k8s
+import pulumi_tls as tls
 
 from components.compute.labels import GPU_TOLERATION, WORKLOAD_CLASS_LABEL
 from components.serving.manifests import adapter_rules
-from components.monitoring.config import NAMESPACE, PROMETHEUS_RELEASE, MonitoringConfig
+from components.common.k8s_objects import declare
+from components.common.manifests import Manifest, metadata, namespace, network_policy
+from components.monitoring.config import (GPU_AGENTS_NAMESPACE, NAMESPACE, PROMETHEUS_RELEASE,
+                                          PROMETHEUS_SERVER_LABELS, MonitoringConfig)
 
 COMMUNITY_CHARTS = "https://prometheus-community.github.io/helm-charts"
 DCGM_CHARTS = "https://nvidia.github.io/dcgm-exporter/helm-charts"
@@ -36,7 +42,9 @@ def prometheus_values(config: MonitoringConfig, system_node_selector: Mapping[st
         "kube-state-metrics": {"enabled": False},
         "prometheus-node-exporter": {"enabled": False},
         "prometheus-pushgateway": {"enabled": False},
+        "serverFiles": {"prometheus.yml": {"scrape_configs": [pods_scrape_job()]}},
         "server": {
+            "useExistingClusterRoleName": PROMETHEUS_CLUSTER_ROLE,  # prometheus_access(): no nodes/proxy
             "global": {"scrape_interval": f"{interval}s", "evaluation_interval": f"{interval}s",
                        "scrape_timeout": f"{min(interval, CHART_SCRAPE_TIMEOUT_SECONDS)}s"},
             "retention": f"{config.retention_hours}h",
@@ -47,6 +55,56 @@ def prometheus_values(config: MonitoringConfig, system_node_selector: Mapping[st
             "nodeSelector": dict(system_node_selector),
         },
     }
+
+
+# The server's service account as the chart names it (prometheus.serviceAccountName.server: the fullname).
+PROMETHEUS_SERVICE_ACCOUNT = f"{PROMETHEUS_RELEASE}-server"
+PROMETHEUS_CLUSTER_ROLE = "seedance-prometheus"
+
+
+def pods_scrape_job() -> dict:
+    """The chart's kubernetes-pods job (values.yaml at 27.39.0) without `honor_labels`: a scraped pod's own
+    `namespace` or `pod` labels never replace the ones Prometheus sets from discovery, so no annotated pod
+    can publish series in Triton's name and steer its HPA (conflicting labels become exported_*)."""
+    return {
+        "job_name": "kubernetes-pods",
+        "honor_labels": False,
+        "kubernetes_sd_configs": [{"role": "pod"}],
+        "relabel_configs": [
+            {"source_labels": ["__meta_kubernetes_pod_annotation_prometheus_io_scrape"], "action": "keep",
+             "regex": "true"},
+            {"source_labels": ["__meta_kubernetes_pod_annotation_prometheus_io_path"], "action": "replace",
+             "target_label": "__metrics_path__", "regex": "(.+)"},
+            {"source_labels": ["__meta_kubernetes_pod_annotation_prometheus_io_port", "__meta_kubernetes_pod_ip"],
+             "action": "replace", "regex": r"(\d+);((([0-9]+?)(\.|$)){4})", "replacement": "$2:$1",
+             "target_label": "__address__"},
+            {"source_labels": ["__meta_kubernetes_namespace"], "action": "replace", "target_label": "namespace"},
+            {"source_labels": ["__meta_kubernetes_pod_name"], "action": "replace", "target_label": "pod"},
+            {"source_labels": ["__meta_kubernetes_pod_phase"], "regex": "Pending|Succeeded|Failed|Completed",
+             "action": "drop"},
+            {"source_labels": ["__meta_kubernetes_pod_node_name"], "action": "replace", "target_label": "node"},
+        ],
+    }
+
+
+def prometheus_access() -> list[Manifest]:
+    """What the server may read (the chart's ClusterRole less `nodes/proxy`, the kubelet's exec and log
+    path, which the pod job never uses), and who may reach it: the adapter only, on 9090, so the
+    lifecycle API the config reloader needs (/-/reload, /-/quit) answers nobody else."""
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": metadata(PROMETHEUS_CLUSTER_ROLE),
+            "rules": [{"apiGroups": [""], "resources": ["nodes", "nodes/metrics", "services", "endpoints", "pods"],
+                       "verbs": ["get", "list", "watch"]},
+                      {"apiGroups": ["discovery.k8s.io"], "resources": ["endpointslices"],
+                       "verbs": ["get", "list", "watch"]}]}
+    binding = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+               "metadata": metadata(PROMETHEUS_CLUSTER_ROLE),
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": PROMETHEUS_CLUSTER_ROLE},
+               "subjects": [{"kind": "ServiceAccount", "name": PROMETHEUS_SERVICE_ACCOUNT, "namespace": NAMESPACE}]}
+    only_the_adapter = network_policy(
+        "prometheus-server", NAMESPACE, PROMETHEUS_SERVER_LABELS,
+        ingress=[{"from": [{"podSelector": {"matchLabels": {"app.kubernetes.io/name": "prometheus-adapter"}}}],
+                  "ports": [{"port": 9090, "protocol": "TCP"}]}])
+    return [role, binding, only_the_adapter]
 
 
 def dcgm_exporter_values() -> dict:
@@ -61,10 +119,42 @@ def dcgm_exporter_values() -> dict:
     }
 
 
-def adapter_values(config: MonitoringConfig, system_node_selector: Mapping[str, str]) -> dict:
+def adapter_values(config: MonitoringConfig, system_node_selector: Mapping[str, str],
+                   tls_values: Mapping[str, pulumi.Input[str]]) -> dict:
+    """`tls_values`: ca, key and certificate of the adapter's serving certificate, so the API server
+    verifies whom it asks for metrics (the chart's default APIService skips TLS verification)."""
     return {"prometheus": {"url": config.prometheus_url, "port": 80},
             "rules": {"default": False, "custom": adapter_rules(config.rate_window)},
+            "tls": {"enable": True, **tls_values},
             "nodeSelector": dict(system_node_selector)}
+
+
+# The adapter's Service as the API server calls it: the chart's fullname is the release name here.
+ADAPTER_RELEASE = "prometheus-adapter"
+CERTIFICATE_YEARS = 5  # renewed by the first `pulumi up` in its last 90 days
+
+
+def adapter_serving_certificate(name: str, opts: pulumi.ResourceOptions) -> dict[str, pulumi.Output[str]]:
+    """A CA of the stack's own and the adapter's serving certificate, in Pulumi state (no cert-manager
+    to install first): the APIService carries the CA, the adapter the key and certificate."""
+    hours = CERTIFICATE_YEARS * 365 * 24
+    ca_key = tls.PrivateKey(f"{name}-metrics-ca-key", algorithm="ECDSA", ecdsa_curve="P256", opts=opts)
+    ca = tls.SelfSignedCert(f"{name}-metrics-ca", private_key_pem=ca_key.private_key_pem, is_ca_certificate=True,
+                            subject=tls.SelfSignedCertSubjectArgs(common_name=f"{name} metrics API CA"),
+                            validity_period_hours=hours, early_renewal_hours=90 * 24,
+                            allowed_uses=["cert_signing", "crl_signing", "digital_signature"], opts=opts)
+    key = tls.PrivateKey(f"{name}-adapter-key", algorithm="ECDSA", ecdsa_curve="P256", opts=opts)
+    service = f"{ADAPTER_RELEASE}.{NAMESPACE}.svc"
+    request = tls.CertRequest(f"{name}-adapter-csr", private_key_pem=key.private_key_pem,
+                              subject=tls.CertRequestSubjectArgs(common_name=service),
+                              dns_names=[service, f"{service}.cluster.local"], opts=opts)
+    certificate = tls.LocallySignedCert(f"{name}-adapter-cert", cert_request_pem=request.cert_request_pem,
+                                        ca_private_key_pem=ca_key.private_key_pem, ca_cert_pem=ca.cert_pem,
+                                        validity_period_hours=hours, early_renewal_hours=90 * 24,
+                                        allowed_uses=["server_auth", "digital_signature", "key_encipherment"],
+                                        opts=opts)
+    # Secret in state and in the release's values, whatever marks the provider's own outputs.
+    return {"ca": ca.cert_pem, "key": pulumi.Output.secret(key.private_key_pem), "certificate": certificate.cert_pem}
 
 
 class MetricsPipeline(pulumi.ComponentResource):
@@ -73,17 +163,24 @@ class MetricsPipeline(pulumi.ComponentResource):
         super().__init__("seedance:monitoring:MetricsPipeline", name, None, opts)
         in_cluster = pulumi.ResourceOptions(parent=self, provider=provider)
 
-        def release(suffix: str, chart: str, version: str, repo: str, values: dict,
-                    depends_on: list[pulumi.Resource] | None = None) -> k8s.helm.v3.Release:
+        monitoring = declare(namespace(NAMESPACE, "baseline"), f"{name}-namespace", in_cluster)
+        gpu_agents = declare(namespace(GPU_AGENTS_NAMESPACE, "privileged"), f"{name}-gpu-agents-namespace", in_cluster)
+        access = [declare(manifest, f"{name}-prometheus-{manifest['kind'].lower()}",
+                          pulumi.ResourceOptions.merge(in_cluster, pulumi.ResourceOptions(depends_on=[monitoring])))
+                  for manifest in prometheus_access()]
+
+        def release(suffix: str, chart: str, version: str, repo: str, values: dict, depends_on: list[pulumi.Resource],
+                    release_namespace: str = NAMESPACE) -> k8s.helm.v3.Release:
             return k8s.helm.v3.Release(
-                f"{name}-{suffix}", name=suffix, chart=chart, version=version, namespace=NAMESPACE,
-                create_namespace=True, repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=repo), values=values,
-                opts=pulumi.ResourceOptions.merge(in_cluster, pulumi.ResourceOptions(depends_on=depends_on or [])))
+                f"{name}-{suffix}", name=suffix, chart=chart, version=version, namespace=release_namespace,
+                repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=repo), values=values,
+                opts=pulumi.ResourceOptions.merge(in_cluster, pulumi.ResourceOptions(depends_on=depends_on)))
 
         prometheus = release(PROMETHEUS_RELEASE, "prometheus", config.prometheus_chart_version, COMMUNITY_CHARTS,
-                             prometheus_values(config, system_node_selector))
+                             prometheus_values(config, system_node_selector), [monitoring, *access])
         release("dcgm-exporter", "dcgm-exporter", config.dcgm_exporter_chart_version, DCGM_CHARTS,
-                dcgm_exporter_values(), [prometheus])
-        release("prometheus-adapter", "prometheus-adapter", config.adapter_chart_version, COMMUNITY_CHARTS,
-                adapter_values(config, system_node_selector), [prometheus])
+                dcgm_exporter_values(), [prometheus, gpu_agents], GPU_AGENTS_NAMESPACE)
+        release(ADAPTER_RELEASE, "prometheus-adapter", config.adapter_chart_version, COMMUNITY_CHARTS,
+                adapter_values(config, system_node_selector,
+                               adapter_serving_certificate(name, pulumi.ResourceOptions(parent=self))), [prometheus])
         self.register_outputs({})

@@ -3,7 +3,11 @@ queries that Prometheus over windows of several scrapes, and nothing waits for a
 
 import re
 
+import yaml
+
 from components.compute.labels import GPU_TAINT_KEY
+from seedance.engine import Secret
+from tests.helm import values_of
 from tests.k8s_checks import node_labels, selects
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -24,15 +28,15 @@ def test_the_adapter_queries_the_prometheus_the_stack_installs(stack_plan):
     charts = releases(stack_plan)
     prometheus, adapter = charts["prometheus"], charts["prometheus-adapter"]
     service = f"http://{prometheus.inputs['name']}-server.{prometheus.inputs['namespace']}.svc"
-    assert adapter.inputs["values"]["prometheus"]["url"] == service
-    assert adapter.inputs["values"]["prometheus"]["port"] == 80  # the chart's server.service.servicePort
+    assert values_of(adapter)["prometheus"]["url"] == service
+    assert values_of(adapter)["prometheus"]["port"] == 80  # the chart's server.service.servicePort
     assert prometheus.urn in adapter.dependencies
 
 
 def test_prometheus_accepts_its_scrape_settings(stack_plan):
     """Prometheus refuses a config whose scrape timeout exceeds the interval; the chart's default
     timeout (10s) survives a values file that sets only the interval."""
-    scrape = releases(stack_plan)["prometheus"].inputs["values"]["server"]["global"]
+    scrape = values_of(releases(stack_plan)["prometheus"])["server"]["global"]
     assert seconds(scrape.get("scrape_timeout", "10s")) <= seconds(scrape["scrape_interval"])
 
 
@@ -46,8 +50,8 @@ def test_fast_scrape_intervals_lower_the_timeout():
 
 def test_rule_windows_hold_several_scrapes_and_counters_are_rated(stack_plan):
     charts = releases(stack_plan)
-    interval = seconds(charts["prometheus"].inputs["values"]["server"]["global"]["scrape_interval"])
-    for rule in charts["prometheus-adapter"].inputs["values"]["rules"]["custom"]:
+    interval = seconds(values_of(charts["prometheus"])["server"]["global"]["scrape_interval"])
+    for rule in values_of(charts["prometheus-adapter"])["rules"]["custom"]:
         query = rule["metricsQuery"]
         windows = re.findall(r"\[(\d+[smh])\]", query)
         assert windows and all(seconds(w) >= 4 * interval for w in windows), query
@@ -57,8 +61,8 @@ def test_rule_windows_hold_several_scrapes_and_counters_are_rated(stack_plan):
 
 
 def test_prometheus_scrapes_triton_and_dcgm_by_pod_annotation(stack_plan):
-    """The chart's default kubernetes-pods job keeps pods annotated prometheus.io/scrape=true, at the
-    annotated port and path: each exporter's annotation must name the port it serves metrics on."""
+    """The kubernetes-pods job keeps pods annotated prometheus.io/scrape=true, at the annotated port and
+    path: each exporter's annotation must name the port it serves metrics on."""
     for deployment in stack_plan.of_type("kubernetes:apps/v1:Deployment"):
         template = deployment.inputs["spec"]["template"]
         if not deployment.inputs["metadata"]["name"].startswith("triton-"):
@@ -67,13 +71,13 @@ def test_prometheus_scrapes_triton_and_dcgm_by_pod_annotation(stack_plan):
         ports = {p["name"]: p["containerPort"] for p in template["spec"]["containers"][0]["ports"]}
         assert annotations["prometheus.io/scrape"] == "true"
         assert int(annotations["prometheus.io/port"]) == ports["metrics"]
-    dcgm = releases(stack_plan)["dcgm-exporter"].inputs["values"]
+    dcgm = values_of(releases(stack_plan)["dcgm-exporter"])
     assert dcgm["podAnnotations"]["prometheus.io/scrape"] == "true"
     assert dcgm["podAnnotations"]["prometheus.io/port"] == "9400"  # the exporter's default listen port
 
 
 def test_dcgm_exporter_runs_on_every_gpu_node(stack_plan):
-    dcgm = releases(stack_plan)["dcgm-exporter"].inputs["values"]
+    dcgm = values_of(releases(stack_plan)["dcgm-exporter"])
     assert any(t["key"] == GPU_TAINT_KEY and t["operator"] == "Exists" for t in dcgm["tolerations"])
     for asg in stack_plan.of_type("aws:autoscaling/group:Group"):
         assert selects(dcgm["affinity"], node_labels(asg)), asg.name
@@ -82,7 +86,7 @@ def test_dcgm_exporter_runs_on_every_gpu_node(stack_plan):
 def test_prometheus_starts_on_a_fresh_cluster(stack_plan):
     """A fresh EKS cluster may have no default StorageClass: a volume claim without a declared class
     leaves Prometheus Pending and every HPA blind. Prometheus runs on the system nodes."""
-    server = releases(stack_plan)["prometheus"].inputs["values"]["server"]
+    server = values_of(releases(stack_plan)["prometheus"])["server"]
     volume = server.get("persistentVolume", {})
     if volume.get("enabled", True):
         declared = {c.inputs["metadata"]["name"] for c in stack_plan.of_type("kubernetes:storage.k8s.io/v1:StorageClass")}
@@ -101,9 +105,76 @@ def test_no_object_waits_for_a_crd_nobody_installs(stack_plan):
               and r.type.split(":")[1].split("/")[0] not in BUILT_IN_GROUPS]
     assert custom == []
     for release in stack_plan.of_type(RELEASE):
-        values = release.inputs["values"]
+        values = values_of(release)
         assert not values.get("serviceMonitor", {}).get("enabled", False), release.inputs["chart"]
 
 
 BUILT_IN_GROUPS = {"core", "apps", "batch", "autoscaling", "policy", "networking.k8s.io", "rbac.authorization.k8s.io",
                    "storage.k8s.io", "helm.sh"}
+
+
+def rendered(plan, chart):
+    from tests.helm import render_release
+    from tests.stacks import stack_config
+    return render_release(releases(plan)[chart], stack_config(plan.stack).cluster.kubernetes_version)
+
+
+def test_prometheus_reads_no_kubelet_proxy_and_honours_no_scraped_labels(stack_plan):
+    """Rendered with the pinned chart: the chart's ClusterRole (with nodes/proxy, the kubelet's exec and
+    log path) gives way to the stack's, bound to the service account the chart runs the server as; and no
+    scrape job honours a target's labels, so no annotated pod can publish series as Triton's pods."""
+    objects = rendered(stack_plan, "prometheus")
+    assert not [o for o in objects if o["kind"] in ("ClusterRole", "ClusterRoleBinding")]
+    (account,) = [o for o in objects if o["kind"] == "ServiceAccount" and "server" in o["metadata"]["name"]]
+    (role,) = [r for r in stack_plan.of_type("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole")
+               if r.inputs["metadata"]["name"] == "seedance-prometheus"]
+    assert not any("nodes/proxy" in rule["resources"] for rule in role.inputs["rules"])
+    (binding,) = [b for b in stack_plan.of_type("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding")
+                  if b.inputs["roleRef"]["name"] == "seedance-prometheus"]
+    assert binding.inputs["subjects"] == [{"kind": "ServiceAccount", "name": account["metadata"]["name"],
+                                           "namespace": account["metadata"]["namespace"]}]
+    (config,) = [o for o in objects if o["kind"] == "ConfigMap" and "prometheus.yml" in o.get("data", {})]
+    jobs = yaml.safe_load(config["data"]["prometheus.yml"])["scrape_configs"]
+    assert [job["job_name"] for job in jobs] == ["kubernetes-pods"]
+    assert not any(job.get("honor_labels") for job in jobs)
+
+
+def test_only_the_adapter_reaches_the_prometheus_server(stack_plan):
+    """The lifecycle API (/-/reload, /-/quit) is on for the config reloader in the pod; the server answers
+    the adapter's pods only (labels as the pinned adapter chart renders them)."""
+    (policy,) = [p for p in stack_plan.of_type("kubernetes:networking.k8s.io/v1:NetworkPolicy")
+                 if p.inputs["metadata"]["name"] == "prometheus-server"]
+    server = [o for o in rendered(stack_plan, "prometheus") if o["kind"] == "Deployment"][0]
+    assert policy.inputs["spec"]["podSelector"]["matchLabels"].items() <= \
+        server["spec"]["template"]["metadata"]["labels"].items()
+    (rule,) = policy.inputs["spec"]["ingress"]
+    (adapter,) = [o for o in rendered(stack_plan, "prometheus-adapter") if o["kind"] == "Deployment"]
+    assert rule["from"][0]["podSelector"]["matchLabels"].items() <= \
+        adapter["spec"]["template"]["metadata"]["labels"].items()
+    assert rule["ports"] == [{"port": 9090, "protocol": "TCP"}]
+
+
+def test_gpu_agents_are_privileged_only_in_their_own_namespace(stack_plan):
+    namespaces = {n.inputs["metadata"]["name"]: n.inputs["metadata"]["labels"]["pod-security.kubernetes.io/enforce"]
+                  for n in stack_plan.of_type("kubernetes:core/v1:Namespace")}
+    assert namespaces["monitoring"] == "baseline" and namespaces["gpu-monitoring"] == "privileged"
+    assert releases(stack_plan)["dcgm-exporter"].inputs["namespace"] == "gpu-monitoring"
+    assert {r.inputs["namespace"] for c, r in releases(stack_plan).items()
+            if c in ("prometheus", "prometheus-adapter")} == {"monitoring"}
+
+
+def test_the_api_server_verifies_the_metrics_adapter(stack_plan):
+    """The chart's APIService skips TLS verification unless it is given a certificate: the stack's own CA
+    signs the adapter's, for the Service name the chart renders; the key stays secret."""
+    import base64
+    objects = rendered(stack_plan, "prometheus-adapter")
+    services = [o for o in objects if o["kind"] == "APIService"]
+    tls = values_of(releases(stack_plan)["prometheus-adapter"])["tls"]
+    assert services and all("insecureSkipTLSVerify" not in s["spec"] for s in services)
+    assert all(base64.b64decode(s["spec"]["caBundle"]).decode() == tls["ca"] for s in services)
+    (service,) = [o for o in objects if o["kind"] == "Service"]
+    (csr,) = stack_plan.of_type("tls:index/certRequest:CertRequest")
+    assert f"{service['metadata']['name']}.{service['metadata']['namespace']}.svc" in csr.inputs["dnsNames"]
+    (signed,) = stack_plan.of_type("tls:index/locallySignedCert:LocallySignedCert")
+    assert signed.inputs["caCertPem"] == tls["ca"] and "server_auth" in signed.inputs["allowedUses"]
+    assert isinstance(releases(stack_plan)["prometheus-adapter"].inputs["values"], Secret)  # it holds the key

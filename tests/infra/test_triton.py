@@ -8,6 +8,7 @@ from components.catalog.instance_types import gpu_instance_type
 from seedance.cli import main
 from seedance.offline_cloud import OFFLINE_ACCOUNT_ID
 from tests.stacks import stack_config
+from tests.helm import values_of
 from tests.k8s_checks import assert_checkov_clean_and_every_skip_needed, declared_manifests, schema_errors
 from tests.policy_evaluation import Request, allows, denies
 from tests.stacks import bad_stack
@@ -147,7 +148,7 @@ def test_autoscaler_keeps_the_warm_pool_and_reads_exactly_the_adapter_metrics(pl
         assert spec["behavior"]["scaleDown"]["stabilizationWindowSeconds"] >= 300
         assert spec["behavior"]["scaleUp"]["stabilizationWindowSeconds"] > 0
         (adapter,) = [r for r in plan.of_type("kubernetes:helm.sh/v3:Release") if r.inputs["chart"] == "prometheus-adapter"]
-        published = {rule["name"]["as"] for rule in adapter.inputs["values"]["rules"]["custom"]}
+        published = {rule["name"]["as"] for rule in values_of(adapter)["rules"]["custom"]}
         assert {m["pods"]["metric"]["name"] for m in spec["metrics"]} == published
 
 
