@@ -16,7 +16,8 @@ from components.cluster.descheduler import Descheduler
 from components.encryption.stack_key import StackKey
 from components.compute.config import allocatable_gpus, gpu_pool_selector, helm_device_plugin_sharing
 from components.compute.gpu_node_group import GpuNodeGroup
-from components.compute.labels import GPU_TOLERATION, SYSTEM_NODE_SELECTOR
+from components.compute.node_identity import PoolIdentity
+from components.compute.labels import SYSTEM_NODE_SELECTOR, pool_tolerations
 from components.serving.model_repository import ModelRepository
 from components.serving.publishing import publisher_role_name
 from components.network.vpc import Network
@@ -169,6 +170,10 @@ if config.scheduling.descheduler:
 MetricsPipeline(f"{name}-metrics", config.monitoring, system_node_selector=SYSTEM_NODE_SELECTOR,
                 provider=cluster.provider)
 if node_groups:
+    # A kubelet may label and taint its Node only as the pool its IAM role belongs to.
+    PoolIdentity(f"{name}-pool-identity",
+                 {group.name: (node_groups[group.name].node_role_arn, group.workload_class)
+                  for group in config.gpu_node_groups}, provider=cluster.provider)
     SpotInterruptionHandling(
         f"{name}-interruptions",
         region=config.region,
@@ -194,7 +199,7 @@ contract = {
     "model_repository_bucket": models.bucket_name,
     "gpu_pools": [
         {"name": group.name, "workload_class": group.workload_class, "node_selector": gpu_pool_selector(group),
-         "tolerations": [GPU_TOLERATION], "instance_types": list(group.instance_types),
+         "tolerations": pool_tolerations(group.name), "instance_types": list(group.instance_types),
          "gpus_per_node": allocatable_gpus(group)}
         for group in config.gpu_node_groups
     ],

@@ -24,7 +24,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from components.cluster.versions import kubernetes_version
 from components.common.files import InputFileError, OutputFileError, write_text
 from components.cost.estimate import catalog_for, estimate
-from components.compute.labels import NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
+from components.compute.labels import NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL, pool_tolerations
 from components.pricing.prices import PriceSourceError
 from components.storage.manifests import fio_checkpoint_test
 from components.network.egress import report_lines
@@ -118,7 +118,7 @@ def _fio_job_command(args: argparse.Namespace) -> int:
     group = next(g for g in config.gpu_node_groups if g.name == checkpoints.node_group)
     manifests = fio_checkpoint_test(checkpoints.storage_class_name, checkpoint_decision(config).chosen.size_gib,
                                     checkpoints.namespace, {WORKLOAD_CLASS_LABEL: group.workload_class,
-                                                            NODE_GROUP_LABEL: group.name})
+                                                            NODE_GROUP_LABEL: group.name}, pool_tolerations(group.name))
     print(yaml.safe_dump_all(manifests, sort_keys=False), end="")
     return EXIT_OK
 

@@ -8,7 +8,6 @@ from typing import Any, Mapping
 from components.capacity.plan import CapacityPlan
 from components.catalog.instance_types import gpu_instance_type
 from components.compute.config import GpuNodeGroupConfig
-from components.compute.labels import GPU_TAINT
 
 NTH_MANAGED_TAG = "aws-node-termination-handler/managed"
 
@@ -23,10 +22,10 @@ def instances_distribution(plan: CapacityPlan, gpus_per_instance: int) -> dict[s
             "spot_allocation_strategy": plan.spot_allocation_strategy}
 
 
-def asg_tags(cluster_name: str, node_name: str, labels: Mapping[str, str], tags: Mapping[str, str],
-             resources: Mapping[str, str]) -> dict[str, str]:
+def asg_tags(cluster_name: str, node_name: str, labels: Mapping[str, str], taints: list[dict],
+             tags: Mapping[str, str], resources: Mapping[str, str]) -> dict[str, str]:
     """Tags of the group, propagated to its instances: cost tags, cluster ownership, autoscaler
-    discovery and scale-from-zero templates (labels, the GPU taint, resources), termination-handler scope."""
+    discovery and scale-from-zero templates (labels, taints, resources), termination-handler scope."""
     autoscaler = "k8s.io/cluster-autoscaler"
     return {
         **tags,
@@ -35,7 +34,7 @@ def asg_tags(cluster_name: str, node_name: str, labels: Mapping[str, str], tags:
         f"{autoscaler}/enabled": "true",
         f"{autoscaler}/{cluster_name}": "owned",
         **{f"{autoscaler}/node-template/label/{k}": v for k, v in labels.items()},
-        f"{autoscaler}/node-template/taint/{GPU_TAINT['key']}": f"{GPU_TAINT['value']}:{GPU_TAINT['effect']}",
+        **{f"{autoscaler}/node-template/taint/{t['key']}": f"{t['value']}:{t['effect']}" for t in taints},
         **{f"{autoscaler}/node-template/resources/{k}": v for k, v in resources.items()},
         NTH_MANAGED_TAG: "true",
     }

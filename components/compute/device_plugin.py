@@ -10,7 +10,7 @@ import pulumi_kubernetes as k8s
 import yaml
 
 from components.compute.config import GpuSharingConfig
-from components.compute.labels import AMI_FAMILY_LABEL, GPU_TOLERATION, WORKLOAD_CLASS_LABEL
+from components.compute.labels import AGENT_TOLERATIONS, AMI_FAMILY_LABEL, WORKLOAD_CLASS_LABEL
 from components.compute.node_bootstrap import AMI_FAMILY_TRAITS
 
 CHART_REPOSITORY = "https://nvidia.github.io/k8s-device-plugin"
@@ -39,7 +39,7 @@ def device_plugin_values(sharing: Mapping[str, GpuSharingConfig] | None = None) 
     return {
         "config": {"map": {name: yaml.safe_dump(sharing_config(s)) for name, s in sorted(configs.items())},
                    "default": DEFAULT_CONFIG},
-        "tolerations": [GPU_TOLERATION],
+        "tolerations": AGENT_TOLERATIONS,
         "affinity": {
             "nodeAffinity": {
                 "requiredDuringSchedulingIgnoredDuringExecution": {

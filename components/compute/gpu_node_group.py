@@ -16,7 +16,7 @@ from components.capacity.plan import BREAKER_TAG, CapacityPlan
 from components.catalog.instance_types import gpu_instance_type
 from components.compute.asg import asg_tags, instances_distribution, node_template_resources
 from components.compute.config import CONFIG_LABEL, GpuNodeGroupConfig, gpu_pool_selector
-from components.compute.labels import ACCELERATOR_LABEL, AMI_FAMILY_LABEL, GPU_TAINT, LOCAL_NVME_LABEL
+from components.compute.labels import ACCELERATOR_LABEL, AMI_FAMILY_LABEL, GPU_TAINT, LOCAL_NVME_LABEL, pool_taint
 from components.compute.node_bootstrap import AMI_FAMILY_TRAITS, ClusterJoin, ami_ssm_parameter, encoded_user_data
 from components.compute.node_role import node_role
 
@@ -67,8 +67,9 @@ class GpuNodeGroup(pulumi.ComponentResource):
                   # Sharing goes to the OS's own device plugin, or to the Helm plugin's named config.
                   **({CONFIG_LABEL: config.name} if shared and not traits.builtin_device_plugin else {})}
         replicas = config.gpu_sharing.replicas if shared and traits.builtin_device_plugin else None
+        taints = [GPU_TAINT, pool_taint(config.name)]
         user_data = join.apply(
-            lambda j: encoded_user_data(config.ami_family, j, labels, [GPU_TAINT], config.local_storage, replicas)
+            lambda j: encoded_user_data(config.ami_family, j, labels, taints, config.local_storage, replicas)
         )
         image = aws.ssm.get_parameter_output(
             name=ami_ssm_parameter(config.ami_family, kubernetes_version, config.arch),
@@ -125,7 +126,7 @@ class GpuNodeGroup(pulumi.ComponentResource):
                 ),
             ),
             tags=[aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=True)
-                  for k, v in sorted({**asg_tags(cluster_name, f"{cluster_name}-{config.name}", labels, tags,
+                  for k, v in sorted({**asg_tags(cluster_name, f"{cluster_name}-{config.name}", labels, taints, tags,
                                                        node_template_resources(config)),
                                       **({BREAKER_TAG: "on"} if budget_breaker else {}),
                                       **({HOLDINGS_TAG: reserved} if reserved else {})}.items())],

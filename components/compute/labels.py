@@ -11,6 +11,22 @@ AMI_FAMILY_LABEL = "seedance.io/ami-family"
 GPU_TAINT_KEY = "nvidia.com/gpu"
 GPU_TAINT = {"key": GPU_TAINT_KEY, "value": "true", "effect": "NoSchedule"}
 GPU_TOLERATION = {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}
+# Each pool repels every pod that does not name it: a GPU pod without a selector cannot take serving
+# capacity, and pools are told apart by a taint as well as a label.
+POOL_TAINT_KEY = "seedance.io/pool"
+# Node agents (device plugin, GPU metrics, local volumes) run on every pool.
+AGENT_TOLERATIONS = [GPU_TOLERATION, {"key": POOL_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}]
+
+
+def pool_taint(group: str) -> dict:
+    return {"key": POOL_TAINT_KEY, "value": group, "effect": "NoSchedule"}
+
+
+def pool_tolerations(group: str) -> list[dict]:
+    """What a pod needs to run on one pool: the GPU taint, and that pool's own."""
+    return [GPU_TOLERATION, {"key": POOL_TAINT_KEY, "operator": "Equal", "value": group, "effect": "NoSchedule"}]
+
+
 # The label the cluster autoscaler reads on AWS to know a node has GPUs before the device plugin runs.
 ACCELERATOR_LABEL = "k8s.amazonaws.com/accelerator"
 # Nodes whose NVMe instance store is mounted for local PersistentVolumes.

@@ -16,7 +16,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pulumi_tls as tls
 
-from components.compute.labels import GPU_TOLERATION, WORKLOAD_CLASS_LABEL
+from components.compute.labels import AGENT_TOLERATIONS, WORKLOAD_CLASS_LABEL
 from components.serving.manifests import adapter_rules
 from components.common.k8s_objects import declare
 from components.common.manifests import Manifest, metadata, namespace, network_policy
@@ -111,7 +111,7 @@ def dcgm_exporter_values() -> dict:
     """On every GPU node (tolerating their taint); scraped through pod annotations, not a ServiceMonitor."""
     return {
         "serviceMonitor": {"enabled": False},
-        "tolerations": [GPU_TOLERATION],
+        "tolerations": AGENT_TOLERATIONS,
         "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
             {"matchExpressions": [{"key": WORKLOAD_CLASS_LABEL, "operator": "Exists"}]}]}}},
         "podAnnotations": {"prometheus.io/scrape": "true", "prometheus.io/port": str(DCGM_PORT),

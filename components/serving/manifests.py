@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from components.compute.labels import GPU_TOLERATION, NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
+from components.compute.labels import NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL, pool_tolerations
 from components.common.manifests import (NAMESPACE_NAME_LABEL, Manifest, checkov_skips, metadata, namespace_baseline,
                                          network_policy)
 
@@ -122,7 +122,7 @@ def deployment(spec: TritonSpec) -> Manifest:
                     "automountServiceAccountToken": False,  # IRSA mounts its own token; Triton never calls the API
                     "terminationGracePeriodSeconds": spec.grace_seconds,
                     "nodeSelector": {WORKLOAD_CLASS_LABEL: "online", NODE_GROUP_LABEL: spec.node_group},
-                    "tolerations": [GPU_TOLERATION],
+                    "tolerations": pool_tolerations(spec.node_group),
                     "securityContext": {"runAsNonRoot": True, "runAsUser": TRITON_UID, "runAsGroup": TRITON_UID,
                                         "fsGroup": TRITON_UID, "seccompProfile": {"type": "RuntimeDefault"}},
                     "topologySpreadConstraints": [

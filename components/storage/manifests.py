@@ -8,7 +8,7 @@ and its reason sit in the object's own `checkov.io/skip` annotations.
 from __future__ import annotations
 
 from components.storage.checkpoint_sizing import SizingDecision
-from components.compute.labels import GPU_TOLERATION, LOCAL_NVME_LABEL
+from components.compute.labels import AGENT_TOLERATIONS, LOCAL_NVME_LABEL
 from components.common.manifests import (Manifest, checkov_skips, metadata, namespace, namespace_baseline,
                                          network_policy)
 EBS_CSI = "ebs.csi.aws.com"
@@ -87,7 +87,8 @@ def static_checkpoint_volume(name: str, volume_id: str, zone: str, size_gib: int
     return [volume, claim]
 
 
-def fio_checkpoint_test(storage_class: str, size_gib: int, namespace: str, node_selector: dict[str, str]) -> list[Manifest]:
+def fio_checkpoint_test(storage_class: str, size_gib: int, namespace: str, node_selector: dict[str, str],
+                        tolerations: list[dict]) -> list[Manifest]:
     """The source's checkpoint write test against a fresh claim of the class, as a Job."""
     name = "fio-checkpoint-test"
     claim = {
@@ -113,7 +114,7 @@ def fio_checkpoint_test(storage_class: str, size_gib: int, namespace: str, node_
                     "restartPolicy": "Never",
                     "automountServiceAccountToken": False,
                     "nodeSelector": node_selector,
-                    "tolerations": [GPU_TOLERATION],
+                    "tolerations": tolerations,
                     "securityContext": {"runAsNonRoot": True, "runAsUser": 10001, "runAsGroup": 10001,
                                         "fsGroup": 10001, "seccompProfile": {"type": "RuntimeDefault"}},
                     "containers": [{
@@ -196,7 +197,7 @@ def local_provisioner(storage_class: str, namespace: str, image: str) -> list[Ma
                     "serviceAccountName": name,
                     "priorityClassName": "system-node-critical",
                     "nodeSelector": {LOCAL_NVME_LABEL: "true"},
-                    "tolerations": [GPU_TOLERATION],
+                    "tolerations": AGENT_TOLERATIONS,
                     "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
                     "containers": [{
                         "name": "provisioner",
