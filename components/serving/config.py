@@ -37,6 +37,7 @@ class CanaryConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     image_version: str = Field(description="Triton release of the canary, YY.MM.")
+    image_digest: str | None = Field(None, pattern=r"^sha256:[0-9a-f]{64}$", description="The canary image's digest.")
     model_prefix: str = Field(pattern=r"^[\w.-]+(/[\w.-]+)*$", description="Model repository prefix of the canary.")
     replicas: int = Field(1, ge=1, le=4, description="Canary pods (fixed; the stable track autoscales).")
 
@@ -53,6 +54,11 @@ class TritonServingConfig(BaseModel):
 
     name: str = Field(pattern=_DNS_LABEL, description="Name of the model set; objects are triton-<name>.")
     image_version: str = Field(description="nvcr.io/nvidia/tritonserver release, YY.MM (never latest).")
+    image_digest: str | None = Field(None, pattern=r"^sha256:[0-9a-f]{64}$", description="The release's image "
+                                     "digest: pods then run exactly that image, whatever the tag is moved to.")
+    registry: str = Field("nvcr.io/nvidia/tritonserver", pattern=r"^[a-z0-9.-]+(:\d+)?(/[a-z0-9._-]+)+$",
+                          description="Where the image is pulled from: NVIDIA's registry (through NAT), or a "
+                                      "mirror in ECR with immutable tags (through the ECR endpoints).")
     model_prefix: str = Field(pattern=r"^[\w.-]+(/[\w.-]+)*$", description="Prefix in the model repository bucket.")
     model_control_mode: Literal["poll", "none"] = Field(
         "poll", description="poll: load everything at start and follow the bucket (a published model or version "

@@ -17,7 +17,9 @@ from components.compute.labels import NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL, po
 from components.common.manifests import (NAMESPACE_NAME_LABEL, Manifest, checkov_skips, metadata, namespace_baseline,
                                          network_policy)
 
-IMAGE = "nvcr.io/nvidia/tritonserver:{version}-py3"
+def image(registry: str, version: str, digest: str | None) -> str:
+    """The image reference: by digest when one is given, so a moved tag changes nothing that runs."""
+    return f"{registry}:{version}-py3" + (f"@{digest}" if digest else "")
 PORTS = {"http": 8000, "grpc": 8001, "metrics": 8002}
 TRITON_UID = 1000  # the image's triton-server user; the image sets no USER
 # The names the adapter rules publish and the HPA reads: one place, so they cannot drift apart.
@@ -31,7 +33,7 @@ class TritonSpec:
 
     name: str
     namespace: str
-    image_version: str
+    image: str  # full reference: registry, tag, and the digest when pinned
     model_repository: str  # s3://bucket/prefix
     model_control_mode: str  # poll | none
     repository_poll_seconds: int
@@ -82,7 +84,7 @@ def deployment(spec: TritonSpec) -> Manifest:
     resources = {"cpu": cpu, "memory": f"{spec.memory_gib}Gi", "nvidia.com/gpu": str(spec.gpus)}
     container = {
         "name": "triton",
-        "image": IMAGE.format(version=spec.image_version),
+        "image": spec.image,
         "imagePullPolicy": "Always",
         "command": ["tritonserver"],
         "args": triton_args(spec),
@@ -105,7 +107,8 @@ def deployment(spec: TritonSpec) -> Manifest:
         "apiVersion": "apps/v1",
         "kind": "Deployment",
         "metadata": metadata(name, spec.namespace, annotations=checkov_skips(
-            CKV_K8S_43="the Triton version is pinned by tag in config (never latest); pin the digest in a mirror",
+            **({} if "@sha256:" in spec.image else {
+                "CKV_K8S_43": "pinned by release tag (never latest); set serving[].image_digest to pin the digest"}),
             CKV_K8S_40="the image's triton-server user is uid 1000 and owns the server's files; a higher uid breaks it",
         )),
         "spec": {

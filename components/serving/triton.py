@@ -14,7 +14,7 @@ import pulumi_kubernetes as k8s
 from components.common.iam import irsa_trust_policy
 from components.common.k8s_objects import declare
 from components.common.manifests import namespace as namespace_manifest
-from components.serving.manifests import PORTS, TritonSpec, serving_manifests
+from components.serving.manifests import PORTS, TritonSpec, image, serving_manifests
 from components.serving.publishing import marker_key, marker_text, publisher_policy, publisher_role_name
 from components.serving.config import TritonServingConfig
 
@@ -76,7 +76,8 @@ class TritonServing(pulumi.ComponentResource):
         in_cluster = pulumi.ResourceOptions(parent=self, provider=provider)
         ns = declare(namespace_manifest(namespace, "restricted"), f"{name}-namespace", in_cluster)
         spec = TritonSpec(
-            name=config.name, namespace=namespace, image_version=config.image_version,
+            name=config.name, namespace=namespace,
+            image=image(config.registry, config.image_version, config.image_digest),
             model_repository=f"s3://{bucket_name}/{config.model_prefix}",
             model_control_mode=config.model_control_mode, repository_poll_seconds=config.repository_poll_seconds,
             gpus=config.gpus, cpu=config.cpu,
@@ -91,7 +92,7 @@ class TritonServing(pulumi.ComponentResource):
         )
         canary = None
         if config.canary is not None:
-            canary = replace(spec, image_version=config.canary.image_version, track="canary",
+            canary = replace(spec, image=image(config.registry, config.canary.image_version, config.canary.image_digest), track="canary",
                              model_repository=f"s3://{bucket_name}/{config.canary.model_prefix}",
                              replicas=config.canary.replicas)
         # Triton exits on a prefix with nothing under it: one file makes it a repository before any model.

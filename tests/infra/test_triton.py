@@ -255,6 +255,21 @@ def test_model_repository_is_private_encrypted_and_reachable_through_the_endpoin
     assert allows(policy, Request("s3:GetObject", f"arn:aws:s3:::{bucket}/seedance/video/config.pbtxt", ours))
 
 
+def test_a_pinned_digest_is_what_runs(tmp_path):
+    """A release tag can be moved; a digest cannot: with one, the pods name it, from the configured registry."""
+    import yaml
+    from tests.seedance.test_cli import REPO
+    digest = "sha256:" + "ab" * 32
+    serving = yaml.safe_load((REPO / "stacks" / "Pulumi.dev.yaml").read_text())["config"]["seedance-gpu:serving"]
+    stack_file = bad_stack(tmp_path, ["seedance-gpu:serving"], [{**serving[0], "image_digest": digest,
+                                                                "registry": "123456789012.dkr.ecr.us-west-2.amazonaws.com/tritonserver"}])
+    assert main(["plan", "--stack", "dev", "--stack-file", str(stack_file), "--json", str(tmp_path / "p.json")]) == 0
+    plan = json.loads((tmp_path / "p.json").read_text())
+    (deployment,) = [r for r in plan["resources"] if r["type"] == DEPLOYMENT and r["name"].endswith("deployment")]
+    assert deployment["inputs"]["spec"]["template"]["spec"]["containers"][0]["image"] == \
+        f"123456789012.dkr.ecr.us-west-2.amazonaws.com/tritonserver:26.07-py3@{digest}"
+
+
 def test_objects_match_the_schemas_and_pass_checkov(plan_of, tmp_path):
     prod = plan_of("prod")
     manifests = declared_manifests(prod, "seedance:serving:TritonServing")
