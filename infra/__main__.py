@@ -168,7 +168,7 @@ if config.scheduling.descheduler:
                 training_namespaces=[config.storage.checkpoints.namespace] if config.storage.checkpoints else [])
 # Every stack: the HPAs' metrics, and GPU utilisation per pod for people.
 MetricsPipeline(f"{name}-metrics", config.monitoring, system_node_selector=SYSTEM_NODE_SELECTOR,
-                provider=cluster.provider)
+                vpc_cidr=config.network.vpc_cidr, provider=cluster.provider)
 if node_groups:
     # A kubelet may label and taint its Node only as the pool its IAM role belongs to.
     PoolIdentity(f"{name}-pool-identity",

@@ -17,15 +17,20 @@ import pulumi_kubernetes as k8s
 import pulumi_tls as tls
 
 from components.compute.labels import AGENT_TOLERATIONS, WORKLOAD_CLASS_LABEL
-from components.serving.manifests import adapter_rules
+from components.serving.manifests import PORTS, adapter_rules
 from components.common.k8s_objects import declare
-from components.common.manifests import Manifest, metadata, namespace, network_policy
+from components.common.manifests import (NAMESPACE_NAME_LABEL, Manifest, metadata, namespace, namespace_baseline,
+                                         network_policy)
 from components.monitoring.config import (GPU_AGENTS_NAMESPACE, NAMESPACE, PROMETHEUS_RELEASE,
                                           PROMETHEUS_SERVER_LABELS, MonitoringConfig)
 
 COMMUNITY_CHARTS = "https://prometheus-community.github.io/helm-charts"
 DCGM_CHARTS = "https://nvidia.github.io/dcgm-exporter/helm-charts"
 DCGM_PORT = 9400
+PROMETHEUS_PORT = 9090  # the server's container port (the chart's Service maps 80 to it)
+ADAPTER_PORT = 6443  # the adapter chart's listenPort
+# The adapter's Service as the API server calls it: the chart's fullname is the release name here.
+ADAPTER_RELEASE = "prometheus-adapter"
 # The chart's global scrape timeout; Prometheus refuses a timeout longer than the interval.
 CHART_SCRAPE_TIMEOUT_SECONDS = 10
 
@@ -87,10 +92,13 @@ def pods_scrape_job() -> dict:
     }
 
 
-def prometheus_access() -> list[Manifest]:
+def prometheus_access(vpc_cidr: str) -> list[Manifest]:
     """What the server may read (the chart's ClusterRole less `nodes/proxy`, the kubelet's exec and log
-    path, which the pod job never uses), and who may reach it: the adapter only, on 9090, so the
-    lifecycle API the config reloader needs (/-/reload, /-/quit) answers nobody else."""
+    path, which the pod job never uses), and the namespaces' traffic: everything denied but DNS; the
+    server answers the adapter only, on 9090 (so the lifecycle API the config reloader needs answers
+    nobody else), and reaches the metrics ports it scrapes and the API server; the adapter answers the
+    API server (its control-plane addresses are in the VPC) and reaches the server and the API; the
+    DCGM exporter answers the server only."""
     role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": metadata(PROMETHEUS_CLUSTER_ROLE),
             "rules": [{"apiGroups": [""], "resources": ["nodes", "nodes/metrics", "services", "endpoints", "pods"],
                        "verbs": ["get", "list", "watch"]},
@@ -100,11 +108,24 @@ def prometheus_access() -> list[Manifest]:
                "metadata": metadata(PROMETHEUS_CLUSTER_ROLE),
                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": PROMETHEUS_CLUSTER_ROLE},
                "subjects": [{"kind": "ServiceAccount", "name": PROMETHEUS_SERVICE_ACCOUNT, "namespace": NAMESPACE}]}
-    only_the_adapter = network_policy(
+    tcp = lambda *ports: [{"port": port, "protocol": "TCP"} for port in ports]  # noqa: E731
+    adapter_pods = {"app.kubernetes.io/name": ADAPTER_RELEASE}
+    api_server = {"to": [{"ipBlock": {"cidr": vpc_cidr}}], "ports": tcp(443)}
+    server = network_policy(
         "prometheus-server", NAMESPACE, PROMETHEUS_SERVER_LABELS,
-        ingress=[{"from": [{"podSelector": {"matchLabels": {"app.kubernetes.io/name": "prometheus-adapter"}}}],
-                  "ports": [{"port": 9090, "protocol": "TCP"}]}])
-    return [role, binding, only_the_adapter]
+        ingress=[{"from": [{"podSelector": {"matchLabels": adapter_pods}}], "ports": tcp(PROMETHEUS_PORT)}],
+        egress=[{"ports": tcp(PORTS["metrics"], DCGM_PORT)}, api_server])
+    adapter = network_policy(
+        ADAPTER_RELEASE, NAMESPACE, adapter_pods,
+        ingress=[{"from": [{"ipBlock": {"cidr": vpc_cidr}}], "ports": tcp(ADAPTER_PORT)}],
+        egress=[{"to": [{"podSelector": {"matchLabels": PROMETHEUS_SERVER_LABELS}}], "ports": tcp(PROMETHEUS_PORT)},
+                api_server])
+    exporter = network_policy(
+        "dcgm-exporter", GPU_AGENTS_NAMESPACE, {"app.kubernetes.io/name": "dcgm-exporter"},
+        ingress=[{"from": [{"namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: NAMESPACE}},
+                            "podSelector": {"matchLabels": PROMETHEUS_SERVER_LABELS}}], "ports": tcp(DCGM_PORT)}])
+    return [role, binding, *namespace_baseline(NAMESPACE), server, adapter, *namespace_baseline(GPU_AGENTS_NAMESPACE),
+            exporter]
 
 
 def dcgm_exporter_values() -> dict:
@@ -129,8 +150,6 @@ def adapter_values(config: MonitoringConfig, system_node_selector: Mapping[str, 
             "nodeSelector": dict(system_node_selector)}
 
 
-# The adapter's Service as the API server calls it: the chart's fullname is the release name here.
-ADAPTER_RELEASE = "prometheus-adapter"
 CERTIFICATE_YEARS = 5  # renewed by the first `pulumi up` in its last 90 days
 
 
@@ -159,15 +178,17 @@ def adapter_serving_certificate(name: str, opts: pulumi.ResourceOptions) -> dict
 
 class MetricsPipeline(pulumi.ComponentResource):
     def __init__(self, name: str, config: MonitoringConfig, *, system_node_selector: Mapping[str, str],
-                 provider: k8s.Provider, opts: pulumi.ResourceOptions | None = None):
+                 vpc_cidr: str, provider: k8s.Provider, opts: pulumi.ResourceOptions | None = None):
         super().__init__("seedance:monitoring:MetricsPipeline", name, None, opts)
         in_cluster = pulumi.ResourceOptions(parent=self, provider=provider)
 
         monitoring = declare(namespace(NAMESPACE, "baseline"), f"{name}-namespace", in_cluster)
         gpu_agents = declare(namespace(GPU_AGENTS_NAMESPACE, "privileged"), f"{name}-gpu-agents-namespace", in_cluster)
-        access = [declare(manifest, f"{name}-prometheus-{manifest['kind'].lower()}",
-                          pulumi.ResourceOptions.merge(in_cluster, pulumi.ResourceOptions(depends_on=[monitoring])))
-                  for manifest in prometheus_access()]
+        access = [declare(manifest, f"{name}-{manifest['metadata'].get('namespace', 'cluster')}-"
+                                    f"{manifest['metadata']['name']}-{manifest['kind'].lower()}",
+                          pulumi.ResourceOptions.merge(in_cluster, pulumi.ResourceOptions(
+                              depends_on=[monitoring, gpu_agents])))
+                  for manifest in prometheus_access(vpc_cidr)]
 
         def release(suffix: str, chart: str, version: str, repo: str, values: dict, depends_on: list[pulumi.Resource],
                     release_namespace: str = NAMESPACE) -> k8s.helm.v3.Release:

@@ -9,6 +9,7 @@ from components.compute.labels import GPU_TAINT_KEY
 from seedance.engine import Secret
 from tests.helm import values_of
 from tests.k8s_checks import node_labels, selects
+from tests.stacks import stack_config
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 COUNTERS = ("nv_inference_queue_duration_us", "nv_inference_request_success", "nv_inference_count",
@@ -115,7 +116,6 @@ BUILT_IN_GROUPS = {"core", "apps", "batch", "autoscaling", "policy", "networking
 
 def rendered(plan, chart):
     from tests.helm import render_release
-    from tests.stacks import stack_config
     return render_release(releases(plan)[chart], stack_config(plan.stack).cluster.kubernetes_version)
 
 
@@ -178,3 +178,21 @@ def test_the_api_server_verifies_the_metrics_adapter(stack_plan):
     (signed,) = stack_plan.of_type("tls:index/locallySignedCert:LocallySignedCert")
     assert signed.inputs["caCertPem"] == tls["ca"] and "server_auth" in signed.inputs["allowedUses"]
     assert isinstance(releases(stack_plan)["prometheus-adapter"].inputs["values"], Secret)  # it holds the key
+
+
+def test_the_monitoring_namespaces_deny_by_default_and_allow_what_scraping_needs(stack_plan):
+    policies = {(p.inputs["metadata"]["namespace"], p.inputs["metadata"]["name"]): p.inputs["spec"]
+                for p in stack_plan.of_type("kubernetes:networking.k8s.io/v1:NetworkPolicy")}
+    for namespace in ("monitoring", "gpu-monitoring"):
+        assert policies[(namespace, "default-deny")] == {"podSelector": {}, "policyTypes": ["Ingress", "Egress"]}
+    server = policies[("monitoring", "prometheus-server")]
+    scraped = {port["port"] for rule in server["egress"] for port in rule["ports"]}
+    assert {8002, 9400} <= scraped  # Triton's metrics port and the DCGM exporter's
+    (adapter,) = [o for o in rendered(stack_plan, "prometheus-adapter") if o["kind"] == "Deployment"]
+    container_ports = {p["containerPort"] for p in adapter["spec"]["template"]["spec"]["containers"][0]["ports"]}
+    (from_api,) = policies[("monitoring", "prometheus-adapter")]["ingress"]
+    assert {p["port"] for p in from_api["ports"]} <= container_ports
+    assert from_api["from"] == [{"ipBlock": {"cidr": stack_config(stack_plan.stack).network.vpc_cidr}}]
+    (exporter,) = [o for o in rendered(stack_plan, "dcgm-exporter") if o["kind"] == "DaemonSet"]
+    assert policies[("gpu-monitoring", "dcgm-exporter")]["podSelector"]["matchLabels"].items() <= \
+        exporter["spec"]["template"]["metadata"]["labels"].items()
