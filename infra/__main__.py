@@ -16,6 +16,7 @@ from components.cluster.descheduler import Descheduler
 from components.encryption.stack_key import StackKey
 from components.compute.config import allocatable_gpus, gpu_pool_selector, helm_device_plugin_sharing
 from components.compute.gpu_node_group import GpuNodeGroup
+from components.catalog.instance_types import gpu_instance_type
 from components.compute.node_identity import PoolIdentity
 from components.compute.labels import SYSTEM_NODE_SELECTOR, pool_tolerations
 from components.serving.model_repository import ModelRepository
@@ -28,7 +29,7 @@ from components.storage.storage_classes import CheckpointStorage, LocalStorage
 from components.monitoring.config import NAMESPACE as MONITORING_NAMESPACE, PROMETHEUS_SERVER_LABELS
 from components.monitoring.metrics_pipeline import MetricsPipeline
 from components.serving.triton import TritonServing
-from components.stack.config import check_stack_env, load_from_pulumi
+from components.stack.config import REQUIRED_TAGS, check_stack_env, load_from_pulumi
 from components.stack.derivation import derive, stack_reports
 from components.stack.placeholders import refuse_placeholders
 
@@ -119,8 +120,9 @@ ClusterAutoscaler(
     provider=cluster.provider,
     tags=tags,
 )
+checkpoint_claims = []
 if config.storage.checkpoints is not None:
-    CheckpointStorage(
+    checkpoints = CheckpointStorage(
         f"{name}-checkpoints",
         config.storage.checkpoints,
         derived.checkpoint,
@@ -130,6 +132,8 @@ if config.storage.checkpoints is not None:
         csi_driver=cluster.ebs_csi_addon,
         tags=tags,
     )
+    checkpoint_claims = [{"name": claim, "namespace": config.storage.checkpoints.namespace, "zone": zones[0],
+                          "size_gib": derived.checkpoint.chosen.size_gib} for claim in checkpoints.claim_names]
 if config.local_storage_groups:
     LocalStorage(f"{name}-local-nvme", config.storage.local, zones=zones, provider=cluster.provider)
 BudgetAlerts(
@@ -200,7 +204,9 @@ contract = {
     "gpu_pools": [
         {"name": group.name, "workload_class": group.workload_class, "node_selector": gpu_pool_selector(group),
          "tolerations": pool_tolerations(group.name), "instance_types": list(group.instance_types),
-         "gpus_per_node": allocatable_gpus(group)}
+         "gpus_per_node": allocatable_gpus(group),
+         "gpu_models": {t: gpu_instance_type(t).gpu for t in group.instance_types},
+         "gpu_memory_gib": {t: gpu_instance_type(t).gpu_memory_gib for t in group.instance_types}}
         for group in config.gpu_node_groups
     ],
     "storage_classes": {
@@ -210,6 +216,8 @@ contract = {
     "triton_endpoints": {serving_name: serving.endpoints for serving_name, serving in triton.items()},
     "endpoint_ids": endpoints.endpoint_ids,
     "reports": stack_reports(config, pulumi.get_stack(), derived, {g: n.asg_name for g, n in node_groups.items()}),
+    "checkpoint_claims": checkpoint_claims,
+    "cost_label_keys": list(REQUIRED_TAGS),
 }
 assert set(contract) == set(PlatformContract.model_fields), "the exports must be exactly the contract"
 for output_name, value in contract.items():

@@ -3,7 +3,9 @@
 The program exports exactly these fields (stack outputs of the same names); consumers read them
 through `components.contract.reference.PlatformReference`. Versioning: the major changes when a
 field is removed or changes meaning; the minor when one is added. A consumer built for 1.x works
-with any producer 1.y where y >= x.
+with any producer 1.y where y >= x: every model ignores fields it does not know (a newer producer's),
+and every field added after 1.0 has a default (a consumer asking for 1.0 reads a 1.0 producer).
+`reports` is for people: its shape may change within a version, so consumers never parse it.
 """
 
 from __future__ import annotations
@@ -12,11 +14,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-CONTRACT_VERSION = "1.0"
+CONTRACT_VERSION = "1.1"
 
 
 class GpuPool(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
 
     name: str
     workload_class: str
@@ -24,6 +26,9 @@ class GpuPool(BaseModel):
     tolerations: list[dict[str, str]] = Field(description="Tolerations a pod needs for the pool's GPU taint.")
     instance_types: list[str]
     gpus_per_node: dict[str, int] = Field(description="GPUs of each instance type the pool may launch.")
+    # 1.1
+    gpu_models: dict[str, str] = Field({}, description="The GPU model of each instance type (NVIDIA's name).")
+    gpu_memory_gib: dict[str, int] = Field({}, description="Memory of one GPU of each instance type, GiB.")
 
     @property
     def max_gpus_per_pod(self) -> int:
@@ -32,35 +37,39 @@ class GpuPool(BaseModel):
 
 
 class StorageClasses(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
 
     checkpoint: str | None = Field(description="EBS class for training checkpoints (io2 or gp3, sized).")
     local: str | None = Field(description="Local NVMe class (WaitForFirstConsumer).")
 
 
 class TritonEndpoint(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
 
     http: str
     grpc: str
     metrics: str
+    # 1.1: what a team needs to publish models (docs/publishing-models.md) and to call the set
+    namespace: str = Field("", description="The serving set's namespace.")
+    model_repository: str = Field("", description="s3://bucket/prefix of the stable set.")
+    canary_model_repository: str | None = Field(None, description="s3://bucket/prefix of the canary, if any.")
+    publisher_role_arn: str | None = Field(None, description="The only role that may write the set's models.")
+    client_namespaces: list[str] = Field([], description="Namespaces whose pods may call the inference ports.")
 
 
-class PlatformReports(BaseModel):
-    """Operational reports for people, not for consumers' logic: they may change within a version."""
+class CheckpointClaim(BaseModel):
+    """A pre-provisioned checkpoint volume's claim: a pod that mounts it runs in its zone."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
 
-    capacity: dict[str, Any]
-    egress: dict[str, Any]
-    checkpoint_sizing: list[str]
-    account_steps: list[str] = Field(description="What AWS requires outside `pulumi up`, with how to do it.")
-    serving_capacity: list[str] = Field(description="Pods the Triton autoscalers may ask for against what each "
-                                                    "online group runs at its maximum (a markdown table).")
+    name: str
+    namespace: str
+    zone: str
+    size_gib: int
 
 
 class PlatformContract(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
 
     contract_version: str = Field(description="major.minor of this contract.")
     region: str
@@ -76,7 +85,12 @@ class PlatformContract(BaseModel):
     storage_classes: StorageClasses
     triton_endpoints: dict[str, TritonEndpoint]
     endpoint_ids: dict[str, str]
-    reports: PlatformReports
+    reports: dict[str, Any] = Field({}, description="For people (capacity, egress, sizing, account steps, serving "
+                                                      "capacity); its shape may change within a version.")
+    # 1.1
+    checkpoint_claims: list[CheckpointClaim] = Field([], description="Pre-provisioned checkpoint claims.")
+    cost_label_keys: list[str] = Field([], description="Labels every team object carries for cost allocation "
+                                                       "(pods, claims): the budget and the cost reports group by them.")
 
     def pool(self, name: str) -> GpuPool:
         for pool in self.gpu_pools:

@@ -43,7 +43,7 @@ def deployment_timeouts(config: TritonServingConfig, node_provision_minutes: int
 
 
 class TritonServing(pulumi.ComponentResource):
-    endpoints: dict[str, str]
+    endpoints: dict[str, object]
 
     def __init__(self, name: str, config: TritonServingConfig, *, warm_pool: int, region: str, account_id: str,
                  partition: str, bucket_name: str, kms_key_arn: pulumi.Input[str], oidc_provider_arn: pulumi.Input[str],
@@ -111,7 +111,11 @@ class TritonServing(pulumi.ComponentResource):
             declare(manifest, f"{name}-{suffix}", pulumi.ResourceOptions.merge(after_namespace, wait))
         host = f"triton-{config.name}.{namespace}.svc.cluster.local"
         self.endpoints = {"http": f"http://{host}:{PORTS['http']}", "grpc": f"{host}:{PORTS['grpc']}",
-                          "metrics": f"http://{host}:{PORTS['metrics']}/metrics"}
+                          "metrics": f"http://{host}:{PORTS['metrics']}/metrics", "namespace": namespace,
+                          "model_repository": spec.model_repository,
+                          "canary_model_repository": canary.model_repository if canary else None,
+                          "publisher_role_arn": f"arn:{partition}:iam::{account_id}:role/{publisher_role_name(name)}",
+                          "client_namespaces": list(config.client_namespaces)}
         self.register_outputs({"endpoints": self.endpoints})
 
     def _publisher(self, name: str, config: TritonServingConfig, account_id: str, partition: str, bucket_name: str,

@@ -17,7 +17,13 @@ from components.serving.publishing import model_name, pin_version
 
 config = pulumi.Config()
 platform = PlatformReference(config.require("platform_stack"))
-prefix = config.require("model_prefix").strip("/")
+serving_set = platform.contract.apply(lambda c: c.triton_endpoints[config.require("serving_set")])
+# s3://bucket/prefix of the set (or its canary's, to try a version there first)
+repository = serving_set.apply(lambda s: s.canary_model_repository if config.get_bool("canary") else s.model_repository)
+prefix = repository.apply(lambda url: url.split("/", 3)[3])
+# Only the set's publisher role may write its model files (the bucket denies everyone else).
+publisher = aws.Provider("publisher", region=aws.get_region().region, assume_roles=[aws.ProviderAssumeRoleArgs(
+    role_arn=serving_set.apply(lambda s: s.publisher_role_arn), session_name="model-deploy")])
 model_dir = Path(__file__).parent / "model_repository" / config.require("model")
 version = config.require_int("version")
 bucket = platform.contract.apply(lambda c: c.model_repository_bucket)
@@ -29,8 +35,10 @@ tags = {"team": "video-ml", "env": "dev", "cost-center": "cc-video-7100"}
 
 
 def publish(key: str, opts: pulumi.ResourceOptions | None = None, **content) -> aws.s3.BucketObjectv2:
-    return aws.s3.BucketObjectv2(key.replace("/", "-"), bucket=bucket, key=f"{prefix}/{key}",
-                                 server_side_encryption="aws:kms", kms_key_id=key_arn, tags=tags, opts=opts, **content)
+    return aws.s3.BucketObjectv2(key.replace("/", "-"), bucket=bucket, key=pulumi.Output.concat(prefix, "/", key),
+                                 server_side_encryption="aws:kms", kms_key_id=key_arn, tags=tags,
+                                 opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions(provider=publisher), opts),
+                                 **content)
 
 
 def version_files(number: int) -> list[aws.s3.BucketObjectv2]:
@@ -47,6 +55,6 @@ if version not in versions:
 files = {number: version_files(number) for number in versions}
 pointer = publish(f"{model_dir.name}/config.pbtxt", content=pin_version(model_config, version),
                   opts=pulumi.ResourceOptions(depends_on=files[version]))
-pulumi.export("model_repository", pulumi.Output.concat("s3://", bucket, f"/{prefix}"))
+pulumi.export("model_repository", repository)
 pulumi.export("serving_version", version)
 pulumi.export("objects", [o.key for o in [*(f for number in versions for f in files[number]), pointer]])

@@ -1,5 +1,6 @@
 """The application-team examples, planned under mocks with a mocked StackReference, and checked."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -59,13 +60,17 @@ def test_model_deploy_publishes_into_the_repository_under_the_platform_key(plan_
     assert "version_policy: { specific: { versions: [ 1 ] } }" in pointer.inputs["content"]
     assert objects["seedance/video/identity/1/model.py"].urn in pointer.dependencies  # the switch comes last
     assert objects["seedance/video/identity/1/model.py"].retain_on_delete  # a published version is never deleted
+    (publisher,) = plan.of_type("pulumi:providers:aws")
+    roles = publisher.inputs["assumeRoles"]  # provider inputs reach the engine as JSON text
+    (role,) = json.loads(roles) if isinstance(roles, str) else roles
+    assert role["roleArn"] == outputs["triton_endpoints"]["video"]["publisher_role_arn"]
     for item in objects.values():
         assert item.inputs["bucket"] == outputs["model_repository_bucket"]
         assert item.inputs["serverSideEncryption"] == "aws:kms" and item.inputs["kmsKeyId"] == outputs["kms_key_arn"]
 
 
 @pytest.mark.parametrize("version, expected", [
-    ("2.0", "exports contract 2.0; this program needs 1.0 or a later 1.x"),
+    ("2.0", "exports contract 2.0; this program needs 1.1 or a later 1.x"),
     (None, "exports contract_version None, not major.minor"),
 ])
 def test_an_incompatible_platform_stops_the_program_with_one_clear_line(plan_of, version, expected):

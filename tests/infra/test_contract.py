@@ -31,3 +31,51 @@ def test_version_compatibility(producer, consumer, ok):
     else:
         with pytest.raises(ContractVersionError):
             check_compatible(producer, consumer)
+
+
+def _outputs(plan):
+    outputs = dict(plan.outputs)
+    outputs["kubeconfig"] = outputs["kubeconfig"].value
+    return outputs
+
+
+def test_a_consumer_ignores_what_a_newer_producer_adds(plan_of):
+    """1.1 producing 1.2: fields it adds at every level are ignored, not refused."""
+    from components.contract.reference import parse_contract
+    outputs = _outputs(plan_of("prod"))
+    newer = {**outputs, "contract_version": "1.2", "tenants": [{"name": "video"}],
+             "gpu_pools": [{**pool, "interconnect": "nvlink"} for pool in outputs["gpu_pools"]],
+             "triton_endpoints": {k: {**v, "shard": 1} for k, v in outputs["triton_endpoints"].items()}}
+    contract = parse_contract(newer, "my-org/seedance-gpu/prod")
+    assert contract.pool("batch").gpu_models and contract.triton_endpoints["video"].publisher_role_arn
+
+
+def test_a_consumer_asking_for_1_0_reads_a_1_0_producer_and_one_asking_more_is_told(plan_of):
+    from components.contract.reference import IncompatiblePlatform, parse_contract
+    outputs = _outputs(plan_of("prod"))
+    older = {key: value for key, value in outputs.items() if key not in ("checkpoint_claims", "cost_label_keys")}
+    older["contract_version"] = "1.0"
+    older["gpu_pools"] = [{k: v for k, v in pool.items() if k not in ("gpu_models", "gpu_memory_gib")}
+                          for pool in outputs["gpu_pools"]]
+    older["triton_endpoints"] = {k: {f: v[f] for f in ("http", "grpc", "metrics")}
+                                 for k, v in outputs["triton_endpoints"].items()}
+    contract = parse_contract(older, "org/seedance-gpu/prod", requires="1.0")
+    assert contract.checkpoint_claims == [] and contract.triton_endpoints["video"].publisher_role_arn is None
+    with pytest.raises(IncompatiblePlatform, match=r"^org/seedance-gpu/prod: .*exports contract 1.0; this program "
+                                                   r"needs 1.1"):
+        parse_contract(older, "org/seedance-gpu/prod")
+
+
+def test_what_teams_need_is_in_the_contract(plan_of):
+    outputs = _outputs(plan_of("prod"))
+    contract = PlatformContract.model_validate(outputs)
+    video = contract.triton_endpoints["video"]
+    assert video.namespace == "triton-video" and video.client_namespaces == ["video-api"]
+    assert video.model_repository == f"s3://{contract.model_repository_bucket}/seedance/video"
+    assert video.publisher_role_arn.endswith(":role/seedance-prod-triton-video-publisher")
+    assert {c.name for c in contract.checkpoint_claims} == {"checkpoints-0", "checkpoints-1"}
+    assert all(c.zone == "us-east-1a" and c.size_gib == 64 for c in contract.checkpoint_claims)
+    online = contract.pool("online")
+    assert set(online.gpu_models) == set(online.instance_types) == set(online.gpu_memory_gib)
+    assert online.gpu_models["g6.xlarge"] == "L4" and online.gpu_memory_gib["g6.xlarge"] == 24
+    assert contract.cost_label_keys == ["team", "cost-center"]
