@@ -212,6 +212,7 @@ contract = {
     "storage_classes": {
         "checkpoint": config.storage.checkpoints.storage_class_name if config.storage.checkpoints else None,
         "local": config.storage.local.storage_class_name if config.local_storage_groups else None,
+        "training_namespace": config.storage.checkpoints.namespace if config.storage.checkpoints else None,
     },
     "triton_endpoints": {serving_name: serving.endpoints for serving_name, serving in triton.items()},
     "endpoint_ids": endpoints.endpoint_ids,

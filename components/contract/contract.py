@@ -41,6 +41,9 @@ class StorageClasses(BaseModel):
 
     checkpoint: str | None = Field(description="EBS class for training checkpoints (io2 or gp3, sized).")
     local: str | None = Field(description="Local NVMe class (WaitForFirstConsumer).")
+    # 1.1
+    training_namespace: str | None = Field(None, description="Where training jobs and their claims run (Pod "
+                                           "Security baseline, default deny but DNS, its own pods and HTTPS).")
 
 
 class TritonEndpoint(BaseModel):

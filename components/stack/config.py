@@ -235,6 +235,15 @@ class StackConfig(BaseModel):
             if checkpoints.node_group not in names:
                 raise FieldError("storage.checkpoints.node_group", checkpoints.node_group,
                                  f"must name a GPU node group; this stack has: {', '.join(names) or 'none'}")
+            # A job loses up to one interval of work per interruption; at the class's whole tolerance a
+            # single spot notice costs all it may lose, and two in a row more.
+            group = next(g for g in self.gpu_node_groups if g.name == checkpoints.node_group)
+            tolerance = group.workload().interruption_tolerance_seconds
+            interval = checkpoints.profile.interval_seconds
+            if interval > tolerance // 2:
+                raise FieldError("storage.checkpoints.profile.interval_seconds", interval,
+                                 f"is more than half the {group.workload_class} class's interruption tolerance "
+                                 f"({tolerance} s); allowed: 30 to {tolerance // 2}")
         return self
 
     @model_validator(mode="after")

@@ -17,7 +17,7 @@ class CheckpointStorageConfig(BaseModel):
     profile: CheckpointProfile
     node_group: str = Field("batch", description="The GPU group the training pods run on (its types must carry the IOPS).")
     storage_class_name: str = Field("checkpoints", pattern=_DNS_LABEL, description="StorageClass name.")
-    namespace: str = Field("training", pattern=_DNS_LABEL, description="Namespace of the pre-provisioned claims.")
+    namespace: str = Field("training", pattern=_DNS_LABEL, description="The training namespace: teams' jobs, their claims, and the pre-provisioned ones.")
     preprovisioned_volumes: int = Field(0, ge=0, le=16, description="io2/gp3 volumes made now, each with a bound claim.")
 
 

@@ -36,12 +36,13 @@ class CheckpointStorage(pulumi.ComponentResource):
         declare(checkpoint_storage_class(config.storage_class_name, decision, kms_key_arn), f"{name}-class", in_cluster)
         self.storage_class_name = config.storage_class_name
         self.claim_names = []
+        # The training namespace: teams run their jobs here, with or without pre-provisioned volumes.
+        namespace, *policies = training_namespace(config.namespace)
+        namespace = declare(namespace, f"{name}-namespace", in_cluster)
+        for policy in policies:
+            declare(policy, f"{name}-networkpolicy-{policy['metadata']['name']}",
+                    pulumi.ResourceOptions(parent=self, provider=provider, depends_on=[namespace]))
         if config.preprovisioned_volumes:
-            namespace, *policies = training_namespace(config.namespace)
-            namespace = declare(namespace, f"{name}-namespace", in_cluster)
-            for policy in policies:
-                declare(policy, f"{name}-networkpolicy-{policy['metadata']['name']}",
-                        pulumi.ResourceOptions(parent=self, provider=provider, depends_on=[namespace]))
             volume = decision.chosen
             for index in range(config.preprovisioned_volumes):
                 claim = f"{config.storage_class_name}-{index}"

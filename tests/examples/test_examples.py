@@ -51,6 +51,29 @@ def test_training_job_runs_on_the_batch_pool_with_a_checkpoint_claim(plan_of):
     assert isinstance(provider.inputs["kubeconfig"], Secret)
 
 
+def test_training_job_survives_spot_as_a_team_should_copy_it(plan_of):
+    """Disruptions never use up the Job's retries, the flush fits the grace period, the autoscaler does not
+    evict it, `pulumi up` does not wait for it, and the team creates nothing cluster-scoped."""
+    from tests.k8s_checks import schema_errors
+    outputs = platform_outputs(plan_of)
+    plan, _ = plan_example("training-job", outputs)
+    assert not plan.of_type("kubernetes:core/v1:Namespace")
+    (job,) = plan.of_type("kubernetes:batch/v1:Job")
+    spec, pod = job.inputs["spec"], job.inputs["spec"]["template"]["spec"]
+    assert pod["restartPolicy"] == "Never"  # podFailurePolicy needs it: a replacement pod per attempt
+    assert {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]} in spec["podFailurePolicy"]["rules"]
+    assert spec["template"]["metadata"]["annotations"]["cluster-autoscaler.kubernetes.io/safe-to-evict"] == "false"
+    assert job.inputs["metadata"]["annotations"]["pulumi.com/skipAwait"] == "true"
+    flush = int(next(a for a in pod["containers"][0]["command"] if a.startswith("--flush-seconds=")).split("=")[1])
+    assert flush < pod["terminationGracePeriodSeconds"] <= 120  # inside the two-minute spot notice
+    assert job.inputs["metadata"]["namespace"] == outputs["storage_classes"]["training_namespace"]
+    assert set(outputs["cost_label_keys"]) <= set(job.inputs["metadata"]["labels"])
+    (claim,) = plan.of_type("kubernetes:core/v1:PersistentVolumeClaim")
+    assert set(outputs["cost_label_keys"]) <= set(claim.inputs["metadata"]["labels"])
+    manifests = [{"apiVersion": "batch/v1", "kind": "Job", **job.inputs}]
+    assert schema_errors(manifests, "1.36") == []
+
+
 def test_model_deploy_publishes_into_the_repository_under_the_platform_key(plan_of):
     outputs = platform_outputs(plan_of)
     plan, _ = plan_example("model-deploy", outputs)

@@ -118,6 +118,10 @@ def test_checkov_passes_with_only_justified_skips(plan_of, tmp_path, capsys):
      "seedance-gpu:storage.checkpoints.profile.random_read_iops = 300000: needs 300,000 IOPS"),
     (["seedance-gpu:storage", "checkpoints", "node_group"], "training",
      "seedance-gpu:storage.checkpoints.node_group = \"training\": must name a GPU node group"),
+    # An interruption loses up to one interval: at the batch class's whole tolerance, one notice costs it all.
+    (["seedance-gpu:storage", "checkpoints", "profile", "interval_seconds"], 1800,
+     "seedance-gpu:storage.checkpoints.profile.interval_seconds = 1800: is more than half the batch class's "
+     "interruption tolerance (1800 s); allowed: 30 to 900"),
 ])
 def test_bad_storage_config_exits_2_naming_the_key(tmp_path, capsys, path, value, expected):
     stack_file = bad_stack(tmp_path, path, value)
