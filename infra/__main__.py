@@ -29,6 +29,7 @@ from components.storage.storage_classes import CheckpointStorage, LocalStorage
 from components.monitoring.config import NAMESPACE as MONITORING_NAMESPACE, PROMETHEUS_SERVER_LABELS
 from components.monitoring.metrics_pipeline import MetricsPipeline
 from components.serving.triton import TritonServing
+from components.storage.manifests import PRICED_PARAMETERS, checkpoint_storage_class
 from components.stack.config import REQUIRED_TAGS, check_stack_env, load_from_pulumi
 from components.stack.derivation import derive, stack_reports
 from components.stack.placeholders import refuse_placeholders
@@ -213,6 +214,9 @@ contract = {
         "checkpoint": config.storage.checkpoints.storage_class_name if config.storage.checkpoints else None,
         "local": config.storage.local.storage_class_name if config.local_storage_groups else None,
         "training_namespace": config.storage.checkpoints.namespace if config.storage.checkpoints else None,
+        "volumes": {config.storage.checkpoints.storage_class_name: {
+            key: value for key, value in checkpoint_storage_class("", derived.checkpoint, "", {})["parameters"].items()
+            if key in PRICED_PARAMETERS}} if config.storage.checkpoints else {},
     },
     "triton_endpoints": {serving_name: serving.endpoints for serving_name, serving in triton.items()},
     "endpoint_ids": endpoints.endpoint_ids,

@@ -19,7 +19,7 @@ from components.plan.resources import PlanResource, is_unknown, tags_of
 from components.stack.config import ENVIRONMENTS, PROJECT, StackConfig
 from policies.framework import CONFIG_DIR, PolicyConfigError, Violation, load_enforcement, run_rules
 from policies.rules import ALL_RULES
-from seedance.engine import Plan, Secret
+from seedance.engine import STACK_REFERENCE, Plan, Secret
 from seedance.project import StackFileError, find_project
 from seedance.stack_input import load_stack
 
@@ -81,11 +81,28 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
             "aws-ebs-volume-disallow-gp2-io1": regional, "aws-ebs-volume-flag-overprovisioned-io2": regional}
 
 
-def check(resources: list[PlanResource], env: str, region: str,
-          extra: dict[str, dict[str, Any]] | None = None) -> tuple[list[Violation], CostEstimate]:
+BUDGET_RULES = ("budget-monthly-cost-limit", "budget-monthly-cost-warn-near-budget")
+
+
+def referenced_storage_classes(resources: list[PlanResource], stack_outputs) -> dict[str, dict[str, str]]:
+    """The EBS classes of the platform stacks a team's plan reads (their contract's `volumes`), so its claims
+    are priced at what they get. `stack_outputs(reference)` answers a StackReference offline."""
+    classes: dict[str, dict[str, str]] = {}
+    for resource in resources:
+        if resource.type == STACK_REFERENCE:
+            outputs = stack_outputs(str(resource.props.get("name"))) or {}
+            classes.update((outputs.get("storage_classes") or {}).get("volumes") or {})
+    return classes
+
+
+def check(resources: list[PlanResource], env: str, region: str, extra: dict[str, dict[str, Any]] | None = None,
+          storage_classes: dict[str, dict[str, str]] | None = None) -> tuple[list[Violation], CostEstimate]:
+    if storage_classes:  # the budget rules price a team's claims at its platform's classes too
+        extra = {**(extra or {}), **{rule: {**(extra or {}).get(rule, {}), "storage_classes": storage_classes}
+                                     for rule in BUDGET_RULES}}
     violations = run_rules(ALL_RULES, resources, load_enforcement(env), extra)
     try:
-        cost = estimate(resources, catalog_for(region))
+        cost = estimate(resources, catalog_for(region), storage_classes=storage_classes)
     except PriceSourceError as error:
         raise CheckInputError(f"no prices for {region}: {error}") from None
     return violations, cost
@@ -134,9 +151,10 @@ def render_markdown(violations: list[Violation], cost: CostEstimate, delta: floa
     return "\n".join(lines)
 
 
-def run(args: argparse.Namespace, offline_plan) -> int:
-    """`offline_plan(stack, program, stack_file)` comes from the CLI (it runs the engine)."""
-    config = None
+def run(args: argparse.Namespace, offline_plan, stack_outputs) -> int:
+    """`offline_plan(stack, program, stack_file)` and `stack_outputs(reference)` come from the CLI (they run
+    the engine)."""
+    config, classes = None, {}
     if args.plan:
         if args.stack or args.stack_file:
             raise CheckInputError("give --stack (plan a stack and check it) or --plan (check a plan file), not both")
@@ -151,6 +169,7 @@ def run(args: argparse.Namespace, offline_plan) -> int:
             raise CheckInputError("give --stack or --plan")
         plan, _header = offline_plan(args.stack, args.program, args.stack_file)
         resources = plan_resources(plan)
+        classes = referenced_storage_classes(resources, stack_outputs)
         config = _stack_settings(args)
         env = args.env or (config.env if config else args.stack if args.stack in ENVIRONMENTS else None)
         if env is None:
@@ -161,7 +180,7 @@ def run(args: argparse.Namespace, offline_plan) -> int:
         raise CheckInputError(f"no policy config for environment {env!r}; known: {', '.join(ENVIRONMENTS)}")
     region = config.region if config else load_enforcement(env).get("budget-monthly-cost-limit", {}).get("region", "us-east-1")
     try:
-        violations, cost = check(resources, env, region, stack_policy_config(config) if config else None)
+        violations, cost = check(resources, env, region, stack_policy_config(config) if config else None, classes)
     except PolicyConfigError as error:
         raise CheckInputError(f"policy config for {env}: {error}") from None
     delta = None

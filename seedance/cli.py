@@ -207,7 +207,7 @@ def _parser() -> argparse.ArgumentParser:
     capacity_commands.register(commands, _stack_arguments)
     preflight.register(commands, _stack_arguments)
     model_command.register(commands)
-    check_command.register(commands, lambda args: check_command.run(args, offline_plan))
+    check_command.register(commands, lambda args: check_command.run(args, offline_plan, platform_stack_outputs))
     config = commands.add_parser("config", help="the configuration reference, from the pydantic models")
     config_verbs = config.add_subparsers(dest="verb", required=True)
     config_verbs.add_parser("schema", help="print the JSON Schema of a stack's config").set_defaults(

@@ -26,6 +26,7 @@ from pulumi.runtime import rpc, settings
 from pulumi.runtime.config import set_all_config
 from pulumi.runtime.stack import run_in_stack
 
+STACK_REFERENCE = "pulumi:pulumi:StackReference"
 STACK_TYPE = "pulumi:pulumi:Stack"
 
 
@@ -113,6 +114,16 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
         )
         with self._lock:
             self.registered.append(resource)
+        return response
+
+    def ReadResource(self, request):  # noqa: N802 - gRPC method name
+        """A read resource (a StackReference): kept in the plan, so readers know which stacks it reads."""
+        response = super().ReadResource(request)
+        if request.type == STACK_REFERENCE:
+            with self._lock:
+                self.registered.append(PlannedResource(
+                    urn=response.urn, type=request.type, name=request.name, parent=request.parent or None,
+                    custom=True, inputs={"name": request.id}, id=request.id))
         return response
 
     def RegisterResourceOutputs(self, request):  # noqa: N802 - gRPC method name

@@ -44,6 +44,8 @@ class StorageClasses(BaseModel):
     # 1.1
     training_namespace: str | None = Field(None, description="Where training jobs and their claims run (Pod "
                                            "Security baseline, default deny but DNS, its own pods and HTTPS).")
+    volumes: dict[str, dict[str, str]] = Field({}, description="What a claim of each EBS class gets (type, iops, "
+                                               "throughput): what `seedance check` prices a team's claims at.")
 
 
 class TritonEndpoint(BaseModel):

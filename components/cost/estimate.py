@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from functools import cache
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from components.pricing.ebs import EBS_VOLUME_TYPES, ebs_monthly
 from components.plan.unknowns import UnknownValueError, as_read
@@ -20,8 +20,8 @@ from components.capacity.mix import asg_mix, reserved_cover
 from components.cluster.versions import kubernetes_version
 from components.plan.resources import (ASG, EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, EKS_NODE_GROUP, ELASTIC_IP,
                                        EXPECTED_GB_TAG, K8S_SERVICE, KMS_KEY, LAUNCH_TEMPLATE, LOAD_BALANCER, LOG_GROUP,
-                                       NAT_GATEWAY, TRANSIT_GATEWAY_ATTACHMENT, VPC_ENDPOINT, PlanResource, is_unknown,
-                                       tags_of)
+                                       K8S_CLAIM, K8S_STORAGE_CLASS, NAT_GATEWAY, TRANSIT_GATEWAY_ATTACHMENT,
+                                       VPC_ENDPOINT, PlanResource, is_unknown, tags_of)
 
 HOURS_PER_MONTH = 730
 
@@ -234,18 +234,68 @@ def _eks_cluster(resource: PlanResource, catalog: PriceCatalog, on: date) -> tup
             f"EKS control plane, Kubernetes {minor} in {support} support on {on:%Y-%m-%d}")
 
 
-def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog, on: date | None = None) -> CostEstimate:
-    """What the resources cost a month; `on` (default: today, UTC) decides the EKS support rate."""
+_BINARY_UNITS = {"Ki": 2**-20, "Mi": 2**-10, "Gi": 1, "Ti": 2**10, "Pi": 2**20}
+
+
+def _gib(quantity: Any) -> float:
+    text = str(_known(quantity, "the claim's size"))
+    for suffix, factor in _BINARY_UNITS.items():
+        if text.endswith(suffix):
+            return float(text[: -len(suffix)]) * factor
+    return float(text) / 2**30  # bytes
+
+
+def _claim(resource: PlanResource, catalog: PriceCatalog, classes: Mapping[str, Mapping[str, str]]) -> tuple[float, str]:
+    """A claim's volume, at its class's type and performance: EBS classes bill by size and performance,
+    instance-store classes nothing beyond their node; a claim bound to a declared volume is priced there."""
+    spec = resource.props.get("spec") or {}
+    if spec.get("volumeName"):
+        return 0.0, f"bound to the pre-provisioned volume {spec['volumeName']} (priced with it)"
+    name = _known(spec.get("storageClassName"), "the claim's class")
+    if name not in classes:
+        raise UnknownValue(f"storage class {name!r} is not in this plan nor in the platform's contract")
+    parameters = classes[name]
+    if "type" not in parameters:
+        return 0.0, f"class {name}: local instance store (in the node's price)"
+    size = _gib(((spec.get("resources") or {}).get("requests") or {}).get("storage"))
+    cost = ebs_monthly(parameters["type"], size, _number(parameters.get("iops")), _number(parameters.get("throughput")),
+                       catalog.services)
+    return cost, f"claim of class {name}: {parameters['type']} {size:g} GiB"
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def storage_classes_of(resources: Iterable[PlanResource]) -> dict[str, dict[str, str]]:
+    """The plan's StorageClasses by name: the EBS parameters a claim of each gets ({} for no EBS)."""
+    found = {}
+    for resource in resources:
+        if resource.type == K8S_STORAGE_CLASS:
+            resource = as_read(resource)
+            ebs = resource.props.get("provisioner") == "ebs.csi.aws.com"
+            found[str((resource.props.get("metadata") or {}).get("name"))] = (
+                dict(resource.props.get("parameters") or {}) if ebs else {})
+    return found
+
+
+def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog, on: date | None = None,
+             storage_classes: Mapping[str, Mapping[str, str]] | None = None) -> CostEstimate:
+    """What the resources cost a month; `on` (default: today, UTC) decides the EKS support rate;
+    `storage_classes` adds classes the plan uses but does not declare (a team's plan: the platform's)."""
     on = on or datetime.now(timezone.utc).date()
     resources = list(resources)
     templates = {r.urn: as_read(r) for r in resources if r.type == LAUNCH_TEMPLATE}
+    classes = {**(storage_classes or {}), **storage_classes_of(resources)}
     result = CostEstimate()
     for resource in resources:
-        if resource.type not in (ASG, EKS_CLUSTER, EKS_NODE_GROUP) and resource.type not in PRICERS:
+        if resource.type not in (ASG, EKS_CLUSTER, EKS_NODE_GROUP, K8S_CLAIM) and resource.type not in PRICERS:
             continue  # not priced: never read
         resource = as_read(resource)
         try:
-            if resource.type == ASG:
+            if resource.type == K8S_CLAIM:
+                cost, basis = _claim(resource, catalog, classes)
+            elif resource.type == ASG:
                 cost, basis = _gpu_group(resource, catalog, templates)
             elif resource.type == EKS_CLUSTER:
                 cost, basis = _eks_cluster(resource, catalog, on)

@@ -27,6 +27,7 @@ K8S_DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 K8S_HPA = "kubernetes:autoscaling/v2:HorizontalPodAutoscaler"
 K8S_SERVICE = "kubernetes:core/v1:Service"
 K8S_STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"
+K8S_CLAIM = "kubernetes:core/v1:PersistentVolumeClaim"
 # Resources that launch EC2 instances from settings of their own; each keeps the instance metadata options
 # in `metadataOptions` and its public-IP switch in `associatePublicIpAddress` (templates: per network
 # interface). Auto Scaling groups, fleets and EKS node groups launch from one of these.

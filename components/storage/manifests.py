@@ -41,10 +41,22 @@ def training_namespace(name: str) -> list[Manifest]:
     return [namespace(name, "baseline"), *namespace_baseline(name), among_itself]
 
 
-def checkpoint_storage_class(name: str, decision: SizingDecision, kms_key_arn: str) -> Manifest:
+PRICED_PARAMETERS = ("type", "iops", "throughput")  # what an EBS class's claim is billed by, besides its size
+
+
+def volume_tags(cost_tags: dict[str, str]) -> dict[str, str]:
+    """EBS CSI `tagSpecification_<n>` parameters: the stack's cost tags (the budget counts volumes by them)
+    and the claim's namespace and name, filled in by the driver (extra-create-metadata, on in the EKS
+    add-on), so a volume says whose it is, and a retained one whose it was."""
+    tags = {**cost_tags, "kubernetes-namespace": "{{ .PVCNamespace }}", "kubernetes-claim": "{{ .PVCName }}"}
+    return {f"tagSpecification_{index}": f"{key}={value}" for index, (key, value) in enumerate(tags.items(), 1)}
+
+
+def checkpoint_storage_class(name: str, decision: SizingDecision, kms_key_arn: str,
+                             cost_tags: dict[str, str]) -> Manifest:
     volume = decision.chosen
     parameters = {"type": volume.volume_type, "iops": str(volume.iops), "encrypted": "true", "kmsKeyId": kms_key_arn,
-                  "csi.storage.k8s.io/fstype": "xfs"}
+                  "csi.storage.k8s.io/fstype": "xfs", **volume_tags(cost_tags)}
     if volume.throughput_mibps:
         parameters["throughput"] = str(volume.throughput_mibps)
     return {

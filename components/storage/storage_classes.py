@@ -33,7 +33,8 @@ class CheckpointStorage(pulumi.ComponentResource):
                  tags: Mapping[str, str], opts: pulumi.ResourceOptions | None = None):
         super().__init__("seedance:storage:CheckpointStorage", name, None, opts)
         in_cluster = pulumi.ResourceOptions(parent=self, provider=provider, depends_on=[csi_driver])
-        declare(checkpoint_storage_class(config.storage_class_name, decision, kms_key_arn), f"{name}-class", in_cluster)
+        declare(checkpoint_storage_class(config.storage_class_name, decision, kms_key_arn, dict(tags)), f"{name}-class",
+                in_cluster)
         self.storage_class_name = config.storage_class_name
         self.claim_names = []
         # The training namespace: teams run their jobs here, with or without pre-provisioned volumes.

@@ -1,7 +1,7 @@
 """The estimated monthly cost stays within the stack's budget (mandatory in CI: the source's cost gate)."""
 
 from policies.framework import Rule
-from policies.rules._budget import budget_findings
+from policies.rules._budget import BUDGET_CONFIG, budget_findings
 
 
 def check(resources, config):
@@ -16,6 +16,6 @@ RULE = Rule(
     severity="critical",
     remediation="Cut the plan's cost below the budget, or raise the budget in the stack and policy config.",
     topics=("cost", "budget"),
-    config={"monthly_budget_usd": {"type": "number"}, "region": {"type": "string", "default": "us-east-1"}},
+    config=BUDGET_CONFIG,
     check_stack=check,
 )

@@ -1,7 +1,7 @@
 """The estimated monthly cost stays below 85 % of the stack's budget (the source's first breaker step)."""
 
 from policies.framework import Rule
-from policies.rules._budget import budget_findings
+from policies.rules._budget import BUDGET_CONFIG, budget_findings
 
 
 def check(resources, config):
@@ -14,7 +14,6 @@ RULE = Rule(
     severity="medium",
     remediation="Review the cost table (seedance check) and shrink desired sizes or move work to spot.",
     topics=("cost", "budget"),
-    config={"monthly_budget_usd": {"type": "number"}, "region": {"type": "string", "default": "us-east-1"},
-            "warn_at": {"type": "number", "default": 0.85}},
+    config={**BUDGET_CONFIG, "warn_at": {"type": "number", "default": 0.85}},
     check_stack=check,
 )

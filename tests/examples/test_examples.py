@@ -112,6 +112,13 @@ def test_training_job_asking_more_gpus_than_a_node_has_is_refused(plan_of):
                     mocks=OfflineCloud("us-west-2", stack_outputs=lambda _: outputs))
 
 
+def test_a_teams_claim_is_priced_at_the_platforms_class(capsys):
+    """The team's plan does not declare the class; the platform's contract says what a claim of it gets."""
+    assert main(["check", "--stack", "dev", "--program", str(EXAMPLES / "training-job")]) == 0
+    out = capsys.readouterr().out
+    assert "checkpoints  (claim of class checkpoints: gp3 64 GiB)" in out and "$5.12" in out
+
+
 @pytest.mark.parametrize("example", ["training-job", "model-deploy"])
 def test_examples_plan_and_pass_the_check_offline(example, capsys, tmp_path):
     assert main(["plan", "--stack", "dev", "--program", str(EXAMPLES / example), "--json", str(tmp_path / "p.json")]) == 0

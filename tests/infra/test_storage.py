@@ -128,3 +128,28 @@ def test_bad_storage_config_exits_2_naming_the_key(tmp_path, capsys, path, value
     assert main(["plan", "--stack", "dev", "--stack-file", str(stack_file)]) == 2
     err = capsys.readouterr().err
     assert expected in err and err.count("\n") == 1
+
+
+def test_claims_of_the_checkpoint_class_carry_the_cost_tags_and_their_owner(stack_plan):
+    """The budget counts volumes by the stack's cost tags; a dynamically provisioned volume gets them from
+    its class, and the claim's namespace and name from the driver, so a retained one says whose it was."""
+    (storage_class,) = [c for c in stack_plan.of_type("kubernetes:storage.k8s.io/v1:StorageClass")
+                        if c.inputs["provisioner"] == "ebs.csi.aws.com"]
+    tags = dict(v.split("=", 1) for k, v in storage_class.inputs["parameters"].items() if k.startswith("tagSpecification_"))
+    assert stack_config(stack_plan.stack).resource_tags.items() <= tags.items()
+    assert tags["kubernetes-namespace"] == "{{ .PVCNamespace }}" and tags["kubernetes-claim"] == "{{ .PVCName }}"
+
+
+def test_claims_are_priced_by_their_class(plan_of):
+    """A claim bills as the volume its class provisions; a claim bound to a declared volume is priced there."""
+    from components.cost.estimate import catalog_for, estimate
+    from components.plan.resources import PlanResource
+    from seedance.check_command import plan_resources
+    prod = plan_resources(plan_of("prod"))
+    lines = {line.urn: line for line in estimate(prod, catalog_for("us-east-1")).lines}
+    bound = [lines[r.urn] for r in prod if r.type == "kubernetes:core/v1:PersistentVolumeClaim"]
+    assert bound and all(line.monthly_usd == 0 and "pre-provisioned" in line.basis for line in bound)
+    claim = PlanResource("urn:c", "kubernetes:core/v1:PersistentVolumeClaim", "c", {"spec": {
+        "storageClassName": "checkpoints", "resources": {"requests": {"storage": "64Gi"}}}})
+    (priced,) = estimate([*prod, claim], catalog_for("us-east-1")).lines[-1:]
+    assert priced.urn == "urn:c" and priced.monthly_usd > 64 * 0.125  # io2: 64 GiB plus its IOPS
