@@ -55,7 +55,7 @@ name = config.cluster_name
 
 identity = aws.get_caller_identity()
 # The role `pulumi up` runs as (a role session's issuer), which gets cluster-admin by an explicit entry.
-deployer_arn = aws.iam.get_session_context(arn=identity.arn).issuer_arn
+deployer_arn = config.cluster.deployer_role_arn or aws.iam.get_session_context(arn=identity.arn).issuer_arn
 partition = aws.get_partition().partition
 
 model_bucket = config.model_bucket_name(identity.account_id)
@@ -173,7 +173,8 @@ if config.scheduling.descheduler:
                 training_namespaces=[config.storage.checkpoints.namespace] if config.storage.checkpoints else [])
 # Every stack: the HPAs' metrics, and GPU utilisation per pod for people.
 MetricsPipeline(f"{name}-metrics", config.monitoring, system_node_selector=SYSTEM_NODE_SELECTOR,
-                vpc_cidr=config.network.vpc_cidr, provider=cluster.provider)
+                vpc_cidr=config.network.vpc_cidr, api_service_ip=config.cluster.api_service_ip,
+                provider=cluster.provider)
 if node_groups:
     # A kubelet may label and taint its Node only as the pool its IAM role belongs to.
     PoolIdentity(f"{name}-pool-identity",

@@ -289,8 +289,10 @@ def _records_writes(selectors: dict, bucket_arn: str) -> bool:
     for selector in selectors.get("EventSelectors") or []:
         if selector.get("ReadWriteType", "All") in ("All", "WriteOnly"):
             for resource in selector.get("DataResources") or []:
+                # "arn:aws:s3" (every bucket), "arn:aws:s3:::bucket/" or a prefix of it: never another
+                # bucket whose name only starts the same
                 if resource.get("Type") == "AWS::S3::Object" and any(
-                        bucket_arn.startswith(value.rstrip("/")) for value in resource.get("Values") or []):
+                        f"{bucket_arn}/".startswith(value) for value in resource.get("Values") or []):
                     return True
     for selector in selectors.get("AdvancedEventSelectors") or []:
         fields = {f["Field"]: f for f in selector.get("FieldSelectors") or []}
@@ -318,7 +320,11 @@ def check_model_writes_recorded(config: StackConfig, clients: Clients, findings:
     for trail in trails.get("trailList", []):
         selectors = _call(findings, check, "cloudtrail:GetEventSelectors", lambda trail=trail: clients(
             "cloudtrail", trail.get("HomeRegion", config.region)).get_event_selectors(TrailName=trail["TrailARN"]))
-        if selectors is not None and _records_writes(selectors, bucket_arn):
+        if selectors is None or not _records_writes(selectors, bucket_arn):
+            continue
+        status = _call(findings, check, "cloudtrail:GetTrailStatus", lambda trail=trail: clients(
+            "cloudtrail", trail.get("HomeRegion", config.region)).get_trail_status(Name=trail["TrailARN"]))
+        if status is not None and status.get("IsLogging"):
             findings.append(Finding(check, "ok", f"trail {trail.get('Name')} logs S3 write data events there"))
             return
     findings.append(Finding(check, "warning", f"no trail logs S3 write data events for {bucket_arn}: a model "

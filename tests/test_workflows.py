@@ -47,6 +47,19 @@ def test_previews_run_under_their_stacks_environment_and_never_for_a_fork():
     assert credentials["with"]["role-to-assume"] == "${{ vars.AWS_PREVIEW_ROLE_ARN }}"  # per environment
 
 
+def test_a_forks_pull_request_is_checked_too():
+    """A fork's token is read-only: the comment is skipped for it, the report goes to the run's page."""
+    (check,) = [job for name, job in JOBS.items() if name == "check"]
+    comment = next(s for s in check["steps"] if "sticky-pull-request-comment" in s.get("uses", ""))
+    assert comment["if"] == "github.event.pull_request.head.repo.full_name == github.repository"
+    assert any("GITHUB_STEP_SUMMARY" in s.get("run", "") for s in check["steps"])
+
+
+def test_previews_never_run_on_the_deploy_runner():
+    (preview,) = [job for job in JOBS.values() if "id-token" in job.get("permissions", {})]
+    assert "seedance-deployer" not in preview["runs-on"]
+
+
 def test_no_expression_is_spliced_into_a_shell_script():
     """`${{ }}` inside `run:` is code injection when it carries PR-controlled text: values go through env."""
     for name, job in JOBS.items():
@@ -60,5 +73,6 @@ def test_what_changes_the_gate_has_code_owners():
     exceptions = {f"/{path.relative_to(REPO).as_posix()}" for path in (REPO / "components").rglob("*.py")
                   if "checkov_skips(" in path.read_text()}
     required = {"/policies/", "/.github/", "/stacks/", "/tests/fixtures/policies/",
-                "/tests/fixtures/checkov_tfplan_exceptions.json"} | exceptions
+                "/tests/fixtures/checkov_tfplan_exceptions.json", "/components/plan/resources.py",
+                "/seedance/check_command.py"} | exceptions
     assert required <= owned, required - owned

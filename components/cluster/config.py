@@ -85,6 +85,10 @@ class ClusterConfig(BaseModel):
                         "(AmazonEKSAdminPolicy, every namespace), not cluster-admin.")
     viewer_principal_arns: list[str] = Field(
         [], description="IAM roles or users that may read the cluster (AmazonEKSViewPolicy; no Secrets).")
+    deployer_role_arn: str | None = Field(
+        None, pattern=r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$", description="The role `pulumi up` runs as, "
+        "given cluster-admin by an access entry of its own; default: the role of whoever runs the program (set it "
+        "when previews run as another, read-only role, or they show the entry changing).")
     break_glass_principal_arns: list[str] = Field(
         [], description="IAM roles or users given cluster-admin (AmazonEKSClusterAdminPolicy) for emergencies; "
                         "assuming them should page someone. The deployer gets it by its own entry.")
@@ -161,6 +165,11 @@ class ClusterConfig(BaseModel):
                                      "one access level per principal")
                 seen[arn] = key
         return self
+
+    @property
+    def api_service_ip(self) -> str:
+        """The `kubernetes` Service's address: the first of the Service range (what pods dial for the API)."""
+        return str(ipaddress.ip_network(self.service_cidr)[1])
 
     def principals(self) -> list[tuple[str, str]]:
         """(config key, ARN) of every principal given an access entry."""

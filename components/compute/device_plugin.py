@@ -10,9 +10,12 @@ import pulumi_kubernetes as k8s
 import yaml
 
 from components.compute.config import GpuSharingConfig
+from components.common.k8s_objects import declare
+from components.common.manifests import namespace as namespace_manifest, namespace_baseline
 from components.compute.labels import AGENT_TOLERATIONS, AMI_FAMILY_LABEL, WORKLOAD_CLASS_LABEL
 from components.compute.node_bootstrap import AMI_FAMILY_TRAITS
 
+NAMESPACE = "nvidia-device-plugin"
 CHART_REPOSITORY = "https://nvidia.github.io/k8s-device-plugin"
 # The entry every other node uses: without a default the chart's fallback gives an unlabelled node the
 # only entry there is, so one shared group's time-slicing would reach every GPU node.
@@ -57,16 +60,22 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
     def __init__(self, name: str, *, chart_version: str, sharing: Mapping[str, GpuSharingConfig] | None = None,
                  opts: pulumi.ResourceOptions | None = None):
         super().__init__("seedance:gpu:NvidiaDevicePlugin", name, None, opts)
+        # A GPU agent (host paths of the kubelet's device-plugin socket): privileged, in a namespace of its
+        # own that nothing may reach and that reaches nothing (it talks to the kubelet through a socket).
+        namespace = declare(namespace_manifest(NAMESPACE, "privileged"), f"{name}-namespace",
+                            pulumi.ResourceOptions(parent=self))
+        for policy in namespace_baseline(NAMESPACE):
+            declare(policy, f"{name}-{policy['metadata']['name']}",
+                    pulumi.ResourceOptions(parent=self, depends_on=[namespace]))
         release = k8s.helm.v3.Release(
             f"{name}-release",
             name="nvidia-device-plugin",
             chart="nvidia-device-plugin",
             version=chart_version,
-            namespace="nvidia-device-plugin",
-            create_namespace=True,
+            namespace=NAMESPACE,
             repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=CHART_REPOSITORY),
             values=device_plugin_values(sharing),
-            opts=pulumi.ResourceOptions(parent=self),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
         )
         self.release_name = release.name
         self.register_outputs({"release_name": self.release_name})

@@ -57,7 +57,9 @@ def pool_identity_policy(pools: dict[str, tuple[str, str]]) -> list[Manifest]:
         "spec": {
             "failurePolicy": "Fail",
             "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
-                                                    "operations": ["CREATE", "UPDATE"], "resources": ["nodes"]}]},
+                                                    "operations": ["CREATE", "UPDATE"],
+                                                    # a status update carries the labels too
+                                                    "resources": ["nodes", "nodes/status"]}]},
             # Kubelets only: people and controllers (the autoscaler, taint managers) are RBAC's to govern.
             "matchConditions": [{"name": "kubelets", "expression": "request.userInfo.groups.exists(g, g == 'system:nodes')"}],
             "variables": variables,

@@ -92,7 +92,7 @@ def pods_scrape_job() -> dict:
     }
 
 
-def prometheus_access(vpc_cidr: str) -> list[Manifest]:
+def prometheus_access(vpc_cidr: str, api_service_ip: str) -> list[Manifest]:
     """What the server may read (the chart's ClusterRole less `nodes/proxy`, the kubelet's exec and log
     path, which the pod job never uses), and the namespaces' traffic: everything denied but DNS; the
     server answers the adapter only, on 9090 (so the lifecycle API the config reloader needs answers
@@ -110,7 +110,11 @@ def prometheus_access(vpc_cidr: str) -> list[Manifest]:
                "subjects": [{"kind": "ServiceAccount", "name": PROMETHEUS_SERVICE_ACCOUNT, "namespace": NAMESPACE}]}
     tcp = lambda *ports: [{"port": port, "protocol": "TCP"} for port in ports]  # noqa: E731
     adapter_pods = {"app.kubernetes.io/name": ADAPTER_RELEASE}
-    api_server = {"to": [{"ipBlock": {"cidr": vpc_cidr}}], "ports": tcp(443)}
+    # Pods dial the API at the `kubernetes` Service address, which the network policy agent judges before
+    # it is translated (and resolves Services only for pod selectors): that address, and the control
+    # plane's own in the VPC.
+    api_server = {"to": [{"ipBlock": {"cidr": f"{api_service_ip}/32"}}, {"ipBlock": {"cidr": vpc_cidr}}],
+                  "ports": tcp(443)}
     server = network_policy(
         "prometheus-server", NAMESPACE, PROMETHEUS_SERVER_LABELS,
         ingress=[{"from": [{"podSelector": {"matchLabels": adapter_pods}}], "ports": tcp(PROMETHEUS_PORT)}],
@@ -178,7 +182,8 @@ def adapter_serving_certificate(name: str, opts: pulumi.ResourceOptions) -> dict
 
 class MetricsPipeline(pulumi.ComponentResource):
     def __init__(self, name: str, config: MonitoringConfig, *, system_node_selector: Mapping[str, str],
-                 vpc_cidr: str, provider: k8s.Provider, opts: pulumi.ResourceOptions | None = None):
+                 vpc_cidr: str, api_service_ip: str, provider: k8s.Provider,
+                 opts: pulumi.ResourceOptions | None = None):
         super().__init__("seedance:monitoring:MetricsPipeline", name, None, opts)
         in_cluster = pulumi.ResourceOptions(parent=self, provider=provider)
 
@@ -188,7 +193,7 @@ class MetricsPipeline(pulumi.ComponentResource):
                                     f"{manifest['metadata']['name']}-{manifest['kind'].lower()}",
                           pulumi.ResourceOptions.merge(in_cluster, pulumi.ResourceOptions(
                               depends_on=[monitoring, gpu_agents])))
-                  for manifest in prometheus_access(vpc_cidr)]
+                  for manifest in prometheus_access(vpc_cidr, api_service_ip)]
 
         def release(suffix: str, chart: str, version: str, repo: str, values: dict, depends_on: list[pulumi.Resource],
                     release_namespace: str = NAMESPACE) -> k8s.helm.v3.Release:

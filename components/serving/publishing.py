@@ -13,7 +13,7 @@ import re
 MARKER_NAME = "README.md"
 # Writes that change what a server loads: new objects, deletions (of versions too), and their ACLs.
 WRITE_ACTIONS = ["s3:PutObject", "s3:DeleteObject", "s3:DeleteObjectVersion", "s3:PutObjectAcl",
-                 "s3:PutObjectVersionAcl", "s3:RestoreObject"]
+                 "s3:PutObjectVersionAcl", "s3:RestoreObject", "s3:ReplicateObject", "s3:ReplicateDelete"]
 
 
 def publisher_role_name(serving_component: str) -> str:
@@ -37,7 +37,8 @@ def publisher_policy(bucket_arn: str, prefixes: list[str], key_arn: str, region:
     stack key through S3 only."""
     return {"Version": "2012-10-17", "Statement": [
         {"Effect": "Allow", "Action": "s3:ListBucket", "Resource": bucket_arn},
-        {"Effect": "Allow", "Action": ["s3:GetObject", "s3:PutObject"],
+        # Tagging: an upload with tags (the cost tags) needs it, and Pulumi reads an object's tags back.
+        {"Effect": "Allow", "Action": ["s3:GetObject", "s3:PutObject", "s3:PutObjectTagging", "s3:GetObjectTagging"],
          "Resource": [f"{bucket_arn}/{prefix}/*" for prefix in prefixes]},
         {"Effect": "Allow", "Action": ["kms:GenerateDataKey", "kms:Decrypt"], "Resource": key_arn,
          "Condition": {"StringEquals": {"kms:ViaService": f"s3.{region}.amazonaws.com"}}},

@@ -44,12 +44,19 @@ def statements(policy: dict) -> Iterator[tuple[str, dict]]:
             yield str(statement.get("Sid") or f"#{index}"), statement
 
 
+# Operators that hold only when the key is present and matches: `...IfExists` holds when the key is
+# absent, `ForAllValues:` too, and negations hold for every other value.
+NARROWING_OPERATORS = frozenset({"StringEquals", "StringEqualsIgnoreCase", "StringLike", "ArnEquals", "ArnLike"})
+
+
 def _narrowed(statement: dict) -> bool:
+    """Whether a condition ties the statement to named callers: a narrowing key, compared by an operator
+    that fails when the key is absent, with values that name something (no wildcard)."""
     for operator, tests in (statement.get("Condition") or {}).items():
-        if "Not" in operator or not isinstance(tests, dict):
+        if operator not in NARROWING_OPERATORS or not isinstance(tests, dict):
             continue
         for key, values in tests.items():
-            if key.lower() in NARROWING_KEYS and all(str(v) != "*" for v in _listed(values)):
+            if key.lower() in NARROWING_KEYS and not any(c in str(v) for v in _listed(values) for c in "*?"):
                 return True
     return False
 

@@ -51,3 +51,19 @@ def test_a_principal_in_two_lists_is_refused_naming_the_key():
     with pytest.raises(ConfigError, match=r"seedance-gpu:cluster.viewer_principal_arns\[0\] = .*is already in "
                                           r"cluster.admin_principal_arns"):
         parse_config_values(values)
+
+
+def test_a_named_deployer_is_the_one_given_cluster_admin_whoever_previews(tmp_path):
+    """A preview runs as a read-only role; with cluster.deployer_role_arn set, its plan keeps the deployer's
+    entry as it is instead of moving cluster-admin to whoever ran it."""
+    import json as json_
+    from seedance.cli import main
+    from tests.stacks import bad_stack
+    named = "arn:aws:iam::123456789012:role/ci-deployer"
+    stack_file = bad_stack(tmp_path, ["seedance-gpu:cluster", "deployer_role_arn"], named)
+    assert main(["plan", "--stack", "dev", "--stack-file", str(stack_file), "--json", str(tmp_path / "p.json")]) == 0
+    resources = json_.loads((tmp_path / "p.json").read_text())["resources"]
+    admins = {r["inputs"]["principalArn"] for r in resources
+              if r["type"] == "aws:eks/accessPolicyAssociation:AccessPolicyAssociation"
+              and r["inputs"]["policyArn"].endswith("/" + CLUSTER_ADMIN)}
+    assert admins == {named}

@@ -158,6 +158,10 @@ def test_gpu_agents_are_privileged_only_in_their_own_namespace(stack_plan):
     namespaces = {n.inputs["metadata"]["name"]: n.inputs["metadata"]["labels"]["pod-security.kubernetes.io/enforce"]
                   for n in stack_plan.of_type("kubernetes:core/v1:Namespace")}
     assert namespaces["monitoring"] == "baseline" and namespaces["gpu-monitoring"] == "privileged"
+    assert namespaces["nvidia-device-plugin"] == "privileged"  # the device plugin: a GPU agent of its own
+    denied = {p.inputs["metadata"]["namespace"] for p in stack_plan.of_type("kubernetes:networking.k8s.io/v1:NetworkPolicy")
+              if p.inputs["metadata"]["name"] == "default-deny"}
+    assert {"monitoring", "gpu-monitoring", "nvidia-device-plugin"} <= denied
     assert releases(stack_plan)["dcgm-exporter"].inputs["namespace"] == "gpu-monitoring"
     assert {r.inputs["namespace"] for c, r in releases(stack_plan).items()
             if c in ("prometheus", "prometheus-adapter")} == {"monitoring"}
@@ -193,6 +197,11 @@ def test_the_monitoring_namespaces_deny_by_default_and_allow_what_scraping_needs
     (from_api,) = policies[("monitoring", "prometheus-adapter")]["ingress"]
     assert {p["port"] for p in from_api["ports"]} <= container_ports
     assert from_api["from"] == [{"ipBlock": {"cidr": stack_config(stack_plan.stack).network.vpc_cidr}}]
+    # Both reach the API at the `kubernetes` Service address (judged before translation), not only the VPC's.
+    api_ip = stack_config(stack_plan.stack).cluster.api_service_ip
+    for name in ("prometheus-server", "prometheus-adapter"):
+        assert any({"ipBlock": {"cidr": f"{api_ip}/32"}} in rule.get("to", []) and rule["ports"][0]["port"] == 443
+                   for rule in policies[("monitoring", name)]["egress"]), name
     (exporter,) = [o for o in rendered(stack_plan, "dcgm-exporter") if o["kind"] == "DaemonSet"]
     assert policies[("gpu-monitoring", "dcgm-exporter")]["podSelector"]["matchLabels"].items() <= \
         exporter["spec"]["template"]["metadata"]["labels"].items()

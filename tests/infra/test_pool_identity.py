@@ -86,3 +86,10 @@ def test_the_policy_matches_the_official_schema(stack_plan):
     manifests = declared_manifests(stack_plan, "seedance:compute:PoolIdentity")
     assert len(manifests) == 2
     assert schema_errors(manifests, stack_config(stack_plan.stack).cluster.kubernetes_version) == []
+
+
+def test_status_updates_are_judged_too(plan_of):
+    """A kubelet writes its Node's status through nodes/status, and that request carries labels as well."""
+    spec, _ = policy_and_roles(plan_of("prod"))
+    (rule,) = spec["matchConstraints"]["resourceRules"]
+    assert {"nodes", "nodes/status"} <= set(rule["resources"])

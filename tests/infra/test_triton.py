@@ -233,6 +233,7 @@ def test_only_the_sets_publisher_writes_its_models(plan_of):
             assert denies(bucket_policy, Request(action, model_file, {"aws:PrincipalArn": admin}))
             assert not denies(bucket_policy, Request(action, model_file, {"aws:PrincipalArn": publisher_arn}))
         assert allows(publish, Request("s3:PutObject", model_file))
+        assert allows(publish, Request("s3:PutObjectTagging", model_file))  # a tagged upload (the example's)
         marker = f"{bucket}/{prefix}/README.md"
         assert not denies(bucket_policy, Request("s3:PutObject", marker, {"aws:PrincipalArn": admin}))
     assert not allows(publish, Request("s3:PutObject", f"{bucket}/other-team/m/config.pbtxt"))

@@ -40,7 +40,7 @@ class Account:
 
     def healthy(self, *, g_quota=1000.0, spot_quota=1000.0, offered=True, version="STANDARD_SUPPORT", roles=True,
                 linked_roles=True, gateway="available", owner=ACCOUNT, auto_accept="disable", propagation="enable",
-                association="enable", routed=True, recorded=True, tag="Active"):
+                association="enable", routed=True, recorded=True, logging=True, tag="Active"):
         config = stack_config("prod")
         self.answer("sts", "get_caller_identity", {"Account": ACCOUNT, "Arn": f"arn:aws:iam::{ACCOUNT}:role/ci",
                                                    "UserId": "AROAEXAMPLE"})
@@ -90,6 +90,8 @@ class Account:
                 {"Field": "eventCategory", "Equals": ["Data"]}, {"Field": "resources.type", "Equals": ["AWS::S3::Object"]},
                 {"Field": "readOnly", "Equals": ["false"]},
                 {"Field": "resources.ARN", "StartsWith": [bucket if recorded else "arn:aws:s3:::other-bucket/"]}]}]})
+        if recorded:
+            self.answer("cloudtrail", "get_trail_status", {"IsLogging": logging})
         self.answer("ce", "list_cost_allocation_tags", {"CostAllocationTags": [
             {"TagKey": "cost-center", "Type": "UserDefined", "Status": tag}]})
         return self
@@ -144,6 +146,7 @@ def test_each_blocker_names_the_step_to_take(account, capsys, change, words):
     ({"propagation": "disable"}, "its owner must route 10.60.0.0/16 to the VPC's attachment"),
     ({"association": "disable"}, "associates new attachments with no route table"),
     ({"recorded": False}, "no trail logs S3 write data events for arn:aws:s3:::seedance-prod-models-123456789012"),
+    ({"logging": False}, "no trail logs S3 write data events"),  # a stopped trail records nothing
 ])
 def test_what_does_not_block_the_first_run_is_a_warning(account, capsys, change, words):
     account.healthy(**change)
@@ -197,3 +200,12 @@ def test_the_fresh_account_guide_lists_every_permission_preflight_uses():
     asked = set(re.findall(r'"([a-z-]+:[A-Z][A-Za-z]+)"', inspect.getsource(preflight)))
     guide = (REPO / "docs" / "fresh-account.md").read_text().split("## 4.")[1]
     assert asked and not {p for p in asked if f"`{p}`" not in guide}
+
+
+def test_a_trail_of_a_bucket_whose_name_only_starts_the_same_does_not_count():
+    bucket = "arn:aws:s3:::seedance-prod-models-123456789012"
+    basic = lambda value: {"EventSelectors": [{"ReadWriteType": "All", "DataResources": [  # noqa: E731
+        {"Type": "AWS::S3::Object", "Values": [value]}]}]}
+    assert not preflight._records_writes(basic("arn:aws:s3:::seedance-prod/"), bucket)
+    assert preflight._records_writes(basic("arn:aws:s3"), bucket)
+    assert preflight._records_writes(basic(f"{bucket}/"), bucket)
