@@ -18,6 +18,7 @@ from components.compute.config import allocatable_gpus, gpu_pool_selector, helm_
 from components.compute.gpu_node_group import GpuNodeGroup
 from components.catalog.instance_types import gpu_instance_type
 from components.compute.node_identity import PoolIdentity
+from components.compute.priority import PRIORITY_CLASS
 from components.compute.labels import SYSTEM_NODE_SELECTOR, pool_tolerations
 from components.serving.model_repository import ModelRepository
 from components.serving.publishing import publisher_role_name
@@ -29,6 +30,7 @@ from components.storage.storage_classes import CheckpointStorage, LocalStorage
 from components.monitoring.config import NAMESPACE as MONITORING_NAMESPACE, PROMETHEUS_SERVER_LABELS
 from components.monitoring.metrics_pipeline import MetricsPipeline
 from components.serving.triton import TritonServing
+from components.tenancy.tenants import TenantSpace
 from components.storage.manifests import PRICED_PARAMETERS, checkpoint_storage_class
 from components.stack.config import REQUIRED_TAGS, check_stack_env, load_from_pulumi
 from components.stack.derivation import derive, stack_reports
@@ -71,7 +73,7 @@ network = Network(name, config.network, zones=zones, cluster_name=name, kms_key_
                   nat_gb_month=derived.nat_gb_per_gateway, deployer_cidrs=config.cluster.deployer_cidrs)
 endpoints = PrivateEndpoints(
     f"{name}-endpoints",
-    config.endpoints,
+    config.endpoints_with_tenants,
     s3_interface=config.s3_interface,
     region=config.region,
     vpc_id=network.vpc_id,
@@ -162,11 +164,16 @@ triton = {
         node_provision_minutes=config.cluster.autoscaler.max_node_provision_minutes,
         provider=cluster.provider,
         metrics_scraper=(MONITORING_NAMESPACE, PROMETHEUS_SERVER_LABELS),
+        publishers=config.publishers_of(serving),
         tags=tags,
-        opts=pulumi.ResourceOptions(depends_on=[node_groups[serving.node_group], models]),
+        opts=pulumi.ResourceOptions(depends_on=[node_groups[serving.node_group], models, *cluster.priority_classes]),
     )
     for serving in config.serving
 }
+for tenant in config.tenants:
+    TenantSpace(f"{name}-tenant-{tenant.name}", tenant, triton_namespaces=config.client_sets(tenant),
+                cluster_name=cluster.name, partition=partition, provider=cluster.provider, tags=tags,
+                opts=pulumi.ResourceOptions(depends_on=cluster.priority_classes))
 if config.scheduling.descheduler:
     Descheduler(f"{name}-descheduler", config.scheduling, kubernetes_version=config.cluster.kubernetes_version,
                 provider=cluster.provider,
@@ -224,6 +231,9 @@ contract = {
     "reports": stack_reports(config, pulumi.get_stack(), derived, {g: n.asg_name for g, n in node_groups.items()}),
     "checkpoint_claims": checkpoint_claims,
     "cost_label_keys": list(REQUIRED_TAGS),
+    "tenants": [{"name": t.name, "namespaces": t.namespace_names, "gpus": t.gpus, "publishes": t.publishes}
+                for t in config.tenants],
+    "priority_classes": dict(PRIORITY_CLASS),
 }
 assert set(contract) == set(PlatformContract.model_fields), "the exports must be exactly the contract"
 for output_name, value in contract.items():

@@ -16,7 +16,9 @@ from components.compute.node_role import node_role
 from components.network.security_groups import https_from
 from components.cluster.kubeconfig import render_kubeconfig
 from components.cluster.access import AccessGrant, access_grants
+from components.common.k8s_objects import declare
 from components.compute.node_bootstrap import ClusterJoin
+from components.compute.priority import priority_classes
 from components.compute.config import GpuSharingConfig
 from components.compute.device_plugin import NvidiaDevicePlugin
 from components.cluster.config import SystemNodesConfig, ClusterConfig
@@ -81,6 +83,10 @@ class Cluster(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, depends_on=[addons["coredns"], system_nodes, *deployer_rules,
                                                                  *(deploy_path or []), *access]),
         )
+        # Serving preempts batch; each pod names its class (components/compute/priority.py).
+        self.priority_classes = [declare(manifest, f"{name}-{manifest['metadata']['name']}",
+                                         pulumi.ResourceOptions(parent=self, provider=self.provider))
+                                 for manifest in priority_classes()]
         NvidiaDevicePlugin(
             f"{name}-nvidia-device-plugin",
             chart_version=config.device_plugin_version,

@@ -13,6 +13,9 @@ from components.common.manifests import Manifest
 
 _KINDS = {
     ("v1", "ConfigMap"): k8s.core.v1.ConfigMap,
+    ("v1", "LimitRange"): k8s.core.v1.LimitRange,
+    ("v1", "ResourceQuota"): k8s.core.v1.ResourceQuota,
+    ("scheduling.k8s.io/v1", "PriorityClass"): k8s.scheduling.v1.PriorityClass,
     ("v1", "Namespace"): k8s.core.v1.Namespace,
     ("v1", "PersistentVolume"): k8s.core.v1.PersistentVolume,
     ("v1", "PersistentVolumeClaim"): k8s.core.v1.PersistentVolumeClaim,

@@ -73,6 +73,17 @@ class CheckpointClaim(BaseModel):
     size_gib: int
 
 
+class Tenant(BaseModel):
+    """A team as the platform set it up (1.1)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: str
+    namespaces: list[str]
+    gpus: dict[str, int] = Field({}, description="GPUs the team may request at once, per workload class.")
+    publishes: list[str] = Field([], description="Serving sets whose models the team publishes.")
+
+
 class PlatformContract(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
@@ -94,6 +105,9 @@ class PlatformContract(BaseModel):
                                                       "capacity); its shape may change within a version.")
     # 1.1
     checkpoint_claims: list[CheckpointClaim] = Field([], description="Pre-provisioned checkpoint claims.")
+    tenants: list[Tenant] = Field([], description="The teams on the platform.")
+    priority_classes: dict[str, str] = Field({}, description="The PriorityClass a pod of each workload class names "
+                                             "(serving preempts batch; a team's GPU quota per class counts by it).")
     cost_label_keys: list[str] = Field([], description="Labels every team object carries for cost allocation "
                                                        "(pods, claims): the budget and the cost reports group by them.")
 

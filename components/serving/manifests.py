@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from components.compute.labels import NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL, pool_tolerations
+from components.compute.priority import PRIORITY_CLASS
 from components.common.manifests import (NAMESPACE_NAME_LABEL, Manifest, checkov_skips, metadata, namespace_baseline,
                                          network_policy)
 
@@ -124,6 +125,7 @@ def deployment(spec: TritonSpec) -> Manifest:
                     "serviceAccountName": spec.service_account,
                     "automountServiceAccountToken": False,  # IRSA mounts its own token; Triton never calls the API
                     "terminationGracePeriodSeconds": spec.grace_seconds,
+                    "priorityClassName": PRIORITY_CLASS["online"],  # serving preempts batch for capacity
                     "nodeSelector": {WORKLOAD_CLASS_LABEL: "online", NODE_GROUP_LABEL: spec.node_group},
                     "tolerations": pool_tolerations(spec.node_group),
                     "securityContext": {"runAsNonRoot": True, "runAsUser": TRITON_UID, "runAsGroup": TRITON_UID,

@@ -48,7 +48,7 @@ class TritonServing(pulumi.ComponentResource):
     def __init__(self, name: str, config: TritonServingConfig, *, warm_pool: int, region: str, account_id: str,
                  partition: str, bucket_name: str, kms_key_arn: pulumi.Input[str], oidc_provider_arn: pulumi.Input[str],
                  oidc_issuer_url: pulumi.Input[str], node_provision_minutes: int,
-                 provider: k8s.Provider, metrics_scraper: tuple[str, dict[str, str]],
+                 provider: k8s.Provider, metrics_scraper: tuple[str, dict[str, str]], publishers: list[str],
                  tags: dict[str, str], opts: pulumi.ResourceOptions | None = None):
         super().__init__("seedance:serving:TritonServing", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
@@ -72,7 +72,7 @@ class TritonServing(pulumi.ComponentResource):
                 lambda arn: json.dumps(model_reader_policy(bucket_name, prefixes, arn, region, partition))),
             opts=child,
         )
-        self._publisher(name, config, account_id, partition, bucket_name, kms_key_arn, region, tags)
+        self._publisher(name, config, publishers, account_id, partition, bucket_name, kms_key_arn, region, tags)
         in_cluster = pulumi.ResourceOptions(parent=self, provider=provider)
         ns = declare(namespace_manifest(namespace, "restricted"), f"{name}-namespace", in_cluster)
         spec = TritonSpec(
@@ -118,11 +118,13 @@ class TritonServing(pulumi.ComponentResource):
                           "client_namespaces": list(config.client_namespaces)}
         self.register_outputs({"endpoints": self.endpoints})
 
-    def _publisher(self, name: str, config: TritonServingConfig, account_id: str, partition: str, bucket_name: str,
+    def _publisher(self, name: str, config: TritonServingConfig, publishers: list[str], account_id: str,
+                   partition: str, bucket_name: str,
                    kms_key_arn: pulumi.Input[str], region: str, tags: dict[str, str]) -> None:
         """The one role that may write model files under the set's prefixes (the bucket policy denies
-        everyone else), assumed by the configured principals only."""
-        trusted = config.publisher_principal_arns
+        everyone else), assumed only by `publishers` (the set's configured principals and the teams that
+        publish it)."""
+        trusted = publishers
         role = aws.iam.Role(f"{name}-publisher", name=publisher_role_name(name), tags=tags,
                             opts=pulumi.ResourceOptions(parent=self),
                             assume_role_policy=json.dumps({"Version": "2012-10-17", "Statement": [

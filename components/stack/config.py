@@ -27,6 +27,7 @@ from components.network.config import EndpointsConfig, NetworkConfig
 from components.storage.config import StorageConfig
 from components.monitoring.config import MonitoringConfig
 from components.serving.config import TritonServingConfig
+from components.tenancy.config import TenantConfig, check_tenants
 from components.network.subnets import plan_subnets
 from components.pricing.prices import SnapshotPriceSource
 
@@ -90,6 +91,8 @@ class StackConfig(BaseModel):
     capacity: CapacityConfig = Field(default_factory=CapacityConfig)
     storage: StorageConfig = Field(default_factory=StorageConfig)
     serving: list[TritonServingConfig] = Field([], max_length=20, description="Triton model sets on the online pool.")
+    tenants: list[TenantConfig] = Field([], max_length=100, description="Application teams: namespaces, access, "
+                                        "quotas, network, publishing (docs/onboarding.md).")
     monitoring: MonitoringConfig = Field(default_factory=MonitoringConfig)
     scheduling: SchedulingConfig = Field(default_factory=SchedulingConfig)
     gpu_node_groups: list[GpuNodeGroupConfig] = Field(
@@ -226,6 +229,36 @@ class StackConfig(BaseModel):
             if name in names[:index]:
                 raise FieldError(f"gpu_node_groups[{index}].name", name, "must be unique across the stack's groups")
         return self
+
+    @model_validator(mode="after")
+    def _tenants_fit(self) -> "StackConfig":
+        reserved = {"default", "kube-system", "kube-public", "kube-node-lease", "monitoring", "gpu-monitoring",
+                    "nvidia-device-plugin", self.storage.local.namespace,
+                    *(f"triton-{s.name}" for s in self.serving),
+                    *([self.storage.checkpoints.namespace] if self.storage.checkpoints else [])}
+        check_tenants(self.tenants, [s.name for s in self.serving], reserved)
+        platform = {arn: key for key, arn in self.cluster.principals()}
+        for index, tenant in enumerate(self.tenants):
+            for role_index, arn in enumerate(tenant.principal_arns):
+                if arn in platform:  # EKS keeps one access entry per principal
+                    raise FieldError(f"tenants[{index}].principal_arns[{role_index}]", arn,
+                                     f"is already in cluster.{platform[arn]}; allowed: a role of the team's own")
+        return self
+
+    @property
+    def endpoints_with_tenants(self) -> EndpointsConfig:
+        """The endpoints with the teams' data buckets admitted by the S3 endpoints' policy."""
+        buckets = [*self.endpoints.s3_bucket_names, *(b for t in self.tenants for b in t.data_buckets)]
+        return self.endpoints.model_copy(update={"s3_bucket_names": list(dict.fromkeys(buckets))})
+
+    def publishers_of(self, serving: TritonServingConfig) -> list[str]:
+        """Who may assume a serving set's publisher role: its configured principals and the teams that publish it."""
+        teams = [arn for t in self.tenants if serving.name in t.publishes for arn in t.principal_arns]
+        return list(dict.fromkeys([*serving.publisher_principal_arns, *teams]))
+
+    def client_sets(self, tenant: TenantConfig) -> list[str]:
+        """The Triton namespaces whose inference ports the team's namespaces may call."""
+        return [f"triton-{s.name}" for s in self.serving if set(s.client_namespaces) & set(tenant.namespace_names)]
 
     @model_validator(mode="after")
     def _storage_fits(self) -> "StackConfig":

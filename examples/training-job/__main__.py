@@ -76,6 +76,7 @@ job = k8s.batch.v1.Job(
                          "annotations": {"cluster-autoscaler.kubernetes.io/safe-to-evict": "false"}},
             "spec": {
                 "restartPolicy": "Never",
+                "priorityClassName": platform.contract.apply(lambda c: c.priority_classes.get("batch")),
                 "terminationGracePeriodSeconds": flush_seconds + 10,
                 "nodeSelector": batch.apply(lambda pool: pool.node_selector),
                 "tolerations": batch.apply(lambda pool: pool.tolerations),

@@ -22,7 +22,11 @@ def test_no_cluster_admin_hides_in_the_cluster(stack_plan):
 def test_cluster_admin_goes_to_the_deployer_and_break_glass_only(stack_plan):
     config = stack_config(stack_plan.stack).cluster
     granted = {}
+    teams = {arn for tenant in stack_config(stack_plan.stack).tenants for arn in tenant.principal_arns}
     for association in stack_plan.of_type("aws:eks/accessPolicyAssociation:AccessPolicyAssociation"):
+        if association.inputs["principalArn"] in teams:  # namespace-scoped edit: tests/infra/test_tenancy.py
+            assert association.inputs["accessScope"]["type"] == "namespace"
+            continue
         assert association.inputs["accessScope"] == {"type": "cluster"}
         granted.setdefault(association.inputs["principalArn"], set()).add(association.inputs["policyArn"].rsplit("/", 1)[1])
     admins = {arn for arn, policies in granted.items() if CLUSTER_ADMIN in policies}

@@ -43,7 +43,7 @@ def test_a_consumer_ignores_what_a_newer_producer_adds(plan_of):
     """1.1 producing 1.2: fields it adds at every level are ignored, not refused."""
     from components.contract.reference import parse_contract
     outputs = _outputs(plan_of("prod"))
-    newer = {**outputs, "contract_version": "1.2", "tenants": [{"name": "video"}],
+    newer = {**outputs, "contract_version": "1.2", "regions_served": [{"name": "eu"}],
              "gpu_pools": [{**pool, "interconnect": "nvlink"} for pool in outputs["gpu_pools"]],
              "triton_endpoints": {k: {**v, "shard": 1} for k, v in outputs["triton_endpoints"].items()}}
     contract = parse_contract(newer, "my-org/seedance-gpu/prod")

@@ -111,7 +111,7 @@ def test_no_object_waits_for_a_crd_nobody_installs(stack_plan):
 
 
 BUILT_IN_GROUPS = {"core", "apps", "batch", "autoscaling", "policy", "networking.k8s.io", "rbac.authorization.k8s.io",
-                   "storage.k8s.io", "admissionregistration.k8s.io", "helm.sh"}
+                   "storage.k8s.io", "admissionregistration.k8s.io", "scheduling.k8s.io", "helm.sh"}
 
 
 def rendered(plan, chart):

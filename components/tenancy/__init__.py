@@ -1,0 +1,1 @@
+"""Application teams on the platform: their namespaces, access, quotas and network."""

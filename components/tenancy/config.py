@@ -1,0 +1,66 @@
+"""The tenants slice of the stack config: one entry per application team. Pure."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+from components.common.validation import FieldError, all_match
+
+_NAME = r"[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?"
+_ROLE = r"arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+"
+_BUCKET = r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]"
+_PATTERNS = {"namespaces": (_NAME, "a namespace name (lowercase letters, digits, hyphens)"),
+             "principal_arns": (_ROLE, "an IAM role ARN"), "data_buckets": (_BUCKET, "a bucket name")}
+
+
+class TenantConfig(BaseModel):
+    """A team (config `seedance-gpu:tenants[]`): what it gets is in docs/onboarding.md."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=f"^{_NAME}$", description="The team's name: its default namespace, its labels.")
+    namespaces: list[str] = Field([], max_length=10, description="The team's namespaces; default one named after "
+                                                                 "the team.")
+    principal_arns: list[str] = Field(min_length=1, max_length=20, description="The team's IAM roles: EKS's edit "
+                                      "policy in its namespaces only, and the publisher roles of the sets it publishes.")
+    gpus: dict[str, int] = Field({}, description="GPUs the team may request at once, per workload class (batch, "
+                                 "online); none: no GPU.")
+    cpu: int = Field(64, ge=1, le=10_000, description="vCPUs the team's pods may request in all, per namespace.")
+    memory_gib: int = Field(256, ge=1, le=100_000, description="Memory the team's pods may request, per namespace.")
+    publishes: list[str] = Field([], description="Serving sets (serving[].name) whose models the team publishes.")
+    data_buckets: list[str] = Field([], max_length=20, description="The team's buckets in other accounts its "
+                                    "pods read and write through the VPC's S3 endpoints.")
+
+    @field_validator("namespaces", "principal_arns", "data_buckets")
+    @classmethod
+    def _names(cls, values: list[str], info: ValidationInfo) -> list[str]:
+        return all_match(values, *_PATTERNS[info.field_name])
+
+    @field_validator("gpus")
+    @classmethod
+    def _classes(cls, values: dict[str, int]) -> dict[str, int]:
+        for klass, count in values.items():
+            if klass not in ("batch", "online") or not 0 <= count <= 10_000:
+                raise ValueError(f"{klass}: {count} is not a GPU count (0 to 10,000) of a workload class "
+                                 "(batch, online)")
+        return values
+
+    @property
+    def namespace_names(self) -> list[str]:
+        return self.namespaces or [self.name]
+
+
+def check_tenants(tenants: list[TenantConfig], serving_sets: list[str], reserved: set[str]) -> None:
+    """Across tenants: a namespace belongs to one team and to no platform component; a published set exists."""
+    owner: dict[str, str] = {}
+    for index, tenant in enumerate(tenants):
+        for name in tenant.namespace_names:
+            holder = "the platform" if name in reserved else f"team {owner[name]}" if name in owner else None
+            if holder:
+                raise FieldError(f"tenants[{index}].namespaces", name,
+                                 f"is already {holder}'s; allowed: a namespace no one else has")
+            owner[name] = tenant.name
+        for name in tenant.publishes:
+            if name not in serving_sets:
+                raise FieldError(f"tenants[{index}].publishes", name, f"names no serving set; this stack has: "
+                                 f"{', '.join(serving_sets) or 'none'}")

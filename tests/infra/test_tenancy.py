@@ -1,0 +1,113 @@
+"""A team's way in (prod's video-ml): its namespaces, access scoped to them, GPU quotas per workload class,
+default requests, a network that reaches what it needs and nothing else, publishing, and its data."""
+
+import json
+
+import pytest
+
+from components.stack.config import ConfigError, parse_config_values
+from components.tenancy.config import TenantConfig
+from tests.k8s_checks import declared_manifests, schema_errors
+from tests.policy_evaluation import Request, allows
+from tests.stacks import stack_config
+
+TEAM = "arn:aws:iam::123456789012:role/video-ml-engineers"
+
+
+@pytest.fixture
+def prod(plan_of):
+    return plan_of("prod")
+
+
+def objects(plan, kind, namespace=None):
+    return [r.inputs for r in plan.of_type(kind)
+            if namespace is None or r.inputs.get("metadata", {}).get("namespace") == namespace]
+
+
+def test_the_team_may_edit_its_namespaces_and_nothing_else(prod):
+    (association,) = [a.inputs for a in prod.of_type("aws:eks/accessPolicyAssociation:AccessPolicyAssociation")
+                      if a.inputs["principalArn"] == TEAM]
+    assert association["policyArn"].endswith("/AmazonEKSEditPolicy")
+    assert association["accessScope"] == {"type": "namespace", "namespaces": ["video-api", "video-train"]}
+
+
+def test_gpu_quotas_per_workload_class_and_in_all(prod):
+    """A pod that names no priority class falls under the total only, which holds every GPU the team has."""
+    quotas = {q["metadata"]["name"]: q["spec"] for q in objects(prod, "kubernetes:core/v1:ResourceQuota", "video-train")}
+    assert quotas["video-ml-total"]["hard"]["requests.nvidia.com/gpu"] == "16"
+    batch = quotas["video-ml-batch"]
+    assert batch["hard"] == {"requests.nvidia.com/gpu": "16"}
+    assert batch["scopeSelector"]["matchExpressions"] == [
+        {"scopeName": "PriorityClass", "operator": "In", "values": ["seedance-batch"]}]
+    assert quotas["video-ml-online"]["hard"] == {"requests.nvidia.com/gpu": "0"}
+    (defaults,) = objects(prod, "kubernetes:core/v1:LimitRange", "video-train")
+    assert defaults["spec"]["limits"][0]["defaultRequest"]  # a quota refuses pods without requests otherwise
+
+
+def test_serving_preempts_batch(prod):
+    classes = {p["metadata"]["name"]: p for p in objects(prod, "kubernetes:scheduling.k8s.io/v1:PriorityClass")}
+    assert classes["seedance-online"]["value"] > classes["seedance-batch"]["value"]
+    assert classes["seedance-batch"]["preemptionPolicy"] == "Never"
+    for deployment in prod.of_type("kubernetes:apps/v1:Deployment"):
+        if deployment.inputs["metadata"]["name"].startswith("triton-"):
+            assert deployment.inputs["spec"]["template"]["spec"]["priorityClassName"] == "seedance-online"
+    assert prod.outputs["priority_classes"] == {"online": "seedance-online", "batch": "seedance-batch"}
+
+
+def test_the_team_reaches_its_serving_set_and_its_own_pods_only(prod):
+    """video-api is among triton-video's client namespaces: its egress reaches the inference ports there."""
+    (team,) = [p for p in objects(prod, "kubernetes:networking.k8s.io/v1:NetworkPolicy", "video-api")
+               if p["metadata"]["name"] == "video-ml"]
+    assert team["spec"]["ingress"] == [{"from": [{"podSelector": {}}]}]
+    calls = [rule for rule in team["spec"]["egress"] if "namespaceSelector" in str(rule.get("to"))]
+    (call,) = calls
+    assert call["to"][0]["namespaceSelector"]["matchExpressions"][0]["values"] == ["triton-video"]
+    assert {p["port"] for p in call["ports"]} == {8000, 8001}
+    namespaces = {n["metadata"]["name"]: n["metadata"]["labels"] for n in objects(prod, "kubernetes:core/v1:Namespace")}
+    assert namespaces["video-train"]["pod-security.kubernetes.io/enforce"] == "baseline"
+
+
+def test_the_team_publishes_its_set_and_reads_its_data(prod):
+    (publisher,) = [r for r in prod.of_type("aws:iam/role:Role") if r.name.endswith("triton-video-publisher")]
+    trusted = json.loads(publisher.inputs["assumeRolePolicy"])["Statement"][0]["Principal"]["AWS"]
+    assert TEAM in trusted
+    gateway = next(e for e in prod.of_type("aws:ec2/vpcEndpoint:VpcEndpoint") if e.inputs["vpcEndpointType"] == "Gateway")
+    policy = json.loads(gateway.inputs["policy"])
+    ours = {"aws:PrincipalAccount": "123456789012", "aws:ResourceAccount": "210987654321"}
+    assert allows(policy, Request("s3:GetObject", "arn:aws:s3:::video-ml-datasets-eu/shard-0001.tar", ours))
+    assert not allows(policy, Request("s3:GetObject", "arn:aws:s3:::someone-elses-bucket/x", ours))
+    (tenant,) = prod.outputs["tenants"]
+    assert tenant == {"name": "video-ml", "namespaces": ["video-api", "video-train"], "gpus": {"batch": 16, "online": 0},
+                      "publishes": ["video"]}
+
+
+def test_the_teams_objects_match_the_schemas(prod):
+    """(checkov has no check for namespaces, quotas, limit ranges or network policies: nothing to scan.)"""
+    manifests = declared_manifests(prod, "seedance:tenancy:TenantSpace")
+    assert {m["kind"] for m in manifests} == {"Namespace", "NetworkPolicy", "ResourceQuota", "LimitRange"}
+    assert schema_errors(manifests, stack_config("prod").cluster.kubernetes_version) == []
+
+
+def _values(tenants, **cluster):
+    return {"aws:region": "us-east-1", "seedance-gpu:env": "prod",
+            "seedance-gpu:tags": json.dumps({"team": "a", "cost-center": "b"}),
+            "seedance-gpu:budget": json.dumps({"monthly_usd": 10, "alert_emails": ["a@b.io"]}),
+            "seedance-gpu:cluster": json.dumps({"deployer_cidrs": ["10.0.200.0/24"], **cluster}),
+            "seedance-gpu:tenants": json.dumps(tenants)}
+
+
+@pytest.mark.parametrize("tenants, cluster, expected", [
+    ([{"name": "a", "principal_arns": [TEAM]}, {"name": "b", "namespaces": ["a"], "principal_arns": [TEAM + "2"]}],
+     {}, r"tenants\[1\].namespaces = \"a\": is already team a's"),
+    ([{"name": "monitoring", "principal_arns": [TEAM]}], {}, r"is already the platform's"),
+    ([{"name": "a", "principal_arns": [TEAM], "publishes": ["nope"]}], {}, r"names no serving set"),
+    ([{"name": "a", "principal_arns": [TEAM]}], {"admin_principal_arns": [TEAM]}, r"is already in cluster.admin"),
+    ([{"name": "a", "principal_arns": [TEAM], "gpus": {"inference": 2}}], {}, r"of a workload class"),
+])
+def test_a_tenant_that_would_clash_is_refused_naming_the_key(tenants, cluster, expected):
+    with pytest.raises(ConfigError, match=expected):
+        parse_config_values(_values(tenants, **cluster))
+
+
+def test_a_team_without_namespaces_gets_one_of_its_name():
+    assert TenantConfig(name="search", principal_arns=[TEAM]).namespace_names == ["search"]
