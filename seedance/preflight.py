@@ -332,6 +332,32 @@ def check_model_writes_recorded(config: StackConfig, clients: Clients, findings:
                             "that bucket) to a trail, or have the organisation's trail include it"))
 
 
+def check_unclaimed_volumes(config: StackConfig, clients: Clients, findings: list[Finding],
+                            account: str | None) -> None:
+    """Checkpoint volumes outlive their claims (Retain): the stack's volumes no instance holds are paid for
+    by nobody's choice. An account with none yet (a first run) has nothing to list."""
+    tag = config.budget.filter_tag
+    check = "volumes no claim holds"
+    answer = _call(findings, check, "ec2:DescribeVolumes", lambda: clients("ec2", config.region).describe_volumes(
+        Filters=[{"Name": "status", "Values": ["available"]},
+                 {"Name": f"tag:{tag}", "Values": [config.resource_tags[tag]]}]))
+    if answer is None:
+        return
+    volumes = answer.get("Volumes", [])
+    if not volumes:
+        findings.append(Finding(check, "ok", "none"))
+        return
+    listed = ", ".join(f"{v['VolumeId']} ({v.get('VolumeType')} {v.get('Size')} GiB, claim "
+                       f"{_tag(v, 'kubernetes-namespace')}/{_tag(v, 'kubernetes-claim')})" for v in volumes[:10])
+    findings.append(Finding(check, "warning", f"{len(volumes)} detached volume(s) of this stack, "
+                            f"{sum(v.get('Size', 0) for v in volumes)} GiB billed every month: {listed}; snapshot "
+                            "what matters and delete them (`aws ec2 delete-volume`)"))
+
+
+def _tag(volume: dict, key: str) -> str:
+    return next((t["Value"] for t in volume.get("Tags", []) if t.get("Key") == key), "?")
+
+
 def check_cost_tag(config: StackConfig, clients: Clients, findings: list[Finding], account: str | None) -> None:
     ce = clients("ce", "us-east-1")  # Cost Explorer answers in us-east-1 only
     tag = config.budget.filter_tag
@@ -346,7 +372,7 @@ def check_cost_tag(config: StackConfig, clients: Clients, findings: list[Finding
 
 
 CHECKS = (check_quotas, check_zones, check_version, check_admin_roles, check_service_linked_roles, check_deploy_path,
-          check_model_writes_recorded, check_cost_tag)
+          check_model_writes_recorded, check_unclaimed_volumes, check_cost_tag)
 
 
 def preflight(config: StackConfig, clients: Clients) -> list[Finding]:

@@ -40,7 +40,7 @@ class Account:
 
     def healthy(self, *, g_quota=1000.0, spot_quota=1000.0, offered=True, version="STANDARD_SUPPORT", roles=True,
                 linked_roles=True, gateway="available", owner=ACCOUNT, auto_accept="disable", propagation="enable",
-                association="enable", routed=True, recorded=True, logging=True, tag="Active"):
+                association="enable", routed=True, recorded=True, logging=True, orphans=False, tag="Active"):
         config = stack_config("prod")
         self.answer("sts", "get_caller_identity", {"Account": ACCOUNT, "Arn": f"arn:aws:iam::{ACCOUNT}:role/ci",
                                                    "UserId": "AROAEXAMPLE"})
@@ -92,6 +92,10 @@ class Account:
                 {"Field": "resources.ARN", "StartsWith": [bucket if recorded else "arn:aws:s3:::other-bucket/"]}]}]})
         if recorded:
             self.answer("cloudtrail", "get_trail_status", {"IsLogging": logging})
+        self.answer("ec2", "describe_volumes", {"Volumes": [
+            {"VolumeId": "vol-0abc", "Size": 64, "VolumeType": "io2", "State": "available",
+             "Tags": [{"Key": "kubernetes-namespace", "Value": "training"}, {"Key": "kubernetes-claim", "Value": "ckpt"}]},
+        ] if orphans else []})
         self.answer("ce", "list_cost_allocation_tags", {"CostAllocationTags": [
             {"TagKey": "cost-center", "Type": "UserDefined", "Status": tag}]})
         return self
@@ -147,6 +151,8 @@ def test_each_blocker_names_the_step_to_take(account, capsys, change, words):
     ({"association": "disable"}, "associates new attachments with no route table"),
     ({"recorded": False}, "no trail logs S3 write data events for arn:aws:s3:::seedance-prod-models-123456789012"),
     ({"logging": False}, "no trail logs S3 write data events"),  # a stopped trail records nothing
+    ({"orphans": True}, "1 detached volume(s) of this stack, 64 GiB billed every month: vol-0abc (io2 64 GiB, "
+                        "claim training/ckpt)"),
 ])
 def test_what_does_not_block_the_first_run_is_a_warning(account, capsys, change, words):
     account.healthy(**change)
@@ -165,6 +171,7 @@ def deny_everything(account):
         account.deny("iam", "get_role", "AccessDenied")
     account.deny("ec2", "describe_transit_gateways", "UnauthorizedOperation")
     account.deny("cloudtrail", "describe_trails")
+    account.deny("ec2", "describe_volumes", "UnauthorizedOperation")
     account.deny("ce", "list_cost_allocation_tags")
 
 
@@ -176,7 +183,7 @@ def test_a_call_the_caller_may_not_make_is_named_never_a_traceback(account, caps
                        "iam:GetRole", "ec2:DescribeTransitGateways", "cloudtrail:DescribeTrails",
                        "ce:ListCostAllocationTags"):
         assert f"could not check: missing permission {permission}" in out
-    assert "0 blocker(s)" in out and "14 not checked" in out
+    assert "0 blocker(s)" in out and "15 not checked" in out
 
 
 def test_strict_fails_when_a_check_could_not_be_made(account, capsys):
