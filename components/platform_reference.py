@@ -1,5 +1,6 @@
-"""The name application teams import (contract 1.0): `from components.platform_reference import PlatformReference`."""
+"""The name teams of contract 1.0 imported; new programs import `seedance_client.reference` (the
+`seedance-client` distribution, without the platform)."""
 
-from components.contract.reference import PlatformReference
+from seedance_client.reference import PlatformReference
 
 __all__ = ["PlatformReference"]

@@ -23,7 +23,7 @@ from components.compute.labels import SYSTEM_NODE_SELECTOR, pool_tolerations
 from components.serving.model_repository import ModelRepository
 from components.serving.publishing import publisher_role_name
 from components.network.vpc import Network
-from components.contract.contract import CONTRACT_VERSION, PlatformContract
+from seedance_client.contract import CONTRACT_VERSION, PlatformContract
 from components.network.endpoints import PrivateEndpoints
 from components.compute.spot_interruptions import SpotInterruptionHandling
 from components.storage.storage_classes import CheckpointStorage, LocalStorage
@@ -222,6 +222,8 @@ contract = {
         "checkpoint": config.storage.checkpoints.storage_class_name if config.storage.checkpoints else None,
         "local": config.storage.local.storage_class_name if config.local_storage_groups else None,
         "training_namespace": config.storage.checkpoints.namespace if config.storage.checkpoints else None,
+        "checkpoint_interval_seconds":
+            config.storage.checkpoints.profile.interval_seconds if config.storage.checkpoints else None,
         "volumes": {config.storage.checkpoints.storage_class_name: {
             key: value for key, value in checkpoint_storage_class("", derived.checkpoint, "", {})["parameters"].items()
             if key in PRICED_PARAMETERS}} if config.storage.checkpoints else {},

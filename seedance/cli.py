@@ -29,7 +29,7 @@ from components.pricing.prices import PriceSourceError
 from components.storage.manifests import fio_checkpoint_test
 from components.network.egress import report_lines
 from components.serving.capacity import table_lines
-from components.serving.publishing import PublishError
+from seedance_client.publishing import PublishError
 from components.stack.capacity import table_zones
 from components.stack.config import PROJECT
 from components.stack.derivation import account_steps, capacity_report, checkpoint_decision, derive

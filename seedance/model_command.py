@@ -11,7 +11,7 @@ from typing import Any, Callable
 import boto3
 
 from components.common.files import read_text
-from components.serving.publishing import PublishError, model_name, pin_version, split_repository
+from seedance_client.publishing import PublishError, model_name, pin_version, split_repository
 
 MAX_FILES = 10_000  # a model version is a handful of files; a directory of millions is a mistake
 

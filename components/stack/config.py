@@ -256,9 +256,10 @@ class StackConfig(BaseModel):
         teams = [arn for t in self.tenants if serving.name in t.publishes for arn in t.principal_arns]
         return list(dict.fromkeys([*serving.publisher_principal_arns, *teams]))
 
-    def client_sets(self, tenant: TenantConfig) -> list[str]:
-        """The Triton namespaces whose inference ports the team's namespaces may call."""
-        return [f"triton-{s.name}" for s in self.serving if set(s.client_namespaces) & set(tenant.namespace_names)]
+    def client_sets(self, tenant: TenantConfig) -> dict[str, list[str]]:
+        """Per team namespace, the Triton namespaces whose inference ports it may call (it is their client)."""
+        return {name: [f"triton-{s.name}" for s in self.serving if name in s.client_namespaces]
+                for name in tenant.namespace_names}
 
     @model_validator(mode="after")
     def _storage_fits(self) -> "StackConfig":

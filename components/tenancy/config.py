@@ -23,8 +23,9 @@ class TenantConfig(BaseModel):
                                                                  "the team.")
     principal_arns: list[str] = Field(min_length=1, max_length=20, description="The team's IAM roles: EKS's edit "
                                       "policy in its namespaces only, and the publisher roles of the sets it publishes.")
-    gpus: dict[str, int] = Field({}, description="GPUs the team may request at once, per workload class (batch, "
-                                 "online); none: no GPU.")
+    gpus: dict[str, int] = Field({}, description="GPUs each of the team's namespaces may request at once, per "
+                                 "workload class (batch, online); none: no GPU. A quota is a namespace's: a cap over "
+                                 "all of a team's namespaces needs Kueue (docs/onboarding.md).")
     cpu: int = Field(64, ge=1, le=10_000, description="vCPUs the team's pods may request in all, per namespace.")
     memory_gib: int = Field(256, ge=1, le=100_000, description="Memory the team's pods may request, per namespace.")
     publishes: list[str] = Field([], description="Serving sets (serving[].name) whose models the team publishes.")

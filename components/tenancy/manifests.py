@@ -33,17 +33,18 @@ def _defaults(tenant: TenantConfig, name: str) -> Manifest:
                                  "default": {"cpu": "1", "memory": "2Gi"}}]}}
 
 
-def tenant_manifests(tenant: TenantConfig, triton_namespaces: list[str]) -> list[Manifest]:
-    """Every namespace of the team. `triton_namespaces`: the serving sets it may call (it is among their
-    client namespaces), which its egress must reach on the inference ports."""
+def tenant_manifests(tenant: TenantConfig, triton_namespaces: dict[str, list[str]]) -> list[Manifest]:
+    """Every namespace of the team. `triton_namespaces`: per team namespace, the serving sets' namespaces
+    that list it as a client, which its egress must reach on the inference ports (and only its)."""
     objects: list[Manifest] = []
     for name in tenant.namespace_names:
+        calls = triton_namespaces.get(name, [])
         ns = namespace(name, "baseline")
         ns["metadata"]["labels"][TENANT_LABEL] = tenant.name
         egress = [{"to": [{"podSelector": {}}]}, {"ports": [{"port": 443, "protocol": "TCP"}]}]
-        if triton_namespaces:
+        if calls:
             egress.append({"to": [{"namespaceSelector": {"matchExpressions": [
-                {"key": NAMESPACE_NAME_LABEL, "operator": "In", "values": sorted(triton_namespaces)}]}}],
+                {"key": NAMESPACE_NAME_LABEL, "operator": "In", "values": sorted(calls)}]}}],
                 "ports": [{"port": 8000, "protocol": "TCP"}, {"port": 8001, "protocol": "TCP"}]})
         team = network_policy(tenant.name, name, {}, ingress=[{"from": [{"podSelector": {}}]}], egress=egress)
         objects += [ns, *namespace_baseline(name), team, *_quotas(tenant, name), _defaults(tenant, name)]

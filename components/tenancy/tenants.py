@@ -15,7 +15,7 @@ from components.tenancy.manifests import tenant_manifests
 
 
 class TenantSpace(pulumi.ComponentResource):
-    def __init__(self, name: str, tenant: TenantConfig, *, triton_namespaces: list[str],
+    def __init__(self, name: str, tenant: TenantConfig, *, triton_namespaces: dict[str, list[str]],
                  cluster_name: pulumi.Input[str], partition: str, provider: k8s.Provider, tags: Mapping[str, str],
                  opts: pulumi.ResourceOptions | None = None):
         super().__init__("seedance:tenancy:TenantSpace", name, None, opts)

@@ -12,8 +12,8 @@ from pathlib import Path
 import pulumi
 import pulumi_aws as aws
 
-from components.platform_reference import PlatformReference
-from components.serving.publishing import model_name, pin_version
+from seedance_client.publishing import model_name, pin_version
+from seedance_client.reference import PlatformReference
 
 config = pulumi.Config()
 platform = PlatformReference(config.require("platform_stack"))
@@ -31,7 +31,7 @@ key_arn = platform.contract.apply(lambda c: c.kms_key_arn)
 model_config = (model_dir / "config.pbtxt").read_text()
 if model_name(model_config) not in (None, model_dir.name):
     raise ValueError(f"{model_dir}/config.pbtxt names another model; Triton needs {model_dir.name!r}")
-tags = {"team": "video-ml", "env": "dev", "cost-center": "cc-video-7100"}
+tags = {"team": config.require("team"), "env": pulumi.get_stack(), "cost-center": config.require("cost_center")}
 
 
 def publish(key: str, opts: pulumi.ResourceOptions | None = None, **content) -> aws.s3.BucketObjectv2:
@@ -45,7 +45,8 @@ def version_files(number: int) -> list[aws.s3.BucketObjectv2]:
     # Published versions stay in the bucket even when their directory leaves this program: a server may
     # hold one, and the pointer can go back to it (rollback is a config.pbtxt change).
     return [publish(path.relative_to(model_dir.parent).as_posix(), source=pulumi.FileAsset(str(path)),
-                    opts=pulumi.ResourceOptions(retain_on_delete=True))
+                    # and a published version never changes: editing its files here changes nothing there
+                    opts=pulumi.ResourceOptions(retain_on_delete=True, ignore_changes=["source"]))
             for path in sorted((model_dir / str(number)).rglob("*")) if path.is_file()]
 
 

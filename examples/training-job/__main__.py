@@ -19,7 +19,7 @@ program creates nothing cluster-scoped.
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.platform_reference import PlatformReference
+from seedance_client.reference import PlatformReference
 
 config = pulumi.Config()
 platform = PlatformReference(config.require("platform_stack"))
@@ -48,7 +48,10 @@ def cost_labels(keys):
 
 
 batch = platform.pool("batch").apply(fits)
-namespace = platform.contract.apply(lambda c: c.storage_classes.training_namespace)
+# A namespace the team owns (its quota applies there, and its access entry reaches it); default: the
+# platform's training namespace, for a platform without tenants.
+namespace = platform.contract.apply(lambda c: config.get("namespace") or c.storage_classes.training_namespace)
+checkpoint_every = platform.contract.apply(lambda c: c.storage_classes.checkpoint_interval_seconds or 900)
 object_labels = platform.contract.apply(lambda c: cost_labels(c.cost_label_keys))
 cluster = pulumi.ResourceOptions(provider=k8s.Provider("platform", kubeconfig=platform.kubeconfig))
 
@@ -85,8 +88,9 @@ job = k8s.batch.v1.Job(
                 "containers": [{
                     "name": "train",
                     "image": config.require("image"),
-                    "command": ["python", "-m", "train", "--checkpoint-dir=/checkpoints", "--resume",
-                                f"--flush-seconds={flush_seconds}"],
+                    "command": checkpoint_every.apply(lambda every: [
+                        "python", "-m", "train", "--checkpoint-dir=/checkpoints", "--resume",
+                        f"--flush-seconds={flush_seconds}", f"--checkpoint-every-seconds={int(every)}"]),
                     "resources": {"requests": resources, "limits": resources},
                     "securityContext": {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}},
                     "volumeMounts": [{"name": "checkpoints", "mountPath": "/checkpoints"}],

@@ -67,6 +67,8 @@ def test_training_job_survives_spot_as_a_team_should_copy_it(plan_of):
     flush = int(next(a for a in pod["containers"][0]["command"] if a.startswith("--flush-seconds=")).split("=")[1])
     assert flush < pod["terminationGracePeriodSeconds"] <= 120  # inside the two-minute spot notice
     assert job.inputs["metadata"]["namespace"] == outputs["storage_classes"]["training_namespace"]
+    assert f"--checkpoint-every-seconds={int(outputs['storage_classes']['checkpoint_interval_seconds'])}" in \
+        pod["containers"][0]["command"]
     assert set(outputs["cost_label_keys"]) <= set(job.inputs["metadata"]["labels"])
     (claim,) = plan.of_type("kubernetes:core/v1:PersistentVolumeClaim")
     assert set(outputs["cost_label_keys"]) <= set(claim.inputs["metadata"]["labels"])
@@ -82,7 +84,8 @@ def test_model_deploy_publishes_into_the_repository_under_the_platform_key(plan_
     pointer = objects["seedance/video/identity/config.pbtxt"]
     assert "version_policy: { specific: { versions: [ 1 ] } }" in pointer.inputs["content"]
     assert objects["seedance/video/identity/1/model.py"].urn in pointer.dependencies  # the switch comes last
-    assert objects["seedance/video/identity/1/model.py"].retain_on_delete  # a published version is never deleted
+    version_file = objects["seedance/video/identity/1/model.py"]
+    assert version_file.retain_on_delete and "source" in version_file.ignore_changes  # never deleted nor rewritten
     (publisher,) = plan.of_type("pulumi:providers:aws")
     roles = publisher.inputs["assumeRoles"]  # provider inputs reach the engine as JSON text
     (role,) = json.loads(roles) if isinstance(roles, str) else roles

@@ -2,7 +2,7 @@
 
 import pytest
 
-from components.contract.contract import (CONTRACT_VERSION, ContractVersionError, PlatformContract,
+from seedance_client.contract import (CONTRACT_VERSION, ContractVersionError, PlatformContract,
                                           check_compatible)
 from seedance.engine import Secret
 
@@ -41,7 +41,7 @@ def _outputs(plan):
 
 def test_a_consumer_ignores_what_a_newer_producer_adds(plan_of):
     """1.1 producing 1.2: fields it adds at every level are ignored, not refused."""
-    from components.contract.reference import parse_contract
+    from seedance_client.reference import parse_contract
     outputs = _outputs(plan_of("prod"))
     newer = {**outputs, "contract_version": "1.2", "regions_served": [{"name": "eu"}],
              "gpu_pools": [{**pool, "interconnect": "nvlink"} for pool in outputs["gpu_pools"]],
@@ -51,7 +51,7 @@ def test_a_consumer_ignores_what_a_newer_producer_adds(plan_of):
 
 
 def test_a_consumer_asking_for_1_0_reads_a_1_0_producer_and_one_asking_more_is_told(plan_of):
-    from components.contract.reference import IncompatiblePlatform, parse_contract
+    from seedance_client.reference import IncompatiblePlatform, parse_contract
     outputs = _outputs(plan_of("prod"))
     older = {key: value for key, value in outputs.items() if key not in ("checkpoint_claims", "cost_label_keys")}
     older["contract_version"] = "1.0"

@@ -63,6 +63,9 @@ def test_the_team_reaches_its_serving_set_and_its_own_pods_only(prod):
     (call,) = calls
     assert call["to"][0]["namespaceSelector"]["matchExpressions"][0]["values"] == ["triton-video"]
     assert {p["port"] for p in call["ports"]} == {8000, 8001}
+    (train,) = [p for p in objects(prod, "kubernetes:networking.k8s.io/v1:NetworkPolicy", "video-train")
+                if p["metadata"]["name"] == "video-ml"]
+    assert "triton-video" not in json.dumps(train["spec"]["egress"])  # not a client: Triton would refuse it anyway
     namespaces = {n["metadata"]["name"]: n["metadata"]["labels"] for n in objects(prod, "kubernetes:core/v1:Namespace")}
     assert namespaces["video-train"]["pod-security.kubernetes.io/enforce"] == "baseline"
 

@@ -9,7 +9,8 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from components.serving.publishing import PublishError, marker_key, model_name, pin_version
+from components.serving.publishing import marker_key
+from seedance_client.publishing import PublishError, model_name, pin_version
 from seedance import model_command
 from seedance.cli import main
 from tests.stacks import REPO

@@ -14,7 +14,7 @@ from typing import Any
 
 import pulumi
 
-from components.contract.contract import (CONTRACT_VERSION, ContractVersionError, GpuPool, PlatformContract,
+from seedance_client.contract import (CONTRACT_VERSION, ContractVersionError, GpuPool, PlatformContract,
                                           check_compatible)
 
 SECRET_FIELDS = ("kubeconfig",)  # read apart, so the rest of the contract does not turn secret

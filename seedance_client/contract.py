@@ -1,7 +1,7 @@
 """The platform contract: everything a stack exports for application teams, typed and versioned.
 
 The program exports exactly these fields (stack outputs of the same names); consumers read them
-through `components.contract.reference.PlatformReference`. Versioning: the major changes when a
+through `seedance_client.reference.PlatformReference`. Versioning: the major changes when a
 field is removed or changes meaning; the minor when one is added. A consumer built for 1.x works
 with any producer 1.y where y >= x: every model ignores fields it does not know (a newer producer's),
 and every field added after 1.0 has a default (a consumer asking for 1.0 reads a 1.0 producer).
@@ -44,6 +44,8 @@ class StorageClasses(BaseModel):
     # 1.1
     training_namespace: str | None = Field(None, description="Where training jobs and their claims run (Pod "
                                            "Security baseline, default deny but DNS, its own pods and HTTPS).")
+    checkpoint_interval_seconds: int | None = Field(None, description="How often a trainer should checkpoint: at "
+                                                    "most half the batch class's interruption tolerance.")
     volumes: dict[str, dict[str, str]] = Field({}, description="What a claim of each EBS class gets (type, iops, "
                                                "throughput): what `seedance check` prices a team's claims at.")
 

@@ -1,1 +1,0 @@
-"""The platform contract application teams read, and the StackReference that reads it."""
