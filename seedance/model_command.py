@@ -11,7 +11,7 @@ from typing import Any, Callable
 import boto3
 
 from components.common.files import read_text
-from seedance_client.publishing import PublishError, model_name, pin_version, split_repository
+from seedance_client.publishing import PublishError, model_name, pin_version, pinned_versions, split_repository
 
 MAX_FILES = 10_000  # a model version is a handful of files; a directory of millions is a mistake
 
@@ -33,8 +33,11 @@ def _version_files(model_dir: Path, version: int) -> list[Path]:
     return files
 
 
-def publish(s3: Any, repository: str, model_dir: Path, version: int, say: Callable[[str], None] = print) -> str:
-    """Upload the version, then the pinned config; the config's key, once written."""
+def publish(s3: Any, repository: str, model_dir: Path, version: int, say: Callable[[str], None] = print,
+            alongside: bool = False) -> str:
+    """Upload the version, then the pinned config; the config's key, once written. `alongside`: the canary
+    step: serve the new version beside those served now (callers that ask for it by number get it, the
+    rest keep theirs); `promote` then serves it alone."""
     bucket, prefix = split_repository(repository)
     model = model_dir.resolve().name
     config = read_text(model_dir / "config.pbtxt", "model config")
@@ -52,9 +55,36 @@ def publish(s3: Any, repository: str, model_dir: Path, version: int, say: Callab
         s3.upload_file(str(path), bucket, key)
         say(f"uploaded s3://{bucket}/{key}")
     key = f"{base}/config.pbtxt"
-    s3.put_object(Bucket=bucket, Key=key, Body=pin_version(config, version).encode(), ContentType="text/plain")
-    say(f"switched s3://{bucket}/{key} to version {version}: servers load it within their poll interval and keep "
-        f"the previous one if it fails; ready when GET /v2/models/{model}/versions/{version}/ready answers 200")
+    served = _served_versions(s3, bucket, key) if alongside else []
+    s3.put_object(Bucket=bucket, Key=key, Body=pin_version(config, version, *served).encode(),
+                  ContentType="text/plain")
+    now = ", ".join(str(v) for v in sorted({version, *served}))
+    say(f"switched s3://{bucket}/{key} to version(s) {now}: servers load {version} within their poll interval and "
+        f"keep what they serve if it fails; ready when GET /v2/models/{model}/versions/{version}/ready answers 200"
+        + (f"; callers reach it at /v2/models/{model}/versions/{version}/infer, then `seedance model promote`"
+           if served else ""))
+    return key
+
+
+def _served_versions(s3: Any, bucket: str, key: str) -> list[int]:
+    try:
+        current = s3.get_object(Bucket=bucket, Key=key)["Body"].read().decode()
+    except s3.exceptions.NoSuchKey:
+        return []
+    return pinned_versions(current)
+
+
+def promote(s3: Any, repository: str, model: str, version: int, say: Callable[[str], None] = print) -> str:
+    """Serve `version` alone (after a canary beside the others): only a version already served is promoted."""
+    bucket, prefix = split_repository(repository)
+    key = f"{prefix}/{model}/config.pbtxt"
+    served = _served_versions(s3, bucket, key)
+    if version not in served:
+        raise PublishError(f"s3://{bucket}/{key} serves {served or 'no pinned version'}, not {version}: publish it "
+                           "first (with --alongside to try it beside them)")
+    current = s3.get_object(Bucket=bucket, Key=key)["Body"].read().decode()
+    s3.put_object(Bucket=bucket, Key=key, Body=pin_version(current, version).encode(), ContentType="text/plain")
+    say(f"s3://{bucket}/{key} now serves version {version} alone; the others unload once it is ready everywhere")
     return key
 
 
@@ -77,7 +107,13 @@ s3_client: Callable[[str | None, str | None], Any] = publisher_s3
 def _publish_command(args: argparse.Namespace) -> int:
     if args.version < 1:
         raise PublishError(f"--version {args.version}: Triton's version directories are numbered from 1")
-    publish(s3_client(args.region, args.role_arn), args.repository, args.model_dir, args.version)
+    publish(s3_client(args.region, args.role_arn), args.repository, args.model_dir, args.version,
+            alongside=args.alongside)
+    return 0
+
+
+def _promote_command(args: argparse.Namespace) -> int:
+    promote(s3_client(args.region, args.role_arn), args.repository, args.model, args.version)
     return 0
 
 
@@ -90,4 +126,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     publish_verb.add_argument("--repository", required=True, help="s3://<bucket>/<served prefix>, from the contract")
     publish_verb.add_argument("--region", help="the bucket's region (default: the AWS configuration's)")
     publish_verb.add_argument("--role-arn", help="the set's publisher role to assume (only it may write model files)")
+    publish_verb.add_argument("--alongside", action="store_true",
+                              help="the canary step: serve N beside the versions served now (then `promote`)")
     publish_verb.set_defaults(run=_publish_command)
+    promote_verb = verbs.add_parser("promote", help="serve one version alone, after trying it --alongside")
+    promote_verb.add_argument("model", help="the model's name (its directory under the prefix)")
+    promote_verb.add_argument("--version", type=int, required=True, help="the version to serve alone")
+    promote_verb.add_argument("--repository", required=True, help="s3://<bucket>/<served prefix>, from the contract")
+    promote_verb.add_argument("--region", help="the bucket's region (default: the AWS configuration's)")
+    promote_verb.add_argument("--role-arn", help="the set's publisher role to assume")
+    promote_verb.set_defaults(run=_promote_command)

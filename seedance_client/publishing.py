@@ -75,13 +75,23 @@ def model_name(config_text: str) -> str | None:
     return None
 
 
-def pin_version(config_text: str, version: int) -> str:
-    """The config serving exactly `version`: any version_policy it had is replaced. Triton loads only the
-    listed versions whose directories exist, and keeps the loaded one when the new one fails."""
+def pin_version(config_text: str, *versions: int) -> str:
+    """The config serving exactly `versions`: any version_policy it had is replaced. Triton loads only the
+    listed versions whose directories exist, and keeps the loaded ones when a new one fails."""
     kept, last = [], 0
     for field, start, end in _top_level_fields(config_text):
         if field == "version_policy":
             kept.append(config_text[last:start])
             last = end
     body = ("".join(kept) + config_text[last:]).rstrip()
-    return f"{body}\nversion_policy: {{ specific: {{ versions: [ {version} ] }} }}\n"
+    listed = ", ".join(str(v) for v in sorted(set(versions)))
+    return f"{body}\nversion_policy: {{ specific: {{ versions: [ {listed} ] }} }}\n"
+
+
+def pinned_versions(config_text: str) -> list[int]:
+    """The versions a config's `specific` policy serves ([] for any other policy, or none)."""
+    for field, start, end in _top_level_fields(config_text):
+        if field == "version_policy":
+            match = re.search(r"specific\s*:?\s*\{\s*versions\s*:\s*\[([^\]]*)\]", config_text[start:end])
+            return [int(v) for v in re.findall(r"\d+", match.group(1))] if match else []
+    return []

@@ -110,3 +110,20 @@ def test_publishing_as_the_publisher_role_assumes_it():
         assert client._request_signer._credentials.token
         assert main(["model", "publish", str(EXAMPLE), "--repository", f"s3://{BUCKET}/{PREFIX}", "--version", "1",
                      "--role-arn", "arn:aws:iam::123456789012:role/seedance-dev-triton-video-publisher"]) == 0
+
+
+def test_the_canary_is_a_step_of_the_flow_then_promoted(s3, tmp_path, capsys):
+    """N+1 served beside N (callers that ask for it by number get it), then alone: no platform change."""
+    model = tmp_path / "identity"
+    shutil.copytree(EXAMPLE, model)
+    shutil.copytree(model / "1", model / "2")
+    config = f"{PREFIX}/identity/config.pbtxt"
+    assert publish("--version", "1", model=model) == 0
+    assert publish("--version", "2", "--alongside", model=model) == 0
+    served = s3.get_object(Bucket=BUCKET, Key=config)["Body"].read().decode()
+    assert "versions: [ 1, 2 ]" in served and "/v2/models/identity/versions/2/infer" in capsys.readouterr().out
+    assert main(["model", "promote", "identity", "--version", "2", "--repository", f"s3://{BUCKET}/{PREFIX}"]) == 0
+    served = s3.get_object(Bucket=BUCKET, Key=config)["Body"].read().decode()
+    assert served.count("version_policy") == 1 and "versions: [ 2 ]" in served
+    assert main(["model", "promote", "identity", "--version", "3", "--repository", f"s3://{BUCKET}/{PREFIX}"]) == 2
+    assert "serves [2], not 3" in capsys.readouterr().err
