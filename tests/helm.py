@@ -26,13 +26,22 @@ def values_of(release) -> dict:
     return values.value if isinstance(values, Secret) else values
 
 
-def render_release(release, kubernetes_version: str) -> list[dict]:
-    """The objects a `kubernetes:helm.sh/v3:Release` of a plan installs."""
+def chart_of(release) -> Chart:
     inputs = release.inputs
-    chart = Chart.load(CHARTS / f"{inputs['chart']}-{inputs['version']}")
+    folder = CHARTS / f"{inputs['chart'].rsplit('/', 1)[-1]}-{inputs['version']}"  # an OCI reference's last part
+    if not folder.is_dir():
+        raise AssertionError(f"chart {inputs['chart']} {inputs['version']} is not in {CHARTS}: add its source there "
+                             "(or point SEEDANCE_CHART_CACHE at a folder that has it)")
+    return Chart.load(folder)
+
+
+def render_release(release, kubernetes_version: str, values: dict | None = None) -> list[dict]:
+    """The objects a `kubernetes:helm.sh/v3:Release` of a plan installs (with `values` instead of its own)."""
+    inputs = release.inputs
+    chart = chart_of(release)
     options = {"name": inputs["name"], "namespace": inputs["namespace"], "is_install": True,
                "kube_version": f"v{kubernetes_version}.0", "api_versions": API_VERSIONS}
-    rendered = json.loads(_native.call_string("helm_render", chart._raw(), json.dumps(values_of(release)),
+    rendered = json.loads(_native.call_string("helm_render", chart._raw(), json.dumps(values_of(release) if values is None else values),
                                               json.dumps(options)))
     return [document for path, text in sorted(rendered.items()) if path.endswith((".yaml", ".yml"))
             for document in yaml.safe_load_all(text) if document]
