@@ -5,8 +5,6 @@ renders something else). A key the chart ignores would be a setting that silentl
 
 import copy
 
-import pytest
-
 from tests.helm import render_release, values_of
 from tests.k8s_checks import schema_errors
 from tests.stacks import stack_config
