@@ -18,6 +18,7 @@ import pulumi_kubernetes as k8s
 
 from components.common.iam import irsa_trust_policy
 from components.cluster.config import ClusterAutoscalerConfig
+from components.common.addon_resources import ADDON_RESOURCES
 
 CHART_REPOSITORY = "https://kubernetes.github.io/autoscaler"
 NAMESPACE = "kube-system"
@@ -56,6 +57,7 @@ def autoscaler_values(config: ClusterAutoscalerConfig, *, cluster_name: str, reg
         "rbac": {"serviceAccount": {"create": True, "name": SERVICE_ACCOUNT,
                                     "annotations": {"eks.amazonaws.com/role-arn": role_arn}}},
         "nodeSelector": dict(system_node_selector),
+        "resources": ADDON_RESOURCES["cluster-autoscaler"],
         "extraArgs": {
             "expander": "least-waste",
             "balance-similar-node-groups": False,

@@ -10,6 +10,7 @@ import pulumi_kubernetes as k8s
 import yaml
 
 from components.compute.config import GpuSharingConfig
+from components.common.addon_resources import ADDON_RESOURCES
 from components.common.k8s_objects import declare
 from components.common.manifests import namespace as namespace_manifest, namespace_baseline
 from components.compute.labels import AGENT_TOLERATIONS, AMI_FAMILY_LABEL, WORKLOAD_CLASS_LABEL
@@ -43,6 +44,7 @@ def device_plugin_values(sharing: Mapping[str, GpuSharingConfig] | None = None) 
         "config": {"map": {name: yaml.safe_dump(sharing_config(s)) for name, s in sorted(configs.items())},
                    "default": DEFAULT_CONFIG},
         "tolerations": AGENT_TOLERATIONS,
+        "resources": ADDON_RESOURCES["nvidia-device-plugin"],
         "affinity": {
             "nodeAffinity": {
                 "requiredDuringSchedulingIgnoredDuringExecution": {

@@ -12,6 +12,7 @@ import pulumi_kubernetes as k8s
 
 from components.common.iam import irsa_trust_policy
 from components.compute.asg import NTH_MANAGED_TAG
+from components.common.addon_resources import ADDON_RESOURCES
 
 NTH_CHART = "oci://public.ecr.aws/aws-ec2/helm/aws-node-termination-handler"
 NTH_NAMESPACE = "kube-system"
@@ -70,6 +71,7 @@ def handler_values(queue_url: str, region: str, role_arn: str) -> dict:
         "checkTagBeforeDraining": True,
         "managedTag": NTH_MANAGED_TAG,
         "serviceAccount": {"name": NTH_SERVICE_ACCOUNT, "annotations": {"eks.amazonaws.com/role-arn": role_arn}},
+        "resources": ADDON_RESOURCES["aws-node-termination-handler"],
     }
 
 

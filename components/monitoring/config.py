@@ -35,6 +35,8 @@ class MonitoringConfig(BaseModel):
     adapter_chart_version: str = Field("4.11.0", pattern=r"^\d+\.\d+\.\d+$", description="prometheus-adapter chart.")
     dcgm_exporter_chart_version: str = Field("4.1.1", pattern=r"^\d+\.\d+\.\d+$",
                                              description="NVIDIA dcgm-exporter chart (GPU utilisation per pod).")
+    metrics_server_chart_version: str = Field("3.13.1", pattern=r"^\d+\.\d+\.\d+$", description="metrics-server "
+                                              "chart: the resource metrics API (kubectl top, CPU/memory HPAs).")
 
     @property
     def rate_window(self) -> str:

@@ -18,6 +18,7 @@ import pulumi_tls as tls
 
 from components.compute.labels import AGENT_TOLERATIONS, WORKLOAD_CLASS_LABEL
 from components.serving.manifests import PORTS, adapter_rules
+from components.common.addon_resources import ADDON_RESOURCES
 from components.common.k8s_objects import declare
 from components.common.manifests import (NAMESPACE_NAME_LABEL, Manifest, metadata, namespace, namespace_baseline,
                                          network_policy)
@@ -26,6 +27,7 @@ from components.monitoring.config import (GPU_AGENTS_NAMESPACE, NAMESPACE, PROME
 
 COMMUNITY_CHARTS = "https://prometheus-community.github.io/helm-charts"
 DCGM_CHARTS = "https://nvidia.github.io/dcgm-exporter/helm-charts"
+METRICS_SERVER_CHARTS = "https://kubernetes-sigs.github.io/metrics-server/"
 DCGM_PORT = 9400
 PROMETHEUS_PORT = 9090  # the server's container port (the chart's Service maps 80 to it)
 ADAPTER_PORT = 6443  # the adapter chart's listenPort
@@ -48,6 +50,7 @@ def prometheus_values(config: MonitoringConfig, system_node_selector: Mapping[st
         "prometheus-node-exporter": {"enabled": False},
         "prometheus-pushgateway": {"enabled": False},
         "serverFiles": {"prometheus.yml": {"scrape_configs": [pods_scrape_job()]}},
+        "configmapReload": {"prometheus": {"resources": ADDON_RESOURCES["config-reloader"]}},
         "server": {
             "useExistingClusterRoleName": PROMETHEUS_CLUSTER_ROLE,  # prometheus_access(): no nodes/proxy
             "global": {"scrape_interval": f"{interval}s", "evaluation_interval": f"{interval}s",
@@ -136,6 +139,7 @@ def dcgm_exporter_values() -> dict:
     """On every GPU node (tolerating their taint); scraped through pod annotations, not a ServiceMonitor."""
     return {
         "serviceMonitor": {"enabled": False},
+        "resources": ADDON_RESOURCES["dcgm-exporter"],
         "tolerations": AGENT_TOLERATIONS,
         "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
             {"matchExpressions": [{"key": WORKLOAD_CLASS_LABEL, "operator": "Exists"}]}]}}},
@@ -151,6 +155,11 @@ def adapter_values(config: MonitoringConfig, system_node_selector: Mapping[str, 
     return {"prometheus": {"url": config.prometheus_url, "port": 80},
             "rules": {"default": False, "custom": adapter_rules(config.rate_window)},
             "tls": {"enable": True, **tls_values},
+            # Two replicas and a budget: while the only adapter is down, API discovery fails cluster-wide
+            # (its APIService answers nothing) and namespace deletion stalls.
+            "replicas": 2,
+            "podDisruptionBudget": {"enabled": True, "maxUnavailable": 1},
+            "resources": ADDON_RESOURCES["prometheus-adapter"],
             "nodeSelector": dict(system_node_selector)}
 
 
@@ -206,6 +215,9 @@ class MetricsPipeline(pulumi.ComponentResource):
                              prometheus_values(config, system_node_selector), [monitoring, *access])
         release("dcgm-exporter", "dcgm-exporter", config.dcgm_exporter_chart_version, DCGM_CHARTS,
                 dcgm_exporter_values(), [prometheus, gpu_agents], GPU_AGENTS_NAMESPACE)
+        release("metrics-server", "metrics-server", config.metrics_server_chart_version, METRICS_SERVER_CHARTS,
+                {"resources": ADDON_RESOURCES["metrics-server"], "nodeSelector": dict(system_node_selector)}, [],
+                "kube-system")
         release(ADAPTER_RELEASE, "prometheus-adapter", config.adapter_chart_version, COMMUNITY_CHARTS,
                 adapter_values(config, system_node_selector,
                                adapter_serving_certificate(name, pulumi.ResourceOptions(parent=self))), [prometheus])
