@@ -16,7 +16,8 @@ from components.capacity.plan import BREAKER_TAG, CapacityPlan
 from components.catalog.instance_types import gpu_instance_type
 from components.compute.asg import asg_tags, instances_distribution, node_template_resources
 from components.compute.config import CONFIG_LABEL, GpuNodeGroupConfig, gpu_pool_selector
-from components.compute.labels import ACCELERATOR_LABEL, AMI_FAMILY_LABEL, GPU_TAINT, LOCAL_NVME_LABEL, pool_taint
+from components.compute.labels import (ACCELERATOR_LABEL, AMI_FAMILY_LABEL, GPU_TAINT, LOCAL_NVME_LABEL,
+                                       accelerator_value, pool_taint)
 from components.compute.node_bootstrap import AMI_FAMILY_TRAITS, ClusterJoin, ami_ssm_parameter, encoded_user_data
 from components.compute.node_role import node_role
 
@@ -62,7 +63,7 @@ class GpuNodeGroup(pulumi.ComponentResource):
         shared = config.gpu_sharing.mode != "none"
         labels = {**gpu_pool_selector(config), AMI_FAMILY_LABEL: config.ami_family,
                   # Tells the autoscaler a new node is a GPU node before its device plugin reports GPUs.
-                  ACCELERATOR_LABEL: f"nvidia-{gpu_instance_type(config.instance_types[0]).gpu.lower()}",
+                  ACCELERATOR_LABEL: accelerator_value([gpu_instance_type(t).gpu for t in config.instance_types]),
                   **({LOCAL_NVME_LABEL: "true"} if config.local_storage else {}),
                   # Sharing goes to the OS's own device plugin, or to the Helm plugin's named config.
                   **({CONFIG_LABEL: config.name} if shared and not traits.builtin_device_plugin else {})}

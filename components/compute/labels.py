@@ -29,5 +29,13 @@ def pool_tolerations(group: str) -> list[dict]:
 
 # The label the cluster autoscaler reads on AWS to know a node has GPUs before the device plugin runs.
 ACCELERATOR_LABEL = "k8s.amazonaws.com/accelerator"
+
+
+def accelerator_value(gpu_models: list[str]) -> str:
+    """The label's value for a group: its GPU model when every type it may launch has that one; a plain
+    `nvidia` otherwise, never a model some of its nodes do not have (a pod that needs a model selects
+    `node.kubernetes.io/instance-type`, which the kubelet sets from the instance itself)."""
+    models = {model.lower() for model in gpu_models}
+    return f"nvidia-{models.pop()}" if len(models) == 1 else "nvidia"
 # Nodes whose NVMe instance store is mounted for local PersistentVolumes.
 LOCAL_NVME_LABEL = "seedance.io/local-nvme"

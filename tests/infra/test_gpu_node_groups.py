@@ -201,3 +201,16 @@ def test_a_lock_with_spot_drives_the_asg(tmp_path, monkeypatch):
 @pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
 def test_stack_configs_declare_a_batch_and_an_online_group(stack):
     assert [g.workload_class for g in stack_config(stack).gpu_node_groups] == ["batch", "online"]
+
+
+def test_no_group_promises_a_gpu_model_some_of_its_nodes_lack(stack_plan):
+    """The accelerator label names a model only when every type the group may launch has it (a group of
+    g6, g5 and g6e launches L4, A10G or L40S); the autoscaler reads only that the label is there."""
+    from components.catalog.instance_types import gpu_instance_type
+    from tests.k8s_checks import node_labels
+    for group in stack_config(stack_plan.stack).gpu_node_groups:
+        (asg,) = [a for a in stack_plan.of_type("aws:autoscaling/group:Group")
+                  if node_labels(a).get("seedance.io/node-group") == group.name]
+        models = {gpu_instance_type(t).gpu.lower() for t in group.instance_types}
+        label = node_labels(asg)["k8s.amazonaws.com/accelerator"]
+        assert label == (f"nvidia-{models.pop()}" if len(models) == 1 else "nvidia"), group.name
