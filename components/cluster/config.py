@@ -6,7 +6,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-from components.common.validation import FieldError, all_match, parse_cidr
+from components.common.validation import IAM_ROLE_ARN, FieldError, all_match, parse_cidr
 from components.common.log_retention import valid_retention
 from components.cluster.versions import VERSIONS
 
@@ -86,7 +86,7 @@ class ClusterConfig(BaseModel):
     viewer_principal_arns: list[str] = Field(
         [], description="IAM roles or users that may read the cluster (AmazonEKSViewPolicy; no Secrets).")
     deployer_role_arn: str | None = Field(
-        None, pattern=r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$", description="The role `pulumi up` runs as, "
+        None, pattern=f"^{IAM_ROLE_ARN}$", description="The role `pulumi up` runs as, "
         "given cluster-admin by an access entry of its own; default: the role of whoever runs the program (set it "
         "when previews run as another, read-only role, or they show the entry changing).")
     break_glass_principal_arns: list[str] = Field(

@@ -6,6 +6,10 @@ import ipaddress
 import re
 from typing import Any
 
+# Patterns several config slices check against (with all_match, or anchored in a Field).
+IAM_ROLE_ARN = r"arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+"
+S3_BUCKET_NAME = r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]"
+
 
 class FieldError(ValueError):
     """A rule over several fields, reported against the one (relative to the model) the user should change."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-from components.common.validation import all_match, parse_cidr
+from components.common.validation import S3_BUCKET_NAME, all_match, parse_cidr
 from components.common.log_retention import valid_retention
 
 
@@ -90,4 +90,4 @@ class EndpointsConfig(BaseModel):
     @field_validator("s3_bucket_names", "s3_public_read_buckets")
     @classmethod
     def _bucket_names(cls, values: list[str]) -> list[str]:
-        return all_match(values, r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]", "an S3 bucket name")
+        return all_match(values, S3_BUCKET_NAME, "an S3 bucket name")

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from components.common.validation import all_match
+from components.common.validation import IAM_ROLE_ARN, all_match
 
 
 _DNS_LABEL = r"^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$"
@@ -97,7 +97,7 @@ class TritonServingConfig(BaseModel):
     @field_validator("publisher_principal_arns")
     @classmethod
     def _roles(cls, values: list[str]) -> list[str]:
-        return all_match(values, r"arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+", "an IAM role ARN")
+        return all_match(values, IAM_ROLE_ARN, "an IAM role ARN")
 
     @property
     def prefixes(self) -> list[str]:

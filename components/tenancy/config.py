@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from components.common.validation import FieldError, all_match
+from components.common.validation import IAM_ROLE_ARN, S3_BUCKET_NAME, FieldError, all_match
 
 _NAME = r"[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?"
-_ROLE = r"arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+"
-_BUCKET = r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]"
 _PATTERNS = {"namespaces": (_NAME, "a namespace name (lowercase letters, digits, hyphens)"),
-             "principal_arns": (_ROLE, "an IAM role ARN"), "data_buckets": (_BUCKET, "a bucket name")}
+             "principal_arns": (IAM_ROLE_ARN, "an IAM role ARN"), "data_buckets": (S3_BUCKET_NAME, "a bucket name")}
 
 
 class TenantConfig(BaseModel):
