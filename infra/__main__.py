@@ -31,7 +31,7 @@ from components.monitoring.config import NAMESPACE as MONITORING_NAMESPACE, PROM
 from components.monitoring.metrics_pipeline import MetricsPipeline
 from components.serving.triton import TritonServing
 from components.tenancy.tenants import TenantSpace
-from components.storage.manifests import PRICED_PARAMETERS, checkpoint_storage_class
+from components.storage.manifests import volume_parameters
 from components.stack.config import REQUIRED_TAGS, check_stack_env, load_from_pulumi
 from components.stack.derivation import derive, stack_reports
 from components.stack.placeholders import refuse_placeholders
@@ -224,9 +224,8 @@ contract = {
         "training_namespace": config.storage.checkpoints.namespace if config.storage.checkpoints else None,
         "checkpoint_interval_seconds":
             config.storage.checkpoints.profile.interval_seconds if config.storage.checkpoints else None,
-        "volumes": {config.storage.checkpoints.storage_class_name: {
-            key: value for key, value in checkpoint_storage_class("", derived.checkpoint, "", {})["parameters"].items()
-            if key in PRICED_PARAMETERS}} if config.storage.checkpoints else {},
+        "volumes": {config.storage.checkpoints.storage_class_name: volume_parameters(derived.checkpoint)}
+        if config.storage.checkpoints else {},
     },
     "triton_endpoints": {serving_name: serving.endpoints for serving_name, serving in triton.items()},
     "endpoint_ids": endpoints.endpoint_ids,

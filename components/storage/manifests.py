@@ -41,9 +41,6 @@ def training_namespace(name: str) -> list[Manifest]:
     return [namespace(name, "baseline"), *namespace_baseline(name), among_itself]
 
 
-PRICED_PARAMETERS = ("type", "iops", "throughput")  # what an EBS class's claim is billed by, besides its size
-
-
 def volume_tags(cost_tags: dict[str, str]) -> dict[str, str]:
     """EBS CSI `tagSpecification_<n>` parameters: the stack's cost tags (the budget counts volumes by them)
     and the claim's namespace and name, filled in by the driver (extra-create-metadata, on in the EKS
@@ -52,13 +49,18 @@ def volume_tags(cost_tags: dict[str, str]) -> dict[str, str]:
     return {f"tagSpecification_{index}": f"{key}={value}" for index, (key, value) in enumerate(tags.items(), 1)}
 
 
+def volume_parameters(decision: SizingDecision) -> dict[str, str]:
+    """What a claim of the checkpoint class gets, and is billed by besides its size: type and performance."""
+    volume = decision.chosen
+    return {"type": volume.volume_type, "iops": str(volume.iops),
+            **({"throughput": str(volume.throughput_mibps)} if volume.throughput_mibps else {})}
+
+
 def checkpoint_storage_class(name: str, decision: SizingDecision, kms_key_arn: str,
                              cost_tags: dict[str, str]) -> Manifest:
     volume = decision.chosen
-    parameters = {"type": volume.volume_type, "iops": str(volume.iops), "encrypted": "true", "kmsKeyId": kms_key_arn,
+    parameters = {**volume_parameters(decision), "encrypted": "true", "kmsKeyId": kms_key_arn,
                   "csi.storage.k8s.io/fstype": "xfs", **volume_tags(cost_tags)}
-    if volume.throughput_mibps:
-        parameters["throughput"] = str(volume.throughput_mibps)
     return {
         "apiVersion": "storage.k8s.io/v1",
         "kind": "StorageClass",
