@@ -81,7 +81,8 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
             "aws-ebs-volume-disallow-gp2-io1": regional, "aws-ebs-volume-flag-overprovisioned-io2": regional}
 
 
-BUDGET_RULES = ("budget-monthly-cost-limit", "budget-monthly-cost-warn-near-budget")
+# The rules that price the plan themselves: they take the storage classes a team's plan does not declare.
+BUDGET_RULES = tuple(rule.name for rule in ALL_RULES if "storage_classes" in rule.config)
 
 
 def referenced_storage_classes(resources: list[PlanResource], stack_outputs) -> dict[str, dict[str, str]]:
