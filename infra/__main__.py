@@ -103,10 +103,13 @@ node_groups = {
         cluster_name=name,
         kubernetes_version=config.cluster.kubernetes_version,
         join=cluster.join,
-        subnet_ids=network.private_subnet_ids,
+        # Subnets in zone order: a single-zone group launches in the first, where checkpoint volumes live.
+        subnet_ids=network.private_subnet_ids.apply(lambda ids: ids[:1]) if group.single_zone
+        else network.private_subnet_ids,
         node_security_group_id=cluster.node_security_group_id,
         kms_key_arn=key.key_arn,
         tags=tags,
+        image_id=derived.node_images.get(group.name),
         budget_breaker=config.capacity.budget_breaker,
     )
     for group in config.gpu_node_groups
@@ -130,7 +133,7 @@ if config.storage.checkpoints is not None:
         config.storage.checkpoints,
         derived.checkpoint,
         kms_key_arn=key.key_arn,
-        zone=zones[0],  # pre-provisioned volumes live in one zone; their PVs pin pods there
+        zone=zones[0],  # pre-provisioned volumes live in the first zone, where single-zone groups launch
         provider=cluster.provider,
         csi_driver=cluster.ebs_csi_addon,
         tags=tags,

@@ -13,6 +13,7 @@ from typing import Any
 from components.common.files import MAX_PLAN_BYTES, InputFileError, load_json
 from components.cost.estimate import CostEstimate, catalog_for, estimate
 from components.pricing.prices import PriceSourceError
+from components.plan.diff import Change, plan_diff, render_diff, replaced_nodes
 from components.plan.document import PlanDocumentError, plan_document_resources
 from components.capacity.mix import HOLDINGS_TAG, holdings_from_tag
 from components.plan.resources import PlanResource, is_unknown, tags_of
@@ -117,7 +118,8 @@ def _short(urn: str | None) -> str:
     return urn.rsplit("::", 1)[-1] if urn else "(stack)"
 
 
-def render_text(violations: list[Violation], cost: CostEstimate, delta: float | None) -> str:
+def render_text(violations: list[Violation], cost: CostEstimate, delta: float | None,
+                changes: list[Change] | None = None) -> str:
     lines = [f"Policy violations ({len(violations)}):" if violations else "Policy violations: none"]
     for v in violations:
         lines.append(f"  [{v.level}] {v.policy}: {_short(v.urn)}: {v.message}")
@@ -128,10 +130,13 @@ def render_text(violations: list[Violation], cost: CostEstimate, delta: float | 
         lines.append(f"  {shown:>12}  {_short(line.urn)}  ({line.basis})")
     if delta is not None:
         lines.append(f"  change against the base plan: {_signed_usd(delta)}/month")
+    if changes is not None:
+        lines += ["", *render_diff(changes)]
     return "\n".join(lines)
 
 
-def render_markdown(violations: list[Violation], cost: CostEstimate, delta: float | None, title: str) -> str:
+def render_markdown(violations: list[Violation], cost: CostEstimate, delta: float | None, title: str,
+                    changes: list[Change] | None = None) -> str:
     mandatory = [v for v in violations if v.level == "mandatory"]
     verdict = "fails" if mandatory else "passes"
     lines = [f"### seedance check: {title} {verdict}", "",
@@ -143,6 +148,12 @@ def render_markdown(violations: list[Violation], cost: CostEstimate, delta: floa
                   for v in violations]
     else:
         lines.append("No policy violations.")
+    if changes is not None:
+        rolled = replaced_nodes(changes)
+        lines += ["", "**Nodes replaced:** " + ("; ".join(f"`{group}`: {effect.summary()}" for group, effect in rolled)
+                                                if rolled else "none"),
+                  "", "<details><summary>Changes to the running system</summary>", "", "```",
+                  *render_diff(changes), "```", "", "</details>"]
     lines += ["", "<details><summary>Cost by resource</summary>", "", "| resource | monthly | basis |",
               "| --- | ---: | --- |"]
     for line in sorted(cost.lines, key=lambda l: -(l.monthly_usd or 0)):
@@ -184,23 +195,46 @@ def run(args: argparse.Namespace, offline_plan, stack_outputs) -> int:
         violations, cost = check(resources, env, region, stack_policy_config(config) if config else None, classes)
     except PolicyConfigError as error:
         raise CheckInputError(f"policy config for {env}: {error}") from None
-    delta = None
+    delta, changes = None, None
     if args.compare:
         base_resources, _ = resources_from_file(args.compare)
         delta = round(cost.monthly_usd - estimate(base_resources, catalog_for(region)).monthly_usd, 2)
+        changes = plan_diff(base_resources, resources)
     if args.format == "json":
         document = {"violations": [v.to_json() for v in violations], "cost": cost.to_json()}
         if delta is not None:
-            document["compare"] = {"base": str(args.compare), "monthly_delta_usd": delta}
+            document["compare"] = {"base": str(args.compare), "monthly_delta_usd": delta,
+                                   "changes": render_diff(changes)}
         print(json.dumps(document, indent=2))
     elif args.format == "markdown":
-        print(render_markdown(violations, cost, delta, title))
+        print(render_markdown(violations, cost, delta, title, changes))
     else:
-        print(render_text(violations, cost, delta))
+        print(render_text(violations, cost, delta, changes))
     return 1 if any(v.level == "mandatory" for v in violations) else 0
 
 
-def register(commands: argparse._SubParsersAction, run_check) -> None:
+def diff(args: argparse.Namespace, offline_plan) -> int:
+    """`seedance diff BASE.json [HEAD.json | --stack S]`: what the change does to the running system."""
+    base, _ = resources_from_file(args.base)
+    if (args.head is None) == (args.stack is None):
+        raise CheckInputError("give the head as a plan file or as --stack (plan it offline), one of the two")
+    if args.head is not None:
+        head, _ = resources_from_file(args.head)
+    else:
+        head = plan_resources(offline_plan(args.stack, args.program, args.stack_file)[0])
+    print("\n".join(render_diff(plan_diff(base, head))))
+    return 0
+
+
+def register(commands: argparse._SubParsersAction, run_check, run_diff) -> None:
+    changes = commands.add_parser("diff", help="what a change does to the running system: created, updated, "
+                                               "replaced resources, and the GPU nodes an instance refresh replaces")
+    changes.add_argument("base", type=Path, metavar="BASE.json", help="the plan before (`seedance plan --json`)")
+    changes.add_argument("head", type=Path, nargs="?", metavar="HEAD.json", help="the plan after")
+    changes.add_argument("--stack", help="plan this stack offline as the head")
+    changes.add_argument("--program", type=Path, help="Pulumi Python program directory (default: the project's main)")
+    changes.add_argument("--stack-file", type=Path, help="use this stack config file instead of the project's")
+    changes.set_defaults(run=run_diff)
     check = commands.add_parser("check", help="run the policy pack and the cost estimate over a plan")
     check.add_argument("--stack", help="plan this stack offline and check it")
     check.add_argument("--program", type=Path, help="Pulumi Python program directory (default: the project's main)")
@@ -208,5 +242,6 @@ def register(commands: argparse._SubParsersAction, run_check) -> None:
     check.add_argument("--plan", type=Path, metavar="FILE", help="check a plan JSON instead of running a program")
     check.add_argument("--env", choices=ENVIRONMENTS, help="enforcement levels to use (default: the stack's name)")
     check.add_argument("--format", choices=("text", "json", "markdown"), default="text")
-    check.add_argument("--compare", type=Path, metavar="BASE.json", help="report the cost change against a base plan")
+    check.add_argument("--compare", type=Path, metavar="BASE.json",
+                       help="report the cost change and what changes in the running system against a base plan")
     check.set_defaults(run=run_check)

@@ -35,7 +35,7 @@ from components.stack.config import PROJECT
 from components.stack.derivation import account_steps, capacity_report, checkpoint_decision, derive
 from components.stack.placeholders import placeholders
 from seedance import (breaker_command, budget_tag_command, capacity_commands, check_command, config_reference,
-                      model_command, preflight)
+                      images_command, model_command, preflight)
 
 from seedance.engine import Plan, ProgramFailed, ProgramInputError, run_program
 from seedance.offline_cloud import OfflineCloud
@@ -100,6 +100,9 @@ def _derived_sections(args: argparse.Namespace, plan: Plan) -> list[list[str]]:
         ["Placeholders (an offline plan keeps them; a real `pulumi up` refuses them):",
          *[f"  - {PROJECT}:{key} = {value} ({what})" for key, value, what in found]] if (found := placeholders(config))
         else [],
+        ["GPU node images not pinned (an offline plan reads the recommended one; a real `pulumi up` refuses):",
+         *[f"  - {key}: run `seedance images pin --stack {args.stack}`" for key in derived.unpinned_images]]
+        if derived.unpinned_images else [],
         ["Steps outside `pulumi up` (AWS requires them):",
          *[f"  - {step}" for step in account_steps(config, args.stack)]],
     ]
@@ -207,7 +210,8 @@ def _parser() -> argparse.ArgumentParser:
     capacity_commands.register(commands, _stack_arguments)
     preflight.register(commands, _stack_arguments)
     model_command.register(commands)
-    check_command.register(commands, lambda args: check_command.run(args, offline_plan, platform_stack_outputs))
+    check_command.register(commands, lambda args: check_command.run(args, offline_plan, platform_stack_outputs),
+                           lambda args: check_command.diff(args, offline_plan))
     config = commands.add_parser("config", help="the configuration reference, from the pydantic models")
     config_verbs = config.add_subparsers(dest="verb", required=True)
     config_verbs.add_parser("schema", help="print the JSON Schema of a stack's config").set_defaults(
@@ -219,6 +223,7 @@ def _parser() -> argparse.ArgumentParser:
     breaker.add_argument("--apply", action="store_true", help="change the groups (default: only report)")
     breaker.set_defaults(run=lambda args: breaker_command.run(args, _stack_config))
     budget_tag_command.register(commands, _stack_arguments, _stack_config)
+    images_command.register(commands, _stack_arguments)
     export = commands.add_parser("export", help="export a stack's offline plan for other tools")
     formats = export.add_subparsers(dest="format", required=True)
     tfplan = formats.add_parser("tfplan", help="Terraform plan JSON of the AWS resources (for checkov, conftest)")
@@ -252,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     except (UsageError, capacity_commands.CommandError, check_command.CheckInputError,
             breaker_command.BreakerRefused, StackInputError, InputFileError, OutputFileError,
-            PublishError) as error:
+            PublishError, images_command.ImagesError) as error:
         print(f"seedance: error: {error}", file=sys.stderr)
         return EXIT_CONFIG
     except ProgramFailed as error:

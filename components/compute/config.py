@@ -67,6 +67,8 @@ class GpuNodeGroupConfig(BaseModel):
     root_volume_gib: int = Field(200, ge=50, le=4000, description="Encrypted gp3 volume for container images (large): "
                                  "the root volume on al2023, the data volume /dev/xvdb on Bottlerocket.")
     local_storage: bool = Field(False, description="Mount each NVMe instance-store disk for local PersistentVolumes.")
+    single_zone: bool = Field(False, description="Launch only in the stack's first zone, where pre-provisioned "
+                              "checkpoint volumes live (the autoscaler then starts a node where the volume is).")
     gpu_sharing: GpuSharingConfig = Field(default_factory=GpuSharingConfig)
     class_overrides: WorkloadClassOverrides = Field(default_factory=WorkloadClassOverrides)
 

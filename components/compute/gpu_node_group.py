@@ -20,6 +20,7 @@ from components.compute.labels import (ACCELERATOR_LABEL, AMI_FAMILY_LABEL, GPU_
                                        accelerator_value, pool_taint)
 from components.compute.node_bootstrap import AMI_FAMILY_TRAITS, ClusterJoin, ami_ssm_parameter, encoded_user_data
 from components.compute.node_role import node_role
+from components.compute.rollout import SUSPENDED_PROCESSES, refresh_preferences, rollout_pace
 
 
 # The spot notice is two minutes: a scale-in drain gets at least as long, batch its full tolerance.
@@ -46,6 +47,7 @@ class GpuNodeGroup(pulumi.ComponentResource):
         node_security_group_id: pulumi.Input[str],
         kms_key_arn: pulumi.Input[str],
         tags: Mapping[str, str],
+        image_id: pulumi.Input[str] | None,
         budget_breaker: bool = False,
         opts: pulumi.ResourceOptions | None = None,
     ):
@@ -72,13 +74,14 @@ class GpuNodeGroup(pulumi.ComponentResource):
         user_data = join.apply(
             lambda j: encoded_user_data(config.ami_family, j, labels, taints, config.local_storage, replicas)
         )
-        image = aws.ssm.get_parameter_output(
-            name=ami_ssm_parameter(config.ami_family, kubernetes_version, config.arch),
-            opts=pulumi.InvokeOutputOptions(parent=self),
-        )
+        if image_id is None:  # an offline plan of a stack that pins no image (a real run refuses it)
+            image_id = aws.ssm.get_parameter_output(
+                name=ami_ssm_parameter(config.ami_family, kubernetes_version, config.arch),
+                opts=pulumi.InvokeOutputOptions(parent=self),
+            ).insecure_value
         template = aws.ec2.LaunchTemplate(
             f"{name}-template",
-            image_id=image.insecure_value,
+            image_id=image_id,
             user_data=user_data,
             iam_instance_profile=aws.ec2.LaunchTemplateIamInstanceProfileArgs(arn=profile.arn),
             metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
@@ -119,13 +122,14 @@ class GpuNodeGroup(pulumi.ComponentResource):
                 capacity_distribution_strategy="balanced-best-effort"),
             mixed_instances_policy=mixed_instances_policy(plan, config.gpus_per_instance, template.id,
                                                           template.latest_version),
+            # New images and user data roll at the class's pace; see components/compute/rollout.py.
             instance_refresh=aws.autoscaling.GroupInstanceRefreshArgs(
                 strategy="Rolling",
                 preferences=aws.autoscaling.GroupInstanceRefreshPreferencesArgs(
-                    min_healthy_percentage=90 if config.workload_class == "online" else 50,
-                    instance_warmup="300",
-                ),
+                    **refresh_preferences(rollout_pace(config.workload(), config.workload_class))),
             ),
+            protect_from_scale_in=True,
+            suspended_processes=list(SUSPENDED_PROCESSES),
             tags=[aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=True)
                   for k, v in sorted({**asg_tags(cluster_name, f"{cluster_name}-{config.name}", labels, taints, tags,
                                                        node_template_resources(config)),

@@ -278,6 +278,15 @@ class StackConfig(BaseModel):
                 raise FieldError("storage.checkpoints.profile.interval_seconds", interval,
                                  f"is more than half the {group.workload_class} class's interruption tolerance "
                                  f"({tolerance} s); allowed: 30 to {tolerance // 2}")
+            # A pre-provisioned volume lives in one zone and its PV pins the pods there: the autoscaler must be
+            # able to start a node of their group in that zone, which a group spread over zones cannot promise.
+            if checkpoints.preprovisioned_volumes and not group.single_zone:
+                index = names.index(group.name)
+                raise FieldError("storage.checkpoints.node_group", checkpoints.node_group,
+                                 f"pre-provisioned volumes live in the stack's first zone, and group {group.name} "
+                                 f"spreads over every zone, so a node started from zero may land where no volume "
+                                 f"is; allowed: a group with single_zone: true (gpu_node_groups[{index}] or a "
+                                 "dedicated one), or preprovisioned_volumes: 0 (volumes made where the pod lands)")
         return self
 
     @model_validator(mode="after")

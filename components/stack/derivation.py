@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from components.common.validation import FieldError
+from components.compute.node_images import NodeImageError, images_path, pinned_images, read_node_images
 from components.catalog.instance_types import gpu_instance_type
 from components.network.egress import EgressReport, EndpointLayout, egress_report, report_lines
 from components.pricing.live import LivePriceSource
@@ -34,6 +35,8 @@ class StackDerivation:
     endpoints: EndpointLayout
     egress: EgressReport | None
     egress_problem: str | None  # why there is no egress report (no prices for the region)
+    node_images: dict[str, str]  # group -> pinned AMI id
+    unpinned_images: tuple[str, ...]  # "<family>/<arch>" the stack's images file does not pin
 
     @property
     def nat_gb_per_gateway(self) -> float:
@@ -53,7 +56,25 @@ def derive(config: StackConfig, stack: str, zones: Sequence[str], stacks_dir: Pa
     except PriceSourceError as error:
         egress, problem = None, str(error)
     capacity = program_capacity(config, stack, zones, stacks_dir, now, live=live, offline=offline)
-    return StackDerivation(tuple(zones), capacity, checkpoint, tuple(serving), layout, egress, problem)
+    images, unpinned = node_images(config, stack, stacks_dir, offline)
+    return StackDerivation(tuple(zones), capacity, checkpoint, tuple(serving), layout, egress, problem, images,
+                           tuple(unpinned))
+
+
+def node_images(config: StackConfig, stack: str, stacks_dir: Path, offline: bool) -> tuple[dict[str, str], list[str]]:
+    """The pinned GPU node images; a real run refuses a group whose image is not pinned (an offline
+    plan reads the recommended one and lists it, as it lists placeholders)."""
+    try:
+        images, unpinned = pinned_images(read_node_images(images_path(stacks_dir, stack)), stack, config.region,
+                                         config.cluster.kubernetes_version, config.gpu_node_groups)
+    except NodeImageError as error:
+        raise field_error(FieldError("gpu_node_groups", "(node images)", str(error))) from None
+    if unpinned and not offline:
+        raise field_error(FieldError("gpu_node_groups", "(node images)",
+                                     f"no pinned image for {', '.join(unpinned)}: a GPU node image moves only when "
+                                     f"the stack says so; run `seedance images pin --stack {stack}` and commit "
+                                     f"{images_path(stacks_dir, stack).name}"))
+    return images, unpinned
 
 
 def checkpoint_decision(config: StackConfig) -> SizingDecision | None:

@@ -5,6 +5,7 @@ import pytest
 from seedance_client.contract import (CONTRACT_VERSION, ContractVersionError, PlatformContract,
                                           check_compatible)
 from seedance.engine import Secret
+from tests.stacks import stack_config
 
 
 def test_outputs_are_exactly_the_contract(stack_plan):
@@ -13,7 +14,7 @@ def test_outputs_are_exactly_the_contract(stack_plan):
     assert isinstance(outputs["kubeconfig"], Secret)
     contract = PlatformContract.model_validate({**outputs, "kubeconfig": outputs["kubeconfig"].value})
     assert contract.contract_version == CONTRACT_VERSION
-    assert [p.name for p in contract.gpu_pools] == ["batch", "online"]
+    assert [p.name for p in contract.gpu_pools] == [g.name for g in stack_config(stack_plan.stack).gpu_node_groups]
     assert contract.pool("online").node_selector == {"seedance.io/workload-class": "online",
                                                       "seedance.io/node-group": "online"}
     assert contract.pool("online").tolerations[0]["key"] == "nvidia.com/gpu"

@@ -60,7 +60,7 @@ def test_ebs_csi_driver_runs_with_its_own_irsa_role(stack_plan):
 
 def test_every_launch_template_requires_imdsv2_and_encrypts(stack_plan):
     templates = stack_plan.of_type("aws:ec2/launchTemplate:LaunchTemplate")
-    assert len(templates) == 3  # system nodes, batch, online
+    assert len(templates) == 1 + len(stack_config(stack_plan.stack).gpu_node_groups)  # system nodes, each GPU group
     for template in templates:
         assert template.inputs["metadataOptions"]["httpTokens"] == "required"
         assert template.inputs["metadataOptions"]["httpPutResponseHopLimit"] == 1

@@ -38,7 +38,7 @@ class Account:
     def deny(self, service, operation, code="AccessDeniedException"):
         self.stubs[service].add_client_error(operation, code, http_status_code=403)
 
-    def healthy(self, *, g_quota=1000.0, spot_quota=1000.0, offered=True, version="STANDARD_SUPPORT", roles=True,
+    def healthy(self, *, g_quota=1200.0, spot_quota=1200.0, offered=True, version="STANDARD_SUPPORT", roles=True,
                 linked_roles=True, gateway="available", owner=ACCOUNT, auto_accept="disable", propagation="enable",
                 association="enable", routed=True, recorded=True, logging=True, orphans=False, tag="Active"):
         config = stack_config("prod")
@@ -139,9 +139,9 @@ def test_each_blocker_names_the_step_to_take(account, capsys, change, words):
 
 
 @pytest.mark.parametrize("change, words", [
-    ({"g_quota": 300.0}, "enough at creation (216), not at the groups' maxima (864)"),
+    ({"g_quota": 300.0}, "enough at creation (216), not at the groups' maxima (1056)"),
     ({"spot_quota": 100.0}, "All G and VT Spot Instance Requests: 100 vCPUs: enough at creation (0), not at the "
-                            "groups' maxima (740)"),
+                            "groups' maxima (932)"),
     ({"version": "EXTENDED_SUPPORT"}, "in extended support"),
     ({"tag": "Inactive"}, "not active: the budget counts nothing"),
     ({"linked_roles": False}, "service-linked role AWSServiceRoleForAmazonEKS: not yet: eks.amazonaws.com creates it "
