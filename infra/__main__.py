@@ -9,6 +9,7 @@ from pulumi.runtime.mocks import MockMonitor
 from pulumi.runtime.settings import get_monitor
 
 from components.pricing.live import LivePriceSource
+from components.cost.breaker import BudgetBreaker
 from components.cost.budget import BudgetAlerts
 from components.cluster.cluster import Cluster
 from components.cluster.autoscaler import ClusterAutoscaler
@@ -142,7 +143,7 @@ if config.storage.checkpoints is not None:
                           "size_gib": derived.checkpoint.chosen.size_gib} for claim in checkpoints.claim_names]
 if config.local_storage_groups:
     LocalStorage(f"{name}-local-nvme", config.storage.local, zones=zones, provider=cluster.provider)
-BudgetAlerts(
+budget = BudgetAlerts(
     f"{name}-budget",
     monthly_usd=config.budget.monthly_usd,
     emails=config.budget.alert_emails,
@@ -152,6 +153,12 @@ BudgetAlerts(
     kms_key_arn=key.key_arn,
     tags=tags,
 )
+# The budget's alerts act by themselves: 85 % stops experiments growing, 95 % moves dev/staging to spot.
+BudgetBreaker(f"{name}-breaker", stack=pulumi.get_stack(), env=config.env, cluster_name=name,
+              budget_name=budget.budget_name, topic_arn=budget.topic_arn, kms_key_arn=key.key_arn, partition=partition,
+              region=config.region, account_id=identity.account_id,
+              node_role_arns=[group.node_role_arn for group in node_groups.values()],
+              template_arns=[group.template_arn for group in node_groups.values()], tags=tags)
 triton = {
     serving.name: TritonServing(
         f"{name}-triton-{serving.name}",

@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pulumi
+
 from components.common.files import MAX_PLAN_BYTES, InputFileError, load_json
 from components.cost.estimate import CostEstimate, catalog_for, estimate
 from components.pricing.prices import PriceSourceError
@@ -21,6 +23,7 @@ from components.stack.config import ENVIRONMENTS, PROJECT, StackConfig
 from policies.framework import CONFIG_DIR, PolicyConfigError, Violation, load_enforcement, run_rules
 from policies.rules import ALL_RULES
 from seedance.engine import STACK_REFERENCE, Plan, Secret
+from seedance.plan_output import asset_json
 from seedance.project import StackFileError, find_project
 from seedance.stack_input import load_stack
 
@@ -37,6 +40,8 @@ def _revealed(value: Any) -> Any:
     """An in-process plan's values with the engine's `Secret` markers replaced by what they hold."""
     if isinstance(value, Secret):
         return _revealed(value.value)
+    if isinstance(value, (pulumi.Asset, pulumi.Archive)):
+        return asset_json(value)  # a function's code: named by its files, as a plan file names it
     if isinstance(value, dict):
         return {k: _revealed(v) for k, v in value.items()}
     if isinstance(value, list):

@@ -29,13 +29,14 @@ from components.pricing.prices import PriceSourceError
 from components.storage.manifests import fio_checkpoint_test
 from components.network.egress import report_lines
 from components.serving.capacity import table_lines
+from components.cost.gate import GateInputError
 from seedance_client.publishing import PublishError
 from components.stack.capacity import table_zones
 from components.stack.config import PROJECT
 from components.stack.derivation import account_steps, capacity_report, checkpoint_decision, derive
 from components.stack.placeholders import placeholders
 from seedance import (breaker_command, budget_tag_command, capacity_commands, check_command, config_reference,
-                      images_command, model_command, preflight)
+                      cost_gate_command, images_command, model_command, preflight)
 
 from seedance.engine import Plan, ProgramFailed, ProgramInputError, run_program
 from seedance.offline_cloud import OfflineCloud
@@ -218,12 +219,10 @@ def _parser() -> argparse.ArgumentParser:
         run=lambda args: print(config_reference.json_schema()) or EXIT_OK)
     config_verbs.add_parser("docs", help="print the markdown reference (docs/configuration.md)").set_defaults(
         run=lambda args: print(config_reference.markdown_reference(), end="") or EXIT_OK)
-    breaker = commands.add_parser("breaker", help="95 %% of budget: move dev/staging GPU groups to spot only now")
-    _stack_arguments(breaker)
-    breaker.add_argument("--apply", action="store_true", help="change the groups (default: only report)")
-    breaker.set_defaults(run=lambda args: breaker_command.run(args, _stack_config))
+    breaker_command.register(commands, _stack_arguments, _stack_config)
     budget_tag_command.register(commands, _stack_arguments, _stack_config)
     images_command.register(commands, _stack_arguments)
+    cost_gate_command.register(commands, _stack_arguments)
     export = commands.add_parser("export", help="export a stack's offline plan for other tools")
     formats = export.add_subparsers(dest="format", required=True)
     tfplan = formats.add_parser("tfplan", help="Terraform plan JSON of the AWS resources (for checkov, conftest)")
@@ -257,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     except (UsageError, capacity_commands.CommandError, check_command.CheckInputError,
             breaker_command.BreakerRefused, StackInputError, InputFileError, OutputFileError,
-            PublishError, images_command.ImagesError) as error:
+            PublishError, images_command.ImagesError, GateInputError) as error:
         print(f"seedance: error: {error}", file=sys.stderr)
         return EXIT_CONFIG
     except ProgramFailed as error:

@@ -228,6 +228,10 @@ class OfflineCloud(pulumi.runtime.Mocks):
         if token in ("aws:s3/bucketV2:BucketV2", "aws:s3/bucket:Bucket"):
             return {"arn": f"arn:{partition}:s3:::{physical_name}", "id": physical_name,
                     "bucketRegionalDomainName": f"{physical_name}.s3.{region}.amazonaws.com"}
+        if token == "aws:sns/topic:Topic":  # SNS ARNs end with the topic's name, no resource type
+            return {"arn": f"arn:{partition}:sns:{region}:{account}:{physical_name}"}
+        if token == "aws:lambda/function:Function":
+            return {"arn": f"arn:{partition}:lambda:{region}:{account}:function:{physical_name}"}
         if token == "aws:sqs/queue:Queue":
             return {"arn": f"arn:{partition}:sqs:{region}:{account}:{physical_name}",
                     "url": f"https://sqs.{region}.amazonaws.com/{account}/{physical_name}"}

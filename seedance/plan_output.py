@@ -14,7 +14,7 @@ from seedance.engine import Plan, PlannedResource, Secret
 MASK = "[secret]"
 
 
-def _asset(value: Any) -> dict[str, Any] | None:
+def asset_json(value: Any) -> dict[str, Any] | None:
     """An asset or archive input as plain data: where its contents come from, never the contents."""
     if isinstance(value, (pulumi.FileAsset, pulumi.FileArchive)):
         return {type(value).__name__: str(value.path)}
@@ -23,7 +23,7 @@ def _asset(value: Any) -> dict[str, Any] | None:
     if isinstance(value, pulumi.StringAsset):
         return {"StringAsset": f"{len(value.text.encode())} bytes"}
     if isinstance(value, pulumi.AssetArchive):
-        return {"AssetArchive": {name: _asset(member) for name, member in value.assets.items()}}
+        return {"AssetArchive": {name: asset_json(member) for name, member in value.assets.items()}}
     return None
 
 
@@ -31,7 +31,7 @@ def masked(value: Any) -> Any:
     if isinstance(value, Secret):
         return MASK
     if isinstance(value, (pulumi.Asset, pulumi.Archive)):
-        return _asset(value)
+        return asset_json(value)
     if isinstance(value, dict):
         return {k: masked(v) for k, v in value.items()}
     if isinstance(value, list):

@@ -143,9 +143,6 @@ def same_distribution(a: CapacityPlan, b: CapacityPlan) -> bool:
 
 
 
-BREAKER_TAG = "seedance.io/budget-breaker"
-
-
 
 def spot_only(plan: CapacityPlan) -> CapacityPlan:
     """The budget breaker's plan (the source: at 95 % of budget, dev and staging GPU groups go spot only).

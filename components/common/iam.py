@@ -200,3 +200,9 @@ def sts_endpoint_policy(account_id: str) -> Document:
         "Condition": {"StringEquals": {"aws:ResourceAccount": account_id}},
     })
     return policy
+
+
+def deny_plain_http(bucket_arn: str) -> Document:
+    """The bucket-policy statement that refuses every request not made over TLS."""
+    return {"Sid": "DenyPlainHttp", "Effect": "Deny", "Principal": "*", "Action": "s3:*",
+            "Resource": [bucket_arn, f"{bucket_arn}/*"], "Condition": {"Bool": {"aws:SecureTransport": "false"}}}

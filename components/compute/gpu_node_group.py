@@ -12,11 +12,11 @@ import pulumi
 import pulumi_aws as aws
 
 from components.capacity.mix import HOLDINGS_TAG, holdings_tag
-from components.capacity.plan import BREAKER_TAG, CapacityPlan
+from components.capacity.plan import CapacityPlan
 from components.catalog.instance_types import gpu_instance_type
 from components.compute.asg import asg_tags, instances_distribution, node_template_resources
 from components.compute.config import CONFIG_LABEL, GpuNodeGroupConfig, gpu_pool_selector
-from components.compute.labels import (ACCELERATOR_LABEL, AMI_FAMILY_LABEL, GPU_TAINT, LOCAL_NVME_LABEL,
+from components.compute.labels import (ACCELERATOR_LABEL, AMI_FAMILY_LABEL, BREAKER_TAG, GPU_TAINT, LOCAL_NVME_LABEL,
                                        accelerator_value, pool_taint)
 from components.compute.node_bootstrap import AMI_FAMILY_TRAITS, ClusterJoin, ami_ssm_parameter, encoded_user_data
 from components.compute.node_role import node_role
@@ -33,6 +33,7 @@ class GpuNodeGroup(pulumi.ComponentResource):
     asg_name: pulumi.Output[str]
     asg_arn: pulumi.Output[str]
     node_role_arn: pulumi.Output[str]
+    template_arn: pulumi.Output[str]
 
     def __init__(
         self,
@@ -151,7 +152,9 @@ class GpuNodeGroup(pulumi.ComponentResource):
         self.asg_name = group.name
         self.asg_arn = group.arn
         self.node_role_arn = role.arn
-        self.register_outputs({"asg_name": self.asg_name, "asg_arn": self.asg_arn, "node_role_arn": self.node_role_arn})
+        self.template_arn = template.arn
+        self.register_outputs({"asg_name": self.asg_name, "asg_arn": self.asg_arn, "node_role_arn": self.node_role_arn,
+                               "template_arn": self.template_arn})
 
 
 def mixed_instances_policy(plan: CapacityPlan, gpus_per_instance: int, template_id: pulumi.Input[str],

@@ -7,6 +7,9 @@ SYSTEM_NODE_SELECTOR = {"seedance.io/node-role": "system"}
 # The node's AMI family: node add-ons that the OS may already run (the NVIDIA device plugin) select on it.
 AMI_FAMILY_LABEL = "seedance.io/ami-family"
 
+# On a GPU group's Auto Scaling group: the budget breaker moved it ("degrade": no growth, "on": spot only).
+BREAKER_TAG = "seedance.io/budget-breaker"
+
 # GPU nodes repel everything that does not ask for a GPU.
 GPU_TAINT_KEY = "nvidia.com/gpu"
 GPU_TAINT = {"key": GPU_TAINT_KEY, "value": "true", "effect": "NoSchedule"}

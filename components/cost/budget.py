@@ -1,8 +1,8 @@
 """`BudgetAlerts`: the stack's monthly AWS Budget, filtered to its cost-allocation tag, with 85 % and
 95 % notifications (actual and forecasted) to an encrypted SNS topic and an e-mail list.
 
-The source's breaker acts on those thresholds: at 85 % stop non-core experiments, at 95 % move dev
-and staging GPU groups to spot only (`seedance breaker`, docs/runbooks.md).
+The source's breaker acts on those thresholds by itself: the topic invokes `BudgetBreaker`'s function
+(at 85 % experiments stop growing, at 95 % dev and staging GPU groups go spot only; docs/runbooks.md).
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ def tag_filter(tags: Mapping[str, str], key: str) -> str:
 
 class BudgetAlerts(pulumi.ComponentResource):
     topic_arn: pulumi.Output[str]
+    budget_name: str
 
     def __init__(self, name: str, *, monthly_usd: float, emails: list[str], topic_arns: list[str], filter_tag: str,
                  account_id: str,
@@ -58,9 +59,10 @@ class BudgetAlerts(pulumi.ComponentResource):
                 aws.sns.TopicSubscription(f"{name}-mail-{index}", topic=topic.arn, protocol="email", endpoint=email,
                                           opts=child)
             topic_arn, direct_emails = topic.arn, []
+        self.budget_name = f"{name}-monthly"
         aws.budgets.Budget(
             f"{name}-monthly",
-            name=f"{name}-monthly",
+            name=self.budget_name,
             budget_type="COST",
             limit_amount=f"{monthly_usd:.2f}",
             limit_unit="USD",

@@ -85,6 +85,10 @@ class TritonServingConfig(BaseModel):
                                            description="Time a new GPU node may take to pull the Triton image.")
     drain_seconds: int = Field(15, ge=1, le=300, description="preStop wait while endpoints drop the pod.")
     exit_timeout_seconds: int = Field(30, ge=1, le=600, description="Triton's wait for in-flight requests on SIGTERM.")
+    max_usd_per_1000_requests: float | None = Field(
+        None, gt=0, le=10_000, description="The CI cost gate (`seedance cost-gate`): the release fails when the set's "
+        "cost per 1,000 successful requests over the window (OpenCost allocation / Triton's request counter) is above "
+        "this.")
     service_type: Literal["ClusterIP", "internal-nlb"] = Field(
         "ClusterIP", description="ClusterIP, or an internal NLB (never internet-facing).")
     canary: CanaryConfig | None = None
@@ -98,6 +102,10 @@ class TritonServingConfig(BaseModel):
     @classmethod
     def _roles(cls, values: list[str]) -> list[str]:
         return all_match(values, IAM_ROLE_ARN, "an IAM role ARN")
+
+    @property
+    def namespace(self) -> str:
+        return f"triton-{self.name}"
 
     @property
     def prefixes(self) -> list[str]:

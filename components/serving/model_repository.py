@@ -8,6 +8,8 @@ from typing import Mapping
 import pulumi
 import pulumi_aws as aws
 
+from components.common.buckets import private_bucket
+from components.common.iam import deny_plain_http
 from components.serving.publishing import served_writes_guard
 
 # Old model versions stay recoverable for a month after they are replaced.
@@ -17,10 +19,7 @@ NONCURRENT_VERSION_DAYS = 30
 def bucket_policy(bucket_arn: str, publishers: dict[str, list[str]]) -> dict:
     """TLS only; and a model file under a served prefix is written by that prefix's publisher roles only (a
     model is code the servers run: anyone else's write would be code in serving)."""
-    return {"Version": "2012-10-17", "Statement": [{
-        "Sid": "DenyPlainHttp", "Effect": "Deny", "Principal": "*", "Action": "s3:*",
-        "Resource": [bucket_arn, f"{bucket_arn}/*"], "Condition": {"Bool": {"aws:SecureTransport": "false"}},
-    }, *served_writes_guard(bucket_arn, publishers)]}
+    return {"Version": "2012-10-17", "Statement": [deny_plain_http(bucket_arn), *served_writes_guard(bucket_arn, publishers)]}
 
 
 class ModelRepository(pulumi.ComponentResource):
@@ -32,23 +31,7 @@ class ModelRepository(pulumi.ComponentResource):
         """`publishers`: served prefix -> the role ARNs that alone may write model files under it."""
         super().__init__("seedance:serving:ModelRepository", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        bucket = aws.s3.Bucket(f"{name}-bucket", bucket=bucket_name, tags=dict(tags), opts=child)
-        aws.s3.BucketPublicAccessBlock(f"{name}-no-public", bucket=bucket.id, block_public_acls=True,
-                                       block_public_policy=True, ignore_public_acls=True,
-                                       restrict_public_buckets=True, opts=child)
-        aws.s3.BucketServerSideEncryptionConfiguration(
-            f"{name}-encryption",
-            bucket=bucket.id,
-            rules=[aws.s3.BucketServerSideEncryptionConfigurationRuleArgs(
-                apply_server_side_encryption_by_default=aws.s3.BucketServerSideEncryptionConfigurationRuleApplyServerSideEncryptionByDefaultArgs(
-                    sse_algorithm="aws:kms", kms_master_key_id=kms_key_arn),
-                bucket_key_enabled=True,  # one KMS call per object per session, not per request
-            )],
-            opts=child,
-        )
-        aws.s3.BucketVersioning(f"{name}-versioning", bucket=bucket.id,
-                                versioning_configuration=aws.s3.BucketVersioningVersioningConfigurationArgs(
-                                    status="Enabled"), opts=child)
+        bucket = private_bucket(name, bucket_name=bucket_name, kms_key_arn=kms_key_arn, tags=tags, opts=child)
         aws.s3.BucketLifecycleConfiguration(
             f"{name}-lifecycle",
             bucket=bucket.id,

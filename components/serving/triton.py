@@ -52,7 +52,7 @@ class TritonServing(pulumi.ComponentResource):
                  tags: dict[str, str], opts: pulumi.ResourceOptions | None = None):
         super().__init__("seedance:serving:TritonServing", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        namespace = f"triton-{config.name}"
+        namespace = config.namespace
         account_name = f"triton-{config.name}"
         prefixes = config.prefixes
         # A fixed role name makes its ARN known up front, so the manifests stay plain data.

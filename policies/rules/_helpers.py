@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from components.capacity.mix import asg_mix
-from components.capacity.plan import BREAKER_TAG
+from components.compute.labels import BREAKER_TAG
 from components.compute.labels import WORKLOAD_CLASS_LABEL
 from components.plan.resources import ASG, PlanResource, is_unknown, tags_of
 from components.capacity.workload_classes import workload_classes

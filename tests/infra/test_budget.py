@@ -104,3 +104,44 @@ def test_plan_names_the_cost_allocation_tag_step(plan_of):
         steps = plan_of(stack).outputs["reports"]["account_steps"]
         key = stack_config(stack).budget.filter_tag
         assert any(f"'{key}'" in step and f"seedance budget-tag --stack {stack} --activate" in step for step in steps)
+
+
+def test_the_budget_topic_invokes_the_breaker_whose_role_reaches_only_this_clusters_groups(stack_plan):
+    from components.cost.breaker_function import archive_files
+    from tests.policy_evaluation import Request, allows
+    (function,) = stack_plan.of_type("aws:lambda/function:Function")
+    (topic,) = stack_plan.of_type("aws:sns/topic:Topic")
+    (budget,) = stack_plan.of_type("aws:budgets/budget:Budget")
+    assert function.inputs["handler"] == "breaker_function.handler" and function.inputs["reservedConcurrentExecutions"] == 1
+    variables = function.inputs["environment"]["variables"]
+    topic_arn = variables["TOPIC_ARN"]
+    assert variables["BUDGET_NAME"] == budget.inputs["name"] and topic_arn.endswith(f":{topic.id}")
+    assert variables["STACK_ENV"] == stack_config(stack_plan.stack).env
+    assert set(function.inputs["code"].assets) == set(archive_files())  # the package's own files
+    subscriptions = [s.inputs for s in stack_plan.of_type("aws:sns/topicSubscription:TopicSubscription")
+                     if s.inputs["protocol"] == "lambda"]
+    assert [s["topic"] for s in subscriptions] == [topic_arn]
+    (permission,) = stack_plan.of_type("aws:lambda/permission:Permission")
+    assert (permission.inputs["principal"], permission.inputs["sourceArn"]) == ("sns.amazonaws.com", topic_arn)
+    (policy,) = [p for p in stack_plan.of_type("aws:iam/rolePolicy:RolePolicy") if p.name.endswith("breaker-policy")]
+    document = json.loads(policy.inputs["policy"])
+    cluster = stack_config(stack_plan.stack).cluster_name
+    region = stack_config(stack_plan.stack).region
+    group = f"arn:aws:autoscaling:{region}:123456789012:autoScalingGroup:1:autoScalingGroupName/x"
+    mine = {f"autoscaling:ResourceTag/kubernetes.io/cluster/{cluster}": "owned"}
+    assert allows(document, Request("autoscaling:UpdateAutoScalingGroup", group, mine))
+    assert not allows(document, Request("autoscaling:UpdateAutoScalingGroup", group,
+                                        {"autoscaling:ResourceTag/kubernetes.io/cluster/other": "owned"}))
+    assert not allows(document, Request("autoscaling:DeleteAutoScalingGroup", group, mine))
+    bucket = next(b for b in stack_plan.of_type("aws:s3/bucket:Bucket") if "incidents" in b.name)
+    arn = f"arn:aws:s3:::{bucket.inputs['bucket']}"
+    assert allows(document, Request("s3:PutObject", f"{arn}/incidents/2026-12/b/95.json"))
+    assert not allows(document, Request("s3:PutObject", f"{arn}/elsewhere.json"))
+    assert not allows(document, Request("s3:DeleteObject", f"{arn}/incidents/2026-12/b/95.json"))
+    node_roles = [r.id for r in stack_plan.of_type("aws:iam/role:Role") if r.name.endswith("-node-role")]
+    passed = {"iam:PassedToService": "ec2.amazonaws.com"}
+    assert len(node_roles) == len(stack_config(stack_plan.stack).gpu_node_groups) + 1  # and the system nodes'
+    gpu_roles = [r for r in node_roles if "system" not in r]
+    assert all(allows(document, Request("iam:PassRole", f"arn:aws:iam::123456789012:role/{r}", passed))
+               for r in gpu_roles)
+    assert not allows(document, Request("iam:PassRole", "arn:aws:iam::123456789012:role/admin", passed))

@@ -26,9 +26,14 @@ NOT_APPLICABLE = {
 
 def accepted_identity_finding(finding) -> bool:
     """EBS CSI creates, lists and revokes grants on the stack key for the volumes it attaches (its
-    documented KMS policy), only for AWS resources (kms:GrantIsForAWSResource)."""
+    documented KMS policy), only for AWS resources (kms:GrantIsForAWSResource). The budget breaker updates
+    launch-template groups, for which Auto Scaling checks that the caller may use the template
+    (ec2:RunInstances on it; the instances launch as Auto Scaling's service-linked role) and pass its
+    instance profile's role (iam:PassRole on the GPU node roles only, to EC2 only)."""
     actions = set((finding.location or {}).get("actions", []))
-    return finding.issue == "PERMISSIONS_MANAGEMENT_ACTIONS" and actions <= GRANT_ACTIONS
+    if finding.issue == "RESOURCE_MISMATCH":
+        return all(item.get("action") == "ec2:RunInstances" for item in finding.detail)
+    return finding.issue == "PERMISSIONS_MANAGEMENT_ACTIONS" and actions <= GRANT_ACTIONS | {"iam:passrole"}
 
 
 def accepted_key_policy_finding(finding) -> bool:

@@ -243,10 +243,12 @@ def test_only_the_sets_publisher_writes_its_models(plan_of):
 
 def test_model_repository_is_private_encrypted_and_reachable_through_the_endpoint(stack_plan):
     bucket = stack_plan.outputs["model_repository_bucket"]
-    (encryption,) = stack_plan.of_type("aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration")
+    (encryption,) = [e for e in stack_plan.of_type(
+        "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration") if "models" in e.name]
     default = encryption.inputs["rules"][0]["applyServerSideEncryptionByDefault"]
     assert default == {"sseAlgorithm": "aws:kms", "kmsMasterKeyId": stack_plan.outputs["kms_key_arn"]}
-    (block,) = stack_plan.of_type("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock")
+    (block,) = [b for b in stack_plan.of_type("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock")
+                if "models" in b.name]
     assert all(block.inputs[k] is True for k in ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls",
                                                   "restrictPublicBuckets"))
     gateway = next(e for e in stack_plan.of_type("aws:ec2/vpcEndpoint:VpcEndpoint") if e.inputs["vpcEndpointType"] == "Gateway")

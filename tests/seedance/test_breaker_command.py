@@ -50,20 +50,26 @@ def test_without_apply_it_only_reports(autoscaling, capsys):
     record = json.loads(out[: out.index("\n}\n") + 2])
     assert [g["name"] for g in record["groups"]] == ["seedance-dev-batch-asg", "seedance-dev-online-asg"]
     assert record["applied"] is False and record["groups"][0]["owner"] == "ml-platform"
-    assert record["groups"][1]["before"] == {"on_demand_base_capacity": 1, "on_demand_percentage_above_base": 100}
-    assert "2 GPU group(s) would go spot only" in out
+    # 95 % includes the 85 % step: batch groups (experiments) also stop growing.
+    assert record["groups"][0]["after"] == {"max_size": 2, "on_demand_base": 0, "on_demand_percentage": 0}
+    assert record["groups"][1]["before"] == {"on_demand_base": 1, "on_demand_percentage": 100}
+    assert "2 GPU group(s) would change" in out
 
 
-def test_apply_moves_every_gpu_group_to_spot_only_and_tags_it(autoscaling, capsys):
-    for name in ("seedance-dev-batch-asg", "seedance-dev-online-asg"):
-        autoscaling.add_response("update_auto_scaling_group", {}, {
-            "AutoScalingGroupName": name,
-            "MixedInstancesPolicy": {"LaunchTemplate": {"LaunchTemplateSpecification": {"LaunchTemplateId": "lt-1"}},
-                                     "InstancesDistribution": {"OnDemandBaseCapacity": 0,
-                                                               "OnDemandPercentageAboveBaseCapacity": 0}}})
-        autoscaling.add_response("create_or_update_tags", {}, {"Tags": [{
-            "ResourceId": name, "ResourceType": "auto-scaling-group", "Key": "seedance.io/budget-breaker",
-            "Value": "on", "PropagateAtLaunch": False}]})
+def test_apply_moves_every_gpu_group_to_spot_only_and_tags_what_it_replaced(autoscaling, capsys):
+    policy = {"LaunchTemplate": {"LaunchTemplateSpecification": {"LaunchTemplateId": "lt-1"}},
+              "InstancesDistribution": {"OnDemandBaseCapacity": 0, "OnDemandPercentageAboveBaseCapacity": 0}}
+    for name, extra, before in (
+            ("seedance-dev-batch-asg", {"MaxSize": 2},
+             {"max_size": 8, "on_demand_base": 1, "on_demand_percentage": 100}),
+            ("seedance-dev-online-asg", {}, {"on_demand_base": 1, "on_demand_percentage": 100})):
+        autoscaling.add_response("update_auto_scaling_group", {},
+                                 {"AutoScalingGroupName": name, **extra, "MixedInstancesPolicy": policy})
+        autoscaling.add_response("create_or_update_tags", {}, {"Tags": [
+            {"ResourceId": name, "ResourceType": "auto-scaling-group", "Key": key, "Value": value,
+             "PropagateAtLaunch": False}
+            for key, value in (("seedance.io/budget-breaker", "on"),
+                               ("seedance.io/budget-breaker-before", json.dumps(before, sort_keys=True)))]})
     assert main(["breaker", "--stack", "dev", "--apply"]) == 0
     autoscaling.assert_no_pending_responses()
     assert '"applied": true' in capsys.readouterr().out

@@ -1,0 +1,118 @@
+"""`BudgetBreaker`: the budget's alerts act by themselves. The budget's SNS topic invokes a Lambda
+function (components/cost/breaker_function.py, packaged from this package's own files) that applies
+the 85 % and 95 % steps to the stack's GPU groups and writes each incident record to an encrypted
+bucket and the topic.
+
+The function's role may describe Auto Scaling groups, change and tag only this cluster's (the
+`kubernetes.io/cluster/<name>` tag), use the groups' launch templates and node roles as an update of
+a launch-template group requires (ec2:RunInstances on the template, iam:PassRole of its instance
+profile's role), write incident records, publish to the topic, and use the stack key for both.
+Reserved concurrency 1: messages are handled one at a time, so a redelivered alert finds the record
+of the first. A delivery that fails after Lambda's retries goes to the topic (its dead-letter target).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Mapping
+
+import pulumi
+import pulumi_aws as aws
+
+from components.common.buckets import private_bucket
+from components.common.iam import Document, deny_plain_http, service_assume_role_policy
+from components.cost.breaker_function import archive_files
+
+RUNTIME = "python3.12"
+LOG_RETENTION_DAYS = 30
+
+
+def breaker_role_policy(*, partition: str, region: str, account_id: str, cluster_name: str, function_name: str,
+                        bucket_arn: str, topic_arn: str, key_arn: str, node_role_arns: list[str],
+                        template_arns: list[str]) -> Document:
+    owned = {"StringEquals": {f"autoscaling:ResourceTag/kubernetes.io/cluster/{cluster_name}": "owned"}}
+    return {"Version": "2012-10-17", "Statement": [
+        # DescribeAutoScalingGroups has no resource-level permissions.
+        {"Sid": "FindGroups", "Effect": "Allow", "Action": "autoscaling:DescribeAutoScalingGroups", "Resource": "*"},
+        {"Sid": "ChangeThisClustersGroups", "Effect": "Allow",
+         "Action": ["autoscaling:UpdateAutoScalingGroup", "autoscaling:CreateOrUpdateTags"],
+         "Resource": f"arn:{partition}:autoscaling:{region}:{account_id}:autoScalingGroup:*:autoScalingGroupName/*",
+         "Condition": owned},
+        {"Sid": "UseTheGroupsLaunchTemplates", "Effect": "Allow", "Action": "ec2:RunInstances",
+         "Resource": template_arns},
+        {"Sid": "PassTheNodeRoles", "Effect": "Allow", "Action": "iam:PassRole", "Resource": node_role_arns,
+         "Condition": {"StringEquals": {"iam:PassedToService": "ec2.amazonaws.com"}}},
+        {"Sid": "ReadAndWriteIncidentRecords", "Effect": "Allow", "Action": ["s3:PutObject", "s3:ListBucket"],
+         "Resource": [bucket_arn, f"{bucket_arn}/incidents/*"]},
+        {"Sid": "PublishToTheAlertTopic", "Effect": "Allow", "Action": "sns:Publish", "Resource": topic_arn},
+        {"Sid": "UseTheStackKey", "Effect": "Allow", "Action": ["kms:GenerateDataKey", "kms:Decrypt"],
+         "Resource": key_arn},
+        {"Sid": "WriteItsLogs", "Effect": "Allow", "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
+         "Resource": f"arn:{partition}:logs:{region}:{account_id}:log-group:/aws/lambda/{function_name}:log-stream:*"},
+    ]}
+
+
+class BudgetBreaker(pulumi.ComponentResource):
+    function_arn: pulumi.Output[str]
+    bucket_name: pulumi.Output[str]
+
+    def __init__(self, name: str, *, stack: str, env: str, cluster_name: str, budget_name: str,
+                 topic_arn: pulumi.Input[str], kms_key_arn: pulumi.Input[str], partition: str, region: str,
+                 account_id: str, node_role_arns: list[pulumi.Input[str]], template_arns: list[pulumi.Input[str]],
+                 tags: Mapping[str, str],
+                 opts: pulumi.ResourceOptions | None = None):
+        super().__init__("seedance:cost:BudgetBreaker", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        tags = dict(tags)
+        # Bucket names are global: the account keeps the stack's unique (as the model bucket's).
+        bucket = private_bucket(f"{name}-incidents", bucket_name=f"{cluster_name}-incidents-{account_id}",
+                                kms_key_arn=kms_key_arn, tags=tags, opts=child)
+        # Records are kept; an overwritten one (never by the breaker) stays recoverable for a year.
+        aws.s3.BucketLifecycleConfiguration(
+            f"{name}-incidents-lifecycle", bucket=bucket.id, opts=child,
+            rules=[aws.s3.BucketLifecycleConfigurationRuleArgs(
+                id="expire-replaced-records", status="Enabled",
+                filter=aws.s3.BucketLifecycleConfigurationRuleFilterArgs(prefix=""),
+                noncurrent_version_expiration=aws.s3.BucketLifecycleConfigurationRuleNoncurrentVersionExpirationArgs(
+                    noncurrent_days=365),
+                abort_incomplete_multipart_upload=aws.s3.BucketLifecycleConfigurationRuleAbortIncompleteMultipartUploadArgs(
+                    days_after_initiation=7))])
+        aws.s3.BucketPolicy(f"{name}-incidents-tls-only", bucket=bucket.id, opts=child, policy=bucket.arn.apply(
+            lambda arn: json.dumps({"Version": "2012-10-17", "Statement": [deny_plain_http(arn)]})))
+        function_name = name[:64]
+        logs = aws.cloudwatch.LogGroup(f"{name}-logs", name=f"/aws/lambda/{function_name}",
+                                       retention_in_days=LOG_RETENTION_DAYS, kms_key_id=kms_key_arn, tags=tags,
+                                       opts=child)
+        role = aws.iam.Role(f"{name}-role", tags=tags, opts=child, assume_role_policy=json.dumps(
+            service_assume_role_policy("lambda.amazonaws.com", account_id)))
+        aws.iam.RolePolicy(f"{name}-policy", role=role.name, opts=child, policy=pulumi.Output.all(
+            bucket.arn, topic_arn, kms_key_arn, pulumi.Output.all(*node_role_arns), pulumi.Output.all(*template_arns)).apply(
+            lambda values: json.dumps(breaker_role_policy(
+                partition=partition, region=region, account_id=account_id, cluster_name=cluster_name,
+                function_name=function_name, bucket_arn=values[0], topic_arn=values[1], key_arn=values[2],
+                node_role_arns=list(values[3]), template_arns=list(values[4])))))
+        function = aws.lambda_.Function(
+            f"{name}-function",
+            name=function_name,
+            runtime=RUNTIME,
+            handler="breaker_function.handler",
+            role=role.arn,
+            code=pulumi.AssetArchive({inside: pulumi.FileAsset(str(path)) for inside, path in archive_files().items()}),
+            timeout=120,
+            memory_size=128,
+            reserved_concurrent_executions=1,
+            kms_key_arn=kms_key_arn,
+            dead_letter_config=aws.lambda_.FunctionDeadLetterConfigArgs(target_arn=topic_arn),
+            environment=aws.lambda_.FunctionEnvironmentArgs(variables={
+                "STACK": stack, "STACK_ENV": env, "CLUSTER_NAME": cluster_name, "BUDGET_NAME": budget_name,
+                "INCIDENT_BUCKET": bucket.bucket, "INCIDENT_KEY_ARN": kms_key_arn, "TOPIC_ARN": topic_arn}),
+            tags=tags,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[logs]),
+        )
+        aws.lambda_.Permission(f"{name}-invoked-by-topic", action="lambda:InvokeFunction", function=function.name,
+                               principal="sns.amazonaws.com", source_arn=topic_arn, opts=child)
+        aws.sns.TopicSubscription(f"{name}-subscription", topic=topic_arn, protocol="lambda", endpoint=function.arn,
+                                  opts=child)
+        self.function_arn = function.arn
+        self.bucket_name = bucket.bucket
+        self.register_outputs({"function_arn": self.function_arn, "bucket_name": self.bucket_name})

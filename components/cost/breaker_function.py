@@ -1,0 +1,277 @@
+"""The budget breaker as AWS Lambda runs it, from the budget's SNS topic: the source's 85 % step (stop
+non-core experiments) and 95 % step (dev and staging to spot only), with an incident record.
+
+Standard library only at import, so the function's archive is this file and components/compute/
+labels.py (`archive_files`); boto3 comes with the Lambda runtime and is imported by `handler` alone.
+The `seedance breaker` command runs the same steps by hand.
+
+What each step does, on the stack's GPU Auto Scaling groups (found by the cluster's tag):
+- 85 % (ACTUAL): in dev and staging, batch groups (where experiments run) stop growing: MaxSize
+  becomes the current desired size, so running jobs finish and no new node starts for new ones.
+- 95 % (ACTUAL): in dev and staging, every GPU group goes spot only (On-Demand base 0, 0 % above).
+  Steps only escalate: a 95 % alert applies the 85 % step too, so an 85 % alert that arrives after it
+  changes nothing. Prod is core: its groups are recorded, never changed. FORECASTED alerts are
+  recorded and change nothing.
+
+Each change is recorded on the group (`BEFORE_TAG` holds what it replaced), which makes a repeated
+alert a no-op and `reset` exact. One record per budget, month and step is written to the incident
+bucket (a redelivered or late message finds it and writes nothing) and published to the topic.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from components.compute.labels import BREAKER_TAG, WORKLOAD_CLASS_LABEL
+
+DEGRADE, SPOT_ONLY = 85, 95
+BEFORE_TAG = "seedance.io/budget-breaker-before"
+CLASS_TAG = f"k8s.io/cluster-autoscaler/node-template/label/{WORKLOAD_CLASS_LABEL}"
+# What the breaker publishes; it acts only on messages AWS Budgets sent (the topic also carries
+# Alertmanager's alerts, its own records and failed deliveries).
+SUBJECT_PREFIX = "seedance budget breaker"
+BUDGETS_SUBJECT_PREFIX = "AWS Budgets"
+CHANGEABLE_ENVS = ("dev", "staging")
+
+_FIELD = re.compile(r"^(Budget Name|Budgeted Amount|Alert Type|Alert Threshold):\s*(.+?)\s*$", re.MULTILINE)
+_DATE = re.compile(r"AWS Budget Notification ([A-Z][a-z]+ \d{1,2}, \d{4})")
+
+
+def _usd(text: str) -> float:
+    return float(re.sub(r"[^0-9.]", "", text))
+
+
+@dataclass(frozen=True)
+class BudgetAlert:
+    budget: str
+    alert_type: str  # ACTUAL or FORECASTED
+    percent: float  # the threshold crossed, as a share of the budgeted amount
+    budgeted_usd: float
+    period: str  # YYYY-MM of the notification
+
+
+def parse_budget_message(text: str) -> BudgetAlert | None:
+    """An AWS Budgets notification as it reaches SNS ("AWS Budget Notification <date>", then "Budget
+    Name:", "Budgeted Amount:", "Alert Type:", "Alert Threshold: > $..." lines); None for anything else."""
+    fields = dict(_FIELD.findall(text or ""))
+    date = _DATE.search(text or "")
+    if len(fields) < 4 or date is None:
+        return None
+    try:
+        budgeted, threshold = _usd(fields["Budgeted Amount"]), _usd(fields["Alert Threshold"])
+        day = datetime.strptime(date.group(1), "%B %d, %Y")
+    except ValueError:
+        return None
+    if budgeted <= 0:
+        return None
+    return BudgetAlert(budget=fields["Budget Name"], alert_type=fields["Alert Type"].upper(),
+                       percent=round(100 * threshold / budgeted, 1), budgeted_usd=budgeted, period=f"{day:%Y-%m}")
+
+
+def step_of(alert: BudgetAlert) -> int | None:
+    """The highest step an ACTUAL alert reaches (FORECASTED ones reach none)."""
+    if alert.alert_type != "ACTUAL":
+        return None
+    return next((step for step in (SPOT_ONLY, DEGRADE) if alert.percent >= step), None)
+
+
+def _tags(group: dict) -> dict[str, str]:
+    return {t["Key"]: t["Value"] for t in group.get("Tags", [])}
+
+
+def _distribution(group: dict) -> dict:
+    return group.get("MixedInstancesPolicy", {}).get("InstancesDistribution", {})
+
+
+def gpu_groups(autoscaling: Any, cluster_name: str) -> list[dict]:
+    """The cluster's seedance GPU groups (tagged with a workload class), every page."""
+    pages = autoscaling.get_paginator("describe_auto_scaling_groups").paginate(
+        Filters=[{"Name": "tag-key", "Values": [f"kubernetes.io/cluster/{cluster_name}"]}])
+    return [g for page in pages for g in page["AutoScalingGroups"] if CLASS_TAG in _tags(g)]
+
+
+def spot_only_policy(described: dict) -> dict:
+    """The group's whole mixed instances policy with a zero On-Demand base and percentage. Describe
+    returns the template by id and by name; an update may name it only one way."""
+    policy = {"InstancesDistribution": {**described.get("InstancesDistribution", {}), "OnDemandBaseCapacity": 0,
+                                        "OnDemandPercentageAboveBaseCapacity": 0}}
+    if "LaunchTemplate" in described:
+        template = dict(described["LaunchTemplate"])
+        spec = dict(template.get("LaunchTemplateSpecification", {}))
+        if "LaunchTemplateId" in spec:
+            spec.pop("LaunchTemplateName", None)
+        policy["LaunchTemplate"] = {**template, "LaunchTemplateSpecification": spec}
+    return policy
+
+
+@dataclass
+class GroupChange:
+    name: str
+    arn: str | None
+    workload_class: str | None
+    owner: str | None
+    before: dict = field(default_factory=dict)
+    after: dict = field(default_factory=dict)
+
+
+def planned_changes(groups: list[dict], env: str, step: int) -> list[GroupChange]:
+    """What the step changes on each group, given what earlier runs already changed (their tags)."""
+    changes = []
+    for group in groups:
+        tags = _tags(group)
+        before = json.loads(tags.get(BEFORE_TAG, "{}"))
+        change = GroupChange(group["AutoScalingGroupName"], group.get("AutoScalingGroupARN"), tags.get(CLASS_TAG),
+                             tags.get("team"))
+        if env in CHANGEABLE_ENVS:
+            if step >= DEGRADE and tags.get(CLASS_TAG) == "batch" and "max_size" not in before:
+                change.before["max_size"] = group["MaxSize"]
+                change.after["max_size"] = max(group["DesiredCapacity"], group["MinSize"])
+            if step >= SPOT_ONLY and tags.get(BREAKER_TAG) != "on":
+                distribution = _distribution(group)
+                change.before.update(on_demand_base=distribution.get("OnDemandBaseCapacity", 0),
+                                     on_demand_percentage=distribution.get("OnDemandPercentageAboveBaseCapacity", 100))
+                change.after.update(on_demand_base=0, on_demand_percentage=0)
+        changes.append(change)
+    return changes
+
+
+def apply_changes(autoscaling: Any, groups: list[dict], changes: list[GroupChange]) -> None:
+    """Each change, then the tags that remember it (the earlier `before` kept, so reset restores the
+    stack's values, not a breaker's)."""
+    described = {g["AutoScalingGroupName"]: g for g in groups}
+    for change in changes:
+        if not change.after:
+            continue
+        group = described[change.name]
+        update: dict[str, Any] = {"AutoScalingGroupName": change.name}
+        if "max_size" in change.after:
+            update["MaxSize"] = change.after["max_size"]
+        if "on_demand_base" in change.after:
+            update["MixedInstancesPolicy"] = spot_only_policy(group.get("MixedInstancesPolicy", {}))
+        autoscaling.update_auto_scaling_group(**update)
+        tags = _tags(group)
+        before = {**change.before, **json.loads(tags.get(BEFORE_TAG, "{}"))}
+        state = "on" if "on_demand_base" in before else "degrade"
+        autoscaling.create_or_update_tags(Tags=[
+            {"ResourceId": change.name, "ResourceType": "auto-scaling-group", "Key": key, "Value": value,
+             "PropagateAtLaunch": False}
+            for key, value in ((BREAKER_TAG, state), (BEFORE_TAG, json.dumps(before, sort_keys=True)))])
+
+
+def reset(autoscaling: Any, groups: list[dict]) -> list[str]:
+    """Put back what the breaker replaced on each group; the names of the groups reset."""
+    done = []
+    for group in groups:
+        tags = _tags(group)
+        if BEFORE_TAG not in tags:
+            continue
+        before = json.loads(tags[BEFORE_TAG])
+        update: dict[str, Any] = {"AutoScalingGroupName": group["AutoScalingGroupName"]}
+        if "max_size" in before:
+            update["MaxSize"] = before["max_size"]
+        if "on_demand_base" in before:
+            policy = spot_only_policy(group.get("MixedInstancesPolicy", {}))
+            policy["InstancesDistribution"].update(OnDemandBaseCapacity=before["on_demand_base"],
+                                                   OnDemandPercentageAboveBaseCapacity=before["on_demand_percentage"])
+            update["MixedInstancesPolicy"] = policy
+        autoscaling.update_auto_scaling_group(**update)
+        autoscaling.delete_tags(Tags=[{"ResourceId": group["AutoScalingGroupName"], "ResourceType": "auto-scaling-group",
+                                       "Key": key} for key in (BREAKER_TAG, BEFORE_TAG)])
+        done.append(group["AutoScalingGroupName"])
+    return done
+
+
+def incident_record(*, stack: str, env: str, step: int | None, alert: BudgetAlert | None, changes: list[GroupChange],
+                    applied: bool, now: datetime, message_id: str | None = None) -> dict:
+    return {
+        "event": f"budget-breaker-{step}-percent" if step else "budget-alert-recorded",
+        "stack": stack, "env": env, "at": now.isoformat(), "applied": applied, "message_id": message_id,
+        "alert": None if alert is None else {"budget": alert.budget, "type": alert.alert_type,
+                                             "percent": alert.percent, "budgeted_usd": alert.budgeted_usd,
+                                             "period": alert.period},
+        "groups": [{"name": c.name, "arn": c.arn, "workload_class": c.workload_class, "owner": c.owner,
+                    "changed": bool(c.after), "before": c.before, "after": c.after} for c in changes],
+    }
+
+
+@dataclass(frozen=True)
+class Settings:
+    stack: str
+    env: str
+    cluster_name: str
+    budget_name: str
+    bucket: str
+    key_arn: str
+    topic_arn: str
+
+    @classmethod
+    def from_environment(cls, environ: dict) -> "Settings":
+        return cls(stack=environ["STACK"], env=environ["STACK_ENV"], cluster_name=environ["CLUSTER_NAME"],
+                   budget_name=environ["BUDGET_NAME"], bucket=environ["INCIDENT_BUCKET"],
+                   key_arn=environ["INCIDENT_KEY_ARN"], topic_arn=environ["TOPIC_ARN"])
+
+
+def _recorded_steps(s3: Any, settings: Settings, alert: BudgetAlert) -> set[int]:
+    prefix = f"incidents/{alert.period}/{alert.budget}/"
+    listed = s3.list_objects_v2(Bucket=settings.bucket, Prefix=prefix).get("Contents", [])
+    return {int(Path(o["Key"]).stem) for o in listed if Path(o["Key"]).stem.isdigit()}
+
+
+def handle_message(sns: dict, settings: Settings, clients: dict, now: datetime) -> dict | None:
+    """One SNS message: the record written, or None when there was nothing to do."""
+    if not (sns.get("Subject") or "").startswith(BUDGETS_SUBJECT_PREFIX):
+        return None  # an alert, a record of ours or a failed delivery: not the budget's
+    alert = parse_budget_message(sns.get("Message", ""))
+    if alert is None:
+        # Not a budget notification as this function reads them: say so, loudly, once per message.
+        clients["sns"].publish(TopicArn=settings.topic_arn, Subject=f"{SUBJECT_PREFIX}: message not understood",
+                               Message=f"The budget breaker of {settings.stack} could not read message "
+                                       f"{sns.get('MessageId')}; nothing was changed. Run `seedance breaker "
+                                       f"--stack {settings.stack}` by hand if the budget was crossed.")
+        return None
+    if alert.budget != settings.budget_name:
+        return None  # another budget on a shared topic
+    step = step_of(alert)
+    if step is None or any(recorded >= step for recorded in _recorded_steps(clients["s3"], settings, alert)):
+        return None  # a forecast, or a step (or a higher one) this month already handled
+    autoscaling = clients["autoscaling"]
+    groups = gpu_groups(autoscaling, settings.cluster_name)
+    changes = planned_changes(groups, settings.env, step)
+    apply_changes(autoscaling, groups, changes)
+    record = incident_record(stack=settings.stack, env=settings.env, step=step, alert=alert, changes=changes,
+                             applied=True, now=now, message_id=sns.get("MessageId"))
+    body = json.dumps(record, indent=2, sort_keys=True)
+    clients["s3"].put_object(Bucket=settings.bucket, Key=f"incidents/{alert.period}/{alert.budget}/{step}.json",
+                             Body=body.encode(), ContentType="application/json", ServerSideEncryption="aws:kms",
+                             SSEKMSKeyId=settings.key_arn)
+    changed = [c.name for c in changes if c.after]
+    clients["sns"].publish(TopicArn=settings.topic_arn,
+                           Subject=f"{SUBJECT_PREFIX}: {alert.budget} at {step}% ({settings.env})"[:100],
+                           Message=f"{len(changed)} GPU group(s) changed: {', '.join(changed) or 'none'}.\n\n{body}")
+    return record
+
+
+def handler(event: dict, context: Any = None) -> dict:
+    """The Lambda entry point (`breaker_function.handler`)."""
+    import boto3  # the Lambda runtime's
+
+    settings = Settings.from_environment(dict(os.environ))
+    clients = {name: boto3.client(name) for name in ("autoscaling", "s3", "sns")}
+    now = datetime.now(timezone.utc)
+    records = [handle_message(r.get("Sns", {}), settings, clients, now) for r in event.get("Records", [])]
+    return {"handled": sum(1 for r in records if r is not None)}
+
+
+def archive_files() -> dict[str, Path]:
+    """The function's archive: path inside it -> file here (this module and what it imports)."""
+    here = Path(__file__).resolve()
+    root = here.parent.parent
+    return {"breaker_function.py": here, "components/__init__.py": root / "__init__.py",
+            "components/compute/__init__.py": root / "compute" / "__init__.py",
+            "components/compute/labels.py": root / "compute" / "labels.py"}

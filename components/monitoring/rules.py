@@ -1,0 +1,119 @@
+"""The recording and alerting rules Prometheus evaluates: the source's cost and latency anchors as
+PromQL. Pure; tests run every expression on Prometheus's own engine (`promtool test rules`).
+
+Inputs: Triton's metrics (`nv_inference_request_success`, the request-latency summary that
+`--metrics-config=summary_latencies=true` publishes), cAdvisor's container CPU, OpenCost's cost
+and allocation series and its kube-state-like metrics (namespace labels, resource limits, node
+capacity), and DCGM's GPU utilisation. Anchors (shared/seed/DIGEST.md): P99 under 50 ms, jitter at
+most 3 %, node utilisation spread above 0.32 starts a rebalance, 1 vCPU : 4 GiB, the budget.
+
+"Jitter" is read as the P99's own variation: its standard deviation over ten minutes relative to its
+mean. "Node utilisation variance above 0.32" is read as the coefficient of variation of node CPU
+utilisation (a variance of ratios in [0, 1] never exceeds 0.25, so the literal reading never fires).
+"""
+
+from __future__ import annotations
+
+P99_MS = 50
+JITTER = 0.03
+NODE_UTILISATION_CV = 0.32
+GIB_PER_VCPU = 4
+GIB_PER_VCPU_FACTOR = 2  # "far from 1:4": below 2 or above 8 GiB per vCPU
+GPU_IDLE_PERCENT = 5
+HOURS_PER_MONTH = 730
+GIB = 1073741824
+
+# Triton's summary carries each pod's last minute; the worst pod is the set's tail.
+_QUANTILE = 'max by (namespace, model) (nv_inference_request_summary_us{{quantile="{q}"}}) / 1000'
+_COSTS = (("cpu", "container_cpu_allocation", "node_cpu_hourly_cost", ""),
+          ("memory", "container_memory_allocation_bytes", "node_ram_hourly_cost", f" / {GIB}"),
+          ("gpu", "container_gpu_allocation", "node_gpu_hourly_cost", ""))
+
+
+def _namespace_cost() -> str:
+    """Each namespace's allocation priced at its nodes' hourly rates, CPU, memory and GPU summed (each kind
+    labelled apart first, so a namespace without GPUs keeps its CPU and memory)."""
+    parts = [f'label_replace(sum by (namespace, node) ({allocation}{unit}) * on (node) group_left () '
+             f'max by (node) ({rate}), "resource", "{kind}", "", "")' for kind, allocation, rate, unit in _COSTS]
+    return f"sum by (namespace) ({' or '.join(parts)})"
+
+
+def recording_rules() -> list[dict]:
+    return [
+        {"record": "seedance:triton_latency_p99_ms", "expr": _QUANTILE.format(q="0.99")},
+        {"record": "seedance:triton_latency_p50_ms", "expr": _QUANTILE.format(q="0.5")},
+        {"record": "seedance:triton_latency_jitter:ratio10m",
+         "expr": "stddev_over_time(seedance:triton_latency_p99_ms[10m]) / avg_over_time(seedance:triton_latency_p99_ms[10m])"},
+        {"record": "seedance:triton_requests:rate5m",
+         "expr": "sum by (namespace, model) (rate(nv_inference_request_success[5m]))"},
+        {"record": "seedance:triton_queue_ms:mean5m",
+         "expr": "sum by (namespace, model) (rate(nv_inference_queue_duration_us[5m])) / "
+                 "sum by (namespace, model) (rate(nv_inference_request_success[5m])) / 1000"},
+        {"record": "seedance:node_cpu_utilisation:ratio",
+         "expr": 'sum by (node) (rate(container_cpu_usage_seconds_total{container!="", container!="POD"}[5m])) / '
+                 "max by (node) (kube_node_status_capacity_cpu_cores)"},
+        {"record": "seedance:node_cpu_utilisation:cv",
+         "expr": "stddev(seedance:node_cpu_utilisation:ratio) / avg(seedance:node_cpu_utilisation:ratio)"},
+        {"record": "seedance:request_vcpu_seconds:ratio5m",
+         "expr": 'sum by (namespace) (rate(container_cpu_usage_seconds_total{namespace=~"triton-.+", container!="", '
+                 'container!="POD"}[5m])) / sum by (namespace) (rate(nv_inference_request_success[5m]))'},
+        {"record": "seedance:request_vcpu_seconds:p95_1h",
+         "expr": "quantile_over_time(0.95, seedance:request_vcpu_seconds:ratio5m[1h])"},
+        {"record": "seedance:namespace_cost_usd:hourly", "expr": _namespace_cost()},
+        {"record": "seedance:team_cost_usd:hourly",
+         "expr": 'sum by (team) (seedance:namespace_cost_usd:hourly * on (namespace) group_left (team) '
+                 'label_replace(max by (namespace, label_team) (kube_namespace_labels{label_team!=""}), '
+                 '"team", "$1", "label_team", "(.+)"))'},
+        {"record": "seedance:cost_per_1000_requests_usd:1h",
+         "expr": "seedance:namespace_cost_usd:hourly / on (namespace) "
+                 "(sum by (namespace) (increase(nv_inference_request_success[1h])) > 0) * 1000"},
+        {"record": "seedance:cluster_cost_usd:hourly", "expr": "sum(node_total_hourly_cost)"},
+        {"record": "seedance:pod_memory_gib_per_vcpu:limits",
+         "expr": f'sum by (namespace, pod) (kube_pod_container_resource_limits{{resource="memory"}}) / {GIB} / '
+                 'sum by (namespace, pod) (kube_pod_container_resource_limits{resource="cpu"})'},
+    ]
+
+
+def alerting_rules(monthly_budget_usd: float, rebalance: str) -> list[dict]:
+    """`rebalance`: what runs when node utilisation spreads (said in the alert)."""
+    low, high = GIB_PER_VCPU / GIB_PER_VCPU_FACTOR, GIB_PER_VCPU * GIB_PER_VCPU_FACTOR
+    return [
+        {"alert": "TritonP99LatencyHigh", "expr": f"seedance:triton_latency_p99_ms > {P99_MS}", "for": "10m",
+         "labels": {"severity": "page"},
+         "annotations": {"summary": f"{{{{ $labels.namespace }}}}/{{{{ $labels.model }}}}: P99 {{{{ $value | printf "
+                                    f"\"%.1f\" }}}} ms, above the {P99_MS} ms anchor for 10 minutes"}},
+        {"alert": "TritonLatencyJitterHigh", "expr": f"seedance:triton_latency_jitter:ratio10m > {JITTER}",
+         "for": "10m", "labels": {"severity": "ticket"},
+         "annotations": {"summary": f"{{{{ $labels.namespace }}}}/{{{{ $labels.model }}}}: P99 varies "
+                                    f"{{{{ $value | humanizePercentage }}}}, above {JITTER:.0%}"}},
+        {"alert": "HighLatencyPodCostReview",
+         "expr": f'max by (namespace, pod) (nv_inference_request_summary_us{{quantile="0.99"}}) / 1000 > {P99_MS}',
+         "for": "30m", "labels": {"severity": "cost-review"},
+         "annotations": {"summary": "{{ $labels.namespace }}/{{ $labels.pod }} serves slowly for 30 minutes: review "
+                                    "what it costs (its GPU, its replicas) against what it delivers"}},
+        {"alert": "NodeUtilisationImbalanced", "expr": f"seedance:node_cpu_utilisation:cv > {NODE_UTILISATION_CV}",
+         "for": "30m", "labels": {"severity": "ticket"},
+         "annotations": {"summary": f"node CPU utilisation spread (coefficient of variation) {{{{ $value | printf "
+                                    f"\"%.2f\" }}}} above {NODE_UTILISATION_CV}", "rebalance": rebalance}},
+        {"alert": "MemoryPerVcpuFarFromOneToFour",
+         "expr": f"seedance:pod_memory_gib_per_vcpu:limits < {low:g} or seedance:pod_memory_gib_per_vcpu:limits > "
+                 f"{high:g}", "for": "1h", "labels": {"severity": "cost-review"},
+         "annotations": {"summary": f"{{{{ $labels.namespace }}}}/{{{{ $labels.pod }}}} limits {{{{ $value | printf "
+                                    f"\"%.1f\" }}}} GiB per vCPU; the packing anchor is {GIB_PER_VCPU}"}},
+        {"alert": "GpuIdleWhileBilled", "expr": f"avg by (Hostname) (DCGM_FI_DEV_GPU_UTIL) < {GPU_IDLE_PERCENT}",
+         "for": "30m", "labels": {"severity": "cost-review"},
+         "annotations": {"summary": "{{ $labels.Hostname }}: GPUs {{ $value | printf \"%.0f\" }}% busy for 30 "
+                                    "minutes, billed by the hour"}},
+        {"alert": "BudgetBurnRateHigh",
+         "expr": f"seedance:cluster_cost_usd:hourly * {HOURS_PER_MONTH} > {monthly_budget_usd:g}", "for": "1h",
+         "labels": {"severity": "ticket"},
+         "annotations": {"summary": f"the cluster runs at {{{{ $value | humanize }}}} USD a month, above the "
+                                    f"{monthly_budget_usd:,.0f} budget (the budget's own alerts act at 85 and 95 %)"}},
+    ]
+
+
+def rule_files(monthly_budget_usd: float, rebalance: str) -> dict[str, dict]:
+    """The chart's serverFiles entries."""
+    return {"recording_rules.yml": {"groups": [{"name": "seedance", "rules": recording_rules()}]},
+            "alerting_rules.yml": {"groups": [{"name": "seedance", "rules": alerting_rules(monthly_budget_usd,
+                                                                                           rebalance)}]}}

@@ -1,0 +1,175 @@
+"""The budget breaker's Lambda code against moto's Auto Scaling, S3 and SNS, fed AWS Budgets
+notifications as they reach SNS: each step, a repeated and an out-of-order message, a forecast, prod,
+the reset, and what is not a budget alert."""
+
+import json
+import subprocess
+import sys
+from datetime import datetime, timezone
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from components.cost import breaker_function as breaker
+
+CLASS_TAG = breaker.CLASS_TAG
+BUDGET = "seedance-dev-budget-monthly"
+NOW = datetime(2026, 12, 5, 9, 0, tzinfo=timezone.utc)
+
+
+def notification(percent, kind="ACTUAL", budget=BUDGET, budgeted=6000.0, date="December 05, 2026"):
+    """The text AWS Budgets publishes to an SNS topic."""
+    threshold = budgeted * percent / 100
+    return (f"AWS Budget Notification {date}\nAWS Account 123456789012\n\nDear AWS Customer,\n\nYou requested that "
+            f"we alert you when the {kind} Cost associated with your {budget} budget is greater than {percent}% for "
+            f"the current month. The {kind} Cost associated with this budget is ${threshold + 12.34:,.2f}. You can "
+            f"find additional details below and by accessing the AWS Budgets dashboard [1].\n\nBudget Name: {budget}\n"
+            f"Budget Type: Cost\nBudgeted Amount: ${budgeted:,.2f}\nAlert Type: {kind}\n"
+            f"Alert Threshold: > ${threshold:,.2f}\n{kind} Amount: ${threshold + 12.34:,.2f}\n\n"
+            "[1] https://console.aws.amazon.com/billing/home#/budgets\n")
+
+
+def sns(message, message_id="m-1", subject=f"AWS Budgets: {BUDGET} has exceeded your alert threshold"):
+    return {"Type": "Notification", "MessageId": message_id, "Subject": subject, "Message": message}
+
+
+@pytest.fixture
+def account(monkeypatch):
+    # UpdateAutoScalingGroup changes only the parameters given; moto clears the mixed instances policy
+    # when an update omits it, so keep it there as AWS does.
+    from moto.autoscaling.models import FakeAutoScalingGroup
+    update = FakeAutoScalingGroup.update
+
+    def keeping_policy(self, *args, **kwargs):
+        kept = self.mixed_instances_policy
+        update(self, *args, **kwargs)
+        if self.mixed_instances_policy is None:
+            self.mixed_instances_policy = kept
+
+    monkeypatch.setattr(FakeAutoScalingGroup, "update", keeping_policy)
+    with mock_aws():
+        region = "us-west-2"
+        monkeypatch.setenv("AWS_DEFAULT_REGION", region)
+        ec2 = boto3.client("ec2", region_name=region)
+        template = ec2.create_launch_template(LaunchTemplateName="gpu", LaunchTemplateData={"ImageId": "ami-12345678"})
+        autoscaling = boto3.client("autoscaling", region_name=region)
+        for name, klass in (("seedance-dev-batch-asg", "batch"), ("seedance-dev-online-asg", "online")):
+            autoscaling.create_auto_scaling_group(
+                AutoScalingGroupName=name, MinSize=0, MaxSize=8, DesiredCapacity=2, AvailabilityZones=[f"{region}a"],
+                Tags=[{"Key": k, "Value": v, "PropagateAtLaunch": True} for k, v in
+                      (("kubernetes.io/cluster/seedance-dev", "owned"), ("team", "ml-platform"), (CLASS_TAG, klass))],
+                MixedInstancesPolicy={
+                    "LaunchTemplate": {"LaunchTemplateSpecification": {
+                        "LaunchTemplateId": template["LaunchTemplate"]["LaunchTemplateId"], "Version": "1"},
+                        "Overrides": [{"InstanceType": "g6.xlarge"}]},
+                    "InstancesDistribution": {"OnDemandBaseCapacity": 1, "OnDemandPercentageAboveBaseCapacity": 30}})
+        key = boto3.client("kms", region_name=region).create_key()["KeyMetadata"]["Arn"]
+        s3 = boto3.client("s3", region_name=region)
+        s3.create_bucket(Bucket="incidents", CreateBucketConfiguration={"LocationConstraint": region})
+        topic = boto3.client("sns", region_name=region).create_topic(Name="alerts")["TopicArn"]
+        sqs = boto3.client("sqs", region_name=region)
+        queue = sqs.create_queue(QueueName="inbox")["QueueUrl"]
+        queue_arn = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        boto3.client("sns", region_name=region).subscribe(TopicArn=topic, Protocol="sqs", Endpoint=queue_arn)
+        settings = breaker.Settings(stack="dev", env="dev", cluster_name="seedance-dev", budget_name=BUDGET,
+                                    bucket="incidents", key_arn=key, topic_arn=topic)
+        clients = {"autoscaling": autoscaling, "s3": s3, "sns": boto3.client("sns", region_name=region)}
+
+        def published():
+            messages = sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=10).get("Messages", [])
+            return [json.loads(m["Body"]) for m in messages]
+
+        yield settings, clients, published
+
+
+def state(clients):
+    groups = clients["autoscaling"].describe_auto_scaling_groups()["AutoScalingGroups"]
+    found = {}
+    for g in groups:
+        distribution = g["MixedInstancesPolicy"]["InstancesDistribution"]
+        tags = {t["Key"]: t["Value"] for t in g["Tags"]}
+        found[g["AutoScalingGroupName"].split("-")[2]] = (
+            g["MaxSize"], distribution["OnDemandBaseCapacity"], distribution["OnDemandPercentageAboveBaseCapacity"],
+            tags.get(breaker.BREAKER_TAG))
+    return found
+
+
+def records(clients):
+    listed = clients["s3"].list_objects_v2(Bucket="incidents").get("Contents", [])
+    return sorted(o["Key"] for o in listed)
+
+
+def test_the_notification_text_is_read_as_budget_threshold_and_month():
+    alert = breaker.parse_budget_message(notification(85))
+    assert (alert.budget, alert.alert_type, alert.percent, alert.period) == (BUDGET, "ACTUAL", 85.0, "2026-12")
+    assert breaker.step_of(alert) == 85 and breaker.step_of(breaker.parse_budget_message(notification(95))) == 95
+    assert breaker.step_of(breaker.parse_budget_message(notification(95, "FORECASTED"))) is None
+    assert breaker.parse_budget_message('{"AlarmName": "cpu"}') is None
+
+
+def test_85_stops_experiments_growing_and_95_moves_dev_to_spot_only(account):
+    settings, clients, published = account
+    record = breaker.handle_message(sns(notification(85)), settings, clients, NOW)
+    assert state(clients) == {"batch": (2, 1, 30, "degrade"), "online": (8, 1, 30, None)}
+    assert record["groups"][0]["before"] == {"max_size": 8} and record["groups"][0]["owner"] == "ml-platform"
+    breaker.handle_message(sns(notification(95), "m-2"), settings, clients, NOW)
+    assert state(clients) == {"batch": (2, 0, 0, "on"), "online": (8, 0, 0, "on")}
+    assert records(clients) == [f"incidents/2026-12/{BUDGET}/85.json", f"incidents/2026-12/{BUDGET}/95.json"]
+    subjects = [m["Subject"] for m in published()]
+    assert subjects == [f"seedance budget breaker: {BUDGET} at 85% (dev)", f"seedance budget breaker: {BUDGET} at 95% (dev)"]
+    # What it replaced is on the group, so the reset is exact.
+    assert breaker.reset(clients["autoscaling"], breaker.gpu_groups(clients["autoscaling"], "seedance-dev"))
+    assert state(clients) == {"batch": (8, 1, 30, None), "online": (8, 1, 30, None)}
+
+
+def test_a_repeated_and_a_late_lower_message_change_nothing(account):
+    settings, clients, published = account
+    assert breaker.handle_message(sns(notification(95)), settings, clients, NOW) is not None
+    after = state(clients)
+    assert after == {"batch": (2, 0, 0, "on"), "online": (8, 0, 0, "on")}  # 95 % includes the 85 % step
+    assert breaker.handle_message(sns(notification(95)), settings, clients, NOW) is None  # redelivered
+    assert breaker.handle_message(sns(notification(85), "m-0"), settings, clients, NOW) is None  # arrived late
+    assert state(clients) == after and records(clients) == [f"incidents/2026-12/{BUDGET}/95.json"]
+    assert len(published()) == 1
+
+
+def test_a_forecast_another_budget_and_prod_change_nothing(account):
+    settings, clients, published = account
+    before = state(clients)
+    assert breaker.handle_message(sns(notification(95, "FORECASTED")), settings, clients, NOW) is None
+    assert breaker.handle_message(sns(notification(95, budget="someone-else")), settings, clients, NOW) is None
+    prod = breaker.Settings(**{**settings.__dict__, "env": "prod"})
+    record = breaker.handle_message(sns(notification(95)), prod, clients, NOW)
+    assert state(clients) == before and not any(g["changed"] for g in record["groups"])  # recorded, not changed
+
+
+def test_only_budgets_messages_act_and_an_unreadable_one_is_reported(account):
+    settings, clients, published = account
+    for subject in ("seedance budget breaker: x", "[FIRING:1] TritonP99LatencyHigh", None):
+        assert breaker.handle_message(sns(notification(95), subject=subject), settings, clients, NOW) is None
+    assert published() == [] and records(clients) == []
+    assert breaker.handle_message(sns("a changed format"), settings, clients, NOW) is None
+    [message] = published()
+    assert message["Subject"] == "seedance budget breaker: message not understood"
+
+
+def test_the_lambda_entry_point_reads_its_settings_from_the_environment(account, monkeypatch):
+    settings, clients, _ = account
+    for name, value in (("STACK", "dev"), ("STACK_ENV", "dev"), ("CLUSTER_NAME", "seedance-dev"),
+                        ("BUDGET_NAME", BUDGET), ("INCIDENT_BUCKET", "incidents"),
+                        ("INCIDENT_KEY_ARN", settings.key_arn), ("TOPIC_ARN", settings.topic_arn)):
+        monkeypatch.setenv(name, value)
+    assert breaker.handler({"Records": [{"EventSource": "aws:sns", "Sns": sns(notification(85))}]}) == {"handled": 1}
+    assert state(clients)["batch"][0] == 2
+
+
+def test_the_archive_imports_with_the_standard_library_alone(tmp_path):
+    for inside, source in breaker.archive_files().items():
+        (tmp_path / inside).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / inside).write_bytes(source.read_bytes())
+    # -S: no site-packages (no pydantic, no pulumi), as in the Lambda runtime with only this archive.
+    done = subprocess.run([sys.executable, "-S", "-c", "import breaker_function; print(breaker_function.SPOT_ONLY)"],
+                          cwd=tmp_path, capture_output=True, text=True, env={"PYTHONPATH": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "95"

@@ -1,0 +1,147 @@
+"""Every rule the program ships, on Prometheus's engine (promtool): each alert fires at its anchor and
+not below it, and each recorded series comes out as the dashboards and the cost gate read it."""
+
+import pytest
+
+from components.monitoring.rules import rule_files
+from tests.prometheus import check_rules, test_rules as run_tests
+
+BUDGET = 6000
+REBALANCE = "the descheduler's LowNodeUtilization"
+FILES = rule_files(BUDGET, REBALANCE)
+NS = 'namespace="triton-video"'
+
+
+def _alert(name, labels, summary, **annotations):
+    return {"exp_labels": {"alertname": name, **labels}, "exp_annotations": {"summary": summary, **annotations}}
+
+
+def _run(tmp_path, tests):
+    done = run_tests(tmp_path, FILES, tests)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_rules_load(tmp_path):
+    done = check_rules(tmp_path, FILES)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_p99_above_50_ms_pages_and_50_does_not(tmp_path):
+    _run(tmp_path, [{"interval": "1m", "input_series": [
+        {"series": f'nv_inference_request_summary_us{{quantile="0.99", {NS}, model="fast", pod="a"}}',
+         "values": "50000x30"},
+        {"series": f'nv_inference_request_summary_us{{quantile="0.99", {NS}, model="slow", pod="a"}}',
+         "values": "51000x30"},
+        {"series": f'nv_inference_request_summary_us{{quantile="0.99", {NS}, model="slow", pod="b"}}',
+         "values": "20000x30"}],
+        "alert_rule_test": [
+            {"eval_time": "9m", "alertname": "TritonP99LatencyHigh", "exp_alerts": []},
+            {"eval_time": "15m", "alertname": "TritonP99LatencyHigh", "exp_alerts": [_alert(
+                "TritonP99LatencyHigh", {"namespace": "triton-video", "model": "slow", "severity": "page"},
+                'triton-video/slow: P99 51.0 ms, above the 50 ms anchor for 10 minutes')]},
+            # A pod slow for half an hour is flagged for cost review, by name; the fast pod of the same model is not.
+            {"eval_time": "29m", "alertname": "HighLatencyPodCostReview", "exp_alerts": []},
+            {"eval_time": "30m", "alertname": "HighLatencyPodCostReview", "exp_alerts": [_alert(
+                "HighLatencyPodCostReview", {"namespace": "triton-video", "pod": "a", "severity": "cost-review"},
+                "triton-video/a serves slowly for 30 minutes: review what it costs (its GPU, its replicas) against "
+                "what it delivers")]}]}])
+
+
+def test_jitter_above_3_percent_fires_and_1_5_percent_does_not(tmp_path):
+    # Alternating minute to minute: 20 and 22 ms is a 4.8 % spread of the P99, 20 and 20.6 ms 1.5 %.
+    _run(tmp_path, [{"interval": "1m", "input_series": [
+        {"series": f'nv_inference_request_summary_us{{quantile="0.99", {NS}, model="shaky", pod="a"}}',
+         "values": " ".join(["20000 22000"] * 20)},
+        {"series": f'nv_inference_request_summary_us{{quantile="0.99", {NS}, model="steady", pod="a"}}',
+         "values": " ".join(["20000 20600"] * 20)}],
+        "alert_rule_test": [{"eval_time": "30m", "alertname": "TritonLatencyJitterHigh", "exp_alerts": [_alert(
+            "TritonLatencyJitterHigh", {"namespace": "triton-video", "model": "shaky", "severity": "ticket"},
+            "triton-video/shaky: P99 varies 4.763%, above 3%")]}],
+        "promql_expr_test": [{"expr": 'round(seedance:triton_latency_jitter:ratio10m{model="steady"}, 0.001)',
+                              "eval_time": "30m",
+                              "exp_samples": [{"labels": '{namespace="triton-video", model="steady"}', "value": 0.015}]}]}])
+
+
+def test_node_utilisation_spread_above_0_32_fires_with_what_rebalances(tmp_path):
+    def node(name, cores_busy):
+        return [{"series": f'container_cpu_usage_seconds_total{{node="{name}", namespace="x", pod="p", container="c"}}',
+                 "values": f"0+{cores_busy * 60:g}x60"},
+                {"series": f'kube_node_status_capacity_cpu_cores{{node="{name}"}}', "values": "4x60"}]
+    _run(tmp_path, [
+        {"interval": "1m", "input_series": node("busy", 3.6) + node("idle", 0.4), "alert_rule_test": [
+            {"eval_time": "40m", "alertname": "NodeUtilisationImbalanced", "exp_alerts": [_alert(
+                "NodeUtilisationImbalanced", {"severity": "ticket"},
+                "node CPU utilisation spread (coefficient of variation) 0.80 above 0.32", rebalance=REBALANCE)]}]},
+        {"interval": "1m", "input_series": node("a", 2.0) + node("b", 1.6), "alert_rule_test": [
+            {"eval_time": "40m", "alertname": "NodeUtilisationImbalanced", "exp_alerts": []}],
+         "promql_expr_test": [{"expr": "round(seedance:node_cpu_utilisation:cv, 0.01)", "eval_time": "40m",
+                               "exp_samples": [{"labels": "{}", "value": 0.11}]}]}])
+
+
+def test_memory_per_vcpu_far_from_four_is_flagged_and_four_is_not(tmp_path):
+    def pod(name, gib, cpus):
+        return [{"series": f'kube_pod_container_resource_limits{{resource="memory", namespace="x", pod="{name}", '
+                           f'container="c"}}', "values": f"{gib * 1073741824}x70"},
+                {"series": f'kube_pod_container_resource_limits{{resource="cpu", namespace="x", pod="{name}", '
+                           f'container="c"}}', "values": f"{cpus}x70"}]
+    _run(tmp_path, [{"interval": "1m", "input_series": pod("thin", 2, 2) + pod("packed", 8, 2) + pod("fat", 18, 2),
+                     "alert_rule_test": [{"eval_time": "65m", "alertname": "MemoryPerVcpuFarFromOneToFour",
+                                          "exp_alerts": [
+        _alert("MemoryPerVcpuFarFromOneToFour", {"namespace": "x", "pod": "fat", "severity": "cost-review"},
+               "x/fat limits 9.0 GiB per vCPU; the packing anchor is 4"),
+        _alert("MemoryPerVcpuFarFromOneToFour", {"namespace": "x", "pod": "thin", "severity": "cost-review"},
+               "x/thin limits 1.0 GiB per vCPU; the packing anchor is 4")]}]}])
+
+
+def test_an_idle_billed_gpu_node_and_a_budget_overrun_fire_and_their_neighbours_do_not(tmp_path):
+    def cost(per_node):  # two nodes: $9/h is $6,570 a month, above the $6,000 budget; $8/h ($5,840) is not
+        return [{"series": f'node_total_hourly_cost{{node="{node}"}}', "values": f"{per_node}x90"} for node in "ab"]
+    _run(tmp_path, [
+        {"interval": "1m", "input_series": [
+            {"series": 'DCGM_FI_DEV_GPU_UTIL{Hostname="idle", gpu="0"}', "values": "3x70"},
+            {"series": 'DCGM_FI_DEV_GPU_UTIL{Hostname="busy", gpu="0"}', "values": "5x70"}, *cost(4.5)],
+         "alert_rule_test": [
+            {"eval_time": "35m", "alertname": "GpuIdleWhileBilled", "exp_alerts": [_alert(
+                "GpuIdleWhileBilled", {"Hostname": "idle", "severity": "cost-review"},
+                "idle: GPUs 3% busy for 30 minutes, billed by the hour")]},
+            {"eval_time": "59m", "alertname": "BudgetBurnRateHigh", "exp_alerts": []},
+            {"eval_time": "61m", "alertname": "BudgetBurnRateHigh", "exp_alerts": [_alert(
+                "BudgetBurnRateHigh", {"severity": "ticket"},
+                "the cluster runs at 6.57k USD a month, above the 6,000 budget (the budget's own alerts act at 85 "
+                "and 95 %)")]}]},
+        {"interval": "1m", "input_series": cost(4.0), "alert_rule_test": [
+            {"eval_time": "85m", "alertname": "BudgetBurnRateHigh", "exp_alerts": []}]}])
+
+
+def test_cost_is_attributed_to_namespaces_teams_and_requests(tmp_path):
+    """A node at $1/vCPU-h, $0.5/GiB-h and $10/GPU-h; the Triton namespace holds 2 vCPUs, 4 GiB and a GPU
+    and served 3,600 requests in the hour; a CPU-only namespace of another team holds 1 vCPU."""
+    series = [
+        ('node_cpu_hourly_cost{node="n1", instance_type="g6.xlarge"}', "1x70"),
+        ('node_ram_hourly_cost{node="n1", instance_type="g6.xlarge"}', "0.5x70"),
+        ('node_gpu_hourly_cost{node="n1", instance_type="g6.xlarge"}', "10x70"),
+        ('container_cpu_allocation{node="n1", namespace="triton-video", pod="t", container="triton"}', "2x70"),
+        ('container_memory_allocation_bytes{node="n1", namespace="triton-video", pod="t", container="triton"}',
+         f"{4 * 1073741824}x70"),
+        ('container_gpu_allocation{node="n1", namespace="triton-video", pod="t", container="triton"}', "1x70"),
+        ('container_cpu_allocation{node="n1", namespace="etl", pod="e", container="job"}', "1x70"),
+        ('kube_namespace_labels{namespace="triton-video", label_team="video-ml"}', "1x70"),
+        ('kube_namespace_labels{namespace="etl", label_team="data"}', "1x70"),
+        ('nv_inference_request_success{namespace="triton-video", model="m", pod="t"}', "0+60x70"),
+        ('container_cpu_usage_seconds_total{node="n1", namespace="triton-video", pod="t", container="triton"}',
+         "0+30x70"),
+    ]
+    _run(tmp_path, [{"interval": "1m", "input_series": [{"series": s, "values": v} for s, v in series],
+                     "promql_expr_test": [
+        {"expr": "seedance:namespace_cost_usd:hourly", "eval_time": "65m", "exp_samples": [
+            {"labels": 'seedance:namespace_cost_usd:hourly{namespace="triton-video"}', "value": 14},
+            {"labels": 'seedance:namespace_cost_usd:hourly{namespace="etl"}', "value": 1}]},
+        {"expr": "seedance:team_cost_usd:hourly", "eval_time": "65m", "exp_samples": [
+            {"labels": 'seedance:team_cost_usd:hourly{team="video-ml"}', "value": 14},
+            {"labels": 'seedance:team_cost_usd:hourly{team="data"}', "value": 1}]},
+        {"expr": "seedance:cost_per_1000_requests_usd:1h", "eval_time": "65m", "exp_samples": [
+            {"labels": 'seedance:cost_per_1000_requests_usd:1h{namespace="triton-video"}', "value": 14 / 3.6}]},
+        # Half a vCPU busy for one request a second: 0.5 vCPU-seconds per request.
+        {"expr": "seedance:request_vcpu_seconds:p95_1h", "eval_time": "65m", "exp_samples": [
+            {"labels": 'seedance:request_vcpu_seconds:p95_1h{namespace="triton-video"}', "value": 0.5}]},
+    ]}])
