@@ -16,11 +16,18 @@ $(VENV)/.installed-dev: $(VENV)/.installed
 	$(VENV)/bin/pip install --quiet -e '.[dev]'
 	touch $@
 
-.PHONY: venv plan test
+.PHONY: venv plan test promtool
 venv: $(VENV)/.installed
+
+# The rule and dashboard tests run Prometheus's own engine: promtool, from Debian's prometheus package.
+# Installed where apt-get can (as root, as CI runs); elsewhere those tests fail and say how to get it.
+promtool:
+	@command -v promtool >/dev/null || { command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] && \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		prometheus >/dev/null; } || echo "promtool not installed: apt-get install prometheus (the rule tests need it)"
 
 plan: venv
 	$(VENV)/bin/seedance plan --stack $(STACK)
 
-test: $(VENV)/.installed-dev
+test: $(VENV)/.installed-dev promtool
 	$(VENV)/bin/python -m pytest

@@ -13,6 +13,7 @@ from components.cost.breaker import BudgetBreaker
 from components.cost.budget import BudgetAlerts
 from components.cluster.cluster import Cluster
 from components.cluster.autoscaler import ClusterAutoscaler
+from components.cluster.config import rebalance_summary
 from components.cluster.descheduler import Descheduler
 from components.encryption.stack_key import StackKey
 from components.compute.config import allocatable_gpus, gpu_pool_selector, helm_device_plugin_sharing
@@ -29,11 +30,13 @@ from components.network.endpoints import PrivateEndpoints
 from components.compute.spot_interruptions import SpotInterruptionHandling
 from components.storage.storage_classes import CheckpointStorage, LocalStorage
 from components.monitoring.config import NAMESPACE as MONITORING_NAMESPACE, PROMETHEUS_SERVER_LABELS
-from components.monitoring.metrics_pipeline import MetricsPipeline
+from components.monitoring.dashboards import ServedSet
+from components.monitoring.metrics_pipeline import CostMonitoring, MetricsPipeline
 from components.serving.triton import TritonServing
 from components.tenancy.tenants import TenantSpace
 from components.storage.manifests import volume_parameters
-from components.stack.config import REQUIRED_TAGS, check_stack_env, load_from_pulumi
+from components.common.manifests import COST_LABEL_KEYS
+from components.stack.config import check_stack_env, load_from_pulumi
 from components.stack.derivation import derive, stack_reports
 from components.stack.placeholders import refuse_placeholders
 
@@ -105,8 +108,7 @@ node_groups = {
         kubernetes_version=config.cluster.kubernetes_version,
         join=cluster.join,
         # Subnets in zone order: a single-zone group launches in the first, where checkpoint volumes live.
-        subnet_ids=network.private_subnet_ids.apply(lambda ids: ids[:1]) if group.single_zone
-        else network.private_subnet_ids,
+        subnet_ids=network.private_subnet_ids.apply(lambda ids, group=group: ids[:len(group.launch_zones(zones))]),
         node_security_group_id=cluster.node_security_group_id,
         kms_key_arn=key.key_arn,
         tags=tags,
@@ -140,9 +142,10 @@ if config.storage.checkpoints is not None:
         tags=tags,
     )
     checkpoint_claims = [{"name": claim, "namespace": config.storage.checkpoints.namespace, "zone": zones[0],
-                          "size_gib": derived.checkpoint.chosen.size_gib} for claim in checkpoints.claim_names]
+                          "size_gib": derived.checkpoint.chosen.size_gib,
+                          "node_group": config.storage.checkpoints.node_group} for claim in checkpoints.claim_names]
 if config.local_storage_groups:
-    LocalStorage(f"{name}-local-nvme", config.storage.local, zones=zones, provider=cluster.provider)
+    LocalStorage(f"{name}-local-nvme", config.storage.local, zones=zones, provider=cluster.provider, tags=tags)
 budget = BudgetAlerts(
     f"{name}-budget",
     monthly_usd=config.budget.monthly_usd,
@@ -186,12 +189,19 @@ for tenant in config.tenants:
                 opts=pulumi.ResourceOptions(depends_on=cluster.priority_classes))
 if config.scheduling.descheduler:
     Descheduler(f"{name}-descheduler", config.scheduling, kubernetes_version=config.cluster.kubernetes_version,
-                provider=cluster.provider,
+                provider=cluster.provider, tags=tags,
                 training_namespaces=[config.storage.checkpoints.namespace] if config.storage.checkpoints else [])
 # Every stack: the HPAs' metrics, and GPU utilisation per pod for people.
 MetricsPipeline(f"{name}-metrics", config.monitoring, system_node_selector=SYSTEM_NODE_SELECTOR,
                 vpc_cidr=config.network.vpc_cidr, api_service_ip=config.cluster.api_service_ip,
-                provider=cluster.provider)
+                provider=cluster.provider, cost=CostMonitoring(
+                    cluster_name=name, monthly_budget_usd=config.budget.monthly_usd,
+                    rebalance=rebalance_summary(config.scheduling), rates=derived.cost_rates,
+                    served=tuple(ServedSet(s.namespace, s.requests_per_second_target) for s in config.serving),
+                    planned_spot_share={g: p.max_spot_share for g, p in capacity.plans.items()},
+                    series=derived.series, alert_topic_arn=budget.topic_arn, kms_key_arn=key.key_arn,
+                    oidc_provider_arn=cluster.oidc_provider_arn, oidc_issuer_url=cluster.oidc_issuer_url,
+                    region=config.region, tags=tags))
 if node_groups:
     # A kubelet may label and taint its Node only as the pool its IAM role belongs to.
     PoolIdentity(f"{name}-pool-identity",
@@ -241,7 +251,7 @@ contract = {
     "endpoint_ids": endpoints.endpoint_ids,
     "reports": stack_reports(config, pulumi.get_stack(), derived, {g: n.asg_name for g, n in node_groups.items()}),
     "checkpoint_claims": checkpoint_claims,
-    "cost_label_keys": list(REQUIRED_TAGS),
+    "cost_label_keys": list(COST_LABEL_KEYS),
     "tenants": [{"name": t.name, "namespaces": t.namespace_names, "gpus": t.gpus, "publishes": t.publishes}
                 for t in config.tenants],
     "priority_classes": dict(PRIORITY_CLASS),

@@ -30,6 +30,7 @@ from components.storage.manifests import fio_checkpoint_test
 from components.network.egress import report_lines
 from components.serving.capacity import table_lines
 from components.cost.gate import GateInputError
+from components.monitoring.sizing import cost_loop_monthly_usd
 from seedance_client.publishing import PublishError
 from components.stack.capacity import table_zones
 from components.stack.config import PROJECT
@@ -97,6 +98,10 @@ def _derived_sections(args: argparse.Namespace, plan: Plan) -> list[list[str]]:
         capacity_commands.capacity_section({"capacity": capacity_report(derived.capacity, {})}),
         _cost_section(plan),
         ["Triton pods the autoscalers may ask for, against each group at its maximum:", *serving] if serving else [],
+        ["Prometheus series at the groups' maxima (rules, dashboards and OpenCost included):", *derived.series.lines(),
+         "The cost loop's in-cluster parts, a month (their requests at OpenCost's rates; the breaker's function and "
+         "bucket: a few invocations and kilobytes, under $0.01):",
+         *[f"  {part}: ${usd:,.2f}" for part, usd in cost_loop_monthly_usd(derived.series).items()]],
         [f"Warning: {warning}"] if warning else [],
         ["Placeholders (an offline plan keeps them; a real `pulumi up` refuses them):",
          *[f"  - {PROJECT}:{key} = {value} ({what})" for key, value, what in found]] if (found := placeholders(config))

@@ -43,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         previous = read_node_images(path)
     except NodeImageError as error:
-        raise ImagesError(str(error)) from None
+        print(f"{error}\n(the file is replaced: every image is pinned afresh)")
+        previous = None
     version = config.cluster.kubernetes_version
     # A file for another Kubernetes version pins nothing worth keeping (the images are built per version).
     kept = previous.images if previous and previous.kubernetes_version == version else {}

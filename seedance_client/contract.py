@@ -73,6 +73,7 @@ class CheckpointClaim(BaseModel):
     namespace: str
     zone: str
     size_gib: int
+    node_group: str = Field("", description="The GPU group its pods run on (the volume's node affinity names it).")
 
 
 class Tenant(BaseModel):

@@ -16,6 +16,7 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
+from components.common.manifests import cost_labels
 from components.common.iam import irsa_trust_policy
 from components.cluster.config import ClusterAutoscalerConfig
 from components.common.addon_resources import ADDON_RESOURCES
@@ -94,9 +95,10 @@ class ClusterAutoscaler(pulumi.ComponentResource):
             version=config.chart_for(kubernetes_version),
             namespace=NAMESPACE,
             repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=CHART_REPOSITORY),
-            values=role.arn.apply(lambda arn: autoscaler_values(
+            values=role.arn.apply(lambda arn: {**autoscaler_values(
                 config, cluster_name=cluster_name, region=region, image_tag=config.image_for(kubernetes_version),
-                role_arn=arn, system_node_selector=system_node_selector)),
+                role_arn=arn, system_node_selector=system_node_selector),
+                "podLabels": cost_labels(tags, "cluster-autoscaler")}),
             opts=pulumi.ResourceOptions(parent=self, provider=provider),
         )
         self.role_arn = role.arn

@@ -199,5 +199,23 @@ class SchedulingConfig(BaseModel):
                     "(storage.checkpoints.namespace) is always among them.")
 
 
+DESCHEDULING_INTERVAL = "10m"
+
+
+def target_thresholds(config: SchedulingConfig) -> dict[str, int]:
+    """Above these, LowNodeUtilization moves pods off a node (well above the under-use thresholds)."""
+    return {"cpu": min(100, config.cpu_threshold * 2), "memory": min(100, config.memory_threshold + 30)}
+
+
+def rebalance_summary(config: SchedulingConfig) -> str:
+    """What runs when node utilisation spreads (the alert says it)."""
+    if not config.descheduler:
+        return ("nothing automatic: scheduling.descheduler is off in this stack; the cluster autoscaler removes "
+                "under-used nodes once their pods fit elsewhere")
+    return (f"the descheduler's LowNodeUtilization, every {DESCHEDULING_INTERVAL}: pods leave nodes above "
+            f"{target_thresholds(config)['cpu']}% CPU for nodes below {config.cpu_threshold}% (and the cluster "
+            "autoscaler removes nodes left under-used)")
+
+
 def chart_version(config: SchedulingConfig, kubernetes_version: str) -> str:
     return config.descheduler_chart_version or VERSIONS[kubernetes_version].descheduler_chart

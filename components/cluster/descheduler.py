@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
-from components.cluster.config import SchedulingConfig, chart_version
+from components.common.manifests import cost_labels
+from components.cluster.config import DESCHEDULING_INTERVAL, SchedulingConfig, chart_version, target_thresholds
 
 CHART_REPOSITORY = "https://kubernetes-sigs.github.io/descheduler/"
 
@@ -32,8 +33,7 @@ def descheduler_policy(config: SchedulingConfig, version: str, exempt: Sequence[
                 {"name": "RemoveDuplicates"},
                 {"name": "LowNodeUtilization", "args": {
                     "thresholds": {"cpu": config.cpu_threshold, "memory": config.memory_threshold},
-                    "targetThresholds": {"cpu": min(100, config.cpu_threshold * 2),
-                                         "memory": min(100, config.memory_threshold + 30)}}},
+                    "targetThresholds": target_thresholds(config)}},
                 {"name": "PodLifeTime", "args": {"maxPodLifeTimeSeconds": config.pod_lifetime_hours * 3600,
                                                  "namespaces": {"exclude": list(dict.fromkeys(
                                                      [*config.lifetime_exempt_namespaces, *exempt]))}}},
@@ -46,7 +46,8 @@ def descheduler_policy(config: SchedulingConfig, version: str, exempt: Sequence[
 
 class Descheduler(pulumi.ComponentResource):
     def __init__(self, name: str, config: SchedulingConfig, *, kubernetes_version: str, provider: k8s.Provider,
-                 training_namespaces: Sequence[str] = (), opts: pulumi.ResourceOptions | None = None):
+                 tags: Mapping[str, str], training_namespaces: Sequence[str] = (),
+                 opts: pulumi.ResourceOptions | None = None):
         """`training_namespaces`: where the stack's training pods run (their checkpoint claims' namespace):
         a pod that resumes from a checkpoint still loses its work since the last one when evicted."""
         super().__init__("seedance:cluster:Descheduler", name, None, opts)
@@ -57,9 +58,10 @@ class Descheduler(pulumi.ComponentResource):
             version=chart_version(config, kubernetes_version),
             namespace="kube-system",
             repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=CHART_REPOSITORY),
-            values={"kind": "Deployment", "deschedulingInterval": "10m", "deschedulerPolicyAPIVersion": "descheduler/v1alpha2",
+            values={"kind": "Deployment", "deschedulingInterval": DESCHEDULING_INTERVAL, "deschedulerPolicyAPIVersion": "descheduler/v1alpha2",
                     "deschedulerPolicy": descheduler_policy(config, chart_version(config, kubernetes_version),
-                                                            training_namespaces)},
+                                                            training_namespaces),
+                    "podLabels": cost_labels(tags, "descheduler")},
             opts=pulumi.ResourceOptions(parent=self, provider=provider),
         )
         self.register_outputs({})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Mapping
 
 Manifest = dict[str, Any]
 PodSecurityLevel = Literal["restricted", "baseline", "privileged"]
@@ -45,3 +45,16 @@ def namespace_baseline(namespace_name: str) -> list[Manifest]:
            "ports": [{"port": 53, "protocol": "UDP"}, {"port": 53, "protocol": "TCP"}]}
     return [network_policy("default-deny", namespace_name, {}, ingress=[], egress=[]),
             network_policy("allow-dns", namespace_name, {}, egress=[dns])]
+
+
+# What every workload's pods carry for cost allocation: the cloud cost tags' keys (the stack's tags and
+# its env) and the app's name. OpenCost aggregates by them (`aggregate=label:team`), as Cost Explorer
+# does by the tags; the platform contract tells application teams (`cost_label_keys`).
+APP_LABEL = "app.kubernetes.io/name"
+COST_TAG_LABELS = ("team", "cost-center", "env")
+COST_LABEL_KEYS = (*COST_TAG_LABELS, APP_LABEL)
+
+
+def cost_labels(tags: Mapping[str, str], app: str) -> dict[str, str]:
+    """The cost labels of one app's pods, from the stack's resource tags."""
+    return {**{key: tags[key] for key in COST_TAG_LABELS if key in tags}, APP_LABEL: app}

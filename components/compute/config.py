@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -113,6 +113,10 @@ class GpuNodeGroupConfig(BaseModel):
                 raise FieldError(key, getattr(self, key), f"the group's instances have {per_instance} GPUs each; "
                                  f"allowed: a multiple of {per_instance}")
         return self
+
+    def launch_zones(self, zones: Sequence[str]) -> tuple[str, ...]:
+        """Where the group launches: the stack's zones, or the first alone (`single_zone`)."""
+        return tuple(zones[:1] if self.single_zone else zones)
 
     @property
     def gpus_per_instance(self) -> int:

@@ -11,21 +11,24 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from components.common.files import InputFileError, load_json
 from components.compute.config import GpuNodeGroupConfig
+from components.compute.node_bootstrap import AMI_FAMILIES, ami_ssm_parameter
 
 IMAGES_VERSION = 1
 AMI_ID = r"^ami-[0-9a-f]{8}(?:[0-9a-f]{9})?$"
+ARCHITECTURES = ("x86_64", "arm64")
+IMAGE_KEYS = frozenset(f"{family}/{arch}" for family in AMI_FAMILIES for arch in ARCHITECTURES)
 
 
 class NodeImage(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     image_id: str = Field(pattern=AMI_ID)
-    name: str = Field(max_length=128, description="The AMI's name, which carries its release.")
-    parameter: str = Field(max_length=256, description="The SSM parameter it was read from.")
+    name: str = Field(pattern=r"^[\x20-\x7e]{0,128}$", description="The AMI's name, which carries its release.")
+    parameter: str = Field(pattern=r"^/aws/service/[\w./-]{1,200}$", description="The SSM parameter it was read from.")
     pinned_at: AwareDatetime
 
 
@@ -33,10 +36,18 @@ class NodeImagesDocument(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     images_version: Literal[1]
-    stack: str = Field(max_length=64)
-    region: str = Field(max_length=32)
+    stack: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,100}$")
+    region: str = Field(pattern=r"^[a-z]{2}(-[a-z]+)+-\d$")
     kubernetes_version: str = Field(pattern=r"^1\.\d{2}$")
     images: dict[str, NodeImage] = Field(max_length=8)  # "<family>/<arch>"
+
+    @field_validator("images")
+    @classmethod
+    def _keys(cls, images: dict[str, NodeImage]) -> dict[str, NodeImage]:
+        unknown = sorted(set(images) - IMAGE_KEYS)
+        if unknown:
+            raise ValueError(f"{', '.join(unknown)}: allowed keys: {', '.join(sorted(IMAGE_KEYS))}")
+        return images
 
 
 class NodeImageError(Exception):
@@ -83,6 +94,14 @@ def pinned_images(document: NodeImagesDocument | None, stack: str, region: str, 
                 raise NodeImageError(f"node-images.{stack}.json: {key} = {getattr(document, key)!r}, but the stack "
                                      f"has {mine!r}; run `seedance images pin --stack {stack}` to pin images for it")
     images = document.images if document else {}
+    for group in groups:
+        pinned = images.get(group_image_key(group))
+        expected = ami_ssm_parameter(group.ami_family, kubernetes_version, group.arch)
+        if pinned is not None and pinned.parameter != expected:
+            # A hand edit, or a pin for another family: only what `seedance images pin` read from AWS's
+            # parameter for this group's image is deployed.
+            raise NodeImageError(f"node-images.{stack}.json: images.{group_image_key(group)}.parameter = "
+                                 f"{pinned.parameter!r}, not {expected!r}; run `seedance images pin --stack {stack}`")
     chosen = {g.name: images[group_image_key(g)].image_id for g in groups if group_image_key(g) in images}
     missing = sorted({group_image_key(g) for g in groups} - set(images))
     return chosen, missing

@@ -2,11 +2,12 @@
 
 The provider starts an instance refresh whenever the group's launch template version or mixed
 instances policy changes (terraform-provider-aws `resourceGroupUpdate`: `launch_template` and
-`mixed_instances_policy` set `shouldRefreshInstances`), and passes both as the refresh's desired
-configuration. With skip matching, Auto Scaling then replaces only instances whose launch template
-version or instance type differs from that configuration (Auto Scaling user guide, "Use an instance
-refresh with skip matching"): a new spot share or an added type replaces nothing, a removed type only
-its nodes, a new image or user data every node, at the class's pace below.
+`mixed_instances_policy` set `shouldRefreshInstances`), after UpdateAutoScalingGroup has saved the new
+configuration, and cancels one still running first. With skip matching and no desired configuration,
+Auto Scaling replaces only instances whose launch template version or instance type differs from the
+configuration last saved on the group (Auto Scaling user guide, "Use an instance refresh with skip
+matching"): a new spot share or an added type replaces nothing, a removed type only its nodes, a new
+image or user data every node, at the class's pace below.
 
 A change of the On-Demand base or percentage is also applied by the group itself, which gradually
 replaces running instances to reach the new mix (UpdateAutoScalingGroup); instances protected from

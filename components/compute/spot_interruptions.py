@@ -10,6 +10,7 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
+from components.common.manifests import cost_labels
 from components.common.iam import irsa_trust_policy
 from components.compute.asg import NTH_MANAGED_TAG
 from components.common.addon_resources import ADDON_RESOURCES
@@ -122,7 +123,8 @@ class SpotInterruptionHandling(pulumi.ComponentResource):
             chart=NTH_CHART,
             version=chart_version,
             namespace=NTH_NAMESPACE,
-            values=pulumi.Output.all(queue.url, role.arn).apply(lambda v: handler_values(v[0], region, v[1])),
+            values=pulumi.Output.all(queue.url, role.arn).apply(lambda v: {
+                **handler_values(v[0], region, v[1]), "podLabels": cost_labels(tags, "aws-node-termination-handler")}),
             opts=pulumi.ResourceOptions(parent=self, provider=provider),
         )
         self.queue_url = queue.url

@@ -22,6 +22,7 @@ import pulumi_aws as aws
 from components.common.buckets import private_bucket
 from components.common.iam import Document, deny_plain_http, service_assume_role_policy
 from components.cost.breaker_function import archive_files
+from components.plan.resources import EXPECTED_GB_TAG
 
 RUNTIME = "python3.12"
 LOG_RETENTION_DAYS = 30
@@ -80,9 +81,10 @@ class BudgetBreaker(pulumi.ComponentResource):
         aws.s3.BucketPolicy(f"{name}-incidents-tls-only", bucket=bucket.id, opts=child, policy=bucket.arn.apply(
             lambda arn: json.dumps({"Version": "2012-10-17", "Statement": [deny_plain_http(arn)]})))
         function_name = name[:64]
+        # A few lines a run, a few runs a month: the stated ingestion the estimate prices.
         logs = aws.cloudwatch.LogGroup(f"{name}-logs", name=f"/aws/lambda/{function_name}",
-                                       retention_in_days=LOG_RETENTION_DAYS, kms_key_id=kms_key_arn, tags=tags,
-                                       opts=child)
+                                       retention_in_days=LOG_RETENTION_DAYS, kms_key_id=kms_key_arn,
+                                       tags={**tags, EXPECTED_GB_TAG: "0.02"}, opts=child)
         role = aws.iam.Role(f"{name}-role", tags=tags, opts=child, assume_role_policy=json.dumps(
             service_assume_role_policy("lambda.amazonaws.com", account_id)))
         aws.iam.RolePolicy(f"{name}-policy", role=role.name, opts=child, policy=pulumi.Output.all(

@@ -37,6 +37,10 @@ class MonitoringConfig(BaseModel):
                                              description="NVIDIA dcgm-exporter chart (GPU utilisation per pod).")
     metrics_server_chart_version: str = Field("3.13.1", pattern=r"^\d+\.\d+\.\d+$", description="metrics-server "
                                               "chart: the resource metrics API (kubectl top, CPU/memory HPAs).")
+    opencost_chart_version: str = Field("2.5.17", pattern=r"^\d+\.\d+\.\d+$",
+                                        description="OpenCost chart: cost per namespace, team and app.")
+    grafana_chart_version: str = Field("12.11.1", pattern=r"^\d+\.\d+\.\d+$",
+                                       description="Grafana chart (grafana-community): the dashboards.")
 
     @property
     def rate_window(self) -> str:

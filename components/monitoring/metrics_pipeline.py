@@ -10,9 +10,12 @@ the adapter reaches the server.
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from typing import Mapping
 
 import pulumi
+import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 import pulumi_tls as tls
 
@@ -20,12 +23,24 @@ from components.compute.labels import AGENT_TOLERATIONS, WORKLOAD_CLASS_LABEL
 from components.serving.manifests import PORTS, adapter_rules
 from components.common.addon_resources import ADDON_RESOURCES
 from components.common.k8s_objects import declare
-from components.common.manifests import (NAMESPACE_NAME_LABEL, Manifest, metadata, namespace, namespace_baseline,
-                                         network_policy)
+from components.common.manifests import (NAMESPACE_NAME_LABEL, Manifest, cost_labels, metadata, namespace,
+                                         namespace_baseline, network_policy)
+from components.common.iam import irsa_trust_policy
 from components.monitoring.config import (GPU_AGENTS_NAMESPACE, NAMESPACE, PROMETHEUS_RELEASE,
                                           PROMETHEUS_SERVER_LABELS, MonitoringConfig)
+from components.monitoring.dashboards import ServedSet, dashboards
+from components.monitoring.grafana import (DASHBOARDS_CONFIG_MAP, GRAFANA_LABELS, NAMESPACE as GRAFANA_NAMESPACE,
+                                           RELEASE as GRAFANA_RELEASE, grafana_values)
+from components.monitoring.opencost import (API_PORT as OPENCOST_PORT, NAMESPACE as OPENCOST_NAMESPACE,
+                                            OPENCOST_LABELS, RELEASE as OPENCOST_RELEASE, ClusterRates,
+                                            opencost_scrape_job, opencost_values)
+from components.monitoring.rules import rule_files
+from components.monitoring.sizing import SeriesEstimate
 
 COMMUNITY_CHARTS = "https://prometheus-community.github.io/helm-charts"
+OPENCOST_CHARTS = "https://opencost.github.io/opencost-helm-chart"
+# The chart moved from grafana/helm-charts to grafana-community/helm-charts in 2026 (12.x is published there).
+GRAFANA_CHARTS = "https://grafana-community.github.io/helm-charts"
 DCGM_CHARTS = "https://nvidia.github.io/dcgm-exporter/helm-charts"
 METRICS_SERVER_CHARTS = "https://kubernetes-sigs.github.io/metrics-server/"
 DCGM_PORT = 9400
@@ -37,19 +52,25 @@ ADAPTER_RELEASE = "prometheus-adapter"
 CHART_SCRAPE_TIMEOUT_SECONDS = 10
 
 
-def prometheus_values(config: MonitoringConfig, system_node_selector: Mapping[str, str]) -> dict:
-    """The server alone, on the system nodes; its default kubernetes-pods job does the scraping (keys
-    checked in the chart's values.yaml at 27.39.0). No persistent volume: EKS clusters from 1.30 have
-    no default StorageClass, and a Pending Prometheus would leave every HPA blind; the samples serve
-    autoscaling, which needs minutes, not history. The emptyDir is bounded, and the TSDB kept below
-    it, so the kubelet never evicts the server for disk."""
+def prometheus_values(config: MonitoringConfig, system_node_selector: Mapping[str, str],
+                      rules: Mapping[str, dict] | None = None, alerting: Mapping | None = None,
+                      memory_mib: tuple[int, int] = (512, 2048)) -> dict:
+    """The server and Alertmanager on the system nodes (keys checked in the chart's values.yaml at
+    27.39.0, Alertmanager's in its subchart 1.26.0). Scraped: pods by annotation, each kubelet's cAdvisor
+    and OpenCost. No persistent volume: EKS clusters from 1.30 have no default StorageClass, and a
+    Pending Prometheus would leave every HPA blind; the samples serve autoscaling, alerts and the last
+    days' dashboards (cost history is OpenCost's allocation and the bill's). The emptyDir is bounded, and
+    the TSDB kept below it, so the kubelet never evicts the server for disk. `rules`: the serverFiles rule
+    files; `alerting`: Alertmanager's values (None: no Alertmanager); `memory_mib`: request and limit."""
     interval = config.scrape_interval_seconds
     return {
-        "alertmanager": {"enabled": False},
-        "kube-state-metrics": {"enabled": False},
+        "alertmanager": dict(alerting) if alerting else {"enabled": False},
+        "kube-state-metrics": {"enabled": False},  # OpenCost emits the kube-state series its costs need
         "prometheus-node-exporter": {"enabled": False},
         "prometheus-pushgateway": {"enabled": False},
-        "serverFiles": {"prometheus.yml": {"scrape_configs": [pods_scrape_job()]}},
+        "serverFiles": {"prometheus.yml": {"scrape_configs": [pods_scrape_job(), cadvisor_scrape_job(),
+                                                              opencost_scrape_job(interval)]},
+                        **(rules or {})},
         "configmapReload": {"prometheus": {"resources": ADDON_RESOURCES["config-reloader"]}},
         "server": {
             "useExistingClusterRoleName": PROMETHEUS_CLUSTER_ROLE,  # prometheus_access(): no nodes/proxy
@@ -59,8 +80,35 @@ def prometheus_values(config: MonitoringConfig, system_node_selector: Mapping[st
             "retentionSize": f"{config.storage_gib - 2}GB",
             "persistentVolume": {"enabled": False},
             "emptyDir": {"sizeLimit": f"{config.storage_gib}Gi"},
-            "resources": {"requests": {"cpu": "250m", "memory": "512Mi"}, "limits": {"memory": "2Gi"}},
+            # Sized from the series the stack holds at its maxima (components/monitoring/sizing.py).
+            "resources": {"requests": {"cpu": "250m", "memory": f"{memory_mib[0]}Mi"},
+                          "limits": {"memory": f"{memory_mib[1]}Mi"}},
             "nodeSelector": dict(system_node_selector),
+        },
+    }
+
+
+ALERTMANAGER_RELEASE = f"{PROMETHEUS_RELEASE}-alertmanager"  # the subchart's fullname: its service account
+ALERTMANAGER_PORT = 9093
+
+
+def alertmanager_values(topic_arn: str, region: str, role_arn: str, system_node_selector: Mapping[str, str]) -> dict:
+    """Alertmanager delivers to the stack's SNS topic (its e-mail subscribers, or chat behind it), signing
+    with the IRSA role; no volume (a restart forgets silences, not alerts: Prometheus resends them)."""
+    return {
+        "enabled": True,
+        "persistence": {"enabled": False},
+        "serviceAccount": {"annotations": {"eks.amazonaws.com/role-arn": role_arn}},
+        "resources": ADDON_RESOURCES["alertmanager"],
+        "nodeSelector": dict(system_node_selector),
+        "config": {
+            "global": {},
+            "receivers": [{"name": "stack-topic", "sns_configs": [{
+                "topic_arn": topic_arn, "sigv4": {"region": region}, "send_resolved": True,
+                # The budget breaker acts only on AWS Budgets' messages; these say where they come from.
+                "subject": "[seedance {{ .Status }}] {{ .CommonLabels.alertname }}"}]}],
+            "route": {"receiver": "stack-topic", "group_by": ["alertname", "namespace"], "group_wait": "30s",
+                      "group_interval": "5m", "repeat_interval": "4h"},
         },
     }
 
@@ -95,6 +143,29 @@ def pods_scrape_job() -> dict:
     }
 
 
+SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
+CADVISOR_KEPT = ("container_cpu_usage_seconds_total", "container_memory_working_set_bytes",
+                 "container_network_receive_bytes_total", "container_network_transmit_bytes_total")
+KUBELET_PORT = 10250
+
+
+def cadvisor_scrape_job() -> dict:
+    """Each kubelet's cAdvisor, read directly with the server's token (`nodes/metrics`), not through the
+    API server's node proxy (`nodes/proxy` is not granted). EKS kubelets serve a self-signed certificate
+    (no serving-certificate bootstrap), so it is not verified; the token is. Only the series OpenCost
+    and the rules read are kept."""
+    return {
+        "job_name": "kubernetes-cadvisor", "scheme": "https", "metrics_path": "/metrics/cadvisor",
+        "kubernetes_sd_configs": [{"role": "node"}],
+        "authorization": {"credentials_file": f"{SERVICE_ACCOUNT_DIR}/token"},
+        "tls_config": {"ca_file": f"{SERVICE_ACCOUNT_DIR}/ca.crt", "insecure_skip_verify": True},
+        "relabel_configs": [{"source_labels": ["__meta_kubernetes_node_name"], "action": "replace",
+                             "target_label": "node"}],
+        "metric_relabel_configs": [{"source_labels": ["__name__"], "action": "keep",
+                                    "regex": "|".join(CADVISOR_KEPT)}],
+    }
+
+
 def prometheus_access(vpc_cidr: str, api_service_ip: str) -> list[Manifest]:
     """What the server may read (the chart's ClusterRole less `nodes/proxy`, the kubelet's exec and log
     path, which the pod job never uses), and the namespaces' traffic: everything denied but DNS; the
@@ -116,12 +187,26 @@ def prometheus_access(vpc_cidr: str, api_service_ip: str) -> list[Manifest]:
     # Pods dial the API at the `kubernetes` Service address, which the network policy agent judges before
     # it is translated (and resolves Services only for pod selectors): that address, and the control
     # plane's own in the VPC.
-    api_server = {"to": [{"ipBlock": {"cidr": f"{api_service_ip}/32"}}, {"ipBlock": {"cidr": vpc_cidr}}],
-                  "ports": tcp(443)}
+    api_server = _api_server_egress(vpc_cidr, api_service_ip)
+    readers = [{"podSelector": {"matchLabels": adapter_pods}},
+               *[{"namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: namespace_name}},
+                  "podSelector": {"matchLabels": pods}}
+                 for namespace_name, pods in ((OPENCOST_NAMESPACE, OPENCOST_LABELS), (GRAFANA_NAMESPACE, GRAFANA_LABELS))]]
+    alertmanager_pods = {"app.kubernetes.io/name": "alertmanager"}
     server = network_policy(
         "prometheus-server", NAMESPACE, PROMETHEUS_SERVER_LABELS,
-        ingress=[{"from": [{"podSelector": {"matchLabels": adapter_pods}}], "ports": tcp(PROMETHEUS_PORT)}],
-        egress=[{"ports": tcp(PORTS["metrics"], DCGM_PORT)}, api_server])
+        ingress=[{"from": readers, "ports": tcp(PROMETHEUS_PORT)}],
+        egress=[{"ports": tcp(PORTS["metrics"], DCGM_PORT)}, api_server,
+                {"to": [{"ipBlock": {"cidr": vpc_cidr}}], "ports": tcp(KUBELET_PORT)},
+                {"to": [{"namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: OPENCOST_NAMESPACE}},
+                         "podSelector": {"matchLabels": OPENCOST_LABELS}}], "ports": tcp(OPENCOST_PORT)},
+                {"to": [{"podSelector": {"matchLabels": alertmanager_pods}}], "ports": tcp(ALERTMANAGER_PORT)}])
+    # Alertmanager hears the server only and speaks HTTPS to SNS and STS (its IRSA credentials).
+    alertmanager = network_policy(
+        "alertmanager", NAMESPACE, alertmanager_pods,
+        ingress=[{"from": [{"podSelector": {"matchLabels": PROMETHEUS_SERVER_LABELS}}],
+                  "ports": tcp(ALERTMANAGER_PORT)}],
+        egress=[{"ports": tcp(443)}])
     adapter = network_policy(
         ADAPTER_RELEASE, NAMESPACE, adapter_pods,
         ingress=[{"from": [{"ipBlock": {"cidr": vpc_cidr}}], "ports": tcp(ADAPTER_PORT)}],
@@ -131,8 +216,8 @@ def prometheus_access(vpc_cidr: str, api_service_ip: str) -> list[Manifest]:
         "dcgm-exporter", GPU_AGENTS_NAMESPACE, {"app.kubernetes.io/name": "dcgm-exporter"},
         ingress=[{"from": [{"namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: NAMESPACE}},
                             "podSelector": {"matchLabels": PROMETHEUS_SERVER_LABELS}}], "ports": tcp(DCGM_PORT)}])
-    return [role, binding, *namespace_baseline(NAMESPACE), server, adapter, *namespace_baseline(GPU_AGENTS_NAMESPACE),
-            exporter]
+    return [role, binding, *namespace_baseline(NAMESPACE), server, adapter, alertmanager,
+            *namespace_baseline(GPU_AGENTS_NAMESPACE), exporter]
 
 
 def dcgm_exporter_values() -> dict:
@@ -189,11 +274,38 @@ def adapter_serving_certificate(name: str, opts: pulumi.ResourceOptions) -> dict
     return {"ca": ca.cert_pem, "key": pulumi.Output.secret(key.private_key_pem), "certificate": certificate.cert_pem}
 
 
+@dataclass(frozen=True)
+class CostMonitoring:
+    """What the cost loop's parts need from the rest of the stack."""
+
+    cluster_name: str
+    monthly_budget_usd: float
+    rebalance: str  # what runs when node utilisation spreads (said in the alert)
+    rates: ClusterRates
+    served: tuple[ServedSet, ...]
+    planned_spot_share: Mapping[str, float]
+    series: SeriesEstimate
+    alert_topic_arn: pulumi.Input[str]
+    kms_key_arn: pulumi.Input[str]
+    oidc_provider_arn: pulumi.Input[str]
+    oidc_issuer_url: pulumi.Input[str]
+    region: str
+    tags: Mapping[str, str]
+
+
+def alertmanager_policy(topic_arn: str, key_arn: str) -> dict:
+    """Publish to the stack's encrypted topic, nothing else."""
+    return {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": "sns:Publish", "Resource": topic_arn},
+        {"Effect": "Allow", "Action": ["kms:GenerateDataKey", "kms:Decrypt"], "Resource": key_arn}]}
+
+
 class MetricsPipeline(pulumi.ComponentResource):
     def __init__(self, name: str, config: MonitoringConfig, *, system_node_selector: Mapping[str, str],
-                 vpc_cidr: str, api_service_ip: str, provider: k8s.Provider,
+                 vpc_cidr: str, api_service_ip: str, provider: k8s.Provider, cost: CostMonitoring,
                  opts: pulumi.ResourceOptions | None = None):
         super().__init__("seedance:monitoring:MetricsPipeline", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
         in_cluster = pulumi.ResourceOptions(parent=self, provider=provider)
 
         monitoring = declare(namespace(NAMESPACE, "baseline"), f"{name}-namespace", in_cluster)
@@ -204,15 +316,31 @@ class MetricsPipeline(pulumi.ComponentResource):
                               depends_on=[monitoring, gpu_agents])))
                   for manifest in prometheus_access(vpc_cidr, api_service_ip)]
 
-        def release(suffix: str, chart: str, version: str, repo: str, values: dict, depends_on: list[pulumi.Resource],
-                    release_namespace: str = NAMESPACE) -> k8s.helm.v3.Release:
+        def release(suffix: str, chart: str, version: str, repo: str, values: pulumi.Input[dict],
+                    depends_on: list[pulumi.Resource], release_namespace: str = NAMESPACE) -> k8s.helm.v3.Release:
+            # The platform's own pods carry the cost labels too (the prometheus chart: on its server and
+            # Alertmanager; the others: podLabels).
+            labelled = pulumi.Output.from_input(values).apply(lambda v: with_cost_labels(v, cost.tags, suffix))
             return k8s.helm.v3.Release(
                 f"{name}-{suffix}", name=suffix, chart=chart, version=version, namespace=release_namespace,
-                repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=repo), values=values,
+                repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=repo), values=labelled,
                 opts=pulumi.ResourceOptions.merge(in_cluster, pulumi.ResourceOptions(depends_on=depends_on)))
 
+        # Alertmanager signs its SNS calls as this role (IRSA), which may publish to the stack's topic only.
+        alerts_role = aws.iam.Role(f"{name}-alertmanager", tags=dict(cost.tags), opts=child,
+                                   assume_role_policy=pulumi.Output.all(cost.oidc_provider_arn, cost.oidc_issuer_url).apply(
+                                       lambda v: json.dumps(irsa_trust_policy(v[0], v[1], NAMESPACE, ALERTMANAGER_RELEASE))))
+        aws.iam.RolePolicy(f"{name}-alertmanager-publish", role=alerts_role.id, opts=child,
+                           policy=pulumi.Output.all(cost.alert_topic_arn, cost.kms_key_arn).apply(
+                               lambda v: json.dumps(alertmanager_policy(v[0], v[1]))))
+        alerting = pulumi.Output.all(cost.alert_topic_arn, alerts_role.arn).apply(
+            lambda v: alertmanager_values(v[0], cost.region, v[1], system_node_selector))
+        rules = rule_files(cost.monthly_budget_usd, cost.rebalance)
+        memory = (cost.series.memory_request_mib, cost.series.memory_limit_mib)
         prometheus = release(PROMETHEUS_RELEASE, "prometheus", config.prometheus_chart_version, COMMUNITY_CHARTS,
-                             prometheus_values(config, system_node_selector), [monitoring, *access])
+                             alerting.apply(lambda values: prometheus_values(config, system_node_selector, rules, values,
+                                                                             memory)),
+                             [monitoring, *access])
         release("dcgm-exporter", "dcgm-exporter", config.dcgm_exporter_chart_version, DCGM_CHARTS,
                 dcgm_exporter_values(), [prometheus, gpu_agents], GPU_AGENTS_NAMESPACE)
         release("metrics-server", "metrics-server", config.metrics_server_chart_version, METRICS_SERVER_CHARTS,
@@ -221,4 +349,55 @@ class MetricsPipeline(pulumi.ComponentResource):
         release(ADAPTER_RELEASE, "prometheus-adapter", config.adapter_chart_version, COMMUNITY_CHARTS,
                 adapter_values(config, system_node_selector,
                                adapter_serving_certificate(name, pulumi.ResourceOptions(parent=self))), [prometheus])
+
+        # OpenCost: cost per namespace, team and app from this Prometheus, priced as the plans price capacity.
+        opencost_namespace = declare(namespace(OPENCOST_NAMESPACE, "restricted"), f"{name}-opencost-namespace",
+                                     in_cluster)
+        after_opencost_namespace = pulumi.ResourceOptions.merge(in_cluster, pulumi.ResourceOptions(
+            depends_on=[opencost_namespace]))
+        opencost_base = [declare(m, f"{name}-opencost-{m['metadata']['name']}", after_opencost_namespace)
+                         for m in namespace_baseline(OPENCOST_NAMESPACE)]
+        release(OPENCOST_RELEASE, "opencost", config.opencost_chart_version, OPENCOST_CHARTS,
+                opencost_values(cost.rates, cost.cluster_name, system_node_selector, _api_server_egress(
+                    vpc_cidr, api_service_ip)), [prometheus, *opencost_base], OPENCOST_NAMESPACE)
+
+        # Grafana: the dashboards as code, by port-forward only.
+        grafana_namespace = declare(namespace(GRAFANA_NAMESPACE, "restricted"), f"{name}-grafana-namespace", in_cluster)
+        after_grafana_namespace = pulumi.ResourceOptions.merge(in_cluster, pulumi.ResourceOptions(
+            depends_on=[grafana_namespace]))
+        grafana_policies = [declare(m, f"{name}-grafana-{m['metadata']['name']}", after_grafana_namespace)
+                            for m in grafana_access()]
+        board_files = dashboards(list(cost.served), cost.monthly_budget_usd, dict(cost.planned_spot_share))
+        boards = declare({"apiVersion": "v1", "kind": "ConfigMap",
+                          "metadata": metadata(DASHBOARDS_CONFIG_MAP, GRAFANA_NAMESPACE), "data": board_files},
+                         f"{name}-dashboards", after_grafana_namespace)
+        release(GRAFANA_RELEASE, "grafana", config.grafana_chart_version, GRAFANA_CHARTS,
+                grafana_values(config.prometheus_url, system_node_selector), [prometheus, boards, *grafana_policies],
+                GRAFANA_NAMESPACE)
         self.register_outputs({})
+
+
+def with_cost_labels(values: dict, tags: Mapping[str, str], app: str) -> dict:
+    """A release's values with its pods' cost labels where its chart takes them."""
+    if app == PROMETHEUS_RELEASE:
+        return {**values, "server": {**values["server"], "podLabels": cost_labels(tags, "prometheus")},
+                "alertmanager": {**values["alertmanager"], "podLabels": cost_labels(tags, "alertmanager")}
+                if values["alertmanager"].get("enabled") else values["alertmanager"]}
+    return {**values, "podLabels": cost_labels(tags, app)}
+
+
+def _api_server_egress(vpc_cidr: str, api_service_ip: str) -> dict:
+    """Pods dial the API at the `kubernetes` Service address, which the network policy agent judges before it
+    is translated: that address, and the control plane's own in the VPC."""
+    return {"to": [{"ipBlock": {"cidr": f"{api_service_ip}/32"}}, {"ipBlock": {"cidr": vpc_cidr}}],
+            "ports": [{"port": 443, "protocol": "TCP"}]}
+
+
+def grafana_access() -> list[Manifest]:
+    """Nothing in (port-forward reaches the pod through the kubelet); out to the Prometheus server only."""
+    to_prometheus = network_policy(
+        "grafana", GRAFANA_NAMESPACE, GRAFANA_LABELS,
+        egress=[{"to": [{"namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: NAMESPACE}},
+                         "podSelector": {"matchLabels": PROMETHEUS_SERVER_LABELS}}],
+                 "ports": [{"port": PROMETHEUS_PORT, "protocol": "TCP"}]}])
+    return [*namespace_baseline(GRAFANA_NAMESPACE), to_prometheus]

@@ -84,8 +84,9 @@ def alerting_rules(monthly_budget_usd: float, rebalance: str) -> list[dict]:
                                     f"\"%.1f\" }}}} ms, above the {P99_MS} ms anchor for 10 minutes"}},
         {"alert": "TritonLatencyJitterHigh", "expr": f"seedance:triton_latency_jitter:ratio10m > {JITTER}",
          "for": "10m", "labels": {"severity": "ticket"},
-         "annotations": {"summary": f"{{{{ $labels.namespace }}}}/{{{{ $labels.model }}}}: P99 varies "
-                                    f"{{{{ $value | humanizePercentage }}}}, above {JITTER:.0%}"}},
+         # Two decimals: the recorded series and the alert are evaluated in groups of their own, a step apart.
+         "annotations": {"summary": f"{{{{ $labels.namespace }}}}/{{{{ $labels.model }}}}: the P99 varies by "
+                                    f"{{{{ $value | printf \"%.2f\" }}}} of itself, above {JITTER}"}},
         {"alert": "HighLatencyPodCostReview",
          "expr": f'max by (namespace, pod) (nv_inference_request_summary_us{{quantile="0.99"}}) / 1000 > {P99_MS}',
          "for": "30m", "labels": {"severity": "cost-review"},

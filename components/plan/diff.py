@@ -113,30 +113,55 @@ def node_effect(base: PlanResource, head: PlanResource, template_changes: list[s
     if removed:
         reasons.append(f"{', '.join(removed)} no longer listed")
     if any(c.startswith(_DISTRIBUTION) for c in group_changes):
-        reasons.append("running nodes keep their purchase option (protected from the group's own scale-in); new "
-                       "launches follow the new On-Demand/Spot mix" if head.props.get("protectFromScaleIn") else
+        reasons.append("new launches follow the new On-Demand/Spot mix; running nodes are protected from the "
+                       "group's own scale-in, which should keep their purchase option (to verify once on a live "
+                       "group: docs/day-two.md)" if head.props.get("protectFromScaleIn") else
                        "the group itself gradually replaces running nodes to reach the new On-Demand/Spot mix")
     if head.props.get("protectFromScaleIn") and not base.props.get("protectFromScaleIn"):
         reasons.append("nodes running now stay unprotected from the group's scale-in until replaced (the setting "
                        "applies to launches; docs/day-two.md protects them once)")
-    skip = bool((refresh_settings.get("preferences") or {}).get("skipMatching"))
+    preferences = refresh_settings.get("preferences") or {}
     if not refresh:
         replaces, types = "none", ()
-    elif new_version or not skip:
+    elif new_version or not preferences.get("skipMatching"):
         replaces, types = "all", ()
     elif removed:
         replaces, types = "types", tuple(removed)
     else:
         replaces, types = "none", ()
+    if refresh:
+        reasons.append("a refresh still running is cancelled first (the provider starts one at a time)")
+    # A protected node is replaced only when the refresh is told to (StartInstanceRefresh's
+    # ScaleInProtectedInstances: Refresh; Ignore skips it; Wait, the default, waits an hour and fails).
+    handling = preferences.get("scaleInProtectedInstances") or "Wait"
+    if replaces != "none" and head.props.get("protectFromScaleIn") and handling != "Refresh":
+        reasons.append(f"nothing is replaced: the nodes are protected and the refresh's scaleInProtectedInstances is "
+                       f"{handling}")
+        replaces, types = "none", ()
     return NodeEffect(refresh, replaces, types, tuple(reasons), _pace(head))
+
+
+def _template_of(group: PlanResource, templates: list[PlanResource]) -> PlanResource | None:
+    """The launch template a group launches from: the one whose (known) id it names, else the one it
+    depends on, else the only one under its parent component."""
+    named = _launch_template_id(group)
+    if isinstance(named, str) and not is_unknown(named):
+        found = [t for t in templates if t.id == named]
+        if len(found) == 1:
+            return found[0]
+    for candidates in ([t for t in templates if t.urn in group.dependencies],
+                       [t for t in templates if group.parent and t.parent == group.parent]):
+        if len(candidates) == 1:
+            return candidates[0]
+    return None
 
 
 def plan_diff(base: list[PlanResource], head: list[PlanResource]) -> list[Change]:
     """Every resource that differs, in the head's order (deletions last)."""
     before = {r.urn: r for r in base}
     after = {r.urn: r for r in head}
-    templates_before = {r.id: r for r in base if r.type == LAUNCH_TEMPLATE}
-    templates_after = {r.id: r for r in head if r.type == LAUNCH_TEMPLATE}
+    templates_before = [r for r in base if r.type == LAUNCH_TEMPLATE]
+    templates_after = [r for r in head if r.type == LAUNCH_TEMPLATE]
     changes = []
     for resource in head:
         old = before.get(resource.urn)
@@ -147,10 +172,16 @@ def plan_diff(base: list[PlanResource], head: list[PlanResource]) -> list[Change
         forced = replaced_by(resource.type, changed)
         nodes = None
         if resource.type == ASG:
-            old_template = templates_before.get(_launch_template_id(old))
-            new_template = templates_after.get(_launch_template_id(resource))
-            same = old_template is not None and new_template is not None and old_template.urn == new_template.urn
-            template_changes = changed_paths(old_template.props, new_template.props) if same else None
+            old_template, new_template = _template_of(old, templates_before), _template_of(resource, templates_after)
+            # Another template: the group names another id, or launches from another resource.
+            another = any(c.endswith("launchTemplateSpecification.launchTemplateId") for c in changed) or (
+                old_template is not None and new_template is not None and old_template.urn != new_template.urn)
+            if another:
+                template_changes = None
+            elif old_template is not None and new_template is not None:
+                template_changes = changed_paths(old_template.props, new_template.props)
+            else:
+                template_changes = []  # not identified in the plans: only the group's own inputs are judged
             if forced:
                 nodes = NodeEffect(False, "all", (), ("the group itself is replaced",), None)
             elif changed or template_changes != []:
@@ -165,7 +196,8 @@ def plan_diff(base: list[PlanResource], head: list[PlanResource]) -> list[Change
         action: Action = "replace" if forced else "update"
         changes.append(Change(action, resource, tuple(changed), None if forced is None else tuple(forced), nodes,
                               tuple(refused_changes(resource.type, changed))))
-    changes += [Change("delete", r) for r in base if r.urn not in after]
+    gone = NodeEffect(False, "all", (), ("the group is deleted: every node of it is terminated",), None)
+    changes += [Change("delete", r, nodes=gone if r.type == ASG else None) for r in base if r.urn not in after]
     return changes
 
 

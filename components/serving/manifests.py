@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from components.compute.labels import NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL, pool_tolerations
 from components.compute.priority import PRIORITY_CLASS
-from components.common.manifests import (NAMESPACE_NAME_LABEL, Manifest, checkov_skips, metadata, namespace_baseline,
-                                         network_policy)
+from components.common.manifests import (NAMESPACE_NAME_LABEL, Manifest, checkov_skips, cost_labels, metadata,
+                                         namespace_baseline, network_policy)
 
 def image(registry: str, version: str, digest: str | None) -> str:
     """The image reference: by digest when one is given, so a moved tag changes nothing that runs."""
@@ -56,6 +56,7 @@ class TritonSpec:
     metrics_scraper: tuple[str, tuple[tuple[str, str], ...]] = ("monitoring", ())  # (namespace, pod labels)
     track: str = "stable"
     replicas: int | None = None  # a canary's fixed count; the stable Deployment's belongs to the HPA
+    tags: tuple[tuple[str, str], ...] = ()  # the stack's cost tags: the pods' cost labels
 
     @property
     def grace_seconds(self) -> int:
@@ -121,7 +122,7 @@ def deployment(spec: TritonSpec) -> Manifest:
             "selector": {"matchLabels": pod_labels},
             "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}},
             "template": {
-                "metadata": {"labels": pod_labels,
+                "metadata": {"labels": {**cost_labels(dict(spec.tags), f"triton-{spec.name}"), **pod_labels},
                              "annotations": {"prometheus.io/scrape": "true", "prometheus.io/port": str(PORTS["metrics"]),
                                              "prometheus.io/path": "/metrics"}},
                 "spec": {

@@ -87,6 +87,7 @@ class TritonServing(pulumi.ComponentResource):
             startup_budget_seconds=config.startup_budget_seconds, drain_seconds=config.drain_seconds,
             exit_timeout_seconds=config.exit_timeout_seconds,
             service_account=account_name, role_arn=f"arn:{partition}:iam::{account_id}:role/{role_name}", region=region,
+            tags=tuple(sorted(tags.items())),
             client_namespaces=tuple(config.client_namespaces),
             metrics_scraper=(metrics_scraper[0], tuple(sorted(metrics_scraper[1].items()))),
         )

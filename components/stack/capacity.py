@@ -54,7 +54,7 @@ def group_requests(config: StackConfig, zones: Sequence[str], holdings: Sequence
                                              for g in config.gpu_node_groups])
     return [
         GroupRequest(name=g.name, workload_class=g.workload(), instance_types=tuple(g.instance_types),
-                     zones=tuple(zones), min_gpus=g.min_gpus, desired_gpus=g.desired_gpus, max_gpus=g.max_gpus,
+                     zones=g.launch_zones(zones), min_gpus=g.min_gpus, desired_gpus=g.desired_gpus, max_gpus=g.max_gpus,
                      holdings=allocated[g.name])
         for g in config.gpu_node_groups
     ]

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from components.common.validation import FieldError
+from components.monitoring.opencost import ClusterRates, cluster_rates
+from components.monitoring.sizing import SeriesEstimate, series_estimate
 from components.compute.node_images import NodeImageError, images_path, pinned_images, read_node_images
 from components.catalog.instance_types import gpu_instance_type
 from components.network.egress import EgressReport, EndpointLayout, egress_report, report_lines
@@ -37,6 +39,12 @@ class StackDerivation:
     egress_problem: str | None  # why there is no egress report (no prices for the region)
     node_images: dict[str, str]  # group -> pinned AMI id
     unpinned_images: tuple[str, ...]  # "<family>/<arch>" the stack's images file does not pin
+    series: SeriesEstimate  # what Prometheus holds at the maxima
+
+    @property
+    def cost_rates(self) -> ClusterRates:
+        """OpenCost's rates, from the plans the program deploys."""
+        return cluster_rates(self.capacity.plans)
 
     @property
     def nat_gb_per_gateway(self) -> float:
@@ -58,7 +66,17 @@ def derive(config: StackConfig, stack: str, zones: Sequence[str], stacks_dir: Pa
     capacity = program_capacity(config, stack, zones, stacks_dir, now, live=live, offline=offline)
     images, unpinned = node_images(config, stack, stacks_dir, offline)
     return StackDerivation(tuple(zones), capacity, checkpoint, tuple(serving), layout, egress, problem, images,
-                           tuple(unpinned))
+                           tuple(unpinned), monitoring_series(config))
+
+
+def monitoring_series(config: StackConfig) -> SeriesEstimate:
+    """The series the stack's Prometheus holds with every group at its maximum."""
+    return series_estimate(
+        system_nodes=config.cluster.system_nodes.max_size,
+        gpu_nodes=sum(g.max_gpus // g.gpus_per_instance for g in config.gpu_node_groups),
+        gpus=sum(g.max_gpus for g in config.gpu_node_groups),
+        triton_pods=sum(s.max_replicas + (s.canary.replicas if s.canary else 0) for s in config.serving),
+        namespaces=len(config.serving) + sum(len(t.namespaces) for t in config.tenants) + 12)
 
 
 def node_images(config: StackConfig, stack: str, stacks_dir: Path, offline: bool) -> tuple[dict[str, str], list[str]]:

@@ -7,9 +7,11 @@ and its reason sit in the object's own `checkov.io/skip` annotations.
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from components.storage.checkpoint_sizing import SizingDecision
-from components.compute.labels import AGENT_TOLERATIONS, LOCAL_NVME_LABEL
-from components.common.manifests import (Manifest, checkov_skips, metadata, namespace, namespace_baseline,
+from components.compute.labels import AGENT_TOLERATIONS, LOCAL_NVME_LABEL, NODE_GROUP_LABEL
+from components.common.manifests import (Manifest, checkov_skips, cost_labels, metadata, namespace, namespace_baseline,
                                          network_policy)
 EBS_CSI = "ebs.csi.aws.com"
 NO_PROVISIONER = "kubernetes.io/no-provisioner"
@@ -74,8 +76,10 @@ def checkpoint_storage_class(name: str, decision: SizingDecision, kms_key_arn: s
 
 
 def static_checkpoint_volume(name: str, volume_id: str, zone: str, size_gib: int, storage_class: str,
-                             namespace: str) -> list[Manifest]:
-    """A PersistentVolume over a pre-provisioned EBS volume and the claim bound to it."""
+                             namespace: str, node_group: str) -> list[Manifest]:
+    """A PersistentVolume over a pre-provisioned EBS volume and the claim bound to it. The volume's node
+    affinity names its zone and its GPU group (a single-zone group launching there): the scheduler and the
+    cluster autoscaler's simulation both hold a pod to it, so scale-from-zero starts that group."""
     volume = {
         "apiVersion": "v1",
         "kind": "PersistentVolume",
@@ -87,7 +91,8 @@ def static_checkpoint_volume(name: str, volume_id: str, zone: str, size_gib: int
             "storageClassName": storage_class,
             "csi": {"driver": EBS_CSI, "volumeHandle": volume_id, "fsType": "xfs"},
             "nodeAffinity": {"required": {"nodeSelectorTerms": [
-                {"matchExpressions": [{"key": ZONE_LABEL, "operator": "In", "values": [zone]}]}]}},
+                {"matchExpressions": [{"key": ZONE_LABEL, "operator": "In", "values": [zone]},
+                                      {"key": NODE_GROUP_LABEL, "operator": "In", "values": [node_group]}]}]}},
             "claimRef": {"namespace": namespace, "name": name},
         },
     }
@@ -165,7 +170,8 @@ def local_storage_class(name: str, zones: list[str]) -> Manifest:
     }
 
 
-def local_provisioner(storage_class: str, namespace: str, image: str) -> list[Manifest]:
+def local_provisioner(storage_class: str, namespace: str, image: str,
+                      tags: Mapping[str, str] | None = None) -> list[Manifest]:
     """sig-storage-local-static-provisioner: one PV per NVMe mount, on the nodes that have them."""
     name = PROVISIONER_NAME
     config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata(f"{name}-config", namespace),
@@ -206,7 +212,7 @@ def local_provisioner(storage_class: str, namespace: str, image: str) -> list[Ma
             "selector": {"matchLabels": {"app.kubernetes.io/name": name}},
             "updateStrategy": {"type": "RollingUpdate"},
             "template": {
-                "metadata": {"labels": {"app.kubernetes.io/name": name}},
+                "metadata": {"labels": cost_labels(tags or {}, name)},
                 "spec": {
                     "serviceAccountName": name,
                     "priorityClassName": "system-node-critical",

@@ -61,7 +61,8 @@ class CheckpointStorage(pulumi.ComponentResource):
                     opts=pulumi.ResourceOptions(parent=self, retain_on_delete=True),
                 )
                 for manifest in static_checkpoint_volume(claim, ebs.id, zone, volume.size_gib,
-                                                         config.storage_class_name, config.namespace):
+                                                         config.storage_class_name, config.namespace,
+                                                         config.node_group):
                     declare(manifest, f"{name}-{index}-{manifest['kind'].lower()}",
                             pulumi.ResourceOptions(parent=self, provider=provider, depends_on=[namespace]))
                 self.claim_names.append(claim)
@@ -72,11 +73,11 @@ class LocalStorage(pulumi.ComponentResource):
     storage_class_name: str
 
     def __init__(self, name: str, config: LocalStorageConfig, *, zones: list[str], provider: k8s.Provider,
-                 opts: pulumi.ResourceOptions | None = None):
+                 tags: Mapping[str, str], opts: pulumi.ResourceOptions | None = None):
         super().__init__("seedance:storage:LocalStorage", name, None, opts)
         in_cluster = pulumi.ResourceOptions(parent=self, provider=provider)
         declare(local_storage_class(config.storage_class_name, zones), f"{name}-class", in_cluster)
-        for manifest in local_provisioner(config.storage_class_name, config.namespace, config.provisioner_image):
+        for manifest in local_provisioner(config.storage_class_name, config.namespace, config.provisioner_image, tags):
             declare(manifest, f"{name}-{manifest['kind'].lower()}", in_cluster)
         self.storage_class_name = config.storage_class_name
         self.register_outputs({"storage_class_name": self.storage_class_name})

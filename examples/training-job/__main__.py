@@ -25,7 +25,10 @@ config = pulumi.Config()
 platform = PlatformReference(config.require("platform_stack"))
 gpus = config.get_int("gpus") or 1
 flush_seconds = config.get_int("flush_seconds") or 60
-labels = {"team": config.require("team"), "cost-center": config.require("cost_center")}
+# The platform's cost labels (contract `cost_label_keys`): the cloud cost tags' keys, this stack's env and the
+# app's name; OpenCost and the cost dashboards group by them.
+labels = {"team": config.require("team"), "cost-center": config.require("cost_center"), "env": pulumi.get_stack(),
+          "app.kubernetes.io/name": "train"}
 # Resumed work is lost work: a spot notice leaves 120 s; the handler's drain and the kubelet take some.
 if not 10 <= flush_seconds <= 90:
     raise pulumi.RunError(f"invalid config training-job:flush_seconds = {flush_seconds}: a spot notice leaves two "
@@ -75,7 +78,7 @@ job = k8s.batch.v1.Job(
             {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]},
         ]},
         "template": {
-            "metadata": {"labels": object_labels.apply(lambda l: {**l, "app.kubernetes.io/name": "train"}),
+            "metadata": {"labels": object_labels,
                          "annotations": {"cluster-autoscaler.kubernetes.io/safe-to-evict": "false"}},
             "spec": {
                 "restartPolicy": "Never",

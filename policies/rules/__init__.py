@@ -19,7 +19,8 @@ from policies.rules import (aws_autoscaling_group_allow_gpu_instance_types, aws_
                             kubernetes_pod_disallow_host_access, kubernetes_rbac_binding_disallow_cluster_admin,
                             kubernetes_rbac_role_disallow_wildcards, kubernetes_service_disallow_node_port,
                             kubernetes_service_disallow_public_gpu_serving,
-                            kubernetes_storageclass_require_wait_for_first_consumer)
+                            kubernetes_storageclass_require_wait_for_first_consumer,
+                            kubernetes_workload_require_cost_labels)
 
 ALL_RULES = [module.RULE for module in (
     aws_resource_tags_require_cost_tags,
@@ -47,6 +48,7 @@ ALL_RULES = [module.RULE for module in (
     kubernetes_rbac_role_disallow_wildcards,
     kubernetes_rbac_binding_disallow_cluster_admin,
     kubernetes_container_require_cpu_memory_requests,
+    kubernetes_workload_require_cost_labels,
     kubernetes_container_limit_memory_per_vcpu,
     kubernetes_storageclass_require_wait_for_first_consumer,
     kubernetes_hpa_disallow_cpu_only_for_gpu,

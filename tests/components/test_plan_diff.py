@@ -10,22 +10,25 @@ ASG = "aws:autoscaling/group:Group"
 TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 
 
-def _group(on_demand=100, types=("g6.xlarge", "g5.xlarge"), skip=True, protect=True):
+def _group(on_demand=100, types=("g6.xlarge", "g5.xlarge"), skip=True, protect=True, protected="Refresh",
+           template_id="lt-1"):
     return PlanResource(
-        urn="urn:asg", type=ASG, name="batch-asg", id="batch-asg",
+        urn="urn:asg", type=ASG, name="batch-asg", id="batch-asg", parent="urn:group",
         props={"protectFromScaleIn": protect,
                "instanceRefresh": {"strategy": "Rolling",
                                    "preferences": {"skipMatching": skip, "minHealthyPercentage": 90,
-                                                   "maxHealthyPercentage": 100}},
+                                                   "maxHealthyPercentage": 100,
+                                                   "scaleInProtectedInstances": protected}},
                "mixedInstancesPolicy": {
                    "instancesDistribution": {"onDemandBaseCapacity": 1,
                                              "onDemandPercentageAboveBaseCapacity": on_demand},
-                   "launchTemplate": {"launchTemplateSpecification": {"launchTemplateId": "lt-1", "version": "1"},
+                   "launchTemplate": {"launchTemplateSpecification": {"launchTemplateId": template_id, "version": "1"},
                                       "overrides": [{"instanceType": t} for t in types]}}})
 
 
-def _template(image="ami-0123456789abcdef0", user_data="Ym9vdA==", tags=None):
-    return PlanResource(urn="urn:lt", type=TEMPLATE, name="batch-template", id="lt-1",
+def _template(image="ami-0123456789abcdef0", user_data="Ym9vdA==", tags=None, urn="urn:lt", ident="lt-1",
+              parent="urn:group"):
+    return PlanResource(urn=urn, type=TEMPLATE, name="batch-template", id=ident, parent=parent,
                         props={"imageId": image, "userData": user_data, "tags": tags or {"team": "ml"}})
 
 
@@ -94,3 +97,29 @@ def test_a_replacement_creation_deletion_and_refused_change_are_each_named():
     assert "FAILS: the API server refuses to change volumeBindingMode" in text
     assert "+  create  aws:sqs/queue:Queue events" in text and "-  delete  aws:sqs/queue:Queue old" in text
     assert "1 to create, 1 to update in place, 1 to replace, 1 to delete" in text
+
+
+def test_protected_nodes_a_refresh_may_not_replace_are_said_to_stay():
+    for handling in ("Ignore", "Wait"):
+        nodes = _nodes([_group(protected=handling), _template()],
+                       [_group(protected=handling), _template(image="ami-0fedcba9876543210")])
+        assert nodes.replaces == "none" and any(handling in r for r in nodes.reasons)
+
+
+def test_unknown_template_ids_and_a_new_template_are_told_apart():
+    unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # a preview's unknown string
+    other = _template(urn="urn:lt-online", ident=unknown, parent="urn:online", image="ami-0aaaaaaaaaaaaaaaa")
+    base = [_group(template_id=unknown), _template(ident=unknown), other]
+    moved = _template(urn="urn:lt-online", ident=unknown, parent="urn:online", image="ami-0bbbbbbbbbbbbbbbb")
+    # Only the other group's template changed: this group, whose template is its sibling, replaces nothing.
+    assert [c.resource.urn for c in plan_diff(base, [_group(template_id=unknown), _template(ident=unknown), moved])] \
+        == ["urn:lt-online"]
+    # The group names another template: every node is replaced, whatever the templates' inputs.
+    assert _nodes([_group(), _template()], [_group(template_id="lt-2"), _template(ident="lt-2")]).replaces == "all"
+
+
+def test_a_deleted_group_terminates_its_nodes():
+    from components.plan.diff import replaced_nodes
+    changes = plan_diff([_group(), _template()], [_template()])
+    assert [(c.action, c.nodes.replaces) for c in changes] == [("delete", "all")]
+    assert [group for group, _ in replaced_nodes(changes)] == ["batch-asg"]

@@ -70,6 +70,7 @@ def test_training_job_survives_spot_as_a_team_should_copy_it(plan_of):
     assert f"--checkpoint-every-seconds={int(outputs['storage_classes']['checkpoint_interval_seconds'])}" in \
         pod["containers"][0]["command"]
     assert set(outputs["cost_label_keys"]) <= set(job.inputs["metadata"]["labels"])
+    assert set(outputs["cost_label_keys"]) <= set(spec["template"]["metadata"]["labels"])  # what OpenCost reads
     (claim,) = plan.of_type("kubernetes:core/v1:PersistentVolumeClaim")
     assert set(outputs["cost_label_keys"]) <= set(claim.inputs["metadata"]["labels"])
     manifests = [{"apiVersion": "batch/v1", "kind": "Job", **job.inputs}]

@@ -79,4 +79,4 @@ def test_what_teams_need_is_in_the_contract(plan_of):
     online = contract.pool("online")
     assert set(online.gpu_models) == set(online.instance_types) == set(online.gpu_memory_gib)
     assert online.gpu_models["g6.xlarge"] == "L4" and online.gpu_memory_gib["g6.xlarge"] == 24
-    assert contract.cost_label_keys == ["team", "cost-center"]
+    assert contract.cost_label_keys == ["team", "cost-center", "env", "app.kubernetes.io/name"]

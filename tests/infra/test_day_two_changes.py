@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 import components.stack.derivation
+from components.compute.node_bootstrap import ami_ssm_parameter
 from components.compute.node_images import NodeImage, NodeImagesDocument, render_node_images
 from components.plan.diff import plan_diff
 from components.stack.config import ConfigError
@@ -23,14 +24,16 @@ PINNED = datetime(2026, 12, 1, tzinfo=timezone.utc)
 
 def _images_file(tmp_path, al2023="ami-0a1b2c3d4e5f60718", bottlerocket="ami-0b1b2c3d4e5f60718"):
     config = stack_config("dev")
+    version = config.cluster.kubernetes_version
     document = NodeImagesDocument(images_version=1, stack="dev", region=config.region,
-                                  kubernetes_version=config.cluster.kubernetes_version, images={
-                                      "al2023/x86_64": NodeImage(image_id=al2023, name="amazon-eks-node-al2023-x86_64"
-                                                                 "-nvidia-1.36-v20261120", parameter="/aws/x",
-                                                                 pinned_at=PINNED),
-                                      "bottlerocket/x86_64": NodeImage(image_id=bottlerocket, name="bottlerocket-aws-"
-                                                                       "k8s-1.36-nvidia-x86_64-v1.50.0",
-                                                                       parameter="/aws/y", pinned_at=PINNED)})
+                                  kubernetes_version=version, images={
+                                      "al2023/x86_64": NodeImage(
+                                          image_id=al2023, name="amazon-eks-node-al2023-x86_64-nvidia-1.36-v20261120",
+                                          parameter=ami_ssm_parameter("al2023", version, "x86_64"), pinned_at=PINNED),
+                                      "bottlerocket/x86_64": NodeImage(
+                                          image_id=bottlerocket, name="bottlerocket-aws-k8s-1.36-nvidia-x86_64-v1.50.0",
+                                          parameter=ami_ssm_parameter("bottlerocket", version, "x86_64"),
+                                          pinned_at=PINNED)})
     path = tmp_path / f"images-{al2023}-{bottlerocket}.json"
     path.write_text(render_node_images(document))
     return path
@@ -72,6 +75,9 @@ def test_a_spot_share_change_replaces_no_running_node(plan_of):
         if r.type == "aws:autoscaling/group:Group" else r for r in before]
     changed = _groups(before, after)
     assert changed, "the spot lock should change the groups' mix"
+    # A decision changes no launch template (no user data, no tag): what rolls nodes is never a price.
+    templates = [c for c in plan_diff(before, list(spot.values())) if c.resource.type.endswith("LaunchTemplate")]
+    assert templates == []
     for change in changed.values():
         assert change.nodes.refresh and change.nodes.replaces == "none", change.nodes.summary()
 
@@ -125,23 +131,38 @@ def test_a_real_run_refuses_an_unpinned_image_and_a_pin_for_another_version(tmp_
     (tmp_path / "node-images.dev.json").write_text(path.read_text().replace("ami-0a1b2c3d4e5f60718", "ami-zz"))
     with pytest.raises(ConfigError, match=r"images.al2023/x86_64.image_id"):
         node_images(config, "dev", tmp_path, offline=False)
+    # An image pinned from another parameter (a hand edit, another family's) is not deployed.
+    (tmp_path / "node-images.dev.json").write_text(path.read_text().replace("/amazon-linux-2023/", "/amazon-linux-2/"))
+    with pytest.raises(ConfigError, match=r"images.al2023/x86_64.parameter"):
+        node_images(config, "dev", tmp_path, offline=False)
 
 
 def test_every_zonal_volume_has_a_group_that_launches_in_its_zone_alone(stack_plan):
-    """The autoscaler starts a node for a pod whose PV pins a zone only from a group that launches there."""
+    """The autoscaler starts a node for a pod whose PV pins a zone only from a group that launches there:
+    every group the volume's affinity lets its pods use launches in that zone alone."""
     config = stack_config(stack_plan.stack)
     resources = plan_resources(stack_plan)
     subnets = {r.id: r.props.get("availabilityZone") for r in resources if r.type == "aws:ec2/subnet:Subnet"}
     volumes = [r for r in resources if r.type == "kubernetes:core/v1:PersistentVolume"]
     for volume in volumes:
-        terms = volume.props["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"]
-        zones = {v for t in terms for e in t["matchExpressions"] if e["key"] == "topology.kubernetes.io/zone"
-                 for v in e["values"]}
-        group = config.storage.checkpoints.node_group
-        asg = next(r for r in resources if r.name == f"{config.cluster_name}-{group}-asg")
-        assert {subnets[s] for s in asg.props["vpcZoneIdentifiers"]} == zones
+        (term,) = volume.props["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"]
+        allowed = {e["key"]: set(e["values"]) for e in term["matchExpressions"] if e["operator"] == "In"}
+        zones, groups = allowed["topology.kubernetes.io/zone"], allowed["seedance.io/node-group"]
+        assert groups, "the volume names the groups its pods may run on"
+        for group in groups:
+            asg = next(r for r in resources if r.name == f"{config.cluster_name}-{group}-asg")
+            assert {subnets[s] for s in asg.props["vpcZoneIdentifiers"]} == zones, group
     if stack_plan.stack == "prod":
         assert volumes, "prod pre-provisions checkpoint volumes"
+
+
+def test_gpu_nodes_are_replaced_only_by_the_refreshes_the_stack_starts(stack_plan):
+    """Protected from the group's own scale-in (a new mix, zone rebalancing), replaced by a refresh the
+    stack starts (which must be told to replace protected nodes, or it replaces none)."""
+    for asg in stack_plan.of_type("aws:autoscaling/group:Group"):
+        preferences = asg.inputs["instanceRefresh"]["preferences"]
+        assert asg.inputs["protectFromScaleIn"] is True and "AZRebalance" in asg.inputs["suspendedProcesses"]
+        assert preferences["scaleInProtectedInstances"] == "Refresh" and preferences["skipMatching"] is True
 
 
 def test_volumes_in_one_zone_need_a_single_zone_group():

@@ -134,23 +134,36 @@ def test_prometheus_reads_no_kubelet_proxy_and_honours_no_scraped_labels(stack_p
     assert binding.inputs["subjects"] == [{"kind": "ServiceAccount", "name": account["metadata"]["name"],
                                            "namespace": account["metadata"]["namespace"]}]
     (config,) = [o for o in objects if o["kind"] == "ConfigMap" and "prometheus.yml" in o.get("data", {})]
-    jobs = yaml.safe_load(config["data"]["prometheus.yml"])["scrape_configs"]
-    assert [job["job_name"] for job in jobs] == ["kubernetes-pods"]
-    assert not any(job.get("honor_labels") for job in jobs)
+    jobs = {job["job_name"]: job for job in yaml.safe_load(config["data"]["prometheus.yml"])["scrape_configs"]}
+    assert list(jobs) == ["kubernetes-pods", "kubernetes-cadvisor", "opencost"]
+    # Only OpenCost's own job keeps its targets' labels (its series name the pods they price), and it
+    # scrapes OpenCost's Service alone; the kubelets are read directly, not through the node proxy.
+    assert [name for name, job in jobs.items() if job.get("honor_labels")] == ["opencost"]
+    assert jobs["opencost"]["static_configs"] == [{"targets": ["opencost.opencost.svc:9003"]}]
+    (opencost_service,) = [o for o in rendered(stack_plan, "opencost") if o["kind"] == "Service"]
+    assert (opencost_service["metadata"]["name"], opencost_service["metadata"]["namespace"]) == ("opencost", "opencost")
+    assert 9003 in [p["port"] for p in opencost_service["spec"]["ports"]]
+    cadvisor = jobs["kubernetes-cadvisor"]
+    assert cadvisor["kubernetes_sd_configs"] == [{"role": "node"}] and "proxy" not in cadvisor["metrics_path"]
 
 
-def test_only_the_adapter_reaches_the_prometheus_server(stack_plan):
+def test_only_its_readers_reach_the_prometheus_server(stack_plan):
     """The lifecycle API (/-/reload, /-/quit) is on for the config reloader in the pod; the server answers
-    the adapter's pods only (labels as the pinned adapter chart renders them)."""
+    the adapter's, OpenCost's and Grafana's pods only (labels as the pinned charts render them)."""
     (policy,) = [p for p in stack_plan.of_type("kubernetes:networking.k8s.io/v1:NetworkPolicy")
                  if p.inputs["metadata"]["name"] == "prometheus-server"]
     server = [o for o in rendered(stack_plan, "prometheus") if o["kind"] == "Deployment"][0]
     assert policy.inputs["spec"]["podSelector"]["matchLabels"].items() <= \
         server["spec"]["template"]["metadata"]["labels"].items()
     (rule,) = policy.inputs["spec"]["ingress"]
-    (adapter,) = [o for o in rendered(stack_plan, "prometheus-adapter") if o["kind"] == "Deployment"]
-    assert rule["from"][0]["podSelector"]["matchLabels"].items() <= \
-        adapter["spec"]["template"]["metadata"]["labels"].items()
+    readers = [(o["metadata"].get("namespace"), o["spec"]["template"]["metadata"]["labels"])
+               for release in ("prometheus-adapter", "opencost", "grafana")
+               for o in rendered(stack_plan, release) if o["kind"] == "Deployment"]
+    assert len(readers) == 3 and len(rule["from"]) == 3
+    for peer, (namespace, labels) in zip(rule["from"], readers):
+        assert peer["podSelector"]["matchLabels"].items() <= labels.items()
+        assert peer.get("namespaceSelector", {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}) == \
+            {"matchLabels": {"kubernetes.io/metadata.name": namespace or "monitoring"}}
     assert rule["ports"] == [{"port": 9090, "protocol": "TCP"}]
 
 

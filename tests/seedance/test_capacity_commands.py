@@ -10,6 +10,7 @@ from components.pricing.prices import SNAPSHOT_FILE, SnapshotPriceSource
 from seedance import capacity_commands
 from seedance.cli import main
 from tests.components.markets import FakeLiveSource
+from tests.stacks import stack_config
 
 REPO = Path(__file__).resolve().parents[2]
 AT = "2026-12-01T12:00:00Z"  # the fake live source's prices were read 5 minutes before this
@@ -195,6 +196,9 @@ def test_live_source_against_moto_chooses_zones_by_id_and_falls_back_when_the_pr
     # from the fallback prices (no spot), and the lock says so.
     lock = json.loads(lock_file.read_text())
     assert lock_file.read_bytes() != before
-    for entry in lock["groups"].values():
-        assert entry["plan"]["constraints"]["zones"] == ["us-east-1b", "us-east-1c", "us-east-1d"]
+    groups = {g.name: g for g in stack_config("prod").gpu_node_groups}
+    for name, entry in lock["groups"].items():
+        # A single-zone group decides for the first zone alone.
+        assert entry["plan"]["constraints"]["zones"] == list(groups[name].launch_zones(
+            ["us-east-1b", "us-east-1c", "us-east-1d"]))
         assert entry["source"] == "lock+snapshot" and entry["rule"] == "constraint" and not entry["plan"]["spot_types"]

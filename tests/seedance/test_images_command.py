@@ -71,3 +71,15 @@ def test_an_unreadable_parameter_writes_nothing_and_says_why(account, capsys):
     assert _pin(project) == 2
     assert "AccessDeniedException" in capsys.readouterr().err
     assert not (project / "stacks" / "node-images.dev.json").exists()
+
+
+def test_a_broken_file_is_pinned_afresh(account, capsys):
+    stubs, project = account
+    version = stack_config("dev").cluster.kubernetes_version
+    (project / "stacks" / "node-images.dev.json").write_text('{"images_version": 1, "images": {"evil/x": {}}}')
+    _answer(stubs, AL2023.format(v=version), "ami-0a1b2c3d4e5f60718", "amazon-eks-node-al2023")
+    _answer(stubs, BOTTLEROCKET.format(v=version), "ami-0b1b2c3d4e5f60718", "bottlerocket-aws-k8s-nvidia")
+    assert _pin(project) == 0
+    assert "replaced: every image is pinned afresh" in capsys.readouterr().out
+    written = json.loads((project / "stacks" / "node-images.dev.json").read_text())
+    assert set(written["images"]) == {"al2023/x86_64", "bottlerocket/x86_64"}
