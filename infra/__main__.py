@@ -33,7 +33,7 @@ from components.monitoring.config import NAMESPACE as MONITORING_NAMESPACE, PROM
 from components.monitoring.dashboards import ServedSet
 from components.monitoring.metrics_pipeline import CostMonitoring, MetricsPipeline
 from components.serving.triton import TritonServing
-from components.tenancy.tenants import TenantSpace
+from components.tenancy.tenants import TenantCostLabels, TenantSpace
 from components.storage.manifests import volume_parameters
 from components.common.manifests import COST_LABEL_KEYS
 from components.stack.config import check_stack_env, load_from_pulumi
@@ -183,6 +183,8 @@ triton = {
     )
     for serving in config.serving
 }
+if config.tenants:
+    TenantCostLabels(f"{name}-tenant-cost-labels", provider=cluster.provider)
 for tenant in config.tenants:
     TenantSpace(f"{name}-tenant-{tenant.name}", tenant, triton_namespaces=config.client_sets(tenant),
                 cluster_name=cluster.name, partition=partition, provider=cluster.provider, tags=tags,

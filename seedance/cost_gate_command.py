@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     hours = window_hours(args.window)
     allocation = get(f"{args.opencost_url.rstrip('/')}/allocation?" + urllib.parse.urlencode(
         {"window": f"{hours}h", "aggregate": "namespace", "accumulate": "true"}))
-    cost = allocation_cost(allocation, serving.namespace)
+    cost = allocation_cost(allocation, serving.namespace, hours)
     query = requests_query(serving.namespace, hours)
     requests = instant_value(get(f"{args.prometheus_url.rstrip('/')}/api/v1/query?" +
                                  urllib.parse.urlencode({"query": query})), query)

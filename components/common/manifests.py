@@ -58,3 +58,19 @@ COST_LABEL_KEYS = (*COST_TAG_LABELS, APP_LABEL)
 def cost_labels(tags: Mapping[str, str], app: str) -> dict[str, str]:
     """The cost labels of one app's pods, from the stack's resource tags."""
     return {**{key: tags[key] for key in COST_TAG_LABELS if key in tags}, APP_LABEL: app}
+
+
+def admission_policy(name: str, resource_rules: list[dict], validations: list[dict], *,
+                     variables: list[dict] | None = None, conditions: list[dict] | None = None,
+                     namespace_selector: dict | None = None) -> list[Manifest]:
+    """A ValidatingAdmissionPolicy that denies what fails its validations (failing closed), and its binding."""
+    constraints = {"resourceRules": resource_rules, **({"namespaceSelector": namespace_selector}
+                                                       if namespace_selector else {})}
+    policy = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+              "metadata": metadata(name),
+              "spec": {"failurePolicy": "Fail", "matchConstraints": constraints,
+                       **({"matchConditions": conditions} if conditions else {}),
+                       **({"variables": variables} if variables else {}), "validations": validations}}
+    binding = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+               "metadata": metadata(name), "spec": {"policyName": name, "validationActions": ["Deny"]}}
+    return [policy, binding]

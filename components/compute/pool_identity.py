@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 
-from components.common.manifests import Manifest, metadata
+from components.common.manifests import Manifest, admission_policy
 from components.compute.labels import NODE_GROUP_LABEL, POOL_TAINT_KEY, WORKLOAD_CLASS_LABEL
 
 POLICY_NAME = "seedance-node-pool-identity"
@@ -51,22 +51,11 @@ def pool_identity_policy(pools: dict[str, tuple[str, str]]) -> list[Manifest]:
                        "t.value == variables.pool && t.effect == 'NoSchedule')",
          "message": f"a pool's node keeps its {POOL_TAINT_KEY} taint"},
     ]
-    policy = {
-        "apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
-        "metadata": metadata(POLICY_NAME),
-        "spec": {
-            "failurePolicy": "Fail",
-            "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
-                                                    "operations": ["CREATE", "UPDATE"],
-                                                    # a status update carries the labels too
-                                                    "resources": ["nodes", "nodes/status"]}]},
-            # Kubelets only: people and controllers (the autoscaler, taint managers) are RBAC's to govern.
-            "matchConditions": [{"name": "kubelets", "expression": "request.userInfo.groups.exists(g, g == 'system:nodes')"}],
-            "variables": variables,
-            "validations": validations,
-        },
-    }
-    binding = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
-               "metadata": metadata(POLICY_NAME),
-               "spec": {"policyName": POLICY_NAME, "validationActions": ["Deny"]}}
-    return [policy, binding]
+    return admission_policy(
+        POLICY_NAME,
+        # a status update carries the labels too
+        [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"],
+          "resources": ["nodes", "nodes/status"]}],
+        validations, variables=variables,
+        # Kubelets only: people and controllers (the autoscaler, taint managers) are RBAC's to govern.
+        conditions=[{"name": "kubelets", "expression": "request.userInfo.groups.exists(g, g == 'system:nodes')"}])

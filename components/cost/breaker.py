@@ -7,8 +7,9 @@ The function's role may describe Auto Scaling groups, change and tag only this c
 `kubernetes.io/cluster/<name>` tag), use the groups' launch templates and node roles as an update of
 a launch-template group requires (ec2:RunInstances on the template, iam:PassRole of its instance
 profile's role), write incident records, publish to the topic, and use the stack key for both.
-Reserved concurrency 1: messages are handled one at a time, so a redelivered alert finds the record
-of the first. A delivery that fails after Lambda's retries goes to the topic (its dead-letter target).
+No reserved concurrency (a new account's quota of 10 leaves none to reserve): two deliveries at once
+are told apart by a conditional write of the step's claim. A delivery that fails after Lambda's
+retries goes to the topic (its dead-letter target).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ LOG_RETENTION_DAYS = 30
 
 
 def breaker_role_policy(*, partition: str, region: str, account_id: str, cluster_name: str, function_name: str,
+                        budget_name: str,
                         bucket_arn: str, topic_arn: str, key_arn: str, node_role_arns: list[str],
                         template_arns: list[str]) -> Document:
     owned = {"StringEquals": {f"autoscaling:ResourceTag/kubernetes.io/cluster/{cluster_name}": "owned"}}
@@ -39,11 +41,19 @@ def breaker_role_policy(*, partition: str, region: str, account_id: str, cluster
          "Action": ["autoscaling:UpdateAutoScalingGroup", "autoscaling:CreateOrUpdateTags"],
          "Resource": f"arn:{partition}:autoscaling:{region}:{account_id}:autoScalingGroup:*:autoScalingGroupName/*",
          "Condition": owned},
-        {"Sid": "UseTheGroupsLaunchTemplates", "Effect": "Allow", "Action": "ec2:RunInstances",
-         "Resource": template_arns},
+        # Auto Scaling checks that whoever updates a launch-template group may launch from its template
+        # (RunInstances, limited to these templates by ec2:LaunchTemplate) and tag what it launches.
+        {"Sid": "UseTheGroupsLaunchTemplates", "Effect": "Allow", "Action": "ec2:RunInstances", "Resource": "*",
+         "Condition": {"ArnLike": {"ec2:LaunchTemplate": template_arns}}},
+        {"Sid": "TagWhatTheyLaunch", "Effect": "Allow", "Action": "ec2:CreateTags",
+         "Resource": f"arn:{partition}:ec2:{region}:{account_id}:*/*",
+         "Condition": {"StringEquals": {"ec2:CreateAction": "RunInstances"}}},
+        {"Sid": "ConfirmTheAlertWithTheBudget", "Effect": "Allow", "Action": "budgets:ViewBudget",
+         "Resource": f"arn:{partition}:budgets::{account_id}:budget/{budget_name}"},
         {"Sid": "PassTheNodeRoles", "Effect": "Allow", "Action": "iam:PassRole", "Resource": node_role_arns,
          "Condition": {"StringEquals": {"iam:PassedToService": "ec2.amazonaws.com"}}},
-        {"Sid": "ReadAndWriteIncidentRecords", "Effect": "Allow", "Action": ["s3:PutObject", "s3:ListBucket"],
+        {"Sid": "ReadAndWriteIncidentRecords", "Effect": "Allow",
+         "Action": ["s3:PutObject", "s3:GetObject", "s3:ListBucket"],
          "Resource": [bucket_arn, f"{bucket_arn}/incidents/*"]},
         {"Sid": "PublishToTheAlertTopic", "Effect": "Allow", "Action": "sns:Publish", "Resource": topic_arn},
         {"Sid": "UseTheStackKey", "Effect": "Allow", "Action": ["kms:GenerateDataKey", "kms:Decrypt"],
@@ -91,7 +101,7 @@ class BudgetBreaker(pulumi.ComponentResource):
             bucket.arn, topic_arn, kms_key_arn, pulumi.Output.all(*node_role_arns), pulumi.Output.all(*template_arns)).apply(
             lambda values: json.dumps(breaker_role_policy(
                 partition=partition, region=region, account_id=account_id, cluster_name=cluster_name,
-                function_name=function_name, bucket_arn=values[0], topic_arn=values[1], key_arn=values[2],
+                function_name=function_name, budget_name=budget_name, bucket_arn=values[0], topic_arn=values[1], key_arn=values[2],
                 node_role_arns=list(values[3]), template_arns=list(values[4])))))
         function = aws.lambda_.Function(
             f"{name}-function",
@@ -102,11 +112,11 @@ class BudgetBreaker(pulumi.ComponentResource):
             code=pulumi.AssetArchive({inside: pulumi.FileAsset(str(path)) for inside, path in archive_files().items()}),
             timeout=120,
             memory_size=128,
-            reserved_concurrent_executions=1,
             kms_key_arn=kms_key_arn,
             dead_letter_config=aws.lambda_.FunctionDeadLetterConfigArgs(target_arn=topic_arn),
             environment=aws.lambda_.FunctionEnvironmentArgs(variables={
                 "STACK": stack, "STACK_ENV": env, "CLUSTER_NAME": cluster_name, "BUDGET_NAME": budget_name,
+                "ACCOUNT_ID": account_id,
                 "INCIDENT_BUCKET": bucket.bucket, "INCIDENT_KEY_ARN": kms_key_arn, "TOPIC_ARN": topic_arn}),
             tags=tags,
             opts=pulumi.ResourceOptions(parent=self, depends_on=[logs]),

@@ -10,12 +10,15 @@ What each step does, on the stack's GPU Auto Scaling groups (found by the cluste
   becomes the current desired size, so running jobs finish and no new node starts for new ones.
 - 95 % (ACTUAL): in dev and staging, every GPU group goes spot only (On-Demand base 0, 0 % above).
   Steps only escalate: a 95 % alert applies the 85 % step too, so an 85 % alert that arrives after it
-  changes nothing. Prod is core: its groups are recorded, never changed. FORECASTED alerts are
-  recorded and change nothing.
+  changes nothing. Prod is core: its groups are recorded, never changed. FORECASTED alerts change
+  nothing and are not recorded (the budget's e-mail is their record).
 
-Each change is recorded on the group (`BEFORE_TAG` holds what it replaced), which makes a repeated
-alert a no-op and `reset` exact. One record per budget, month and step is written to the incident
-bucket (a redelivered or late message finds it and writes nothing) and published to the topic.
+What a step needs is judged from each group's values, and what it replaces is tagged on the group
+(`BEFORE_TAG`) before the group is changed: a repeated alert changes nothing, a retry after a
+partial run finishes it, and `reset` restores the stack's values. A step is claimed with a
+conditional write (two deliveries at once cannot both act), and one record per budget, month and
+step is written to the incident bucket (rebuilt from the groups, so a retry records the whole step)
+and published to the topic.
 """
 
 from __future__ import annotations
@@ -120,52 +123,64 @@ class GroupChange:
     after: dict = field(default_factory=dict)
 
 
+def _current(group: dict) -> dict:
+    distribution = _distribution(group)
+    return {"max_size": group["MaxSize"], "on_demand_base": distribution.get("OnDemandBaseCapacity", 0),
+            "on_demand_percentage": distribution.get("OnDemandPercentageAboveBaseCapacity", 100)}
+
+
 def planned_changes(groups: list[dict], env: str, step: int) -> list[GroupChange]:
-    """What the step changes on each group, given what earlier runs already changed (their tags)."""
+    """What the step changes on each group, judged from the group's values (not from tags: a step that
+    is already in effect, by the breaker, by hand or by the stack's `budget_breaker`, changes nothing).
+    `before` keeps what an earlier step recorded, so a reset restores the stack's values."""
     changes = []
     for group in groups:
         tags = _tags(group)
-        before = json.loads(tags.get(BEFORE_TAG, "{}"))
+        recorded = json.loads(tags.get(BEFORE_TAG, "{}"))
+        current = _current(group)
         change = GroupChange(group["AutoScalingGroupName"], group.get("AutoScalingGroupARN"), tags.get(CLASS_TAG),
                              tags.get("team"))
         if env in CHANGEABLE_ENVS:
-            if step >= DEGRADE and tags.get(CLASS_TAG) == "batch" and "max_size" not in before:
-                change.before["max_size"] = group["MaxSize"]
-                change.after["max_size"] = max(group["DesiredCapacity"], group["MinSize"])
-            if step >= SPOT_ONLY and tags.get(BREAKER_TAG) != "on":
-                distribution = _distribution(group)
-                change.before.update(on_demand_base=distribution.get("OnDemandBaseCapacity", 0),
-                                     on_demand_percentage=distribution.get("OnDemandPercentageAboveBaseCapacity", 100))
+            ceiling = max(group["DesiredCapacity"], group["MinSize"])
+            if step >= DEGRADE and tags.get(CLASS_TAG) == "batch" and current["max_size"] > ceiling:
+                change.before["max_size"] = recorded.get("max_size", current["max_size"])
+                change.after["max_size"] = ceiling
+            if step >= SPOT_ONLY and (current["on_demand_base"], current["on_demand_percentage"]) != (0, 0):
+                for key in ("on_demand_base", "on_demand_percentage"):
+                    change.before[key] = recorded.get(key, current[key])
                 change.after.update(on_demand_base=0, on_demand_percentage=0)
         changes.append(change)
     return changes
 
 
+def _tag(name: str, key: str, value: str) -> dict:
+    return {"ResourceId": name, "ResourceType": "auto-scaling-group", "Key": key, "Value": value,
+            "PropagateAtLaunch": False}
+
+
 def apply_changes(autoscaling: Any, groups: list[dict], changes: list[GroupChange]) -> None:
-    """Each change, then the tags that remember it (the earlier `before` kept, so reset restores the
-    stack's values, not a breaker's)."""
+    """Each change: first the tag that records what it replaces (so a retry after a failed update still
+    knows the stack's values), then the update, then the spot-only mark the policies read."""
     described = {g["AutoScalingGroupName"]: g for g in groups}
     for change in changes:
         if not change.after:
             continue
         group = described[change.name]
+        before = {**json.loads(_tags(group).get(BEFORE_TAG, "{}")), **change.before}
+        autoscaling.create_or_update_tags(Tags=[_tag(change.name, BEFORE_TAG, json.dumps(before, sort_keys=True))])
         update: dict[str, Any] = {"AutoScalingGroupName": change.name}
         if "max_size" in change.after:
             update["MaxSize"] = change.after["max_size"]
         if "on_demand_base" in change.after:
             update["MixedInstancesPolicy"] = spot_only_policy(group.get("MixedInstancesPolicy", {}))
         autoscaling.update_auto_scaling_group(**update)
-        tags = _tags(group)
-        before = {**change.before, **json.loads(tags.get(BEFORE_TAG, "{}"))}
-        state = "on" if "on_demand_base" in before else "degrade"
-        autoscaling.create_or_update_tags(Tags=[
-            {"ResourceId": change.name, "ResourceType": "auto-scaling-group", "Key": key, "Value": value,
-             "PropagateAtLaunch": False}
-            for key, value in ((BREAKER_TAG, state), (BEFORE_TAG, json.dumps(before, sort_keys=True)))])
+        if "on_demand_base" in change.after:
+            autoscaling.create_or_update_tags(Tags=[_tag(change.name, BREAKER_TAG, "on")])
 
 
 def reset(autoscaling: Any, groups: list[dict]) -> list[str]:
-    """Put back what the breaker replaced on each group; the names of the groups reset."""
+    """Put back what the breaker replaced on each group; the names of the groups reset. The spot-only
+    mark goes only where the breaker set it (the stack's own `budget_breaker` sets it too)."""
     done = []
     for group in groups:
         tags = _tags(group)
@@ -181,8 +196,9 @@ def reset(autoscaling: Any, groups: list[dict]) -> list[str]:
                                                    OnDemandPercentageAboveBaseCapacity=before["on_demand_percentage"])
             update["MixedInstancesPolicy"] = policy
         autoscaling.update_auto_scaling_group(**update)
+        keys = [BEFORE_TAG, *([BREAKER_TAG] if "on_demand_base" in before else [])]
         autoscaling.delete_tags(Tags=[{"ResourceId": group["AutoScalingGroupName"], "ResourceType": "auto-scaling-group",
-                                       "Key": key} for key in (BREAKER_TAG, BEFORE_TAG)])
+                                       "Key": key} for key in keys])
         done.append(group["AutoScalingGroupName"])
     return done
 
@@ -196,7 +212,7 @@ def incident_record(*, stack: str, env: str, step: int | None, alert: BudgetAler
                                              "percent": alert.percent, "budgeted_usd": alert.budgeted_usd,
                                              "period": alert.period},
         "groups": [{"name": c.name, "arn": c.arn, "workload_class": c.workload_class, "owner": c.owner,
-                    "changed": bool(c.after), "before": c.before, "after": c.after} for c in changes],
+                    "changed": c.before != c.after, "before": c.before, "after": c.after} for c in changes],
     }
 
 
@@ -206,6 +222,7 @@ class Settings:
     env: str
     cluster_name: str
     budget_name: str
+    account_id: str
     bucket: str
     key_arn: str
     topic_arn: str
@@ -213,14 +230,54 @@ class Settings:
     @classmethod
     def from_environment(cls, environ: dict) -> "Settings":
         return cls(stack=environ["STACK"], env=environ["STACK_ENV"], cluster_name=environ["CLUSTER_NAME"],
-                   budget_name=environ["BUDGET_NAME"], bucket=environ["INCIDENT_BUCKET"],
-                   key_arn=environ["INCIDENT_KEY_ARN"], topic_arn=environ["TOPIC_ARN"])
+                   budget_name=environ["BUDGET_NAME"], account_id=environ["ACCOUNT_ID"],
+                   bucket=environ["INCIDENT_BUCKET"], key_arn=environ["INCIDENT_KEY_ARN"],
+                   topic_arn=environ["TOPIC_ARN"])
 
 
-def _recorded_steps(s3: Any, settings: Settings, alert: BudgetAlert) -> set[int]:
-    prefix = f"incidents/{alert.period}/{alert.budget}/"
+def confirmed_percent(budgets: Any, settings: Settings) -> float:
+    """The budget's actual spend as a share of its limit, from AWS Budgets itself: a message on the topic
+    is only a claim (anyone allowed to publish there could send one), the budget is the fact."""
+    budget = budgets.describe_budget(AccountId=settings.account_id, BudgetName=settings.budget_name)["Budget"]
+    limit = float(budget["BudgetLimit"]["Amount"])
+    spent = float(budget.get("CalculatedSpend", {}).get("ActualSpend", {}).get("Amount", 0))
+    return 100 * spent / limit if limit > 0 else 0.0
+
+
+def _recorded_steps(s3: Any, settings: Settings, prefix: str) -> set[int]:
     listed = s3.list_objects_v2(Bucket=settings.bucket, Prefix=prefix).get("Contents", [])
-    return {int(Path(o["Key"]).stem) for o in listed if Path(o["Key"]).stem.isdigit()}
+    return {int(Path(o["Key"]).stem) for o in listed
+            if Path(o["Key"]).suffix == ".json" and Path(o["Key"]).stem.isdigit()}
+
+
+def _error_code(error: Exception) -> str | None:
+    return (getattr(error, "response", None) or {}).get("Error", {}).get("Code")
+
+
+def _claimed(s3: Any, settings: Settings, key: str, message_id: str) -> bool:
+    """Whether this message may act on the step: the first to write the claim (a conditional write, so two
+    deliveries at once cannot both act), or a retry of the message that wrote it."""
+    try:
+        s3.put_object(Bucket=settings.bucket, Key=key, Body=message_id.encode(), IfNoneMatch="*",
+                      ServerSideEncryption="aws:kms", SSEKMSKeyId=settings.key_arn)
+        return True
+    except Exception as error:  # botocore's ClientError: the runtime's SDK, not imported here
+        if _error_code(error) not in ("PreconditionFailed", "ConditionalRequestConflict"):
+            raise
+    return s3.get_object(Bucket=settings.bucket, Key=key)["Body"].read().decode() == message_id
+
+
+def state_of(groups: list[dict]) -> list[GroupChange]:
+    """What the breaker has replaced on each group, from the groups themselves: what its tag records
+    and the values now. A retry after a partial run records the whole step this way."""
+    changes = []
+    for group in groups:
+        tags = _tags(group)
+        recorded, current = json.loads(tags.get(BEFORE_TAG, "{}")), _current(group)
+        changes.append(GroupChange(group["AutoScalingGroupName"], group.get("AutoScalingGroupARN"),
+                                   tags.get(CLASS_TAG), tags.get("team"), before=recorded,
+                                   after={key: current[key] for key in recorded}))
+    return changes
 
 
 def handle_message(sns: dict, settings: Settings, clients: dict, now: datetime) -> dict | None:
@@ -238,19 +295,29 @@ def handle_message(sns: dict, settings: Settings, clients: dict, now: datetime) 
     if alert.budget != settings.budget_name:
         return None  # another budget on a shared topic
     step = step_of(alert)
-    if step is None or any(recorded >= step for recorded in _recorded_steps(clients["s3"], settings, alert)):
-        return None  # a forecast, or a step (or a higher one) this month already handled
+    prefix = f"incidents/{alert.period}/{alert.budget}/"
+    if step is None or any(recorded >= step for recorded in _recorded_steps(clients["s3"], settings, prefix)):
+        return None  # a forecast, or a step (or a higher one) this month already recorded
+    confirmed = confirmed_percent(clients["budgets"], settings)
+    if confirmed < step:
+        clients["sns"].publish(TopicArn=settings.topic_arn, Subject=f"{SUBJECT_PREFIX}: alert not confirmed",
+                               Message=f"A message on the topic says {alert.budget} crossed {step}%, but AWS Budgets "
+                                       f"reports {confirmed:.1f}% spent: nothing was changed ({sns.get('MessageId')}).")
+        return None
+    message_id = sns.get("MessageId") or "unknown"
+    if not _claimed(clients["s3"], settings, f"{prefix}{step}.claim", message_id):
+        return None  # another delivery is handling this step
     autoscaling = clients["autoscaling"]
     groups = gpu_groups(autoscaling, settings.cluster_name)
-    changes = planned_changes(groups, settings.env, step)
-    apply_changes(autoscaling, groups, changes)
+    apply_changes(autoscaling, groups, planned_changes(groups, settings.env, step))
+    changes = state_of(gpu_groups(autoscaling, settings.cluster_name))
     record = incident_record(stack=settings.stack, env=settings.env, step=step, alert=alert, changes=changes,
-                             applied=True, now=now, message_id=sns.get("MessageId"))
+                             applied=True, now=now, message_id=message_id)
     body = json.dumps(record, indent=2, sort_keys=True)
-    clients["s3"].put_object(Bucket=settings.bucket, Key=f"incidents/{alert.period}/{alert.budget}/{step}.json",
-                             Body=body.encode(), ContentType="application/json", ServerSideEncryption="aws:kms",
+    clients["s3"].put_object(Bucket=settings.bucket, Key=f"{prefix}{step}.json", Body=body.encode(),
+                             ContentType="application/json", ServerSideEncryption="aws:kms",
                              SSEKMSKeyId=settings.key_arn)
-    changed = [c.name for c in changes if c.after]
+    changed = [c.name for c in changes if c.before != c.after]
     clients["sns"].publish(TopicArn=settings.topic_arn,
                            Subject=f"{SUBJECT_PREFIX}: {alert.budget} at {step}% ({settings.env})"[:100],
                            Message=f"{len(changed)} GPU group(s) changed: {', '.join(changed) or 'none'}.\n\n{body}")
@@ -263,6 +330,7 @@ def handler(event: dict, context: Any = None) -> dict:
 
     settings = Settings.from_environment(dict(os.environ))
     clients = {name: boto3.client(name) for name in ("autoscaling", "s3", "sns")}
+    clients["budgets"] = boto3.client("budgets", region_name="us-east-1")  # Budgets' one endpoint
     now = datetime.now(timezone.utc)
     records = [handle_message(r.get("Sns", {}), settings, clients, now) for r in event.get("Records", [])]
     return {"handled": sum(1 for r in records if r is not None)}

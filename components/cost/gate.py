@@ -25,12 +25,18 @@ def window_hours(text: str) -> int:
     return hours
 
 
-def allocation_cost(document: Any, namespace: str) -> float:
+# A window OpenCost holds less than this share of is not judged: its history is Prometheus's, which a
+# restart (an emptyDir) or a short retention cuts.
+MIN_COVERAGE = 0.9
+
+
+def allocation_cost(document: Any, namespace: str, hours: int) -> float:
     """The namespace's totalCost summed over every step of a `GET /allocation?aggregate=namespace` answer
-    (`{"code": 200, "data": [{"<namespace>": {"totalCost": ...}, ...}, ...]}`)."""
+    (`{"code": 200, "data": [{"<namespace>": {"totalCost": ..., "minutes": ...}, ...}, ...]}`), refused
+    when the entries cover less of the window than MIN_COVERAGE."""
     if not isinstance(document, dict) or document.get("code") != 200 or not isinstance(document.get("data"), list):
         raise GateInputError(f"OpenCost answered {str(document)[:120]!r}, not an allocation result (code 200, data)")
-    found, total = False, 0.0
+    found, total, minutes = False, 0.0, 0.0
     for step in document["data"]:
         entry = (step or {}).get(namespace) if isinstance(step, dict) else None
         if entry is None:
@@ -38,10 +44,17 @@ def allocation_cost(document: Any, namespace: str) -> float:
         cost = entry.get("totalCost") if isinstance(entry, dict) else None
         if not isinstance(cost, (int, float)) or isinstance(cost, bool) or not math.isfinite(cost) or cost < 0:
             raise GateInputError(f"OpenCost's totalCost for {namespace} is {cost!r}, not a cost")
+        covered = entry.get("minutes")
+        if isinstance(covered, (int, float)) and not isinstance(covered, bool) and math.isfinite(covered):
+            minutes += float(covered)
         found, total = True, total + float(cost)
     if not found:
         raise GateInputError(f"OpenCost holds no cost for namespace {namespace} in the window (is the set deployed, "
                              "and OpenCost running as long as the window?)")
+    if minutes < MIN_COVERAGE * hours * 60:
+        raise GateInputError(f"OpenCost holds {minutes / 60:.0f} h of the {hours} h window for {namespace} (its "
+                             "history is Prometheus's: monitoring.retention_hours, and none before its last "
+                             "restart); judge a shorter --window")
     return total
 
 

@@ -26,8 +26,9 @@ class MonitoringConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     scrape_interval_seconds: int = Field(15, ge=5, le=60, description="Prometheus scrape interval.")
-    retention_hours: int = Field(48, ge=2, le=720, description="How long Prometheus keeps samples (it feeds "
-                                                                 "autoscaling; long-term metrics belong elsewhere).")
+    retention_hours: int = Field(192, ge=2, le=720, description="How long Prometheus keeps samples: autoscaling "
+                                 "needs minutes, the cost dashboards and `seedance cost-gate --window 7d` a week and "
+                                 "a day (on an emptyDir: a restart starts the history again).")
     storage_gib: int = Field(8, ge=4, le=100, description="Size limit of Prometheus's emptyDir; the TSDB keeps "
                                                           "2 GiB below it.")
     prometheus_chart_version: str = Field("27.39.0", pattern=r"^\d+\.\d+\.\d+$",

@@ -19,13 +19,14 @@ from grafana_foundation_sdk.cog.encoder import JSONEncoder
 from grafana_foundation_sdk.models.common import DataSourceRef, GraphThresholdsStyleMode
 from grafana_foundation_sdk.models.dashboard import Threshold, ThresholdsMode
 
-from components.monitoring.rules import HOURS_PER_MONTH, JITTER, NODE_UTILISATION_CV, P99_MS
+from components.monitoring.rules import DCGM, HOURS_PER_MONTH, JITTER, NODE_UTILISATION_CV, OPENCOST, P99_MS
 
 DATASOURCE_UID = "prometheus"
 PROMETHEUS = DataSourceRef(type_val="prometheus", uid=DATASOURCE_UID)
 POOL_LABEL = "label_seedance_io_node_group"  # kube_node_labels' form of seedance.io/node-group
 # DCGM's series name the node `Hostname`; OpenCost's node labels name it `node`.
-_POOL_OF_HOST = (f'label_replace(max by (node, {POOL_LABEL}) (kube_node_labels), "Hostname", "$1", "node", "(.+)")')
+_POOL_OF_HOST = (f'label_replace(max by (node, {POOL_LABEL}) (kube_node_labels{{{OPENCOST}}}), "Hostname", "$1", "node", '
+                 '"(.+)")')
 
 
 @dataclass(frozen=True)
@@ -52,16 +53,16 @@ def gpu_dashboard() -> Dashboard:
     return (Dashboard("seedance: GPUs").uid("seedance-gpus").tags(["seedance", "generated"]).refresh("1m")
             .time("now-6h", "now")
             .with_panel(_series("GPU utilisation by pool",
-                                f"avg by ({POOL_LABEL}) (DCGM_FI_DEV_GPU_UTIL * on (Hostname) group_left ({POOL_LABEL}) "
+                                f"avg by ({POOL_LABEL}) (DCGM_FI_DEV_GPU_UTIL{{{DCGM}}} * on (Hostname) group_left ({POOL_LABEL}) "
                                 f"{_POOL_OF_HOST})", f"{{{{{POOL_LABEL}}}}}", "percent", 12))
             .with_panel(_series("GPU memory used by pool",
-                                f"sum by ({POOL_LABEL}) (DCGM_FI_DEV_FB_USED * on (Hostname) group_left ({POOL_LABEL}) "
+                                f"sum by ({POOL_LABEL}) (DCGM_FI_DEV_FB_USED{{{DCGM}}} * on (Hostname) group_left ({POOL_LABEL}) "
                                 f"{_POOL_OF_HOST})", f"{{{{{POOL_LABEL}}}}}", "decmbytes", 12))
             .with_panel(_series("GPU utilisation by pod", 'avg by (exported_namespace, exported_pod) '
-                                '(DCGM_FI_DEV_GPU_UTIL{exported_pod!=""})',
+                                f'(DCGM_FI_DEV_GPU_UTIL{{{DCGM}, exported_pod!=""}})',
                                 "{{exported_namespace}}/{{exported_pod}}", "percent", 12))
             .with_panel(_series("GPU memory used by pod", 'sum by (exported_namespace, exported_pod) '
-                                '(DCGM_FI_DEV_FB_USED{exported_pod!=""})',
+                                f'(DCGM_FI_DEV_FB_USED{{{DCGM}, exported_pod!=""}})',
                                 "{{exported_namespace}}/{{exported_pod}}", "decmbytes", 12)))
 
 
@@ -108,7 +109,8 @@ def cost_dashboard(monthly_budget_usd: float, planned_spot_share: dict[str, floa
                                      f"seedance:cluster_cost_usd:hourly * {HOURS_PER_MONTH}", "at this rate",
                                      "currencyUSD", 12, monthly_budget_usd))
                  .with_panel(_series("GPU nodes per group", f"count by ({POOL_LABEL}) "
-                                     f'(kube_node_labels{{{POOL_LABEL}!=""}})', f"{{{{{POOL_LABEL}}}}}", "short", 12)))
+                                     f'(kube_node_labels{{{OPENCOST}, {POOL_LABEL}!=""}})', f"{{{{{POOL_LABEL}}}}}",
+                                     "short", 12)))
     for group, share in sorted(planned_spot_share.items()):
         # The groups' market is not a node label (self-managed groups set none): the plan's share is shown.
         dashboard = dashboard.with_panel(

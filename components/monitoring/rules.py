@@ -3,8 +3,8 @@ PromQL. Pure; tests run every expression on Prometheus's own engine (`promtool t
 
 Inputs: Triton's metrics (`nv_inference_request_success`, the request-latency summary that
 `--metrics-config=summary_latencies=true` publishes), cAdvisor's container CPU, OpenCost's cost
-and allocation series and its kube-state-like metrics (namespace labels, resource limits, node
-capacity), and DCGM's GPU utilisation. Anchors (shared/seed/DIGEST.md): P99 under 50 ms, jitter at
+and allocation series and its kube-state-like metrics (pod labels, resource requests, node
+capacity), and DCGM's GPU utilisation, each from the job that exposes it. Anchors (shared/seed/DIGEST.md): P99 under 50 ms, jitter at
 most 3 %, node utilisation spread above 0.32 starts a rebalance, 1 vCPU : 4 GiB, the budget.
 
 "Jitter" is read as the P99's own variation: its standard deviation over ten minutes relative to its
@@ -13,6 +13,8 @@ utilisation (a variance of ratios in [0, 1] never exceeds 0.25, so the literal r
 """
 
 from __future__ import annotations
+
+from components.monitoring.config import GPU_AGENTS_NAMESPACE
 
 P99_MS = 50
 JITTER = 0.03
@@ -23,19 +25,26 @@ GPU_IDLE_PERCENT = 5
 HOURS_PER_MONTH = 730
 GIB = 1073741824
 
+# Each series is read from the job that exposes it, never by its name alone: a pod the annotation job
+# scrapes could publish any name (a cost, a GPU's utilisation), but not another job's label.
+OPENCOST = 'job="opencost"'
+CADVISOR = 'job="kubernetes-cadvisor"'
+DCGM = f'namespace="{GPU_AGENTS_NAMESPACE}"'  # the pods job labels series with the scraped pod's namespace
+TRITON = 'namespace=~"triton-.+"'
 # Triton's summary carries each pod's last minute; the worst pod is the set's tail.
-_QUANTILE = 'max by (namespace, model) (nv_inference_request_summary_us{{quantile="{q}"}}) / 1000'
+_QUANTILE = 'max by (namespace, model) (nv_inference_request_summary_us{{quantile="{q}", ' + TRITON + '}}) / 1000'
 _COSTS = (("cpu", "container_cpu_allocation", "node_cpu_hourly_cost", ""),
           ("memory", "container_memory_allocation_bytes", "node_ram_hourly_cost", f" / {GIB}"),
           ("gpu", "container_gpu_allocation", "node_gpu_hourly_cost", ""))
 
 
-def _namespace_cost() -> str:
-    """Each namespace's allocation priced at its nodes' hourly rates, CPU, memory and GPU summed (each kind
-    labelled apart first, so a namespace without GPUs keeps its CPU and memory)."""
-    parts = [f'label_replace(sum by (namespace, node) ({allocation}{unit}) * on (node) group_left () '
-             f'max by (node) ({rate}), "resource", "{kind}", "", "")' for kind, allocation, rate, unit in _COSTS]
-    return f"sum by (namespace) ({' or '.join(parts)})"
+def _pod_cost() -> str:
+    """Each pod's allocation priced at its node's hourly rates, CPU, memory and GPU summed (each kind
+    labelled apart first, so a pod without GPUs keeps its CPU and memory)."""
+    parts = [f'label_replace(sum by (namespace, pod, node) ({allocation}{{{OPENCOST}}}{unit}) * on (node) '
+             f'group_left () max by (node) ({rate}{{{OPENCOST}}}), "resource", "{kind}", "", "")'
+             for kind, allocation, rate, unit in _COSTS]
+    return f"sum by (namespace, pod) ({' or '.join(parts)})"
 
 
 def recording_rules() -> list[dict]:
@@ -45,32 +54,35 @@ def recording_rules() -> list[dict]:
         {"record": "seedance:triton_latency_jitter:ratio10m",
          "expr": "stddev_over_time(seedance:triton_latency_p99_ms[10m]) / avg_over_time(seedance:triton_latency_p99_ms[10m])"},
         {"record": "seedance:triton_requests:rate5m",
-         "expr": "sum by (namespace, model) (rate(nv_inference_request_success[5m]))"},
+         "expr": f"sum by (namespace, model) (rate(nv_inference_request_success{{{TRITON}}}[5m]))"},
         {"record": "seedance:triton_queue_ms:mean5m",
-         "expr": "sum by (namespace, model) (rate(nv_inference_queue_duration_us[5m])) / "
-                 "sum by (namespace, model) (rate(nv_inference_request_success[5m])) / 1000"},
+         "expr": f"sum by (namespace, model) (rate(nv_inference_queue_duration_us{{{TRITON}}}[5m])) / "
+                 f"sum by (namespace, model) (rate(nv_inference_request_success{{{TRITON}}}[5m])) / 1000"},
         {"record": "seedance:node_cpu_utilisation:ratio",
-         "expr": 'sum by (node) (rate(container_cpu_usage_seconds_total{container!="", container!="POD"}[5m])) / '
-                 "max by (node) (kube_node_status_capacity_cpu_cores)"},
+         "expr": f'sum by (node) (rate(container_cpu_usage_seconds_total{{{CADVISOR}, container!="", container!="POD"}}'
+                 f"[5m])) / max by (node) (kube_node_status_capacity_cpu_cores{{{OPENCOST}}})"},
         {"record": "seedance:node_cpu_utilisation:cv",
          "expr": "stddev(seedance:node_cpu_utilisation:ratio) / avg(seedance:node_cpu_utilisation:ratio)"},
         {"record": "seedance:request_vcpu_seconds:ratio5m",
-         "expr": 'sum by (namespace) (rate(container_cpu_usage_seconds_total{namespace=~"triton-.+", container!="", '
-                 'container!="POD"}[5m])) / sum by (namespace) (rate(nv_inference_request_success[5m]))'},
+         "expr": f'sum by (namespace) (rate(container_cpu_usage_seconds_total{{{CADVISOR}, {TRITON}, container!="", '
+                 f'container!="POD"}}[5m])) / sum by (namespace) (rate(nv_inference_request_success{{{TRITON}}}[5m]))'},
         {"record": "seedance:request_vcpu_seconds:p95_1h",
          "expr": "quantile_over_time(0.95, seedance:request_vcpu_seconds:ratio5m[1h])"},
-        {"record": "seedance:namespace_cost_usd:hourly", "expr": _namespace_cost()},
+        {"record": "seedance:pod_cost_usd:hourly", "expr": _pod_cost()},
+        {"record": "seedance:namespace_cost_usd:hourly", "expr": "sum by (namespace) (seedance:pod_cost_usd:hourly)"},
+        # By the pods' own `team` label (the cost labels every workload carries), as OpenCost aggregates.
         {"record": "seedance:team_cost_usd:hourly",
-         "expr": 'sum by (team) (seedance:namespace_cost_usd:hourly * on (namespace) group_left (team) '
-                 'label_replace(max by (namespace, label_team) (kube_namespace_labels{label_team!=""}), '
+         "expr": f'sum by (team) (seedance:pod_cost_usd:hourly * on (namespace, pod) group_left (team) '
+                 f'label_replace(max by (namespace, pod, label_team) (kube_pod_labels{{{OPENCOST}, label_team!=""}}), '
                  '"team", "$1", "label_team", "(.+)"))'},
         {"record": "seedance:cost_per_1000_requests_usd:1h",
          "expr": "seedance:namespace_cost_usd:hourly / on (namespace) "
-                 "(sum by (namespace) (increase(nv_inference_request_success[1h])) > 0) * 1000"},
-        {"record": "seedance:cluster_cost_usd:hourly", "expr": "sum(node_total_hourly_cost)"},
-        {"record": "seedance:pod_memory_gib_per_vcpu:limits",
-         "expr": f'sum by (namespace, pod) (kube_pod_container_resource_limits{{resource="memory"}}) / {GIB} / '
-                 'sum by (namespace, pod) (kube_pod_container_resource_limits{resource="cpu"})'},
+                 f"(sum by (namespace) (increase(nv_inference_request_success{{{TRITON}}}[1h])) > 0) * 1000"},
+        {"record": "seedance:cluster_cost_usd:hourly", "expr": f"sum(node_total_hourly_cost{{{OPENCOST}}})"},
+        # Requests, what nodes are packed by (OpenCost exports limits only with EMIT_DEPRECATED_METRICS).
+        {"record": "seedance:pod_memory_gib_per_vcpu:requests",
+         "expr": f'sum by (namespace, pod) (kube_pod_container_resource_requests{{{OPENCOST}, resource="memory"}}) / '
+                 f'{GIB} / sum by (namespace, pod) (kube_pod_container_resource_requests{{{OPENCOST}, resource="cpu"}})'},
     ]
 
 
@@ -88,7 +100,8 @@ def alerting_rules(monthly_budget_usd: float, rebalance: str) -> list[dict]:
          "annotations": {"summary": f"{{{{ $labels.namespace }}}}/{{{{ $labels.model }}}}: the P99 varies by "
                                     f"{{{{ $value | printf \"%.2f\" }}}} of itself, above {JITTER}"}},
         {"alert": "HighLatencyPodCostReview",
-         "expr": f'max by (namespace, pod) (nv_inference_request_summary_us{{quantile="0.99"}}) / 1000 > {P99_MS}',
+         "expr": f'max by (namespace, pod) (nv_inference_request_summary_us{{quantile="0.99", {TRITON}}}) / 1000 > '
+                 f'{P99_MS}',
          "for": "30m", "labels": {"severity": "cost-review"},
          "annotations": {"summary": "{{ $labels.namespace }}/{{ $labels.pod }} serves slowly for 30 minutes: review "
                                     "what it costs (its GPU, its replicas) against what it delivers"}},
@@ -97,11 +110,11 @@ def alerting_rules(monthly_budget_usd: float, rebalance: str) -> list[dict]:
          "annotations": {"summary": f"node CPU utilisation spread (coefficient of variation) {{{{ $value | printf "
                                     f"\"%.2f\" }}}} above {NODE_UTILISATION_CV}", "rebalance": rebalance}},
         {"alert": "MemoryPerVcpuFarFromOneToFour",
-         "expr": f"seedance:pod_memory_gib_per_vcpu:limits < {low:g} or seedance:pod_memory_gib_per_vcpu:limits > "
+         "expr": f"seedance:pod_memory_gib_per_vcpu:requests < {low:g} or seedance:pod_memory_gib_per_vcpu:requests > "
                  f"{high:g}", "for": "1h", "labels": {"severity": "cost-review"},
-         "annotations": {"summary": f"{{{{ $labels.namespace }}}}/{{{{ $labels.pod }}}} limits {{{{ $value | printf "
+         "annotations": {"summary": f"{{{{ $labels.namespace }}}}/{{{{ $labels.pod }}}} requests {{{{ $value | printf "
                                     f"\"%.1f\" }}}} GiB per vCPU; the packing anchor is {GIB_PER_VCPU}"}},
-        {"alert": "GpuIdleWhileBilled", "expr": f"avg by (Hostname) (DCGM_FI_DEV_GPU_UTIL) < {GPU_IDLE_PERCENT}",
+        {"alert": "GpuIdleWhileBilled", "expr": f"avg by (Hostname) (DCGM_FI_DEV_GPU_UTIL{{{DCGM}}}) < {GPU_IDLE_PERCENT}",
          "for": "30m", "labels": {"severity": "cost-review"},
          "annotations": {"summary": "{{ $labels.Hostname }}: GPUs {{ $value | printf \"%.0f\" }}% busy for 30 "
                                     "minutes, billed by the hour"}},

@@ -3,8 +3,8 @@ needs, a quota on GPUs per workload class and on CPU and memory, and default req
 
 from __future__ import annotations
 
-from components.common.manifests import (NAMESPACE_NAME_LABEL, Manifest, metadata, namespace, namespace_baseline,
-                                         network_policy)
+from components.common.manifests import (NAMESPACE_NAME_LABEL, Manifest, admission_policy, metadata, namespace,
+                                         namespace_baseline, network_policy)
 from components.compute.priority import PRIORITY_CLASS
 from components.tenancy.config import TenantConfig
 
@@ -49,3 +49,18 @@ def tenant_manifests(tenant: TenantConfig, triton_namespaces: dict[str, list[str
         team = network_policy(tenant.name, name, {}, ingress=[{"from": [{"podSelector": {}}]}], egress=egress)
         objects += [ns, *namespace_baseline(name), team, *_quotas(tenant, name), _defaults(tenant, name)]
     return objects
+
+
+COST_LABEL_POLICY = "seedance-tenant-cost-labels"
+
+
+def tenant_cost_label_policy() -> list[Manifest]:
+    """A tenant's pods say whose they are: `team` equals the tenant of their namespace, so no team can
+    move its cost to another's by labelling its pods (OpenCost and the cost dashboards group by it)."""
+    return admission_policy(
+        COST_LABEL_POLICY,
+        [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": ["pods"]}],
+        [{"expression": f"has(object.metadata.labels) && 'team' in object.metadata.labels && "
+                        f"object.metadata.labels['team'] == namespaceObject.metadata.labels['{TENANT_LABEL}']",
+          "message": "a tenant's pods carry team=<their tenant> (the cost label the platform attributes by)"}],
+        namespace_selector={"matchExpressions": [{"key": TENANT_LABEL, "operator": "Exists"}]})

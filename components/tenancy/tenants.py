@@ -11,7 +11,7 @@ import pulumi_kubernetes as k8s
 
 from components.common.k8s_objects import declare
 from components.tenancy.config import TenantConfig
-from components.tenancy.manifests import tenant_manifests
+from components.tenancy.manifests import tenant_cost_label_policy, tenant_manifests
 
 
 class TenantSpace(pulumi.ComponentResource):
@@ -41,4 +41,15 @@ class TenantSpace(pulumi.ComponentResource):
                 access_scope=aws.eks.AccessPolicyAssociationAccessScopeArgs(type="namespace",
                                                                             namespaces=tenant.namespace_names),
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[entry, *namespaces.values()]))
+        self.register_outputs({})
+
+
+class TenantCostLabels(pulumi.ComponentResource):
+    """The one admission policy that holds every tenant's pods to their own `team` label."""
+
+    def __init__(self, name: str, *, provider: k8s.Provider, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("seedance:tenancy:TenantCostLabels", name, None, opts)
+        for manifest in tenant_cost_label_policy():
+            declare(manifest, f"{name}-{manifest['kind'].lower()}", pulumi.ResourceOptions(parent=self,
+                                                                                            provider=provider))
         self.register_outputs({})

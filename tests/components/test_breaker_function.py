@@ -72,9 +72,16 @@ def account(monkeypatch):
         queue = sqs.create_queue(QueueName="inbox")["QueueUrl"]
         queue_arn = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
         boto3.client("sns", region_name=region).subscribe(TopicArn=topic, Protocol="sqs", Endpoint=queue_arn)
+        budgets = boto3.client("budgets", region_name="us-east-1")
+        account = boto3.client("sts", region_name=region).get_caller_identity()["Account"]
+        budgets.create_budget(AccountId=account, Budget={
+            "BudgetName": BUDGET, "BudgetType": "COST", "TimeUnit": "MONTHLY",
+            "BudgetLimit": {"Amount": "6000", "Unit": "USD"},
+            "CalculatedSpend": {"ActualSpend": {"Amount": "5800", "Unit": "USD"}}})  # 96.7 %: both steps hold
         settings = breaker.Settings(stack="dev", env="dev", cluster_name="seedance-dev", budget_name=BUDGET,
-                                    bucket="incidents", key_arn=key, topic_arn=topic)
-        clients = {"autoscaling": autoscaling, "s3": s3, "sns": boto3.client("sns", region_name=region)}
+                                    account_id=account, bucket="incidents", key_arn=key, topic_arn=topic)
+        clients = {"autoscaling": autoscaling, "s3": s3, "sns": boto3.client("sns", region_name=region),
+                   "budgets": budgets}
 
         def published():
             messages = sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=10).get("Messages", [])
@@ -97,7 +104,7 @@ def state(clients):
 
 def records(clients):
     listed = clients["s3"].list_objects_v2(Bucket="incidents").get("Contents", [])
-    return sorted(o["Key"] for o in listed)
+    return sorted(o["Key"] for o in listed if o["Key"].endswith(".json"))
 
 
 def test_the_notification_text_is_read_as_budget_threshold_and_month():
@@ -111,7 +118,7 @@ def test_the_notification_text_is_read_as_budget_threshold_and_month():
 def test_85_stops_experiments_growing_and_95_moves_dev_to_spot_only(account):
     settings, clients, published = account
     record = breaker.handle_message(sns(notification(85)), settings, clients, NOW)
-    assert state(clients) == {"batch": (2, 1, 30, "degrade"), "online": (8, 1, 30, None)}
+    assert state(clients) == {"batch": (2, 1, 30, None), "online": (8, 1, 30, None)}
     assert record["groups"][0]["before"] == {"max_size": 8} and record["groups"][0]["owner"] == "ml-platform"
     breaker.handle_message(sns(notification(95), "m-2"), settings, clients, NOW)
     assert state(clients) == {"batch": (2, 0, 0, "on"), "online": (8, 0, 0, "on")}
@@ -157,7 +164,7 @@ def test_only_budgets_messages_act_and_an_unreadable_one_is_reported(account):
 def test_the_lambda_entry_point_reads_its_settings_from_the_environment(account, monkeypatch):
     settings, clients, _ = account
     for name, value in (("STACK", "dev"), ("STACK_ENV", "dev"), ("CLUSTER_NAME", "seedance-dev"),
-                        ("BUDGET_NAME", BUDGET), ("INCIDENT_BUCKET", "incidents"),
+                        ("BUDGET_NAME", BUDGET), ("ACCOUNT_ID", settings.account_id), ("INCIDENT_BUCKET", "incidents"),
                         ("INCIDENT_KEY_ARN", settings.key_arn), ("TOPIC_ARN", settings.topic_arn)):
         monkeypatch.setenv(name, value)
     assert breaker.handler({"Records": [{"EventSource": "aws:sns", "Sns": sns(notification(85))}]}) == {"handled": 1}
@@ -173,3 +180,71 @@ def test_the_archive_imports_with_the_standard_library_alone(tmp_path):
                           cwd=tmp_path, capture_output=True, text=True, env={"PYTHONPATH": str(tmp_path)})
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "95"
+
+
+def test_a_retry_after_a_failed_update_finishes_the_step_and_the_reset_restores_the_stacks_values(account):
+    settings, clients, _ = account
+    autoscaling = clients["autoscaling"]
+
+    class FailingOnce:
+        """The first group update fails (throttled), as a Lambda run can be cut off between calls."""
+        failed = False
+
+        def __getattr__(self, name):
+            return getattr(autoscaling, name)
+
+        def update_auto_scaling_group(self, **kwargs):
+            if not FailingOnce.failed:
+                FailingOnce.failed = True
+                raise RuntimeError("Throttling")
+            return autoscaling.update_auto_scaling_group(**kwargs)
+
+    with pytest.raises(RuntimeError):
+        breaker.handle_message(sns(notification(95)), settings, {**clients, "autoscaling": FailingOnce()}, NOW)
+    # Lambda retries the same message: it owns the claim, finishes the step and records all of it.
+    record = breaker.handle_message(sns(notification(95)), settings, clients, NOW)
+    assert state(clients) == {"batch": (2, 0, 0, "on"), "online": (8, 0, 0, "on")}
+    assert {g["name"].split("-")[2]: g["before"] for g in record["groups"]} == {
+        "batch": {"max_size": 8, "on_demand_base": 1, "on_demand_percentage": 30},
+        "online": {"on_demand_base": 1, "on_demand_percentage": 30}}
+    breaker.reset(autoscaling, breaker.gpu_groups(autoscaling, "seedance-dev"))
+    assert state(clients) == {"batch": (8, 1, 30, None), "online": (8, 1, 30, None)}
+
+
+def test_two_deliveries_at_once_act_once(account):
+    settings, clients, published = account
+    prefix = f"incidents/2026-12/{BUDGET}/"
+    clients["s3"].put_object(Bucket="incidents", Key=f"{prefix}95.claim", Body=b"m-other")  # the other delivery
+    assert breaker.handle_message(sns(notification(95), "m-1"), settings, clients, NOW) is None
+    assert state(clients)["online"] == (8, 1, 30, None) and published() == []
+
+
+def test_a_group_the_stack_already_runs_spot_only_is_left_as_the_stack_set_it(account):
+    settings, clients, _ = account
+    autoscaling = clients["autoscaling"]
+    # What `capacity.budget_breaker: true` deploys: spot only, and the mark the policies read.
+    (online,) = autoscaling.describe_auto_scaling_groups(
+        AutoScalingGroupNames=["seedance-dev-online-asg"])["AutoScalingGroups"]
+    autoscaling.update_auto_scaling_group(AutoScalingGroupName="seedance-dev-online-asg",
+                                          MixedInstancesPolicy=breaker.spot_only_policy(online["MixedInstancesPolicy"]))
+    autoscaling.create_or_update_tags(Tags=[{"ResourceId": "seedance-dev-online-asg",
+                                             "ResourceType": "auto-scaling-group", "Key": breaker.BREAKER_TAG,
+                                             "Value": "on", "PropagateAtLaunch": True}])
+    record = breaker.handle_message(sns(notification(95)), settings, clients, NOW)
+    assert [g["changed"] for g in record["groups"]] == [True, False]  # batch changed; online already was
+    breaker.reset(autoscaling, breaker.gpu_groups(autoscaling, "seedance-dev"))
+    assert state(clients)["online"] == (8, 0, 0, "on")  # the stack's setting stays
+
+
+def test_a_forged_alert_the_budget_does_not_confirm_changes_nothing(account):
+    settings, clients, published = account
+    clients["budgets"].delete_budget(AccountId=settings.account_id, BudgetName=BUDGET)
+    clients["budgets"].create_budget(AccountId=settings.account_id, Budget={
+        "BudgetName": BUDGET, "BudgetType": "COST", "TimeUnit": "MONTHLY",
+        "BudgetLimit": {"Amount": "6000", "Unit": "USD"},
+        "CalculatedSpend": {"ActualSpend": {"Amount": "900", "Unit": "USD"}}})  # 15 %: anyone could have sent it
+    before = state(clients)
+    assert breaker.handle_message(sns(notification(95)), settings, clients, NOW) is None
+    assert state(clients) == before and records(clients) == []
+    [message] = published()
+    assert message["Subject"] == "seedance budget breaker: alert not confirmed" and "15.0% spent" in message["Message"]

@@ -10,25 +10,28 @@ from tests.prometheus import test_rules as run_tests
 FILES = dashboards([ServedSet("triton-video", 100)], 6000, {"batch": 0.9})
 GPU = 'exported_namespace="triton-video", exported_pod="t"'
 SERIES = {
-    f'DCGM_FI_DEV_GPU_UTIL{{Hostname="n1", gpu="0", {GPU}}}': "60x70",
-    f'DCGM_FI_DEV_FB_USED{{Hostname="n1", gpu="0", {GPU}}}': "1024x70",
-    'kube_node_labels{node="n1", label_seedance_io_node_group="online"}': "1x70",
-    'kube_node_labels{node="s1"}': "1x70",
+    f'DCGM_FI_DEV_GPU_UTIL{{namespace="gpu-monitoring", Hostname="n1", gpu="0", {GPU}}}': "60x70",
+    f'DCGM_FI_DEV_FB_USED{{namespace="gpu-monitoring", Hostname="n1", gpu="0", {GPU}}}': "1024x70",
+    'kube_node_labels{job="opencost", node="n1", label_seedance_io_node_group="online"}': "1x70",
+    'kube_node_labels{job="opencost", node="s1"}': "1x70",
     'nv_inference_request_success{namespace="triton-video", model="m", pod="t"}': "0+60x70",
     'nv_inference_queue_duration_us{namespace="triton-video", model="m", pod="t"}': "0+6000x70",
     'nv_inference_request_summary_us{quantile="0.99", namespace="triton-video", model="m", pod="t"}': "30000x70",
     'nv_inference_request_summary_us{quantile="0.5", namespace="triton-video", model="m", pod="t"}': "10000x70",
-    'node_cpu_hourly_cost{node="n1"}': "1x70", 'node_ram_hourly_cost{node="n1"}': "0.5x70",
-    'node_gpu_hourly_cost{node="n1"}': "10x70", 'node_total_hourly_cost{node="n1"}': "2x70",
-    'container_cpu_allocation{node="n1", namespace="triton-video", pod="t", container="triton"}': "2x70",
-    'container_memory_allocation_bytes{node="n1", namespace="triton-video", pod="t", container="triton"}':
-        f"{4 * 1073741824}x70",
-    'container_gpu_allocation{node="n1", namespace="triton-video", pod="t", container="triton"}': "1x70",
-    'container_cpu_allocation{node="n1", namespace="etl", pod="e", container="job"}': "1x70",
-    'kube_namespace_labels{namespace="triton-video", label_team="video-ml"}': "1x70",
-    'kube_namespace_labels{namespace="etl", label_team="data"}': "1x70",
-    'container_cpu_usage_seconds_total{node="n1", namespace="triton-video", pod="t", container="triton"}': "0+30x70",
-    'kube_node_status_capacity_cpu_cores{node="n1"}': "4x70",
+    'node_cpu_hourly_cost{job="opencost", node="n1"}': "1x70",
+    'node_ram_hourly_cost{job="opencost", node="n1"}': "0.5x70",
+    'node_gpu_hourly_cost{job="opencost", node="n1"}': "10x70",
+    'node_total_hourly_cost{job="opencost", node="n1"}': "2x70",
+    'container_cpu_allocation{job="opencost", node="n1", namespace="triton-video", pod="t", container="triton"}': "2x70",
+    'container_memory_allocation_bytes{job="opencost", node="n1", namespace="triton-video", pod="t", '
+    'container="triton"}': f"{4 * 1073741824}x70",
+    'container_gpu_allocation{job="opencost", node="n1", namespace="triton-video", pod="t", container="triton"}': "1x70",
+    'container_cpu_allocation{job="opencost", node="n1", namespace="etl", pod="e", container="job"}': "1x70",
+    'kube_pod_labels{job="opencost", namespace="triton-video", pod="t", label_team="video-ml"}': "1x70",
+    'kube_pod_labels{job="opencost", namespace="etl", pod="e", label_team="data"}': "1x70",
+    'container_cpu_usage_seconds_total{job="kubernetes-cadvisor", node="n1", namespace="triton-video", pod="t", '
+    'container="triton"}': "0+30x70",
+    'kube_node_status_capacity_cpu_cores{job="opencost", node="n1"}': "4x70",
 }
 POOL = '{label_seedance_io_node_group="online"}'
 TRITON = '{namespace="triton-video", model="m"}'

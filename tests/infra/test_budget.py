@@ -112,7 +112,9 @@ def test_the_budget_topic_invokes_the_breaker_whose_role_reaches_only_this_clust
     (function,) = stack_plan.of_type("aws:lambda/function:Function")
     (topic,) = stack_plan.of_type("aws:sns/topic:Topic")
     (budget,) = stack_plan.of_type("aws:budgets/budget:Budget")
-    assert function.inputs["handler"] == "breaker_function.handler" and function.inputs["reservedConcurrentExecutions"] == 1
+    assert function.inputs["handler"] == "breaker_function.handler"
+    # No reserved concurrency: a new account's quota of 10 leaves none to reserve (the step claim serialises).
+    assert "reservedConcurrentExecutions" not in function.inputs
     variables = function.inputs["environment"]["variables"]
     topic_arn = variables["TOPIC_ARN"]
     assert variables["BUDGET_NAME"] == budget.inputs["name"] and topic_arn.endswith(f":{topic.id}")
@@ -145,3 +147,12 @@ def test_the_budget_topic_invokes_the_breaker_whose_role_reaches_only_this_clust
     assert all(allows(document, Request("iam:PassRole", f"arn:aws:iam::123456789012:role/{r}", passed))
                for r in gpu_roles)
     assert not allows(document, Request("iam:PassRole", "arn:aws:iam::123456789012:role/admin", passed))
+    # It launches from the groups' own templates only, and reads its own budget to confirm an alert.
+    (template_statement,) = [st for st in document["Statement"] if st["Sid"] == "UseTheGroupsLaunchTemplates"]
+    ours = template_statement["Condition"]["ArnLike"]["ec2:LaunchTemplate"]
+    assert len(ours) == len(stack_config(stack_plan.stack).gpu_node_groups)
+    assert allows(document, Request("ec2:RunInstances", "arn:aws:ec2:x", {"ec2:LaunchTemplate": ours[0]}))
+    assert not allows(document, Request("ec2:RunInstances", "arn:aws:ec2:x", {"ec2:LaunchTemplate": "arn:lt/other"}))
+    budget_arn = f"arn:aws:budgets::123456789012:budget/{budget.inputs['name']}"
+    assert allows(document, Request("budgets:ViewBudget", budget_arn))
+    assert not allows(document, Request("budgets:ViewBudget", budget_arn + "-other"))

@@ -33,6 +33,12 @@ def accepted_identity_finding(finding) -> bool:
     actions = set((finding.location or {}).get("actions", []))
     if finding.issue == "RESOURCE_MISMATCH":
         return all(item.get("action") == "ec2:RunInstances" for item in finding.detail)
+    # RunInstances on any resource, but only from the groups' own templates (ec2:LaunchTemplate), which fix
+    # the instance profile; PassRole of the GPU node roles only: the role cannot launch another identity.
+    if finding.issue == "RESOURCE_STAR":
+        return finding.detail == ["ec2:RunInstances"]
+    if finding.issue == "PRIVILEGE_ESCALATION":
+        return set(finding.location.get("actions", [])) == {"iam:passrole", "ec2:runinstances"}
     return finding.issue == "PERMISSIONS_MANAGEMENT_ACTIONS" and actions <= GRANT_ACTIONS | {"iam:passrole"}
 
 

@@ -4,6 +4,7 @@ against kubelet requests as EKS authenticates them (the node role in userInfo.ex
 import pytest
 
 from components.compute.labels import NODE_GROUP_LABEL, POOL_TAINT_KEY, WORKLOAD_CLASS_LABEL, pool_taint
+from components.compute.pool_identity import POLICY_NAME
 from tests.admission import denials
 from tests.k8s_checks import declared_manifests, node_labels, schema_errors
 from tests.stacks import stack_config
@@ -12,7 +13,7 @@ POLICY = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"
 
 
 def policy_and_roles(plan):
-    (policy,) = plan.of_type(POLICY)
+    (policy,) = [p for p in plan.of_type(POLICY) if p.inputs["metadata"]["name"] == POLICY_NAME]
     roles = {}
     for group in stack_config(plan.stack).gpu_node_groups:
         (role,) = [r for r in plan.of_type("aws:iam/role:Role") if r.name.startswith(f"{plan.outputs['cluster_name']}-{group.name}-node-role")]

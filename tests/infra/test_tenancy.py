@@ -114,3 +114,22 @@ def test_a_tenant_that_would_clash_is_refused_naming_the_key(tenants, cluster, e
 
 def test_a_team_without_namespaces_gets_one_of_its_name():
     assert TenantConfig(name="search", principal_arns=[TEAM]).namespace_names == ["search"]
+
+
+def test_a_tenants_pods_can_only_say_they_are_the_tenants(plan_of):
+    """The cost label OpenCost attributes by is checked at admission: a team cannot bill its pods to another."""
+    from tests.admission import denials
+    (policy,) = [p for p in plan_of("prod").of_type(
+        "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy")
+        if p.inputs["metadata"]["name"] == "seedance-tenant-cost-labels"]
+    spec = policy.inputs["spec"]
+    assert spec["matchConstraints"]["namespaceSelector"] == {
+        "matchExpressions": [{"key": "seedance.io/tenant", "operator": "Exists"}]}  # tenants' namespaces only
+    namespace = {"metadata": {"name": "video-train", "labels": {"seedance.io/tenant": "video-ml"}}}
+
+    def pod(labels):
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "video-train", "labels": labels}}
+    request = {"operation": "CREATE", "userInfo": {"username": "alice", "groups": ["system:authenticated"]}}
+    assert denials(spec, request, pod({"team": "video-ml", "app.kubernetes.io/name": "x"}), namespace_object=namespace) == []
+    for labels in ({"team": "search"}, {"app.kubernetes.io/name": "x"}, {}):
+        assert denials(spec, request, pod(labels), namespace_object=namespace), labels

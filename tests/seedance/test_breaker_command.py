@@ -63,13 +63,15 @@ def test_apply_moves_every_gpu_group_to_spot_only_and_tags_what_it_replaced(auto
             ("seedance-dev-batch-asg", {"MaxSize": 2},
              {"max_size": 8, "on_demand_base": 1, "on_demand_percentage": 100}),
             ("seedance-dev-online-asg", {}, {"on_demand_base": 1, "on_demand_percentage": 100})):
+        # What it replaces is recorded on the group first, so a retry after a failed update still knows it.
+        autoscaling.add_response("create_or_update_tags", {}, {"Tags": [
+            {"ResourceId": name, "ResourceType": "auto-scaling-group", "Key": "seedance.io/budget-breaker-before",
+             "Value": json.dumps(before, sort_keys=True), "PropagateAtLaunch": False}]})
         autoscaling.add_response("update_auto_scaling_group", {},
                                  {"AutoScalingGroupName": name, **extra, "MixedInstancesPolicy": policy})
         autoscaling.add_response("create_or_update_tags", {}, {"Tags": [
-            {"ResourceId": name, "ResourceType": "auto-scaling-group", "Key": key, "Value": value,
-             "PropagateAtLaunch": False}
-            for key, value in (("seedance.io/budget-breaker", "on"),
-                               ("seedance.io/budget-breaker-before", json.dumps(before, sort_keys=True)))]})
+            {"ResourceId": name, "ResourceType": "auto-scaling-group", "Key": "seedance.io/budget-breaker",
+             "Value": "on", "PropagateAtLaunch": False}]})
     assert main(["breaker", "--stack", "dev", "--apply"]) == 0
     autoscaling.assert_no_pending_responses()
     assert '"applied": true' in capsys.readouterr().out
