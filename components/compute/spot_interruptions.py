@@ -18,6 +18,9 @@ from components.common.addon_resources import ADDON_RESOURCES
 NTH_CHART = "oci://public.ecr.aws/aws-ec2/helm/aws-node-termination-handler"
 NTH_NAMESPACE = "kube-system"
 NTH_SERVICE_ACCOUNT = "aws-node-termination-handler"
+# Its Prometheus endpoint: each drain counted with the node and the event (spot-itn-event-<id> for a spot
+# interruption), scraped by annotation for the cost dashboard's interruptions per group.
+NTH_METRICS_PORT = 9092
 
 # The events the termination handler acts on (its README's EventBridge set), less one: a rebalance
 # recommendation. In queue mode the handler drains a node on it, and nothing replaces the node unless its
@@ -73,6 +76,10 @@ def handler_values(queue_url: str, region: str, role_arn: str) -> dict:
         "managedTag": NTH_MANAGED_TAG,
         "serviceAccount": {"name": NTH_SERVICE_ACCOUNT, "annotations": {"eks.amazonaws.com/role-arn": role_arn}},
         "resources": ADDON_RESOURCES["aws-node-termination-handler"],
+        "enablePrometheusServer": True,
+        "prometheusServerPort": NTH_METRICS_PORT,
+        "podAnnotations": {"prometheus.io/scrape": "true", "prometheus.io/port": str(NTH_METRICS_PORT),
+                           "prometheus.io/path": "/metrics"},
     }
 
 

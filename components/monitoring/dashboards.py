@@ -19,11 +19,11 @@ from grafana_foundation_sdk.cog.encoder import JSONEncoder
 from grafana_foundation_sdk.models.common import DataSourceRef, GraphThresholdsStyleMode
 from grafana_foundation_sdk.models.dashboard import Threshold, ThresholdsMode
 
-from components.monitoring.rules import DCGM, HOURS_PER_MONTH, JITTER, NODE_UTILISATION_CV, OPENCOST, P99_MS
+from components.monitoring.rules import (DCGM, HOURS_PER_MONTH, JITTER, NODE_UTILISATION_CV, OPENCOST, P99_MS,
+                                         POOL_LABEL)
 
 DATASOURCE_UID = "prometheus"
 PROMETHEUS = DataSourceRef(type_val="prometheus", uid=DATASOURCE_UID)
-POOL_LABEL = "label_seedance_io_node_group"  # kube_node_labels' form of seedance.io/node-group
 # DCGM's series name the node `Hostname`; OpenCost's node labels name it `node`.
 _POOL_OF_HOST = (f'label_replace(max by (node, {POOL_LABEL}) (kube_node_labels{{{OPENCOST}}}), "Hostname", "$1", "node", '
                  '"(.+)")')
@@ -110,7 +110,9 @@ def cost_dashboard(monthly_budget_usd: float, planned_spot_share: dict[str, floa
                                      "currencyUSD", 12, monthly_budget_usd))
                  .with_panel(_series("GPU nodes per group", f"count by ({POOL_LABEL}) "
                                      f'(kube_node_labels{{{OPENCOST}, {POOL_LABEL}!=""}})', f"{{{{{POOL_LABEL}}}}}",
-                                     "short", 12)))
+                                     "short", 12))
+                 .with_panel(_series("Spot interruptions drained per group, last day",
+                                     "seedance:spot_interruptions:count1d", f"{{{{{POOL_LABEL}}}}}", "short", 12)))
     for group, share in sorted(planned_spot_share.items()):
         # The groups' market is not a node label (self-managed groups set none): the plan's share is shown.
         dashboard = dashboard.with_panel(

@@ -20,6 +20,7 @@ import pulumi_kubernetes as k8s
 import pulumi_tls as tls
 
 from components.compute.labels import AGENT_TOLERATIONS, WORKLOAD_CLASS_LABEL
+from components.compute.spot_interruptions import NTH_METRICS_PORT
 from components.serving.manifests import PORTS, adapter_rules
 from components.common.addon_resources import ADDON_RESOURCES
 from components.common.k8s_objects import declare
@@ -196,7 +197,7 @@ def prometheus_access(vpc_cidr: str, api_service_ip: str) -> list[Manifest]:
     server = network_policy(
         "prometheus-server", NAMESPACE, PROMETHEUS_SERVER_LABELS,
         ingress=[{"from": readers, "ports": tcp(PROMETHEUS_PORT)}],
-        egress=[{"ports": tcp(PORTS["metrics"], DCGM_PORT)}, api_server,
+        egress=[{"ports": tcp(PORTS["metrics"], DCGM_PORT, NTH_METRICS_PORT)}, api_server,
                 {"to": [{"ipBlock": {"cidr": vpc_cidr}}], "ports": tcp(KUBELET_PORT)},
                 {"to": [{"namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: OPENCOST_NAMESPACE}},
                          "podSelector": {"matchLabels": OPENCOST_LABELS}}], "ports": tcp(OPENCOST_PORT)},

@@ -31,6 +31,8 @@ OPENCOST = 'job="opencost"'
 CADVISOR = 'job="kubernetes-cadvisor"'
 DCGM = f'namespace="{GPU_AGENTS_NAMESPACE}"'  # the pods job labels series with the scraped pod's namespace
 TRITON = 'namespace=~"triton-.+"'
+NTH = 'namespace="kube-system"'  # the termination handler's drains (its actions.node counter)
+POOL_LABEL = "label_seedance_io_node_group"  # kube_node_labels' form of seedance.io/node-group
 # Triton's summary carries each pod's last minute; the worst pod is the set's tail.
 _QUANTILE = 'max by (namespace, model) (nv_inference_request_summary_us{{quantile="{q}", ' + TRITON + '}}) / 1000'
 _COSTS = (("cpu", "container_cpu_allocation", "node_cpu_hourly_cost", ""),
@@ -79,6 +81,14 @@ def recording_rules() -> list[dict]:
          "expr": "seedance:namespace_cost_usd:hourly / on (namespace) "
                  f"(sum by (namespace) (increase(nv_inference_request_success{{{TRITON}}}[1h])) > 0) * 1000"},
         {"record": "seedance:cluster_cost_usd:hourly", "expr": f"sum(node_total_hourly_cost{{{OPENCOST}}})"},
+        # Spot interruptions the termination handler drained, per GPU group, over the last day: one series per
+        # event (its id names the kind), so they are counted, not rated; the node's group from its labels
+        # while it existed.
+        {"record": "seedance:spot_interruptions:count1d",
+         "expr": f'sum by ({POOL_LABEL}) (count by (node_name) (max_over_time(actions_node_total{{{NTH}, '
+                 f'node_event_id=~"spot-itn-event-.+"}}[1d])) * on (node_name) group_left ({POOL_LABEL}) '
+                 f'label_replace(max by (node, {POOL_LABEL}) (max_over_time(kube_node_labels{{{OPENCOST}, '
+                 f'{POOL_LABEL}!=""}}[1d])), "node_name", "$1", "node", "(.+)"))'},
         # Requests, what nodes are packed by (OpenCost exports limits only with EMIT_DEPRECATED_METRICS).
         {"record": "seedance:pod_memory_gib_per_vcpu:requests",
          "expr": f'sum by (namespace, pod) (kube_pod_container_resource_requests{{{OPENCOST}, resource="memory"}}) / '

@@ -32,6 +32,13 @@ SERIES = {
     'container_cpu_usage_seconds_total{job="kubernetes-cadvisor", node="n1", namespace="triton-video", pod="t", '
     'container="triton"}': "0+30x70",
     'kube_node_status_capacity_cpu_cores{job="opencost", node="n1"}': "4x70",
+    # The termination handler drained n1 for two spot interruptions and once for a scale-in.
+    'actions_node_total{namespace="kube-system", node_name="n1", node_action="cordon-and-drain", '
+    'node_status="success", node_event_id="spot-itn-event-61"}': "1x70",
+    'actions_node_total{namespace="kube-system", node_name="n1", node_action="cordon-and-drain", '
+    'node_status="success", node_event_id="spot-itn-event-62"}': "_x30 1x40",
+    'actions_node_total{namespace="kube-system", node_name="n1", node_action="cordon-and-drain", '
+    'node_status="success", node_event_id="asg-lifecycle-term-63"}': "1x70",
 }
 POOL = '{label_seedance_io_node_group="online"}'
 TRITON = '{namespace="triton-video", model="m"}'
@@ -54,6 +61,7 @@ EXPECTED = {
     "Node utilisation spread (rebalance above 0.32)": [("seedance:node_cpu_utilisation:cv", 0)],
     "Budget burn, USD a month at the current rate (budget 6,000)": [("{}", 1460)],
     "GPU nodes per group": [(POOL, 1)],
+    "Spot interruptions drained per group, last day": [(f"seedance:spot_interruptions:count1d{POOL}", 2)],
     "batch: planned spot share at its maximum": [("{}", 0.9)],
 }
 
