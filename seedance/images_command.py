@@ -17,7 +17,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from components.common.files import write_text
 from components.compute.node_bootstrap import ami_ssm_parameter
 from components.compute.node_images import (NodeImage, NodeImageError, NodeImagesDocument, group_image_key,
-                                            images_path, read_node_images, render_node_images)
+                                            images_path, pinned_images, read_node_images, render_node_images)
 from components.pricing.live import boto3_clients
 from seedance.stack_input import load_stack
 
@@ -75,10 +75,56 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def check(args: argparse.Namespace) -> int:
+    """Read-only, against the account: each pinned image exists in the region and is published by the
+    owner of the image AWS recommends (a hand edit naming someone's AMI fails here), and whether a newer one
+    is recommended. Exit 1 on a missing pin or a failed check, 0 otherwise."""
+    project, config = load_stack(args.program, args.stack, args.stack_file)
+    try:
+        document = read_node_images(images_path(project.stack_config_dir, args.stack))
+        pinned, missing = pinned_images(document, args.stack, config.region, config.cluster.kubernetes_version,
+                                        config.gpu_node_groups)
+    except NodeImageError as error:
+        raise ImagesError(str(error)) from None
+    ssm, ec2 = clients("ssm", config.region), clients("ec2", config.region)
+    failed = [f"{key}: not pinned; run `seedance images pin --stack {args.stack}`" for key in missing]
+    seen = set()
+    for group in config.gpu_node_groups:
+        key = group_image_key(group)
+        if group.name not in pinned or key in seen:
+            continue
+        seen.add(key)
+        parameter = ami_ssm_parameter(group.ami_family, config.cluster.kubernetes_version, group.arch)
+        try:
+            latest = recommended_image(ssm, ec2, parameter, datetime.now(timezone.utc))
+            owners = {i["ImageId"]: i.get("OwnerId") for i in ec2.describe_images(
+                ImageIds=sorted({pinned[group.name], latest.image_id}))["Images"]}
+        except (ClientError, BotoCoreError) as error:
+            raise ImagesError(f"reading {key}'s images in {config.region}: {error}") from None
+        image = pinned[group.name]
+        if image not in owners:
+            failed.append(f"{key}: {image} is not in {config.region} (deregistered, or another region's)")
+        elif owners[image] != owners.get(latest.image_id):
+            failed.append(f"{key}: {image} is owned by {owners[image]}, not by the publisher of AWS's recommended "
+                          f"image ({owners.get(latest.image_id)}); pin again")
+        elif image != latest.image_id:
+            print(f"{key}: {image} is pinned; AWS now recommends {latest.image_id} ({latest.name}): `seedance "
+                  f"images pin` and a paced roll when you choose")
+        else:
+            print(f"{key}: {image} is pinned and recommended")
+    for line in failed:
+        print(f"FAILED  {line}")
+    return 1 if failed else 0
+
+
 def register(commands: Any, stack_arguments: Callable) -> None:
     images = commands.add_parser("images", help="the GPU node images a stack deploys")
     verbs = images.add_subparsers(dest="verb", required=True)
     pin = verbs.add_parser("pin", help="pin each GPU group's image to the one AWS recommends now")
     stack_arguments(pin)
     pin.set_defaults(run=run)
+    checked = verbs.add_parser("check", help="read-only: the pinned images exist, come from AWS's publisher, "
+                                             "and whether newer ones are recommended")
+    stack_arguments(checked)
+    checked.set_defaults(run=check)
 

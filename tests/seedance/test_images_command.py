@@ -83,3 +83,47 @@ def test_a_broken_file_is_pinned_afresh(account, capsys):
     assert "replaced: every image is pinned afresh" in capsys.readouterr().out
     written = json.loads((project / "stacks" / "node-images.dev.json").read_text())
     assert set(written["images"]) == {"al2023/x86_64", "bottlerocket/x86_64"}
+
+
+def _images(stubs, parameter, pinned, recommended, owners):
+    ssm, ec2 = stubs
+    ssm.add_response("get_parameter", {"Parameter": {"Name": parameter, "Type": "String", "Value": recommended,
+                                                     "Version": 9}}, {"Name": parameter})
+    ec2.add_response("describe_images", {"Images": [{"ImageId": recommended, "Name": "recommended"}]},
+                     {"ImageIds": [recommended]})
+    ec2.add_response("describe_images", {"Images": [{"ImageId": i, "OwnerId": o} for i, o in owners.items()]},
+                     {"ImageIds": sorted({pinned, recommended})})
+
+
+def test_check_says_whether_the_pins_exist_come_from_aws_and_are_still_recommended(account, capsys):
+    stubs, project = account
+    version = stack_config("dev").cluster.kubernetes_version
+    al2023, bottlerocket = AL2023.format(v=version), BOTTLEROCKET.format(v=version)
+    _answer(stubs, al2023, "ami-0a1b2c3d4e5f60718", "amazon-eks-node-al2023")
+    _answer(stubs, bottlerocket, "ami-0b1b2c3d4e5f60718", "bottlerocket")
+    assert _pin(project) == 0
+    capsys.readouterr()
+    check = ["images", "check", "--stack", "dev", "--program", str(project / "infra")]
+    # Pinned and still recommended; pinned, and a newer one recommended by the same publisher.
+    _images(stubs, al2023, "ami-0a1b2c3d4e5f60718", "ami-0a1b2c3d4e5f60718", {"ami-0a1b2c3d4e5f60718": "602401143452"})
+    _images(stubs, bottlerocket, "ami-0b1b2c3d4e5f60718", "ami-0c1b2c3d4e5f60718",
+            {"ami-0b1b2c3d4e5f60718": "092701018921", "ami-0c1b2c3d4e5f60718": "092701018921"})
+    assert main(check) == 0
+    out = capsys.readouterr().out
+    assert "al2023/x86_64: ami-0a1b2c3d4e5f60718 is pinned and recommended" in out
+    assert "AWS now recommends ami-0c1b2c3d4e5f60718" in out
+    # A hand edit naming someone else's AMI: refused.
+    path = project / "stacks" / "node-images.dev.json"
+    path.write_text(path.read_text().replace("ami-0a1b2c3d4e5f60718", "ami-0d0d0d0d0d0d0d0d0"))
+    _images(stubs, al2023, "ami-0d0d0d0d0d0d0d0d0", "ami-0a1b2c3d4e5f60718",
+            {"ami-0d0d0d0d0d0d0d0d0": "444455556666", "ami-0a1b2c3d4e5f60718": "602401143452"})
+    _images(stubs, bottlerocket, "ami-0b1b2c3d4e5f60718", "ami-0b1b2c3d4e5f60718",
+            {"ami-0b1b2c3d4e5f60718": "092701018921"})
+    assert main(check) == 1
+    assert "FAILED  al2023/x86_64: ami-0d0d0d0d0d0d0d0d0 is owned by 444455556666" in capsys.readouterr().out
+
+
+def test_check_fails_a_stack_that_pins_nothing(account, capsys):
+    _stubs, project = account
+    assert main(["images", "check", "--stack", "dev", "--program", str(project / "infra")]) == 1
+    assert "FAILED  al2023/x86_64: not pinned" in capsys.readouterr().out
