@@ -74,3 +74,24 @@ def admission_policy(name: str, resource_rules: list[dict], validations: list[di
     binding = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
                "metadata": metadata(name), "spec": {"policyName": name, "validationActions": ["Deny"]}}
     return [policy, binding]
+
+
+_QUANTITY_UNITS = {"m": 1e-3, "Ki": 2**-20, "Mi": 2**-10, "Gi": 1, "Ti": 2**10, "k": 1e3 / 2**30, "M": 1e6 / 2**30,
+                   "G": 1e9 / 2**30}
+
+
+def quantity(value: Any) -> float | None:
+    """A Kubernetes CPU or memory quantity in cores or GiB ("50m", "128Mi"); None when absent or unreadable."""
+    if value is None:
+        return None
+    text = str(value)
+    for suffix in sorted(_QUANTITY_UNITS, key=len, reverse=True):
+        if text.endswith(suffix):
+            try:
+                return float(text[: -len(suffix)]) * _QUANTITY_UNITS[suffix]
+            except ValueError:
+                return None
+    try:
+        return float(text)
+    except ValueError:
+        return None

@@ -20,13 +20,12 @@ from grafana_foundation_sdk.models.common import DataSourceRef, GraphThresholdsS
 from grafana_foundation_sdk.models.dashboard import Threshold, ThresholdsMode
 
 from components.monitoring.rules import (DCGM, HOURS_PER_MONTH, JITTER, NODE_UTILISATION_CV, OPENCOST, P99_MS,
-                                         POOL_LABEL)
+                                         POOL_LABEL, node_pools)
 
 DATASOURCE_UID = "prometheus"
 PROMETHEUS = DataSourceRef(type_val="prometheus", uid=DATASOURCE_UID)
 # DCGM's series name the node `Hostname`; OpenCost's node labels name it `node`.
-_POOL_OF_HOST = (f'label_replace(max by (node, {POOL_LABEL}) (kube_node_labels{{{OPENCOST}}}), "Hostname", "$1", "node", '
-                 '"(.+)")')
+_POOL_OF_HOST = node_pools("Hostname")
 
 
 @dataclass(frozen=True)

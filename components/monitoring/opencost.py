@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from components.capacity.plan import CapacityPlan
+from components.capacity.plan import HOURS_PER_MONTH, CapacityPlan
 from components.catalog.instance_types import gpu_instance_type
 from components.common.addon_resources import ADDON_RESOURCES
 from components.monitoring.config import NAMESPACE as MONITORING_NAMESPACE, PROMETHEUS_RELEASE, PROMETHEUS_SERVER_LABELS
@@ -23,7 +23,6 @@ from components.monitoring.config import NAMESPACE as MONITORING_NAMESPACE, PROM
 NAMESPACE = "opencost"
 RELEASE = "opencost"
 API_PORT = 9003
-HOURS_PER_MONTH = 730
 # OpenCost's default.json rates, $/vCPU-hour and $/GiB-hour.
 CPU_USD_PER_HOUR = 0.031611
 RAM_USD_PER_GIB_HOUR = 0.004237

@@ -14,6 +14,7 @@ utilisation (a variance of ratios in [0, 1] never exceeds 0.25, so the literal r
 
 from __future__ import annotations
 
+from components.capacity.plan import HOURS_PER_MONTH
 from components.monitoring.config import GPU_AGENTS_NAMESPACE
 
 P99_MS = 50
@@ -22,7 +23,6 @@ NODE_UTILISATION_CV = 0.32
 GIB_PER_VCPU = 4
 GIB_PER_VCPU_FACTOR = 2  # "far from 1:4": below 2 or above 8 GiB per vCPU
 GPU_IDLE_PERCENT = 5
-HOURS_PER_MONTH = 730
 GIB = 1073741824
 
 # Each series is read from the job that exposes it, never by its name alone: a pod the annotation job
@@ -38,6 +38,15 @@ _QUANTILE = 'max by (namespace, model) (nv_inference_request_summary_us{{quantil
 _COSTS = (("cpu", "container_cpu_allocation", "node_cpu_hourly_cost", ""),
           ("memory", "container_memory_allocation_bytes", "node_ram_hourly_cost", f" / {GIB}"),
           ("gpu", "container_gpu_allocation", "node_gpu_hourly_cost", ""))
+
+
+def node_pools(node_label: str, window: str | None = None) -> str:
+    """Each node's GPU group from its labels, keyed by the label another source names the node by (DCGM's
+    `Hostname`, the termination handler's `node_name`); with a window, every node that existed in it."""
+    labels = f'kube_node_labels{{{OPENCOST}, {POOL_LABEL}!=""}}'
+    if window:
+        labels = f"max_over_time({labels}[{window}])"
+    return f'label_replace(max by (node, {POOL_LABEL}) ({labels}), "{node_label}", "$1", "node", "(.+)")'
 
 
 def _pod_cost() -> str:
@@ -87,8 +96,7 @@ def recording_rules() -> list[dict]:
         {"record": "seedance:spot_interruptions:count1d",
          "expr": f'sum by ({POOL_LABEL}) (count by (node_name) (max_over_time(actions_node_total{{{NTH}, '
                  f'node_event_id=~"spot-itn-event-.+"}}[1d])) * on (node_name) group_left ({POOL_LABEL}) '
-                 f'label_replace(max by (node, {POOL_LABEL}) (max_over_time(kube_node_labels{{{OPENCOST}, '
-                 f'{POOL_LABEL}!=""}}[1d])), "node_name", "$1", "node", "(.+)"))'},
+                 f'{node_pools("node_name", "1d")})'},
         # Requests, what nodes are packed by (OpenCost exports limits only with EMIT_DEPRECATED_METRICS).
         {"record": "seedance:pod_memory_gib_per_vcpu:requests",
          "expr": f'sum by (namespace, pod) (kube_pod_container_resource_requests{{{OPENCOST}, resource="memory"}}) / '

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from components.capacity.plan import HOURS_PER_MONTH
 from components.common.addon_resources import ADDON_RESOURCES
-from components.monitoring.opencost import CPU_USD_PER_HOUR, HOURS_PER_MONTH, RAM_USD_PER_GIB_HOUR
+from components.common.manifests import quantity
+from components.monitoring.opencost import CPU_USD_PER_HOUR, RAM_USD_PER_GIB_HOUR
 
 SYSTEM_NODE_CONTAINERS = 20
 GPU_NODE_CONTAINERS = 8
@@ -71,23 +73,14 @@ def series_estimate(*, system_nodes: int, gpu_nodes: int, gpus: int, triton_pods
 UNSIZED_SERVER_MIB = 512
 
 
-def _quantity(text: str) -> float:
-    """A request as vCPUs or GiB ("50m", "128Mi", "1Gi")."""
-    units = {"m": 1e-3, "Mi": 1 / 1024, "Gi": 1.0}
-    for suffix, scale in units.items():
-        if text.endswith(suffix):
-            return float(text[: -len(suffix)]) * scale
-    return float(text)
-
-
 def cost_loop_monthly_usd(series: SeriesEstimate) -> dict[str, float]:
     """What the cost loop's in-cluster parts take of the system nodes a month, at OpenCost's rates (the
     share of a node they reserve; the nodes grow only if the requests no longer fit)."""
     def monthly(cpu: float, gib: float) -> float:
         return round((cpu * CPU_USD_PER_HOUR + gib * RAM_USD_PER_GIB_HOUR) * HOURS_PER_MONTH, 2)
 
-    parts = {name: monthly(_quantity(ADDON_RESOURCES[name]["requests"]["cpu"]),
-                           _quantity(ADDON_RESOURCES[name]["requests"]["memory"]))
+    parts = {name: monthly(quantity(ADDON_RESOURCES[name]["requests"]["cpu"]),
+                           quantity(ADDON_RESOURCES[name]["requests"]["memory"]))
              for name in ("opencost", "grafana", "alertmanager")}
     parts["prometheus (memory sized from the series)"] = monthly(
         0, max(0, series.memory_request_mib - UNSIZED_SERVER_MIB) / 1024)

@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from components.capacity.mix import asg_mix
+from components.common.manifests import quantity as kubernetes_quantity
 from components.compute.labels import BREAKER_TAG
 from components.compute.labels import WORKLOAD_CLASS_LABEL
 from components.plan.resources import ASG, PlanResource, is_unknown, tags_of
@@ -58,22 +59,8 @@ def ceil_share(share: float, size: float) -> int:
 
 
 def quantity(value: Any) -> float | None:
-    """A Kubernetes CPU or memory quantity in cores or GiB; None when absent or unreadable."""
-    if value is None or is_unknown(value):
-        return None
-    text = str(value)
-    units = {"m": 1e-3, "Ki": 2**-20, "Mi": 2**-10, "Gi": 1, "Ti": 2**10, "k": 1e3 / 2**30, "M": 1e6 / 2**30,
-             "G": 1e9 / 2**30}
-    for suffix in sorted(units, key=len, reverse=True):
-        if text.endswith(suffix):
-            try:
-                return float(text[: -len(suffix)]) * units[suffix]
-            except ValueError:
-                return None
-    try:
-        return float(text)
-    except ValueError:
-        return None
+    """A Kubernetes CPU or memory quantity in cores or GiB; None when absent, unknown or unreadable."""
+    return None if is_unknown(value) else kubernetes_quantity(value)
 
 
 def memory_gib(value: Any) -> float | None:
