@@ -21,19 +21,19 @@ from components.compute.gpu_node_group import GpuNodeGroup
 from components.catalog.instance_types import gpu_instance_type
 from components.compute.node_identity import PoolIdentity
 from components.compute.priority import PRIORITY_CLASS
-from components.compute.labels import SYSTEM_NODE_SELECTOR, pool_tolerations
+from components.compute.labels import pool_tolerations
 from components.serving.model_repository import ModelRepository
 from components.serving.publishing import publisher_role_name
 from components.network.vpc import Network
 from seedance_client.contract import CONTRACT_VERSION, PlatformContract
 from components.network.endpoints import PrivateEndpoints
 from components.compute.spot_interruptions import SpotInterruptionHandling
-from components.storage.storage_classes import CheckpointStorage, LocalStorage
+from components.storage.storage_classes import CheckpointStorage, LocalStorage, VolumeGuard
 from components.monitoring.config import NAMESPACE as MONITORING_NAMESPACE, PROMETHEUS_SERVER_LABELS
 from components.monitoring.dashboards import ServedSet
 from components.monitoring.metrics_pipeline import CostMonitoring, MetricsPipeline
 from components.serving.triton import TritonServing
-from components.tenancy.tenants import TenantCostLabels, TenantSpace
+from components.tenancy.tenants import TenantCostLabels, TenantGuards, TenantSpace
 from components.storage.manifests import volume_parameters
 from components.common.manifests import COST_LABEL_KEYS
 from components.stack.config import check_stack_env, load_from_pulumi
@@ -72,7 +72,8 @@ publishers = {prefix: [f"arn:{partition}:iam::{identity.account_id}:role/"
                        f"{publisher_role_name(f'{name}-triton-{serving.name}')}"]
               for serving in config.serving for prefix in serving.prefixes}
 models = ModelRepository(f"{name}-models", bucket_name=model_bucket, kms_key_arn=key.key_arn, tags=tags,
-                         publishers=publishers)
+                         publishers=publishers,
+                         administrators=[deployer_arn, *config.cluster.break_glass_principal_arns])
 network = Network(name, config.network, zones=zones, cluster_name=name, kms_key_arn=key.key_arn, tags=tags,
                   nat_gb_month=derived.nat_gb_per_gateway, deployer_cidrs=config.cluster.deployer_cidrs)
 endpoints = PrivateEndpoints(
@@ -98,6 +99,7 @@ cluster = Cluster(
     gpu_sharing=helm_device_plugin_sharing(config.gpu_node_groups),
     deploy_path=network.deploy_path,
     deployer_arn=deployer_arn,
+    app_namespaces=config.app_namespaces,
 )
 node_groups = {
     group.name: GpuNodeGroup(
@@ -125,7 +127,6 @@ ClusterAutoscaler(
     kubernetes_version=config.cluster.kubernetes_version,
     oidc_provider_arn=cluster.oidc_provider_arn,
     oidc_issuer_url=cluster.oidc_issuer_url,
-    system_node_selector=SYSTEM_NODE_SELECTOR,
     provider=cluster.provider,
     tags=tags,
 )
@@ -146,6 +147,8 @@ if config.storage.checkpoints is not None:
                           "node_group": config.storage.checkpoints.node_group} for claim in checkpoints.claim_names]
 if config.local_storage_groups:
     LocalStorage(f"{name}-local-nvme", config.storage.local, zones=zones, provider=cluster.provider, tags=tags)
+VolumeGuard(f"{name}-volume-guard", provider=cluster.provider,
+            local_namespace=config.storage.local.namespace if config.local_storage_groups else None)
 budget = BudgetAlerts(
     f"{name}-budget",
     monthly_usd=config.budget.monthly_usd,
@@ -185,16 +188,17 @@ triton = {
 }
 if config.tenants:
     TenantCostLabels(f"{name}-tenant-cost-labels", provider=cluster.provider)
+    guards = TenantGuards(f"{name}-tenant-guards", provider=cluster.provider)
 for tenant in config.tenants:
     TenantSpace(f"{name}-tenant-{tenant.name}", tenant, triton_namespaces=config.client_sets(tenant),
-                cluster_name=cluster.name, partition=partition, provider=cluster.provider, tags=tags,
-                opts=pulumi.ResourceOptions(depends_on=cluster.priority_classes))
+                pools=config.tenant_pools(tenant), cluster_name=cluster.name, provider=cluster.provider, tags=tags,
+                opts=pulumi.ResourceOptions(depends_on=[*cluster.priority_classes, guards]))
 if config.scheduling.descheduler:
     Descheduler(f"{name}-descheduler", config.scheduling, kubernetes_version=config.cluster.kubernetes_version,
                 provider=cluster.provider, tags=tags,
                 training_namespaces=[config.storage.checkpoints.namespace] if config.storage.checkpoints else [])
 # Every stack: the HPAs' metrics, and GPU utilisation per pod for people.
-MetricsPipeline(f"{name}-metrics", config.monitoring, system_node_selector=SYSTEM_NODE_SELECTOR,
+MetricsPipeline(f"{name}-metrics", config.monitoring,
                 vpc_cidr=config.network.vpc_cidr, api_service_ip=config.cluster.api_service_ip,
                 provider=cluster.provider, cost=CostMonitoring(
                     cluster_name=name, monthly_budget_usd=config.budget.monthly_usd,

@@ -48,6 +48,7 @@ class PlannedResource:
     dependencies: tuple[str, ...] = ()  # URNs it waits for (depends_on and the outputs it reads)
     id: str | None = None  # the physical id the mocks answered
     retain_on_delete: bool = False
+    delete_before_replace: bool = False
     ignore_changes: tuple[str, ...] = ()
     custom_timeouts: dict[str, str] = field(default_factory=dict)  # create/update/delete, e.g. "20m"
 
@@ -108,6 +109,7 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
             dependencies=tuple(sorted(set(request.dependencies))),
             id=response.id or None,
             retain_on_delete=bool(request.retainOnDelete),
+            delete_before_replace=bool(request.deleteBeforeReplace),
             ignore_changes=tuple(request.ignoreChanges),
             custom_timeouts={k: v for k in ("create", "update", "delete")
                              if (v := getattr(request.customTimeouts, k, ""))},

@@ -170,6 +170,8 @@ class OfflineCloud(pulumi.runtime.Mocks):
             return self._stack_reference(inputs.get("name") or name)
         if token.startswith("tls:"):
             return f"{name}-{digest[:8]}", {**inputs, **_tls_outputs(token, name)}
+        if token == "random:index/randomPassword:RandomPassword":  # a stand-in: shaped like one, says what it is
+            return f"{name}-{digest[:8]}", {**inputs, "result": f"offline-plan-{digest[:24]}"}
         if not token.startswith("aws:"):
             return f"{name}-{digest[:8]}", inputs
         return self._aws_state(token, name, inputs, digest)

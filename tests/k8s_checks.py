@@ -12,13 +12,16 @@ from pathlib import Path
 import yaml
 from kubernetes_validate import utils as kubernetes_validate
 
-from seedance.engine import Plan
+from seedance.engine import Plan, Secret
 
 CHECKOV = Path(sys.executable).parent / "checkov"
 
 
 def _whole_numbers(value):
-    # The engine sees every number as a float (protobuf); the schemas want integers back.
+    # The engine sees every number as a float (protobuf); the schemas want integers back. A secret value
+    # is checked as the value the provider receives.
+    if isinstance(value, Secret):
+        return _whole_numbers(value.value)
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, dict):

@@ -20,6 +20,8 @@ from components.common.manifests import cost_labels
 from components.common.iam import irsa_trust_policy
 from components.cluster.config import ClusterAutoscalerConfig
 from components.common.addon_resources import ADDON_RESOURCES
+from components.compute.labels import system_placement
+from components.compute.priority import CLUSTER_CRITICAL
 
 CHART_REPOSITORY = "https://kubernetes.github.io/autoscaler"
 NAMESPACE = "kube-system"
@@ -45,7 +47,7 @@ def autoscaler_policy(partition: str, region: str, account_id: str, cluster_name
 
 
 def autoscaler_values(config: ClusterAutoscalerConfig, *, cluster_name: str, region: str, image_tag: str,
-                      role_arn: str, system_node_selector: Mapping[str, str]) -> dict:
+                      role_arn: str) -> dict:
     """Helm values (keys checked in the chart's values.yaml at 9.53.0). Each GPU pod selects its group by
     label, so one group fits a pending pod and the default expander (least-waste) is enough. Nodes with
     emptyDir pods may scale down (Triton's /tmp and /dev/shm are emptyDirs, or online nodes would never
@@ -57,7 +59,7 @@ def autoscaler_values(config: ClusterAutoscalerConfig, *, cluster_name: str, reg
         "image": {"tag": image_tag},
         "rbac": {"serviceAccount": {"create": True, "name": SERVICE_ACCOUNT,
                                     "annotations": {"eks.amazonaws.com/role-arn": role_arn}}},
-        "nodeSelector": dict(system_node_selector),
+        **system_placement(CLUSTER_CRITICAL),
         "resources": ADDON_RESOURCES["cluster-autoscaler"],
         "extraArgs": {
             "expander": "least-waste",
@@ -72,7 +74,7 @@ def autoscaler_values(config: ClusterAutoscalerConfig, *, cluster_name: str, reg
 class ClusterAutoscaler(pulumi.ComponentResource):
     def __init__(self, name: str, config: ClusterAutoscalerConfig, *, cluster_name: str, region: str,
                  kubernetes_version: str, oidc_provider_arn: pulumi.Input[str], oidc_issuer_url: pulumi.Input[str],
-                 system_node_selector: Mapping[str, str], provider: k8s.Provider, tags: Mapping[str, str],
+                 provider: k8s.Provider, tags: Mapping[str, str],
                  opts: pulumi.ResourceOptions | None = None):
         super().__init__("seedance:cluster:ClusterAutoscaler", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
@@ -97,7 +99,7 @@ class ClusterAutoscaler(pulumi.ComponentResource):
             repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=CHART_REPOSITORY),
             values=role.arn.apply(lambda arn: {**autoscaler_values(
                 config, cluster_name=cluster_name, region=region, image_tag=config.image_for(kubernetes_version),
-                role_arn=arn, system_node_selector=system_node_selector),
+                role_arn=arn),
                 "podLabels": cost_labels(tags, "cluster-autoscaler")}),
             opts=pulumi.ResourceOptions(parent=self, provider=provider),
         )

@@ -11,7 +11,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from components.common.iam import irsa_trust_policy, kms_volume_use_policy, service_assume_role_policy
-from components.compute.labels import SYSTEM_NODE_SELECTOR
+from components.compute.labels import SYSTEM_NODE_SELECTOR, SYSTEM_TAINT
 from components.compute.node_role import node_role
 from components.network.security_groups import https_from
 from components.cluster.kubeconfig import render_kubeconfig
@@ -51,6 +51,7 @@ class Cluster(pulumi.ComponentResource):
         gpu_sharing: Mapping[str, GpuSharingConfig] | None = None,
         deploy_path: list[pulumi.Resource] | None = None,
         deployer_arn: str,
+        app_namespaces: list[str],
         opts: pulumi.ResourceOptions | None = None,
     ):
         super().__init__("seedance:cluster:Cluster", name, None, opts)
@@ -61,7 +62,7 @@ class Cluster(pulumi.ComponentResource):
         issuer = cluster.identities.apply(lambda ids: ids[0].oidcs[0].issuer)
         oidc = aws.iam.OpenIdConnectProvider(f"{name}-oidc", url=issuer, client_id_lists=["sts.amazonaws.com"],
                                              tags=self._tags, opts=pulumi.ResourceOptions(parent=self))
-        access = self._access(access_grants(config, deployer_arn), cluster)
+        access = self._access(access_grants(config, deployer_arn, app_namespaces), cluster)
         addons, system_nodes = self._addons_and_system_nodes(config, cluster, oidc, issuer, subnet_ids, kms_key_arn)
 
         # The private endpoint answers on the cluster security group: the deployer needs 443 through it.
@@ -87,6 +88,13 @@ class Cluster(pulumi.ComponentResource):
         self.priority_classes = [declare(manifest, f"{name}-{manifest['metadata']['name']}",
                                          pulumi.ResourceOptions(parent=self, provider=self.provider))
                                  for manifest in priority_classes()]
+        # kube-system runs privileged node agents, so it cannot enforce a level; it audits and warns at
+        # baseline, so a privileged pod someone adds there shows in the audit log (a server-side patch:
+        # the namespace is the API server's, not the stack's).
+        k8s.core.v1.NamespacePatch(f"{name}-kube-system-pod-security", metadata={
+            "name": "kube-system", "labels": {f"pod-security.kubernetes.io/{mode}": "baseline"
+                                              for mode in ("audit", "warn")}},
+            opts=pulumi.ResourceOptions(parent=self, provider=self.provider))
         NvidiaDevicePlugin(
             f"{name}-nvidia-device-plugin",
             chart_version=config.device_plugin_version,
@@ -177,7 +185,7 @@ class Cluster(pulumi.ComponentResource):
         )
 
     def _access(self, grants: list[AccessGrant], cluster: aws.eks.Cluster) -> list[pulumi.Resource]:
-        """An access entry per principal and an association per policy it is granted, cluster-wide."""
+        """An access entry per principal and an association per policy it is granted, at its scope."""
         associations = []
         for grant in grants:
             entry_name = f"{self._name}-{grant.name}"
@@ -189,8 +197,12 @@ class Cluster(pulumi.ComponentResource):
                     cluster_name=cluster.name,
                     principal_arn=grant.principal,
                     policy_arn=self._partition.apply(lambda p, policy=policy: f"arn:{p}:eks::aws:cluster-access-policy/{policy}"),
-                    access_scope=aws.eks.AccessPolicyAssociationAccessScopeArgs(type="cluster"),
-                    opts=pulumi.ResourceOptions(parent=self, depends_on=[entry]),
+                    access_scope=aws.eks.AccessPolicyAssociationAccessScopeArgs(
+                        type="namespace", namespaces=list(grant.scope(policy)))
+                    if grant.scope(policy) else aws.eks.AccessPolicyAssociationAccessScopeArgs(type="cluster"),
+                    # A new scope replaces the association, and both copies are one (principal, policy) to
+                    # EKS: deleting the old one after creating the new would disassociate the policy.
+                    opts=pulumi.ResourceOptions(parent=self, depends_on=[entry], delete_before_replace=True),
                 ))
         return associations
 
@@ -300,6 +312,9 @@ class Cluster(pulumi.ComponentResource):
             ),
             launch_template=aws.eks.NodeGroupLaunchTemplateArgs(id=template.id, version=template.latest_version.apply(str)),
             labels=SYSTEM_NODE_SELECTOR,
+            # Only the platform's add-ons run here (they tolerate it), never a team's pods.
+            taints=[aws.eks.NodeGroupTaintArgs(key=SYSTEM_TAINT["key"], value=SYSTEM_TAINT["value"],
+                                               effect="NO_SCHEDULE")],
             tags=tags,
             # The cluster autoscaler owns the desired size once the group exists.
             opts=pulumi.ResourceOptions(

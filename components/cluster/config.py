@@ -82,7 +82,8 @@ class ClusterConfig(BaseModel):
     )
     admin_principal_arns: list[str] = Field(
         [], description="IAM roles or users of the day-to-day administrators: EKS's admin access policy "
-                        "(AmazonEKSAdminPolicy, every namespace), not cluster-admin.")
+                        "(AmazonEKSAdminPolicy) in the application namespaces (teams', Triton's, training's) and "
+                        "AmazonEKSViewPolicy elsewhere; not cluster-admin.")
     viewer_principal_arns: list[str] = Field(
         [], description="IAM roles or users that may read the cluster (AmazonEKSViewPolicy; no Secrets).")
     deployer_role_arn: str | None = Field(

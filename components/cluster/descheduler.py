@@ -7,6 +7,8 @@ from typing import Mapping, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 from components.common.manifests import cost_labels
+from components.compute.labels import system_placement
+from components.compute.priority import CLUSTER_CRITICAL
 from components.cluster.config import DESCHEDULING_INTERVAL, SchedulingConfig, chart_version, target_thresholds
 
 CHART_REPOSITORY = "https://kubernetes-sigs.github.io/descheduler/"
@@ -61,7 +63,7 @@ class Descheduler(pulumi.ComponentResource):
             values={"kind": "Deployment", "deschedulingInterval": DESCHEDULING_INTERVAL, "deschedulerPolicyAPIVersion": "descheduler/v1alpha2",
                     "deschedulerPolicy": descheduler_policy(config, chart_version(config, kubernetes_version),
                                                             training_namespaces),
-                    "podLabels": cost_labels(tags, "descheduler")},
+                    "podLabels": cost_labels(tags, "descheduler"), **system_placement(CLUSTER_CRITICAL)},
             opts=pulumi.ResourceOptions(parent=self, provider=provider),
         )
         self.register_outputs({})

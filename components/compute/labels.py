@@ -4,6 +4,20 @@ WORKLOAD_CLASS_LABEL = "seedance.io/workload-class"
 NODE_GROUP_LABEL = "seedance.io/node-group"
 # The small on-demand system node group: cluster services (CoreDNS, autoscaler, Prometheus) run there.
 SYSTEM_NODE_SELECTOR = {"seedance.io/node-role": "system"}
+# System nodes repel every pod but the platform's add-ons: the key EKS's own add-ons (CoreDNS, the EBS CSI
+# controller) already tolerate, which every add-on the stack installs tolerates too.
+SYSTEM_TAINT_KEY = "CriticalAddonsOnly"
+SYSTEM_TAINT = {"key": SYSTEM_TAINT_KEY, "value": "true", "effect": "NoSchedule"}
+SYSTEM_TOLERATIONS = [{"key": SYSTEM_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}]
+
+
+def system_placement(priority_class: str) -> dict:
+    """Helm values (the keys most charts share) that run an add-on on the system nodes, tolerating their
+    taint, at `priority_class`: one of the platform's, above every class a team may name."""
+    return {"nodeSelector": dict(SYSTEM_NODE_SELECTOR), "tolerations": SYSTEM_TOLERATIONS,
+            "priorityClassName": priority_class}
+
+
 # The node's AMI family: node add-ons that the OS may already run (the NVIDIA device plugin) select on it.
 AMI_FAMILY_LABEL = "seedance.io/ami-family"
 

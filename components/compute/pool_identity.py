@@ -7,6 +7,12 @@ with cluster credentials would have to label every node. Instead, this Validatin
 what a kubelet writes to who it is: EKS's authenticator puts the node's IAM role in the request
 (`userInfo.extra.canonicalArn`), and each pool has a role of its own, so a kubelet may create or update
 its Node only with the pool label, class label and pool taint of the pool its role belongs to.
+
+The policy fails closed (`failurePolicy: Fail`), so no expression of it may err on a request it can
+meet: a request without `extra` (a kubelet authenticated by a client certificate) reads as no role, and
+the authenticator's canonical ARN drops the role's IAM path (aws-iam-authenticator `arn.Canonicalize`
+builds it from the STS assumed-role ARN, which carries no path), so the policy keys each pool by its
+role's ARN without the path too.
 """
 
 from __future__ import annotations
@@ -17,6 +23,12 @@ from components.common.manifests import Manifest, admission_policy
 from components.compute.labels import NODE_GROUP_LABEL, POOL_TAINT_KEY, WORKLOAD_CLASS_LABEL
 
 POLICY_NAME = "seedance-node-pool-identity"
+
+
+def canonical_role_arn(role_arn: str) -> str:
+    """The role's ARN as EKS's authenticator names it: `arn:<partition>:iam::<account>:role/<name>`, path dropped."""
+    prefix, _, path_and_name = role_arn.partition(":role/")
+    return f"{prefix}:role/{path_and_name.rsplit('/', 1)[-1]}"
 
 
 def _cel(value: dict[str, str]) -> str:
@@ -30,9 +42,9 @@ def pool_identity_policy(pools: dict[str, tuple[str, str]]) -> list[Manifest]:
     group_label, class_label = json.dumps(NODE_GROUP_LABEL), json.dumps(WORKLOAD_CLASS_LABEL)
     taint_key = json.dumps(POOL_TAINT_KEY)
     variables = [
-        {"name": "pools", "expression": _cel({arn: pool for arn, (pool, _klass) in pools.items()})},
-        {"name": "classes", "expression": _cel({arn: klass for arn, (_pool, klass) in pools.items()})},
-        {"name": "role", "expression": "'canonicalArn' in request.userInfo.extra && "
+        {"name": "pools", "expression": _cel({canonical_role_arn(arn): pool for arn, (pool, _k) in pools.items()})},
+        {"name": "classes", "expression": _cel({canonical_role_arn(arn): k for arn, (_pool, k) in pools.items()})},
+        {"name": "role", "expression": "has(request.userInfo.extra) && 'canonicalArn' in request.userInfo.extra && "
                                         "size(request.userInfo.extra['canonicalArn']) > 0 ? "
                                         "request.userInfo.extra['canonicalArn'][0] : ''"},
         {"name": "pool", "expression": "variables.role in variables.pools ? variables.pools[variables.role] : ''"},
@@ -58,4 +70,4 @@ def pool_identity_policy(pools: dict[str, tuple[str, str]]) -> list[Manifest]:
           "resources": ["nodes", "nodes/status"]}],
         validations, variables=variables,
         # Kubelets only: people and controllers (the autoscaler, taint managers) are RBAC's to govern.
-        conditions=[{"name": "kubelets", "expression": "request.userInfo.groups.exists(g, g == 'system:nodes')"}])
+        conditions=[{"name": "kubelets", "expression": "has(request.userInfo.groups) && request.userInfo.groups.exists(g, g == 'system:nodes')"}])

@@ -13,6 +13,8 @@ import pulumi_kubernetes as k8s
 from components.common.manifests import cost_labels
 from components.common.iam import irsa_trust_policy
 from components.compute.asg import NTH_MANAGED_TAG
+from components.compute.labels import system_placement
+from components.compute.priority import CLUSTER_CRITICAL
 from components.common.addon_resources import ADDON_RESOURCES
 
 NTH_CHART = "oci://public.ecr.aws/aws-ec2/helm/aws-node-termination-handler"
@@ -76,6 +78,7 @@ def handler_values(queue_url: str, region: str, role_arn: str) -> dict:
         "managedTag": NTH_MANAGED_TAG,
         "serviceAccount": {"name": NTH_SERVICE_ACCOUNT, "annotations": {"eks.amazonaws.com/role-arn": role_arn}},
         "resources": ADDON_RESOURCES["aws-node-termination-handler"],
+        **system_placement(CLUSTER_CRITICAL),  # it drains every node the stack loses
         "enablePrometheusServer": True,
         "prometheusServerPort": NTH_METRICS_PORT,
         "podAnnotations": {"prometheus.io/scrape": "true", "prometheus.io/port": str(NTH_METRICS_PORT),

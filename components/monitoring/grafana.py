@@ -8,9 +8,9 @@ upgrades (the chart looks the Secret up), never in a stack file or Pulumi's stat
 
 from __future__ import annotations
 
-from typing import Mapping
-
 from components.common.addon_resources import ADDON_RESOURCES
+from components.compute.labels import system_placement
+from components.compute.priority import PLATFORM_PRIORITY_CLASS
 from components.monitoring.dashboards import DATASOURCE_UID
 
 NAMESPACE = "grafana"
@@ -20,7 +20,7 @@ DASHBOARDS_CONFIG_MAP = "seedance-dashboards"
 PROVIDER = "seedance"
 
 
-def grafana_values(prometheus_url: str, system_node_selector: Mapping[str, str]) -> dict:
+def grafana_values(prometheus_url: str) -> dict:
     """Dashboards from the stack's ConfigMap (mounted by the chart: no sidecar, no download init
     container), Prometheus as the one datasource; no test pod, no RBAC (Grafana reads no Kubernetes API),
     no volume (dashboards are provisioned, so nothing lives only in Grafana)."""
@@ -30,7 +30,7 @@ def grafana_values(prometheus_url: str, system_node_selector: Mapping[str, str])
         "persistence": {"enabled": False},
         "initChownData": {"enabled": False},
         "resources": ADDON_RESOURCES["grafana"],
-        "nodeSelector": dict(system_node_selector),
+        **system_placement(PLATFORM_PRIORITY_CLASS),
         "grafana.ini": {"analytics": {"check_for_updates": False, "reporting_enabled": False},
                         "users": {"allow_sign_up": False}, "auth.anonymous": {"enabled": False}},
         "datasources": {"datasources.yaml": {"apiVersion": 1, "datasources": [{

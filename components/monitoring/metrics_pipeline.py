@@ -19,7 +19,8 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 import pulumi_tls as tls
 
-from components.compute.labels import AGENT_TOLERATIONS, WORKLOAD_CLASS_LABEL
+from components.compute.labels import AGENT_TOLERATIONS, WORKLOAD_CLASS_LABEL, system_placement
+from components.compute.priority import CLUSTER_CRITICAL, PLATFORM_PRIORITY_CLASS
 from components.compute.spot_interruptions import NTH_METRICS_PORT
 from components.serving.manifests import PORTS, adapter_rules
 from components.common.addon_resources import ADDON_RESOURCES
@@ -53,7 +54,7 @@ ADAPTER_RELEASE = "prometheus-adapter"
 CHART_SCRAPE_TIMEOUT_SECONDS = 10
 
 
-def prometheus_values(config: MonitoringConfig, system_node_selector: Mapping[str, str],
+def prometheus_values(config: MonitoringConfig,
                       rules: Mapping[str, dict] | None = None, alerting: Mapping | None = None,
                       memory_mib: tuple[int, int] = (512, 2048)) -> dict:
     """The server and Alertmanager on the system nodes (keys checked in the chart's values.yaml at
@@ -72,11 +73,14 @@ def prometheus_values(config: MonitoringConfig, system_node_selector: Mapping[st
         "serverFiles": {"prometheus.yml": {"scrape_configs": [pods_scrape_job(), cadvisor_scrape_job(),
                                                               opencost_scrape_job(interval)]},
                         **(rules or {})},
-        "configmapReload": {"prometheus": {"resources": ADDON_RESOURCES["config-reloader"]}},
+        # No lifecycle API (the chart's default turns it on for its reloader sidecar, and then any pod that
+        # reaches 9090 may POST /-/quit): Prometheus 3.6 rereads its own config file when it changes.
+        "configmapReload": {"prometheus": {"enabled": False}},
         "server": {
             "useExistingClusterRoleName": PROMETHEUS_CLUSTER_ROLE,  # prometheus_access(): no nodes/proxy
             "global": {"scrape_interval": f"{interval}s", "evaluation_interval": f"{interval}s",
                        "scrape_timeout": f"{min(interval, CHART_SCRAPE_TIMEOUT_SECONDS)}s"},
+            "extraFlags": ["enable-feature=auto-reload-config", "config.auto-reload-interval=30s"],
             "retention": f"{config.retention_hours}h",
             "retentionSize": f"{config.storage_gib - 2}GB",
             "persistentVolume": {"enabled": False},
@@ -84,7 +88,7 @@ def prometheus_values(config: MonitoringConfig, system_node_selector: Mapping[st
             # Sized from the series the stack holds at its maxima (components/monitoring/sizing.py).
             "resources": {"requests": {"cpu": "250m", "memory": f"{memory_mib[0]}Mi"},
                           "limits": {"memory": f"{memory_mib[1]}Mi"}},
-            "nodeSelector": dict(system_node_selector),
+            **system_placement(PLATFORM_PRIORITY_CLASS),
         },
     }
 
@@ -93,7 +97,7 @@ ALERTMANAGER_RELEASE = f"{PROMETHEUS_RELEASE}-alertmanager"  # the subchart's fu
 ALERTMANAGER_PORT = 9093
 
 
-def alertmanager_values(topic_arn: str, region: str, role_arn: str, system_node_selector: Mapping[str, str]) -> dict:
+def alertmanager_values(topic_arn: str, region: str, role_arn: str) -> dict:
     """Alertmanager delivers to the stack's SNS topic (its e-mail subscribers, or chat behind it), signing
     with the IRSA role; no volume (a restart forgets silences, not alerts: Prometheus resends them)."""
     return {
@@ -101,7 +105,7 @@ def alertmanager_values(topic_arn: str, region: str, role_arn: str, system_node_
         "persistence": {"enabled": False},
         "serviceAccount": {"annotations": {"eks.amazonaws.com/role-arn": role_arn}},
         "resources": ADDON_RESOURCES["alertmanager"],
-        "nodeSelector": dict(system_node_selector),
+        **system_placement(PLATFORM_PRIORITY_CLASS),
         "config": {
             "global": {},
             "receivers": [{"name": "stack-topic", "sns_configs": [{
@@ -234,7 +238,7 @@ def dcgm_exporter_values() -> dict:
     }
 
 
-def adapter_values(config: MonitoringConfig, system_node_selector: Mapping[str, str],
+def adapter_values(config: MonitoringConfig,
                    tls_values: Mapping[str, pulumi.Input[str]]) -> dict:
     """`tls_values`: ca, key and certificate of the adapter's serving certificate, so the API server
     verifies whom it asks for metrics (the chart's default APIService skips TLS verification)."""
@@ -246,7 +250,8 @@ def adapter_values(config: MonitoringConfig, system_node_selector: Mapping[str, 
             "replicas": 2,
             "podDisruptionBudget": {"enabled": True, "maxUnavailable": 1},
             "resources": ADDON_RESOURCES["prometheus-adapter"],
-            "nodeSelector": dict(system_node_selector)}
+            # The custom metrics API every Triton HPA reads.
+            **system_placement(CLUSTER_CRITICAL)}
 
 
 CERTIFICATE_YEARS = 5  # renewed by the first `pulumi up` in its last 90 days
@@ -302,7 +307,7 @@ def alertmanager_policy(topic_arn: str, key_arn: str) -> dict:
 
 
 class MetricsPipeline(pulumi.ComponentResource):
-    def __init__(self, name: str, config: MonitoringConfig, *, system_node_selector: Mapping[str, str],
+    def __init__(self, name: str, config: MonitoringConfig, *,
                  vpc_cidr: str, api_service_ip: str, provider: k8s.Provider, cost: CostMonitoring,
                  opts: pulumi.ResourceOptions | None = None):
         super().__init__("seedance:monitoring:MetricsPipeline", name, None, opts)
@@ -335,20 +340,20 @@ class MetricsPipeline(pulumi.ComponentResource):
                            policy=pulumi.Output.all(cost.alert_topic_arn, cost.kms_key_arn).apply(
                                lambda v: json.dumps(alertmanager_policy(v[0], v[1]))))
         alerting = pulumi.Output.all(cost.alert_topic_arn, alerts_role.arn).apply(
-            lambda v: alertmanager_values(v[0], cost.region, v[1], system_node_selector))
+            lambda v: alertmanager_values(v[0], cost.region, v[1]))
         rules = rule_files(cost.monthly_budget_usd, cost.rebalance)
         memory = (cost.series.memory_request_mib, cost.series.memory_limit_mib)
         prometheus = release(PROMETHEUS_RELEASE, "prometheus", config.prometheus_chart_version, COMMUNITY_CHARTS,
-                             alerting.apply(lambda values: prometheus_values(config, system_node_selector, rules, values,
+                             alerting.apply(lambda values: prometheus_values(config, rules, values,
                                                                              memory)),
                              [monitoring, *access])
         release("dcgm-exporter", "dcgm-exporter", config.dcgm_exporter_chart_version, DCGM_CHARTS,
                 dcgm_exporter_values(), [prometheus, gpu_agents], GPU_AGENTS_NAMESPACE)
         release("metrics-server", "metrics-server", config.metrics_server_chart_version, METRICS_SERVER_CHARTS,
-                {"resources": ADDON_RESOURCES["metrics-server"], "nodeSelector": dict(system_node_selector)}, [],
+                {"resources": ADDON_RESOURCES["metrics-server"], **system_placement(CLUSTER_CRITICAL)}, [],
                 "kube-system")
         release(ADAPTER_RELEASE, "prometheus-adapter", config.adapter_chart_version, COMMUNITY_CHARTS,
-                adapter_values(config, system_node_selector,
+                adapter_values(config,
                                adapter_serving_certificate(name, pulumi.ResourceOptions(parent=self))), [prometheus])
 
         # OpenCost: cost per namespace, team and app from this Prometheus, priced as the plans price capacity.
@@ -359,7 +364,7 @@ class MetricsPipeline(pulumi.ComponentResource):
         opencost_base = [declare(m, f"{name}-opencost-{m['metadata']['name']}", after_opencost_namespace)
                          for m in namespace_baseline(OPENCOST_NAMESPACE)]
         release(OPENCOST_RELEASE, "opencost", config.opencost_chart_version, OPENCOST_CHARTS,
-                opencost_values(cost.rates, cost.cluster_name, system_node_selector, _api_server_egress(
+                opencost_values(cost.rates, cost.cluster_name, _api_server_egress(
                     vpc_cidr, api_service_ip)), [prometheus, *opencost_base], OPENCOST_NAMESPACE)
 
         # Grafana: the dashboards as code, by port-forward only.
@@ -373,7 +378,7 @@ class MetricsPipeline(pulumi.ComponentResource):
                           "metadata": metadata(DASHBOARDS_CONFIG_MAP, GRAFANA_NAMESPACE), "data": board_files},
                          f"{name}-dashboards", after_grafana_namespace)
         release(GRAFANA_RELEASE, "grafana", config.grafana_chart_version, GRAFANA_CHARTS,
-                grafana_values(config.prometheus_url, system_node_selector), [prometheus, boards, *grafana_policies],
+                grafana_values(config.prometheus_url), [prometheus, boards, *grafana_policies],
                 GRAFANA_NAMESPACE)
         self.register_outputs({})
 

@@ -18,6 +18,8 @@ from typing import Mapping
 from components.capacity.plan import HOURS_PER_MONTH, CapacityPlan
 from components.catalog.instance_types import gpu_instance_type
 from components.common.addon_resources import ADDON_RESOURCES
+from components.compute.labels import SYSTEM_NODE_SELECTOR, SYSTEM_TOLERATIONS
+from components.compute.priority import PLATFORM_PRIORITY_CLASS
 from components.monitoring.config import NAMESPACE as MONITORING_NAMESPACE, PROMETHEUS_RELEASE, PROMETHEUS_SERVER_LABELS
 
 NAMESPACE = "opencost"
@@ -60,8 +62,7 @@ def cluster_rates(plans: Mapping[str, CapacityPlan]) -> ClusterRates:
     return ClusterRates(cpu=CPU_USD_PER_HOUR, ram=RAM_USD_PER_GIB_HOUR, gpu=round(gpu, 6))
 
 
-def opencost_values(rates: ClusterRates, cluster_name: str, system_node_selector: Mapping[str, str],
-                    api_server_egress: dict) -> dict:
+def opencost_values(rates: ClusterRates, cluster_name: str, api_server_egress: dict) -> dict:
     """The exporter alone (no UI, no MCP server) on the system nodes, reading the stack's Prometheus;
     scraped by Prometheus's own job for it (`opencost_scrape_job`), not by annotations."""
     return {
@@ -74,8 +75,9 @@ def opencost_values(rates: ClusterRates, cluster_name: str, system_node_selector
             "customPricing": {"enabled": True, "provider": "custom", "costModel": rates.cost_model()},
             "ui": {"enabled": False},
             "mcp": {"enabled": False},
-            "nodeSelector": dict(system_node_selector),
+            "nodeSelector": SYSTEM_NODE_SELECTOR, "tolerations": SYSTEM_TOLERATIONS,
         },
+        "priorityClassName": PLATFORM_PRIORITY_CLASS,  # the chart reads it at the top level, the rest under opencost
         "podSecurityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
         # The chart's policy: in from the Prometheus server on 9003, out to it on 9090; plus the API server.
         "networkPolicies": {"enabled": True,

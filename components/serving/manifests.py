@@ -23,6 +23,21 @@ def image(registry: str, version: str, digest: str | None) -> str:
     return f"{registry}:{version}-py3" + (f"@{digest}" if digest else "")
 PORTS = {"http": 8000, "grpc": 8001, "metrics": 8002}
 TRITON_UID = 1000  # the image's triton-server user; the image sets no USER
+# Triton's API groups only the platform may call (server r26.07 src/restricted_features.h names them): a
+# caller from a client namespace could otherwise register shared memory, read the repository index and
+# model configs, and change trace and log settings. Inference, metadata and health stay open to clients.
+RESTRICTED_APIS = ("shared-memory", "model-repository", "model-config", "statistics", "trace", "logging")
+# The header (HTTP) that carries the key; gRPC clients send it as `triton-grpc-protocol-<key>`
+# (grpc_server.h kRestrictedProtocolHeaderTemplate). Without it Triton answers 403 (HTTP) or UNAVAILABLE.
+ADMIN_HEADER = "seedance-admin-key"
+ADMIN_KEY_ENV = "TRITON_ADMIN_KEY"
+ADMIN_KEY_SECRET_KEY = "admin-key"
+
+
+def admin_key_secret_name(set_name: str) -> str:
+    return f"triton-{set_name}-admin-key"
+
+
 # The names the adapter rules publish and the HPA reads: one place, so they cannot drift apart.
 QUEUE_METRIC = "triton_queue_time_us_per_request"
 RATE_METRIC = "triton_requests_per_second"
@@ -72,6 +87,10 @@ def triton_args(spec: TritonSpec) -> list[str]:
     # (and every scale-up or spot replacement after it) out of the Service.
     # Latency quantiles (nv_inference_request_summary_us, 0.5 to 0.999 over the last minute) for the P99 and
     # jitter the source holds serving to; the counters the HPA reads stay on.
+    # The restricted groups need the key from the stack's Secret; the kubelet expands $(VAR) from the
+    # container's env, so the pod spec never holds the key (command_line_parser.cc: <apis>:<key>=<value>).
+    restricted = f"{','.join(RESTRICTED_APIS)}:{ADMIN_HEADER}=$({ADMIN_KEY_ENV})"
+    args += [f"--http-restricted-api={restricted}", f"--grpc-restricted-protocol={restricted}"]
     return [*args, "--exit-on-error=false", "--strict-readiness=false", "--allow-metrics=true", "--allow-gpu-metrics=true",
             "--metrics-config=summary_latencies=true",
             f"--http-port={PORTS['http']}", f"--grpc-port={PORTS['grpc']}", f"--metrics-port={PORTS['metrics']}",
@@ -93,7 +112,9 @@ def deployment(spec: TritonSpec) -> Manifest:
         "imagePullPolicy": "Always",
         "command": ["tritonserver"],
         "args": triton_args(spec),
-        "env": [{"name": "AWS_REGION", "value": spec.region}, {"name": "AWS_DEFAULT_REGION", "value": spec.region}],
+        "env": [{"name": "AWS_REGION", "value": spec.region}, {"name": "AWS_DEFAULT_REGION", "value": spec.region},
+                {"name": ADMIN_KEY_ENV, "valueFrom": {"secretKeyRef": {
+                    "name": admin_key_secret_name(spec.name), "key": ADMIN_KEY_SECRET_KEY}}}],
         "ports": [{"name": port, "containerPort": number, "protocol": "TCP"} for port, number in PORTS.items()],
         "resources": {"requests": resources, "limits": resources},
         # Model loading takes minutes for large models: the startup probe's budget, then readiness.
@@ -115,6 +136,8 @@ def deployment(spec: TritonSpec) -> Manifest:
             **({} if "@sha256:" in spec.image else {
                 "CKV_K8S_43": "pinned by release tag (never latest); set serving[].image_digest to pin the digest"}),
             CKV_K8S_40="the image's triton-server user is uid 1000 and owns the server's files; a higher uid breaks it",
+            CKV_K8S_35="Triton takes its admin key on its command line only; the kubelet expands it from this "
+                       "env var, so the pod spec never holds it",
         )),
         "spec": {
             # No `replicas` for the stable track: the HPA owns the count, from the warm pool up.

@@ -10,11 +10,13 @@ from dataclasses import replace
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
+import pulumi_random as random
 
 from components.common.iam import irsa_trust_policy
 from components.common.k8s_objects import declare
 from components.common.manifests import namespace as namespace_manifest
-from components.serving.manifests import PORTS, TritonSpec, image, serving_manifests
+from components.serving.manifests import (ADMIN_KEY_SECRET_KEY, PORTS, TritonSpec, admin_key_secret_name, image,
+                                         serving_manifests)
 from components.serving.publishing import marker_key, marker_text, publisher_policy, publisher_role_name
 from components.serving.config import TritonServingConfig
 
@@ -101,7 +103,15 @@ class TritonServing(pulumi.ComponentResource):
                                          content=marker_text(prefix), content_type="text/markdown", tags=tags,
                                          opts=child)
                    for n, prefix in enumerate(prefixes)]
-        after_namespace = pulumi.ResourceOptions(parent=self, provider=provider, depends_on=[ns, role, *markers])
+        # The key to Triton's restricted APIs: generated once, kept secret in state, read by Triton's pods only
+        # (no team has access to the set's namespace).
+        admin_key = random.RandomPassword(f"{name}-admin-key", length=40, special=False, opts=child)
+        admin_secret = k8s.core.v1.Secret(
+            f"{name}-admin-key", metadata={"name": admin_key_secret_name(config.name), "namespace": namespace},
+            type="Opaque", string_data={ADMIN_KEY_SECRET_KEY: admin_key.result},
+            opts=pulumi.ResourceOptions(parent=self, provider=provider, depends_on=[ns]))
+        after_namespace = pulumi.ResourceOptions(parent=self, provider=provider,
+                                                 depends_on=[ns, role, admin_secret, *markers])
         manifests = serving_manifests(spec, canary)
         timeouts = pulumi.CustomTimeouts(**deployment_timeouts(config, node_provision_minutes))
         for manifest in manifests:

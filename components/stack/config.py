@@ -238,7 +238,21 @@ class StackConfig(BaseModel):
                     *([self.storage.checkpoints.namespace] if self.storage.checkpoints else [])}
         check_tenants(self.tenants, [s.name for s in self.serving], reserved)
         platform = {arn: key for key, arn in self.cluster.principals()}
+        people = {arn: tenant.name for tenant in self.tenants for arn in tenant.principal_arns}
+        for index, serving in enumerate(self.serving):
+            for role_index, arn in enumerate(serving.publisher_principal_arns):
+                if arn in people:
+                    raise FieldError(f"serving[{index}].publisher_principal_arns[{role_index}]", arn,
+                                     f"is team {people[arn]}'s people's role; allowed: a CI role only reviewed "
+                                     "pipelines assume")
+        groups = {g.name: g.workload_class for g in self.gpu_node_groups}
         for index, tenant in enumerate(self.tenants):
+            for pool_index, pool in enumerate(tenant.pools):
+                if groups.get(pool) not in tenant.priority_classes:
+                    raise FieldError(f"tenants[{index}].pools[{pool_index}]", pool,
+                                     "is not a GPU group of a class the team has GPUs in; allowed: " +
+                                     (", ".join(g for g, k in groups.items() if k in tenant.priority_classes)
+                                      or "none (give the team GPUs first)"))
             for role_index, arn in enumerate(tenant.principal_arns):
                 if arn in platform:  # EKS keeps one access entry per principal
                     raise FieldError(f"tenants[{index}].principal_arns[{role_index}]", arn,
@@ -252,9 +266,21 @@ class StackConfig(BaseModel):
         return self.endpoints.model_copy(update={"s3_bucket_names": list(dict.fromkeys(buckets))})
 
     def publishers_of(self, serving: TritonServingConfig) -> list[str]:
-        """Who may assume a serving set's publisher role: its configured principals and the teams that publish it."""
-        teams = [arn for t in self.tenants if serving.name in t.publishes for arn in t.principal_arns]
+        """Who may assume a serving set's publisher role: its configured principals and the CI roles of the
+        teams that publish it, never a team's people (a published model runs as code in serving)."""
+        teams = [arn for t in self.tenants if serving.name in t.publishes for arn in t.publisher_principal_arns]
         return list(dict.fromkeys([*serving.publisher_principal_arns, *teams]))
+
+    @property
+    def app_namespaces(self) -> list[str]:
+        """Where applications run (the teams', Triton's, training's): the admins' namespaces."""
+        return list(dict.fromkeys([*(n for t in self.tenants for n in t.namespace_names),
+                                   *(s.namespace for s in self.serving),
+                                   *([self.storage.checkpoints.namespace] if self.storage.checkpoints else [])]))
+
+    def tenant_pools(self, tenant: TenantConfig) -> list[str]:
+        """The GPU groups a team's pods may tolerate: its own list, or every group of a class it has GPUs in."""
+        return tenant.pools or [g.name for g in self.gpu_node_groups if g.workload_class in tenant.priority_classes]
 
     def client_sets(self, tenant: TenantConfig) -> dict[str, list[str]]:
         """Per team namespace, the Triton namespaces whose inference ports it may call (it is their client)."""

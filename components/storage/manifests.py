@@ -7,11 +7,13 @@ and its reason sit in the object's own `checkov.io/skip` annotations.
 
 from __future__ import annotations
 
+import json
+
 from typing import Mapping
 
 from components.storage.checkpoint_sizing import SizingDecision
 from components.compute.labels import AGENT_TOLERATIONS, LOCAL_NVME_LABEL, NODE_GROUP_LABEL
-from components.common.manifests import (Manifest, checkov_skips, cost_labels, metadata, namespace, namespace_baseline,
+from components.common.manifests import (Manifest, admission_policy, checkov_skips, cost_labels, metadata, namespace, namespace_baseline,
                                          network_policy)
 EBS_CSI = "ebs.csi.aws.com"
 NO_PROVISIONER = "kubernetes.io/no-provisioner"
@@ -244,3 +246,42 @@ def local_provisioner(storage_class: str, namespace: str, image: str,
         },
     }
     return [account, role, binding, config, daemon, deny_network(name, namespace, allow_egress=True)]
+
+
+PV_POLICY = "seedance-persistent-volumes"
+
+
+def provisioner_user(namespace: str) -> str:
+    """The local provisioner's identity as the API server names it (its service account)."""
+    return f"system:serviceaccount:{namespace}:{PROVISIONER_NAME}"
+
+
+def persistent_volume_policy(provisioner: str | None) -> list[Manifest]:
+    """Pod Security Admission never looks at PersistentVolumes, so whoever creates one decides what a pod
+    that binds it mounts: a `hostPath: /` volume is host root. Here a PV is an EBS CSI volume or one of the
+    provisioner's local disks: never hostPath or another source; local only from the provisioner (whose
+    token is on the nodes with disks), only under its disk directory, each pinned to one node; and the
+    provisioner makes nothing else. `provisioner`: its user (provisioner_user), None when no group has disks."""
+    local_from = json.dumps(provisioner or "")
+    spec = "object.spec"
+    one_node = (f"has({spec}.nodeAffinity) && has({spec}.nodeAffinity.required) && "
+                f"size({spec}.nodeAffinity.required.nodeSelectorTerms) == 1 && "
+                f"has({spec}.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions) && "
+                f"{spec}.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions.exists(e, "
+                "e.key == 'kubernetes.io/hostname' && e.operator == 'In' && size(e.values) == 1)")
+    return admission_policy(
+        PV_POLICY,
+        [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"],
+          "resources": ["persistentvolumes"]}],
+        [{"expression": f"!has({spec}.hostPath)", "message": "no hostPath PersistentVolume, from anyone"},
+         {"expression": f"(has({spec}.csi) && {spec}.csi.driver == {json.dumps(EBS_CSI)}) || has({spec}.local)",
+          "message": f"a PersistentVolume is an EBS volume ({EBS_CSI}) or a local disk of the provisioner"},
+         {"expression": f"!has({spec}.local) || ({local_from} != '' && request.userInfo.username == {local_from})",
+          "message": "only the local provisioner creates local PersistentVolumes"},
+         {"expression": f"!has({spec}.local) || ({spec}.local.path.startsWith({json.dumps(LOCAL_DISKS_DIR + '/')}) && "
+                        f"!{spec}.local.path.contains('..') && !{spec}.local.path.contains('/./'))",
+          "message": f"a local PersistentVolume is a disk under {LOCAL_DISKS_DIR}/"},
+         {"expression": f"!has({spec}.local) || ({one_node})",
+          "message": "a local PersistentVolume is pinned to exactly one node (kubernetes.io/hostname In [one])"},
+         {"expression": f"request.userInfo.username != {local_from} || has({spec}.local)",
+          "message": "the local provisioner creates local PersistentVolumes only"}])

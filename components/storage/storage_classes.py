@@ -12,7 +12,7 @@ import pulumi_kubernetes as k8s
 from components.storage.checkpoint_sizing import IO2_REASON_TAG, SizingDecision
 from components.common.k8s_objects import declare
 from components.storage.manifests import (checkpoint_storage_class, training_namespace, local_provisioner, local_storage_class,
-                                          static_checkpoint_volume)
+                                          persistent_volume_policy, provisioner_user, static_checkpoint_volume)
 from components.storage.config import CheckpointStorageConfig, LocalStorageConfig
 
 
@@ -67,6 +67,19 @@ class CheckpointStorage(pulumi.ComponentResource):
                             pulumi.ResourceOptions(parent=self, provider=provider, depends_on=[namespace]))
                 self.claim_names.append(claim)
         self.register_outputs({"storage_class_name": self.storage_class_name})
+
+
+class VolumeGuard(pulumi.ComponentResource):
+    """The admission policy that holds every PersistentVolume to an EBS volume or a provisioner's disk."""
+
+    def __init__(self, name: str, *, local_namespace: str | None, provider: k8s.Provider,
+                 opts: pulumi.ResourceOptions | None = None):
+        super().__init__("seedance:storage:VolumeGuard", name, None, opts)
+        user = provisioner_user(local_namespace) if local_namespace else None
+        for manifest in persistent_volume_policy(user):
+            declare(manifest, f"{name}-{manifest['kind'].lower()}", pulumi.ResourceOptions(parent=self,
+                                                                                            provider=provider))
+        self.register_outputs({})
 
 
 class LocalStorage(pulumi.ComponentResource):

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from components.common.validation import IAM_ROLE_ARN, S3_BUCKET_NAME, FieldError, all_match
 
 _NAME = r"[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?"
 _PATTERNS = {"namespaces": (_NAME, "a namespace name (lowercase letters, digits, hyphens)"),
-             "principal_arns": (IAM_ROLE_ARN, "an IAM role ARN"), "data_buckets": (S3_BUCKET_NAME, "a bucket name")}
+             "principal_arns": (IAM_ROLE_ARN, "an IAM role ARN"),
+             "publisher_principal_arns": (IAM_ROLE_ARN, "an IAM role ARN"),
+             "data_buckets": (S3_BUCKET_NAME, "a bucket name"),
+             "pools": (_NAME, "a GPU node group name")}
 
 
 class TenantConfig(BaseModel):
@@ -19,8 +22,15 @@ class TenantConfig(BaseModel):
     name: str = Field(pattern=f"^{_NAME}$", description="The team's name: its default namespace, its labels.")
     namespaces: list[str] = Field([], max_length=10, description="The team's namespaces; default one named after "
                                                                  "the team.")
-    principal_arns: list[str] = Field(min_length=1, max_length=20, description="The team's IAM roles: EKS's edit "
-                                      "policy in its namespaces only, and the publisher roles of the sets it publishes.")
+    principal_arns: list[str] = Field(min_length=1, max_length=20, description="The team's people's IAM roles: the "
+                                      "platform's tenant role in its namespaces only (docs/onboarding.md). Never "
+                                      "trusted to publish models.")
+    publisher_principal_arns: list[str] = Field(
+        [], max_length=5, description="The team's CI roles that publish the sets in `publishes` (each may assume "
+        "those sets' publisher roles). Required when `publishes` names a set; never one of `principal_arns`: a "
+        "published model runs as code in serving, so only reviewed pipelines publish.")
+    pools: list[str] = Field([], max_length=20, description="GPU node groups the team's pods may run on (tolerate); "
+                             "default: every group of a workload class its `gpus` gives more than 0.")
     gpus: dict[str, int] = Field({}, description="GPUs each of the team's namespaces may request at once, per "
                                  "workload class (batch, online); none: no GPU. A quota is a namespace's: a cap over "
                                  "all of a team's namespaces needs Kueue (docs/onboarding.md).")
@@ -30,7 +40,7 @@ class TenantConfig(BaseModel):
     data_buckets: list[str] = Field([], max_length=20, description="The team's buckets in other accounts its "
                                     "pods read and write through the VPC's S3 endpoints.")
 
-    @field_validator("namespaces", "principal_arns", "data_buckets")
+    @field_validator("namespaces", "principal_arns", "publisher_principal_arns", "data_buckets", "pools")
     @classmethod
     def _names(cls, values: list[str], info: ValidationInfo) -> list[str]:
         return all_match(values, *_PATTERNS[info.field_name])
@@ -44,9 +54,26 @@ class TenantConfig(BaseModel):
                                  "(batch, online)")
         return values
 
+    @model_validator(mode="after")
+    def _publishers_are_pipelines(self) -> "TenantConfig":
+        if self.publishes and not self.publisher_principal_arns:
+            raise FieldError("publisher_principal_arns", [], f"is empty but the team publishes "
+                             f"{', '.join(self.publishes)}; allowed: the team's CI role(s), never its people's")
+        for index, arn in enumerate(self.publisher_principal_arns):
+            if arn in self.principal_arns:
+                raise FieldError(f"publisher_principal_arns[{index}]", arn, "is also one of the team's "
+                                 "principal_arns (its people); allowed: a CI role only reviewed pipelines assume")
+        return self
+
     @property
     def namespace_names(self) -> list[str]:
         return self.namespaces or [self.name]
+
+    @property
+    def priority_classes(self) -> list[str]:
+        """The workload classes whose priority class the team's pods may name: those its quota gives GPUs
+        (a class at 0 would let CPU pods preempt other teams' batch pods at serving priority)."""
+        return sorted(klass for klass, count in self.gpus.items() if count > 0)
 
 
 def check_tenants(tenants: list[TenantConfig], serving_sets: list[str], reserved: set[str]) -> None:

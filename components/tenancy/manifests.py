@@ -1,15 +1,65 @@
 """A team's namespaces as plain manifests: Pod Security baseline, default deny with the allows a team
-needs, a quota on GPUs per workload class and on CPU and memory, and default requests. Pure."""
+needs, a quota on GPUs per workload class and on CPU and memory, default requests, the team's RBAC, and
+the admission policies that keep a team inside them. Pure.
+
+A team's people get no EKS access policy (EKS's edit policy lets them delete their NetworkPolicies,
+create LoadBalancer Services and impersonate service accounts): their access entry puts them in a
+Kubernetes group of their own, bound in their namespaces only to the `seedance-tenant` ClusterRole below.
+"""
 
 from __future__ import annotations
 
+import json
+
 from components.common.manifests import (NAMESPACE_NAME_LABEL, Manifest, admission_policy, metadata, namespace,
                                          namespace_baseline, network_policy)
-from components.compute.priority import PRIORITY_CLASS
+from components.compute.labels import POOL_TAINT_KEY, SYSTEM_TAINT_KEY
+from components.compute.priority import PLATFORM_CLASSES, PRIORITY_CLASS
 from components.tenancy.config import TenantConfig
 
 TENANT_LABEL = "seedance.io/tenant"
 GPU = "requests.nvidia.com/gpu"
+TENANT_ROLE = "seedance-tenant"
+# Kubernetes groups of the teams' people (their access entries' kubernetes_groups): what RBAC binds and
+# what the admission policies recognise a team's own request by.
+TENANT_GROUP_PREFIX = "seedance-tenant-"
+_CRUD = ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"]
+_READ = ["get", "list", "watch"]
+
+
+def tenant_group(tenant: str) -> str:
+    return f"{TENANT_GROUP_PREFIX}{tenant}"
+
+
+def tenant_role() -> Manifest:
+    """What a team may do in its namespaces: run and debug its workloads, keep their config and secrets,
+    read everything else there. Not: NetworkPolicies, quotas, limit ranges or RBAC (the platform's
+    isolation), Endpoints (a Service pointed anywhere), DaemonSets, impersonation or service account tokens."""
+    rule = lambda groups, resources, verbs: {"apiGroups": groups, "resources": resources, "verbs": verbs}  # noqa: E731
+    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": metadata(TENANT_ROLE),
+            "rules": [
+                rule([""], ["pods", "configmaps", "secrets", "persistentvolumeclaims", "services", "serviceaccounts"],
+                     _CRUD),
+                rule([""], ["pods/exec", "pods/attach", "pods/portforward", "pods/eviction"], ["create", "get"]),
+                rule([""], ["pods/log", "pods/status", "events", "endpoints", "resourcequotas", "limitranges",
+                            "persistentvolumeclaims/status", "services/status"], _READ),
+                rule(["apps"], ["deployments", "statefulsets", "replicasets"], _CRUD),
+                rule(["apps"], ["deployments/scale", "statefulsets/scale", "replicasets/scale"], ["get", "update", "patch"]),
+                rule(["apps"], ["daemonsets", "controllerrevisions"], _READ),
+                rule(["batch"], ["jobs", "cronjobs"], _CRUD),
+                rule(["autoscaling"], ["horizontalpodautoscalers"], _CRUD),
+                rule(["policy"], ["poddisruptionbudgets"], _CRUD),
+                rule(["networking.k8s.io"], ["networkpolicies"], _READ),
+                rule(["discovery.k8s.io"], ["endpointslices"], _READ),
+                rule(["metrics.k8s.io"], ["pods"], _READ),
+            ]}
+
+
+def _role_binding(tenant: TenantConfig, name: str) -> Manifest:
+    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+            "metadata": metadata(f"{tenant.name}-{TENANT_ROLE}", name),
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": TENANT_ROLE},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": tenant_group(tenant.name)}]}
 
 
 def _quotas(tenant: TenantConfig, name: str) -> list[Manifest]:
@@ -19,10 +69,14 @@ def _quotas(tenant: TenantConfig, name: str) -> list[Manifest]:
              GPU: str(sum(tenant.gpus.values()))}
     quotas = [{"apiVersion": "v1", "kind": "ResourceQuota", "metadata": metadata(f"{tenant.name}-total", name),
                "spec": {"hard": total}}]
+    scoped = lambda quota, hard, classes: {  # noqa: E731
+        "apiVersion": "v1", "kind": "ResourceQuota", "metadata": metadata(f"{tenant.name}-{quota}", name),
+        "spec": {"hard": hard, "scopeSelector": {"matchExpressions": [
+            {"scopeName": "PriorityClass", "operator": "In", "values": classes}]}}}
     for klass, count in sorted(tenant.gpus.items()):
-        quotas.append({"apiVersion": "v1", "kind": "ResourceQuota", "metadata": metadata(f"{tenant.name}-{klass}", name),
-                       "spec": {"hard": {GPU: str(count)}, "scopeSelector": {"matchExpressions": [
-                           {"scopeName": "PriorityClass", "operator": "In", "values": [PRIORITY_CLASS[klass]]}]}}})
+        quotas.append(scoped(klass, {GPU: str(count)}, [PRIORITY_CLASS[klass]]))
+    # The platform's classes outrank every team's: no pod of a team may run at one of them.
+    quotas.append(scoped("platform-classes", {"pods": "0"}, list(PLATFORM_CLASSES)))
     return quotas
 
 
@@ -47,8 +101,80 @@ def tenant_manifests(tenant: TenantConfig, triton_namespaces: dict[str, list[str
                 {"key": NAMESPACE_NAME_LABEL, "operator": "In", "values": sorted(calls)}]}}],
                 "ports": [{"port": 8000, "protocol": "TCP"}, {"port": 8001, "protocol": "TCP"}]})
         team = network_policy(tenant.name, name, {}, ingress=[{"from": [{"podSelector": {}}]}], egress=egress)
-        objects += [ns, *namespace_baseline(name), team, *_quotas(tenant, name), _defaults(tenant, name)]
+        objects += [ns, *namespace_baseline(name), team, *_quotas(tenant, name), _defaults(tenant, name),
+                    _role_binding(tenant, name)]
     return objects
+
+
+def _cel_list(values: list[str]) -> str:
+    return "[" + ", ".join(json.dumps(v) for v in values) + "]"
+
+
+def tenant_pod_policy(tenant: TenantConfig, pools: list[str]) -> list[Manifest]:
+    """The team's pods name a priority class its quota covers (a pod naming none would escape the class
+    quotas) and tolerate only its own pools: no wildcard toleration, none of the system nodes' taint, no
+    other pool's. A pod may not name its node (the scheduler, which enforces taints, must place it)."""
+    classes = _cel_list([PRIORITY_CLASS[klass] for klass in tenant.priority_classes])
+    pool_values = _cel_list(pools)
+    tolerations = ("!has(object.spec.tolerations) || object.spec.tolerations.all(t, "
+                   f"has(t.key) && t.key != '' && t.key != {json.dumps(SYSTEM_TAINT_KEY)} && "
+                   f"(t.key != {json.dumps(POOL_TAINT_KEY)} || ((!has(t.operator) || t.operator == 'Equal') && "
+                   f"has(t.value) && t.value in {pool_values})))")
+    return admission_policy(
+        f"{TENANT_ROLE}-{tenant.name}-pods",
+        [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": ["pods"]}],
+        [{"expression": f"has(object.spec.priorityClassName) && object.spec.priorityClassName in {classes}",
+          "message": f"team {tenant.name}'s pods name a priority class its GPU quota covers: "
+                     f"{', '.join(PRIORITY_CLASS[k] for k in tenant.priority_classes) or 'none (no GPU quota)'}"},
+         {"expression": tolerations,
+          "message": f"team {tenant.name}'s pods tolerate only its pools ({', '.join(pools) or 'none'}): no "
+                     f"wildcard toleration, no {SYSTEM_TAINT_KEY}, no other {POOL_TAINT_KEY}"},
+         {"expression": "request.operation != 'CREATE' || !has(object.spec.nodeName) || object.spec.nodeName == ''",
+          "message": "a team's pod is placed by the scheduler (which keeps the pools' taints), never by spec.nodeName"}],
+        namespace_selector=_tenant_namespaces(tenant.name))
+
+
+def _tenant_namespaces(tenant: str | None = None) -> dict:
+    if tenant is None:
+        return {"matchExpressions": [{"key": TENANT_LABEL, "operator": "Exists"}]}
+    return {"matchLabels": {TENANT_LABEL: tenant}}
+
+
+def tenant_guard_policies() -> list[Manifest]:
+    """In every team's namespace: Services stay inside the cluster (EKS's built-in controller would put a
+    LoadBalancer in the public subnets the stack tags), and the platform's own objects there (network
+    policies, quotas, limit ranges, RBAC) and service account tokens are beyond a team's own requests, even
+    if RBAC someday grants them."""
+    from_a_team = [{"name": "from-a-team", "expression":
+                    f"has(request.userInfo.groups) && "
+                    f"request.userInfo.groups.exists(g, g.startsWith({json.dumps(TENANT_GROUP_PREFIX)}))"}]
+    services = admission_policy(
+        f"{TENANT_ROLE}-services",
+        [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": ["services"]}],
+        [{"expression": "!has(object.spec.type) || object.spec.type == 'ClusterIP'",
+          "message": "a team's Services are ClusterIP only (no LoadBalancer, NodePort or ExternalName)"},
+         {"expression": "!has(object.spec.externalIPs) || size(object.spec.externalIPs) == 0",
+          "message": "a team's Services take no externalIPs"}],
+        namespace_selector=_tenant_namespaces())
+    platform_objects = admission_policy(
+        f"{TENANT_ROLE}-platform-objects",
+        [{"apiGroups": ["networking.k8s.io"], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE", "DELETE"],
+          "resources": ["networkpolicies"]},
+         {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE", "DELETE"],
+          "resources": ["resourcequotas", "limitranges"]},
+         {"apiGroups": ["rbac.authorization.k8s.io"], "apiVersions": ["v1"],
+          "operations": ["CREATE", "UPDATE", "DELETE"], "resources": ["roles", "rolebindings"]},
+         {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["serviceaccounts/token"]}],
+        [{"expression": "false", "message": "network policies, quotas, limit ranges, RBAC and service account "
+                                            "tokens in a team's namespace are the platform's to change"}],
+        conditions=from_a_team, namespace_selector=_tenant_namespaces())
+    token_secrets = admission_policy(
+        f"{TENANT_ROLE}-token-secrets",
+        [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": ["secrets"]}],
+        [{"expression": "!has(object.type) || object.type != 'kubernetes.io/service-account-token'",
+          "message": "a team may not mint service account tokens as Secrets"}],
+        conditions=from_a_team, namespace_selector=_tenant_namespaces())
+    return [tenant_role(), *services, *platform_objects, *token_secrets]
 
 
 COST_LABEL_POLICY = "seedance-tenant-cost-labels"
@@ -63,4 +189,4 @@ def tenant_cost_label_policy() -> list[Manifest]:
         [{"expression": f"has(object.metadata.labels) && 'team' in object.metadata.labels && "
                         f"object.metadata.labels['team'] == namespaceObject.metadata.labels['{TENANT_LABEL}']",
           "message": "a tenant's pods carry team=<their tenant> (the cost label the platform attributes by)"}],
-        namespace_selector={"matchExpressions": [{"key": TENANT_LABEL, "operator": "Exists"}]})
+        namespace_selector=_tenant_namespaces())

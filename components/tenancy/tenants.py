@@ -1,5 +1,6 @@
-"""`TenantSpace`: one team's namespaces (components/tenancy/manifests.py) and its Kubernetes access:
-an EKS access entry per team role with the edit policy scoped to the team's namespaces only."""
+"""`TenantSpace`: one team's namespaces (components/tenancy/manifests.py), its Kubernetes access and the
+admission policy that holds its pods to its classes and pools. Its people's access entries carry no EKS
+access policy: they put the team's roles in its Kubernetes group, which RBAC binds in its namespaces only."""
 
 from __future__ import annotations
 
@@ -11,13 +12,14 @@ import pulumi_kubernetes as k8s
 
 from components.common.k8s_objects import declare
 from components.tenancy.config import TenantConfig
-from components.tenancy.manifests import tenant_cost_label_policy, tenant_manifests
+from components.tenancy.manifests import (tenant_cost_label_policy, tenant_group, tenant_guard_policies,
+                                          tenant_manifests, tenant_pod_policy)
 
 
 class TenantSpace(pulumi.ComponentResource):
     def __init__(self, name: str, tenant: TenantConfig, *, triton_namespaces: dict[str, list[str]],
-                 cluster_name: pulumi.Input[str], partition: str, provider: k8s.Provider, tags: Mapping[str, str],
-                 opts: pulumi.ResourceOptions | None = None):
+                 pools: list[str], cluster_name: pulumi.Input[str], provider: k8s.Provider,
+                 tags: Mapping[str, str], opts: pulumi.ResourceOptions | None = None):
         super().__init__("seedance:tenancy:TenantSpace", name, None, opts)
         in_cluster = pulumi.ResourceOptions(parent=self, provider=provider)
         namespaces = {}
@@ -31,16 +33,12 @@ class TenantSpace(pulumi.ComponentResource):
                 home = manifest["metadata"]["namespace"]
                 declare(manifest, f"{name}-{home}-{manifest['metadata']['name']}-{manifest['kind'].lower()}",
                         pulumi.ResourceOptions.merge(in_cluster, pulumi.ResourceOptions(depends_on=[namespaces[home]])))
+        for manifest in tenant_pod_policy(tenant, pools):
+            declare(manifest, f"{name}-pods-{manifest['kind'].lower()}", in_cluster)
         for role in tenant.principal_arns:
-            entry_name = f"{name}-{role.rsplit('/', 1)[-1]}"
-            entry = aws.eks.AccessEntry(entry_name, cluster_name=cluster_name, principal_arn=role, type="STANDARD",
-                                        tags=dict(tags), opts=pulumi.ResourceOptions(parent=self))
-            aws.eks.AccessPolicyAssociation(
-                entry_name, cluster_name=cluster_name, principal_arn=role,
-                policy_arn=f"arn:{partition}:eks::aws:cluster-access-policy/AmazonEKSEditPolicy",
-                access_scope=aws.eks.AccessPolicyAssociationAccessScopeArgs(type="namespace",
-                                                                            namespaces=tenant.namespace_names),
-                opts=pulumi.ResourceOptions(parent=self, depends_on=[entry, *namespaces.values()]))
+            aws.eks.AccessEntry(f"{name}-{role.rsplit('/', 1)[-1]}", cluster_name=cluster_name, principal_arn=role,
+                                type="STANDARD", kubernetes_groups=[tenant_group(tenant.name)], tags=dict(tags),
+                                opts=pulumi.ResourceOptions(parent=self, depends_on=list(namespaces.values())))
         self.register_outputs({})
 
 
@@ -52,4 +50,16 @@ class TenantCostLabels(pulumi.ComponentResource):
         for manifest in tenant_cost_label_policy():
             declare(manifest, f"{name}-{manifest['kind'].lower()}", pulumi.ResourceOptions(parent=self,
                                                                                             provider=provider))
+        self.register_outputs({})
+
+
+class TenantGuards(pulumi.ComponentResource):
+    """What every team shares: the tenant ClusterRole, and the admission policies that keep Services inside
+    the cluster and the platform's objects in a team's namespaces beyond the team's reach."""
+
+    def __init__(self, name: str, *, provider: k8s.Provider, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("seedance:tenancy:TenantGuards", name, None, opts)
+        for manifest in tenant_guard_policies():
+            declare(manifest, f"{name}-{manifest['metadata']['name']}-{manifest['kind'].lower()}",
+                    pulumi.ResourceOptions(parent=self, provider=provider))
         self.register_outputs({})

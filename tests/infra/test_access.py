@@ -24,14 +24,15 @@ def test_cluster_admin_goes_to_the_deployer_and_break_glass_only(stack_plan):
     granted = {}
     teams = {arn for tenant in stack_config(stack_plan.stack).tenants for arn in tenant.principal_arns}
     for association in stack_plan.of_type("aws:eks/accessPolicyAssociation:AccessPolicyAssociation"):
-        if association.inputs["principalArn"] in teams:  # namespace-scoped edit: tests/infra/test_tenancy.py
+        assert association.inputs["principalArn"] not in teams  # tests/infra/test_tenant_isolation.py
+        if association.inputs["policyArn"].endswith("/AmazonEKSAdminPolicy"):  # scoped: same file
             assert association.inputs["accessScope"]["type"] == "namespace"
             continue
         assert association.inputs["accessScope"] == {"type": "cluster"}
         granted.setdefault(association.inputs["principalArn"], set()).add(association.inputs["policyArn"].rsplit("/", 1)[1])
     admins = {arn for arn, policies in granted.items() if CLUSTER_ADMIN in policies}
     assert admins == {DEPLOYER, *config.break_glass_principal_arns}
-    assert all(granted[arn] == {"AmazonEKSAdminPolicy"} for arn in config.admin_principal_arns)
+    assert all(granted[arn] == {"AmazonEKSViewPolicy"} for arn in config.admin_principal_arns)  # + admin, scoped
     assert all(granted[arn] == {"AmazonEKSViewPolicy"} for arn in config.viewer_principal_arns)
     (provider,) = stack_plan.of_type("pulumi:providers:kubernetes")
     deployer = [a.urn for a in stack_plan.of_type("aws:eks/accessPolicyAssociation:AccessPolicyAssociation")
@@ -41,8 +42,9 @@ def test_cluster_admin_goes_to_the_deployer_and_break_glass_only(stack_plan):
 
 def test_a_deployer_also_listed_holds_one_entry_with_both_policies():
     config = ClusterConfig(deployer_cidrs=["10.0.200.0/24"], admin_principal_arns=[DEPLOYER])
-    (grant,) = access_grants(config, DEPLOYER)
-    assert grant.policies == ("AmazonEKSAdminPolicy", CLUSTER_ADMIN)
+    (grant,) = access_grants(config, DEPLOYER, ["team-a"])
+    assert grant.policies == ("AmazonEKSAdminPolicy", "AmazonEKSViewPolicy", CLUSTER_ADMIN)
+    assert grant.scope("AmazonEKSAdminPolicy") == ("team-a",) and grant.scope(CLUSTER_ADMIN) is None
 
 
 def test_a_principal_in_two_lists_is_refused_naming_the_key():

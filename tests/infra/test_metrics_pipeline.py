@@ -45,7 +45,7 @@ def test_fast_scrape_intervals_lower_the_timeout():
     from components.monitoring.config import MonitoringConfig
     from components.monitoring.metrics_pipeline import prometheus_values
 
-    scrape = prometheus_values(MonitoringConfig(scrape_interval_seconds=5), {})["server"]["global"]
+    scrape = prometheus_values(MonitoringConfig(scrape_interval_seconds=5))["server"]["global"]
     assert (scrape["scrape_interval"], scrape["scrape_timeout"]) == ("5s", "5s")
 
 
@@ -148,8 +148,8 @@ def test_prometheus_reads_no_kubelet_proxy_and_honours_no_scraped_labels(stack_p
 
 
 def test_only_its_readers_reach_the_prometheus_server(stack_plan):
-    """The lifecycle API (/-/reload, /-/quit) is on for the config reloader in the pod; the server answers
-    the adapter's, OpenCost's and Grafana's pods only (labels as the pinned charts render them)."""
+    """The server answers the adapter's, OpenCost's and Grafana's pods only (labels as the pinned charts
+    render them), and none of them can stop or reload it: test_prometheus_has_no_lifecycle_api."""
     (policy,) = [p for p in stack_plan.of_type("kubernetes:networking.k8s.io/v1:NetworkPolicy")
                  if p.inputs["metadata"]["name"] == "prometheus-server"]
     server = [o for o in rendered(stack_plan, "prometheus") if o["kind"] == "Deployment"][0]
@@ -218,3 +218,17 @@ def test_the_monitoring_namespaces_deny_by_default_and_allow_what_scraping_needs
     (exporter,) = [o for o in rendered(stack_plan, "dcgm-exporter") if o["kind"] == "DaemonSet"]
     assert policies[("gpu-monitoring", "dcgm-exporter")]["podSelector"]["matchLabels"].items() <= \
         exporter["spec"]["template"]["metadata"]["labels"].items()
+
+
+def test_prometheus_has_no_lifecycle_api(stack_plan):
+    """Without `--web.enable-lifecycle` any pod that reaches 9090 (the adapter, OpenCost, Grafana) can
+    neither POST /-/quit nor /-/reload; Prometheus 3.6 rereads its changed config file by itself
+    (cmd/prometheus/main.go at v3.6.0: auto-reload-config, --config.auto-reload-interval), so the chart's
+    reloader sidecar is gone too."""
+    (server,) = [o for o in rendered(stack_plan, "prometheus") if o["kind"] == "Deployment"
+                 and o["metadata"]["name"].endswith("server")]
+    containers = {c["name"]: c for c in server["spec"]["template"]["spec"]["containers"]}
+    assert list(containers) == ["prometheus-server"]
+    args = containers["prometheus-server"]["args"]
+    assert not [a for a in args if "lifecycle" in a]
+    assert "--enable-feature=auto-reload-config" in args and "--config.auto-reload-interval=30s" in args

@@ -94,3 +94,25 @@ def test_status_updates_are_judged_too(plan_of):
     spec, _ = policy_and_roles(plan_of("prod"))
     (rule,) = spec["matchConstraints"]["resourceRules"]
     assert {"nodes", "nodes/status"} <= set(rule["resources"])
+
+
+def test_a_request_without_extra_or_groups_is_judged_not_an_error(plan_of):
+    """The policy fails closed: an expression that errs would deny every kubelet, system nodes included.
+    A kubelet authenticated without `extra` (a client certificate) reads as a node of no pool."""
+    spec, roles = policy_and_roles(plan_of("prod"))
+    bare = {"userInfo": {"username": "system:node:ip-10-0-0-1", "groups": ["system:nodes"]}}
+    assert denials(spec, bare, node(None, "online", None)) == []
+    assert denials(spec, {"userInfo": {**bare["userInfo"], "extra": {}}}, node(None, "online", None)) == []
+    assert denials(spec, bare, node("online", "online", "online"))  # no role: no pool's identity either
+    assert denials(spec, {"userInfo": {"username": "someone"}}, node("online", "online", "online")) is None
+
+
+def test_a_node_role_with_an_iam_path_is_matched_without_it():
+    """EKS's canonical ARN drops the role's path (aws-iam-authenticator builds it from the STS ARN)."""
+    from components.compute.pool_identity import canonical_role_arn, pool_identity_policy
+    pathed = "arn:aws:iam::123456789012:role/nodes/gpu/seedance-prod-online-node-role"
+    (policy, _binding) = pool_identity_policy({pathed: ("online", "online")})
+    canonical = "arn:aws:iam::123456789012:role/seedance-prod-online-node-role"
+    assert canonical_role_arn(pathed) == canonical == canonical_role_arn(canonical)
+    assert denials(policy["spec"], kubelet(canonical), node("online", "online", "online")) == []
+    assert denials(policy["spec"], kubelet(pathed), node("online", "online", "online"))

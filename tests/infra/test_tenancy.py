@@ -25,10 +25,13 @@ def objects(plan, kind, namespace=None):
 
 
 def test_the_team_may_edit_its_namespaces_and_nothing_else(prod):
-    (association,) = [a.inputs for a in prod.of_type("aws:eks/accessPolicyAssociation:AccessPolicyAssociation")
-                      if a.inputs["principalArn"] == TEAM]
-    assert association["policyArn"].endswith("/AmazonEKSEditPolicy")
-    assert association["accessScope"] == {"type": "namespace", "namespaces": ["video-api", "video-train"]}
+    """Its people's entry names its Kubernetes group, which only its namespaces' RoleBindings bind
+    (the whole isolation: tests/infra/test_tenant_isolation.py)."""
+    (entry,) = [e.inputs for e in prod.of_type("aws:eks/accessEntry:AccessEntry") if e.inputs["principalArn"] == TEAM]
+    assert entry["kubernetesGroups"] == ["seedance-tenant-video-ml"]
+    bindings = {b["metadata"]["namespace"] for b in objects(prod, "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding")
+                if b["subjects"][0]["name"] == "seedance-tenant-video-ml"}
+    assert bindings == {"video-api", "video-train"}
 
 
 def test_gpu_quotas_per_workload_class_and_in_all(prod):
@@ -73,7 +76,7 @@ def test_the_team_reaches_its_serving_set_and_its_own_pods_only(prod):
 def test_the_team_publishes_its_set_and_reads_its_data(prod):
     (publisher,) = [r for r in prod.of_type("aws:iam/role:Role") if r.name.endswith("triton-video-publisher")]
     trusted = json.loads(publisher.inputs["assumeRolePolicy"])["Statement"][0]["Principal"]["AWS"]
-    assert TEAM in trusted
+    assert "arn:aws:iam::123456789012:role/video-ml-ci" in trusted and TEAM not in trusted
     gateway = next(e for e in prod.of_type("aws:ec2/vpcEndpoint:VpcEndpoint") if e.inputs["vpcEndpointType"] == "Gateway")
     policy = json.loads(gateway.inputs["policy"])
     ours = {"aws:PrincipalAccount": "123456789012", "aws:ResourceAccount": "210987654321"}
@@ -87,7 +90,8 @@ def test_the_team_publishes_its_set_and_reads_its_data(prod):
 def test_the_teams_objects_match_the_schemas(prod):
     """(checkov has no check for namespaces, quotas, limit ranges or network policies: nothing to scan.)"""
     manifests = declared_manifests(prod, "seedance:tenancy:TenantSpace")
-    assert {m["kind"] for m in manifests} == {"Namespace", "NetworkPolicy", "ResourceQuota", "LimitRange"}
+    assert {m["kind"] for m in manifests} == {"Namespace", "NetworkPolicy", "ResourceQuota", "LimitRange", "RoleBinding",
+                                              "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"}
     assert schema_errors(manifests, stack_config("prod").cluster.kubernetes_version) == []
 
 
@@ -103,7 +107,8 @@ def _values(tenants, **cluster):
     ([{"name": "a", "principal_arns": [TEAM]}, {"name": "b", "namespaces": ["a"], "principal_arns": [TEAM + "2"]}],
      {}, r"tenants\[1\].namespaces = \"a\": is already team a's"),
     ([{"name": "monitoring", "principal_arns": [TEAM]}], {}, r"is already the platform's"),
-    ([{"name": "a", "principal_arns": [TEAM], "publishes": ["nope"]}], {}, r"names no serving set"),
+    ([{"name": "a", "principal_arns": [TEAM], "publishes": ["nope"], "publisher_principal_arns": [TEAM + "-ci"]}], {},
+     r"names no serving set"),
     ([{"name": "a", "principal_arns": [TEAM]}], {"admin_principal_arns": [TEAM]}, r"is already in cluster.admin"),
     ([{"name": "a", "principal_arns": [TEAM], "gpus": {"inference": 2}}], {}, r"of a workload class"),
 ])

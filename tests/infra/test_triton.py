@@ -364,3 +364,26 @@ def test_a_config_whose_replicas_cannot_all_be_placed_is_refused(tmp_path, capsy
     err = capsys.readouterr().err
     assert "seedance-gpu:serving[0].max_replicas = 23: group online holds 24 Triton pods" in err
     assert "may be asked for 25" in err and "gpu_node_groups[1].max_gpus" in err
+
+
+def test_only_the_deployer_and_break_glass_change_the_model_buckets_settings(plan_of):
+    """A lifecycle rule could expire every model, a new policy lift the publishers' guard: the bucket's own
+    settings are the deployer's and break-glass's, admins and the publisher roles included in the denial."""
+    from components.serving.model_repository import BUCKET_SETTINGS_ACTIONS
+    from seedance.offline_cloud import OFFLINE_DEPLOYER_ROLE
+    prod = plan_of("prod")
+    bucket = f"arn:aws:s3:::{prod.outputs['model_repository_bucket']}"
+    (bucket_policy,) = [json.loads(p.inputs["policy"]) for p in prod.of_type("aws:s3/bucketPolicy:BucketPolicy")
+                        if "models" in p.name]
+    keepers = [f"arn:aws:iam::{OFFLINE_ACCOUNT_ID}:role/{OFFLINE_DEPLOYER_ROLE}",
+               *stack_config("prod").cluster.break_glass_principal_arns]
+    others = [f"arn:aws:iam::{OFFLINE_ACCOUNT_ID}:role/platform-admins",
+              f"arn:aws:iam::{OFFLINE_ACCOUNT_ID}:role/seedance-prod-triton-video-publisher",
+              "arn:aws:iam::123456789012:role/video-ml-ci"]
+    for action in [*BUCKET_SETTINGS_ACTIONS, "s3:putlifecycleconfiguration"]:
+        for arn in others:
+            assert denies(bucket_policy, Request(action, bucket, {"aws:PrincipalArn": arn})), (action, arn)
+        for arn in keepers:
+            assert not denies(bucket_policy, Request(action, bucket, {"aws:PrincipalArn": arn})), (action, arn)
+    assert {"s3:PutLifecycleConfiguration", "s3:PutBucketVersioning", "s3:PutBucketPolicy",
+            "s3:DeleteBucketPolicy"} <= set(BUCKET_SETTINGS_ACTIONS)
