@@ -5,11 +5,13 @@ Prints resources per second for each size, the 10k/1k time ratio (10 means linea
 the time spent in the slowest rule, and, as the baseline in the same process, the time of every rule
 called straight on each resource it judges, without the framework's unknown checks and levels (the
 framework's cost is the ratio). A second pass makes about 3 % of the values unknown, as a preview
-sends them. Run: .venv/bin/python bench/check_speed.py
+sends them. Run: .venv/bin/python bench/check_speed.py [--smoke] (--smoke: 100 and 1,000 resources, one
+pass each, as `make test` runs it so the bench cannot rot unseen)
 """
 
 from __future__ import annotations
 
+import argparse
 import random
 import sys
 import time
@@ -26,7 +28,6 @@ from policies.rules import ALL_RULES  # noqa: E402
 from seedance.check_command import plan_resources  # noqa: E402
 from seedance.cli import offline_plan  # noqa: E402
 
-REPEATS = 3
 
 
 def generated(base, count):
@@ -62,9 +63,9 @@ def straight(resources, enforcement, extra):
             list(rule.check_stack(resources, config))
 
 
-def best_of(function) -> float:
+def best_of(function, repeats: int) -> float:
     timings = []
-    for _ in range(REPEATS):
+    for _ in range(repeats):
         started = time.perf_counter()
         function()
         timings.append(time.perf_counter() - started)
@@ -72,31 +73,38 @@ def best_of(function) -> float:
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--smoke", action="store_true", help="small sizes, one pass: that it runs, not its figures")
+    args = parser.parse_args()
+    sizes, repeats = ((100, 1_000), 1) if args.smoke else ((1_000, 10_000), 3)
     plan, _header = offline_plan("prod", Path(__file__).resolve().parents[1] / "infra", None)
     base = plan_resources(plan)
     enforcement = load_enforcement("prod")
     budget = {"monthly_budget_usd": 95000, "region": "us-east-1"}
     extra = {"budget-monthly-cost-limit": budget, "budget-monthly-cost-warn-near-budget": budget}
     catalog = catalog_for("us-east-1")
-    print(f"rules: {len(ALL_RULES)}; base plan: prod stack, {len(base)} resources; best of {REPEATS}")
+    print(f"rules: {len(ALL_RULES)}; base plan: prod stack, {len(base)} resources; best of {repeats}")
     totals = {}
-    for size in (1_000, 10_000):
+    for size in sizes:
         resources = generated(base, size)
-        seconds = best_of(lambda: (run_rules(ALL_RULES, resources, enforcement, extra), estimate(resources, catalog)))
-        floor = best_of(lambda: (straight(resources, enforcement, extra), estimate(resources, catalog)))
-        per_rule = {rule.name: best_of(lambda rule=rule: run_rules([rule], resources, enforcement, extra))
+        seconds = best_of(lambda: (run_rules(ALL_RULES, resources, enforcement, extra), estimate(resources, catalog)),
+                          repeats)
+        floor = best_of(lambda: (straight(resources, enforcement, extra), estimate(resources, catalog)), repeats)
+        per_rule = {rule.name: best_of(lambda rule=rule: run_rules([rule], resources, enforcement, extra), repeats)
                     for rule in ALL_RULES}
         slowest = max(per_rule, key=per_rule.get)
         totals[size] = seconds
         print(f"{size:>6} resources: {seconds * 1e3:8.1f} ms, {size / seconds:>9,.0f} resources/s, "
               f"{seconds / floor:.2f}x the rules called straight; slowest rule {slowest} takes "
               f"{per_rule[slowest] / sum(per_rule.values()):.0%} of the rules' time")
-    print(f"time ratio 10k / 1k: {totals[10_000] / totals[1_000]:.1f} (10 is linear)")
+    small, large = sizes
+    print(f"time ratio {large} / {small}: {totals[large] / totals[small]:.1f} (10 is linear)")
     rng = random.Random(7)
     previewed = [PlanResource(r.urn, r.type, r.name, with_unknowns(r.props, rng), r.parent, r.dependencies, r.id)
-                 for r in generated(base, 10_000)]
-    seconds = best_of(lambda: (run_rules(ALL_RULES, previewed, enforcement, extra), estimate(previewed, catalog)))
-    print(f" 10000 resources, ~3 % of values unknown: {seconds * 1e3:8.1f} ms, {10_000 / seconds:>9,.0f} resources/s")
+                 for r in generated(base, large)]
+    seconds = best_of(lambda: (run_rules(ALL_RULES, previewed, enforcement, extra), estimate(previewed, catalog)),
+                      repeats)
+    print(f"{large:>6} resources, ~3 % of values unknown: {seconds * 1e3:8.1f} ms, {large / seconds:>9,.0f} resources/s")
     return 0
 
 

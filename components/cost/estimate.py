@@ -255,6 +255,8 @@ def _claim(resource: PlanResource, catalog: PriceCatalog, classes: Mapping[str, 
     if name not in classes:
         raise UnknownValue(f"storage class {name!r} is not in this plan nor in the platform's contract")
     parameters = classes[name]
+    if parameters is None:
+        raise UnknownValue(f"storage class {name!r}'s parameters are not known until apply")
     if "type" not in parameters:
         return 0.0, f"class {name}: local instance store (in the node's price)"
     size = _gib(((spec.get("resources") or {}).get("requests") or {}).get("storage"))
@@ -267,20 +269,28 @@ def _number(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
-def storage_classes_of(resources: Iterable[PlanResource]) -> dict[str, dict[str, str]]:
-    """The plan's StorageClasses by name: the EBS parameters a claim of each gets ({} for no EBS)."""
-    found = {}
+def storage_classes_of(resources: Iterable[PlanResource]) -> dict[str, dict[str, str] | None]:
+    """The plan's StorageClasses by name: the EBS parameters a claim of each gets ({} for no EBS; None
+    while they are unknown). A class whose name is unknown (an autonamed one in a preview) matches no
+    claim, so a claim of it is priced as unknown, never as another class."""
+    found: dict[str, dict[str, str] | None] = {}
     for resource in resources:
         if resource.type == K8S_STORAGE_CLASS:
             resource = as_read(resource)
-            ebs = resource.props.get("provisioner") == "ebs.csi.aws.com"
-            found[str((resource.props.get("metadata") or {}).get("name"))] = (
-                dict(resource.props.get("parameters") or {}) if ebs else {})
+            try:
+                name = str((resource.props.get("metadata") or {}).get("name"))
+            except UnknownValueError:
+                continue
+            try:
+                ebs = resource.props.get("provisioner") == "ebs.csi.aws.com"
+                found[name] = dict(resource.props.get("parameters") or {}) if ebs else {}
+            except UnknownValueError:
+                found[name] = None
     return found
 
 
 def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog, on: date | None = None,
-             storage_classes: Mapping[str, Mapping[str, str]] | None = None) -> CostEstimate:
+             storage_classes: Mapping[str, Mapping[str, str] | None] | None = None) -> CostEstimate:
     """What the resources cost a month; `on` (default: today, UTC) decides the EKS support rate;
     `storage_classes` adds classes the plan uses but does not declare (a team's plan: the platform's)."""
     on = on or datetime.now(timezone.utc).date()

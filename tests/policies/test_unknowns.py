@@ -70,3 +70,20 @@ def test_an_unknown_root_volume_size_makes_the_groups_cost_unknown(stack_plan):
     groups = [line for line in lines if line.type == "aws:autoscaling/group:Group"]
     assert groups and all(line.monthly_usd is None and "volumeSize" in line.basis for line in groups)
 
+
+
+@pytest.mark.parametrize("unknown_part", ["name", "parameters"])
+def test_a_storage_class_an_estimate_cannot_read_makes_its_claims_cost_unknown(unknown_part):
+    """An autonamed class in a preview has no name yet: its claims are priced unknown, never as another
+    class, and the estimate of everything else stands (it used to raise and stop `seedance check`)."""
+    klass = PlanResource("urn:sc", "kubernetes:storage.k8s.io/v1:StorageClass", "sc", {
+        "metadata": {"name": UNKNOWN if unknown_part == "name" else "fast"}, "provisioner": "ebs.csi.aws.com",
+        "parameters": UNKNOWN if unknown_part == "parameters" else {"type": "gp3"}})
+    claim = PlanResource("urn:pvc", "kubernetes:core/v1:PersistentVolumeClaim", "pvc", {
+        "metadata": {"name": "data"}, "spec": {"storageClassName": "fast",
+                                              "resources": {"requests": {"storage": "100Gi"}}}})
+    volume = PlanResource("urn:vol", "aws:ebs/volume:Volume", "vol", {"type": "gp3", "size": 100,
+                                                                     "availabilityZone": "us-east-1a"})
+    lines = {line.urn: line for line in estimate([klass, claim, volume], catalog_for("us-east-1")).lines}
+    assert lines["urn:pvc"].monthly_usd is None and "fast" in lines["urn:pvc"].basis
+    assert lines["urn:vol"].monthly_usd > 0
