@@ -261,7 +261,9 @@ def persistent_volume_policy(provisioner: str | None) -> list[Manifest]:
     that binds it mounts: a `hostPath: /` volume is host root. Here a PV is an EBS CSI volume or one of the
     provisioner's local disks: never hostPath or another source; local only from the provisioner (whose
     token is on the nodes with disks), only under its disk directory, each pinned to one node; and the
-    provisioner makes nothing else. `provisioner`: its user (provisioner_user), None when no group has disks."""
+    provisioner makes nothing else. Creation only: a PV's source and node affinity are immutable, and its
+    updates (binding by the PV controller or the scheduler, finalizers) must pass.
+    `provisioner`: its user (provisioner_user), None when no group has disks."""
     local_from = json.dumps(provisioner or "")
     spec = "object.spec"
     one_node = (f"has({spec}.nodeAffinity) && has({spec}.nodeAffinity.required) && "
@@ -271,16 +273,17 @@ def persistent_volume_policy(provisioner: str | None) -> list[Manifest]:
                 "e.key == 'kubernetes.io/hostname' && e.operator == 'In' && size(e.values) == 1)")
     return admission_policy(
         PV_POLICY,
-        [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"],
-          "resources": ["persistentvolumes"]}],
+        [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["persistentvolumes"]}],
         [{"expression": f"!has({spec}.hostPath)", "message": "no hostPath PersistentVolume, from anyone"},
          {"expression": f"(has({spec}.csi) && {spec}.csi.driver == {json.dumps(EBS_CSI)}) || has({spec}.local)",
           "message": f"a PersistentVolume is an EBS volume ({EBS_CSI}) or a local disk of the provisioner"},
          {"expression": f"!has({spec}.local) || ({local_from} != '' && request.userInfo.username == {local_from})",
           "message": "only the local provisioner creates local PersistentVolumes"},
-         {"expression": f"!has({spec}.local) || ({spec}.local.path.startsWith({json.dumps(LOCAL_DISKS_DIR + '/')}) && "
-                        f"!{spec}.local.path.contains('..') && !{spec}.local.path.contains('/./'))",
-          "message": f"a local PersistentVolume is a disk under {LOCAL_DISKS_DIR}/"},
+         # One entry of the directory (a disk's mount), never the directory itself nor a way out of it.
+         {"expression": f"!has({spec}.local) || ({spec}.local.path.matches("
+                        f"{json.dumps('^' + LOCAL_DISKS_DIR + '/[A-Za-z0-9][A-Za-z0-9_.-]*$')}) && "
+                        f"!{spec}.local.path.contains('..'))",
+          "message": f"a local PersistentVolume is one disk under {LOCAL_DISKS_DIR}/"},
          {"expression": f"!has({spec}.local) || ({one_node})",
           "message": "a local PersistentVolume is pinned to exactly one node (kubernetes.io/hostname In [one])"},
          {"expression": f"request.userInfo.username != {local_from} || has({spec}.local)",

@@ -116,14 +116,22 @@ def tenant_pod_policy(tenant: TenantConfig, pools: list[str]) -> list[Manifest]:
     other pool's. A pod may not name its node (the scheduler, which enforces taints, must place it)."""
     classes = _cel_list([PRIORITY_CLASS[klass] for klass in tenant.priority_classes])
     pool_values = _cel_list(pools)
-    tolerations = ("!has(object.spec.tolerations) || object.spec.tolerations.all(t, "
+    # On an update only what changes is judged: a controller removing a finalizer from a pod made before
+    # this policy must pass (a pod's tolerations may only grow, and its class never changes).
+    variables = [
+        {"name": "tolerations", "expression": "has(object.spec.tolerations) ? object.spec.tolerations : []"},
+        {"name": "before", "expression": "request.operation == 'UPDATE' && "
+                                         "has(oldObject.spec.tolerations) ? oldObject.spec.tolerations : []"},
+    ]
+    tolerations = ("variables.tolerations.all(t, variables.before.exists(o, o == t) || ("
                    f"has(t.key) && t.key != '' && t.key != {json.dumps(SYSTEM_TAINT_KEY)} && "
                    f"(t.key != {json.dumps(POOL_TAINT_KEY)} || ((!has(t.operator) || t.operator == 'Equal') && "
-                   f"has(t.value) && t.value in {pool_values})))")
+                   f"has(t.value) && t.value in {pool_values}))))")
     return admission_policy(
         f"{TENANT_ROLE}-{tenant.name}-pods",
         [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": ["pods"]}],
-        [{"expression": f"has(object.spec.priorityClassName) && object.spec.priorityClassName in {classes}",
+        [{"expression": f"request.operation != 'CREATE' || (has(object.spec.priorityClassName) && "
+                        f"object.spec.priorityClassName in {classes})",
           "message": f"team {tenant.name}'s pods name a priority class its GPU quota covers: "
                      f"{', '.join(PRIORITY_CLASS[k] for k in tenant.priority_classes) or 'none (no GPU quota)'}"},
          {"expression": tolerations,
@@ -131,7 +139,7 @@ def tenant_pod_policy(tenant: TenantConfig, pools: list[str]) -> list[Manifest]:
                      f"wildcard toleration, no {SYSTEM_TAINT_KEY}, no other {POOL_TAINT_KEY}"},
          {"expression": "request.operation != 'CREATE' || !has(object.spec.nodeName) || object.spec.nodeName == ''",
           "message": "a team's pod is placed by the scheduler (which keeps the pools' taints), never by spec.nodeName"}],
-        namespace_selector=_tenant_namespaces(tenant.name))
+        variables=variables, namespace_selector=_tenant_namespaces(tenant.name))
 
 
 def _tenant_namespaces(tenant: str | None = None) -> dict:
@@ -151,7 +159,9 @@ def tenant_guard_policies() -> list[Manifest]:
     services = admission_policy(
         f"{TENANT_ROLE}-services",
         [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": ["services"]}],
-        [{"expression": "!has(object.spec.type) || object.spec.type == 'ClusterIP'",
+        # An update that keeps a Service's type passes (a controller removing a finalizer from one made before).
+        [{"expression": "!has(object.spec.type) || object.spec.type == 'ClusterIP' || (request.operation == 'UPDATE' "
+                        "&& has(oldObject.spec.type) && oldObject.spec.type == object.spec.type)",
           "message": "a team's Services are ClusterIP only (no LoadBalancer, NodePort or ExternalName)"},
          {"expression": "!has(object.spec.externalIPs) || size(object.spec.externalIPs) == 0",
           "message": "a team's Services take no externalIPs"}],

@@ -248,6 +248,25 @@ def test_a_teams_pods_name_their_class_and_tolerate_their_pools_only(prod, pod, 
     assert (found == []) is allowed, found
 
 
+def test_a_pod_made_before_the_policy_may_be_updated_but_gain_nothing(prod):
+    """A controller removing a finalizer from an old pod passes; an update adding a toleration is judged."""
+    spec = policy_spec(prod, f"{TENANT_ROLE}-video-ml-pods")
+    old = _pod(priority=None, tolerations=[{"operator": "Exists"}])
+    request = {"operation": "UPDATE", "userInfo": {"username": "system:serviceaccount:kube-system:job-controller"}}
+    assert denials(spec, request, old, old=old) == []
+    grown = _pod(priority=None, tolerations=[{"operator": "Exists"}, *pool_tolerations("online")])
+    assert denials(spec, request, grown, old=old)
+
+
+def test_a_services_type_cannot_be_changed_to_leave_the_cluster(prod):
+    spec = policy_spec(prod, f"{TENANT_ROLE}-services")
+    request = {"operation": "UPDATE", "userInfo": TENANT_USER}
+    assert denials(spec, request, _service(type="LoadBalancer"), old=_service(type="ClusterIP"))
+    assert denials(spec, request, _service(type="LoadBalancer"), old=_service())
+    legacy = _service(type="LoadBalancer")  # made before the policy: its finalizer can still be removed
+    assert denials(spec, request, legacy, old=legacy) == []
+
+
 def test_a_bound_pod_may_still_be_updated(prod):
     """The scheduler's binding sets spec.nodeName; later updates of that pod stay allowed."""
     request = {"operation": "UPDATE", "userInfo": TENANT_USER}
@@ -305,6 +324,9 @@ EBS = {"csi": {"driver": "ebs.csi.aws.com", "volumeHandle": "vol-0123456789abcde
     (PROVISIONER, _pv({"local": {"path": f"{LOCAL_DISKS_DIR}/../../etc"}}), False),
     (PROVISIONER, _pv({"local": {"path": f"{LOCAL_DISKS_DIR}/./x"}}), False),
     (PROVISIONER, _pv({"local": {"path": f"{LOCAL_DISKS_DIR}x/nvme1n1"}}), False),
+    (PROVISIONER, _pv({"local": {"path": f"{LOCAL_DISKS_DIR}/"}}), False),  # every disk of the node
+    (PROVISIONER, _pv({"local": {"path": f"{LOCAL_DISKS_DIR}/."}}), False),
+    (PROVISIONER, _pv({"local": {"path": f"{LOCAL_DISKS_DIR}/nvme1n1/../.."}}), False),
     (PROVISIONER, _pv(LOCAL, hosts=("a", "b")), False),
     (PROVISIONER, _pv(LOCAL, terms=2), False),
     (PROVISIONER, {**_pv(LOCAL), "spec": {**LOCAL, "capacity": {"storage": "1Gi"}}}, False),
@@ -322,6 +344,9 @@ def test_a_persistent_volume_is_an_ebs_volume_or_a_provisioners_disk(prod, user,
 def test_the_volume_guard_is_in_every_stack(stack_plan):
     spec = policy_spec(stack_plan, "seedance-persistent-volumes")
     assert spec["failurePolicy"] == "Fail" and "matchConditions" not in spec  # everyone, the deployer included
+    # Creation only: binding (the PV controller, the scheduler) and finalizers are updates, and a PV's
+    # source and node affinity cannot change after it is made.
+    assert [r["operations"] for r in spec["matchConstraints"]["resourceRules"]] == [["CREATE"]]
 
 
 # -- 5. Admins: the application namespaces, not the cluster ---------------------------------------------
