@@ -31,16 +31,19 @@ class UnknownValueError(Exception):
 
 def _has_unknown(value: dict | list) -> bool:
     """Whether an unknown is anywhere inside (raw values: a checking container inside is not read). A loop,
-    not recursion: every resource of a plan is scanned once per check."""
+    not recursion, with its names bound locally: every resource of a plan is scanned once per check."""
+    unknown, text, mapping, sequence = UNKNOWN_VALUES, str, dict, list
     pending = [value]
+    pop, push = pending.pop, pending.append
     while pending:
-        container = pending.pop()
-        for item in (dict.values(container) if isinstance(container, dict) else list.__iter__(container)):
-            if type(item) is str:
-                if item in UNKNOWN_VALUES:
+        container = pop()
+        for item in (mapping.values(container) if isinstance(container, mapping) else sequence.__iter__(container)):
+            kind = type(item)
+            if kind is text:
+                if item in unknown:
                     return True
-            elif isinstance(item, (dict, list)):
-                pending.append(item)
+            elif kind is mapping or kind is sequence or isinstance(item, (mapping, sequence)):
+                push(item)
     return False
 
 
@@ -54,42 +57,64 @@ _MISSING = object()
 
 
 class CheckingDict(dict):
-    """Built by `checking`: a dict or list inside is a checking container when an unknown is inside it."""
+    """Built by `checking` around a dict with an unknown inside: reading an unknown raises, and a dict or
+    list read from it is itself read through `checking` (when first read: rules read a few fields of
+    each resource, so the containers they never open are never copied)."""
 
-    __slots__ = ("_path",)
+    __slots__ = ("_path", "_opened")
 
     def __init__(self, target: dict, path: list[str]):
         super().__init__(target)
         self._path = path
+        self._opened: dict = {}
+
+    def _read(self, key, value):
+        if isinstance(value, (dict, list)):
+            opened = self._opened.get(key, _MISSING)
+            if opened is _MISSING:
+                opened = self._opened[key] = checking(value, [*self._path, str(key)])
+            return opened
+        return _raise_if_unknown(value, self._path, key)
 
     def __getitem__(self, key):
-        return _raise_if_unknown(dict.__getitem__(self, key), self._path, key)
+        return self._read(key, dict.__getitem__(self, key))
 
     def get(self, key, default=None):
         value = dict.get(self, key, _MISSING)
-        return default if value is _MISSING else _raise_if_unknown(value, self._path, key)
+        return default if value is _MISSING else self._read(key, value)
 
     def values(self):
-        return [_raise_if_unknown(v, self._path, k) for k, v in dict.items(self)]
+        return [self._read(k, v) for k, v in dict.items(self)]
 
     def items(self):
-        return [(k, _raise_if_unknown(v, self._path, k)) for k, v in dict.items(self)]
+        return [(k, self._read(k, v)) for k, v in dict.items(self)]
 
 
 class CheckingList(list):
-    __slots__ = ("_path",)
+    __slots__ = ("_path", "_opened")
 
     def __init__(self, target: list, path: list[str]):
         super().__init__(target)
         self._path = path
+        self._opened: dict = {}
+
+    def _read(self, index, value):
+        if isinstance(value, (dict, list)):
+            opened = self._opened.get(index, _MISSING)
+            if opened is _MISSING:
+                opened = self._opened[index] = checking(value, [*self._path, str(index)])
+            return opened
+        return _raise_if_unknown(value, self._path, index)
 
     def __getitem__(self, index):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
-        return _raise_if_unknown(list.__getitem__(self, index), self._path, index)
+        if index < 0:
+            index += len(self)
+        return self._read(index, list.__getitem__(self, index))
 
     def __iter__(self):
-        return (_raise_if_unknown(v, self._path, i) for i, v in enumerate(list.__iter__(self)))
+        return (self._read(i, v) for i, v in enumerate(list.__iter__(self)))
 
     def __contains__(self, item):  # list's own `in` would compare against the sentinels without raising
         return any(value == item for value in self)
@@ -97,16 +122,14 @@ class CheckingList(list):
 
 def checking(value: Any, path: list[str] | None = None) -> Any:
     """`value` read the SDK's way: reading an unknown anywhere inside raises `UnknownValueError` with its
-    path. A dict or list with an unknown inside becomes a checking container (its dicts and lists built
-    the same way); one without is returned as it is, since nothing in it can raise."""
+    path. A dict or list with an unknown inside becomes a checking container; one without is returned as
+    it is, since nothing in it can raise."""
     if isinstance(value, (CheckingDict, CheckingList)) or not isinstance(value, (dict, list)):
         return value
     if not _has_unknown(value):
         return value
     path = path or []
-    if isinstance(value, dict):
-        return CheckingDict({k: checking(v, [*path, str(k)]) for k, v in dict.items(value)}, path)
-    return CheckingList([checking(v, [*path, str(i)]) for i, v in enumerate(list.__iter__(value))], path)
+    return CheckingDict(value, path) if isinstance(value, dict) else CheckingList(value, path)
 
 
 def as_read(resource: PlanResource) -> PlanResource:

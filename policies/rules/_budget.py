@@ -9,12 +9,24 @@ BUDGET_CONFIG = {"monthly_budget_usd": {"type": "number"}, "region": {"type": "s
                  "storage_classes": {"type": "object", "default": {}}}
 
 
+# Both rules judge one estimate of the same resources in a check: the last one made is kept for the next
+# (by identity: the framework hands every stack rule the same list).
+_last: list = [None, None, None]
+
+
+def _estimate(resources, region: str, storage_classes):
+    if _last[0] is not resources or _last[1] != (region, storage_classes):
+        _last[:] = [resources, (region, storage_classes),
+                    estimate(resources, catalog_for(region), storage_classes=storage_classes)]
+    return _last[2]
+
+
 def budget_findings(resources, config, share: float, wording: str):
     if not config.get("monthly_budget_usd"):
         return
     # A team's plan uses the platform's storage classes without declaring them: `seedance check` hands
     # the rules what its platform's contract says a claim of each gets.
-    cost = estimate(resources, catalog_for(config["region"]), storage_classes=config.get("storage_classes"))
+    cost = _estimate(resources, config["region"], config.get("storage_classes"))
     budget = float(config["monthly_budget_usd"])
     unknown = cost.unknown
     used = cost.monthly_usd / budget
