@@ -63,7 +63,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from components.capacity.mix import GroupMix  # noqa: E402
-from components.capacity.plan import HOURS_PER_MONTH, CapacityPlan, GroupRequest, PlannerSettings  # noqa: E402
+from components.capacity.plan import CapacityPlan, GroupRequest, PlannerSettings  # noqa: E402
+from components.pricing.prices import HOURS_PER_MONTH  # noqa: E402
 from components.capacity.planner import decide  # noqa: E402
 from components.capacity.rules import distribution, placement_questions  # noqa: E402
 from components.catalog.instance_types import gpu_instance_type  # noqa: E402

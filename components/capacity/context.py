@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from components.capacity.plan import HOURS_PER_MONTH, GroupRequest, PlannerSettings
+from components.capacity.plan import GroupRequest, PlannerSettings
+from components.pricing.prices import HOURS_PER_MONTH
 from components.catalog.instance_types import gpu_instance_type
 from components.pricing.prices import InterruptionFrequency, Price, PriceBook
 

@@ -55,6 +55,11 @@ class GroupMix:
                         self.on_demand_percentage_above_base, self.instance_types, self.spot_types, self.holdings)
 
 
+def ceil_share(share: float, size: float) -> int:
+    """Whole units that hold `share` of `size` (the RI baseline's rounding): up, with float slack."""
+    return math.ceil(share * size - 1e-9)
+
+
 def percentage_within_cap(base: float, max_size: float, cap: float) -> int:
     """The smallest whole on-demand percentage above `base` that keeps the spot share within `cap` at
     every size up to `max_size` (the share grows with size, so the maximum is the bound)."""

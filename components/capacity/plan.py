@@ -13,7 +13,6 @@ from components.pricing.reserved import ReservedHolding
 SPOT_ALLOCATION_STRATEGY = "price-capacity-optimized"
 # On-demand capacity goes to the first type that has capacity: RI-covered types are listed first.
 ON_DEMAND_ALLOCATION_STRATEGY = "prioritized"
-HOURS_PER_MONTH = 730
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from typing import Sequence
 from components.capacity.context import DecisionContext
 from components.capacity.costs import expected_cost, saving_noise, spot_pools
 from components.capacity.explanation import money
-from components.capacity.mix import percentage_within_cap
+from components.capacity.mix import ceil_share, percentage_within_cap
 from components.capacity.plan import CapacityPlan, GroupRequest
 from components.catalog.instance_types import gpu_instance_type
 from components.pricing.prices import InterruptionFrequency, PlacementRequest, Price, PriceBook
@@ -169,7 +169,7 @@ def reserved_gpus(request: GroupRequest) -> int:
 
 def baseline_gpus(request: GroupRequest) -> int:
     """The class RI baseline's share of the desired size."""
-    return math.ceil(request.workload_class.ri_baseline * request.desired_gpus - 1e-9)
+    return ceil_share(request.workload_class.ri_baseline, request.desired_gpus)
 
 
 def distribution(request: GroupRequest, use_spot: bool) -> tuple[int, int]:

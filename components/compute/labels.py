@@ -1,6 +1,8 @@
 """Node labels and taints shared by the node groups and the workloads scheduled onto them."""
 
 WORKLOAD_CLASS_LABEL = "seedance.io/workload-class"
+# The cluster autoscaler's node-template label tag that tells a GPU Auto Scaling group's class (asg.py writes it).
+CLASS_TAG = f"k8s.io/cluster-autoscaler/node-template/label/{WORKLOAD_CLASS_LABEL}"
 NODE_GROUP_LABEL = "seedance.io/node-group"
 # The small on-demand system node group: cluster services (CoreDNS, autoscaler, Prometheus) run there.
 SYSTEM_NODE_SELECTOR = {"seedance.io/node-role": "system"}
@@ -23,6 +25,9 @@ AMI_FAMILY_LABEL = "seedance.io/ami-family"
 
 # On a GPU group's Auto Scaling group: the budget breaker moved it ("degrade": no growth, "on": spot only).
 BREAKER_TAG = "seedance.io/budget-breaker"
+# The breaker's steps, in % of the monthly budget (the source's): the budget notifies at each, and the
+# breaker acts (85: experiments stop growing, 95: dev and staging GPU groups go spot only).
+DEGRADE, SPOT_ONLY = 85, 95
 
 # GPU nodes repel everything that does not ask for a GPU.
 GPU_TAINT_KEY = "nvidia.com/gpu"

@@ -31,11 +31,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from components.compute.labels import BREAKER_TAG, WORKLOAD_CLASS_LABEL
+from components.compute.labels import BREAKER_TAG, CLASS_TAG, DEGRADE, SPOT_ONLY
 
-DEGRADE, SPOT_ONLY = 85, 95
 BEFORE_TAG = "seedance.io/budget-breaker-before"
-CLASS_TAG = f"k8s.io/cluster-autoscaler/node-template/label/{WORKLOAD_CLASS_LABEL}"
 # What the breaker publishes; it acts only on messages AWS Budgets sent (the topic also carries
 # Alertmanager's alerts, its own records and failed deliveries).
 SUBJECT_PREFIX = "seedance budget breaker"

@@ -13,7 +13,9 @@ from typing import Mapping
 import pulumi
 import pulumi_aws as aws
 
-THRESHOLDS = (85, 95)
+from components.compute.labels import DEGRADE, SPOT_ONLY
+
+THRESHOLDS = (DEGRADE, SPOT_ONLY)  # the breaker acts at the budget's own notifications
 BUDGET_SERVICE = "budgets.amazonaws.com"
 
 

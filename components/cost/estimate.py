@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from components.pricing.ebs import EBS_VOLUME_TYPES, ebs_monthly
 from components.plan.unknowns import UnknownValueError, as_read
-from components.pricing.prices import Price, SnapshotPriceSource, UnitPrice
+from components.pricing.prices import HOURS_PER_MONTH, Price, SnapshotPriceSource, UnitPrice
 from components.capacity.mix import asg_mix, reserved_cover
 from components.cluster.versions import kubernetes_version
 from components.plan.resources import (ASG, EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, EKS_NODE_GROUP, ELASTIC_IP,
@@ -23,7 +23,6 @@ from components.plan.resources import (ASG, EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTE
                                        K8S_CLAIM, K8S_STORAGE_CLASS, NAT_GATEWAY, TRANSIT_GATEWAY_ATTACHMENT,
                                        VPC_ENDPOINT, PlanResource, is_unknown, tags_of)
 
-HOURS_PER_MONTH = 730
 
 
 class UnknownValue(Exception):

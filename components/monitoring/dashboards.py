@@ -19,7 +19,8 @@ from grafana_foundation_sdk.cog.encoder import JSONEncoder
 from grafana_foundation_sdk.models.common import DataSourceRef, GraphThresholdsStyleMode
 from grafana_foundation_sdk.models.dashboard import Threshold, ThresholdsMode
 
-from components.monitoring.rules import (DCGM, HOURS_PER_MONTH, JITTER, NODE_UTILISATION_CV, OPENCOST, P99_MS,
+from components.pricing.prices import HOURS_PER_MONTH
+from components.monitoring.rules import (DCGM, JITTER, NODE_UTILISATION_CV, OPENCOST, P99_MS,
                                          POOL_LABEL, node_pools)
 
 DATASOURCE_UID = "prometheus"

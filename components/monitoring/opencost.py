@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from components.capacity.plan import HOURS_PER_MONTH, CapacityPlan
+from components.capacity.plan import CapacityPlan
+from components.pricing.prices import HOURS_PER_MONTH
 from components.catalog.instance_types import gpu_instance_type
 from components.common.addon_resources import ADDON_RESOURCES
 from components.compute.labels import SYSTEM_NODE_SELECTOR, SYSTEM_TOLERATIONS

@@ -14,7 +14,8 @@ utilisation (a variance of ratios in [0, 1] never exceeds 0.25, so the literal r
 
 from __future__ import annotations
 
-from components.capacity.plan import HOURS_PER_MONTH
+from components.compute.labels import DEGRADE, SPOT_ONLY
+from components.pricing.prices import HOURS_PER_MONTH
 from components.monitoring.config import GPU_AGENTS_NAMESPACE
 
 P99_MS = 50
@@ -140,7 +141,7 @@ def alerting_rules(monthly_budget_usd: float, rebalance: str) -> list[dict]:
          "expr": f"seedance:cluster_cost_usd:hourly * {HOURS_PER_MONTH} > {monthly_budget_usd:g}", "for": "1h",
          "labels": {"severity": "ticket"},
          "annotations": {"summary": f"the cluster runs at {{{{ $value | humanize }}}} USD a month, above the "
-                                    f"{monthly_budget_usd:,.0f} budget (the budget's own alerts act at 85 and 95 %)"}},
+                                    f"{monthly_budget_usd:,.0f} budget (the budget's own alerts act at {DEGRADE} and {SPOT_ONLY} %)"}},
     ]
 
 

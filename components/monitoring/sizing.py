@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from components.capacity.plan import HOURS_PER_MONTH
+from components.pricing.prices import HOURS_PER_MONTH
 from components.common.addon_resources import ADDON_RESOURCES
 from components.common.manifests import quantity
 from components.monitoring.opencost import CPU_USD_PER_HOUR, RAM_USD_PER_GIB_HOUR

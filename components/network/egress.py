@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, ConfigDict, Field
 
 from components.common.tables import table
-from components.pricing.prices import UnitPrice
+from components.pricing.prices import HOURS_PER_MONTH, UnitPrice
 
-HOURS_PER_MONTH = 730
 
 # Which interface endpoint carries each kind of traffic (S3 is handled apart: gateway first).
 TRAFFIC_ENDPOINTS = {"kms_gb": "kms", "sts_gb": "sts", "logs_gb": "logs", "ecr_gb": "ecr.dkr"}

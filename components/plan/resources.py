@@ -28,6 +28,18 @@ K8S_HPA = "kubernetes:autoscaling/v2:HorizontalPodAutoscaler"
 K8S_SERVICE = "kubernetes:core/v1:Service"
 K8S_STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"
 K8S_CLAIM = "kubernetes:core/v1:PersistentVolumeClaim"
+K8S_NETWORK_POLICY = "kubernetes:networking.k8s.io/v1:NetworkPolicy"
+K8S_ROLES = ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "kubernetes:rbac.authorization.k8s.io/v1:Role")
+K8S_ROLE_BINDINGS = ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",
+                     "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding")
+S3_BUCKETS = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2")
+# What can carry an S3 ACL, and the bucket's public access block.
+S3_ACL_HOLDERS = (*S3_BUCKETS, "aws:s3/bucketAclV2:BucketAclV2", "aws:s3/bucketObject:BucketObject",
+                  "aws:s3/bucketObjectv2:BucketObjectv2")
+S3_PUBLIC_ACCESS_BLOCK = "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock"
+# The engine's own types: a stack, and a reference to another stack's outputs.
+STACK = "pulumi:pulumi:Stack"
+STACK_REFERENCE = "pulumi:pulumi:StackReference"
 # Resources that launch EC2 instances from settings of their own; each keeps the instance metadata options
 # in `metadataOptions` and its public-IP switch in `associatePublicIpAddress` (templates: per network
 # interface). Auto Scaling groups, fleets and EKS node groups launch from one of these.

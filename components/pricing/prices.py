@@ -14,6 +14,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Protocol, Sequence
 
+# Prices are per hour and budgets per month: the one conversion every reader of a price uses.
+HOURS_PER_MONTH = 730
+
 SNAPSHOT_FILE = Path(__file__).parent / "data" / "price_snapshot.json"
 
 

@@ -26,6 +26,7 @@ from components.catalog.instance_types import gpu_instance_type
 from components.network.config import EndpointsConfig, NetworkConfig
 from components.storage.config import StorageConfig
 from components.monitoring.config import MonitoringConfig
+from components.serving.capacity import USABLE_MEMORY
 from components.serving.config import TritonServingConfig
 from components.tenancy.config import TenantConfig, check_tenants
 from components.network.subnets import plan_subnets
@@ -337,9 +338,9 @@ class StackConfig(BaseModel):
             if serving.cpu > smallest.vcpus - 1:
                 raise FieldError(f"{key}.cpu", serving.cpu, f"{smallest.name} has {smallest.vcpus} vCPUs; allowed: "
                                  f"<= {smallest.vcpus - 1} per replica")
-            if serving.memory > smallest.memory_gib * 0.85:
+            if serving.memory > smallest.memory_gib * USABLE_MEMORY:
                 raise FieldError(f"{key}.memory_gib", serving.memory, f"{smallest.name} has {smallest.memory_gib} GiB; "
-                                 f"allowed: <= {int(smallest.memory_gib * 0.85)} per replica")
+                                 f"allowed: <= {int(smallest.memory_gib * USABLE_MEMORY)} per replica")
             warm_pool = self.warm_pool(serving)
             if warm_pool > serving.max_replicas:
                 raise FieldError(f"{key}.warm_pool", warm_pool,

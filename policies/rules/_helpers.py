@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from components.capacity.mix import asg_mix
 from components.common.manifests import quantity as kubernetes_quantity
 from components.compute.labels import BREAKER_TAG
-from components.compute.labels import WORKLOAD_CLASS_LABEL
+from components.compute.labels import CLASS_TAG
 from components.plan.resources import ASG, PlanResource, is_unknown, tags_of
 from components.capacity.workload_classes import workload_classes
 
-CLASS_TAG = f"k8s.io/cluster-autoscaler/node-template/label/{WORKLOAD_CLASS_LABEL}"
 
 
 def class_table(attribute: str) -> dict[str, float]:
@@ -52,10 +50,6 @@ def spot_share_at(resource: PlanResource, size: float) -> float | None:
     if mix is None or size <= 0:
         return None
     return mix.spot_share_at(size)
-
-
-def ceil_share(share: float, size: float) -> int:
-    return math.ceil(share * size - 1e-9)
 
 
 def quantity(value: Any) -> float | None:

@@ -2,8 +2,8 @@
 
 from components.plan.resources import ASG
 from policies.framework import Rule
-from components.capacity.mix import asg_mix
-from policies.rules._helpers import capped_class, class_table, ceil_share, number
+from components.capacity.mix import asg_mix, ceil_share
+from policies.rules._helpers import capped_class, class_table, number
 
 
 def check(resource, config):

@@ -1,13 +1,10 @@
 """Every bucket blocks public access with all four switches, and no ACL makes a bucket or object public.
 Account-level blocks are the account's; a bucket the plan creates carries its own."""
 
-from components.plan.resources import PlanResource
+from components.plan.resources import (S3_ACL_HOLDERS as ACL_HOLDERS, S3_BUCKETS as BUCKETS,
+                                       S3_PUBLIC_ACCESS_BLOCK as BLOCK, PlanResource)
 from policies.framework import Rule
 
-BUCKETS = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2")
-ACL_HOLDERS = BUCKETS + ("aws:s3/bucketAclV2:BucketAclV2", "aws:s3/bucketObject:BucketObject",
-                         "aws:s3/bucketObjectv2:BucketObjectv2")
-BLOCK = "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock"
 SWITCHES = ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets")
 PUBLIC_ACLS = {"public-read", "public-read-write", "authenticated-read"}
 

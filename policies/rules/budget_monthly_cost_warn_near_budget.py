@@ -1,5 +1,6 @@
 """The estimated monthly cost stays below 85 % of the stack's budget (the source's first breaker step)."""
 
+from components.compute.labels import DEGRADE
 from policies.framework import Rule
 from policies.rules._budget import BUDGET_CONFIG, budget_findings
 
@@ -14,6 +15,6 @@ RULE = Rule(
     severity="medium",
     remediation="Review the cost table (seedance check) and shrink desired sizes or move work to spot.",
     topics=("cost", "budget"),
-    config={**BUDGET_CONFIG, "warn_at": {"type": "number", "default": 0.85}},
+    config={**BUDGET_CONFIG, "warn_at": {"type": "number", "default": DEGRADE / 100}},
     check_stack=check,
 )

@@ -2,10 +2,9 @@
 of every namespace with no port limit allows all traffic of that direction, and silently undoes the
 namespace's default deny."""
 
-from components.plan.resources import PlanResource
+from components.plan.resources import K8S_NETWORK_POLICY as NETWORK_POLICY, PlanResource
 from policies.framework import Rule
 
-NETWORK_POLICY = "kubernetes:networking.k8s.io/v1:NetworkPolicy"
 OPEN_BLOCKS = {"0.0.0.0/0", "::/0"}
 
 

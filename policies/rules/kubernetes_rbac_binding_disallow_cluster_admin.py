@@ -1,10 +1,9 @@
 """Nothing the plan deploys is bound to cluster-admin: a workload that holds it owns the cluster. People's
 administrator access comes from EKS access entries (docs/security.md), break-glass only."""
 
+from components.plan.resources import K8S_ROLE_BINDINGS as BINDINGS
 from policies.framework import Rule
 
-BINDINGS = ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",
-            "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding")
 
 
 def check(resource, config):

@@ -1,9 +1,9 @@
 """Roles name what they allow: `*` in verbs, resources or API groups grants whatever the API server
 serves, including kinds added later, and `escalate`, `bind` or `impersonate` lets a holder grant itself more."""
 
+from components.plan.resources import K8S_ROLES as ROLES
 from policies.framework import Rule
 
-ROLES = ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "kubernetes:rbac.authorization.k8s.io/v1:Role")
 ESCALATING_VERBS = {"escalate", "bind", "impersonate"}
 
 

@@ -6,7 +6,7 @@ import json
 
 import yaml
 
-from components.monitoring.opencost import HOURS_PER_MONTH
+from components.pricing.prices import HOURS_PER_MONTH
 from components.monitoring.rules import rule_files
 from seedance.engine import Secret
 from tests.helm import render_release, values_of
