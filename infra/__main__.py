@@ -36,25 +36,27 @@ from components.serving.triton import TritonServing
 from components.tenancy.tenants import TenantCostLabels, TenantGuards, TenantSpace
 from components.storage.manifests import volume_parameters
 from components.common.manifests import COST_LABEL_KEYS
-from components.stack.config import check_stack_env, load_from_pulumi
+from components.stack.config import check_stack_env
+from components.stack.program import config_errors_as_run_errors, load_from_pulumi
 from components.stack.derivation import derive, stack_reports
 from components.stack.placeholders import refuse_placeholders
 
 STACKS_DIR = Path(__file__).resolve().parent.parent / "stacks"
 
 # Validate everything first: a bad value stops the run before any resource is declared.
-config = load_from_pulumi()
-check_stack_env(config, pulumi.get_stack())
-# Availability zones only: an opted-in Local or Wavelength Zone takes neither EKS control-plane subnets nor NAT.
-available = aws.get_availability_zones(state="available", filters=[
-    aws.GetAvailabilityZonesFilterArgs(name="zone-type", values=["availability-zone"])])
-zones = config.usable_zones(dict(zip(available.names, available.zone_ids)))
-# Under Pulumi's mock runtime (`seedance plan`, tests) there is no cloud to ask: prices come from the snapshot.
-offline = isinstance(get_monitor(), MockMonitor)
-if not offline:
-    refuse_placeholders(config)  # an offline plan lists them instead
-derived = derive(config, pulumi.get_stack(), zones, STACKS_DIR, datetime.now(timezone.utc),
-                 live=None if offline else LivePriceSource(), offline=offline)
+with config_errors_as_run_errors():
+    config = load_from_pulumi()
+    check_stack_env(config, pulumi.get_stack())
+    # Availability zones only: an opted-in Local or Wavelength Zone takes neither EKS control-plane subnets nor NAT.
+    available = aws.get_availability_zones(state="available", filters=[
+        aws.GetAvailabilityZonesFilterArgs(name="zone-type", values=["availability-zone"])])
+    zones = config.usable_zones(dict(zip(available.names, available.zone_ids)))
+    # Under Pulumi's mock runtime (`seedance plan`, tests) there is no cloud to ask: prices come from the snapshot.
+    offline = isinstance(get_monitor(), MockMonitor)
+    if not offline:
+        refuse_placeholders(config)  # an offline plan lists them instead
+    derived = derive(config, pulumi.get_stack(), zones, STACKS_DIR, datetime.now(timezone.utc),
+                     live=None if offline else LivePriceSource(), offline=offline)
 capacity = derived.capacity
 tags = config.resource_tags
 name = config.cluster_name

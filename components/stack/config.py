@@ -1,8 +1,9 @@
 """The whole stack's configuration, validated before any resource is declared.
 
 One model serves both readers: the Pulumi program (values from `pulumi.Config`) and the
-offline tools (values from `stacks/Pulumi.<env>.yaml`). A bad value raises `ConfigError`, a
-`pulumi.RunError`: under `pulumi up` it prints as one line without a traceback.
+offline tools (values from `stacks/Pulumi.<env>.yaml`). A bad value raises `ConfigError`, one line
+naming the key, the value and what is allowed; the program's edge (components/stack/program.py) turns
+it into the engine's one-line error. Pure.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import json
 import re
 from typing import Any, Literal, Mapping, get_args
 
-import pulumi
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.fields import FieldInfo
 
@@ -37,7 +37,7 @@ REQUIRED_TAGS = ("team", "cost-center")
 MAX_BUCKET_NAME = 63
 
 
-class ConfigError(pulumi.RunError):
+class ConfigError(ValueError):
     """A stack configuration value is invalid; the message names the key, the value and what is allowed."""
 
 
@@ -498,11 +498,3 @@ def parse_config_values(values: dict[str, str]) -> StackConfig:
     prefix = f"{PROJECT}:"
     project_values = {k[len(prefix):]: _decode(v) for k, v in values.items() if k.startswith(prefix)}
     return parse_stack_config(values.get("aws:region"), project_values)
-
-
-def load_from_pulumi() -> StackConfig:
-    """The running program's config (what `pulumi up` or the offline engine passed in)."""
-    from pulumi.runtime.config import CONFIG, get_config_env
-
-    values = {**get_config_env(), **CONFIG.get()}
-    return parse_config_values({str(k): str(v) for k, v in values.items()})

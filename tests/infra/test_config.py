@@ -84,7 +84,15 @@ def test_account_with_fewer_zones_than_asked_is_a_config_error():
         config.usable_zones({"us-east-1a": "use1-az1", "us-east-1b": "use1-az2"})
 
 
-def test_config_error_is_a_pulumi_run_error_so_pulumi_prints_no_traceback():
+def test_the_programs_edge_turns_a_config_error_into_pulumis_one_line_error():
+    """The config model is pure (no Pulumi); the program's edge hands a bad value to `pulumi up` as a
+    RunError, which it prints as one line with no traceback."""
     import pulumi
 
-    assert issubclass(ConfigError, pulumi.RunError)
+    from components.stack.program import config_errors_as_run_errors
+
+    assert not issubclass(ConfigError, pulumi.RunError)
+    with pytest.raises(pulumi.RunError, match=r"^az_count = 3: this account has 2 zones$") as raised:
+        with config_errors_as_run_errors():
+            raise ConfigError("az_count = 3: this account has 2 zones")
+    assert raised.value.__cause__ is None and raised.value.__suppress_context__
