@@ -2,81 +2,40 @@
 in place, and which it cannot make at all. Pure.
 
 A bridged AWS resource is replaced when an attribute its Terraform schema marks `ForceNew` (SDKv2) or
-`RequiresReplace` (framework) changes; a Kubernetes object when its name or namespace changes or a
-field in pulumi-kubernetes's force-new table does; a tls key, request or certificate on any input but
-its renewal window. The offline machine has no provider plugin to ask, so the table holds the types
-this project declares; `replaced_by` returns None for any other, and `seedance diff` says it cannot tell.
-Checked against terraform-provider-aws `internal/service/<service>/<resource>.go` (group.go,
-ec2_launch_template.go, eks/cluster.go, vpc and subnet, ebs_volume.go, iam role, kms key, ...; the
-route, S3 sub-resource, SQS, SNS topic, EventBridge and Budgets entries from the resources' docs),
-pulumi-kubernetes `provider/pkg/provider/diff.go` and helm_release.go, terraform-provider-tls
-`internal/provider/resource_*.go`.
+`RequiresReplace` (framework) changes: that table is generated from terraform-provider-aws's source
+(data/force_new.aws.json, stamped with the pulumi-aws pin and the upstream version it was read at). A
+Kubernetes object is replaced when its name or namespace changes or a field in pulumi-kubernetes's
+force-new table does (provider/pkg/provider/diff.go, helm_release.go); a tls key, request or certificate
+on any input but its renewal window (terraform-provider-tls `internal/provider/resource_*.go`); a random
+value on any input (terraform-provider-random: every argument forces a new value). The offline machine
+has no provider plugin to ask, so the tables hold the types this project declares; `replaced_by` returns
+None for any other, and `seedance diff` says it cannot tell.
 """
 
 from __future__ import annotations
 
-_AWS: dict[str, tuple[str, ...]] = {
-    "aws:autoscaling/group:Group": ("name", "namePrefix", "initialLifecycleHooks"),
-    "aws:autoscaling/lifecycleHook:LifecycleHook": ("name",),
-    "aws:ec2/launchTemplate:LaunchTemplate": ("name", "namePrefix"),
-    "aws:eks/cluster:Cluster": ("name", "roleArn", "kubernetesNetworkConfig.ipFamily",
-                                "kubernetesNetworkConfig.serviceIpv4Cidr", "outpostConfig", "remoteNetworkConfig",
-                                "bootstrapSelfManagedAddons", "accessConfig.bootstrapClusterCreatorAdminPermissions"),
-    "aws:eks/nodeGroup:NodeGroup": ("clusterName", "nodeGroupName", "nodeGroupNamePrefix", "nodeRoleArn", "subnetIds",
-                                    "amiType", "capacityType", "diskSize", "instanceTypes", "remoteAccess",
-                                    "launchTemplate.id", "launchTemplate.name"),
-    "aws:eks/addon:Addon": ("clusterName", "addonName"),
-    "aws:eks/accessEntry:AccessEntry": ("clusterName", "principalArn", "type"),
-    "aws:eks/accessPolicyAssociation:AccessPolicyAssociation": ("clusterName", "principalArn", "policyArn",
-                                                                "accessScope"),
-    "aws:ec2/vpc:Vpc": ("cidrBlock", "ipv4IpamPoolId", "ipv4NetmaskLength"),
-    "aws:ec2/subnet:Subnet": ("vpcId", "cidrBlock", "availabilityZone", "availabilityZoneId", "outpostArn",
-                              "ipv4IpamPoolId", "ipv4NetmaskLength", "ipv6IpamPoolId", "ipv6NetmaskLength", "ipv6Native"),
-    "aws:ec2/routeTable:RouteTable": ("vpcId",),
-    "aws:ec2/routeTableAssociation:RouteTableAssociation": ("subnetId", "gatewayId"),
-    "aws:ec2/route:Route": ("routeTableId", "destinationCidrBlock", "destinationIpv6CidrBlock",
-                            "destinationPrefixListId"),
-    "aws:ec2/natGateway:NatGateway": ("allocationId", "subnetId", "connectivityType", "privateIp",
-                                      "secondaryPrivateIpAddressCount"),
-    "aws:ec2/eip:Eip": ("domain", "networkBorderGroup", "publicIpv4Pool", "address", "ipamPoolId"),
-    "aws:ec2/securityGroup:SecurityGroup": ("name", "namePrefix", "vpcId", "description"),
-    "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": ("securityGroupId",),
-    "aws:ec2/vpcEndpoint:VpcEndpoint": ("vpcId", "serviceName", "vpcEndpointType", "serviceRegion",
-                                        "resourceConfigurationArn", "serviceNetworkArn", "dnsOptions.privateDnsPreference",
-                                        "dnsOptions.privateDnsSpecifiedDomains"),
-    "aws:ec2/flowLog:FlowLog": ("vpcId", "subnetId", "eniId", "transitGatewayId", "transitGatewayAttachmentId",
-                                "trafficType", "logDestination", "logDestinationType", "iamRoleArn", "logFormat",
-                                "maxAggregationInterval", "destinationOptions", "deliverCrossAccountRole"),
-    "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup": ("vpcId",),
-    "aws:ec2transitgateway/vpcAttachment:VpcAttachment": ("transitGatewayId", "vpcId"),
-    "aws:iam/role:Role": ("name", "namePrefix", "path"),
-    "aws:iam/rolePolicy:RolePolicy": ("name", "namePrefix", "role"),
-    "aws:iam/rolePolicyAttachment:RolePolicyAttachment": ("role", "policyArn"),
-    "aws:iam/instanceProfile:InstanceProfile": ("name", "namePrefix", "path"),
-    "aws:iam/openIdConnectProvider:OpenIdConnectProvider": ("url",),
-    "aws:iam/serviceLinkedRole:ServiceLinkedRole": ("awsServiceName", "customSuffix"),
-    "aws:kms/key:Key": ("customerMasterKeySpec", "keyUsage", "multiRegion", "customKeyStoreId", "xksKeyId"),
-    "aws:kms/alias:Alias": ("name", "namePrefix"),
-    "aws:s3/bucket:Bucket": ("bucket", "bucketPrefix", "objectLockEnabled"),
-    "aws:s3/bucketPolicy:BucketPolicy": ("bucket",),
-    "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock": ("bucket",),
-    "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration": (
-        "bucket", "expectedBucketOwner"),
-    "aws:s3/bucketVersioning:BucketVersioning": ("bucket", "expectedBucketOwner"),
-    "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration": ("bucket", "expectedBucketOwner"),
-    "aws:s3/bucketObjectv2:BucketObjectv2": ("bucket", "key"),
-    "aws:sqs/queue:Queue": ("name", "namePrefix", "fifoQueue"),
-    "aws:sqs/queuePolicy:QueuePolicy": ("queueUrl",),
-    "aws:sns/topic:Topic": ("name", "namePrefix", "fifoTopic"),
-    "aws:sns/topicPolicy:TopicPolicy": ("arn",),
-    "aws:sns/topicSubscription:TopicSubscription": ("topicArn", "protocol", "endpoint"),
-    "aws:cloudwatch/eventRule:EventRule": ("name", "namePrefix", "eventBusName"),
-    "aws:cloudwatch/eventTarget:EventTarget": ("rule", "targetId", "eventBusName"),
-    "aws:cloudwatch/logGroup:LogGroup": ("name", "namePrefix", "logGroupClass"),
-    "aws:budgets/budget:Budget": ("name", "namePrefix", "accountId"),
-    "aws:ebs/volume:Volume": ("availabilityZone", "encrypted", "kmsKeyId", "snapshotId", "outpostArn",
-                              "multiAttachEnabled"),
-}
+import json
+from functools import cache
+from pathlib import Path
+
+# Generated from the provider's Go source by scripts/generate_force_new.py (its docstring says what the
+# parser reads and what it does not); regenerate it when the pulumi-aws pin moves:
+#   python scripts/generate_force_new.py --source <terraform-provider-aws checkout at the bridged tag> \
+#     --tf-version <tag> --pulumi-aws-version <pin> --types scripts/force_new_types.json \
+#     --pulumi-sdk .venv/lib/python3.11/site-packages/pulumi_aws --out components/plan/data/force_new.aws.json
+# The committed table was read at v6.58.0, the newest source this project could read; pulumi-aws 7.51.1
+# bridges a later 6.x (its wheel has resources v6.58.0 lacks), so read it again at the bridged tag. Conditional replacements
+# (`RequiresReplaceIf`, `ForceNewIfChange`) count as replacements: a diff that says "replaced" for a change
+# that ends up in place is a surprise in the safe direction.
+FORCE_NEW_TABLE = Path(__file__).parent / "data" / "force_new.aws.json"
+
+
+@cache
+def aws_force_new() -> dict[str, tuple[str, ...]]:
+    document = json.loads(FORCE_NEW_TABLE.read_text())
+    conditional = document.get("conditional", {})
+    return {token: tuple(sorted({*paths, *conditional.get(token, ())})) for token, paths in document["types"].items()}
+
 
 # pulumi-kubernetes (provider/pkg/provider/diff.go `forceNew`): every kind is replaced when its name or
 # namespace changes; these kinds add their own paths. ConfigMap and Secret data count because the
@@ -119,12 +78,14 @@ def replaced_by(type_token: str, changed: list[str]) -> list[str] | None:
     None when the table does not know the type."""
     if type_token.startswith("tls:"):
         return [c for c in changed if c not in _TLS_IN_PLACE]
+    if type_token.startswith("random:"):
+        return list(changed)
     if type_token.startswith("kubernetes:"):
         kind = type_token.split(":", 1)[1]
         if kind == "helm.sh/v3:Release":
             return _matching(changed, ("name", "namespace"))
         return _matching(changed, _K8S_METADATA + _K8S_KINDS.get(kind, ()))
-    paths = _AWS.get(type_token)
+    paths = aws_force_new().get(type_token)
     return None if paths is None else _matching(changed, paths)
 
 
