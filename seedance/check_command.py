@@ -82,8 +82,8 @@ def _stack_settings(args: argparse.Namespace) -> StackConfig | None:
 def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
     """What the stack's own config says the rules need: its budget and region (one source of truth)."""
     regional = {"region": config.region}
-    return {"budget-monthly-cost-limit": {"monthly_budget_usd": config.budget.monthly_usd, **regional},
-            "budget-monthly-cost-warn-near-budget": {"monthly_budget_usd": config.budget.monthly_usd, **regional},
+    budget = {"monthly_budget_usd": config.budget.monthly_usd, "basis": config.budget.basis, **regional}
+    return {"budget-monthly-cost-limit": budget, "budget-monthly-cost-warn-near-budget": budget,
             "aws-ebs-volume-disallow-gp2-io1": regional, "aws-ebs-volume-flag-overprovisioned-io2": regional}
 
 

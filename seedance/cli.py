@@ -149,10 +149,14 @@ def _cost_section(plan: Plan) -> list[str]:
         cost = estimate(check_command.plan_resources(plan), catalog_for(region))
     except PriceSourceError:
         return []
-    lines = [f"Estimated cost: ${cost.monthly_usd:,.2f}/month (730 h; `seedance check` lists every resource)"]
+    expected = (f"; ${cost.expected_monthly_usd:,.2f} expected with spot at the plans' prices"
+                if cost.expected_monthly_usd != cost.monthly_usd else "")
+    lines = [f"Estimated cost: ${cost.monthly_usd:,.2f}/month worst case, spot at on-demand{expected} "
+             "(730 h; `seedance check` lists every resource)"]
     for line in sorted(cost.lines, key=lambda l: -(l.monthly_usd or 0))[:6]:
         shown = "unknown" if line.monthly_usd is None else f"${line.monthly_usd:,.2f}"
-        lines.append(f"  {shown:>12}  {line.urn.rsplit('::', 1)[-1]}")
+        lines.append(f"  {shown:>12}  {line.urn.rsplit('::', 1)[-1]}"
+                     + (f"  (expected ${line.expected_usd:,.2f})" if line.expected_usd is not None else ""))
     return lines
 
 

@@ -6,12 +6,11 @@ from __future__ import annotations
 from typing import Sequence
 
 from components.capacity.context import DecisionContext
-from components.capacity.mix import reserved_cover
+from components.capacity.mix import Pool, price_mix
 from components.capacity.plan import CapacityPlan, GroupRequest, PlannerSettings
 from components.catalog.instance_types import gpu_instance_type
 from components.pricing.prices import PriceBook
 
-Pool = tuple[str, str, str]  # (market, instance type, zone); on-demand and reserved pools have no zone
 
 
 def spot_pools(spot_types: Sequence[str], request: GroupRequest, book: PriceBook) -> list[tuple[float, str]] | None:
@@ -38,26 +37,15 @@ def spend(plan: CapacityPlan, request: GroupRequest, book: PriceBook) -> list[tu
     gpus = request.reference_gpus
     if gpus <= 0 or not plan.instance_types:
         return []
-    mix = plan.mix
-    spot_gpus = mix.spot_units(gpus)
+    mix, top = plan.mix, plan.instance_types[0]
     offers = [(h.instance_type, h.count * gpu_instance_type(h.instance_type).gpus,
                h.usd_per_hour / gpu_instance_type(h.instance_type).gpus)
               for h in request.holdings if h.instance_type in plan.instance_types]
-    lines = [(("reserved", t, ""), covered, rate) for t, covered, rate in reserved_cover(mix.on_demand_units(gpus), offers)]
-    remaining = mix.on_demand_units(gpus) - sum(covered for _pool, covered, _rate in lines)
-    if remaining > 0:
-        top = plan.instance_types[0]
-        price = book.on_demand_price(top)
-        if price is None:
-            return None
-        lines.append((("on-demand", top, ""), remaining, price.usd_per_hour / gpu_instance_type(top).gpus))
-    if spot_gpus > 0:
-        pools = spot_pools(plan.spot_types, request, book)
-        if pools is None:
-            return None
-        lines += [(("spot", t, zone), spot_gpus / len(request.zones), price)
-                  for zone, (price, t) in zip(request.zones, pools)]
-    return lines
+    price = book.on_demand_price(top)
+    pools = spot_pools(plan.spot_types, request, book) if mix.spot_units(gpus) > 0 else []
+    return price_mix(mix, gpus, (top, price.usd_per_hour / gpu_instance_type(top).gpus if price else None),
+                     None if pools is None else [(t, zone, rate) for zone, (rate, t) in zip(request.zones, pools)],
+                     offers)
 
 
 def hourly_cost(plan: CapacityPlan, request: GroupRequest, book: PriceBook) -> float | None:

@@ -72,6 +72,7 @@ class LockedPlan(_Strict):
     explanation: list[str]
     spot_allocation_strategy: str
     on_demand_allocation_strategy: str
+    spot_usd_per_gpu_hour: float | None = Field(None, ge=0, le=1000, allow_inf_nan=False)
 
 
 class LockedGroup(_Strict):

@@ -24,6 +24,9 @@ from components.pricing.reserved import ReservedHolding
 # The tag that carries a GPU group's Reserved Instances in the plan, so every reader of the plan (the
 # cost estimate offline and in the policy pack) prices them as the capacity decision did.
 HOLDINGS_TAG = "seedance.io/reserved-instances"
+# The spot price per instance-hour a group's plan was decided at: the estimate's expected cost of its spot
+# units (never above on-demand: the tag is plan data, which a hand can edit).
+EXPECTED_SPOT_TAG = "seedance.io/expected-spot-usd-per-hour"
 
 Key = TypeVar("Key")
 
@@ -85,6 +88,37 @@ def reserved_cover(on_demand_units: float,
     return covered
 
 
+Pool = tuple[str, str, str]  # (market, instance type, zone); on-demand and reserved pools have no zone
+
+
+def price_mix(mix: GroupMix, units: float, on_demand: tuple[str, float | None],
+              spot: Sequence[tuple[str, str, float]] | None,
+              reserved: Iterable[tuple[str, float, float]] = ()) -> list[tuple[Pool, float, float]] | None:
+    """The one pricing of a mix, as (pool, units, $ per unit-hour) lines, at `units` in the group: the
+    on-demand units bill first against `reserved` offers ((type, units, rate): cheapest first), the
+    rest at the `on_demand` (type, rate); the spot units split evenly over the `spot` pools (type, zone,
+    rate). None when a rate it needs is missing (None). Every reader prices a mix with it, each with its
+    rates: the planner with the market's, the estimate with the plan's expected spot rate and, for the
+    worst case, with spot at on-demand."""
+    on_demand_units, spot_units = mix.on_demand_units(units), mix.spot_units(units)
+    lines: list[tuple[Pool, float, float]] = [(("reserved", t, ""), covered, rate)
+                                              for t, covered, rate in reserved_cover(on_demand_units, reserved)]
+    remaining = on_demand_units - sum(covered for _pool, covered, _rate in lines)
+    if remaining > 0:
+        if on_demand[1] is None:
+            return None
+        lines.append((("on-demand", on_demand[0], ""), remaining, on_demand[1]))
+    if spot_units > 0:
+        if not spot:
+            return None
+        lines += [(("spot", t, zone), spot_units / len(spot), rate) for t, zone, rate in spot]
+    return lines
+
+
+def hourly(lines: Iterable[tuple[Pool, float, float]]) -> float:
+    return sum(units * rate for _pool, units, rate in lines)
+
+
 def holdings_tag(holdings: Iterable[ReservedHolding]) -> str:
     """`<type>=<count>@<usd per hour>` per holding, space separated (characters AWS tags allow)."""
     return " ".join(f"{h.instance_type}={h.count}@{h.usd_per_hour:.6f}" for h in holdings if h.count > 0)
@@ -100,6 +134,14 @@ def holdings_from_tag(value: str, source: str = "plan tag") -> tuple[ReservedHol
             raise ValueError(f"{HOLDINGS_TAG} entry {entry!r} is not <type>=<count>@<usd per hour>")
         held.append(ReservedHolding(match.group(1), int(match.group(2)), float(match.group(3)), source))
     return tuple(held)
+
+
+def expected_spot_rate(resource: PlanResource) -> float | None:
+    """The group's expected spot $/instance-hour from its tag; None when absent or not a finite price."""
+    value = (tags_of(resource) or {}).get(EXPECTED_SPOT_TAG)
+    if value is None or is_unknown(value) or not re.fullmatch(r"\d{1,6}(\.\d{1,9})?", str(value)):
+        return None
+    return float(value)
 
 
 def holdings_constraint(holdings: Sequence[ReservedHolding]) -> list[list[Any]]:

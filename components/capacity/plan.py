@@ -79,6 +79,9 @@ class CapacityPlan:
     explanation: tuple[str, ...]
     spot_allocation_strategy: str = SPOT_ALLOCATION_STRATEGY
     on_demand_allocation_strategy: str = ON_DEMAND_ALLOCATION_STRATEGY
+    # The spot price per GPU-hour the plan was decided at (its spot pools, weighted): the estimate's
+    # expected cost; None without spot.
+    spot_usd_per_gpu_hour: float | None = None
 
     @property
     def mix(self) -> GroupMix:

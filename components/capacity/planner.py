@@ -45,7 +45,7 @@ from typing import Sequence
 
 from components.capacity import explanation
 from components.capacity.context import DecisionContext
-from components.capacity.costs import expected_cost, hourly_cost, saving_noise, switching_cost
+from components.capacity.costs import expected_cost, hourly_cost, saving_noise, spend, switching_cost
 from components.capacity.plan import CapacityPlan, Decision, GroupRequest, PlannerSettings, constraint_changes, same_distribution
 from components.capacity.rules import (baseline_gpus, distributed, held, order_types, placement_allows_spot, reserved_gpus,
                                        spot_eligibility, spot_refusal, stale_prices)
@@ -93,13 +93,16 @@ def _plan(context: DecisionContext, current: CapacityPlan | None) -> CapacityPla
 
     all_on_demand = hourly_cost(on_demand_plan, request, book) or 0.0
     expected = hourly_cost(plan, request, book) or 0.0
+    spot_lines = [(gpus, rate) for (market, _t, _z), gpus, rate in spend(plan, request, book) or [] if market == "spot"]
+    spot_gpus = sum(gpus for gpus, _rate in spot_lines)
+    spot_rate = round(sum(g * r for g, r in spot_lines) / spot_gpus, 6) if spot_gpus else None
     lines = [*explanation.group_lines(request, book), *explanation.eligibility_lines(context, verdicts),
              explanation.placement_line(placement, request),
              *explanation.outcome_lines(plan, on_demand_plan, why, len(eligible), needed),
              *explanation.mix_lines(plan, request, reserved_gpus(request), baseline_gpus(request), expected,
                                     all_on_demand, expected_cost(plan, context))]
     return replace(plan, expected_usd_per_hour=round(expected, 6), all_on_demand_usd_per_hour=round(all_on_demand, 6),
-                   explanation=tuple(lines))
+                   spot_usd_per_gpu_hour=spot_rate, explanation=tuple(lines))
 
 
 def decide(

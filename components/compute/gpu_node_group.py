@@ -11,7 +11,7 @@ from typing import Mapping
 import pulumi
 import pulumi_aws as aws
 
-from components.capacity.mix import HOLDINGS_TAG, holdings_tag
+from components.capacity.mix import EXPECTED_SPOT_TAG, HOLDINGS_TAG, holdings_tag
 from components.capacity.plan import CapacityPlan
 from components.catalog.instance_types import gpu_instance_type
 from components.compute.asg import asg_tags, instances_distribution, node_template_resources
@@ -109,6 +109,8 @@ class GpuNodeGroup(pulumi.ComponentResource):
         )
 
         reserved = holdings_tag(plan.mix.holdings)  # priced by the cost estimate as the decision priced them
+        spot_rate = (f"{plan.spot_usd_per_gpu_hour * config.gpus_per_instance:.6f}"
+                     if plan.spot_usd_per_gpu_hour is not None else None)
         group = aws.autoscaling.Group(
             f"{name}-asg",
             vpc_zone_identifiers=subnet_ids,
@@ -135,7 +137,8 @@ class GpuNodeGroup(pulumi.ComponentResource):
                   for k, v in sorted({**asg_tags(cluster_name, f"{cluster_name}-{config.name}", labels, taints, tags,
                                                        node_template_resources(config)),
                                       **({BREAKER_TAG: "on"} if budget_breaker else {}),
-                                      **({HOLDINGS_TAG: reserved} if reserved else {})}.items())],
+                                      **({HOLDINGS_TAG: reserved} if reserved else {}),
+                                      **({EXPECTED_SPOT_TAG: spot_rate} if spot_rate else {})}.items())],
             # The cluster autoscaler owns the size once the group exists (pulumi-eks #321, #709, #985).
             opts=pulumi.ResourceOptions(parent=self, depends_on=[access, *attachments],
                                         ignore_changes=["desiredCapacity"]),

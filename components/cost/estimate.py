@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Mapping
 from components.pricing.ebs import EBS_VOLUME_TYPES, ebs_monthly
 from components.plan.unknowns import UnknownValueError, as_read
 from components.pricing.prices import HOURS_PER_MONTH, Price, SnapshotPriceSource, UnitPrice
-from components.capacity.mix import asg_mix, reserved_cover
+from components.capacity.mix import asg_mix, expected_spot_rate, hourly, price_mix
 from components.cluster.versions import kubernetes_version
 from components.plan.resources import (ASG, EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, EKS_NODE_GROUP, ELASTIC_IP,
                                        EXPECTED_GB_TAG, K8S_SERVICE, KMS_KEY, LAUNCH_TEMPLATE, LOAD_BALANCER, LOG_GROUP,
@@ -48,8 +48,9 @@ class PriceCatalog:
 class CostLine:
     urn: str
     type: str
-    monthly_usd: float | None  # None: unknown
+    monthly_usd: float | None  # None: unknown. A GPU group's worst case: its spot units at on-demand
     basis: str
+    expected_usd: float | None = None  # a GPU group with spot: its spot units at the plan's expected price
 
 
 @dataclass
@@ -61,12 +62,24 @@ class CostEstimate:
         return round(sum(line.monthly_usd or 0.0 for line in self.lines), 2)
 
     @property
+    def expected_monthly_usd(self) -> float:
+        """The total with each GPU group's spot at its plan's expected price (where the plan says one)."""
+        return round(sum((line.monthly_usd if line.expected_usd is None else line.expected_usd) or 0.0
+                         for line in self.lines), 2)
+
+    def total(self, basis: str) -> float:
+        """The total a budget is judged by: `worst_case` (spot at on-demand) or `expected`."""
+        return self.expected_monthly_usd if basis == "expected" else self.monthly_usd
+
+    @property
     def unknown(self) -> list[CostLine]:
         return [line for line in self.lines if line.monthly_usd is None]
 
     def to_json(self) -> dict:
         return {"monthly_usd": self.monthly_usd,
+                "expected_monthly_usd": self.expected_monthly_usd,
                 "resources": [{"urn": line.urn, "type": line.type, "monthly_usd": line.monthly_usd,
+                               **({"expected_usd": line.expected_usd} if line.expected_usd is not None else {}),
                                "basis": line.basis} for line in self.lines]}
 
 
@@ -86,7 +99,11 @@ def _volume(resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
     return cost, f"{volume_type} {size:g} GiB" + (f", {props['iops']:g} IOPS" if props.get("iops") else "")
 
 
-def _gpu_group(resource: PlanResource, catalog: PriceCatalog, templates: dict[str, PlanResource]) -> tuple[float, str]:
+def _gpu_group(resource: PlanResource, catalog: PriceCatalog,
+               templates: dict[str, PlanResource]) -> tuple[float, str, float | None]:
+    """(worst case $/month, basis, expected $/month or None): the group's mix priced by `price_mix`, its
+    spot units at on-demand (spot prices are not bundled and move hourly; one zone may pay more than the
+    plan expected) and, where the plan says its expected spot price, at that price too."""
     props = resource.props
     policy = props.get("mixedInstancesPolicy") or {}
     overrides = (policy.get("launchTemplate") or {}).get("overrides") or []
@@ -94,28 +111,29 @@ def _gpu_group(resource: PlanResource, catalog: PriceCatalog, templates: dict[st
     if not overrides or mix is None:
         raise UnknownValue("an Auto Scaling group without a MixedInstancesPolicy is not priced")
     units = float(_known(props.get("desiredCapacity"), "the desired capacity"))
-    spot_units = mix.spot_units(units)
     first = overrides[0]
     weight = float(first.get("weightedCapacity") or 1)
-    on_demand_rate = catalog.instance_hour(first["instanceType"]) / weight
-    on_demand_units = mix.on_demand_units(units)
-    # Reserved Instances first, at their effective rate (as the capacity decision prices them), cheapest first.
-    cover = reserved_cover(on_demand_units, [(h.instance_type, h.count, h.usd_per_hour) for h in mix.holdings])
-    reserved_cost = sum(take * rate for _type, take, rate in cover)
-    covered = sum(take for _type, take, _rate in cover)
-    # Spot prices are not bundled and move hourly: spot units are priced at the first type's on-demand
-    # rate, which the capacity decision lists spot types to undercut (one zone may still pay more).
-    hourly = reserved_cost + (units - covered) * on_demand_rate
+    rate = catalog.instance_hour(first["instanceType"]) / weight
+    offers = [(h.instance_type, h.count, h.usd_per_hour) for h in mix.holdings]  # RIs, at their effective rates
+    worst = price_mix(mix, units, (first["instanceType"], rate), [(first["instanceType"], "", rate)], offers)
+    spot_rate = expected_spot_rate(resource)
+    expected = None
+    if spot_rate is not None and mix.spot_units(units) > 0:
+        expected = price_mix(mix, units, (first["instanceType"], rate),
+                             [(first["instanceType"], "", min(spot_rate / weight, rate))], offers)
     instances = units / weight
-    disk = 0.0
     template = _launch_template(resource, policy, templates)
-    if template is not None:
-        disk = _root_volume(template, catalog) * instances
+    disk = _root_volume(template, catalog) * instances if template is not None else 0.0
+    reserved = [(u, r) for (market, _t, _z), u, r in worst if market == "reserved"]
+    covered, reserved_cost = sum(u for u, _r in reserved), sum(u * r for u, r in reserved)
     basis = (f"{units:g} units: " + (f"{covered:g} reserved for ${reserved_cost:.4f}/h, " if covered else "")
-             + f"{on_demand_units - covered:g} on-demand at ${on_demand_rate:.4f}/unit-h"
-             f" ({first['instanceType']}), {spot_units:g} spot priced as on-demand"
+             + f"{mix.on_demand_units(units) - covered:g} on-demand at ${rate:.4f}/unit-h"
+             f" ({first['instanceType']}), {mix.spot_units(units):g} spot priced as on-demand (worst case)"
+             + (f"; expected ${hourly(expected) * HOURS_PER_MONTH + disk:,.2f} with spot at the plan's "
+                f"${min(spot_rate / weight, rate):.4f}/unit-h" if expected else "")
              + (f", root volumes ${disk:,.2f}" if disk else ""))
-    return hourly * HOURS_PER_MONTH + disk, basis
+    return (hourly(worst) * HOURS_PER_MONTH + disk, basis,
+            None if expected is None else round(hourly(expected) * HOURS_PER_MONTH + disk, 2))
 
 
 def _launch_template(group: PlanResource, policy: dict, templates: dict[str, PlanResource]) -> PlanResource | None:
@@ -302,17 +320,18 @@ def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog, on: date 
             continue  # not priced: never read
         resource = as_read(resource)
         try:
+            expected = None
             if resource.type == K8S_CLAIM:
                 cost, basis = _claim(resource, catalog, classes)
             elif resource.type == ASG:
-                cost, basis = _gpu_group(resource, catalog, templates)
+                cost, basis, expected = _gpu_group(resource, catalog, templates)
             elif resource.type == EKS_CLUSTER:
                 cost, basis = _eks_cluster(resource, catalog, on)
             elif resource.type == EKS_NODE_GROUP:
                 cost, basis = _node_group(resource, catalog, templates)
             else:
                 cost, basis = PRICERS[resource.type](resource, catalog)
-            result.lines.append(CostLine(resource.urn, resource.type, round(cost, 2), basis))
+            result.lines.append(CostLine(resource.urn, resource.type, round(cost, 2), basis, expected))
         except UnknownValue as unknown:
             result.lines.append(CostLine(resource.urn, resource.type, None, f"unknown: {unknown}"))
         except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError) as error:

@@ -55,6 +55,9 @@ class BudgetConfig(BaseModel):
                                         "budgets.amazonaws.com publish). AWS Budgets takes one SNS subscriber per "
                                         "notification: with one here the e-mails are the budget's own subscribers.")
     filter_tag: str = Field("cost-center", description="Cost-allocation tag the budget counts (its value in this stack).")
+    basis: Literal["worst_case", "expected"] = Field(
+        "worst_case", description="What the budget rules judge the estimate by: worst_case (every spot unit at "
+        "on-demand, as if spot were gone) or expected (spot at the price each group's plan expects).")
 
     @field_validator("alert_emails")
     @classmethod

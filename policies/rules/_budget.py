@@ -6,7 +6,9 @@ from components.cost.estimate import catalog_for, estimate
 
 # Config both budget rules take (the storage classes are given by `seedance check`, never by a stack).
 BUDGET_CONFIG = {"monthly_budget_usd": {"type": "number"}, "region": {"type": "string", "default": "us-east-1"},
-                 "storage_classes": {"type": "object", "default": {}}}
+                 "storage_classes": {"type": "object", "default": {}},
+                 # worst_case: every spot unit at on-demand; expected: at the price its group's plan expects.
+                 "basis": {"type": "string", "enum": ["worst_case", "expected"], "default": "worst_case"}}
 
 
 # Both rules judge one estimate of the same resources in a check: the last one made is kept for the next
@@ -29,11 +31,13 @@ def budget_findings(resources, config, share: float, wording: str):
     cost = _estimate(resources, config["region"], config.get("storage_classes"))
     budget = float(config["monthly_budget_usd"])
     unknown = cost.unknown
-    used = cost.monthly_usd / budget
+    basis = config.get("basis", "worst_case")
+    total = cost.total(basis)
+    used = total / budget
     anchor = None  # the budget is the stack's, not any one resource's
     if unknown:
         yield anchor, (f"{len(unknown)} resource(s) have costs unknown until they exist "
-                       f"({'; '.join(line.basis for line in unknown[:3])}); the known part is ${cost.monthly_usd:,.2f}/month")
+                       f"({'; '.join(line.basis for line in unknown[:3])}); the known part is ${total:,.2f}/month")
     if used > share:
-        yield anchor, (f"estimated ${cost.monthly_usd:,.2f}/month is {used:.0%} of the ${budget:,.0f} budget, "
-                       f"{wording} {share:.0%}")
+        yield anchor, (f"estimated ${total:,.2f}/month ({basis.replace('_', ' ')}) is {used:.0%} of the "
+                       f"${budget:,.0f} budget, {wording} {share:.0%}")
