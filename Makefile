@@ -16,7 +16,7 @@ $(VENV)/.installed-dev: $(VENV)/.installed
 	$(VENV)/bin/pip install --quiet -e '.[dev]'
 	touch $@
 
-.PHONY: venv plan test promtool
+.PHONY: venv plan test promtool mutation
 venv: $(VENV)/.installed
 
 # The rule and dashboard tests run Prometheus's own engine: promtool, from Debian's prometheus package.
@@ -31,3 +31,7 @@ plan: venv
 
 test: $(VENV)/.installed-dev promtool
 	$(VENV)/bin/python -m pytest
+
+# How many one-line mutations of the core packages the tests kill (tens of minutes; not part of test).
+mutation: $(VENV)/.installed-dev
+	$(VENV)/bin/python scripts/mutation.py

@@ -16,16 +16,12 @@ from components.cluster.autoscaler import ClusterAutoscaler
 from components.cluster.config import rebalance_summary
 from components.cluster.descheduler import Descheduler
 from components.encryption.stack_key import StackKey
-from components.compute.config import allocatable_gpus, gpu_pool_selector, helm_device_plugin_sharing
+from components.compute.config import helm_device_plugin_sharing
 from components.compute.gpu_node_group import GpuNodeGroup
-from components.catalog.instance_types import gpu_instance_type
 from components.compute.node_identity import PoolIdentity
-from components.compute.priority import PRIORITY_CLASS
-from components.compute.labels import pool_tolerations
 from components.serving.model_repository import ModelRepository
 from components.serving.publishing import publisher_role_name
 from components.network.vpc import Network
-from seedance_client.contract import CONTRACT_VERSION, PlatformContract
 from components.network.endpoints import PrivateEndpoints
 from components.compute.spot_interruptions import SpotInterruptionHandling
 from components.storage.storage_classes import CheckpointStorage, LocalStorage, VolumeGuard
@@ -34,10 +30,9 @@ from components.monitoring.dashboards import ServedSet
 from components.monitoring.metrics_pipeline import CostMonitoring, MetricsPipeline
 from components.serving.triton import TritonServing
 from components.tenancy.tenants import TenantCostLabels, TenantGuards, TenantSpace
-from components.storage.manifests import volume_parameters
-from components.common.manifests import COST_LABEL_KEYS
 from components.stack.config import check_stack_env
 from components.stack.program import config_errors_as_run_errors, load_from_pulumi
+from components.stack.contract import platform_contract
 from components.stack.derivation import derive, stack_reports
 from components.stack.placeholders import refuse_placeholders
 
@@ -227,9 +222,7 @@ if node_groups:
     )
 
 # Exactly the platform contract, so application teams can rely on every field.
-contract = {
-    "contract_version": CONTRACT_VERSION,
-    "region": config.region,
+contract = platform_contract(config, derived, {
     "vpc_id": network.vpc_id,
     "private_subnet_ids": network.private_subnet_ids,
     "cluster_name": cluster.name,
@@ -238,32 +231,10 @@ contract = {
     "oidc_provider_arn": cluster.oidc_provider_arn,
     "kms_key_arn": key.key_arn,
     "model_repository_bucket": models.bucket_name,
-    "gpu_pools": [
-        {"name": group.name, "workload_class": group.workload_class, "node_selector": gpu_pool_selector(group),
-         "tolerations": pool_tolerations(group.name), "instance_types": list(group.instance_types),
-         "gpus_per_node": allocatable_gpus(group),
-         "gpu_models": {t: gpu_instance_type(t).gpu for t in group.instance_types},
-         "gpu_memory_gib": {t: gpu_instance_type(t).gpu_memory_gib for t in group.instance_types}}
-        for group in config.gpu_node_groups
-    ],
-    "storage_classes": {
-        "checkpoint": config.storage.checkpoints.storage_class_name if config.storage.checkpoints else None,
-        "local": config.storage.local.storage_class_name if config.local_storage_groups else None,
-        "training_namespace": config.storage.checkpoints.namespace if config.storage.checkpoints else None,
-        "checkpoint_interval_seconds":
-            config.storage.checkpoints.profile.interval_seconds if config.storage.checkpoints else None,
-        "volumes": {config.storage.checkpoints.storage_class_name: volume_parameters(derived.checkpoint)}
-        if config.storage.checkpoints else {},
-    },
     "triton_endpoints": {serving_name: serving.endpoints for serving_name, serving in triton.items()},
     "endpoint_ids": endpoints.endpoint_ids,
     "reports": stack_reports(config, pulumi.get_stack(), derived, {g: n.asg_name for g, n in node_groups.items()}),
     "checkpoint_claims": checkpoint_claims,
-    "cost_label_keys": list(COST_LABEL_KEYS),
-    "tenants": [{"name": t.name, "namespaces": t.namespace_names, "gpus": t.gpus, "publishes": t.publishes}
-                for t in config.tenants],
-    "priority_classes": dict(PRIORITY_CLASS),
-}
-assert set(contract) == set(PlatformContract.model_fields), "the exports must be exactly the contract"
+})
 for output_name, value in contract.items():
     pulumi.export(output_name, value)

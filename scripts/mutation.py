@@ -1,0 +1,113 @@
+"""Mutation testing of the core packages with mutmut (pinned in the dev extras): how many one-line
+mutations of each module the tests kill. A benchmark, not a test: `make mutation` runs it (tens of
+minutes on two cores) and prints killed and survived per module and per package.
+
+Each package runs in a fresh copy of the tracked files (mutmut writes `mutants/` beside the code), with
+the tests that judge it; mutmut runs, for each mutant, the tests that reach the mutated function.
+A mutant counts as killed when its tests fail or time out; survived when they pass; a mutant no test
+reaches counts as survived too (nothing would notice it).
+
+Usage: .venv/bin/python scripts/mutation.py [--package NAME ...] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+# package -> (the modules mutated, the tests that judge them)
+PACKAGES = {
+    "decision": (["components/capacity/*"],
+                 ["tests/components", "tests/bench/test_replay_capacity.py", "tests/policies/test_spot_plans.py",
+                  "tests/infra/test_capacity.py", "tests/seedance/test_capacity_commands.py"]),
+    "cost": (["components/cost/estimate.py", "components/cost/gate.py"],
+             ["tests/components/test_mix_pricing.py", "tests/components/test_cost_tables.py",
+              "tests/policies", "tests/infra/test_estimate_coverage.py", "tests/seedance/test_cost_gate.py"]),
+    "plan-reading": (["components/plan/*"],
+                     ["tests/components/test_plan_diff.py", "tests/components/test_force_new_table.py",
+                      "tests/policies", "tests/infra/test_day_two_changes.py", "tests/seedance/test_check_command.py"]),
+    "policy": (["policies/rules/*", "policies/framework.py"], ["tests/policies"]),
+}
+SOURCES = ["components", "policies", "seedance", "infra", "seedance_client"]
+# What the tests read besides the code and the tests (mutmut copies the sources and tests/ itself).
+ALSO_COPY = ["stacks", "Pulumi.yaml", "bench", "examples", "docs", "scripts", ".github", "Makefile", "README.md"]
+# mutmut's exit codes per mutant: 0 the tests passed, 33 no test reaches it (both survived: nothing
+# notices it), None and 34 not run (not reached yet, skipped); any other code is a failure or a timeout.
+SURVIVED = {0, 33}
+NOT_RUN = {None, 34}
+
+
+def workspace(directory: Path, modules: list[str], tests: list[str]) -> Path:
+    """The tracked files in `directory`, with mutmut's configuration for one package."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=REPO, check=True, capture_output=True, text=True).stdout.split()
+    for name in tracked:
+        target = directory / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / name, target)
+    (directory / ".venv").symlink_to(REPO / ".venv")
+    with (directory / "pyproject.toml").open("a") as config:
+        config.write("\n[tool.mutmut]\n" + f"source_paths = {json.dumps(SOURCES)}\n"
+                     f"only_mutate = {json.dumps(modules)}\n" f"also_copy = {json.dumps(ALSO_COPY)}\n"
+                     f"pytest_add_cli_args_test_selection = {json.dumps(tests)}\n")
+    return directory
+
+
+def verdicts(directory: Path) -> dict[str, Counter]:
+    """killed / survived / not run per mutated module, from mutmut's result files."""
+    per_module: dict[str, Counter] = {}
+    for meta in sorted((directory / "mutants").rglob("*.py.meta")):
+        module = meta.relative_to(directory / "mutants").as_posix()[: -len(".meta")]
+        counts = Counter()
+        for code in json.loads(meta.read_text())["exit_code_by_key"].values():
+            counts["not run" if code in NOT_RUN else "survived" if code in SURVIVED else "killed"] += 1
+        per_module[module] = counts
+    return per_module
+
+
+def run(package: str, keep: Path | None) -> dict[str, Counter]:
+    modules, tests = PACKAGES[package]
+    with tempfile.TemporaryDirectory() as scratch:
+        directory = workspace(Path(scratch) / package, modules, tests)
+        started = time.perf_counter()
+        done = subprocess.run([str(REPO / ".venv" / "bin" / "mutmut"), "run"], cwd=directory, capture_output=True,
+                              text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"mutmut failed for {package}: {done.stderr[-2000:]}")
+        results = verdicts(directory)
+        print(f"{package}: {time.perf_counter() - started:.0f} s")
+        if keep:
+            shutil.copytree(directory / "mutants", keep / package, dirs_exist_ok=True)
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--package", action="append", choices=sorted(PACKAGES), help="default: every package")
+    parser.add_argument("--keep", type=Path, help="copy mutmut's results here (to read survivors with mutmut show)")
+    args = parser.parse_args()
+    summary = []
+    for package in args.package or PACKAGES:
+        results = run(package, args.keep)
+        for module, counts in results.items():
+            judged = counts["killed"] + counts["survived"]
+            print(f"  {module:48} killed {counts['killed']:4d}  survived {counts['survived']:4d}  "
+                  f"({counts['killed'] / judged:.0%} killed)" if judged else f"  {module:48} no mutants")
+        total = sum(results.values(), Counter())
+        judged = total["killed"] + total["survived"]
+        summary.append((package, total["killed"], total["survived"], total["killed"] / judged if judged else 1.0))
+    print()
+    for package, killed, survived, share in summary:
+        print(f"{package:14} killed {killed:5d}  survived {survived:5d}  {share:.1%} killed (goal 90 %)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
