@@ -52,6 +52,8 @@ class Violation:
     urn: str | None
     message: str
     remediation: str
+    # "finding": the rule judged; "preview": it read a value unknown until apply (the SDK's advisory).
+    kind: Literal["finding", "preview"] = "finding"
 
     def to_json(self) -> dict:
         return {"policy": self.policy, "level": self.level, "urn": self.urn, "message": self.message}
@@ -140,7 +142,7 @@ def run_rules(rules: Sequence[Rule], resources: Sequence[PlanResource], enforcem
 
         def preview_advisory(urn: str | None, error: UnknownValueError) -> Violation:
             return Violation(rule.name, "advisory", urn, preview_message(rule.name, PACK_NAME, PACK_VERSION, error),
-                             rule.remediation)
+                             rule.remediation, kind="preview")
 
         if rule.check_resource is not None:
             types = rule.resource_types

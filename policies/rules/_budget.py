@@ -23,7 +23,9 @@ def _estimate(resources, region: str, storage_classes):
     return _last[2]
 
 
-def budget_findings(resources, config, share: float, wording: str):
+def budget_findings(resources, config, share: float, wording: str, *, report_unknown: bool):
+    """The finding when the estimate is above `share` of the budget, and (`report_unknown`: once per
+    check, by one rule) which costs are unknown until the resources exist."""
     if not config.get("monthly_budget_usd"):
         return
     # A team's plan uses the platform's storage classes without declaring them: `seedance check` hands
@@ -35,7 +37,7 @@ def budget_findings(resources, config, share: float, wording: str):
     total = cost.total(basis)
     used = total / budget
     anchor = None  # the budget is the stack's, not any one resource's
-    if unknown:
+    if unknown and report_unknown:
         yield anchor, (f"{len(unknown)} resource(s) have costs unknown until they exist "
                        f"({'; '.join(line.basis for line in unknown[:3])}); the known part is ${total:,.2f}/month")
     if used > share:

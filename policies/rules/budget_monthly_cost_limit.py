@@ -5,9 +5,8 @@ from policies.rules._budget import BUDGET_CONFIG, budget_findings
 
 
 def check(resources, config):
-    for urn, message in budget_findings(resources, config, 1.0, "over"):
-        if "unknown" not in message:  # the warning rule reports unknowns once
-            yield urn, message
+    # The warning rule reports the unknown costs, once.
+    yield from budget_findings(resources, config, 1.0, "over", report_unknown=False)
 
 
 RULE = Rule(

@@ -6,7 +6,7 @@ from policies.rules._budget import BUDGET_CONFIG, budget_findings
 
 
 def check(resources, config):
-    yield from budget_findings(resources, config, config["warn_at"], "above the warning line of")
+    yield from budget_findings(resources, config, config["warn_at"], "above the warning line of", report_unknown=True)
 
 
 RULE = Rule(
