@@ -29,10 +29,10 @@ PACKAGES = {
                  ["tests/components", "tests/bench/test_replay_capacity.py", "tests/policies/test_spot_plans.py",
                   "tests/infra/test_capacity.py", "tests/seedance/test_capacity_commands.py"]),
     "cost": (["components/cost/estimate.py", "components/cost/gate.py"],
-             ["tests/components/test_mix_pricing.py", "tests/components/test_cost_tables.py",
+             ["tests/components/capacity/test_mix_pricing.py", "tests/components/cost/test_estimate_tables.py",
               "tests/policies", "tests/infra/test_estimate_coverage.py", "tests/seedance/test_cost_gate.py"]),
     "plan-reading": (["components/plan/*"],
-                     ["tests/components/test_plan_diff.py", "tests/components/test_force_new_table.py",
+                     ["tests/components/plan/test_diff.py", "tests/components/plan/test_replacement.py",
                       "tests/policies", "tests/infra/test_day_two_changes.py", "tests/seedance/test_check_command.py"]),
     "policy": (["policies/rules/*", "policies/framework.py"], ["tests/policies"]),
 }

@@ -41,3 +41,13 @@ def test_every_module_that_can_be_pure_is_under_the_pure_contract():
         impure |= grown
     unlisted = sorted(set(modules) - impure - set(PURE["source_modules"]))
     assert unlisted == [], "add these to the 'pure' contract in pyproject.toml"
+
+
+def test_component_tests_mirror_the_package_tree():
+    """tests/components/<package>/test_<module>.py: a reader finds a module's tests by its path."""
+    misplaced = []
+    for path in (REPO / "tests" / "components").rglob("test_*.py"):
+        package = path.parent.relative_to(REPO / "tests" / "components")
+        if len(package.parts) != 1 or not (REPO / "components" / package).is_dir():
+            misplaced.append(str(path.relative_to(REPO)))
+    assert misplaced == []

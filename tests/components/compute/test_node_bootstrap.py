@@ -1,7 +1,7 @@
 """Rendered node user data: golden files, and parsed back the way the node agents read it.
 
 Regenerate the golden files after an intended change, then review the diff:
-    UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/components/test_node_bootstrap.py
+    UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/components/compute/test_node_bootstrap.py
 """
 
 import email
@@ -15,7 +15,7 @@ import yaml
 from components.compute.labels import GPU_TAINT, NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
 from components.compute.node_bootstrap import ClusterJoin, ami_ssm_parameter, render_user_data
 
-GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "user_data"
+GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "user_data"
 JOIN = ClusterJoin(cluster_name="seedance-prod", endpoint="https://ABCDEF0123456789.gr7.us-east-1.eks.amazonaws.com",
                    certificate_authority="LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t", service_cidr="172.20.0.0/16")
 LABELS = {WORKLOAD_CLASS_LABEL: "batch", NODE_GROUP_LABEL: "batch"}

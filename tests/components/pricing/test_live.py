@@ -17,7 +17,7 @@ from components.capacity.holdings import allocate_holdings
 from components.stack.capacity import read_prices
 from tests.components.markets import request
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "aws"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "aws"
 NOW = datetime(2026, 12, 1, 10, 30, tzinfo=timezone.utc)
 TYPES = ["g4dn.12xlarge", "g5.12xlarge", "g6.12xlarge"]
 ZONES = ["us-east-1a", "us-east-1b", "us-east-1c"]

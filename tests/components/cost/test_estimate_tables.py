@@ -2,7 +2,7 @@
 to what a plan costs shows in review as a diff of tests/golden/cost/.
 
 Regenerate after an intended change, then review the diff:
-    UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/components/test_cost_tables.py
+    UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/components/cost/test_estimate_tables.py
 """
 
 import json
@@ -13,7 +13,7 @@ from components.cost.estimate import catalog_for, estimate
 from seedance.check_command import plan_resources
 from tests.stacks import stack_config
 
-GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "cost"
+GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "cost"
 ON = __import__("datetime").date(2026, 12, 1)  # EKS support rates depend on the day: one fixed day
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from components.plan.replacement import FORCE_NEW_TABLE, aws_force_new, replaced_by
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def test_the_table_is_stamped_with_the_pinned_provider():
