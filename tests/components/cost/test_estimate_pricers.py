@@ -1,0 +1,131 @@
+"""Every pricer of the estimate on a catalogue of resources (each priced type, each branch: defaults,
+units, support dates, links to launch templates, unknown and unreadable inputs), kept line by line with
+its basis in tests/golden/cost/pricers.json: the dollars and the words a user reads are both pinned.
+
+Regenerate after an intended change, then review the diff:
+    UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/components/cost/test_estimate_pricers.py
+"""
+
+import json
+import os
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from components.capacity.mix import EXPECTED_SPOT_TAG, HOLDINGS_TAG
+from components.cost.estimate import catalog_for, estimate
+from components.plan.resources import EXPECTED_GB_TAG, PlanResource
+
+GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "cost" / "pricers.json"
+UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+
+
+def resource(name, type_, props, dependencies=(), id_=None):
+    return PlanResource(f"urn:{name}", type_, name, props, None, tuple(dependencies), id_)
+
+
+def asg(name, desired, base, percentage, tags=(), dependencies=(), template_id=None, weight=None):
+    override = {"instanceType": "g6.xlarge", **({"weightedCapacity": weight} if weight else {})}
+    spec = {"launchTemplateSpecification": {"launchTemplateId": template_id}} if template_id else {}
+    return resource(name, "aws:autoscaling/group:Group", {
+        "desiredCapacity": desired, "maxSize": desired * 2, "minSize": 0,
+        "tags": [{"key": k, "value": v, "propagateAtLaunch": True} for k, v in tags],
+        "mixedInstancesPolicy": {
+            "instancesDistribution": {"onDemandBaseCapacity": base, "onDemandPercentageAboveBaseCapacity": percentage},
+            "launchTemplate": {**spec, "overrides": [override]}}}, dependencies)
+
+
+TEMPLATE = resource("template", "aws:ec2/launchTemplate:LaunchTemplate", {"blockDeviceMappings": [
+    {"deviceName": "/dev/xvda", "ebs": {"volumeSize": 200, "volumeType": "gp3", "iops": 6000, "throughput": 250}},
+    {"deviceName": "/dev/xvdb", "ebs": {"volumeSize": 100}}, {"deviceName": "/dev/xvdc", "ebs": {}}]},
+    id_="lt-0123")
+CATALOGUE = [
+    TEMPLATE,
+    resource("gp3", "aws:ebs/volume:Volume", {"type": "gp3", "size": 100, "availabilityZone": "us-east-1a"}),
+    resource("io2", "aws:ebs/volume:Volume", {"type": "io2", "size": 200, "iops": 10000}),
+    resource("default-type", "aws:ebs/volume:Volume", {"size": 50}),
+    resource("st9", "aws:ebs/volume:Volume", {"type": "st9", "size": 50}),
+    resource("size-unknown", "aws:ebs/volume:Volume", {"type": "gp3", "size": UNKNOWN}),
+    resource("instance", "aws:ec2/instance:Instance", {"instanceType": "m7i.large"}),
+    resource("instance-unpriced", "aws:ec2/instance:Instance", {"instanceType": "zz9.large"}),
+    resource("instance-unknown", "aws:ec2/instance:Instance", {"instanceType": UNKNOWN}),
+    resource("gateway-endpoint", "aws:ec2/vpcEndpoint:VpcEndpoint", {"vpcEndpointType": "Gateway"}),
+    resource("default-endpoint", "aws:ec2/vpcEndpoint:VpcEndpoint", {}),
+    resource("interface-endpoint", "aws:ec2/vpcEndpoint:VpcEndpoint",
+             {"vpcEndpointType": "Interface", "subnetIds": ["a", "b", "c"]}),
+    resource("cluster-service", "kubernetes:core/v1:Service", {"spec": {"type": "ClusterIP"}}),
+    resource("lb-service", "kubernetes:core/v1:Service", {"spec": {"type": "LoadBalancer"}}),
+    resource("nat", "aws:ec2/natGateway:NatGateway", {"tags": {EXPECTED_GB_TAG: "1000"}}),
+    resource("nat-untagged", "aws:ec2/natGateway:NatGateway", {}),
+    resource("nat-negative", "aws:ec2/natGateway:NatGateway", {"tags": {EXPECTED_GB_TAG: "-5"}}),
+    resource("nat-unreadable", "aws:ec2/natGateway:NatGateway", {"tags": {EXPECTED_GB_TAG: "lots"}}),
+    resource("logs", "aws:cloudwatch/logGroup:LogGroup", {"tags": {EXPECTED_GB_TAG: "20"}}),
+    resource("eip", "aws:ec2/eip:Eip", {}),
+    resource("lb", "aws:lb/loadBalancer:LoadBalancer", {}),
+    resource("key", "aws:kms/key:Key", {}),
+    resource("attachment", "aws:ec2transitgateway/vpcAttachment:VpcAttachment", {}),
+    resource("eks-standard", "aws:eks/cluster:Cluster", {"version": "1.35"}),
+    resource("eks-extended", "aws:eks/cluster:Cluster", {"version": "1.33"}),
+    resource("eks-unlisted", "aws:eks/cluster:Cluster", {"version": "1.99"}),
+    resource("eks-unknown", "aws:eks/cluster:Cluster", {"version": UNKNOWN}),
+    resource("nodes", "aws:eks/nodeGroup:NodeGroup",
+             {"scalingConfig": {"desiredSize": 3}, "instanceTypes": ["m7i.xlarge"]}, ["urn:template"]),
+    resource("nodes-by-id", "aws:eks/nodeGroup:NodeGroup",
+             {"scalingConfig": {"desiredSize": 2}, "instanceTypes": ["m7i.xlarge"], "launchTemplate": {"id": "lt-0123"}}),
+    resource("nodes-bare", "aws:eks/nodeGroup:NodeGroup", {"scalingConfig": {"desiredSize": 1}}),
+    resource("ebs-class", "kubernetes:storage.k8s.io/v1:StorageClass", {
+        "metadata": {"name": "fast"}, "provisioner": "ebs.csi.aws.com",
+        "parameters": {"type": "gp3", "iops": "4000", "throughput": "250"}}),
+    resource("local-class", "kubernetes:storage.k8s.io/v1:StorageClass", {
+        "metadata": {"name": "nvme"}, "provisioner": "kubernetes.io/no-provisioner"}),
+    *[resource(f"claim-{size}", "kubernetes:core/v1:PersistentVolumeClaim", {
+        "metadata": {"name": "c"}, "spec": {"storageClassName": "fast", "resources": {"requests": {"storage": size}}}})
+      for size in ("100Gi", "1Ti", "512Mi", "2097152Ki", "53687091200", "2Pi")],
+    resource("claim-local", "kubernetes:core/v1:PersistentVolumeClaim",
+             {"spec": {"storageClassName": "nvme", "resources": {"requests": {"storage": "1Ti"}}}}),
+    resource("claim-bound", "kubernetes:core/v1:PersistentVolumeClaim",
+             {"spec": {"volumeName": "pv-1", "storageClassName": "fast"}}),
+    resource("claim-elsewhere", "kubernetes:core/v1:PersistentVolumeClaim",
+             {"spec": {"storageClassName": "team-class", "resources": {"requests": {"storage": "10Gi"}}}}),
+    resource("claim-platform", "kubernetes:core/v1:PersistentVolumeClaim",
+             {"spec": {"storageClassName": "platform-io2", "resources": {"requests": {"storage": "64Gi"}}}}),
+    asg("group-on-demand", 8, 8, 100, dependencies=["urn:template"]),
+    asg("group-spot", 10, 2, 20, tags=[(EXPECTED_SPOT_TAG, "0.300000")], template_id="lt-0123"),
+    asg("group-reserved", 6, 6, 100, tags=[(HOLDINGS_TAG, "g6.xlarge=4@0.507000")]),
+    asg("group-weighted", 8, 0, 50, tags=[(EXPECTED_SPOT_TAG, "1.200000")], weight="4"),
+    asg("group-spot-untagged", 10, 0, 0),
+    resource("group-plain", "aws:autoscaling/group:Group", {"desiredCapacity": 2}),
+    asg("group-unknown-size", UNKNOWN, 0, 100),
+]
+PLATFORM_CLASSES = {"platform-io2": {"type": "io2", "iops": "64000"}}
+
+
+def pricer_table() -> dict:
+    cost = estimate(CATALOGUE, catalog_for("us-east-1"), on=date(2026, 12, 1), storage_classes=PLATFORM_CLASSES)
+    return {"monthly_usd_worst_case": cost.monthly_usd, "monthly_usd_expected": cost.expected_monthly_usd,
+            "lines": {line.urn: {"monthly_usd": line.monthly_usd, "expected_usd": line.expected_usd, "basis": line.basis}
+                      for line in cost.lines}}
+
+
+def test_every_pricer_matches_its_golden_lines():
+    table = pricer_table()
+    if os.environ.get("UPDATE_GOLDEN"):
+        GOLDEN.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
+    assert table == json.loads(GOLDEN.read_text()), f"regenerate: UPDATE_GOLDEN=1 pytest {__file__}"
+
+
+def test_the_catalogue_reaches_every_priced_type():
+    from components.cost.estimate import PRICERS
+    priced = {r.type for r in CATALOGUE}
+    assert set(PRICERS) <= priced
+    assert {"aws:autoscaling/group:Group", "aws:eks/cluster:Cluster", "aws:eks/nodeGroup:NodeGroup",
+            "kubernetes:core/v1:PersistentVolumeClaim"} <= priced
+
+
+@pytest.mark.parametrize("name, expected", [("claim-100Gi", 100), ("claim-1Ti", 1024), ("claim-512Mi", 0.5),
+                                            ("claim-2097152Ki", 2), ("claim-53687091200", 50), ("claim-2Pi", 2 * 2**20)])
+def test_a_claims_size_is_read_in_every_binary_unit(name, expected):
+    (line,) = [line for line in estimate(CATALOGUE, catalog_for("us-east-1"), on=date(2026, 12, 1)).lines
+               if line.urn == f"urn:{name}"]
+    assert f"gp3 {expected:g} GiB" in line.basis
