@@ -18,7 +18,7 @@ class GateInputError(Exception):
 
 
 def window_hours(text: str) -> int:
-    match = WINDOW.match(text)
+    match = WINDOW.fullmatch(text)  # not .match: "7d\n" is no window
     hours = int(match.group(1)) * (24 if match.group(2) == "d" else 1) if match else 0
     if not 1 <= hours <= MAX_WINDOW_HOURS:
         raise GateInputError(f"--window = {text!r}: allowed: 1h to 30d, such as 7d or 36h")
