@@ -31,7 +31,7 @@ PACKAGES = {
                  ["tests/components/capacity", "tests/bench/test_replay_capacity.py", "tests/policies/test_spot_plans.py",
                   "tests/infra/test_capacity.py"]),
     "cost": (["components/cost/estimate.py", "components/cost/gate.py"],
-             ["tests/components/capacity/test_mix_pricing.py", "tests/components/cost/test_estimate_tables.py",
+             ["tests/components/capacity/test_mix_pricing.py", "tests/components/cost",
               "tests/policies/test_unknowns.py", "tests/policies/test_spot_plans.py", "tests/policies/test_rules.py",
               "tests/infra/test_estimate_coverage.py", "tests/seedance/test_cost_gate.py"]),
     "plan-reading": (["components/plan/*"],
