@@ -32,6 +32,7 @@ from components.serving.triton import TritonServing
 from components.tenancy.tenants import TenantCostLabels, TenantGuards, TenantSpace
 from components.stack.config import check_stack_env
 from components.stack.program import config_errors_as_run_errors, load_from_pulumi
+from components.stack.capacity import RunMode
 from components.stack.contract import platform_contract
 from components.stack.derivation import derive, stack_reports
 from components.stack.placeholders import refuse_placeholders
@@ -51,7 +52,7 @@ with config_errors_as_run_errors():
     if not offline:
         refuse_placeholders(config)  # an offline plan lists them instead
     derived = derive(config, pulumi.get_stack(), zones, STACKS_DIR, datetime.now(timezone.utc),
-                     live=None if offline else LivePriceSource(), offline=offline)
+                     RunMode.offline_plan() if offline else RunMode(live=LivePriceSource()))
 capacity = derived.capacity
 tags = config.resource_tags
 name = config.cluster_name

@@ -32,7 +32,7 @@ from components.serving.capacity import table_lines
 from components.cost.gate import GateInputError
 from components.monitoring.sizing import cost_loop_monthly_usd
 from seedance_client.publishing import PublishError
-from components.stack.capacity import table_zones
+from components.stack.capacity import RunMode, table_zones
 from components.stack.config import PROJECT
 from components.stack.derivation import account_steps, capacity_report, checkpoint_decision, derive
 from components.stack.placeholders import placeholders
@@ -87,7 +87,7 @@ def _derived_sections(args: argparse.Namespace, plan: Plan) -> list[list[str]]:
         return [_cost_section(plan)]
     project, config = load_stack(args.program, args.stack, args.stack_file)
     now = datetime.now(timezone.utc)
-    derived = derive(config, args.stack, table_zones(config), project.stack_config_dir, now, offline=True)
+    derived = derive(config, args.stack, table_zones(config), project.stack_config_dir, now, RunMode.offline_plan())
     warning = kubernetes_version(config.cluster.kubernetes_version).warning(now.date())
     storage = derived.checkpoint.lines() if derived.checkpoint else []
     egress = report_lines(derived.egress) if derived.egress else [f"  no egress estimate: {derived.egress_problem}"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Sequence
+from typing import Literal, Sequence
 
 from components.catalog.regions import regions
 from components.pricing.live import LivePriceSource
@@ -212,11 +212,28 @@ def stack_holdings(config: StackConfig, lock: CapacityLock | None, live: LivePri
     return _lock_holdings(lock) if lock else []
 
 
+@dataclass(frozen=True)
+class RunMode:
+    """How a run meets the world, injected by whoever runs the program: where live prices come from
+    (`live`: the AWS APIs, for `source: live`; None: nowhere), and what a missing capacity lock or an
+    unpinned node image means: refused (a deployment: the default) or decided from the snapshot and
+    listed (an offline plan, which says so)."""
+
+    live: LivePriceSource | None = None
+    without_lock: Literal["refuse", "decide_from_snapshot"] = "refuse"
+    unpinned_images: Literal["refuse", "list"] = "refuse"
+
+    @classmethod
+    def offline_plan(cls) -> "RunMode":
+        """Pulumi's mock runtime (`seedance plan`, tests): no AWS call, and what a deployment would refuse
+        is planned and shown instead."""
+        return cls(None, "decide_from_snapshot", "list")
+
+
 def program_capacity(config: StackConfig, stack: str, zones: Sequence[str], stacks_dir: Path,
-                     now: datetime, live: LivePriceSource | None = None, offline: bool = False) -> ProgramCapacity:
-    """The plans the program deploys (spot only while the budget breaker is on). `live` answers for
-    `source: live`; an offline run has none and may plan without a lock."""
-    capacity = _decided_capacity(config, stack, zones, stacks_dir, now, live, offline)
+                     now: datetime, mode: RunMode = RunMode()) -> ProgramCapacity:
+    """The plans the program deploys (spot only while the budget breaker is on)."""
+    capacity = _decided_capacity(config, stack, zones, stacks_dir, now, mode)
     if config.capacity.budget_breaker:
         capacity.plans = {name: spot_only(plan) for name, plan in capacity.plans.items()}
         capacity.origin += "; budget breaker on: spot only"
@@ -224,7 +241,7 @@ def program_capacity(config: StackConfig, stack: str, zones: Sequence[str], stac
 
 
 def _decided_capacity(config: StackConfig, stack: str, zones: Sequence[str], stacks_dir: Path,
-                      now: datetime, live: LivePriceSource | None, offline: bool) -> ProgramCapacity:
+                      now: datetime, mode: RunMode) -> ProgramCapacity:
     """The plans from the lock or a decision."""
     if not config.gpu_node_groups:
         return ProgramCapacity({}, "no GPU node groups")
@@ -242,22 +259,22 @@ def _decided_capacity(config: StackConfig, stack: str, zones: Sequence[str], sta
                               f"{'; '.join(problems)}; run `{decide_command}` and commit the lock")
         return ProgramCapacity({r.name: lock.plans()[r.name] for r in requests},
                                f"lock {path.name}, updated {lock.updated_at:%Y-%m-%d %H:%M}Z")
-    if source == "lock" and not offline:
+    if source == "lock" and mode.without_lock == "refuse":
         raise ConfigError(f"capacity lock {path} is missing and {PROJECT}:capacity.source is lock: "
                           f"run `{decide_command}` and commit the lock")
 
     current = lock.plans() if lock else {}
     fallbacks = fallback_sources(lock)
-    use_live = source == "live" and not offline and live is not None
+    use_live = source == "live" and mode.live is not None
     if use_live:
-        sources = [live, *fallbacks]
+        sources = [mode.live, *fallbacks]
         origin = "decided now from live AWS prices"
     else:
         sources = [snapshot, *([LockPriceSource(lock)] if lock else [])]
         origin = {"lock": f"no lock {path.name}: decided from the bundled price snapshot (offline plan)",
                   "live": "offline: live prices replaced by the bundled price snapshot",
                   "snapshot": "decided from the bundled price snapshot"}[source]
-    holdings = stack_holdings(config, lock, live if use_live else None)
+    holdings = stack_holdings(config, lock, mode.live if use_live else None)
     stack_decision = decide_stack(config, zones, sources, holdings, current, now)
     notes = f" ({'; '.join(stack_decision.notes)})" if stack_decision.notes else ""
     return ProgramCapacity(stack_decision.plans(), origin + notes, stack_decision.decisions)

@@ -20,10 +20,9 @@ from components.monitoring.sizing import SeriesEstimate, series_estimate
 from components.compute.node_images import NodeImageError, images_path, pinned_images, read_node_images
 from components.catalog.instance_types import gpu_instance_type
 from components.network.egress import EgressReport, EndpointLayout, egress_report, report_lines
-from components.pricing.live import LivePriceSource
 from components.pricing.prices import PriceSourceError, SnapshotPriceSource
 from components.serving.capacity import GroupCapacity, ServingDemand, group_capacity, table_lines
-from components.stack.capacity import ProgramCapacity, program_capacity
+from components.stack.capacity import ProgramCapacity, RunMode, program_capacity
 from components.stack.config import StackConfig, field_error
 from components.storage.checkpoint_sizing import SizingDecision, size_checkpoint_volume
 
@@ -53,7 +52,7 @@ class StackDerivation:
 
 
 def derive(config: StackConfig, stack: str, zones: Sequence[str], stacks_dir: Path, now: datetime,
-           live: LivePriceSource | None = None, offline: bool = False) -> StackDerivation:
+           mode: RunMode = RunMode()) -> StackDerivation:
     serving = serving_capacity(config)
     _check_serving_fits(config, serving)
     checkpoint = checkpoint_decision(config)
@@ -63,8 +62,8 @@ def derive(config: StackConfig, stack: str, zones: Sequence[str], stacks_dir: Pa
                                         SnapshotPriceSource().service_prices(config.region)), None
     except PriceSourceError as error:
         egress, problem = None, str(error)
-    capacity = program_capacity(config, stack, zones, stacks_dir, now, live=live, offline=offline)
-    images, unpinned = node_images(config, stack, stacks_dir, offline)
+    capacity = program_capacity(config, stack, zones, stacks_dir, now, mode)
+    images, unpinned = node_images(config, stack, stacks_dir, mode)
     return StackDerivation(tuple(zones), capacity, checkpoint, tuple(serving), layout, egress, problem, images,
                            tuple(unpinned), monitoring_series(config))
 
@@ -79,7 +78,8 @@ def monitoring_series(config: StackConfig) -> SeriesEstimate:
         namespaces=len(config.serving) + sum(len(t.namespaces) for t in config.tenants) + 12)
 
 
-def node_images(config: StackConfig, stack: str, stacks_dir: Path, offline: bool) -> tuple[dict[str, str], list[str]]:
+def node_images(config: StackConfig, stack: str, stacks_dir: Path,
+                mode: RunMode = RunMode()) -> tuple[dict[str, str], list[str]]:
     """The pinned GPU node images; a real run refuses a group whose image is not pinned (an offline
     plan reads the recommended one and lists it, as it lists placeholders)."""
     try:
@@ -87,7 +87,7 @@ def node_images(config: StackConfig, stack: str, stacks_dir: Path, offline: bool
                                          config.cluster.kubernetes_version, config.gpu_node_groups)
     except NodeImageError as error:
         raise field_error(FieldError("gpu_node_groups", "(node images)", str(error))) from None
-    if unpinned and not offline:
+    if unpinned and mode.unpinned_images == "refuse":
         raise field_error(FieldError("gpu_node_groups", "(node images)",
                                      f"no pinned image for {', '.join(unpinned)}: a GPU node image moves only when "
                                      f"the stack says so; run `seedance images pin --stack {stack}` and commit "

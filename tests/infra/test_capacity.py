@@ -4,6 +4,7 @@ from datetime import timedelta
 
 import pytest
 
+from components.stack.capacity import RunMode
 from components.capacity.lock import build_lock, lock_path, read_lock, render_lock
 from components.stack.capacity import decide_stack, program_capacity
 from components.stack.config import ConfigError
@@ -25,7 +26,7 @@ def test_a_real_run_without_the_lock_stops_with_the_command(tmp_path):
 
 
 def test_an_offline_plan_without_the_lock_decides_from_the_snapshot_and_says_so(tmp_path):
-    capacity = program_capacity(stack_config("prod"), "prod", ZONES, tmp_path, NOW, offline=True)
+    capacity = program_capacity(stack_config("prod"), "prod", ZONES, tmp_path, NOW, RunMode.offline_plan())
     assert capacity.origin.startswith("no lock capacity.prod.lock.json: decided from the bundled price snapshot")
     assert all(p.spot_types == () for p in capacity.plans.values())  # the snapshot has no spot prices
 
@@ -47,7 +48,7 @@ def test_a_lock_for_another_config_is_refused(tmp_path):
 
 def test_live_decides_now_against_the_lock(tmp_path):
     dev = stack_config("dev")
-    capacity = program_capacity(dev, "dev", ZONES, tmp_path, NOW, live=FakeLiveSource(0.3))
+    capacity = program_capacity(dev, "dev", ZONES, tmp_path, NOW, RunMode(live=FakeLiveSource(0.3)))
     assert capacity.origin == "decided now from live AWS prices"
     assert capacity.plans["batch"].spot_types and {d.rule for d in capacity.decisions} <= {"first-plan"}
 
@@ -89,7 +90,7 @@ def test_live_failure_keeps_the_locked_plans(tmp_path):
     zones = ("us-west-2a", "us-west-2b")  # dev's region
     lock = write_lock(tmp_path, dev, stack="dev", zones=zones)
     later = NOW + timedelta(hours=7)  # the lock's prices are past max_price_age by now
-    capacity = program_capacity(dev, "dev", zones, tmp_path, later, live=FakeLiveSource(fail="endpoint down"))
+    capacity = program_capacity(dev, "dev", zones, tmp_path, later, RunMode(live=FakeLiveSource(fail="endpoint down")))
     assert "live prices unavailable (endpoint down)" in capacity.origin
     assert capacity.plans == lock.plans()
     assert {d.rule for d in capacity.decisions} == {"keep:stale-prices"}

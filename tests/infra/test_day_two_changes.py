@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 import components.stack.derivation
+from components.stack.capacity import RunMode
 from components.compute.node_bootstrap import ami_ssm_parameter
 from components.compute.node_images import NodeImage, NodeImagesDocument, render_node_images
 from components.plan.diff import plan_diff
@@ -122,19 +123,19 @@ def test_a_tag_on_the_group_alone_replaces_nothing_a_stack_tag_rolls_at_pace(bas
 def test_a_real_run_refuses_an_unpinned_image_and_a_pin_for_another_version(tmp_path):
     config = stack_config("dev")
     with pytest.raises(ConfigError, match=r"no pinned image for al2023/x86_64, bottlerocket/x86_64.*seedance images pin"):
-        node_images(config, "dev", tmp_path, offline=False)
-    assert node_images(config, "dev", tmp_path, offline=True) == ({}, ["al2023/x86_64", "bottlerocket/x86_64"])
+        node_images(config, "dev", tmp_path, RunMode())
+    assert node_images(config, "dev", tmp_path, RunMode.offline_plan()) == ({}, ["al2023/x86_64", "bottlerocket/x86_64"])
     path = _images_file(tmp_path)
     (tmp_path / "node-images.dev.json").write_text(path.read_text().replace(config.cluster.kubernetes_version, "1.30"))
     with pytest.raises(ConfigError, match=r"kubernetes_version = '1.30'"):
-        node_images(config, "dev", tmp_path, offline=False)
+        node_images(config, "dev", tmp_path, RunMode())
     (tmp_path / "node-images.dev.json").write_text(path.read_text().replace("ami-0a1b2c3d4e5f60718", "ami-zz"))
     with pytest.raises(ConfigError, match=r"images.al2023/x86_64.image_id"):
-        node_images(config, "dev", tmp_path, offline=False)
+        node_images(config, "dev", tmp_path, RunMode())
     # An image pinned from another parameter (a hand edit, another family's) is not deployed.
     (tmp_path / "node-images.dev.json").write_text(path.read_text().replace("/amazon-linux-2023/", "/amazon-linux-2/"))
     with pytest.raises(ConfigError, match=r"images.al2023/x86_64.parameter"):
-        node_images(config, "dev", tmp_path, offline=False)
+        node_images(config, "dev", tmp_path, RunMode())
 
 
 def test_every_zonal_volume_has_a_group_that_launches_in_its_zone_alone(stack_plan):

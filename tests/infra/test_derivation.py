@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from components.stack.capacity import RunMode
 from components.stack.capacity import table_zones
 from components.stack.config import ConfigError
 from components.stack.derivation import derive, stack_reports
@@ -18,7 +19,7 @@ STACKS_DIR = Path(__file__).resolve().parents[2] / "stacks"
 def test_reports_are_the_same_on_another_day(stack):
     config = stack_config(stack)
     days = [datetime(2026, 12, 5, tzinfo=timezone.utc), datetime(2027, 3, 1, 7, 30, tzinfo=timezone.utc)]
-    reports = [stack_reports(config, stack, derive(config, stack, table_zones(config), STACKS_DIR, day, offline=True),
+    reports = [stack_reports(config, stack, derive(config, stack, table_zones(config), STACKS_DIR, day, RunMode.offline_plan()),
                              {}) for day in days]
     assert reports[0] == reports[1]
 
@@ -30,4 +31,4 @@ def test_a_profile_no_volume_meets_is_a_config_error_at_derivation():
         update={"profile": profile})})
     with pytest.raises(ConfigError, match=r"^invalid config seedance-gpu:storage\.checkpoints\.profile\."):
         derive(config.model_copy(update={"storage": storage}), "prod", table_zones(config), STACKS_DIR,
-               datetime.now(timezone.utc) + timedelta(days=1), offline=True)
+               datetime.now(timezone.utc) + timedelta(days=1), RunMode.offline_plan())

@@ -6,6 +6,7 @@ from datetime import datetime, timezone
 
 import pytest
 
+from components.stack.capacity import RunMode
 from components.cost.estimate import catalog_for, estimate
 from components.plan.resources import EXPECTED_GB_TAG, tags_of
 from components.stack.capacity import table_zones
@@ -25,7 +26,7 @@ def test_nat_addresses_data_logs_and_root_volumes_are_priced(plan_of, stack):
     gateways, addresses = by_type("aws:ec2/natGateway:NatGateway"), by_type("aws:ec2/eip:Eip")
     assert len(addresses) == len(gateways) >= 1
     assert all(a.monthly_usd == pytest.approx(730 * catalog.unit("public_ipv4_hour")) for a in addresses)
-    derived = derive(config, stack, table_zones(config), REPO / "stacks", datetime.now(timezone.utc), offline=True)
+    derived = derive(config, stack, table_zones(config), REPO / "stacks", datetime.now(timezone.utc), RunMode.offline_plan())
     processed = derived.egress.nat_gb / len(gateways)
     for line in gateways:
         assert line.monthly_usd == pytest.approx(730 * catalog.unit("nat_gateway_hour")
