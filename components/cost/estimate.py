@@ -213,11 +213,21 @@ def _log_group(resource: PlanResource, catalog: PriceCatalog) -> tuple[float, st
                                                                "assumption; storage not included)")
 
 
-def _fixed(service: str, basis: str) -> Callable[[PlanResource, PriceCatalog], tuple[float, str]]:
-    def price(_resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
-        value = catalog.unit(service)
-        return (value if service.endswith("_month") else value * HOURS_PER_MONTH), basis
-    return price
+# Priced by the month or the hour at one unit price, whatever the resource's inputs: (price, basis).
+FIXED: dict[str, tuple[str, str]] = {
+    ELASTIC_IP: ("public_ipv4_hour", "public IPv4 address (a NAT gateway's), billed in use or idle"),
+    LOAD_BALANCER: ("load_balancer_hour", "load balancer hours (LCUs not included)"),
+    KMS_KEY: ("kms_key_month", "customer managed key (requests not included)"),
+    # Billed to the VPC's owner per attachment-hour; the deployer's traffic through it is small.
+    TRANSIT_GATEWAY_ATTACHMENT: ("transit_gateway_attachment_hour",
+                                 "Transit Gateway attachment hours (data processed not included)"),
+}
+
+
+def _fixed(resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
+    service, basis = FIXED[resource.type]
+    value = catalog.unit(service)
+    return (value if service.endswith("_month") else value * HOURS_PER_MONTH), basis
 
 
 PRICERS: dict[str, Callable[..., tuple[float, str]]] = {
@@ -227,12 +237,7 @@ PRICERS: dict[str, Callable[..., tuple[float, str]]] = {
     K8S_SERVICE: _service,
     NAT_GATEWAY: _nat_gateway,
     LOG_GROUP: _log_group,
-    ELASTIC_IP: _fixed("public_ipv4_hour", "public IPv4 address (a NAT gateway's), billed in use or idle"),
-    LOAD_BALANCER: _fixed("load_balancer_hour", "load balancer hours (LCUs not included)"),
-    KMS_KEY: _fixed("kms_key_month", "customer managed key (requests not included)"),
-    # Billed to the VPC's owner per attachment-hour; the deployer's traffic through it is small.
-    TRANSIT_GATEWAY_ATTACHMENT: _fixed("transit_gateway_attachment_hour",
-                                       "Transit Gateway attachment hours (data processed not included)"),
+    **{resource_type: _fixed for resource_type in FIXED},
 }
 
 

@@ -129,3 +129,19 @@ def test_a_claims_size_is_read_in_every_binary_unit(name, expected):
     (line,) = [line for line in estimate(CATALOGUE, catalog_for("us-east-1"), on=date(2026, 12, 1)).lines
                if line.urn == f"urn:{name}"]
     assert f"gp3 {expected:g} GiB" in line.basis
+
+
+def test_the_estimate_as_json_is_what_seedance_check_prints():
+    cost = estimate([r for r in CATALOGUE if r.name in ("template", "gp3", "group-spot", "st9")], catalog_for("us-east-1"),
+                    on=date(2026, 12, 1))
+    document = cost.to_json()
+    assert document["monthly_usd"] == cost.monthly_usd == 6323.04
+    assert document["expected_monthly_usd"] == cost.expected_monthly_usd == 3964.61
+    assert document["resources"] == [
+        {"urn": "urn:gp3", "type": "aws:ebs/volume:Volume", "monthly_usd": 8.0, "basis": "gp3 100 GiB"},
+        {"urn": "urn:st9", "type": "aws:ebs/volume:Volume", "monthly_usd": None,
+         "basis": "unknown: no price for EBS volume type st9"},
+        {"urn": "urn:group-spot", "type": "aws:autoscaling/group:Group", "monthly_usd": 6315.04,
+         "expected_usd": 3956.61, "basis": document["resources"][2]["basis"]}]
+    assert cost.total("worst_case") == 6323.04 and cost.total("expected") == 3964.61
+    assert [line.urn for line in cost.unknown] == ["urn:st9"]
