@@ -111,3 +111,45 @@ def test_the_verdict_at_the_threshold():
 def test_no_requests_cannot_be_judged(requests):
     with pytest.raises(GateInputError, match="no successful requests in the window"):
         judge(1.0, requests, 1.0)
+
+
+def test_the_refusals_say_the_whole_of_what_to_do():
+    """The lines a release engineer reads, whole: what is wrong and what to do about it."""
+    with pytest.raises(GateInputError) as missing:
+        allocation_cost(answer({"other": {"totalCost": 1, "minutes": 60}}), "ns", 1)
+    assert str(missing.value) == ("OpenCost holds no cost for namespace ns in the window (is the set deployed, and "
+                                  "OpenCost running as long as the window?)")
+    with pytest.raises(GateInputError) as short:
+        allocation_cost(answer({"ns": {"totalCost": 1, "minutes": 60}}), "ns", 2)
+    assert str(short.value) == ("OpenCost holds 1 h of the 2 h window for ns (its history is Prometheus's: "
+                                "monitoring.retention_hours, and none before its last restart); judge a shorter --window")
+    with pytest.raises(GateInputError) as none:
+        instant_value(vector(), "q")
+    assert str(none.value) == ("Prometheus has no series for q (the set's requests are counted by Triton's "
+                               "nv_inference_request_success)")
+    with pytest.raises(GateInputError) as empty:
+        judge(1.0, 0.0, 1.0)
+    assert str(empty.value) == "no successful requests in the window: the cost per request cannot be judged"
+
+
+def test_a_long_answer_is_quoted_cut_to_its_first_characters():
+    long = {"code": 500, "body": "x" * 500}
+    with pytest.raises(GateInputError) as opencost:
+        allocation_cost(long, "ns", 1)
+    assert str(opencost.value) == f"OpenCost answered {str(long)[:120]!r}, not an allocation result (code 200, data)"
+    with pytest.raises(GateInputError) as prometheus:
+        instant_value(long, "q")
+    assert str(prometheus.value) == f"Prometheus answered {str(long)[:120]!r} to q, not a vector"
+    odd = {"status": "success", "data": {"resultType": "vector", "result": [{"metric": {"x": "y" * 300}}]}}
+    with pytest.raises(GateInputError) as value:
+        instant_value(odd, "q")
+    assert str(value.value) == f"Prometheus's value for q is not a number: {odd['data']['result'][0]!r}"[:200]
+
+
+def test_an_entry_that_is_not_a_mapping_is_refused_as_no_cost():
+    with pytest.raises(GateInputError, match="OpenCost's totalCost for ns is None, not a cost"):
+        allocation_cost(answer({"ns": "1.0"}), "ns", 1)
+
+
+def test_fewer_than_one_request_is_still_judged():
+    assert judge(1.0, 0.5, 5000.0).usd_per_1000 == 2000.0
