@@ -38,6 +38,7 @@ def asg(name, desired, base, percentage, tags=(), dependencies=(), template_id=N
 
 TEMPLATE = resource("template", "aws:ec2/launchTemplate:LaunchTemplate", {"blockDeviceMappings": [
     {"deviceName": "/dev/xvda", "ebs": {"volumeSize": 200, "volumeType": "gp3", "iops": 6000, "throughput": 250}},
+    {"deviceName": "/dev/xvde", "ebs": {"volumeSize": 20, "volumeType": "io2", "iops": 3000}},
     {"deviceName": "/dev/xvdb", "ebs": {"volumeSize": 100}}, {"deviceName": "/dev/xvdc", "ebs": {}}]},
     id_="lt-0123")
 CATALOGUE = [
@@ -45,11 +46,15 @@ CATALOGUE = [
     resource("gp3", "aws:ebs/volume:Volume", {"type": "gp3", "size": 100, "availabilityZone": "us-east-1a"}),
     resource("io2", "aws:ebs/volume:Volume", {"type": "io2", "size": 200, "iops": 10000}),
     resource("default-type", "aws:ebs/volume:Volume", {"size": 50}),
+    resource("gp3-fast", "aws:ebs/volume:Volume", {"type": "gp3", "size": 100, "iops": 5000, "throughput": 500}),
+    resource("no-size", "aws:ebs/volume:Volume", {"type": "gp3"}),
+    resource("unreadable-size", "aws:ebs/volume:Volume", {"type": "gp3", "size": "big"}),
     resource("st9", "aws:ebs/volume:Volume", {"type": "st9", "size": 50}),
     resource("size-unknown", "aws:ebs/volume:Volume", {"type": "gp3", "size": UNKNOWN}),
     resource("instance", "aws:ec2/instance:Instance", {"instanceType": "m7i.large"}),
     resource("instance-unpriced", "aws:ec2/instance:Instance", {"instanceType": "zz9.large"}),
     resource("instance-unknown", "aws:ec2/instance:Instance", {"instanceType": UNKNOWN}),
+    resource("instance-untyped", "aws:ec2/instance:Instance", {}),
     resource("gateway-endpoint", "aws:ec2/vpcEndpoint:VpcEndpoint", {"vpcEndpointType": "Gateway"}),
     resource("default-endpoint", "aws:ec2/vpcEndpoint:VpcEndpoint", {}),
     resource("interface-endpoint", "aws:ec2/vpcEndpoint:VpcEndpoint",
@@ -69,21 +74,30 @@ CATALOGUE = [
     resource("eks-extended", "aws:eks/cluster:Cluster", {"version": "1.33"}),
     resource("eks-unlisted", "aws:eks/cluster:Cluster", {"version": "1.99"}),
     resource("eks-unknown", "aws:eks/cluster:Cluster", {"version": UNKNOWN}),
+    resource("eks-unversioned", "aws:eks/cluster:Cluster", {}),
     resource("nodes", "aws:eks/nodeGroup:NodeGroup",
              {"scalingConfig": {"desiredSize": 3}, "instanceTypes": ["m7i.xlarge"]}, ["urn:template"]),
     resource("nodes-by-id", "aws:eks/nodeGroup:NodeGroup",
              {"scalingConfig": {"desiredSize": 2}, "instanceTypes": ["m7i.xlarge"], "launchTemplate": {"id": "lt-0123"}}),
     resource("nodes-bare", "aws:eks/nodeGroup:NodeGroup", {"scalingConfig": {"desiredSize": 1}}),
+    resource("nodes-no-template", "aws:eks/nodeGroup:NodeGroup",
+             {"scalingConfig": {"desiredSize": 2}, "instanceTypes": ["m7i.xlarge"], "launchTemplate": {"id": "lt-none"}}),
+    resource("nodes-unsized", "aws:eks/nodeGroup:NodeGroup", {"scalingConfig": {}, "instanceTypes": ["m7i.xlarge"]}),
+    resource("unnamed-class", "kubernetes:storage.k8s.io/v1:StorageClass", {
+        "metadata": {"name": UNKNOWN}, "provisioner": "ebs.csi.aws.com", "parameters": {"type": "io2"}}),
     resource("ebs-class", "kubernetes:storage.k8s.io/v1:StorageClass", {
         "metadata": {"name": "fast"}, "provisioner": "ebs.csi.aws.com",
         "parameters": {"type": "gp3", "iops": "4000", "throughput": "250"}}),
     resource("local-class", "kubernetes:storage.k8s.io/v1:StorageClass", {
-        "metadata": {"name": "nvme"}, "provisioner": "kubernetes.io/no-provisioner"}),
+        "metadata": {"name": "nvme"}, "provisioner": "kubernetes.io/no-provisioner", "parameters": {"type": "io2"}}),
     *[resource(f"claim-{size}", "kubernetes:core/v1:PersistentVolumeClaim", {
         "metadata": {"name": "c"}, "spec": {"storageClassName": "fast", "resources": {"requests": {"storage": size}}}})
       for size in ("100Gi", "1Ti", "512Mi", "2097152Ki", "53687091200", "2Pi")],
     resource("claim-local", "kubernetes:core/v1:PersistentVolumeClaim",
              {"spec": {"storageClassName": "nvme", "resources": {"requests": {"storage": "1Ti"}}}}),
+    resource("claim-classless", "kubernetes:core/v1:PersistentVolumeClaim",
+             {"spec": {"resources": {"requests": {"storage": "10Gi"}}}}),
+    resource("claim-unsized", "kubernetes:core/v1:PersistentVolumeClaim", {"spec": {"storageClassName": "fast"}}),
     resource("claim-bound", "kubernetes:core/v1:PersistentVolumeClaim",
              {"spec": {"volumeName": "pv-1", "storageClassName": "fast"}}),
     resource("claim-elsewhere", "kubernetes:core/v1:PersistentVolumeClaim",
@@ -95,6 +109,13 @@ CATALOGUE = [
     asg("group-reserved", 6, 6, 100, tags=[(HOLDINGS_TAG, "g6.xlarge=4@0.507000")]),
     asg("group-weighted", 8, 0, 50, tags=[(EXPECTED_SPOT_TAG, "1.200000")], weight="4"),
     asg("group-spot-untagged", 10, 0, 0),
+    asg("group-weighted-cheap", 8, 0, 50, tags=[(EXPECTED_SPOT_TAG, "0.400000")], weight="4",
+        dependencies=["urn:template"]),
+    asg("group-reserved-spot", 10, 4, 50, tags=[(HOLDINGS_TAG, "g6.xlarge=2@0.400000"), (EXPECTED_SPOT_TAG, "0.2")]),
+    resource("group-unsized", "aws:autoscaling/group:Group", {"mixedInstancesPolicy": {
+        "instancesDistribution": {"onDemandBaseCapacity": 0}, "launchTemplate": {"overrides": [{"instanceType": "g6.xlarge"}]}}}),
+    resource("group-no-overrides", "aws:autoscaling/group:Group", {"desiredCapacity": 2, "mixedInstancesPolicy": {
+        "instancesDistribution": {"onDemandBaseCapacity": 2}, "launchTemplate": {"overrides": []}}}),
     resource("group-plain", "aws:autoscaling/group:Group", {"desiredCapacity": 2}),
     asg("group-unknown-size", UNKNOWN, 0, 100),
 ]
@@ -135,13 +156,31 @@ def test_the_estimate_as_json_is_what_seedance_check_prints():
     cost = estimate([r for r in CATALOGUE if r.name in ("template", "gp3", "group-spot", "st9")], catalog_for("us-east-1"),
                     on=date(2026, 12, 1))
     document = cost.to_json()
-    assert document["monthly_usd"] == cost.monthly_usd == 6323.04
-    assert document["expected_monthly_usd"] == cost.expected_monthly_usd == 3964.61
+    assert document["monthly_usd"] == cost.monthly_usd == 8298.04
+    assert document["expected_monthly_usd"] == cost.expected_monthly_usd == 5939.61
     assert document["resources"] == [
         {"urn": "urn:gp3", "type": "aws:ebs/volume:Volume", "monthly_usd": 8.0, "basis": "gp3 100 GiB"},
         {"urn": "urn:st9", "type": "aws:ebs/volume:Volume", "monthly_usd": None,
          "basis": "unknown: no price for EBS volume type st9"},
-        {"urn": "urn:group-spot", "type": "aws:autoscaling/group:Group", "monthly_usd": 6315.04,
-         "expected_usd": 3956.61, "basis": document["resources"][2]["basis"]}]
-    assert cost.total("worst_case") == 6323.04 and cost.total("expected") == 3964.61
+        {"urn": "urn:group-spot", "type": "aws:autoscaling/group:Group", "monthly_usd": 8290.04,
+         "expected_usd": 5931.61, "basis": document["resources"][2]["basis"]}]
+    assert cost.total("worst_case") == 8298.04 and cost.total("expected") == 5939.61
     assert [line.urn for line in cost.unknown] == ["urn:st9"]
+
+
+@pytest.mark.parametrize("on, support", [(date(2026, 12, 1), "extended"), (date(2027, 8, 1), None)])
+def test_a_control_plane_past_extended_support_is_not_priced(on, support):
+    (line,) = estimate([resource("eks", "aws:eks/cluster:Cluster", {"version": "1.33"})], catalog_for("us-east-1"),
+                       on=on).lines
+    if support:
+        assert line.basis == f"EKS control plane, Kubernetes 1.33 in {support} support on {on:%Y-%m-%d}"
+    else:
+        assert line.monthly_usd is None
+        assert line.basis == "unknown: Kubernetes 1.33 is past extended support on 2027-08-01: EKS upgrades the cluster"
+
+
+def test_the_estimate_prices_support_as_of_today_by_default():
+    from datetime import datetime, timezone
+    eks = [resource("eks", "aws:eks/cluster:Cluster", {"version": "1.35"})]
+    today = datetime.now(timezone.utc).date()
+    assert estimate(eks, catalog_for("us-east-1")).lines == estimate(eks, catalog_for("us-east-1"), on=today).lines
