@@ -1,3 +1,4 @@
+import os
 import tempfile
 from functools import cache
 from pathlib import Path
@@ -15,8 +16,18 @@ from tests.stacks import REPO, STACKS, stack_config
 
 
 
-@cache
+# Plans are cached for the session, once per mutant under mutation testing (scripts/mutation.py): mutmut
+# forks each mutant's run from a process that planned with the code unmutated.
+def _mutant() -> str | None:
+    return os.environ.get("MUTANT_UNDER_TEST")
+
+
 def _stack_plan(stack: str) -> Plan:
+    return _committed_plan(stack, _mutant())
+
+
+@cache
+def _committed_plan(stack: str, _mutant: str | None) -> Plan:
     plan, _header = offline_plan(stack, REPO / "infra", None)
     return plan
 
@@ -31,8 +42,12 @@ def plan_of():
     return _stack_plan
 
 
-@cache
 def _spot_stack_plan(stack: str) -> Plan:
+    return _spot_plan(stack, _mutant())
+
+
+@cache
+def _spot_plan(stack: str, _mutant: str | None) -> Plan:
     """The stack planned from a lock decided where spot costs 30 % of on-demand and every zone scores 9
     for placement: every group runs a spot mix (the committed stacks plan all on-demand offline)."""
     config = stack_config(stack)
