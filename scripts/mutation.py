@@ -27,9 +27,11 @@ REPO = Path(__file__).resolve().parents[1]
 # (Tests that run the policy engine end to end judge its agreement with `seedance check`, not a rule's
 # logic: they cover every function and would make every mutant cost half a minute.)
 PACKAGES = {
+    # The planner's own tests; those that plan whole stacks would re-plan them for every mutant (hours).
     "decision": (["components/capacity/*"],
-                 ["tests/components/capacity", "tests/bench/test_replay_capacity.py", "tests/policies/test_spot_plans.py",
-                  "tests/infra/test_capacity.py"]),
+                 ["tests/components/capacity/test_planner.py", "tests/components/capacity/test_planner_properties.py",
+                  "tests/components/capacity/test_mix.py", "tests/bench/test_replay_capacity.py",
+                  "tests/seedance/test_capacity_commands.py"]),
     "cost": (["components/cost/estimate.py", "components/cost/gate.py"],
              ["tests/components/capacity/test_mix_pricing.py", "tests/components/cost",
               "tests/policies/test_unknowns.py", "tests/policies/test_spot_plans.py", "tests/policies/test_rules.py",
