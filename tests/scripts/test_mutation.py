@@ -1,0 +1,33 @@
+"""The mutation script's reading of mutmut's results: a mutant is killed by any failure or timeout,
+survives when its tests pass or no test reaches it, and is not counted while it has not run."""
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def script():
+    spec = importlib.util.spec_from_file_location("mutation_script", REPO / "scripts" / "mutation.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_verdicts_per_module_from_mutmuts_result_files(tmp_path):
+    meta = tmp_path / "mutants" / "components" / "cost" / "gate.py.meta"
+    meta.parent.mkdir(parents=True)
+    meta.write_text(json.dumps({"exit_code_by_key": {"a": 1, "b": 0, "c": 33, "d": 36, "e": None, "f": 34, "g": -24}}))
+    verdicts = script().verdicts(tmp_path)
+    assert dict(verdicts["components/cost/gate.py"]) == {"killed": 3, "survived": 2, "not run": 2}
+
+
+def test_every_package_names_modules_and_tests_that_exist():
+    for package, (modules, tests) in script().PACKAGES.items():
+        for pattern in modules:
+            assert list(REPO.glob(pattern)), (package, pattern)
+        for path in tests:
+            assert (REPO / path).exists(), (package, path)
