@@ -1,0 +1,61 @@
+"""Reading a plan the policy SDK's way: a value unknown until apply raises where it is read, with its
+path, however it is reached (item, get, values, items, iteration, index, slice, `in`); a container
+without one is the plain container; the resource keeps everything but its inputs' wrapping."""
+
+import pytest
+
+from components.plan.resources import PlanResource
+from components.plan.unknowns import CheckingDict, CheckingList, UnknownValueError, as_read, checking
+
+UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # the engine's unknown string
+NUMBER = "3eeb2bf0-c639-47a8-9e75-3b44932eb421"
+
+
+def raised(read):
+    with pytest.raises(UnknownValueError) as error:
+        read()
+    return error.value
+
+
+def test_the_error_says_the_kind_and_the_path():
+    error = raised(lambda: checking({"a": {"b": [1, NUMBER]}})["a"]["b"][1])
+    assert (error.sentinel, error.path) == (NUMBER, ["a", "b", "1"])
+    assert error.message == str(error) == "number value at .a.b.1 can't be known during preview"
+
+
+@pytest.mark.parametrize("read", [
+    lambda d: d["x"], lambda d: d.get("x"), lambda d: d.values(), lambda d: d.items(),
+    lambda d: d["nested"]["y"], lambda d: d["nested"].values(), lambda d: d["nested"].items(),
+    lambda d: d["items"][1], lambda d: d["items"][-1], lambda d: d["items"][0:2], lambda d: list(d["items"]),
+    lambda d: "z" in d["items"], lambda d: d["items"][0]["k"],
+])
+def test_every_way_of_reading_an_unknown_raises(read):
+    document = checking({"x": UNKNOWN, "nested": {"y": UNKNOWN}, "items": [{"k": UNKNOWN}, UNKNOWN], "ok": 1})
+    assert isinstance(raised(lambda: read(document)), UnknownValueError)
+
+
+def test_known_values_beside_an_unknown_read_as_written():
+    document = checking({"x": UNKNOWN, "ok": 1, "plain": {"a": [1, 2]}, "items": [5, UNKNOWN, 7]})
+    assert isinstance(document, CheckingDict) and document["ok"] == 1 and document.get("missing", 9) == 9
+    assert document["plain"] == {"a": [1, 2]} and type(document["plain"]) is dict  # nothing to check inside
+    assert document["items"][0] == 5 and document["items"][-1] == 7 and document["items"][2] == 7
+    assert isinstance(document["items"], CheckingList) and document["items"] is document["items"]  # opened once
+    assert raised(lambda: document["items"][-2]).path == ["items", "1"]
+    assert raised(lambda: document["x"]).path == ["x"]
+
+
+def test_a_container_without_unknowns_is_returned_as_it_is():
+    plain = {"a": [1, {"b": "c"}]}
+    assert checking(plain) is plain and checking([1, 2]) == [1, 2] and checking("x") == "x"
+    wrapped = checking({"a": UNKNOWN})
+    assert checking(wrapped) is wrapped
+
+
+def test_as_read_keeps_the_resource_and_wraps_only_its_inputs():
+    resource = PlanResource("urn:a", "aws:ebs/volume:Volume", "a", {"size": UNKNOWN}, "urn:p", ("urn:d",), "vol-1")
+    read = as_read(resource)
+    assert (read.urn, read.type, read.name, read.parent, read.dependencies, read.id) == \
+        ("urn:a", "aws:ebs/volume:Volume", "a", "urn:p", ("urn:d",), "vol-1")
+    assert isinstance(read.props, CheckingDict)
+    known = PlanResource("urn:b", "aws:ebs/volume:Volume", "b", {"size": 1})
+    assert as_read(known) is known
