@@ -56,6 +56,17 @@ def _raise_if_unknown(value: Any, path: list[str], key: Any) -> Any:
 _MISSING = object()
 
 
+def _read_entry(container, key, value):
+    """One entry of a checking dict or list, as read: a dict or list through `checking`, once (kept for
+    the next read), anything else raising if it is unknown."""
+    if isinstance(value, (dict, list)):
+        opened = container._opened.get(key, _MISSING)
+        if opened is _MISSING:
+            opened = container._opened[key] = checking(value, [*container._path, str(key)])
+        return opened
+    return _raise_if_unknown(value, container._path, key)
+
+
 class CheckingDict(dict):
     """Built by `checking` around a dict with an unknown inside: reading an unknown raises, and a dict or
     list read from it is itself read through `checking` (when first read: rules read a few fields of
@@ -68,13 +79,7 @@ class CheckingDict(dict):
         self._path = path
         self._opened: dict = {}
 
-    def _read(self, key, value):
-        if isinstance(value, (dict, list)):
-            opened = self._opened.get(key, _MISSING)
-            if opened is _MISSING:
-                opened = self._opened[key] = checking(value, [*self._path, str(key)])
-            return opened
-        return _raise_if_unknown(value, self._path, key)
+    _read = _read_entry
 
     def __getitem__(self, key):
         return self._read(key, dict.__getitem__(self, key))
@@ -98,13 +103,7 @@ class CheckingList(list):
         self._path = path
         self._opened: dict = {}
 
-    def _read(self, index, value):
-        if isinstance(value, (dict, list)):
-            opened = self._opened.get(index, _MISSING)
-            if opened is _MISSING:
-                opened = self._opened[index] = checking(value, [*self._path, str(index)])
-            return opened
-        return _raise_if_unknown(value, self._path, index)
+    _read = _read_entry
 
     def __getitem__(self, index):
         if isinstance(index, slice):
