@@ -72,6 +72,12 @@ def load_enforcement(env: str) -> dict[str, Any]:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
+def fails_closed(env: str) -> bool:
+    """Whether the gate fails a mandatory rule that cannot decide on an unknown value (prod) or advises.
+    A plan the gate checks offline knows every value; one with unknowns is a preview's or an edited file."""
+    return env == STRICTEST_ENV
+
+
 def pack_enforcement(stack: str) -> dict[str, Any]:
     """The pack's own defaults for a stack: its environment's file, else the strictest one."""
     return load_enforcement(stack) or load_enforcement(STRICTEST_ENV)
@@ -129,9 +135,11 @@ def stack_findings(rule: Rule, resources: Sequence[PlanResource],
 
 
 def run_rules(rules: Sequence[Rule], resources: Sequence[PlanResource], enforcement: Mapping[str, Any],
-              extra_config: Mapping[str, Mapping[str, Any]] | None = None) -> list[Violation]:
+              extra_config: Mapping[str, Mapping[str, Any]] | None = None,
+              unknowns: Literal["advisory", "fail"] = "advisory") -> list[Violation]:
     """Violations as the engine would report them, including its advisory for a rule that read an
-    unknown at preview (the same wording, so both paths say the same)."""
+    unknown at preview (the same wording, so both paths say the same). `unknowns="fail"` (prod): a
+    mandatory rule that cannot decide fails closed, naming the value it could not read."""
     violations = []
     read = [as_read(r) for r in resources]  # once for every rule: rules only read
     for rule in rules:
@@ -141,7 +149,10 @@ def run_rules(rules: Sequence[Rule], resources: Sequence[PlanResource], enforcem
             continue
 
         def preview_advisory(urn: str | None, error: UnknownValueError) -> Violation:
-            return Violation(rule.name, "advisory", urn, preview_message(rule.name, PACK_NAME, PACK_VERSION, error),
+            closed = unknowns == "fail" and level == "mandatory"
+            return Violation(rule.name, "mandatory" if closed else "advisory", urn,
+                             preview_message(rule.name, PACK_NAME, PACK_VERSION, error)
+                             + ("; this environment fails closed on what it cannot check" if closed else ""),
                              rule.remediation, kind="preview")
 
         if rule.check_resource is not None:
@@ -188,7 +199,9 @@ def _resource(args: Any) -> PlanResource:
 
 @contextlib.contextmanager
 def _as_sdk_unknown():
-    """Inside the policy SDK, an unknown read is the SDK's own error: the SDK turns it into its advisory."""
+    """Inside the policy SDK, an unknown read is the SDK's own error: the SDK turns it into its advisory.
+    The pack never fails closed: `pulumi up` runs each policy again with the values known, before the
+    resource is created, so a fresh account's first preview (full of unknown ids) is not blocked."""
     from pulumi_policy.proxy import UnknownValueError as SdkUnknownValueError
 
     try:

@@ -20,7 +20,8 @@ from components.plan.document import PlanDocumentError, plan_document_resources
 from components.capacity.mix import HOLDINGS_TAG, holdings_from_tag
 from components.plan.resources import PlanResource, is_unknown, tags_of
 from components.stack.config import ENVIRONMENTS, PROJECT, StackConfig
-from policies.framework import CONFIG_DIR, PolicyConfigError, Violation, load_enforcement, run_rules
+from policies.expectations import stack_policy_config
+from policies.framework import CONFIG_DIR, fails_closed, PolicyConfigError, Violation, load_enforcement, run_rules
 from policies.rules import ALL_RULES
 from seedance.engine import STACK_REFERENCE, Plan, Secret
 from seedance.plan_output import asset_json
@@ -68,23 +69,18 @@ def resources_from_file(path: Path) -> tuple[list[PlanResource], str | None]:
     return resources, stack if isinstance(stack, str) else None
 
 
-def _stack_settings(args: argparse.Namespace) -> StackConfig | None:
-    """The seedance stack config, when the checked plan is of a seedance project's program."""
+def _stack_settings(args: argparse.Namespace, stack: str | None) -> StackConfig | None:
+    """The seedance stack config the plan is judged against, when the plan is of a seedance project's
+    program: --stack-file, else the project's file of the stack (the plan's stack for a plan file)."""
     try:
         project = find_project(args.program or Path.cwd())
     except StackFileError:
         return None
-    if project.name != PROJECT:
+    if project.name != PROJECT or stack is None:
         return None
-    return load_stack(args.program, args.stack, args.stack_file)[1]
-
-
-def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
-    """What the stack's own config says the rules need: its budget and region (one source of truth)."""
-    regional = {"region": config.region}
-    budget = {"monthly_budget_usd": config.budget.monthly_usd, "basis": config.budget.basis, **regional}
-    return {"budget-monthly-cost-limit": budget, "budget-monthly-cost-warn-near-budget": budget,
-            "aws-ebs-volume-disallow-gp2-io1": regional, "aws-ebs-volume-flag-overprovisioned-io2": regional}
+    if args.plan and args.stack_file is None and not project.stack_file(stack).exists():
+        return None
+    return load_stack(args.program, stack, args.stack_file)[1]
 
 
 # The rules that price the plan themselves: they take the storage classes a team's plan does not declare.
@@ -107,7 +103,8 @@ def check(resources: list[PlanResource], env: str, region: str, extra: dict[str,
     if storage_classes:  # the budget rules price a team's claims at its platform's classes too
         extra = {**(extra or {}), **{rule: {**(extra or {}).get(rule, {}), "storage_classes": storage_classes}
                                      for rule in BUDGET_RULES}}
-    violations = run_rules(ALL_RULES, resources, load_enforcement(env), extra)
+    violations = run_rules(ALL_RULES, resources, load_enforcement(env), extra,
+                           unknowns="fail" if fails_closed(env) else "advisory")
     try:
         cost = estimate(resources, catalog_for(region), storage_classes=storage_classes)
     except PriceSourceError as error:
@@ -173,10 +170,11 @@ def run(args: argparse.Namespace, offline_plan, stack_outputs) -> int:
     the engine)."""
     config, classes = None, {}
     if args.plan:
-        if args.stack or args.stack_file:
+        if args.stack:
             raise CheckInputError("give --stack (plan a stack and check it) or --plan (check a plan file), not both")
         resources, plan_stack = resources_from_file(args.plan)
         env = args.env or (plan_stack if plan_stack in ENVIRONMENTS else None)
+        config = _stack_settings(args, plan_stack if plan_stack in ENVIRONMENTS else env)
         if env is None:
             raise CheckInputError(f"{args.plan}: the plan's stack {plan_stack!r} is not an environment; give --env "
                                   f"({', '.join(ENVIRONMENTS)}) to choose whose rules apply")
@@ -187,7 +185,7 @@ def run(args: argparse.Namespace, offline_plan, stack_outputs) -> int:
         plan, _header = offline_plan(args.stack, args.program, args.stack_file)
         resources = plan_resources(plan)
         classes = referenced_storage_classes(resources, stack_outputs)
-        config = _stack_settings(args)
+        config = _stack_settings(args, args.stack)
         env = args.env or (config.env if config else args.stack if args.stack in ENVIRONMENTS else None)
         if env is None:
             raise CheckInputError(f"stack {args.stack!r} is not an environment; give --env ({', '.join(ENVIRONMENTS)}) "
@@ -243,7 +241,8 @@ def register(commands: argparse._SubParsersAction, run_check, run_diff) -> None:
     check = commands.add_parser("check", help="run the policy pack and the cost estimate over a plan")
     check.add_argument("--stack", help="plan this stack offline and check it")
     check.add_argument("--program", type=Path, help="Pulumi Python program directory (default: the project's main)")
-    check.add_argument("--stack-file", type=Path, help="use this stack config file instead of the project's")
+    check.add_argument("--stack-file", type=Path, help="use this stack config file instead of the project's (with "
+                       "--plan: the config the plan is judged against; default: the project's file of its stack)")
     check.add_argument("--plan", type=Path, metavar="FILE", help="check a plan JSON instead of running a program")
     check.add_argument("--env", choices=ENVIRONMENTS, help="enforcement levels to use (default: the stack's name)")
     check.add_argument("--format", choices=("text", "json", "markdown"), default="text")

@@ -11,6 +11,8 @@ EBS_VOLUME = "aws:ebs/volume:Volume"
 EC2_INSTANCE = "aws:ec2/instance:Instance"
 EKS_CLUSTER = "aws:eks/cluster:Cluster"
 EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+EKS_ACCESS_ENTRY = "aws:eks/accessEntry:AccessEntry"
+EKS_ACCESS_POLICY = "aws:eks/accessPolicyAssociation:AccessPolicyAssociation"
 KMS_KEY = "aws:kms/key:Key"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 LOAD_BALANCER = "aws:lb/loadBalancer:LoadBalancer"
@@ -61,15 +63,26 @@ POLICY_DOCUMENTS = {
     "aws:iam/rolePolicy:RolePolicy": ("policy", "identity"),
     "aws:iam/policy:Policy": ("policy", "identity"),
     KMS_KEY: ("policy", "resource"),
-    VPC_ENDPOINT: ("policy", "resource"),
+    VPC_ENDPOINT: ("policy", "endpoint"),
     "aws:s3/bucketPolicy:BucketPolicy": ("policy", "resource"),
     "aws:sqs/queuePolicy:QueuePolicy": ("policy", "resource"),
     "aws:sns/topicPolicy:TopicPolicy": ("policy", "resource"),
+    "aws:kms/keyPolicy:KeyPolicy": ("policy", "resource"),
+    "aws:ecr/repositoryPolicy:RepositoryPolicy": ("policy", "resource"),
+    "aws:ecr/registryPolicy:RegistryPolicy": ("policy", "resource"),
+    "aws:secretsmanager/secretPolicy:SecretPolicy": ("policy", "resource"),
+    "aws:ec2/vpcEndpointPolicy:VpcEndpointPolicy": ("policy", "endpoint"),
+    "aws:efs/fileSystemPolicy:FileSystemPolicy": ("policy", "resource"),
+    "aws:cloudwatch/logResourcePolicy:LogResourcePolicy": ("policyDocument", "resource"),
+    "aws:cloudwatch/eventBusPolicy:EventBusPolicy": ("policy", "resource"),
     # The same documents given inline on the resource itself.
     "aws:s3/bucket:Bucket": ("policy", "resource"),
     "aws:sqs/queue:Queue": ("policy", "resource"),
     "aws:sns/topic:Topic": ("policy", "resource"),
+    "aws:secretsmanager/secret:Secret": ("policy", "resource"),
 }
+# A Lambda permission is one resource-policy statement spelled as inputs (principal, sourceArn, ...).
+LAMBDA_PERMISSION = "aws:lambda/permission:Permission"
 
 # AWS resources that take tags although a plan may omit them (then they are untagged).
 TAGGABLE_WITHOUT_TAGS_INPUT = (EBS_VOLUME, EC2_INSTANCE, VPC, NAT_GATEWAY, LOAD_BALANCER, KMS_KEY, LAUNCH_TEMPLATE,

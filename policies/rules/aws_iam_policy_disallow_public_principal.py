@@ -1,36 +1,93 @@
-"""No role, key, bucket, queue or topic grants anyone: a trust policy with `AWS: *` lets every AWS account
-assume the role, and a key, bucket, queue or topic policy with `Principal: *` and no condition naming the
-callers is public."""
+"""Nobody outside the stack's accounts is let in: no trust, key, bucket, queue, topic, repository, secret or
+function policy grants an outside caller, however the grant is spelled (`*` under a condition that names
+someone else, another account's root, an OIDC trust without an exact `sub` and `aud`, a service with no
+source condition, NotPrincipal), and an endpoint lets outside credentials only read through it."""
 
-from components.plan.resources import POLICY_DOCUMENTS
+from components.plan.resources import EKS_ACCESS_ENTRY, LAMBDA_PERMISSION, POLICY_DOCUMENTS, VPC, VPC_ENDPOINT
 from policies.framework import Rule
-from policies.rules._documents import document, open_to_anyone, statements
+from policies.readers.iam import (Condition, Home, account_of, PolicyDocumentError, Principal, Statement, keeps_data_home,
+                                  outside_grants,
+                                  parse)
+
+# What an outside caller may do through one of the stack's endpoints: read, never write out.
+READ_PREFIXES = ("get", "list", "describe", "head")
 
 
-def check(resource, config):
-    found = document(resource)
-    if found is None:
-        return
-    kind, policy = found
-    for sid, statement in statements(policy):
-        if not open_to_anyone(statement):
-            continue
+def lambda_permission(props) -> Statement:
+    """A Lambda permission as the statement Lambda adds to the function's policy."""
+    principal = str(props.get("principal") or "")
+    kind = "*" if principal == "*" else "service" if principal.endswith(".amazonaws.com") else "aws"
+    conditions = [Condition("stringequals", key, (str(props[name]),)) for name, key in (
+        ("sourceAccount", "aws:sourceaccount"), ("principalOrgId", "aws:principalorgid")) if props.get(name)]
+    if props.get("sourceArn"):
+        conditions.append(Condition("arnlike", "aws:sourcearn", (str(props["sourceArn"]),)))
+    return Statement("permission", True, (Principal(kind, principal),), actions=(str(props.get("action")).lower(),),
+                     conditions=tuple(conditions))
+
+
+def home_of(resources, config) -> Home:
+    """Home: the accounts and organisations the config names (`seedance check` fills them from the stack
+    config), else the account the cluster's nodes run in (the account of the node roles' access entries);
+    the roles of other accounts the stack config names; the endpoints and VPCs this plan creates."""
+    accounts = set(config["home_accounts"]) or {
+        account_of(str(r.props.get("principalArn"))) for r in resources
+        if r.type == EKS_ACCESS_ENTRY and r.props.get("type") == "EC2_LINUX"} - {None}
+    return Home(accounts=frozenset(accounts), principals=frozenset(config["home_principals"]),
+                organisations=frozenset(config["home_organisations"]),
+                endpoints=frozenset(r.id for r in resources if r.type == VPC_ENDPOINT and r.id),
+                vpcs=frozenset(r.id for r in resources if r.type == VPC and r.id))
+
+
+def _writes(actions) -> bool:
+    return any(not a.split(":", 1)[-1].startswith(READ_PREFIXES) for a in actions)
+
+
+def findings(resource, home):
+    if resource.type == LAMBDA_PERMISSION:
+        statements, kind = [lambda_permission(resource.props)], "resource"
+    else:
+        key, kind = POLICY_DOCUMENTS[resource.type]
+        text = resource.props.get(key)
+        if not text:
+            return
+        try:
+            statements = parse(text)
+        except PolicyDocumentError as error:
+            yield f"{resource.name}: {key} is not a policy document AWS accepts ({error})"
+            return
+    for grant in outside_grants(statements, home, trust=kind == "trust"):
+        statement = next(s for s in statements if s.sid == grant.sid)
+        if kind == "endpoint" and (keeps_data_home(statement, home)
+                                   or not (statement.not_action or _writes(statement.actions))):
+            continue  # outside credentials may read through it, or reach home resources only
         if kind == "trust":
-            yield f"{resource.name}: trust statement {sid} lets any AWS account assume the role"
+            yield f"{resource.name}: trust statement {grant.sid} lets {grant.who} assume the role"
         else:
-            actions = statement.get("Action", "?")
-            yield f"{resource.name}: statement {sid} allows {actions} to anyone (Principal *, no condition on who)"
+            yield f"{resource.name}: statement {grant.sid} allows {grant.what} to {grant.who}"
+
+
+def check(resources, config):
+    home = home_of(resources, config)
+    for resource in resources:
+        if resource.type in POLICY_DOCUMENTS or resource.type == LAMBDA_PERMISSION:
+            for message in findings(resource, home):
+                yield resource.urn, message
 
 
 RULE = Rule(
     name="aws-iam-policy-disallow-public-principal",
-    description="Trust, key, bucket, queue and topic policies never allow `*` without a condition naming the "
-                "callers (aws:SourceArn, aws:SourceAccount, aws:PrincipalAccount, aws:PrincipalOrgID, ...).",
+    description="No trust or resource policy lets in a caller outside the stack's accounts and organisations; "
+                "OIDC trust names an exact service account (`sub`) and audience (`aud`).",
     severity="critical",
-    remediation="Name the principals (account root, role ARNs, a service with aws:SourceArn/aws:SourceAccount), "
-                "or add a condition that ties `*` to this account or organisation.",
+    remediation="Name home principals (account root, role ARNs), tie `*` or a service to home with a condition "
+                "that fails closed (StringEquals/ArnLike on aws:PrincipalAccount, aws:PrincipalOrgID, "
+                "aws:SourceAccount, aws:SourceArn), and give OIDC trust StringEquals on `<issuer>:sub` and `:aud`.",
     topics=("security", "iam"),
-    check_resource=check,
-    resource_types=frozenset(POLICY_DOCUMENTS),
-    standards=("CIS EKS 5.2.1 (dedicated, scoped identities)", "EKS BPG: IAM - least-privileged access"),
+    config={"home_accounts": {"type": "array", "items": {"type": "string", "pattern": r"^\d{12}$"}, "default": []},
+            "home_principals": {"type": "array", "items": {"type": "string"}, "default": []},
+            "home_organisations": {"type": "array", "items": {"type": "string"}, "default": []}},
+    check_stack=check,
+    standards=("CIS EKS 5.2.1 (dedicated, scoped identities)", "EKS BPG: IAM - least-privileged access",
+               "IAM User Guide: cross-service confused deputy prevention",
+               "EKS User Guide: IAM roles for service accounts (sub and aud conditions)"),
 )

@@ -21,6 +21,8 @@ NOT_APPLICABLE = {
     ("trust", "UNKNOWN_FEDERATION_SOURCE"): "EKS OIDC providers are per cluster; parliament knows only public IdPs",
     ("resource", "RESOURCE_STAR"): "in a key policy `*` is the key itself; in endpoint, queue and topic policies "
                                    "the conditions narrow it (tests/infra/test_private_endpoints.py evaluates them)",
+    ("endpoint", "RESOURCE_STAR"): "an endpoint policy's `*` is narrowed by its conditions "
+                                   "(tests/infra/test_private_endpoints.py evaluates them)",
 }
 
 

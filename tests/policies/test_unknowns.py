@@ -87,3 +87,15 @@ def test_a_storage_class_an_estimate_cannot_read_makes_its_claims_cost_unknown(u
     lines = {line.urn: line for line in estimate([klass, claim, volume], catalog_for("us-east-1")).lines}
     assert lines["urn:pvc"].monthly_usd is None and "fast" in lines["urn:pvc"].basis
     assert lines["urn:vol"].monthly_usd > 0
+
+
+@pytest.mark.parametrize("unknowns, level", [("advisory", "advisory"), ("fail", "mandatory")])
+def test_a_mandatory_rule_that_cannot_decide_fails_closed_where_asked_and_names_the_value(unknowns, level):
+    """Prod's gate cannot pass a trust policy it cannot read: it might let anyone in."""
+    role = PlanResource("urn:pulumi:s::p::aws:iam/role:Role::r", "aws:iam/role:Role", "r", {"assumeRolePolicy": UNKNOWN})
+    (rule,) = [r for r in ALL_RULES if r.name == "aws-iam-policy-disallow-public-principal"]
+    (violation,) = run_rules([rule], [role], {"all": "mandatory"}, unknowns=unknowns)
+    assert violation.level == level and violation.kind == "preview" and ".assumeRolePolicy" in violation.message
+    assert ("fails closed" in violation.message) is (unknowns == "fail")
+    advisory_rule = run_rules([rule], [role], {"all": "advisory"}, unknowns=unknowns)
+    assert [v.level for v in advisory_rule] == ["advisory"]

@@ -1,0 +1,325 @@
+"""IAM policy documents by meaning: who outside the home accounts (and organisations) may do what.
+
+Every spelling IAM accepts reads the same: a document as JSON text or an object; one statement or a list;
+`Principal: "*"`, `{"AWS": "*"}`, account ids, ARNs, services, federated providers, NotPrincipal;
+Action/NotAction, Resource/NotResource; condition operators with `IfExists` and `ForAnyValue:`/
+`ForAllValues:`, operators and keys compared case-insensitively (as IAM compares keys), values that are
+policy variables. A statement lets an outside caller in unless a condition that fails closed names home
+callers only; IAM evaluates conditions as AND across keys and OR across one key's values.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+# Operators that hold only when the key is present and equal to (or like) a value.
+POSITIVE_OPERATORS = frozenset({"stringequals", "stringequalsignorecase", "stringlike", "arnequals", "arnlike"})
+NEGATED_OPERATORS = frozenset({"stringnotequals", "stringnotequalsignorecase", "stringnotlike", "arnnotequals",
+                               "arnnotlike"})
+# Condition keys that name who calls or where from, and what their values are.
+ACCOUNT_KEYS = frozenset({"aws:sourceaccount", "aws:principalaccount", "kms:calleraccount", "aws:sourceowner"})
+ORGANISATION_KEYS = frozenset({"aws:principalorgid", "aws:sourceorgid"})
+ORGANISATION_PATH_KEYS = frozenset({"aws:principalorgpaths", "aws:sourceorgpaths"})
+ARN_KEYS = frozenset({"aws:sourcearn", "aws:principalarn", "kms:encryptioncontext:aws:logs:arn"})
+ENDPOINT_KEYS = frozenset({"aws:sourcevpce"})
+# Keys that name whose resources a request reaches (what an endpoint policy narrows: data stays home).
+RESOURCE_ACCOUNT_KEYS = frozenset({"aws:resourceaccount"})
+RESOURCE_ORGANISATION_KEYS = frozenset({"aws:resourceorgid"})
+VPC_KEYS = frozenset({"aws:sourcevpc"})
+ACCOUNT_ID = re.compile(r"\d{12}")
+
+
+class PolicyDocumentError(ValueError):
+    """Text that is not a policy document: AWS refuses it, so nothing is granted, but a gate says so."""
+
+
+@dataclass(frozen=True)
+class Home:
+    """Who is inside: the stack's accounts, organisations, and the endpoints and VPCs it creates."""
+
+    accounts: frozenset[str] = frozenset()
+    principals: frozenset[str] = frozenset()  # exact ARNs of other accounts the stack config names
+    organisations: frozenset[str] = frozenset()
+    endpoints: frozenset[str] = frozenset()
+    vpcs: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Principal:
+    kind: str  # "*", "aws", "service", "federated", "canonicaluser"
+    value: str
+
+
+@dataclass(frozen=True)
+class Condition:
+    operator: str  # the base operator, lower case, without IfExists and the set qualifier
+    key: str  # lower case: IAM compares condition keys case-insensitively
+    values: tuple[str, ...]
+    if_exists: bool = False
+    qualifier: str | None = None  # "foranyvalue" or "forallvalues"
+
+    @property
+    def negated(self) -> bool:
+        return self.operator in NEGATED_OPERATORS or self.operator.endswith("notequals")
+
+
+@dataclass(frozen=True)
+class Statement:
+    sid: str
+    allow: bool
+    principals: tuple[Principal, ...] | None  # None: no Principal element (an identity policy's statement)
+    not_principal: bool = False
+    actions: tuple[str, ...] = ()
+    not_action: bool = False
+    resources: tuple[str, ...] = ()
+    not_resource: bool = False
+    conditions: tuple[Condition, ...] = field(default=())
+
+    def what(self) -> str:
+        listed = ", ".join(self.actions) or "nothing"
+        return f"every action but {listed}" if self.not_action else listed
+
+
+@dataclass(frozen=True)
+class Grant:
+    """An outside caller that a statement lets in."""
+
+    sid: str
+    who: str
+    what: str
+
+
+def _listed(value: Any) -> list:
+    return value if isinstance(value, list) else [value]
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    return tuple(str(v) for v in _listed(value) if v is not None)
+
+
+def _field(statement: dict, name: str) -> tuple[str | None, Any]:
+    """The element by IAM's name in any letter case (IAM itself refuses other cases; a gate must not pass
+    what a later parser may accept): ("Action", value) or ("NotAction", value)."""
+    lowered = {str(k).lower(): k for k in statement}
+    for spelled in (name, "Not" + name):
+        if spelled.lower() in lowered:
+            return spelled, statement[lowered[spelled.lower()]]
+    return None, None
+
+
+def _principals(value: Any) -> tuple[Principal, ...]:
+    if value == "*" or value == ["*"]:
+        return (Principal("*", "*"),)
+    if not isinstance(value, dict):
+        return tuple(Principal("aws", v) for v in _strings(value))
+    found = []
+    for kind, values in value.items():
+        kind = str(kind).lower()
+        for item in _strings(values):
+            found.append(Principal("*", "*") if kind == "aws" and item == "*" else Principal(kind, item))
+    return tuple(found)
+
+
+def _conditions(block: Any) -> tuple[Condition, ...]:
+    found = []
+    for operator, tests in (block or {}).items() if isinstance(block, dict) else ():
+        name = str(operator).lower()
+        qualifier = None
+        for prefix in ("foranyvalue:", "forallvalues:"):
+            if name.startswith(prefix):
+                qualifier, name = prefix[:-1], name[len(prefix):]
+        if_exists = name.endswith("ifexists")
+        name = name.removesuffix("ifexists")
+        for key, values in (tests or {}).items() if isinstance(tests, dict) else ():
+            found.append(Condition(name, str(key).lower(), _strings(values), if_exists, qualifier))
+    return tuple(found)
+
+
+def parse(document: Any) -> list[Statement]:
+    """The statements of a policy document given as JSON text or an object."""
+    if isinstance(document, str):
+        try:
+            document = json.loads(document)
+        except ValueError as error:
+            raise PolicyDocumentError(f"not JSON: {error}") from None
+    if not isinstance(document, dict):
+        raise PolicyDocumentError(f"a policy document is an object, not {type(document).__name__}")
+    _, body = _field(document, "Statement")
+    statements = []
+    for index, raw in enumerate(_listed(body if body is not None else [])):
+        if not isinstance(raw, dict):
+            raise PolicyDocumentError(f"statement #{index} is not an object")
+        statements.append(statement_of(raw, index))
+    return statements
+
+
+def statement_of(raw: dict, index: int = 0) -> Statement:
+    _, sid = _field(raw, "Sid")
+    _, effect = _field(raw, "Effect")
+    principal_name, principal = _field(raw, "Principal")
+    action_name, actions = _field(raw, "Action")
+    resource_name, resources = _field(raw, "Resource")
+    _, condition = _field(raw, "Condition")
+    return Statement(
+        sid=str(sid or f"#{index}"),
+        allow=str(effect).lower() == "allow",
+        principals=None if principal_name is None else _principals(principal),
+        not_principal=principal_name == "NotPrincipal",
+        actions=tuple(a.lower() for a in _strings(actions)) if actions is not None else (),
+        not_action=action_name == "NotAction",
+        resources=_strings(resources) if resources is not None else (),
+        not_resource=resource_name == "NotResource",
+        conditions=_conditions(condition),
+    )
+
+
+def account_of(principal: str) -> str | None:
+    """The account an AWS principal belongs to: a bare id, or the account field of an ARN."""
+    if ACCOUNT_ID.fullmatch(principal):
+        return principal
+    parts = principal.split(":")
+    if len(parts) >= 6 and parts[0] == "arn" and ACCOUNT_ID.fullmatch(parts[4]):
+        return parts[4]
+    return None
+
+
+def _literal(value: str) -> bool:
+    return "${" not in value and not any(c in value for c in "*?")
+
+
+def _home_value(key: str, value: str, operator: str, home: Home) -> bool:
+    """Whether one condition value names only home callers."""
+    if key in ACCOUNT_KEYS or key in RESOURCE_ACCOUNT_KEYS:
+        return _literal(value) and value in home.accounts
+    if key in ORGANISATION_KEYS or key in RESOURCE_ORGANISATION_KEYS:
+        return _literal(value) and value in home.organisations
+    if key in ORGANISATION_PATH_KEYS:  # o-xxx/r-xxx/ou-...: the organisation is the first part
+        return "${" not in value and value.split("/", 1)[0] in home.organisations
+    if key in ARN_KEYS:
+        parts = value.split(":")
+        # A wildcard after the account field (a resource path) still names home resources only.
+        return (len(parts) >= 6 and "${" not in value and _literal(":".join(parts[:5]))
+                and parts[4] in home.accounts)
+    if key in ENDPOINT_KEYS:
+        return _literal(value) and value in home.endpoints
+    if key in VPC_KEYS:
+        return _literal(value) and value in home.vpcs
+    return False
+
+
+def narrows_to_home(condition: Condition, home: Home) -> bool:
+    """A condition that fails for every caller outside home: present-key positive match (no IfExists, no
+    ForAllValues, which hold when the key is absent) whose every value names home."""
+    if condition.operator not in POSITIVE_OPERATORS or condition.if_exists or condition.qualifier == "forallvalues":
+        return False
+    return bool(condition.values) and all(_home_value(condition.key, v, condition.operator, home)
+                                          for v in condition.values)
+
+
+def _names_callers(condition: Condition) -> bool:
+    return condition.key not in RESOURCE_ACCOUNT_KEYS | RESOURCE_ORGANISATION_KEYS
+
+
+def keeps_data_home(statement: Statement, home: Home) -> bool:
+    """Whether a condition holds every request to home resources (aws:ResourceAccount, aws:ResourceOrgID)."""
+    return any(not _names_callers(c) and narrows_to_home(c, home) for c in statement.conditions)
+
+
+def _excludes_outside(statement: Statement, home: Home) -> bool:
+    """A Deny for everyone, on every action and resource, unless the caller is home: `StringNotEquals
+    aws:PrincipalAccount <home>` and its kin (the organisation guardrail spelling)."""
+    if statement.allow or statement.principals is None or statement.not_principal:
+        return False
+    if Principal("*", "*") not in statement.principals or statement.not_action or statement.not_resource:
+        return False
+    if "*" not in statement.actions or "*" not in statement.resources:
+        return False
+    for condition in statement.conditions:
+        positive = Condition(condition.operator.replace("not", "", 1), condition.key, condition.values)
+        if (condition.negated and not condition.if_exists and condition.qualifier is None
+                and _names_callers(condition) and narrows_to_home(positive, home)):
+            return True
+    return False
+
+
+def _oidc_issuer(provider: str) -> str | None:
+    """The issuer host of an IAM OIDC provider ARN (arn:aws:iam::<account>:oidc-provider/<host/path>)."""
+    marker = ":oidc-provider/"
+    return provider.split(marker, 1)[1].lower() if marker in provider else None
+
+
+def _exact(statement: Statement, key: str) -> tuple[str, ...]:
+    """The values a fail-closed exact match requires of `key` (empty when no such condition)."""
+    for condition in statement.conditions:
+        if (condition.key == key and condition.operator in POSITIVE_OPERATORS and not condition.if_exists
+                and condition.qualifier != "forallvalues" and condition.values
+                and all(_literal(v) for v in condition.values)):
+            return condition.values
+    return ()
+
+
+def _federated_outside(statement: Statement, provider: str, home: Home) -> str | None:
+    issuer = _oidc_issuer(provider)
+    if issuer is None:
+        return f"the federated provider {provider}"
+    account = account_of(provider)
+    if account not in home.accounts:
+        return f"the identity provider of account {account}"
+    if not _exact(statement, f"{issuer}:sub"):
+        return f"any identity of {issuer} (no exact :sub condition)"
+    if not _exact(statement, f"{issuer}:aud"):
+        return f"tokens of {issuer} for any audience (no exact :aud condition)"
+    return None
+
+
+def outside_grants(statements: Iterable[Statement], home: Home, trust: bool = False) -> list[Grant]:
+    """The outside callers each Allow lets in. `trust`: a role's trust policy, where a service principal
+    is an AWS service assuming the role (iam:PassRole guards that); in a resource policy a service acts for
+    any account, so it needs a condition naming home sources (the confused deputy)."""
+    statements = list(statements)
+    if any(_excludes_outside(s, home) for s in statements):
+        return []
+    grants = []
+    for statement in statements:
+        if not statement.allow or statement.principals is None:
+            continue
+        if any(_names_callers(c) and narrows_to_home(c, home) for c in statement.conditions):
+            continue
+        if statement.not_principal:
+            grants.append(Grant(statement.sid, "everyone but the principals it names (NotPrincipal)",
+                                statement.what()))
+            continue
+        for principal in statement.principals:
+            who = _outside(statement, principal, home, trust)
+            if who is not None:
+                grants.append(Grant(statement.sid, who, statement.what()))
+    return grants
+
+
+def _outside(statement: Statement, principal: Principal, home: Home, trust: bool) -> str | None:
+    if principal.kind == "*" or principal.value == "*":
+        return "anyone (Principal *)"
+    if principal.kind == "aws":
+        account = account_of(principal.value)
+        if account is None:
+            return f"{principal.value} (not an account or ARN of one)"
+        if account not in home.accounts and principal.value not in home.principals:
+            return f"account {account}"
+        return None
+    if principal.kind == "service":
+        return None if trust else f"the service {principal.value} acting for any account"
+    if principal.kind == "federated":
+        return _federated_outside(statement, principal.value, home)
+    return f"{principal.kind} {principal.value}"
+
+
+ADMIN_ACTIONS = frozenset({"*", "*:*", "iam:*"})
+
+
+def grants_admin(statement: Statement) -> bool:
+    """An Allow of every action (or every IAM action) on every resource: administrator in all but name."""
+    every_resource = statement.not_resource or "*" in statement.resources
+    return statement.allow and every_resource and (statement.not_action or bool(ADMIN_ACTIONS & set(statement.actions)))

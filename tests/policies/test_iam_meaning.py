@@ -1,0 +1,189 @@
+"""IAM documents judged by meaning: every generated spelling of an outside grant fails the rule, every
+spelling of a home-only grant passes (aws-iam-policy-disallow-public-principal over policies/readers/iam.py)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings, strategies as st
+
+from components.plan.resources import EKS_ACCESS_ENTRY, LAMBDA_PERMISSION
+from policies.framework import run_rules
+from policies.readers.iam import Home, outside_grants, parse
+from policies.rules.aws_iam_policy_disallow_public_principal import RULE
+from tests.policies.spellings import HOME, OTHER, any_case, iam_document, one_or_list, resource
+
+RESOURCE_POLICIES = [("aws:kms/key:Key", "policy"), ("aws:kms/keyPolicy:KeyPolicy", "policy"),
+                     ("aws:s3/bucketPolicy:BucketPolicy", "policy"), ("aws:sqs/queuePolicy:QueuePolicy", "policy"),
+                     ("aws:sns/topicPolicy:TopicPolicy", "policy"),
+                     ("aws:ecr/repositoryPolicy:RepositoryPolicy", "policy"),
+                     ("aws:secretsmanager/secretPolicy:SecretPolicy", "policy")]
+ISSUER = "oidc.eks.us-east-1.amazonaws.com/id/D6DE3D052C46DCA983A4D49F00166093"
+PROVIDER = f"arn:aws:iam::{HOME}:oidc-provider/{ISSUER}"
+# The node role's access entry: how a plan says which account is home when no config names it.
+NODE_ENTRY = resource(EKS_ACCESS_ENTRY, {"type": "EC2_LINUX", "principalArn": f"arn:aws:iam::{HOME}:role/nodes"},
+                      name="nodes")
+
+
+def findings(resources):
+    return run_rules([RULE], [*resources, NODE_ENTRY], {RULE.name: "mandatory"})
+
+
+everyone = st.sampled_from(["*", ["*"], {"AWS": "*"}, {"AWS": ["*"]}, {"AWS": ["*", f"arn:aws:iam::{HOME}:root"]}])
+other_account = st.sampled_from([OTHER, f"arn:aws:iam::{OTHER}:root", f"arn:aws:iam::{OTHER}:role/x",
+                                 f"arn:aws:sts::{OTHER}:assumed-role/x/y"])
+home_account = st.sampled_from([HOME, f"arn:aws:iam::{HOME}:root", f"arn:aws:iam::{HOME}:role/platform"])
+
+
+@st.composite
+def condition(draw, operator: str, key: str, values) -> dict:
+    return {draw(any_case(operator)): {draw(any_case(key)): draw(one_or_list(values))}}
+
+
+@st.composite
+def not_narrowing(draw) -> dict | None:
+    """Conditions on `*` that let outside callers in: naming someone else, absent-key-tolerant, negated,
+    a wildcard or a policy variable."""
+    return draw(st.one_of(
+        st.none(),
+        condition("StringEquals", "aws:PrincipalAccount", OTHER),
+        condition("StringEquals", "aws:PrincipalOrgID", "o-stranger"),
+        condition("StringEquals", "aws:SourceVpce", "vpce-0outside"),
+        condition("StringEquals", "aws:PrincipalAccount", "${aws:PrincipalAccount}"),
+        condition("StringEqualsIfExists", "aws:PrincipalAccount", HOME),
+        condition("ForAllValues:StringEquals", "aws:PrincipalAccount", HOME),
+        condition("StringNotEquals", "aws:PrincipalAccount", HOME),
+        condition("StringLike", "aws:PrincipalAccount", "*"),
+        condition("ArnLike", "aws:PrincipalArn", "arn:aws:iam::*:role/x"),
+        condition("Bool", "aws:SecureTransport", "true"),
+        condition("StringEquals", "aws:ResourceAccount", HOME),  # always true of a resource's own policy
+    ))
+
+
+@st.composite
+def narrowing(draw) -> dict:
+    return draw(st.one_of(
+        condition("StringEquals", "aws:PrincipalAccount", HOME),
+        condition("StringEquals", "aws:SourceAccount", HOME),
+        condition("ForAnyValue:StringEquals", "aws:PrincipalAccount", HOME),
+        condition("ArnLike", "aws:SourceArn", f"arn:aws:events:us-east-1:{HOME}:rule/*"),
+        condition("StringEquals", "kms:CallerAccount", HOME),
+    ))
+
+
+@st.composite
+def outside_statement(draw) -> dict:
+    kind = draw(st.sampled_from(["everyone", "account", "not-principal", "service"]))
+    statement = {"Effect": draw(st.sampled_from(["Allow", "allow"])), "Action": draw(one_or_list("s3:GetObject")),
+                 "Resource": "*"}
+    if kind == "everyone":
+        statement["Principal"] = draw(everyone)
+        found = draw(not_narrowing())
+        if found:
+            statement["Condition"] = found
+    elif kind == "account":
+        statement["Principal"] = {"AWS": draw(one_or_list(draw(other_account)))}
+    elif kind == "not-principal":
+        statement["NotPrincipal"] = {"AWS": f"arn:aws:iam::{HOME}:root"}
+    else:
+        statement["Principal"] = {"Service": draw(one_or_list("events.amazonaws.com"))}
+    return statement
+
+
+@st.composite
+def home_statement(draw) -> dict:
+    statement = {"Effect": "Allow", "Action": draw(one_or_list("kms:Decrypt")), "Resource": "*"}
+    if draw(st.booleans()):
+        statement["Principal"] = {"AWS": draw(one_or_list(draw(home_account)))}
+    else:
+        statement["Principal"] = draw(st.one_of(everyone, st.just({"Service": "events.amazonaws.com"})))
+        statement["Condition"] = draw(narrowing())
+    if draw(st.booleans()):
+        statement["Sid"] = "Home"
+    return statement
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(RESOURCE_POLICIES), st.data())
+def test_every_spelling_of_an_outside_grant_fails(policy_type, data):
+    type_, key = policy_type
+    document = data.draw(iam_document(data.draw(outside_statement())))
+    assert findings([resource(type_, {key: document})]), document
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(RESOURCE_POLICIES), st.data())
+def test_every_spelling_of_a_home_grant_passes(policy_type, data):
+    type_, key = policy_type
+    document = data.draw(iam_document(data.draw(home_statement())))
+    assert findings([resource(type_, {key: document})]) == [], document
+
+
+@st.composite
+def oidc_trust(draw, sub: bool, aud: bool, exact_sub: bool = True, provider: str = PROVIDER) -> dict:
+    tests = {}
+    if sub:
+        tests[f"{ISSUER}:sub"] = "system:serviceaccount:kube-system:cluster-autoscaler"
+    if aud:
+        tests[f"{ISSUER}:aud"] = draw(one_or_list("sts.amazonaws.com"))
+    operator = draw(st.sampled_from(["StringEquals", "stringequals"]))
+    condition = {operator: tests} if tests else {}
+    if not exact_sub:
+        condition["StringLike"] = {f"{ISSUER}:sub": draw(st.sampled_from(["system:serviceaccount:*:*", "*"]))}
+    statement = {"Effect": "Allow", "Principal": {"Federated": provider},
+                 "Action": "sts:AssumeRoleWithWebIdentity"}
+    if condition:
+        statement["Condition"] = condition
+    return statement
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_oidc_trust_without_an_exact_sub_and_aud_fails_and_with_them_passes(data):
+    bad = data.draw(st.one_of(oidc_trust(sub=False, aud=True), oidc_trust(sub=True, aud=False),
+                              oidc_trust(sub=False, aud=True, exact_sub=False),
+                              oidc_trust(sub=True, aud=True, provider=PROVIDER.replace(HOME, OTHER))))
+    role = "aws:iam/role:Role"
+    assert findings([resource(role, {"assumeRolePolicy": data.draw(iam_document(bad))})]), bad
+    good = data.draw(oidc_trust(sub=True, aud=True))
+    assert findings([resource(role, {"assumeRolePolicy": data.draw(iam_document(good))})]) == []
+
+
+def test_a_trust_in_another_accounts_root_fails_and_a_named_role_of_it_passes_when_the_config_names_it():
+    trust = {"Statement": [{"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{OTHER}:role/ci"},
+                            "Action": "sts:AssumeRole"}]}
+    role = resource("aws:iam/role:Role", {"assumeRolePolicy": trust})
+    assert findings([role])
+    named = {RULE.name: {"enforcementLevel": "mandatory", "home_principals": [f"arn:aws:iam::{OTHER}:role/ci"]}}
+    assert run_rules([RULE], [role, NODE_ENTRY], named) == []
+
+
+@given(st.sampled_from([
+    ({"principal": "*"}, True), ({"principal": OTHER}, True), ({"principal": "sns.amazonaws.com"}, True),
+    ({"principal": "sns.amazonaws.com", "sourceArn": f"arn:aws:sns:us-east-1:{HOME}:topic"}, False),
+    ({"principal": "events.amazonaws.com", "sourceAccount": HOME}, False), ({"principal": HOME}, False)]))
+def test_a_lambda_permission_reads_as_the_statement_lambda_adds(case):
+    props, outside = case
+    found = findings([resource(LAMBDA_PERMISSION, {"action": "lambda:InvokeFunction", "function": "f", **props})])
+    assert bool(found) is outside
+
+
+def test_a_document_aws_refuses_is_a_finding_and_an_organisation_guardrail_closes_every_grant():
+    assert findings([resource("aws:sqs/queuePolicy:QueuePolicy", {"policy": "{not json"})])
+    statements = parse({"Statement": [
+        {"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "*"},
+        {"Effect": "Deny", "Principal": "*", "Action": "*", "Resource": "*",
+         "Condition": {"StringNotEquals": {"aws:PrincipalOrgID": "o-home"}}}]})
+    assert outside_grants(statements, Home(accounts=frozenset({HOME}), organisations=frozenset({"o-home"}))) == []
+    assert outside_grants(statements, Home(accounts=frozenset({HOME}))) != []
+
+
+def test_an_endpoint_lets_outside_credentials_read_but_not_write_out():
+    def endpoint(action, condition=None):
+        statement = {"Effect": "Allow", "Principal": "*", "Action": action, "Resource": "*"}
+        if condition:
+            statement["Condition"] = condition
+        return resource("aws:ec2/vpcEndpoint:VpcEndpoint", {"policy": {"Statement": [statement]}})
+
+    assert findings([endpoint("s3:GetObject")]) == []
+    assert findings([endpoint("s3:PutObject")])
+    assert findings([endpoint("s3:PutObject", {"StringEquals": {"aws:ResourceAccount": HOME}})]) == []
+    assert findings([endpoint("*", {"StringEquals": {"aws:ResourceAccount": OTHER}})])
