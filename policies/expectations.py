@@ -7,7 +7,44 @@ from __future__ import annotations
 from typing import Any
 
 from components.cluster.config import PRINCIPAL_LISTS
+from components.compute.device_plugin import NAMESPACE as DEVICE_PLUGIN_NAMESPACE
+from components.monitoring.config import GPU_AGENTS_NAMESPACE, NAMESPACE as MONITORING_NAMESPACE
+from components.monitoring.grafana import NAMESPACE as GRAFANA_NAMESPACE
+from components.monitoring.opencost import NAMESPACE as OPENCOST_NAMESPACE
+from components.serving.publishing import publisher_role_name
 from components.stack.config import StackConfig
+from components.storage.manifests import PV_POLICY
+from components.tenancy.manifests import COST_LABEL_POLICY
+from components.storage.config import LocalStorageConfig
+from components.storage.manifests import LOCAL_DISKS_DIR, PROVISIONER_NAME
+
+# The Pod Security level of each namespace the platform itself runs, whatever the stack: node agents that
+# need the host get their own namespace at privileged; kube-system holds the API server's add-ons at
+# baseline (it enforces nothing itself: the gate does).
+PLATFORM_NAMESPACE_LEVELS = {
+    "kube-system": "baseline", DEVICE_PLUGIN_NAMESPACE: "privileged", GPU_AGENTS_NAMESPACE: "privileged",
+    MONITORING_NAMESPACE: "baseline", OPENCOST_NAMESPACE: "restricted", GRAFANA_NAMESPACE: "restricted",
+}
+
+
+def platform_exemptions(local_storage_namespace: str) -> list[dict[str, Any]]:
+    """The local volume provisioner reads the disks nodeadm mounts under one host directory."""
+    return [{"namespace": local_storage_namespace, "workload": PROVISIONER_NAME, "host_paths": [LOCAL_DISKS_DIR],
+             "capabilities": []}]
+
+
+PLATFORM_EXEMPTIONS = platform_exemptions(LocalStorageConfig().namespace)
+
+
+def namespace_levels(config: StackConfig) -> dict[str, str]:
+    """Each namespace's level: the platform's, Triton's restricted, tenants' and training's baseline
+    (trainers' and teams' images often run as root)."""
+    levels = dict(PLATFORM_NAMESPACE_LEVELS)
+    levels |= {serving.namespace: "restricted" for serving in config.serving}
+    levels |= {namespace: "baseline" for tenant in config.tenants for namespace in tenant.namespaces}
+    if config.storage.checkpoints is not None:
+        levels[config.storage.checkpoints.namespace] = "baseline"
+    return levels
 
 
 def named_principals(config: StackConfig) -> list[str]:
@@ -19,6 +56,12 @@ def named_principals(config: StackConfig) -> list[str]:
     return list(dict.fromkeys(named))
 
 
+def publisher_prefixes(config: StackConfig) -> list[dict[str, Any]]:
+    """Each served prefix and the names of the publisher roles that alone may write it."""
+    return [{"prefix": prefix, "publisher_roles": [publisher_role_name(f"{config.cluster_name}-triton-{serving.name}")]}
+            for serving in config.serving for prefix in serving.prefixes]
+
+
 def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
     regional = {"region": config.region}
     budget = {"monthly_budget_usd": config.budget.monthly_usd, "basis": config.budget.basis, **regional}
@@ -27,4 +70,19 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
         "aws-ebs-volume-disallow-gp2-io1": regional, "aws-ebs-volume-flag-overprovisioned-io2": regional,
         # The roles it names are trusted by their exact ARN; their accounts are not home as a whole.
         "aws-iam-policy-disallow-public-principal": {"home_principals": named_principals(config)},
+        "kubernetes-pod-enforce-pod-security-standards": {
+            "namespace_levels": namespace_levels(config), "default_level": "restricted",
+            "exemptions": platform_exemptions(config.storage.local.namespace)},
+        "kubernetes-namespace-require-pod-security-level": {"namespace_levels": namespace_levels(config),
+                                                            "default_level": "restricted"},
+        "kubernetes-admission-binding-require-deny": {
+            "required_policies": [PV_POLICY, *([COST_LABEL_POLICY] if config.tenants else [])]},
+        "kubernetes-deployment-require-triton-model-control": {
+            "namespace_modes": {serving.namespace: [serving.model_control_mode] for serving in config.serving}},
+        "aws-eks-access-restrict-admin-policies": {
+            "tenant_principals": {arn: tenant.name for tenant in config.tenants for arn in tenant.principal_arns},
+            "admin_principals": config.cluster.admin_principal_arns,
+            "viewer_principals": config.cluster.viewer_principal_arns, "from_stack_config": True},
+        "aws-s3-bucket-require-model-publisher-deny": {
+            "bucket_prefix": f"{config.cluster_name}-models-", "prefixes": publisher_prefixes(config)},
     }

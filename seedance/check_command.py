@@ -18,13 +18,16 @@ from components.pricing.prices import PriceSourceError
 from components.plan.diff import Change, plan_diff, render_diff, replaced_nodes
 from components.plan.document import PlanDocumentError, plan_document_resources
 from components.capacity.mix import HOLDINGS_TAG, holdings_from_tag
-from components.plan.resources import PlanResource, is_unknown, tags_of
+from components.cluster.config import ClusterConfig
+from components.plan.resources import EKS_CLUSTER, HELM_RELEASE, PlanResource, is_unknown, tags_of
+from components.plan.unknowns import UnknownValueError
 from components.stack.config import ENVIRONMENTS, PROJECT, StackConfig
 from policies.expectations import stack_policy_config
 from policies.framework import CONFIG_DIR, fails_closed, PolicyConfigError, Violation, load_enforcement, run_rules
 from policies.rules import ALL_RULES
+from seedance.charts import ChartMissingError, chart_cache, pull, rendered_resources
 from seedance.engine import STACK_REFERENCE, Plan, Secret
-from seedance.plan_output import asset_json
+from seedance.plan_output import MASK, asset_json
 from seedance.project import StackFileError, find_project
 from seedance.stack_input import load_stack
 
@@ -51,7 +54,8 @@ def _revealed(value: Any) -> Any:
 
 
 def resources_from_file(path: Path) -> tuple[list[PlanResource], str | None]:
-    """A `seedance plan --json` document (or any with the same resource fields)."""
+    """A `seedance plan --json` document (or any with the same resource fields), and its stack when it is
+    a plan of this package's program (another project's stack names no config of ours)."""
     try:
         document = load_json(path, "plan JSON", MAX_PLAN_BYTES)
         resources = plan_document_resources(document)
@@ -66,7 +70,8 @@ def resources_from_file(path: Path) -> tuple[list[PlanResource], str | None]:
     except (InputFileError, PlanDocumentError) as error:
         raise CheckInputError(f"{path}: {error}".replace(f"{path}: {path}: ", f"{path}: ")) from None
     stack = document.get("stack")
-    return resources, stack if isinstance(stack, str) else None
+    ours = document.get("project") in (None, PROJECT)
+    return resources, stack if isinstance(stack, str) and ours else None
 
 
 def _stack_settings(args: argparse.Namespace, stack: str | None) -> StackConfig | None:
@@ -98,13 +103,58 @@ def referenced_storage_classes(resources: list[PlanResource], stack_outputs) -> 
     return classes
 
 
+CHART_RULE = "kubernetes-helm-release-require-chart-source"
+
+
+def rendered_releases(resources: list[PlanResource], kubernetes_version: str
+                      ) -> tuple[list[PlanResource], list[dict[str, str]]]:
+    """The objects the plan's Helm releases install, and the releases that could not be rendered."""
+    rendered, unrendered = [], []
+    for release in (r for r in resources if r.type == HELM_RELEASE):
+        if release.props.get("values") == MASK:
+            unrendered.append({"urn": release.urn, "reason": "its values are [secret] in the plan file (write it with "
+                               "`seedance plan --json FILE --show-secrets`)"})
+            continue
+        try:
+            rendered += rendered_resources(release, kubernetes_version)
+        except UnknownValueError as error:
+            unrendered.append({"urn": release.urn, "reason": f"{error.message} (values unknown until apply)"})
+        except ChartMissingError as error:
+            unrendered.append({"urn": release.urn, "reason": str(error)})
+        except (RuntimeError, ValueError, KeyError, TypeError) as error:  # the engine's template errors
+            unrendered.append({"urn": release.urn, "reason": f"Helm could not render it: {error}"})
+    return rendered, unrendered
+
+
+# What judges the objects a chart renders: the security rules that read one resource at a time (a chart's
+# cost and labels are the program's values, judged on the release).
+RENDERED_RULES = [rule for rule in ALL_RULES if "security" in rule.topics and rule.check_resource is not None]
+
+
+def cluster_version(resources: list[PlanResource], config: StackConfig | None) -> str:
+    """The Kubernetes version charts render for: the plan's cluster's, else the stack's, else the default."""
+    for resource in resources:
+        if resource.type == EKS_CLUSTER and isinstance(resource.props.get("version"), str) \
+                and not is_unknown(resource.props["version"]):
+            return resource.props["version"]
+    return (config.cluster if config else ClusterConfig()).kubernetes_version
+
+
 def check(resources: list[PlanResource], env: str, region: str, extra: dict[str, dict[str, Any]] | None = None,
-          storage_classes: dict[str, dict[str, str]] | None = None) -> tuple[list[Violation], CostEstimate]:
+          storage_classes: dict[str, dict[str, str]] | None = None,
+          kubernetes_version: str | None = None) -> tuple[list[Violation], CostEstimate]:
+    """Every rule over the plan and what its Helm releases render (when `kubernetes_version` is given), and
+    the cost of the plan."""
+    rendered: list[PlanResource] = []
+    if kubernetes_version is not None:
+        rendered, unrendered = rendered_releases(resources, kubernetes_version)
+        extra = {**(extra or {}), CHART_RULE: {"unrendered": unrendered}}
     if storage_classes:  # the budget rules price a team's claims at its platform's classes too
         extra = {**(extra or {}), **{rule: {**(extra or {}).get(rule, {}), "storage_classes": storage_classes}
                                      for rule in BUDGET_RULES}}
-    violations = run_rules(ALL_RULES, resources, load_enforcement(env), extra,
-                           unknowns="fail" if fails_closed(env) else "advisory")
+    unknowns = "fail" if fails_closed(env) else "advisory"
+    violations = run_rules(ALL_RULES, resources, load_enforcement(env), extra, unknowns=unknowns)
+    violations += run_rules(RENDERED_RULES, rendered, load_enforcement(env), extra, unknowns=unknowns)
     try:
         cost = estimate(resources, catalog_for(region), storage_classes=storage_classes)
     except PriceSourceError as error:
@@ -174,7 +224,7 @@ def run(args: argparse.Namespace, offline_plan, stack_outputs) -> int:
             raise CheckInputError("give --stack (plan a stack and check it) or --plan (check a plan file), not both")
         resources, plan_stack = resources_from_file(args.plan)
         env = args.env or (plan_stack if plan_stack in ENVIRONMENTS else None)
-        config = _stack_settings(args, plan_stack if plan_stack in ENVIRONMENTS else env)
+        config = _stack_settings(args, plan_stack or env) if plan_stack or args.stack_file else None
         if env is None:
             raise CheckInputError(f"{args.plan}: the plan's stack {plan_stack!r} is not an environment; give --env "
                                   f"({', '.join(ENVIRONMENTS)}) to choose whose rules apply")
@@ -195,7 +245,8 @@ def run(args: argparse.Namespace, offline_plan, stack_outputs) -> int:
         raise CheckInputError(f"no policy config for environment {env!r}; known: {', '.join(ENVIRONMENTS)}")
     region = config.region if config else load_enforcement(env).get("budget-monthly-cost-limit", {}).get("region", "us-east-1")
     try:
-        violations, cost = check(resources, env, region, stack_policy_config(config) if config else None, classes)
+        violations, cost = check(resources, env, region, stack_policy_config(config) if config else None, classes,
+                                 cluster_version(resources, config))
     except PolicyConfigError as error:
         raise CheckInputError(f"policy config for {env}: {error}") from None
     delta, changes = None, None
@@ -229,7 +280,24 @@ def diff(args: argparse.Namespace, offline_plan) -> int:
     return 0
 
 
+def pull_charts(args: argparse.Namespace) -> int:
+    """`seedance charts pull --plan FILE`: the charts the gate renders, fetched and checked by digest."""
+    resources, _ = resources_from_file(args.plan)
+    for folder in pull(resources, args.timeout):
+        print(f"pulled {folder}")
+    print(f"charts of {args.plan.name} are in {chart_cache()}")
+    return 0
+
+
 def register(commands: argparse._SubParsersAction, run_check, run_diff) -> None:
+    charts = commands.add_parser("charts", help="the Helm charts the gate renders")
+    charts_verbs = charts.add_subparsers(dest="verb", required=True)
+    pull_command = charts_verbs.add_parser("pull", help="fetch every chart a plan's releases pin into the chart cache "
+                                                        "($SEEDANCE_CHART_CACHE), checked against its digest")
+    pull_command.add_argument("--plan", type=Path, required=True, metavar="FILE", help="a `seedance plan --json` file")
+    pull_command.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
+                              help="one deadline for every download (default 300)")
+    pull_command.set_defaults(run=pull_charts)
     changes = commands.add_parser("diff", help="what a change does to the running system: created, updated, "
                                                "replaced resources, and the GPU nodes an instance refresh replaces")
     changes.add_argument("base", type=Path, metavar="BASE.json", help="the plan before (`seedance plan --json`)")

@@ -41,6 +41,7 @@ from seedance import (breaker_command, budget_tag_command, capacity_commands, ch
 
 from seedance.engine import Plan, ProgramFailed, ProgramInputError, run_program
 from seedance.offline_cloud import OfflineCloud
+from seedance.charts import ChartFetchError
 from seedance.plan_output import plan_to_json, plan_to_text
 from seedance.project import StackFileError, find_project, load_stack_config
 from seedance.stack_input import StackInputError, load_stack
@@ -181,7 +182,7 @@ def _plan_command(args: argparse.Namespace) -> int:
     plan, header = offline_plan(args.stack, args.program, args.stack_file)
     # Written before the long printout, so that a reader who stops it (| head) still gets the file.
     if args.json:
-        write_text(args.json, json.dumps(plan_to_json(plan), indent=2, sort_keys=True) + "\n", "plan JSON")
+        write_text(args.json, json.dumps(plan_to_json(plan, args.show_secrets), indent=2, sort_keys=True) + "\n", "plan JSON")
     sections = _derived_sections(args, plan)
     print(plan_to_text(plan, header, omit_outputs=("reports",) if "reports" in plan.outputs else ()))
     for lines in sections:
@@ -213,6 +214,9 @@ def _parser() -> argparse.ArgumentParser:
     plan = commands.add_parser("plan", help="offline plan of a stack: resource tree, counts, outputs")
     _stack_arguments(plan)
     plan.add_argument("--json", type=Path, metavar="FILE", help="also write the plan as JSON to FILE")
+    plan.add_argument("--show-secrets", action="store_true",
+                      help="write secret inputs into the JSON instead of [secret] (offline they are stand-ins), so "
+                           "`seedance check --plan` can render Helm releases whose values hold one")
     plan.set_defaults(run=_plan_command)
     fio = commands.add_parser("fio-job", help="print the fio checkpoint-write Job for the stack's checkpoint class")
     _stack_arguments(fio)
@@ -265,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     except (UsageError, capacity_commands.CommandError, check_command.CheckInputError,
             breaker_command.BreakerRefused, StackInputError, InputFileError, OutputFileError,
-            PublishError, images_command.ImagesError, GateInputError) as error:
+            PublishError, images_command.ImagesError, GateInputError, ChartFetchError) as error:
         print(f"seedance: error: {error}", file=sys.stderr)
         return EXIT_CONFIG
     except ProgramFailed as error:

@@ -1,4 +1,6 @@
-"""Render a `Plan` as text (a resource tree) or as JSON; secrets are always masked."""
+"""Render a `Plan` as text (a resource tree) or as JSON; secrets are masked unless asked for. An offline
+plan holds no real secret (encrypted config and generated keys are stand-ins), but a reader of its file
+need not know that."""
 
 from __future__ import annotations
 
@@ -27,27 +29,28 @@ def asset_json(value: Any) -> dict[str, Any] | None:
     return None
 
 
-def masked(value: Any) -> Any:
+def masked(value: Any, show_secrets: bool = False) -> Any:
     if isinstance(value, Secret):
-        return MASK
+        return masked(value.value, show_secrets) if show_secrets else MASK
     if isinstance(value, (pulumi.Asset, pulumi.Archive)):
         return asset_json(value)
     if isinstance(value, dict):
-        return {k: masked(v) for k, v in value.items()}
+        return {k: masked(v, show_secrets) for k, v in value.items()}
     if isinstance(value, list):
-        return [masked(v) for v in value]
+        return [masked(v, show_secrets) for v in value]
     if value == UNKNOWN:
         return "(unknown)"
     return value
 
 
-def plan_to_json(plan: Plan) -> dict[str, Any]:
+def plan_to_json(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
+    """`show_secrets`: the gate renders Helm releases from their values, secret ones too."""
     return {
         "project": plan.project,
         "stack": plan.stack,
         "resources": [
             {"urn": r.urn, "type": r.type, "name": r.name, "id": r.id, "parent": r.parent,
-             "dependencies": list(r.dependencies), "inputs": masked(r.inputs)}
+             "dependencies": list(r.dependencies), "inputs": masked(r.inputs, show_secrets)}
             for r in plan.resources
         ],
         "outputs": masked(plan.outputs),

@@ -76,3 +76,51 @@ def test_what_changes_the_gate_has_code_owners():
                 "/tests/fixtures/checkov_tfplan_exceptions.json", "/components/plan/resources.py",
                 "/seedance/check_command.py"} | exceptions
     assert required <= owned, required - owned
+
+
+def _checkouts(job):
+    return [s.get("with", {}) for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@")]
+
+
+def test_the_gate_runs_the_base_branchs_code_in_a_job_where_no_pull_request_code_runs():
+    """Item 6 of issue 35: the check runs from the base commit's checkout; the pull request reaches that job
+    only as data (its plan, as an artifact; its stack files, a sparse checkout that runs nothing)."""
+    gate = [job for job in JOBS.values() if any("seedance check" in s.get("run", "") for s in job["steps"])]
+    assert len(gate) == 1
+    (check,) = gate
+    root = [c for c in _checkouts(check) if "path" not in c]
+    assert root == [{"ref": "${{ github.event.pull_request.base.sha }}", "persist-credentials": False}]
+    for checkout in _checkouts(check):
+        if "path" in checkout:  # the pull request's files: data only, in their own folder
+            assert checkout.get("sparse-checkout") == "stacks" and "ref" not in checkout
+            pr_folder = checkout["path"]
+            for step in check["steps"]:
+                command = step.get("run", "")
+                assert not re.search(rf"(^|[\s(/]){re.escape(pr_folder)}/[^\s]*(\.venv|bin|\.py|Makefile)", command)
+                assert f"cd {pr_folder}" not in command and step.get("working-directory") != pr_folder
+    (gate_step,) = [s for s in check["steps"] if "seedance check" in s.get("run", "")]
+    assert re.search(r"(^|\s)\.venv/bin/seedance check --plan ", gate_step["run"])
+    assert "needs" in check and JOBS[check["needs"]]["permissions"] == {"contents": "read"}
+
+
+def test_the_pull_requests_code_only_plans_and_hands_the_plan_on():
+    plan = JOBS["plan"]
+    assert [c for c in _checkouts(plan)] == [{"persist-credentials": False}]
+    commands = [s["run"] for s in plan["steps"] if "run" in s]
+    assert commands == ["make venv", '.venv/bin/seedance plan --stack "$STACK" --json "plan-$STACK.json" --show-secrets']
+
+
+def test_the_preview_runs_the_base_branchs_policy_pack():
+    preview = JOBS["preview"]
+    (pulumi,) = [s for s in preview["steps"] if str(s.get("uses", "")).startswith("pulumi/actions@")]
+    base = [c for c in _checkouts(preview) if c.get("path") == "base"]
+    assert base and base[0]["ref"] == "${{ github.event.pull_request.base.sha }}"
+    assert pulumi["with"]["policyPacks"] == "base/policies"
+    assert pulumi["with"]["policyPackConfigs"].startswith("base/policies/config/")
+
+
+def test_every_path_that_shapes_a_plan_or_a_verdict_has_code_owners():
+    owners = (REPO / ".github" / "CODEOWNERS").read_text()
+    owned = {line.split()[0] for line in owners.splitlines() if line.strip() and not line.startswith("#")}
+    assert {"/components/", "/infra/", "/seedance/", "/policies/", "/stacks/", "/pyproject.toml", "/Makefile",
+            "/.github/"} <= owned

@@ -24,6 +24,22 @@ LOG_GROUP = "aws:cloudwatch/logGroup:LogGroup"
 # the program states on the resource, so every reader of the plan prices it alike.
 EXPECTED_GB_TAG = "seedance.io/expected-gb-month"
 VPC = "aws:ec2/vpc:Vpc"
+SUBNET = "aws:ec2/subnet:Subnet"
+ROUTE_TABLE = "aws:ec2/routeTable:RouteTable"
+ROUTE = "aws:ec2/route:Route"
+ROUTE_TABLE_ASSOCIATION = "aws:ec2/routeTableAssociation:RouteTableAssociation"
+INTERNET_GATEWAY = "aws:ec2/internetGateway:InternetGateway"
+SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
+SECURITY_GROUP_RULE = "aws:ec2/securityGroupRule:SecurityGroupRule"
+SECURITY_GROUP_INGRESS_RULE = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
+IAM_ROLE = "aws:iam/role:Role"
+# What attaches a managed policy to a role.
+IAM_POLICY_ATTACHMENTS = ("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "aws:iam/policyAttachment:PolicyAttachment",
+                          "aws:iam/roleManagedPolicyAttachment:RoleManagedPolicyAttachment")
+S3_BUCKET_POLICY = "aws:s3/bucketPolicy:BucketPolicy"
+K8S_ADMISSION_POLICY = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"
+K8S_ADMISSION_BINDING = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding"
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 VPC_ENDPOINT = "aws:ec2/vpcEndpoint:VpcEndpoint"
 K8S_DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 K8S_HPA = "kubernetes:autoscaling/v2:HorizontalPodAutoscaler"
@@ -31,6 +47,7 @@ K8S_SERVICE = "kubernetes:core/v1:Service"
 K8S_STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"
 K8S_CLAIM = "kubernetes:core/v1:PersistentVolumeClaim"
 K8S_NETWORK_POLICY = "kubernetes:networking.k8s.io/v1:NetworkPolicy"
+K8S_NAMESPACE = "kubernetes:core/v1:Namespace"
 K8S_ROLES = ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "kubernetes:rbac.authorization.k8s.io/v1:Role")
 K8S_ROLE_BINDINGS = ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",
                      "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding")
@@ -49,7 +66,7 @@ INSTANCE_LAUNCHERS = (LAUNCH_TEMPLATE, EC2_INSTANCE, "aws:ec2/spotInstanceReques
                       "aws:ec2/launchConfiguration:LaunchConfiguration")
 # Kubernetes kinds whose pod template is at spec.template.spec.
 K8S_WORKLOADS = ("kubernetes:apps/v1:Deployment", "kubernetes:apps/v1:DaemonSet", "kubernetes:apps/v1:StatefulSet",
-                 "kubernetes:batch/v1:Job", "kubernetes:apps/v1:ReplicaSet")
+                 "kubernetes:batch/v1:Job", "kubernetes:apps/v1:ReplicaSet", "kubernetes:core/v1:ReplicationController")
 K8S_POD = "kubernetes:core/v1:Pod"
 K8S_CRON_JOB = "kubernetes:batch/v1:CronJob"
 # Every kind that runs pods of its own (`pod_spec` finds the pod in each).
@@ -59,12 +76,12 @@ POD_CARRIERS = (*K8S_WORKLOADS, K8S_POD, K8S_CRON_JOB)
 # assume a role), an identity policy (what a role may do), or a resource policy (who may use a key,
 # endpoint, bucket, queue or topic; an endpoint policy only narrows what identity policies allow).
 POLICY_DOCUMENTS = {
-    "aws:iam/role:Role": ("assumeRolePolicy", "trust"),
+    IAM_ROLE: ("assumeRolePolicy", "trust"),
     "aws:iam/rolePolicy:RolePolicy": ("policy", "identity"),
     "aws:iam/policy:Policy": ("policy", "identity"),
     KMS_KEY: ("policy", "resource"),
     VPC_ENDPOINT: ("policy", "endpoint"),
-    "aws:s3/bucketPolicy:BucketPolicy": ("policy", "resource"),
+    S3_BUCKET_POLICY: ("policy", "resource"),
     "aws:sqs/queuePolicy:QueuePolicy": ("policy", "resource"),
     "aws:sns/topicPolicy:TopicPolicy": ("policy", "resource"),
     "aws:kms/keyPolicy:KeyPolicy": ("policy", "resource"),

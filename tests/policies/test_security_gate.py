@@ -106,20 +106,20 @@ CONTROLS = [
     ("public bucket", _public_bucket, "aws-s3-bucket-disallow-public-access"),
     ("trust AWS *", _trust_anyone, "aws-iam-policy-disallow-public-principal"),
     ("launch template without hop limit", _no_hop_limit, "aws-ec2-instance-launch-require-imdsv2"),
-    ("privileged hostNetwork pod with hostPath /", _privileged_host_pod, "kubernetes-pod-disallow-host-access"),
+    ("privileged hostNetwork pod with hostPath /", _privileged_host_pod, "kubernetes-pod-enforce-pod-security-standards"),
     ("NodePort Service", _node_port, "kubernetes-service-disallow-node-port"),
     ("allow-all NetworkPolicy", _allow_all_network_policy, "kubernetes-networkpolicy-disallow-allow-all"),
-    ("wildcard ClusterRole", _wildcard_cluster_role, "kubernetes-rbac-role-disallow-wildcards"),
+    ("wildcard ClusterRole", _wildcard_cluster_role, "kubernetes-rbac-role-disallow-escalation"),
     ("public SQS policy", _public_queue, "aws-iam-policy-disallow-public-principal"),
     ("public SNS policy", _public_topic, "aws-iam-policy-disallow-public-principal"),
-    ("cluster-admin binding", _cluster_admin_binding, "kubernetes-rbac-binding-disallow-cluster-admin"),
+    ("cluster-admin binding", _cluster_admin_binding, "kubernetes-rbac-binding-disallow-escalating-roles"),
 ]
 
 
 @pytest.fixture(scope="module")
 def prod_plan(tmp_path_factory):
     path = tmp_path_factory.mktemp("gate") / "prod.json"
-    assert main(["plan", "--stack", "prod", "--json", str(path)]) == 0
+    assert main(["plan", "--stack", "prod", "--json", str(path), "--show-secrets"]) == 0
     return json.loads(path.read_text())
 
 

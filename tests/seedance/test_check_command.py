@@ -156,7 +156,9 @@ def test_the_pr_check_plans_the_base_commit_with_its_own_code():
     import yaml
 
     workflow = yaml.safe_load((Path(__file__).resolve().parents[2] / ".github" / "workflows" / "infra-pr.yml").read_text())
-    (base_step,) = [s for s in workflow["jobs"]["check"]["steps"] if "base" in s.get("name", "").lower()]
-    command = base_step["run"]
-    assert command.startswith("(cd base && make venv && .venv/bin/seedance plan")
-    assert "--program" not in command
+    check = workflow["jobs"]["check"]
+    (root,) = [s for s in check["steps"] if str(s.get("uses", "")).startswith("actions/checkout@")
+               and "path" not in s.get("with", {})]
+    assert root["with"]["ref"] == "${{ github.event.pull_request.base.sha }}"  # the job's code is the base's
+    (base_step,) = [s for s in check["steps"] if "seedance plan" in s.get("run", "")]
+    assert base_step["run"].startswith(".venv/bin/seedance plan") and "--program" not in base_step["run"]

@@ -1,0 +1,118 @@
+"""NetworkPolicies by set reasoning: which pods, namespaces and addresses a rule's peers admit, on which
+ports, whatever the spelling (`{}`, `{namespaceSelector: {}, podSelector: {}}`, selectors whose every
+expression is NotIn or DoesNotExist, `0.0.0.0/0` less a token `except`, `0.0.0.0/1` plus `128.0.0.0/1`,
+ports of a protocol with no number, a range to 65535), and whether a namespace keeps a default deny."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any
+
+# Address space a pod should never reach unbounded: everything but private, shared and link-local ranges.
+NOT_PUBLIC = [ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10",
+                                                 "127.0.0.0/8", "169.254.0.0/16", "fc00::/7", "fe80::/10", "::1/128")]
+# A rule whose peers reach this many public addresses (a /8 of IPv4, a /16 of IPv6) reaches the internet.
+PUBLIC_LIMIT = {4: 2**24, 6: 2**112}
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"  # every namespace has it (the API server sets it)
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def selects_all(selector: Any, namespaces: bool) -> bool:
+    """Whether a label selector selects every object, or all but those it names (NotIn, DoesNotExist; for
+    namespaces also Exists on the name label every namespace carries). An absent selector is not `{}`."""
+    if not isinstance(selector, dict):
+        return False
+    if _dict(selector.get("matchLabels")):
+        return False
+    for expression in selector.get("matchExpressions") or []:
+        operator = _dict(expression).get("operator")
+        if operator in ("NotIn", "DoesNotExist"):
+            continue
+        if namespaces and operator == "Exists" and _dict(expression).get("key") == NAMESPACE_NAME_LABEL:
+            continue
+        return False
+    return True
+
+
+def selects_every_pod(selector: Any) -> bool:
+    """Whether a policy's podSelector covers every pod of its namespace, with no exceptions (a default deny
+    that leaves out pods with some label leaves them open)."""
+    return isinstance(selector, dict) and not _dict(selector.get("matchLabels")) and not selector.get("matchExpressions")
+
+
+def public_addresses(blocks: list[dict]) -> dict[int, int]:
+    """How many public addresses the ipBlocks admit, per IP version (each block's cidr less its excepts)."""
+    admitted: dict[int, list] = {4: [], 6: []}
+    for block in blocks:
+        try:
+            network = ipaddress.ip_network(str(block.get("cidr")), strict=False)
+            excepts = [ipaddress.ip_network(str(e), strict=False) for e in block.get("except") or []]
+        except ValueError:
+            continue  # the API server refuses it
+        parts = [network]
+        for removed in [*excepts, *NOT_PUBLIC]:
+            parts = [piece for part in parts for piece in _without(part, removed)]
+        admitted[network.version] += parts
+    return {version: sum(n.num_addresses for n in ipaddress.collapse_addresses(nets)) if nets else 0
+            for version, nets in admitted.items()}
+
+
+def _without(network, removed):
+    if network.version != removed.version or not network.overlaps(removed):
+        return [network]
+    if removed.supernet_of(network):
+        return []
+    return list(network.address_exclude(removed))
+
+
+def admits_everyone(peers: Any) -> str | None:
+    """What a rule's peers admit when it is everyone: no peers, an empty peer, every pod of every namespace,
+    or the internet (its blocks together)."""
+    if not peers:
+        return "every peer (no from/to)"
+    blocks = []
+    for peer in peers if isinstance(peers, list) else []:
+        peer = _dict(peer)
+        if not peer:
+            return "every peer (an empty peer)"
+        if "namespaceSelector" in peer and selects_all(peer["namespaceSelector"], namespaces=True) and (
+                "podSelector" not in peer or selects_all(peer["podSelector"], namespaces=False)):
+            return "every pod of every namespace"
+        if "ipBlock" in peer:
+            blocks.append(_dict(peer["ipBlock"]))
+    public = public_addresses(blocks)
+    if any(public[version] >= PUBLIC_LIMIT[version] for version in public):
+        return "the internet (its ipBlocks together)"
+    return None
+
+
+def all_ports(ports: Any) -> bool:
+    """Whether a rule's ports admit every port of a protocol: no ports, a port with no number, or a range
+    from 1 (or 0) to 65535."""
+    if not ports:
+        return True
+    for port in ports if isinstance(ports, list) else []:
+        port = _dict(port)
+        number = port.get("port")
+        if number is None:
+            return True
+        try:
+            if int(float(number)) <= 1 and int(float(port.get("endPort") or 0)) >= 65535:
+                return True
+        except (TypeError, ValueError):
+            continue  # a named port: one port
+    return False
+
+
+def denies(policy_spec: dict, direction: str) -> bool:
+    """Whether a policy is a default deny for `direction` ("Ingress"/"Egress") over every pod: it selects
+    all pods, covers the direction, and allows nothing in it."""
+    if not selects_every_pod(policy_spec.get("podSelector")):
+        return False
+    types = policy_spec.get("policyTypes")
+    if types is None:  # the API server's default: Ingress, and Egress when egress rules are given
+        types = ["Ingress", *(["Egress"] if policy_spec.get("egress") else [])]
+    return direction in types and not policy_spec.get(direction.lower())

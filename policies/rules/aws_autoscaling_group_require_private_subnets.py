@@ -1,0 +1,57 @@
+"""Nodes launch only into private subnets: a group or node group whose subnets map public IPs on launch,
+or route the internet through an internet gateway, puts GPU nodes on the internet whatever their launch
+template says. Judged on the subnets, route tables and routes the plan itself creates (a subnet from
+elsewhere is another stack's to judge)."""
+
+from components.plan.resources import (ASG, EKS_NODE_GROUP, INTERNET_GATEWAY, ROUTE, ROUTE_TABLE,
+                                       ROUTE_TABLE_ASSOCIATION as ASSOCIATION, SUBNET)
+from policies.framework import Rule
+from policies.readers.pods import on
+
+DEFAULT_ROUTES = {"0.0.0.0/0", "::/0"}
+
+
+def _to_internet(route, gateways) -> bool:
+    destination = route.get("destinationCidrBlock") or route.get("cidrBlock") or route.get(
+        "destinationIpv6CidrBlock") or route.get("ipv6CidrBlock")
+    gateway = str(route.get("gatewayId") or "")
+    return destination in DEFAULT_ROUTES and (gateway.startswith("igw-") or gateway in gateways)
+
+
+def public_subnets(resources) -> dict[str, str]:
+    """id -> why, of each subnet the plan creates that is public."""
+    gateways = {r.id for r in resources if r.type == INTERNET_GATEWAY and r.id}
+    public_tables = {r.id for r in resources if r.type == ROUTE_TABLE
+                     and any(_to_internet(route, gateways) for route in r.props.get("routes") or [])}
+    public_tables |= {r.props.get("routeTableId") for r in resources if r.type == ROUTE and _to_internet(r.props, gateways)}
+    routed = {r.props.get("subnetId") for r in resources if r.type == ASSOCIATION and r.props.get("routeTableId") in public_tables}
+    found = {}
+    for subnet in (r for r in resources if r.type == SUBNET and r.id):
+        if on(subnet.props.get("mapPublicIpOnLaunch")):
+            found[subnet.id] = "maps a public IP to every instance it launches"
+        elif subnet.id in routed:
+            found[subnet.id] = "routes 0.0.0.0/0 through an internet gateway"
+    return found
+
+
+def check(resources, config):
+    public = public_subnets(resources)
+    for resource in resources:
+        subnets = resource.props.get("vpcZoneIdentifiers") if resource.type == ASG else \
+            resource.props.get("subnetIds") if resource.type == EKS_NODE_GROUP else None
+        for subnet in subnets if isinstance(subnets, list) else []:
+            if subnet in public:
+                yield resource.urn, f"{resource.name}: launches nodes into {subnet}, which {public[subnet]}"
+
+
+RULE = Rule(
+    name="aws-autoscaling-group-require-private-subnets",
+    description="Auto Scaling groups and EKS node groups launch into private subnets only (no public IP on launch, "
+                "no internet-gateway default route).",
+    severity="critical",
+    remediation="Give the group the stack's private subnets (network.private_subnet_ids); egress goes through NAT "
+                "and the VPC endpoints.",
+    topics=("security", "network"),
+    check_stack=check,
+    standards=("CIS EKS 5.4.3", "EKS BPG: Network security - deploy nodes to private subnets"),
+)

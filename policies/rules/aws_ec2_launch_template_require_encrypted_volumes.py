@@ -1,0 +1,42 @@
+"""Every volume a node boots with is encrypted with the stack's key: a launch template names each block
+device with `encrypted` on and a KMS key, and names the root device (left out, the AMI's unencrypted
+snapshot decides); an instance's root and EBS devices the same."""
+
+from components.plan.resources import EC2_INSTANCE, LAUNCH_TEMPLATE
+from policies.framework import Rule
+from policies.readers.pods import on
+
+
+def _devices(resource) -> list[tuple[str, dict]]:
+    props = resource.props
+    if resource.type == LAUNCH_TEMPLATE:
+        return [(str(m.get("deviceName")), m.get("ebs") or {}) for m in props.get("blockDeviceMappings") or []
+                if isinstance(m, dict) and "virtualName" not in m]
+    devices = [("root", props.get("rootBlockDevice") or {})]
+    return devices + [(str(d.get("deviceName")), d) for d in props.get("ebsBlockDevices") or [] if isinstance(d, dict)]
+
+
+def check(resource, config):
+    if resource.type not in (LAUNCH_TEMPLATE, EC2_INSTANCE):
+        return
+    devices = _devices(resource)
+    if resource.type == LAUNCH_TEMPLATE and not devices:
+        yield f"{resource.name}: names no block device, so the root volume is the AMI's (unencrypted, no key)"
+    for name, ebs in devices:
+        if not on(ebs.get("encrypted")):
+            yield f"{resource.name}: volume {name} is not encrypted"
+        elif not ebs.get("kmsKeyId"):
+            yield f"{resource.name}: volume {name} is encrypted with the AWS-managed key, not the stack's"
+
+
+RULE = Rule(
+    name="aws-ec2-launch-template-require-encrypted-volumes",
+    description="Launch templates and instances encrypt every EBS device, the root included, with a customer "
+                "managed key.",
+    severity="high",
+    remediation="Name the root device in blockDeviceMappings with ebs.encrypted \"true\" and the stack's kmsKeyId.",
+    topics=("security", "encryption"),
+    check_resource=check,
+    resource_types=frozenset({LAUNCH_TEMPLATE, EC2_INSTANCE}),
+    standards=("EKS BPG: Data encryption - encryption at rest with customer managed keys",),
+)

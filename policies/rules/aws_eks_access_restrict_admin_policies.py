@@ -1,0 +1,55 @@
+"""EKS access gives each principal the stack config names what its role is, and no more: a team's people
+get no access policy at all (their Kubernetes group, bound in their namespaces), viewers only view,
+administrators EKS's admin policy in namespaces only; cluster-admin is for break-glass and the deployer.
+No entry joins system:masters or another team's group."""
+
+from components.plan.resources import EKS_ACCESS_ENTRY, EKS_ACCESS_POLICY
+from components.tenancy.manifests import TENANT_GROUP_PREFIX
+from policies.framework import Rule
+
+POLICY_PREFIX = "arn:aws:eks::aws:cluster-access-policy/"
+VIEW = "AmazonEKSViewPolicy"
+ADMIN = "AmazonEKSAdminPolicy"
+
+
+def check(resource, config):
+    principal = str(resource.props.get("principalArn"))
+    team = config["tenant_principals"].get(principal)
+    if resource.type == EKS_ACCESS_ENTRY:
+        groups = [str(g) for g in resource.props.get("kubernetesGroups") or []]
+        allowed = [f"{TENANT_GROUP_PREFIX}{team}"] if team else []
+        for group in groups:
+            # A team's group is its people's alone; without the stack config (the pack) nobody is known.
+            foreign = group.startswith(TENANT_GROUP_PREFIX) and group not in allowed and config["from_stack_config"]
+            if group.startswith("system:") or foreign:
+                yield f"{resource.name}: puts {principal} in the Kubernetes group {group}"
+        return
+    if resource.type != EKS_ACCESS_POLICY:
+        return
+    policy = str(resource.props.get("policyArn")).removeprefix(POLICY_PREFIX)
+    scope = (resource.props.get("accessScope") or {}).get("type")
+    if team:
+        yield f"{resource.name}: gives {policy} to {principal}, a person of team {team} (teams get their group only)"
+    elif principal in config["viewer_principals"] and policy != VIEW:
+        yield f"{resource.name}: gives {policy} to the viewer {principal}"
+    elif principal in config["admin_principals"] and not (policy == VIEW or (policy == ADMIN and scope == "namespace")):
+        yield f"{resource.name}: gives {policy} ({scope} scope) to the administrator {principal}; allowed: " \
+              f"{ADMIN} in namespaces, {VIEW}"
+
+
+RULE = Rule(
+    name="aws-eks-access-restrict-admin-policies",
+    description="EKS access entries and policies give tenants their group only, viewers view, administrators admin "
+                "in namespaces; no entry joins system:masters or another team's group.",
+    severity="critical",
+    remediation="Give access through the stack config's lists (cluster.admin_principal_arns, viewer_principal_arns, "
+                "break_glass_principal_arns, tenants[].principal_arns), not extra entries or associations.",
+    topics=("security", "kubernetes", "iam"),
+    config={"tenant_principals": {"type": "object", "default": {}},
+            "admin_principals": {"type": "array", "items": {"type": "string"}, "default": []},
+            "viewer_principals": {"type": "array", "items": {"type": "string"}, "default": []},
+            "from_stack_config": {"type": "boolean", "default": False}},
+    check_resource=check,
+    resource_types=frozenset({EKS_ACCESS_ENTRY, EKS_ACCESS_POLICY}),
+    standards=("CIS EKS 4.1.1", "EKS User Guide: access entries and access policies"),
+)

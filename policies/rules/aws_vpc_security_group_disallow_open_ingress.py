@@ -1,0 +1,45 @@
+"""No security group admits the internet: an ingress rule (standalone or inline, IPv4 or IPv6) whose ranges
+together reach a /8 of public addresses opens what it guards (the cluster API, the endpoints, the nodes)
+to anyone, however the range is split or excepted."""
+
+from components.plan.resources import (SECURITY_GROUP as GROUP, SECURITY_GROUP_INGRESS_RULE as INGRESS_RULE,
+                                       SECURITY_GROUP_RULE as GROUP_RULE)
+from policies.framework import Rule
+from policies.readers.network import PUBLIC_LIMIT, public_addresses
+
+
+
+def _ranges(props: dict) -> list[str]:
+    ranges = [props.get("cidrIpv4"), props.get("cidrIpv6")]
+    ranges += list(props.get("cidrBlocks") or []) + list(props.get("ipv6CidrBlocks") or [])
+    return [str(r) for r in ranges if r]
+
+
+def _open(ranges: list[str]) -> bool:
+    public = public_addresses([{"cidr": r} for r in ranges])
+    return any(public[version] >= PUBLIC_LIMIT[version] for version in public)
+
+
+def check(resource, config):
+    if resource.type == INGRESS_RULE or (resource.type == GROUP_RULE and resource.props.get("type") == "ingress"):
+        rules = [resource.props]
+    elif resource.type == GROUP:
+        rules = [r for r in resource.props.get("ingress") or [] if isinstance(r, dict)]
+    else:
+        return
+    for rule in rules:
+        if _open(_ranges(rule)):
+            ports = f"{rule.get('fromPort', '*')}-{rule.get('toPort', '*')}"
+            yield f"{resource.name}: admits {', '.join(_ranges(rule))} on ports {ports}: the internet"
+
+
+RULE = Rule(
+    name="aws-vpc-security-group-disallow-open-ingress",
+    description="No security group ingress admits the internet (ranges that together reach a /8 of public addresses).",
+    severity="critical",
+    remediation="Admit the VPC, the deployer network (cluster.deployer_cidrs) or a security group, never 0.0.0.0/0.",
+    topics=("security", "network"),
+    check_resource=check,
+    resource_types=frozenset({INGRESS_RULE, GROUP_RULE, GROUP}),
+    standards=("CIS EKS 5.4.1", "EKS BPG: Network security - restrict the cluster security group"),
+)

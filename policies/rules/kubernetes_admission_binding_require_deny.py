@@ -1,0 +1,40 @@
+"""The platform's admission guards deny: every ValidatingAdmissionPolicy the plan declares fails closed
+(failurePolicy Fail, the API's default) and is bound by a binding whose actions include Deny (a binding
+set to Audit or Warn lets every request through); the guards the stack config requires are all there."""
+
+from components.plan.resources import K8S_ADMISSION_BINDING as BINDING, K8S_ADMISSION_POLICY as POLICY
+from policies.framework import Rule
+
+
+
+def check(resources, config):
+    policies = {(r.props.get("metadata") or {}).get("name"): r for r in resources if r.type == POLICY}
+    denying = set()
+    for binding in (r for r in resources if r.type == BINDING):
+        spec = binding.props.get("spec") or {}
+        actions = spec.get("validationActions") or []
+        if "Deny" in actions:
+            denying.add(spec.get("policyName"))
+        else:
+            yield binding.urn, f"{binding.name}: binds {spec.get('policyName')} with {actions or 'no actions'}, not Deny"
+    for name, policy in policies.items():
+        if (policy.props.get("spec") or {}).get("failurePolicy", "Fail") != "Fail":
+            yield policy.urn, f"{policy.name}: fails open (failurePolicy {policy.props['spec']['failurePolicy']})"
+        if name not in denying:
+            yield policy.urn, f"{policy.name}: no binding denies what it refuses"
+    for name in config["required_policies"]:
+        if name not in policies:
+            yield None, f"the admission policy {name} the stack requires is not in the plan"
+
+
+RULE = Rule(
+    name="kubernetes-admission-binding-require-deny",
+    description="Every ValidatingAdmissionPolicy fails closed and is bound with Deny; the stack's required guards "
+                "are declared.",
+    severity="critical",
+    remediation="Bind each policy with validationActions [Deny] and keep failurePolicy Fail.",
+    topics=("security", "kubernetes"),
+    config={"required_policies": {"type": "array", "items": {"type": "string"}, "default": []}},
+    check_stack=check,
+    standards=("Kubernetes: ValidatingAdmissionPolicy validationActions", "EKS BPG: Multi-tenancy - policy as code"),
+)

@@ -1,0 +1,62 @@
+"""Triton serves the model control mode its stack config sets: `explicit` opens the model load API to every
+caller of its Service (any model, any code, into prod), so a Triton container's arguments, however
+spelled (`--model-control-mode=x`, `--model-control-mode x`, inside a shell command; the last one wins,
+as Triton's option parser takes it), must name an allowed mode."""
+
+import shlex
+
+from components.plan.resources import pod_spec
+from policies.framework import Rule
+from policies.readers.pods import containers
+
+OPTION = "--model-control-mode"
+DEFAULT_MODE = "none"  # Triton's own default (src/command_line_parser.cc)
+
+
+def tokens(container: dict) -> list[str]:
+    words = []
+    for part in [*(container.get("command") or []), *(container.get("args") or [])]:
+        try:
+            words += shlex.split(str(part))
+        except ValueError:
+            words += str(part).split()
+    return words
+
+
+def mode_of(words: list[str]) -> str:
+    mode = DEFAULT_MODE
+    for index, word in enumerate(words):
+        if word.startswith(OPTION + "="):
+            mode = word.split("=", 1)[1]
+        elif word == OPTION and index + 1 < len(words):
+            mode = words[index + 1]
+    return mode.lower()
+
+
+def check(resource, config):
+    spec = pod_spec(resource)
+    if spec is None:
+        return
+    namespace = (resource.props.get("metadata") or {}).get("namespace")
+    allowed = config["namespace_modes"].get(namespace, config["allowed_modes"])
+    for where, container in containers(spec):
+        words = tokens(container)
+        if "tritonserver" not in str(container.get("image")) and not any("tritonserver" in w for w in words):
+            continue
+        mode = mode_of(words)
+        if mode not in allowed:
+            yield f"{resource.name}: {where} runs Triton with {OPTION}={mode}; allowed here: {', '.join(allowed)}"
+
+
+RULE = Rule(
+    name="kubernetes-deployment-require-triton-model-control",
+    description="Triton runs with the model control mode its stack config sets (poll or none), never explicit.",
+    severity="critical",
+    remediation="Set serving[].model_control_mode in the stack config (poll or none); models reach Triton through "
+                "`seedance model publish`, never its load API.",
+    topics=("security", "serving"),
+    config={"allowed_modes": {"type": "array", "items": {"enum": ["poll", "none"]}, "default": ["poll", "none"]},
+            "namespace_modes": {"type": "object", "default": {}}},
+    check_resource=check,
+    standards=("Triton: model management (model control modes)", "EKS BPG: Multi-tenancy - isolate what tenants run"),
+)

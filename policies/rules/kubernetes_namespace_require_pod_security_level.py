@@ -1,0 +1,40 @@
+"""A namespace the stack creates enforces at least the Pod Security level the stack config gives it: a
+plan that lowers the label (or drops it: Pod Security Admission's default is privileged) opens the
+namespace to pods the gate never saw, created later by whoever may create pods there."""
+
+from components.plan.resources import K8S_NAMESPACE
+from policies.expectations import PLATFORM_NAMESPACE_LEVELS
+from policies.framework import Rule
+from policies.readers.pods import LEVELS, at_least
+
+ENFORCE = "pod-security.kubernetes.io/enforce"
+
+
+def check(resource, config):
+    if resource.type != K8S_NAMESPACE:
+        return
+    metadata = resource.props.get("metadata") or {}
+    name = metadata.get("name")
+    required = config["namespace_levels"].get(name, config["default_level"])
+    label = (metadata.get("labels") or {}).get(ENFORCE)
+    if required != "privileged" and not at_least(label, required):
+        yield f"{resource.name}: namespace {name} enforces {label or 'nothing (privileged)'}; the stack allows it {required}"
+
+
+RULE = Rule(
+    name="kubernetes-namespace-require-pod-security-level",
+    description="Every namespace the stack creates enforces the Pod Security level its stack config gives it, or "
+                "a stricter one.",
+    severity="critical",
+    remediation=f"Set the `{ENFORCE}` label to the level the stack gives the namespace (docs/security.md).",
+    topics=("security", "kubernetes"),
+    config={"namespace_levels": {"type": "object", "additionalProperties": {"enum": list(LEVELS)},
+                                 "default": PLATFORM_NAMESPACE_LEVELS},
+            # Without the stack config (the pack under the engine) a namespace the platform table does not name
+            # gets baseline, the least the stack gives any; `seedance check` gives the config's levels and
+            # restricted to every other namespace.
+            "default_level": {"enum": list(LEVELS), "default": "baseline"}},
+    check_resource=check,
+    resource_types=frozenset({K8S_NAMESPACE}),
+    standards=("Pod Security Admission: namespace labels", "CIS EKS 4.2 (Pod Security Standards)"),
+)

@@ -1,0 +1,41 @@
+"""Nothing the plan deploys binds a role that escalates: the built-in roles that carry such grants
+(cluster-admin, admin, edit, the aggregation controller's, ...), the platform's expected roles outside a
+namespace (a ClusterRoleBinding of the tenant role reads every Secret of the cluster), or any role to
+everyone (system:authenticated, system:unauthenticated) or to system:masters. People's administrator
+access comes from EKS access entries (docs/security.md), break-glass only."""
+
+from components.plan.resources import K8S_ROLE_BINDINGS as BINDINGS
+from policies.framework import Rule
+from policies.readers.rbac import ESCALATING_ROLES, EVERYONE_GROUPS
+from policies.rules.kubernetes_rbac_role_disallow_escalation import EXPECTED_ROLES
+
+CLUSTER_BINDING = BINDINGS[0]
+
+
+def check(resource, config):
+    if resource.type not in BINDINGS:
+        return
+    role = (resource.props.get("roleRef") or {}).get("name")
+    subjects = resource.props.get("subjects") or []
+    shown = ", ".join(str(s.get("name")) for s in subjects) or "nobody"
+    if role in ESCALATING_ROLES:
+        yield f"{resource.name}: binds {role} to {shown}"
+    elif resource.type == CLUSTER_BINDING and role in config["namespaced_roles"]:
+        yield f"{resource.name}: binds {role} cluster-wide to {shown}; it is bound in team namespaces only"
+    everyone = sorted({str(s.get("name")) for s in subjects if s.get("kind") == "Group"} & EVERYONE_GROUPS)
+    if everyone:
+        yield f"{resource.name}: binds {role} to {', '.join(everyone)}"
+
+
+RULE = Rule(
+    name="kubernetes-rbac-binding-disallow-escalating-roles",
+    description="No binding grants cluster-admin, admin, edit or another escalating built-in role, binds a "
+                "namespace-only role cluster-wide, or binds anything to everyone or system:masters.",
+    severity="critical",
+    remediation="Bind a role that lists what the subject needs, in its namespace.",
+    topics=("security", "kubernetes"),
+    config={"namespaced_roles": {"type": "array", "items": {"type": "string"}, "default": sorted(EXPECTED_ROLES)}},
+    check_resource=check,
+    resource_types=frozenset(BINDINGS),
+    standards=("CIS EKS 4.1.1", "Kubernetes RBAC good practices: privilege escalation risks"),
+)

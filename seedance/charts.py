@@ -1,0 +1,207 @@
+"""Helm releases rendered with Helm's own engine (helm-python-sdk, no binary) from pinned chart sources,
+as a cluster of the stack's version gets them: its Kubernetes version and the API versions it serves are
+the engine's capabilities. The gate judges what a release installs, not only its values.
+
+Charts come from $SEEDANCE_CHART_CACHE, else ../shared/charts beside the project (one folder per chart,
+`<chart>-<version>`); a chart that is not there is reported, never skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from components.plan.resources import HELM_RELEASE, PlanResource, reveal_secrets
+
+# What every supported cluster version serves beyond the core groups, which charts test for.
+API_VERSIONS = ["apiregistration.k8s.io/v1", "policy/v1", "autoscaling/v2", "networking.k8s.io/v1",
+                "rbac.authorization.k8s.io/v1", "scheduling.k8s.io/v1", "apps/v1", "batch/v1"]
+# Kinds Helm gives the release's namespace when a template names none.
+CLUSTER_SCOPED = frozenset({"Namespace", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition",
+                            "PriorityClass", "StorageClass", "PersistentVolume", "APIService",
+                            "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",
+                            "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "PodSecurityPolicy"})
+
+
+class ChartMissingError(LookupError):
+    """The release's chart source is not in the chart cache."""
+
+
+def chart_cache() -> Path:
+    default = Path(__file__).resolve().parents[1].parent / "shared" / "charts"
+    return Path(os.environ.get("SEEDANCE_CHART_CACHE") or default)
+
+
+def chart_folder(inputs: dict[str, Any]) -> Path:
+    """`<cache>/<chart>-<version>` (an OCI reference's last part names the chart)."""
+    folder = chart_cache() / f"{str(inputs.get('chart')).rsplit('/', 1)[-1]}-{inputs.get('version')}"
+    if not folder.is_dir():
+        raise ChartMissingError(f"chart {inputs.get('chart')} {inputs.get('version')} is not in {chart_cache()}: "
+                                "add its source there (or point SEEDANCE_CHART_CACHE at a folder that has it)")
+    return folder
+
+
+def render(inputs: dict[str, Any], kubernetes_version: str, values: dict | None = None) -> list[dict]:
+    """The objects a release with these inputs installs (with `values` instead of its own)."""
+    from helm_python import Chart, _native  # the native engine loads only when a chart is rendered
+
+    chart = Chart.load(chart_folder(inputs))
+    options = {"name": inputs["name"], "namespace": inputs["namespace"], "is_install": True,
+               "kube_version": f"v{kubernetes_version}.0", "api_versions": API_VERSIONS}
+    given = reveal_secrets(inputs.get("values") or {}) if values is None else values
+    rendered = json.loads(_native.call_string("helm_render", chart._raw(), json.dumps(given), json.dumps(options)))
+    return [document for path, text in sorted(rendered.items()) if path.endswith((".yaml", ".yml"))
+            for document in yaml.safe_load_all(text) if isinstance(document, dict)]
+
+
+def _type_token(manifest: dict) -> str:
+    api_version = str(manifest.get("apiVersion", "v1"))
+    group_version = api_version if "/" in api_version else f"core/{api_version}"
+    return f"kubernetes:{group_version}:{manifest.get('kind')}"
+
+
+def rendered_resources(release: PlanResource, kubernetes_version: str) -> list[PlanResource]:
+    """A release's objects as plan resources, children of the release, in the namespace Helm puts them."""
+    found = []
+    for manifest in render(release.props, kubernetes_version):
+        metadata = dict(manifest.get("metadata") or {})
+        if manifest.get("kind") not in CLUSTER_SCOPED:
+            metadata.setdefault("namespace", release.props.get("namespace"))
+        props = {k: v for k, v in manifest.items() if k not in ("apiVersion", "kind")} | {"metadata": metadata}
+        type_ = _type_token(manifest)
+        name = f"{release.name}/{manifest.get('kind')}/{metadata.get('name')}"
+        found.append(PlanResource(urn=f"{release.urn}${type_}::{name}", type=type_, name=name, props=props,
+                                  parent=release.urn))
+    return found
+
+
+# --- Fetching the pinned charts a plan's releases name (`seedance charts pull`) ---
+
+CHART_LAYERS = ("application/vnd.cncf.helm.chart.content.v1.tar+gzip", "application/tar+gzip")
+MANIFESTS = "application/vnd.oci.image.manifest.v1+json, application/vnd.oci.image.index.v1+json"
+MAX_DOWNLOAD_BYTES = 64 << 20  # a repository index or a chart archive
+MAX_CHART_BYTES = 100 << 20  # unpacked, as Helm's own loader caps it
+
+
+class ChartFetchError(Exception):
+    """A chart that could not be fetched or did not match its digest: exit 2, one line."""
+
+
+def pinned_charts(resources: list[PlanResource]) -> list[dict[str, str]]:
+    """(chart, version, repository) of each release, once each."""
+    found = {}
+    for release in resources:
+        if release.type == HELM_RELEASE:
+            props = release.props
+            entry = {"chart": str(props.get("chart")), "version": str(props.get("version")),
+                     "repo": str((props.get("repositoryOpts") or {}).get("repo") or "")}
+            found[(entry["chart"], entry["version"])] = entry
+    return list(found.values())
+
+
+def _get(opener, url: str, deadline: float, headers: dict[str, str] | None = None,
+         bearer: str | None = None) -> bytes:
+    import time
+    import urllib.request
+
+    request = urllib.request.Request(url, headers=headers or {})
+    if bearer:  # not carried to a redirect's storage URL, which refuses a second way to authenticate
+        request.add_unredirected_header("Authorization", f"Bearer {bearer}")
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise ChartFetchError(f"{url}: out of time")
+    try:
+        with opener(request, timeout=remaining) as response:
+            data = response.read(MAX_DOWNLOAD_BYTES + 1)
+    except OSError as error:
+        raise ChartFetchError(f"{url}: {error}") from None
+    if len(data) > MAX_DOWNLOAD_BYTES:
+        raise ChartFetchError(f"{url}: larger than {MAX_DOWNLOAD_BYTES >> 20} MiB")
+    return data
+
+
+def _from_repository(opener, entry: dict[str, str], deadline: float) -> bytes:
+    from urllib.parse import urljoin
+
+    base = entry["repo"].rstrip("/") + "/"
+    index = yaml.safe_load(_get(opener, urljoin(base, "index.yaml"), deadline))
+    versions = ((index or {}).get("entries") or {}).get(entry["chart"]) or []
+    found = next((v for v in versions if str(v.get("version")) == entry["version"]), None)
+    if found is None or not found.get("urls"):
+        raise ChartFetchError(f"{entry['repo']}: no {entry['chart']} {entry['version']} in its index")
+    data = _get(opener, urljoin(base, found["urls"][0]), deadline)
+    digest = str(found.get("digest") or "").split(":")[-1]
+    if not digest:
+        raise ChartFetchError(f"{entry['repo']}: {entry['chart']} {entry['version']} has no digest to check")
+    return _checked(data, digest, entry)
+
+
+def _from_registry(opener, entry: dict[str, str], deadline: float) -> bytes:
+    reference = entry["chart"].removeprefix("oci://")
+    host, _, path = reference.partition("/")
+    token = json.loads(_get(opener, f"https://{host}/token/?service={host}&scope=repository:{path}:pull",
+                            deadline))["token"]
+    manifest = json.loads(_get(opener, f"https://{host}/v2/{path}/manifests/{entry['version'].replace('+', '_')}",
+                               deadline, {"Accept": MANIFESTS}, token))
+    layer = next((l for l in manifest.get("layers") or [] if l.get("mediaType") in CHART_LAYERS), None)
+    if layer is None:
+        raise ChartFetchError(f"{entry['chart']} {entry['version']}: the manifest has no chart layer")
+    data = _get(opener, f"https://{host}/v2/{path}/blobs/{layer['digest']}", deadline, bearer=token)
+    return _checked(data, str(layer["digest"]).split(":")[-1], entry)
+
+
+def _checked(data: bytes, digest: str, entry: dict[str, str]) -> bytes:
+    import hashlib
+
+    if hashlib.sha256(data).hexdigest() != digest.lower():
+        raise ChartFetchError(f"{entry['chart']} {entry['version']}: the archive does not match its digest {digest}")
+    return data
+
+
+def _unpack(data: bytes, chart: str, destination: Path) -> None:
+    """The archive's one top-level folder (the chart) as `destination`, or nothing at all."""
+    import io
+    import shutil
+    import tarfile
+    import tempfile
+
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=destination.parent) as scratch:
+        try:
+            with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
+                if sum(m.size for m in archive.getmembers()) > MAX_CHART_BYTES:
+                    raise ChartFetchError(f"{chart}: unpacks to more than {MAX_CHART_BYTES >> 20} MiB")
+                archive.extractall(scratch, filter="data")  # refuses absolute paths, `..` and links out
+        except (tarfile.TarError, OSError) as error:
+            raise ChartFetchError(f"{chart}: not a chart archive Helm would load: {error}") from None
+        folders = [p for p in Path(scratch).iterdir()]
+        if len(folders) != 1 or not (folders[0] / "Chart.yaml").is_file():
+            raise ChartFetchError(f"{chart}: the archive is not one chart folder")
+        if destination.exists():
+            shutil.rmtree(destination)
+        folders[0].replace(destination)
+
+
+def pull(resources: list[PlanResource], timeout_seconds: float = 300, opener=None) -> list[Path]:
+    """Every chart the plan's releases pin, into the chart cache (kept when already there), checked against
+    its repository's digest; one overall deadline."""
+    import time
+    import urllib.request
+
+    opener = opener or urllib.request.urlopen
+    deadline = time.monotonic() + timeout_seconds
+    pulled = []
+    for entry in pinned_charts(resources):
+        destination = chart_cache() / f"{entry['chart'].rsplit('/', 1)[-1]}-{entry['version']}"
+        if (destination / "Chart.yaml").is_file():
+            continue
+        fetch = _from_registry if entry["chart"].startswith("oci://") else _from_repository
+        if not entry["chart"].startswith("oci://") and not entry["repo"].startswith("https://"):
+            raise ChartFetchError(f"{entry['chart']} {entry['version']}: no https repository to fetch it from")
+        _unpack(fetch(opener, entry, deadline), entry["chart"], destination)
+        pulled.append(destination)
+    return pulled

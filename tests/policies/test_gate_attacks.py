@@ -1,0 +1,262 @@
+"""The attacker's edits of the prod plan (issue 35's review, each control in three or more spellings), run
+through `seedance check --plan FILE --env prod` as the pull-request gate runs it: every one fails the gate
+naming the rule that guards the control."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.policies.test_security_gate import _add_statement, _one, check, prod_plan, tampered  # noqa: F401
+
+OTHER = "999988887777"
+ISSUER = "oidc.eks.us-east-1.amazonaws.com/id/D6DE3D052C46DCA983A4D49F00166093"
+
+
+def _statement(type_, name, statement, key="policy"):
+    return lambda rs: _add_statement(_one(rs, type_, name), key, statement)
+
+
+def _open(condition):
+    return {"Effect": "Allow", "Principal": "*", "Action": "kms:Decrypt", "Resource": "*", "Condition": condition}
+
+
+def _trust(condition):
+    def tamper(rs):
+        role = _one(rs, "aws:iam/role:Role", "triton-video-role")
+        role["inputs"]["assumeRolePolicy"] = json.dumps({"Version": "2012-10-17", "Statement": [{
+            "Effect": "Allow", "Principal": {"Federated": f"arn:aws:iam::123456789012:oidc-provider/{ISSUER}"},
+            "Action": "sts:AssumeRoleWithWebIdentity", **({"Condition": condition} if condition else {})}]})
+    return tamper
+
+
+def _add(type_, name, inputs):
+    def tamper(rs):
+        rs.append({"urn": f"urn:pulumi:prod::seedance-gpu::{type_}::{name}", "type": type_, "name": name, "id": name,
+                   "parent": None, "dependencies": [], "inputs": inputs})
+    return tamper
+
+
+def _triton(change):
+    def tamper(rs):
+        change(_one(rs, "kubernetes:apps/v1:Deployment", "triton-video")["inputs"]["spec"]["template"]["spec"])
+    return tamper
+
+
+def _context(**settings):
+    return _triton(lambda spec: spec["containers"][0]["securityContext"].update(settings))
+
+
+def _host_path(path):
+    return _triton(lambda spec: spec["volumes"].append({"name": "host", "hostPath": {"path": path}}))
+
+
+def _policy(namespace, change):
+    def tamper(rs):
+        policies = [r for r in rs if r["type"] == "kubernetes:networking.k8s.io/v1:NetworkPolicy"
+                    and r["inputs"]["metadata"].get("namespace") == namespace]
+        change(policies)
+    return tamper
+
+
+def _ingress(peers, ports=None):
+    rule = {"from": peers, **({"ports": ports} if ports is not None else {})}
+    return _policy("triton-video", lambda ps: ps[0]["inputs"]["spec"].setdefault("ingress", []).append(rule))
+
+
+def _deny(change):
+    return _policy("triton-video", lambda ps: change(next(p for p in ps if p["inputs"]["spec"] == {
+        "podSelector": {}, "policyTypes": ["Ingress", "Egress"]})["inputs"]["spec"]))
+
+
+def _tenant_role(rules):
+    return lambda rs: _one(rs, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "seedance-tenant")[
+        "inputs"]["rules"].extend(rules)
+
+
+def _binding(kind, role):
+    return _add(f"kubernetes:rbac.authorization.k8s.io/v1:{kind}", "extra-binding", {
+        "metadata": {"name": "extra", "namespace": "video-api"}, "roleRef": {"kind": "ClusterRole", "name": role},
+        "subjects": [{"kind": "ServiceAccount", "name": "default", "namespace": "video-api"}]})
+
+
+def _values(change):
+    return lambda rs: change(_one(rs, "kubernetes:helm.sh/v3:Release", "metrics-prometheus")["inputs"]["values"])
+
+
+def _public_groups(rs):
+    public = [r["id"] for r in rs if r["type"] == "aws:ec2/subnet:Subnet" and "public" in r["name"]]
+    _one(rs, "aws:autoscaling/group:Group", "online")["inputs"]["vpcZoneIdentifiers"] = public
+
+
+def _lt(change):
+    return lambda rs: [change(r["inputs"]) for r in rs if r["type"] == "aws:ec2/launchTemplate:LaunchTemplate"]
+
+
+def _service(annotations, **spec):
+    def tamper(rs):
+        service = _one(rs, "kubernetes:core/v1:Service", "triton-video")["inputs"]
+        service["spec"].update(type="LoadBalancer", **spec)
+        service["metadata"]["annotations"] = annotations
+    return tamper
+
+
+LB = "service.beta.kubernetes.io/aws-load-balancer-"
+KEY = ("aws:kms/key:Key", "prod-key")
+BUCKET = ("aws:s3/bucketPolicy:BucketPolicy", "models-tls-only")
+QUEUE = ("aws:sqs/queuePolicy:QueuePolicy", "")
+IAM = "aws-iam-policy-disallow-public-principal"
+PSS = "kubernetes-pod-enforce-pod-security-standards"
+NETPOL = "kubernetes-networkpolicy-disallow-allow-all"
+DENY = "kubernetes-namespace-require-default-deny"
+ROLE = "kubernetes-rbac-role-disallow-escalation"
+BINDING = "kubernetes-rbac-binding-disallow-escalating-roles"
+
+ATTACKS = [
+    # IAM: `*` narrowed by someone else, or by nothing that fails closed
+    ("iam", "key * for another account", _statement(*KEY, _open({"StringEquals": {"aws:PrincipalAccount": OTHER}})), IAM),
+    ("iam", "bucket * for another org, key upper case", _statement(*BUCKET, {**_open(
+        {"StringEquals": {"AWS:PRINCIPALORGID": "o-stranger"}}), "Action": "s3:GetObject"}), IAM),
+    ("iam", "queue * from an outside endpoint", _statement(*QUEUE, {**_open(
+        {"StringEquals": {"aws:SourceVpce": "vpce-0outside"}}), "Action": "sqs:SendMessage"}), IAM),
+    ("iam", "key * by a policy variable", _statement(*KEY, _open(
+        {"StringEquals": {"aws:PrincipalAccount": "${aws:PrincipalAccount}"}})), IAM),
+    ("iam", "key * under IfExists", _statement(*KEY, _open({"StringEqualsIfExists": {"aws:PrincipalAccount":
+                                                                                     "123456789012"}})), IAM),
+    # IAM: OIDC trust and other accounts
+    ("trust", "IRSA without sub", _trust({"StringEquals": {f"{ISSUER}:aud": "sts.amazonaws.com"}}), IAM),
+    ("trust", "IRSA sub by wildcard", _trust({"StringEquals": {f"{ISSUER}:aud": "sts.amazonaws.com"},
+                                              "StringLike": {f"{ISSUER}:sub": "system:serviceaccount:*:*"}}), IAM),
+    ("trust", "IRSA without aud", _trust({"StringEquals": {f"{ISSUER}:sub": "system:serviceaccount:a:b"}}), IAM),
+    ("trust", "IRSA with no condition", _trust(None), IAM),
+    ("trust", "another account's root", lambda rs: _one(rs, "aws:iam/role:Role", "publisher")["inputs"].update(
+        assumeRolePolicy=json.dumps({"Statement": [{"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{OTHER}:root"},
+                                                    "Action": "sts:AssumeRole"}]})), IAM),
+    ("resource types", "a Lambda permission for anyone", lambda rs: _one(rs, "aws:lambda/permission:Permission")[
+        "inputs"].update(principal="*", sourceArn=None), IAM),
+    ("resource types", "a key policy as its own resource", _add("aws:kms/keyPolicy:KeyPolicy", "extra-key-policy", {
+        "keyId": "k", "policy": json.dumps({"Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"},
+                                                           "Action": "kms:*", "Resource": "*"}]})}), IAM),
+    ("resource types", "a trust policy unknown at preview", lambda rs: _one(rs, "aws:iam/role:Role", "publisher")[
+        "inputs"].update(assumeRolePolicy="(unknown)"), IAM),
+    ("admin", "AdministratorAccess on a node role", _add("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "admin",
+                                                         {"policyArn": "arn:aws:iam::aws:policy/AdministratorAccess",
+                                                          "role": "seedance-prod-online-node-role"}),
+     "aws-iam-role-disallow-admin-policies"),
+    ("admin", "every action inline", _statement("aws:iam/rolePolicy:RolePolicy", "autoscaler-policy",
+                                                {"Effect": "Allow", "NotAction": "iam:*", "Resource": "*"}),
+     "aws-iam-role-disallow-admin-policies"),
+    ("admin", "IAMFullAccess in the role's own list", lambda rs: _one(rs, "aws:iam/role:Role", "batch-node-role")[
+        "inputs"].update(managedPolicyArns=["arn:aws:iam::aws:policy/IAMFullAccess"]),
+     "aws-iam-role-disallow-admin-policies"),
+    ("access", "a tenant given cluster admin", _add("aws:eks/accessPolicyAssociation:AccessPolicyAssociation", "team-admin", {
+        "clusterName": "seedance-prod", "principalArn": "arn:aws:iam::123456789012:role/video-ml-engineers",
+        "policyArn": "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy",
+        "accessScope": {"type": "cluster"}}), "aws-eks-access-restrict-admin-policies"),
+    ("access", "a tenant in system:masters", lambda rs: next(
+        r for r in rs if r["type"] == "aws:eks/accessEntry:AccessEntry" and "video-ml-engineers" in r["inputs"][
+            "principalArn"])["inputs"]["kubernetesGroups"].append("system:masters"), "aws-eks-access-restrict-admin-policies"),
+    ("access", "admins given cluster-wide admin", lambda rs: next(
+        r for r in rs if r["type"] == "aws:eks/accessPolicyAssociation:AccessPolicyAssociation"
+        and "AmazonEKSAdminPolicy" in r["inputs"]["policyArn"])["inputs"].update(accessScope={"type": "cluster"}),
+     "aws-eks-access-restrict-admin-policies"),
+    ("publisher deny", "removed", lambda rs: _one(rs, *BUCKET)["inputs"].update(policy=json.dumps({"Statement": [
+        s for s in json.loads(_one(rs, *BUCKET)["inputs"]["policy"])["Statement"]
+        if not s["Sid"].startswith("OnlyPublishers")]})), "aws-s3-bucket-require-model-publisher-deny"),
+    ("publisher deny", "a team's people excepted too", lambda rs: _one(rs, *BUCKET)["inputs"].update(
+        policy=_one(rs, *BUCKET)["inputs"]["policy"].replace(
+            '"arn:aws:iam::123456789012:role/seedance-prod-triton-video-publisher"]',
+            '"arn:aws:iam::123456789012:role/seedance-prod-triton-video-publisher", '
+            '"arn:aws:iam::123456789012:role/video-ml-engineers"]')), "aws-s3-bucket-require-model-publisher-deny"),
+    ("publisher deny", "PutObject only", lambda rs: _one(rs, *BUCKET)["inputs"].update(
+        policy=_one(rs, *BUCKET)["inputs"]["policy"].replace('"s3:DeleteObject", ', '')),
+     "aws-s3-bucket-require-model-publisher-deny"),
+    # Pods, by the Pod Security Standards
+    ("pods", "SYS_ADMIN added", _context(capabilities={"drop": ["ALL"], "add": ["SYS_ADMIN"]}), PSS),
+    ("pods", "hostPath /var", _host_path("/var"), PSS),
+    ("pods", "hostPath /opt/cni/bin", _host_path("/opt/cni/bin"), PSS),
+    ("pods", "hostPath /./etc", _host_path("/./etc"), PSS),
+    ("pods", "hostPort", _triton(lambda spec: spec["containers"][0].setdefault("ports", []).append(
+        {"containerPort": 9999, "hostPort": 9999})), PSS),
+    ("pods", "seccomp Unconfined", _triton(lambda spec: spec["securityContext"].update(
+        seccompProfile={"type": "Unconfined"})), PSS),
+    ("pods", "procMount Unmasked", _context(procMount="Unmasked"), PSS),
+    ("pods", "a privileged ReplicationController", _add("kubernetes:core/v1:ReplicationController", "miner", {
+        "metadata": {"name": "miner", "namespace": "video-api"}, "spec": {"template": {"spec": {"containers": [
+            {"name": "c", "image": "x:1", "securityContext": {"privileged": True}}]}}}}), PSS),
+    ("pods", "a Helm value that turns on a host DaemonSet", _values(
+        lambda values: values["prometheus-node-exporter"].update(enabled=True)), PSS),
+    # NetworkPolicy, by set reasoning
+    ("network", "every namespace and pod", _ingress([{"namespaceSelector": {}, "podSelector": {}}]), NETPOL),
+    ("network", "Exists on the name label", _ingress([{"namespaceSelector": {"matchExpressions": [
+        {"key": "kubernetes.io/metadata.name", "operator": "Exists"}]}}]), NETPOL),
+    ("network", "0.0.0.0/0 with a token except", _ingress([{"ipBlock": {"cidr": "0.0.0.0/0",
+                                                                       "except": ["169.254.169.254/32"]}}]), NETPOL),
+    ("network", "two halves of the internet", _ingress([{"ipBlock": {"cidr": "0.0.0.0/1"}},
+                                                       {"ipBlock": {"cidr": "128.0.0.0/1"}}]), NETPOL),
+    ("network", "every TCP port from anyone", _ingress([{"ipBlock": {"cidr": "0.0.0.0/0"}}], [{"protocol": "TCP"}]), NETPOL),
+    ("default deny", "without Egress", _deny(lambda spec: spec.update(policyTypes=["Ingress"])), DENY),
+    ("default deny", "selecting no pod", _deny(lambda spec: spec.update(podSelector={"matchLabels": {"none": "x"}})),
+     DENY),
+    ("default deny", "removed", _policy("triton-video", lambda ps: [p["inputs"]["spec"].update(podSelector={
+        "matchLabels": {"app": "x"}}) for p in ps]), DENY),
+    # RBAC escalation
+    ("rbac", "an aggregation rule", lambda rs: _one(rs, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole",
+                                                    "seedance-prometheus")["inputs"].update(
+        aggregationRule={"clusterRoleSelectors": [{"matchLabels": {"x": "y"}}]}), ROLE),
+    ("rbac", "*/exec", _tenant_role([{"apiGroups": [""], "resources": ["*/exec"], "verbs": ["create"]}]), ROLE),
+    ("rbac", "*/token", _tenant_role([{"apiGroups": ["*"], "resources": ["*/token"], "verbs": ["create"]}]), ROLE),
+    ("rbac", "impersonate by *", _tenant_role([{"apiGroups": [""], "resources": ["serviceaccounts"], "verbs": ["*"]}]), ROLE),
+    ("rbac", "admin cluster-wide", _binding("ClusterRoleBinding", "admin"), BINDING),
+    ("rbac", "the aggregation controller's role", _binding("RoleBinding",
+                                                           "system:controller:clusterrole-aggregation-controller"), BINDING),
+    ("rbac", "the tenant role cluster-wide", _binding("ClusterRoleBinding", "seedance-tenant"), BINDING),
+    # The platform's own invariants
+    ("platform", "Triton's namespace lowered to privileged", lambda rs: _one(rs, "kubernetes:core/v1:Namespace",
+                                                                            "triton-video")["inputs"]["metadata"][
+        "labels"].update({"pod-security.kubernetes.io/enforce": "privileged"}),
+     "kubernetes-namespace-require-pod-security-level"),
+    ("platform", "Triton's namespace label removed", lambda rs: _one(rs, "kubernetes:core/v1:Namespace", "triton-video")[
+        "inputs"]["metadata"]["labels"].pop("pod-security.kubernetes.io/enforce"),
+     "kubernetes-namespace-require-pod-security-level"),
+    ("platform", "node identity binding set to Audit", lambda rs: _one(
+        rs, "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding", "pool-identity")[
+        "inputs"]["spec"].update(validationActions=["Audit"]), "kubernetes-admission-binding-require-deny"),
+    ("platform", "a guard failing open", lambda rs: _one(
+        rs, "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy", "volume-guard")[
+        "inputs"]["spec"].update(failurePolicy="Ignore"), "kubernetes-admission-binding-require-deny"),
+    ("platform", "model control explicit", _triton(lambda spec: spec["containers"][0]["args"].append(
+        "--model-control-mode=explicit")), "kubernetes-deployment-require-triton-model-control"),
+    ("platform", "model control explicit as two words", _triton(lambda spec: spec["containers"][0]["args"].extend(
+        ["--model-control-mode", "explicit"])), "kubernetes-deployment-require-triton-model-control"),
+    ("platform", "GPU group in the public subnets", _public_groups, "aws-autoscaling-group-require-private-subnets"),
+    ("platform", "API open to the internet", lambda rs: _one(rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
+                                                            "")["inputs"].update(cidrIpv4="0.0.0.0/0"),
+     "aws-vpc-security-group-disallow-open-ingress"),
+    ("platform", "unencrypted launch-template volumes", _lt(lambda i: i["blockDeviceMappings"][0]["ebs"].update(
+        encrypted="false")), "aws-ec2-launch-template-require-encrypted-volumes"),
+    ("platform", "node group without a launch template", lambda rs: _one(rs, "aws:eks/nodeGroup:NodeGroup")[
+        "inputs"].pop("launchTemplate"), "aws-eks-node-group-require-launch-template"),
+    ("platform", "an internal annotation EKS's controller does not read", _service({f"{LB}scheme": "internal"}),
+     "kubernetes-service-require-internal-load-balancer"),
+    ("platform", "a load balancer internal=false", _service({f"{LB}internal": "false"}),
+     "kubernetes-service-require-internal-load-balancer"),
+    ("platform", "the controller's class, internet-facing", _service({f"{LB}scheme": "internet-facing"},
+                                                                     loadBalancerClass="service.k8s.aws/nlb"),
+     "kubernetes-service-require-internal-load-balancer"),
+]
+
+
+@pytest.mark.parametrize("kind, spelling, tamper, rule", ATTACKS, ids=[f"{a[0]}: {a[1]}" for a in ATTACKS])
+def test_each_attack_fails_the_prod_gate_naming_the_rule_that_guards_it(prod_plan, tmp_path, capsys,  # noqa: F811
+                                                                          kind, spelling, tamper, rule):
+    code, named = check(tampered(prod_plan, tamper), tmp_path, capsys)
+    assert code == 1 and rule in named, (kind, spelling, named)
+
+
+def test_every_kind_is_attacked_in_three_spellings_or_more():
+    kinds = {}
+    for kind, *_ in ATTACKS:
+        kinds[kind] = kinds.get(kind, 0) + 1
+    assert min(kinds.values()) >= 3, kinds

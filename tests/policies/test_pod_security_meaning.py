@@ -1,0 +1,152 @@
+"""Pods judged by the Pod Security Standards: every generated spelling of a pod that breaks a control of
+its namespace's level, in every kind that carries a pod, fails; every spelling of a compliant pod passes
+(kubernetes-pod-enforce-pod-security-standards over policies/readers/pods.py)."""
+
+from __future__ import annotations
+
+import copy
+
+from hypothesis import given, settings, strategies as st
+
+from components.plan.resources import POD_CARRIERS
+from policies.framework import run_rules
+from policies.readers.pods import normal_path, violations
+from policies.rules.kubernetes_pod_enforce_pod_security_standards import RULE
+from tests.policies.spellings import resource
+
+CONFIG = {"namespace_levels": {"serving": "restricted", "team": "baseline", "agents": "privileged",
+                               "kube-system": "baseline"},
+          "default_level": "restricted",
+          "exemptions": [{"namespace": "kube-system", "workload": "disks", "host_paths": ["/mnt/k8s-disks"]}]}
+
+
+def carrier(kind: str, name: str, namespace: str, pod: dict, annotations: dict | None = None) -> object:
+    template = {"metadata": {"annotations": annotations or {}}, "spec": pod}
+    spec = {"Pod": pod, "CronJob": {"jobTemplate": {"spec": {"template": template}}}}.get(
+        kind.rsplit(":", 1)[-1], {"template": template})
+    metadata = {"name": name, "namespace": namespace, **({"annotations": annotations} if kind.endswith(":Pod") else {})}
+    return resource(kind, {"metadata": metadata, "spec": spec}, name=name)
+
+
+def findings(kind, name, namespace, pod, annotations=None):
+    return run_rules([RULE], [carrier(kind, name, namespace, pod, annotations)],
+                     {RULE.name: {"enforcementLevel": "mandatory", **CONFIG}})
+
+
+@st.composite
+def restricted_pod(draw) -> dict:
+    """A pod restricted allows, its settings at the pod's level or each container's."""
+    at_pod = draw(st.booleans())
+    container = {"name": "c", "image": "i:1", "securityContext": {
+        "allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"], **draw(st.sampled_from(
+            [{}, {"add": ["NET_BIND_SERVICE"]}]))}}}
+    pod = {"containers": [container]}
+    settings_ = {"runAsNonRoot": True, "seccompProfile": {"type": draw(st.sampled_from(["RuntimeDefault", "Localhost"]))},
+                 **draw(st.sampled_from([{}, {"runAsUser": 1000}, {"runAsUser": 1000.0}]))}
+    if at_pod:
+        pod["securityContext"] = settings_
+    else:
+        container["securityContext"].update(settings_)
+    if draw(st.booleans()):
+        pod["volumes"] = [{"name": "v", draw(st.sampled_from(["emptyDir", "configMap", "secret", "projected",
+                                                              "persistentVolumeClaim", "csi"])): {}}]
+    return pod
+
+
+HOST_PATHS = ["/", "/var", "/opt/cni/bin", "/./etc", "//etc/", "/var/run/containerd", "/mnt/k8s-disks/../../etc",
+              "/proc", "/mnt/k8s-disks/.."]
+
+
+@st.composite
+def baseline_breach(draw) -> tuple[dict, dict | None]:
+    """A restricted pod with one baseline control broken, in one of its spellings; and any annotations."""
+    pod = copy.deepcopy(draw(restricted_pod()))
+    container = pod["containers"][0]
+    if draw(st.booleans()):  # the same breach in an init or ephemeral container
+        field = draw(st.sampled_from(["initContainers", "ephemeralContainers"]))
+        container = copy.deepcopy(container) | {"name": "side"}
+        pod[field] = [container]
+    context = container["securityContext"]
+    breach = draw(st.sampled_from(["privileged", "host-namespace", "host-path", "host-port", "capability",
+                                   "seccomp", "proc-mount", "apparmor", "apparmor-annotation", "selinux", "sysctl",
+                                   "host-process"]))
+    annotations = None
+    if breach == "privileged":
+        context["privileged"] = draw(st.sampled_from([True, "true", "True"]))
+    elif breach == "host-namespace":
+        pod[draw(st.sampled_from(["hostNetwork", "hostPID", "hostIPC"]))] = True
+    elif breach == "host-path":
+        pod.setdefault("volumes", []).append({"name": "host", "hostPath": {"path": draw(st.sampled_from(HOST_PATHS))}})
+    elif breach == "host-port":
+        container["ports"] = [{"containerPort": 80, "hostPort": draw(st.sampled_from([80, 8080.0, "9100"]))}]
+    elif breach == "capability":
+        context["capabilities"]["add"] = [draw(st.sampled_from(["SYS_ADMIN", "NET_ADMIN", "ALL", "sys_admin",
+                                                                "CAP_SYS_ADMIN", "BPF", "NET_RAW"]))]
+    elif breach == "seccomp":
+        target = pod.setdefault("securityContext", {}) if draw(st.booleans()) else context
+        target["seccompProfile"] = {"type": "Unconfined"}
+        if target is not context:
+            context.pop("seccompProfile", None)
+    elif breach == "proc-mount":
+        context["procMount"] = "Unmasked"
+    elif breach == "apparmor":
+        context["appArmorProfile"] = {"type": "Unconfined"}
+    elif breach == "apparmor-annotation":
+        annotations = {"container.apparmor.security.beta.kubernetes.io/c": "unconfined"}
+    elif breach == "selinux":
+        context["seLinuxOptions"] = draw(st.sampled_from([{"type": "spc_t"}, {"user": "system_u"}, {"role": "sysadm_r"}]))
+    elif breach == "sysctl":
+        pod.setdefault("securityContext", {})["sysctls"] = [{"name": draw(st.sampled_from(
+            ["kernel.msgmax", "net.core.somaxconn", "vm.overcommit_memory"])), "value": "1"}]
+    else:
+        pod.setdefault("securityContext", {})["windowsOptions"] = {"hostProcess": True}
+    return pod, annotations
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(POD_CARRIERS), st.sampled_from([("serving", "app"), ("team", "app"), ("kube-system", "disks"),
+                                                      ("elsewhere", "app")]), baseline_breach())
+def test_every_spelling_of_a_baseline_breach_fails_in_every_kind_and_namespace_that_is_not_privileged(
+        kind, where, breach):
+    namespace, name = where
+    pod, annotations = breach
+    assert findings(kind, name, namespace, pod, annotations), (kind, namespace, pod, annotations)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(POD_CARRIERS), restricted_pod(), st.sampled_from(["serving", "team", "elsewhere", "agents"]))
+def test_every_spelling_of_a_restricted_pod_passes_everywhere(kind, pod, namespace):
+    assert findings(kind, "app", namespace, pod) == []
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(POD_CARRIERS), restricted_pod(), st.sampled_from([
+    ("allowPrivilegeEscalation", True), ("runAsNonRoot", False), ("runAsUser", 0), ("capabilities", {"drop": []}),
+    ("capabilities", {"drop": ["ALL"], "add": ["CHOWN"]}), ("seccompProfile", {"type": "Unconfined"})]))
+def test_a_restricted_breach_fails_in_a_restricted_namespace_and_passes_in_a_baseline_one(kind, pod, breach):
+    pod = copy.deepcopy(pod)
+    key, value = breach
+    pod.pop("securityContext", None)
+    context = pod["containers"][0]["securityContext"]
+    context.update({"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}, key: value})
+    assert findings(kind, "app", "serving", pod)
+    assert bool(findings(kind, "app", "team", pod)) is (key == "seccompProfile")  # Unconfined breaks baseline too
+
+
+def test_a_privileged_namespace_allows_what_its_agents_need_and_an_exemption_only_its_own_path():
+    agent = {"hostNetwork": True, "volumes": [{"name": "h", "hostPath": {"path": "/var/lib/kubelet/device-plugins"}}],
+             "containers": [{"name": "c", "image": "i:1", "securityContext": {"privileged": True}}]}
+    assert findings("kubernetes:apps/v1:DaemonSet", "agent", "agents", agent) == []
+    disks = {"volumes": [{"name": "h", "hostPath": {"path": "/mnt/k8s-disks/"}}], "containers": [{"name": "c", "image": "i"}]}
+    assert findings("kubernetes:apps/v1:DaemonSet", "disks", "kube-system", disks) == []
+    assert findings("kubernetes:apps/v1:DaemonSet", "other", "kube-system", disks)
+
+
+@given(st.sampled_from(["/etc", "/./etc", "//etc", "/etc/", "/mnt/../etc", "/etc/."]))
+def test_a_host_path_reads_as_the_kernel_resolves_it(path):
+    assert normal_path(path) == "/etc"
+
+
+def test_a_bare_container_breaks_exactly_the_four_restricted_controls_it_leaves_unset():
+    assert [f.control for f in violations({"containers": [{"name": "c"}]}, "restricted")] == [
+        "Privilege Escalation", "Running as Non-root", "Seccomp", "Capabilities"]

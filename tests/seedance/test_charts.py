@@ -1,0 +1,116 @@
+"""The gate's charts: fetched from a repository's index or an OCI registry, checked against the digest the
+source publishes, unpacked only when the archive is one chart folder; rendered from the cache, and a
+release whose chart is missing or whose values a plan file masks is a finding, not a pass."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import tarfile
+
+import pytest
+import yaml
+
+from components.plan.resources import PlanResource
+from seedance import charts
+from seedance.check_command import rendered_releases
+
+
+def archive(files: dict[str, str]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+CHART = archive({"demo/Chart.yaml": "apiVersion: v2\nname: demo\nversion: 1.2.3\n",
+                 "demo/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n"})
+
+
+class Served:
+    """A fake network: URL -> bytes, recording each request."""
+
+    def __init__(self, pages: dict[str, bytes]):
+        self.pages, self.requests = pages, []
+
+    def __call__(self, request, timeout):
+        self.requests.append(request)
+        if request.full_url not in self.pages:
+            raise OSError(f"404 {request.full_url}")
+        return io.BytesIO(self.pages[request.full_url])
+
+
+def release(chart="demo", version="1.2.3", repo="https://charts.example.com/stable", values=None):
+    return PlanResource("urn:pulumi:prod::p::kubernetes:helm.sh/v3:Release::r", "kubernetes:helm.sh/v3:Release", "r",
+                        {"chart": chart, "version": version, "name": "demo", "namespace": "apps",
+                         "repositoryOpts": {"repo": repo}, "values": values or {}})
+
+
+def index(url: str, digest: str) -> bytes:
+    return yaml.safe_dump({"apiVersion": "v1", "entries": {"demo": [
+        {"version": "1.2.2", "urls": ["other.tgz"], "digest": "0" * 64},
+        {"version": "1.2.3", "urls": [url], "digest": digest}]}}).encode()
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SEEDANCE_CHART_CACHE", str(tmp_path / "charts"))
+    return tmp_path / "charts"
+
+
+def test_a_repository_chart_is_fetched_by_its_relative_url_checked_and_rendered(cache):
+    served = Served({"https://charts.example.com/stable/index.yaml": index("demo-1.2.3.tgz",
+                                                                            hashlib.sha256(CHART).hexdigest()),
+                     "https://charts.example.com/stable/demo-1.2.3.tgz": CHART})
+    assert charts.pull([release()], opener=served) == [cache / "demo-1.2.3"]
+    assert (cache / "demo-1.2.3" / "Chart.yaml").is_file()
+    rendered, unrendered = rendered_releases([release()], "1.35")
+    assert unrendered == [] and [(r.type, r.props["metadata"]) for r in rendered] == [
+        ("kubernetes:core/v1:ConfigMap", {"name": "demo", "namespace": "apps"})]
+    assert charts.pull([release()], opener=Served({})) == []  # already in the cache: nothing fetched
+
+
+@pytest.mark.parametrize("case", ["digest", "escape", "two-folders", "missing-version", "http"])
+def test_a_chart_that_is_not_what_its_source_publishes_is_refused_and_nothing_is_written(cache, case):
+    data = {"escape": archive({"demo/Chart.yaml": "name: demo", "../evil": "x"}),
+            "two-folders": archive({"demo/Chart.yaml": "name: demo", "other/Chart.yaml": "name: other"})}.get(case, CHART)
+    digest = "f" * 64 if case == "digest" else hashlib.sha256(data).hexdigest()
+    version = "9.9.9" if case == "missing-version" else "1.2.3"
+    repo = "http://charts.example.com/stable" if case == "http" else "https://charts.example.com/stable"
+    served = Served({"https://charts.example.com/stable/index.yaml": index("https://cdn.example.com/demo.tgz", digest),
+                     "https://cdn.example.com/demo.tgz": data})
+    with pytest.raises(charts.ChartFetchError):
+        charts.pull([release(version=version, repo=repo)], opener=served)
+    assert not (cache / f"demo-{version}").exists()
+
+
+def test_an_oci_chart_is_pulled_with_a_token_that_never_follows_a_redirect(cache):
+    digest = "sha256:" + hashlib.sha256(CHART).hexdigest()
+    base = "https://public.ecr.aws"
+    path = "aws-ec2/helm/demo"
+    served = Served({
+        f"{base}/token/?service=public.ecr.aws&scope=repository:{path}:pull": json.dumps({"token": "t0k"}).encode(),
+        f"{base}/v2/{path}/manifests/1.2.3": json.dumps({"layers": [
+            {"mediaType": "application/vnd.cncf.helm.config.v1+json", "digest": "sha256:" + "1" * 64},
+            {"mediaType": "application/vnd.cncf.helm.chart.content.v1.tar+gzip", "digest": digest}]}).encode(),
+        f"{base}/v2/{path}/blobs/{digest}": CHART})
+    charts.pull([release(chart=f"oci://public.ecr.aws/{path}", repo="")], opener=served)
+    assert (cache / "demo-1.2.3" / "Chart.yaml").is_file()
+    blob = served.requests[-1]
+    assert blob.unredirected_hdrs == {"Authorization": "Bearer t0k"} and "Authorization" not in blob.headers
+
+
+def test_one_deadline_covers_every_download(cache):
+    with pytest.raises(charts.ChartFetchError, match="out of time"):
+        charts.pull([release()], timeout_seconds=0, opener=Served({}))
+
+
+def test_a_release_the_gate_cannot_render_is_named_with_why(cache):
+    _, unrendered = rendered_releases([release(), release(values="[secret]")], "1.35")
+    reasons = [entry["reason"] for entry in unrendered]
+    assert "is not in" in reasons[0] and "[secret] in the plan file" in reasons[1]
