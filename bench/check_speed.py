@@ -5,7 +5,8 @@ Prints resources per second for each size, the 10k/1k time ratio (10 means linea
 the time spent in the slowest rule, and, as the baseline in the same process, the time of every rule
 called straight on each resource it judges, without the framework's unknown checks and levels (the
 framework's cost is the ratio). A second pass makes about 3 % of the values unknown, as a preview
-sends them. Run: .venv/bin/python bench/check_speed.py [--smoke] (--smoke: 100 and 1,000 resources, one
+sends them. Rendering the plan's Helm releases (the gate judges what they install) is timed apart, with
+the rules over what they render. Run: .venv/bin/python bench/check_speed.py [--smoke] (--smoke: 100 and 1,000 resources, one
 pass each, as `make test` runs it so the bench cannot rot unseen)
 """
 
@@ -21,12 +22,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from components.cost.estimate import catalog_for, estimate  # noqa: E402
-from components.plan.resources import PlanResource  # noqa: E402
+from components.plan.resources import HELM_RELEASE, PlanResource  # noqa: E402
 from policies.framework import rule_settings  # noqa: E402
 from policies.framework import load_enforcement, run_rules  # noqa: E402
+from policies.expectations import stack_policy_config  # noqa: E402
 from policies.rules import ALL_RULES  # noqa: E402
-from seedance.check_command import plan_resources  # noqa: E402
+from seedance.check_command import RENDERED_RULES, cluster_version, plan_resources, rendered_releases  # noqa: E402
 from seedance.cli import offline_plan  # noqa: E402
+from seedance.stack_input import load_stack  # noqa: E402
 
 
 
@@ -80,8 +83,8 @@ def main() -> int:
     plan, _header = offline_plan("prod", Path(__file__).resolve().parents[1] / "infra", None)
     base = plan_resources(plan)
     enforcement = load_enforcement("prod")
-    budget = {"monthly_budget_usd": 95000, "region": "us-east-1"}
-    extra = {"budget-monthly-cost-limit": budget, "budget-monthly-cost-warn-near-budget": budget}
+    config = load_stack(None, "prod", None)[1]
+    extra = stack_policy_config(config)  # what the gate judges against: the stack config's expectations
     catalog = catalog_for("us-east-1")
     print(f"rules: {len(ALL_RULES)}; base plan: prod stack, {len(base)} resources; best of {repeats}")
     totals = {}
@@ -105,6 +108,14 @@ def main() -> int:
     seconds = best_of(lambda: (run_rules(ALL_RULES, previewed, enforcement, extra), estimate(previewed, catalog)),
                       repeats)
     print(f"{large:>6} resources, ~3 % of values unknown: {seconds * 1e3:8.1f} ms, {large / seconds:>9,.0f} resources/s")
+    version = cluster_version(base, config)
+    started = time.perf_counter()
+    rendered, unrendered = rendered_releases(base, version)
+    rendering = time.perf_counter() - started
+    judging = best_of(lambda: run_rules(RENDERED_RULES, rendered, enforcement, extra), repeats)
+    releases = sum(1 for r in base if r.type == HELM_RELEASE)
+    print(f"charts: {releases} releases rendered in {rendering * 1e3:.0f} ms ({len(rendered)} objects, "
+          f"{len(unrendered)} not rendered), judged in {judging * 1e3:.1f} ms")
     return 0
 
 

@@ -114,11 +114,17 @@ def rule_settings(rule: Rule, enforcement: Mapping[str, Any]) -> tuple[Level, di
     return level, config
 
 
+_VALIDATORS: dict[str, Any] = {}  # a rule's config schema, compiled once per process
+
+
 def validate_config(rule: Rule, config: Mapping[str, Any]) -> None:
     import jsonschema
 
-    schema = {"type": "object", "properties": {k: dict(v) for k, v in rule.config.items()}}
-    error = jsonschema.exceptions.best_match(jsonschema.Draft7Validator(schema).iter_errors(dict(config)))
+    validator = _VALIDATORS.get(rule.name)
+    if validator is None:
+        schema = {"type": "object", "properties": {k: dict(v) for k, v in rule.config.items()}}
+        validator = _VALIDATORS[rule.name] = jsonschema.Draft7Validator(schema)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(dict(config)))
     if error is not None:
         key = ".".join(str(part) for part in error.absolute_path)
         raise PolicyConfigError(f"{rule.name}.{key} = {json.dumps(error.instance)}: {error.message}")
@@ -142,6 +148,9 @@ def run_rules(rules: Sequence[Rule], resources: Sequence[PlanResource], enforcem
     mandatory rule that cannot decide fails closed, naming the value it could not read."""
     violations = []
     read = [as_read(r) for r in resources]  # once for every rule: rules only read
+    positions: dict[str, list[int]] = {}  # each type's resources, in plan order: a rule reads only its types
+    for index, resource in enumerate(read):
+        positions.setdefault(resource.type, []).append(index)
     for rule in rules:
         level, config = rule_settings(rule, enforcement)
         config.update((extra_config or {}).get(rule.name, {}))
@@ -157,7 +166,8 @@ def run_rules(rules: Sequence[Rule], resources: Sequence[PlanResource], enforcem
 
         if rule.check_resource is not None:
             types = rule.resource_types
-            for resource in (read if types is None else [r for r in read if r.type in types]):
+            judged = read if types is None else [read[i] for i in sorted(i for t in types for i in positions.get(t, ()))]
+            for resource in judged:
                 try:
                     messages = list(rule.check_resource(resource, config))
                 except UnknownValueError as error:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
-from typing import Any, Iterable
+from dataclasses import dataclass
+from typing import Any, Iterable, NamedTuple
 
 # Operators that hold only when the key is present and equal to (or like) a value.
 POSITIVE_OPERATORS = frozenset({"stringequals", "stringequalsignorecase", "stringlike", "arnequals", "arnlike"})
@@ -47,14 +47,12 @@ class Home:
     vpcs: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True)
-class Principal:
+class Principal(NamedTuple):  # tuples: a plan has thousands of statements, built fast
     kind: str  # "*", "aws", "service", "federated", "canonicaluser"
     value: str
 
 
-@dataclass(frozen=True)
-class Condition:
+class Condition(NamedTuple):
     operator: str  # the base operator, lower case, without IfExists and the set qualifier
     key: str  # lower case: IAM compares condition keys case-insensitively
     values: tuple[str, ...]
@@ -66,8 +64,7 @@ class Condition:
         return self.operator in NEGATED_OPERATORS or self.operator.endswith("notequals")
 
 
-@dataclass(frozen=True)
-class Statement:
+class Statement(NamedTuple):
     sid: str
     allow: bool
     principals: tuple[Principal, ...] | None  # None: no Principal element (an identity policy's statement)
@@ -76,7 +73,7 @@ class Statement:
     not_action: bool = False
     resources: tuple[str, ...] = ()
     not_resource: bool = False
-    conditions: tuple[Condition, ...] = field(default=())
+    conditions: tuple[Condition, ...] = ()
 
     def what(self) -> str:
         listed = ", ".join(self.actions) or "nothing"
@@ -97,16 +94,19 @@ def _listed(value: Any) -> list:
 
 
 def _strings(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
     return tuple(str(v) for v in _listed(value) if v is not None)
 
 
-def _field(statement: dict, name: str) -> tuple[str | None, Any]:
+def _field(statement: dict, lowered: dict[str, Any] | None, name: str) -> tuple[str | None, Any]:
     """The element by IAM's name in any letter case (IAM itself refuses other cases; a gate must not pass
-    what a later parser may accept): ("Action", value) or ("NotAction", value)."""
-    lowered = {str(k).lower(): k for k in statement}
+    what a later parser may accept): ("Action", value) or ("NotAction", value). `lowered`: the statement's
+    keys by their lower case, None when every key is spelled as IAM spells it (nearly always)."""
     for spelled in (name, "Not" + name):
-        if spelled.lower() in lowered:
-            return spelled, statement[lowered[spelled.lower()]]
+        key = spelled if lowered is None else lowered.get(spelled.lower())
+        if key is not None and key in statement:
+            return spelled, statement[key]
     return None, None
 
 
@@ -147,7 +147,7 @@ def parse(document: Any) -> list[Statement]:
             raise PolicyDocumentError(f"not JSON: {error}") from None
     if not isinstance(document, dict):
         raise PolicyDocumentError(f"a policy document is an object, not {type(document).__name__}")
-    _, body = _field(document, "Statement")
+    _, body = _field(document, {str(k).lower(): k for k in document}, "Statement")
     statements = []
     for index, raw in enumerate(_listed(body if body is not None else [])):
         if not isinstance(raw, dict):
@@ -156,13 +156,18 @@ def parse(document: Any) -> list[Statement]:
     return statements
 
 
+CANONICAL = frozenset({"Sid", "Effect", "Principal", "NotPrincipal", "Action", "NotAction", "Resource", "NotResource",
+                       "Condition"})
+
+
 def statement_of(raw: dict, index: int = 0) -> Statement:
-    _, sid = _field(raw, "Sid")
-    _, effect = _field(raw, "Effect")
-    principal_name, principal = _field(raw, "Principal")
-    action_name, actions = _field(raw, "Action")
-    resource_name, resources = _field(raw, "Resource")
-    _, condition = _field(raw, "Condition")
+    lowered = None if CANONICAL.issuperset(raw) else {str(k).lower(): k for k in raw}
+    _, sid = _field(raw, lowered, "Sid")
+    _, effect = _field(raw, lowered, "Effect")
+    principal_name, principal = _field(raw, lowered, "Principal")
+    action_name, actions = _field(raw, lowered, "Action")
+    resource_name, resources = _field(raw, lowered, "Resource")
+    _, condition = _field(raw, lowered, "Condition")
     return Statement(
         sid=str(sid or f"#{index}"),
         allow=str(effect).lower() == "allow",

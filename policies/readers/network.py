@@ -43,6 +43,18 @@ def selects_every_pod(selector: Any) -> bool:
     return isinstance(selector, dict) and not _dict(selector.get("matchLabels")) and not selector.get("matchExpressions")
 
 
+def _upper_bound(blocks: list[dict]) -> dict[int, int] | None:
+    """At most how many addresses the blocks hold, from their prefix lengths alone (None: a block to parse)."""
+    bound = {4: 0, 6: 0}
+    for block in blocks:
+        address, _, length = str(block.get("cidr")).partition("/")
+        if not length.isdigit():
+            return None
+        version = 6 if ":" in address else 4
+        bound[version] += 2 ** ((32 if version == 4 else 128) - int(length))
+    return bound
+
+
 def public_addresses(blocks: list[dict]) -> dict[int, int]:
     """How many public addresses the ipBlocks admit, per IP version (each block's cidr less its excepts)."""
     admitted: dict[int, list] = {4: [], 6: []}
@@ -83,10 +95,19 @@ def admits_everyone(peers: Any) -> str | None:
             return "every pod of every namespace"
         if "ipBlock" in peer:
             blocks.append(_dict(peer["ipBlock"]))
-    public = public_addresses(blocks)
-    if any(public[version] >= PUBLIC_LIMIT[version] for version in public):
+    if reaches_internet(blocks):
         return "the internet (its ipBlocks together)"
     return None
+
+
+def reaches_internet(blocks: list[dict]) -> bool:
+    """Whether the blocks together admit a /8 of public IPv4 (a /16 of IPv6); blocks too small to, by their
+    prefix lengths alone, are not counted address by address."""
+    bound = _upper_bound(blocks)
+    if bound is not None and all(bound[version] < PUBLIC_LIMIT[version] for version in bound):
+        return False
+    public = public_addresses(blocks)
+    return any(public[version] >= PUBLIC_LIMIT[version] for version in public)
 
 
 def all_ports(ports: Any) -> bool:

@@ -47,6 +47,8 @@ def findings(resource, home):
         statements, kind = [lambda_permission(resource.props)], "resource"
     else:
         key, kind = POLICY_DOCUMENTS[resource.type]
+        if kind == "identity":
+            return  # names no principal: what it grants is aws-iam-role-disallow-admin-policies' to judge
         text = resource.props.get(key)
         if not text:
             return

@@ -5,7 +5,7 @@ to anyone, however the range is split or excepted."""
 from components.plan.resources import (SECURITY_GROUP as GROUP, SECURITY_GROUP_INGRESS_RULE as INGRESS_RULE,
                                        SECURITY_GROUP_RULE as GROUP_RULE)
 from policies.framework import Rule
-from policies.readers.network import PUBLIC_LIMIT, public_addresses
+from policies.readers.network import reaches_internet
 
 
 
@@ -13,11 +13,6 @@ def _ranges(props: dict) -> list[str]:
     ranges = [props.get("cidrIpv4"), props.get("cidrIpv6")]
     ranges += list(props.get("cidrBlocks") or []) + list(props.get("ipv6CidrBlocks") or [])
     return [str(r) for r in ranges if r]
-
-
-def _open(ranges: list[str]) -> bool:
-    public = public_addresses([{"cidr": r} for r in ranges])
-    return any(public[version] >= PUBLIC_LIMIT[version] for version in public)
 
 
 def check(resource, config):
@@ -28,7 +23,7 @@ def check(resource, config):
     else:
         return
     for rule in rules:
-        if _open(_ranges(rule)):
+        if reaches_internet([{"cidr": r} for r in _ranges(rule)]):
             ports = f"{rule.get('fromPort', '*')}-{rule.get('toPort', '*')}"
             yield f"{resource.name}: admits {', '.join(_ranges(rule))} on ports {ports}: the internet"
 

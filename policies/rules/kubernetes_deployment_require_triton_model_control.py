@@ -3,8 +3,6 @@ caller of its Service (any model, any code, into prod), so a Triton container's 
 spelled (`--model-control-mode=x`, `--model-control-mode x`, inside a shell command; the last one wins,
 as Triton's option parser takes it), must name an allowed mode."""
 
-import shlex
-
 from components.plan.resources import pod_spec
 from policies.framework import Rule
 from policies.readers.pods import containers
@@ -14,13 +12,11 @@ DEFAULT_MODE = "none"  # Triton's own default (src/command_line_parser.cc)
 
 
 def tokens(container: dict) -> list[str]:
-    words = []
-    for part in [*(container.get("command") or []), *(container.get("args") or [])]:
-        try:
-            words += shlex.split(str(part))
-        except ValueError:
-            words += str(part).split()
-    return words
+    """The words of its command and arguments, a shell string split as a shell would split these options
+    (quotes around a value are not part of it)."""
+    return [word.replace('"', "").replace("'", "") for part in [*(container.get("command") or []),
+                                                                *(container.get("args") or [])]
+            for word in str(part).split()]
 
 
 def mode_of(words: list[str]) -> str:
@@ -40,10 +36,11 @@ def check(resource, config):
     namespace = (resource.props.get("metadata") or {}).get("namespace")
     allowed = config["namespace_modes"].get(namespace, config["allowed_modes"])
     for where, container in containers(spec):
-        words = tokens(container)
-        if "tritonserver" not in str(container.get("image")) and not any("tritonserver" in w for w in words):
-            continue
-        mode = mode_of(words)
+        text = " ".join(str(p) for p in [container.get("image"), *(container.get("command") or []),
+                                         *(container.get("args") or [])])
+        if "tritonserver" not in text:
+            continue  # not Triton (its image, or a command that starts it)
+        mode = mode_of(tokens(container)) if OPTION in text else DEFAULT_MODE
         if mode not in allowed:
             yield f"{resource.name}: {where} runs Triton with {OPTION}={mode}; allowed here: {', '.join(allowed)}"
 
