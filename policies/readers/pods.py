@@ -1,6 +1,7 @@
-"""Pods by the Pod Security Standards (kubernetes.io/docs/concepts/security/pod-security-standards, the
-controls Pod Security Admission enforces at v1.35): every control of the baseline and restricted levels,
-over the pod of every kind that carries one, with each field read as the API server reads it.
+"""Pods by the Pod Security Standards, as Pod Security Admission checks them at v1.35
+(k8s.io/pod-security-admission/policy, release v0.36.2: check_*.go): every control of the baseline and
+restricted levels, over the pod of every kind that carries one, with each field read as the API server
+reads it.
 
 `violations(spec, level, metadata)` answers: which controls of `level` does this pod break, and where.
 """
@@ -19,16 +20,17 @@ BASELINE_CAPABILITIES = frozenset({"AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWN
 SAFE_SYSCTLS = frozenset({"kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.ip_unprivileged_port_start",
                           "net.ipv4.tcp_syncookies", "net.ipv4.ping_group_range", "net.ipv4.ip_local_reserved_ports",
                           "net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_keepalive_intvl",
-                          "net.ipv4.tcp_keepalive_probes"})
+                          "net.ipv4.tcp_keepalive_probes", "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"})  # to 1.32
 SELINUX_TYPES = frozenset({"", "container_t", "container_init_t", "container_kvm_t", "container_engine_t"})
 # Restricted: the volume types a pod may use (PSS "Volume Types").
-RESTRICTED_VOLUMES = frozenset({"configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "persistentVolumeClaim",
-                                "projected", "secret"})
+RESTRICTED_VOLUMES = frozenset({"configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "image",
+                                "persistentVolumeClaim", "projected", "secret"})  # image: from 1.33
 VOLUME_SOURCES = frozenset({"hostPath", "awsElasticBlockStore", "azureDisk", "azureFile", "cephfs", "cinder", "fc",
-                            "flexVolume", "flocker", "gcePersistentDisk", "gitRepo", "glusterfs", "image", "iscsi",
+                            "flexVolume", "flocker", "gcePersistentDisk", "gitRepo", "glusterfs", "iscsi",
                             "nfs", "photonPersistentDisk", "portworxVolume", "quobyte", "rbd", "scaleIO", "storageos",
                             "vsphereVolume", *RESTRICTED_VOLUMES})
 APPARMOR_ANNOTATION = "container.apparmor.security.beta.kubernetes.io/"
+PROBES = ("livenessProbe", "readinessProbe", "startupProbe")
 
 
 @dataclass(frozen=True)
@@ -112,9 +114,24 @@ def baseline(spec: dict, metadata: dict, exemption: Exemption | None) -> Iterato
         for port in container.get("ports") or []:
             if _number(_context(port).get("hostPort")) not in (None, 0):
                 yield Finding("Host Ports", where, f"binds host port {_context(port).get('hostPort')}")
-        if context.get("procMount") not in (None, "Default"):
+        # A user namespace of its own (hostUsers: false) lets baseline pods unmask /proc (1.35).
+        if context.get("procMount") not in (None, "Default") and spec.get("hostUsers") is not False:
             yield Finding("/proc Mount Type", where, f"mounts /proc {context.get('procMount')}")
+        for handler, host in _host_handlers(container):
+            yield Finding("Host Probes / Lifecycle Hooks", where, f"{handler} targets host {host}")
         yield from _context_findings(where, context)
+
+
+def _host_handlers(container: dict) -> Iterator[tuple[str, Any]]:
+    """Probes and lifecycle hooks that name a host: the kubelet would call another machine (1.34)."""
+    lifecycle = _context(container.get("lifecycle"))
+    handlers = [(probe, _context(container.get(probe))) for probe in PROBES]
+    handlers += [(f"lifecycle.{hook}", _context(lifecycle.get(hook))) for hook in ("postStart", "preStop")]
+    for name, handler in handlers:
+        for action in ("httpGet", "tcpSocket"):
+            host = _context(handler.get(action)).get("host")
+            if host:
+                yield f"{name}.{action}", host
 
 
 def _context_findings(where: str, context: dict) -> Iterator[Finding]:
@@ -140,17 +157,21 @@ def restricted(spec: dict, exemption: Exemption | None) -> Iterator[Finding]:
                 yield Finding("Volume Types", f"volume {volume.get('name')}", f"is a {source} volume")
     pod_non_root = pod.get("runAsNonRoot")
     pod_seccomp = _context(pod.get("seccompProfile")).get("type")
-    if _number(pod.get("runAsUser")) == 0:
+    # Root in a user namespace of its own is no node root: 1.35 lets such pods run as UID 0.
+    own_users = spec.get("hostUsers") is False
+    if _number(pod.get("runAsUser")) == 0 and not own_users:
         yield Finding("Running as Non-root user", "pod", "runs as UID 0")
     for where, container in containers(spec):
         context = _context(container.get("securityContext"))
         if context.get("allowPrivilegeEscalation") is not False:
             yield Finding("Privilege Escalation", where, "does not set allowPrivilegeEscalation: false")
         non_root = context.get("runAsNonRoot", pod_non_root)
-        if non_root is not True:
+        if non_root is not True and not own_users:
             yield Finding("Running as Non-root", where, "does not set runAsNonRoot: true (pod or container)")
-        if _number(context.get("runAsUser")) == 0:
+        if _number(context.get("runAsUser")) == 0 and not own_users:
             yield Finding("Running as Non-root user", where, "runs as UID 0")
+        if context.get("procMount") not in (None, "Default"):
+            yield Finding("/proc Mount Type", where, f"mounts /proc {context.get('procMount')} (restricted: Default)")
         seccomp = _context(context.get("seccompProfile")).get("type", pod_seccomp)
         if seccomp not in ("RuntimeDefault", "Localhost"):
             yield Finding("Seccomp", where, "sets no RuntimeDefault or Localhost seccomp profile (pod or container)")

@@ -69,7 +69,7 @@ def baseline_breach(draw) -> tuple[dict, dict | None]:
     context = container["securityContext"]
     breach = draw(st.sampled_from(["privileged", "host-namespace", "host-path", "host-port", "capability",
                                    "seccomp", "proc-mount", "apparmor", "apparmor-annotation", "selinux", "sysctl",
-                                   "host-process"]))
+                                   "host-process", "host-probe"]))
     annotations = None
     if breach == "privileged":
         context["privileged"] = draw(st.sampled_from([True, "true", "True"]))
@@ -98,6 +98,13 @@ def baseline_breach(draw) -> tuple[dict, dict | None]:
     elif breach == "sysctl":
         pod.setdefault("securityContext", {})["sysctls"] = [{"name": draw(st.sampled_from(
             ["kernel.msgmax", "net.core.somaxconn", "vm.overcommit_memory"])), "value": "1"}]
+    elif breach == "host-probe":
+        handler = draw(st.sampled_from([{"httpGet": {"path": "/", "port": 80, "host": "169.254.169.254"}},
+                                        {"tcpSocket": {"port": 22, "host": "10.0.0.1"}}]))
+        if draw(st.booleans()):
+            container[draw(st.sampled_from(["livenessProbe", "readinessProbe", "startupProbe"]))] = handler
+        else:
+            container["lifecycle"] = {draw(st.sampled_from(["postStart", "preStop"])): handler}
     else:
         pod.setdefault("securityContext", {})["windowsOptions"] = {"hostProcess": True}
     return pod, annotations
@@ -150,3 +157,17 @@ def test_a_host_path_reads_as_the_kernel_resolves_it(path):
 def test_a_bare_container_breaks_exactly_the_four_restricted_controls_it_leaves_unset():
     assert [f.control for f in violations({"containers": [{"name": "c"}]}, "restricted")] == [
         "Privilege Escalation", "Running as Non-root", "Seccomp", "Capabilities"]
+
+
+def test_what_v1_35_allows_passes_image_volumes_new_sysctls_and_root_in_a_user_namespace_of_its_own():
+    image = {"volumes": [{"name": "weights", "image": {"reference": "registry/weights:1"}}],
+             "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"},
+                                 "sysctls": [{"name": "net.ipv4.tcp_rmem", "value": "4096 87380 6291456"}]},
+             "containers": [{"name": "c", "securityContext": {"allowPrivilegeEscalation": False,
+                                                              "capabilities": {"drop": ["ALL"]}}}]}
+    assert violations(image, "restricted") == []
+    rooted = copy.deepcopy(image) | {"hostUsers": False}
+    rooted["securityContext"] = {"runAsUser": 0, "seccompProfile": {"type": "RuntimeDefault"}}
+    assert violations(rooted, "restricted") == []
+    assert [f.control for f in violations(rooted | {"hostUsers": True}, "restricted")] == [
+        "Running as Non-root user", "Running as Non-root"]
