@@ -15,11 +15,23 @@ class PublishError(Exception):
 
 
 def split_repository(url: str) -> tuple[str, str]:
-    """s3://bucket/prefix -> (bucket, prefix): the served prefix a model goes under."""
+    """s3://bucket/prefix -> (bucket, prefix): the served prefix a model goes under (no `.` or `..` part:
+    S3 keeps them literally, so a server reading the prefix never sees what went there)."""
     match = re.fullmatch(r"s3://([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])/([\w.-]+(?:/[\w.-]+)*)/?", url)
-    if match is None:
+    if match is None or any(part in (".", "..") for part in match.group(2).split("/")):
         raise PublishError(f"{url!r} is not s3://<bucket>/<served prefix> (the contract's model repository)")
     return match.group(1), match.group(2)
+
+
+def without_version_policy(config_text: str) -> str:
+    """The config as it configures the model: its version policy (which versions serve) left out, and
+    blank space at the ends (what publishing compares to tell a configuration change)."""
+    kept, last = [], 0
+    for field, start, end in _top_level_fields(config_text):
+        if field == "version_policy":
+            kept.append(config_text[last:start])
+            last = end
+    return ("".join(kept) + config_text[last:]).strip()
 
 
 def _top_level_fields(text: str) -> list[tuple[str, int, int]]:
@@ -78,12 +90,7 @@ def model_name(config_text: str) -> str | None:
 def pin_version(config_text: str, *versions: int) -> str:
     """The config serving exactly `versions`: any version_policy it had is replaced. Triton loads only the
     listed versions whose directories exist, and keeps the loaded ones when a new one fails."""
-    kept, last = [], 0
-    for field, start, end in _top_level_fields(config_text):
-        if field == "version_policy":
-            kept.append(config_text[last:start])
-            last = end
-    body = ("".join(kept) + config_text[last:]).rstrip()
+    body = without_version_policy(config_text)
     listed = ", ".join(str(v) for v in sorted(set(versions)))
     return f"{body}\nversion_policy: {{ specific: {{ versions: [ {listed} ] }} }}\n"
 
@@ -95,3 +102,13 @@ def pinned_versions(config_text: str) -> list[int]:
             match = re.search(r"specific\s*:?\s*\{\s*versions\s*:\s*\[([^\]]*)\]", config_text[start:end])
             return [int(v) for v in re.findall(r"\d+", match.group(1))] if match else []
     return []
+
+
+def rollback_target(history: list[dict], served: list[int]) -> int | None:
+    """The version served alone before the current state: the newest history entry's `from` that was one
+    version other than what serves now (a canary's pair is skipped: it was a step, not a state)."""
+    for entry in reversed(history):
+        before = entry.get("from") or []
+        if len(before) == 1 and before != served:
+            return int(before[0])
+    return None

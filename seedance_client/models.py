@@ -1,0 +1,385 @@
+"""`seedance model`: publish, canary, promote and roll back a model in a served prefix, from a team's own
+virtualenv (the client's `seedance` command) or the platform's (the same code).
+
+In the bucket, under `<prefix>/<model>/`:
+- `<N>/...`, one immutable directory per version, and the model-level files beside `config.pbtxt` (a
+  labels file its `label_filename` names);
+- `seedance-version-<N>.json`, written last with `If-None-Match: *`: version N is complete (its files,
+  sizes and SHA-256) and its number taken. A version without it is incomplete: `--resume` completes it;
+- `config.pbtxt`, the switch: pinned to the served versions, written with `If-Match` on what was read
+  (two runs cannot both switch);
+- `seedance-history.json`, every switch (who, when, from, to), written the same way.
+
+Triton loads directories only and reads only `config.pbtxt` and the files it names, so the two JSON files
+are never loaded. Writes are conditional: a race loses with one line, never with a mixed state.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from seedance_client.publishing import (PublishError, model_name, pin_version, pinned_versions, rollback_target,
+                                        split_repository, without_version_policy)
+
+MARKER = "README.md"  # the platform writes it at a served prefix's root (components/serving/publishing.py)
+MAX_FILES = 10_000  # a model version is a handful of files; a directory of millions is a mistake
+MAX_FILE_BYTES = 5 << 30  # one conditional PUT; larger weights: split them (Triton backends read shards)
+MAX_CONFIG_BYTES = 1 << 20
+HISTORY = "seedance-history.json"
+HISTORY_KEPT = 500
+
+
+def version_marker(version: int) -> str:
+    return f"seedance-version-{version}.json"
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class LocalModel:
+    name: str
+    config: str
+    model_files: dict[str, Path]  # key under the model -> file (beside config.pbtxt)
+    version_files: dict[str, Path]  # key under the model ("<N>/...") -> file
+
+
+def _refuse_links(path: Path, root: Path) -> None:
+    if path.is_symlink():
+        raise PublishError(f"{path}: a symbolic link; publish the files themselves")
+    if ".." in path.relative_to(root).parts:
+        raise PublishError(f"{path}: outside the model directory")
+
+
+def read_model(model_dir: Path, version: int) -> LocalModel:
+    """Every file the version serves with: the config, the model-level files, the version directory.
+    Links are refused everywhere (a link can point anywhere on the machine that publishes)."""
+    if model_dir.is_symlink() or not model_dir.is_dir():
+        raise PublishError(f"{model_dir}: not a model directory (config.pbtxt and <N>/)")
+    root = model_dir.resolve()
+    name = root.name
+    config_path = model_dir / "config.pbtxt"
+    if not config_path.is_file() and not config_path.is_symlink():
+        raise PublishError(f"{config_path}: model config not found")
+    _refuse_links(config_path, model_dir)
+    if config_path.stat().st_size > MAX_CONFIG_BYTES:
+        raise PublishError(f"{config_path}: larger than {MAX_CONFIG_BYTES >> 20} MiB")
+    config = config_path.read_text()
+    if model_name(config) not in (None, name):
+        raise PublishError(f"{config_path} names {model_name(config)!r}; Triton needs the directory's name ({name!r})")
+    version_dir = model_dir / str(version)
+    if version_dir.is_symlink() or not version_dir.is_dir():
+        raise PublishError(f"{version_dir}: no such version directory (a model is <name>/config.pbtxt and <name>/<N>/)")
+    model_files, version_files = {}, {}
+    for entry in sorted(model_dir.iterdir()):
+        _refuse_links(entry, model_dir)
+        if entry.is_file() and entry.name != "config.pbtxt":
+            model_files[entry.name] = entry
+        elif entry.is_dir() and not entry.name.isdigit():
+            raise PublishError(f"{entry}: a directory Triton ignores (a model holds config.pbtxt, its files and "
+                               "numbered versions)")
+    for path in sorted(version_dir.rglob("*")):
+        _refuse_links(path, model_dir)
+        if path.is_file():
+            if path.stat().st_size > MAX_FILE_BYTES:
+                raise PublishError(f"{path}: larger than {MAX_FILE_BYTES >> 30} GiB; split it")
+            version_files[path.relative_to(model_dir).as_posix()] = path
+            if len(version_files) > MAX_FILES:
+                raise PublishError(f"{version_dir}: more than {MAX_FILES:,} files")
+    if not version_files:
+        raise PublishError(f"{version_dir}: empty")
+    return LocalModel(name, config, model_files, version_files)
+
+
+def _code(error: Exception) -> str | None:
+    return getattr(error, "response", {}).get("Error", {}).get("Code")
+
+
+def _get(s3: Any, bucket: str, key: str) -> tuple[bytes, str] | None:
+    """(body, ETag) of an object, None when it does not exist."""
+    try:
+        found = s3.get_object(Bucket=bucket, Key=key)
+    except Exception as error:  # botocore's ClientError, without importing botocore here
+        if _code(error) in ("NoSuchKey", "404"):
+            return None
+        raise
+    return found["Body"].read(), found["ETag"]
+
+
+def _put(s3: Any, bucket: str, key: str, body: bytes, etag: str | None, what: str, **extra: Any) -> None:
+    """A conditional write: a new object only if none exists (etag None), else only over the one read."""
+    condition = {"IfNoneMatch": "*"} if etag is None else {"IfMatch": etag}
+    try:
+        s3.put_object(Bucket=bucket, Key=key, Body=body, **condition, **extra)
+    except Exception as error:
+        if _code(error) in ("PreconditionFailed", "ConditionalRequestConflict", "412"):
+            raise PublishError(f"s3://{bucket}/{key}: {what} changed while this ran (another publish?); "
+                               "nothing of it was overwritten: look, then run again") from None
+        raise
+
+
+class Repository:
+    """A served prefix of the model bucket, written by one model at a time."""
+
+    def __init__(self, s3: Any, url: str, who: str, say: Callable[[str], None] = print):
+        self.s3, self.who, self.say = s3, who, say
+        self.bucket, self.prefix = split_repository(url)
+        if _get_head(s3, self.bucket, f"{self.prefix}/{MARKER}") is None:
+            raise PublishError(f"s3://{self.bucket}/{self.prefix}/ has no platform marker ({MARKER}): no Triton "
+                               "reads this prefix (a typo? the contract's serving sets name the served prefixes)")
+
+    def key(self, model: str, name: str) -> str:
+        return f"{self.prefix}/{model}/{name}"
+
+    def served(self, model: str) -> tuple[str | None, str | None, list[int]]:
+        """(config text, its ETag, the versions it pins) of what serves now."""
+        found = _get(self.s3, self.bucket, self.key(model, "config.pbtxt"))
+        if found is None:
+            return None, None, []
+        text = found[0].decode()
+        return text, found[1], pinned_versions(text)
+
+    def complete(self, model: str, version: int) -> dict | None:
+        found = _get(self.s3, self.bucket, self.key(model, version_marker(version)))
+        return json.loads(found[0]) if found else None
+
+    def switch(self, model: str, versions: list[int], action: str, config: str | None = None) -> None:
+        """Serve `versions` (with `config`, else the served config), and record the switch."""
+        text, etag, before = self.served(model)
+        body = pin_version(config if config is not None else text or "", *versions)
+        _put(self.s3, self.bucket, self.key(model, "config.pbtxt"), body.encode(), etag, "the served config",
+             ContentType="text/plain")
+        found = _get(self.s3, self.bucket, self.key(model, HISTORY))
+        history = json.loads(found[0]) if found else []
+        history.append({"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "by": self.who, "action": action,
+                        "from": before, "to": sorted(set(versions))})
+        _put(self.s3, self.bucket, self.key(model, HISTORY), json.dumps(history[-HISTORY_KEPT:], indent=1).encode(),
+             found[1] if found else None, "the promotion history", ContentType="application/json")
+
+    def history(self, model: str) -> list[dict]:
+        found = _get(self.s3, self.bucket, self.key(model, HISTORY))
+        return json.loads(found[0]) if found else []
+
+
+def _get_head(s3: Any, bucket: str, key: str) -> dict | None:
+    try:
+        return s3.head_object(Bucket=bucket, Key=key)
+    except Exception as error:
+        if _code(error) in ("NoSuchKey", "404", "NotFound"):
+            return None
+        raise
+
+
+def _changed_files(repository: Repository, model: LocalModel) -> list[str]:
+    """Model-level files whose bucket copy differs from the local one (they serve with every version)."""
+    changed = []
+    for name, path in model.model_files.items():
+        head = _get_head(repository.s3, repository.bucket, repository.key(model.name, name))
+        if head is not None and head.get("Metadata", {}).get("sha256") != sha256(path):
+            changed.append(name)
+    return changed
+
+
+def publish(repository: Repository, model_dir: Path, version: int, alongside: bool = False,
+            config_change: bool = False, resume: bool = False) -> None:
+    """Upload version N whole (every file conditional), mark it complete, then switch to it."""
+    model = read_model(model_dir, version)
+    if repository.complete(model.name, version) is not None:
+        raise PublishError(f"{model.name} version {version} is published and immutable (servers may hold it); "
+                           f"publish {version + 1}, or `promote`/`rollback` to serve a published one")
+    served_text, _etag, served = repository.served(model.name)
+    changes = _changed_files(repository, model)
+    if served_text is not None and without_version_policy(served_text) != without_version_policy(model.config):
+        changes.insert(0, "config.pbtxt")
+    if changes and served and not config_change:
+        raise PublishError(f"{', '.join(changes)} differ from what serves version(s) {served}: publishing would "
+                           "change the served versions' configuration too; pass --config-change if that is meant")
+    base = f"{repository.prefix}/{model.name}"
+    started = repository.s3.list_objects_v2(Bucket=repository.bucket, Prefix=f"{base}/{version}/", MaxKeys=1)
+    if started.get("KeyCount", 0) and not resume:
+        raise PublishError(f"s3://{repository.bucket}/{base}/{version}/ is incomplete (an upload was cut off, or "
+                           "another run is publishing it): --resume completes it from these files")
+    files = {}
+    for key, path in model.version_files.items():
+        digest = sha256(path)
+        files[key] = {"size": path.stat().st_size, "sha256": digest}
+        head = _get_head(repository.s3, repository.bucket, repository.key(model.name, key)) if resume else None
+        if head is not None:
+            if head.get("Metadata", {}).get("sha256") != digest:
+                raise PublishError(f"s3://{repository.bucket}/{base}/{key} differs from {path}: a version's files "
+                                   "never change; publish the next version")
+            continue
+        _put(repository.s3, repository.bucket, repository.key(model.name, key), path.read_bytes(), None,
+             "a version file", Metadata={"sha256": digest})
+        repository.say(f"uploaded s3://{repository.bucket}/{base}/{key}")
+    for name, path in model.model_files.items():
+        head = _get_head(repository.s3, repository.bucket, repository.key(model.name, name))
+        digest = sha256(path)
+        if head is None or head.get("Metadata", {}).get("sha256") != digest:
+            _put(repository.s3, repository.bucket, repository.key(model.name, name), path.read_bytes(),
+                 head["ETag"] if head else None, "a model file", Metadata={"sha256": digest})
+            repository.say(f"uploaded s3://{repository.bucket}/{base}/{name}")
+    marker = {"version": version, "files": files, "published_by": repository.who,
+              "published_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    _put(repository.s3, repository.bucket, repository.key(model.name, version_marker(version)),
+         json.dumps(marker, indent=1).encode(), None, f"version {version}'s completion marker",
+         ContentType="application/json")
+    versions = sorted({version, *served}) if alongside else [version]
+    repository.switch(model.name, versions, "canary" if alongside else "publish", model.config)
+    repository.say(f"switched s3://{repository.bucket}/{base}/config.pbtxt to version(s) "
+                   f"{', '.join(map(str, versions))}: servers load {version} within their poll interval and keep "
+                   f"what they serve if it fails; ready when GET /v2/models/{model.name}/versions/{version}/ready "
+                   "answers 200" + (f"; callers reach it at /v2/models/{model.name}/versions/{version}/infer, "
+                                    "then `seedance model promote`" if alongside and len(versions) > 1 else ""))
+
+
+def promote(repository: Repository, model: str, version: int, action: str = "promote") -> None:
+    """Serve one published, complete version alone (the canary after its trial, or any earlier one)."""
+    if repository.complete(model, version) is None:
+        raise PublishError(f"{model} version {version} is not a complete published version in "
+                           f"s3://{repository.bucket}/{repository.prefix}/{model}/ (publish it first)")
+    repository.switch(model, [version], action)
+    repository.say(f"s3://{repository.bucket}/{repository.prefix}/{model}/config.pbtxt now serves version {version} "
+                   "alone; the others unload once it is ready everywhere")
+
+
+def rollback(repository: Repository, model: str) -> int:
+    """Serve the version that served alone before the current state, by the history."""
+    _text, _etag, served = repository.served(model)
+    target = rollback_target(repository.history(model), served)
+    if target is None:
+        raise PublishError(f"{model}: the history names no earlier version to roll back to (serving {served})")
+    promote(repository, model, target, "rollback")
+    return target
+
+
+def caller_arn(s3: Any) -> str:
+    """Who is publishing, for the history: the ARN behind the client's own credentials (a caller that may
+    not call STS is recorded as unknown; the history never blocks a publish)."""
+    import boto3
+
+    try:
+        credentials = s3._request_signer._credentials
+        sts = boto3.client("sts", region_name=s3.meta.region_name, aws_access_key_id=credentials.access_key,
+                           aws_secret_access_key=credentials.secret_key, aws_session_token=credentials.token)
+        return sts.get_caller_identity()["Arn"]
+    except Exception as error:  # botocore's errors, without importing botocore here
+        if type(error).__module__.startswith("botocore"):
+            return "unknown caller"
+        raise
+
+
+def publisher_s3(region: str | None, role_arn: str | None) -> Any:
+    """An S3 client as the set's publisher role (the bucket lets nobody else write model files), or as the
+    caller when it already is that role."""
+    import boto3
+
+    if role_arn is None:
+        return boto3.client("s3", region_name=region)
+    credentials = boto3.client("sts", region_name=region).assume_role(
+        RoleArn=role_arn, RoleSessionName="seedance-model-publish")["Credentials"]
+    return boto3.client("s3", region_name=region, aws_access_key_id=credentials["AccessKeyId"],
+                        aws_secret_access_key=credentials["SecretAccessKey"],
+                        aws_session_token=credentials["SessionToken"])
+
+
+# Tests replace this with a stubbed client.
+s3_client: Callable[[str | None, str | None], Any] = publisher_s3
+
+
+def _repository(args: argparse.Namespace) -> Repository:
+    s3 = s3_client(args.region, args.role_arn)
+    return Repository(s3, args.repository, caller_arn(s3))
+
+
+def _version(value: str) -> int:
+    if not re.fullmatch(r"[1-9]\d{0,8}", value):
+        raise argparse.ArgumentTypeError(f"{value!r}: Triton's version directories are numbered from 1")
+    return int(value)
+
+
+def _publish(args: argparse.Namespace) -> int:
+    publish(_repository(args), args.model_dir, args.version, args.alongside, args.config_change, args.resume)
+    return 0
+
+
+def _promote(args: argparse.Namespace) -> int:
+    promote(_repository(args), args.model, args.version)
+    return 0
+
+
+def _rollback(args: argparse.Namespace) -> int:
+    rollback(_repository(args), args.model)
+    return 0
+
+
+def _history(args: argparse.Namespace) -> int:
+    for entry in _repository(args).history(args.model):
+        print(f"{entry['at']}  {entry['action']:<8} {entry['from']} -> {entry['to']}  by {entry['by']}")
+    return 0
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    model = commands.add_parser("model", help="publish, canary, promote and roll back a model in a served prefix")
+    verbs = model.add_subparsers(dest="verb", required=True)
+
+    def common(verb: argparse.ArgumentParser) -> None:
+        verb.add_argument("--repository", required=True, help="s3://<bucket>/<served prefix>, from the contract")
+        verb.add_argument("--region", help="the bucket's region (default: the AWS configuration's)")
+        verb.add_argument("--role-arn", help="the set's publisher role to assume (only it may write model files)")
+
+    publish_verb = verbs.add_parser("publish", help="upload <model>/<N>/ and the model's files whole, then switch to N")
+    publish_verb.add_argument("model_dir", type=Path, help="the model directory: config.pbtxt, its files and <N>/")
+    publish_verb.add_argument("--version", type=_version, required=True, help="the version directory to publish")
+    publish_verb.add_argument("--alongside", action="store_true",
+                              help="the canary step: serve N beside the versions served now (then `promote`)")
+    publish_verb.add_argument("--config-change", action="store_true",
+                              help="allow a config.pbtxt or model file that differs from the served one (it changes "
+                                   "the served versions too)")
+    publish_verb.add_argument("--resume", action="store_true", help="complete a version an earlier run left incomplete")
+    common(publish_verb)
+    publish_verb.set_defaults(run=_publish)
+    for name, help_text, run in (("promote", "serve one published version alone (after a canary, or an older one)",
+                                  _promote),
+                                 ("rollback", "serve the version that served before the last switch", _rollback),
+                                 ("history", "every switch of a model: when, who, from, to", _history)):
+        verb = verbs.add_parser(name, help=help_text)
+        verb.add_argument("model", help="the model's name (its directory under the prefix)")
+        if name == "promote":
+            verb.add_argument("--version", type=_version, required=True, help="the version to serve alone")
+        common(verb)
+        verb.set_defaults(run=run)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The client's `seedance` command: the model verbs only (the platform's `seedance` has them too)."""
+    parser = argparse.ArgumentParser(prog="seedance", description="A team's side of a seedance platform")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except PublishError as error:
+        print(f"seedance: error: {error}", file=sys.stderr)
+        return 2
+    except Exception as error:  # the AWS SDK's: credentials, a denied call, an unreachable endpoint
+        if type(error).__module__.startswith("botocore"):
+            print(f"seedance: error: AWS: {error}", file=sys.stderr)
+            return 2
+        raise
+
+
+if __name__ == "__main__":
+    sys.exit(main())
