@@ -29,8 +29,11 @@ def parse_contract(values: dict[str, Any], stack: str, requires: str = CONTRACT_
         check_compatible(values.get("contract_version"), requires)
     except ContractVersionError as error:
         raise IncompatiblePlatform(f"{stack}: {error}") from None
+    # A stack reference answers None for an output the producer does not export (an older minor's):
+    # the field is absent, and the model's default for it applies.
+    present = {name: value for name, value in values.items() if value is not None}
     try:
-        return PlatformContract.model_validate({**values, **{f: "[secret]" for f in SECRET_FIELDS}})
+        return PlatformContract.model_validate({**present, **{f: "[secret]" for f in SECRET_FIELDS}})
     except ValueError as error:
         raise IncompatiblePlatform(f"{stack}: its outputs do not match contract {values.get('contract_version')}: "
                                    f"{error}".replace("\n", " ")) from None

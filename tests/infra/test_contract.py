@@ -80,3 +80,46 @@ def test_what_teams_need_is_in_the_contract(plan_of):
     assert set(online.gpu_models) == set(online.instance_types) == set(online.gpu_memory_gib)
     assert online.gpu_models["g6.xlarge"] == "L4" and online.gpu_memory_gib["g6.xlarge"] == 24
     assert contract.cost_label_keys == ["team", "cost-center", "env", "app.kubernetes.io/name"]
+
+
+def _read_through_a_stack_reference(outputs: dict, requires: str):
+    """The contract as a team's program reads it: PlatformReference over a StackReference, under Pulumi's
+    mock runtime (a missing output comes back as None, as it does from the engine)."""
+    import pulumi
+
+    from seedance_client.reference import PlatformReference
+
+    class Producer(pulumi.runtime.Mocks):
+        def new_resource(self, args):
+            assert args.typ == "pulumi:pulumi:StackReference"
+            return f"{args.name}-id", {"name": args.name, "outputs": outputs, "secretOutputNames": ["kubeconfig"]}
+
+        def call(self, args):
+            return {}
+
+    pulumi.runtime.set_mocks(Producer(), project="team", stack="dev", preview=False)
+    found = {}
+
+    @pulumi.runtime.test
+    def read():
+        reference = PlatformReference("org/seedance-gpu/prod", requires=requires)
+        return reference.contract.apply(lambda contract: found.setdefault("contract", contract))
+
+    read()
+    return found["contract"]
+
+
+@pytest.mark.parametrize("producer, requires", [("1.0", "1.0"), ("1.1", "1.0"), ("1.1", "1.1"), ("1.2", "1.1")])
+def test_the_current_client_reads_1_0_1_1_and_1_2_producers_through_a_stack_reference(plan_of, producer, requires):
+    outputs = {**_outputs(plan_of("prod")), "contract_version": producer}
+    if producer == "1.0":  # a 1.0 stack exports none of 1.1's fields
+        for field in ("checkpoint_claims", "tenants", "priority_classes", "cost_label_keys"):
+            outputs.pop(field)
+    if producer == "1.2":
+        outputs["regions_served"] = ["eu-west-1"]
+    contract = _read_through_a_stack_reference(outputs, requires)
+    assert contract.contract_version == producer and contract.pool("batch").gpus_per_node
+    if producer == "1.0":
+        assert contract.checkpoint_claims == [] and contract.tenants == [] and contract.priority_classes == {}
+    else:
+        assert contract.tenants and contract.priority_classes
