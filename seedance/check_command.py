@@ -22,7 +22,7 @@ from components.cluster.config import ClusterConfig
 from components.plan.resources import EKS_CLUSTER, HELM_RELEASE, PlanResource, is_unknown, tags_of
 from components.plan.unknowns import UnknownValueError
 from components.stack.config import ENVIRONMENTS, PROJECT, StackConfig
-from policies.expectations import stack_policy_config
+from policies.expectations import stack_policy_config, team_policy_config
 from policies.framework import CONFIG_DIR, fails_closed, PolicyConfigError, Violation, load_enforcement, run_rules
 from policies.rules import ALL_RULES
 from seedance.charts import ChartMissingError, chart_cache, pull, rendered_resources
@@ -92,15 +92,28 @@ def _stack_settings(args: argparse.Namespace, stack: str | None) -> StackConfig 
 BUDGET_RULES = tuple(rule.name for rule in ALL_RULES if "storage_classes" in rule.config)
 
 
-def referenced_storage_classes(resources: list[PlanResource], stack_outputs) -> dict[str, dict[str, str]]:
-    """The EBS classes of the platform stacks a team's plan reads (their contract's `volumes`), so its claims
-    are priced at what they get. `stack_outputs(reference)` answers a StackReference offline."""
+def referenced_contracts(resources: list[PlanResource], stack_outputs) -> list[dict[str, Any]]:
+    """The contracts (stack outputs) of the platform stacks a team's plan reads. `stack_outputs(reference)`
+    answers a StackReference offline."""
+    return [stack_outputs(str(r.props.get("name"))) or {} for r in resources if r.type == STACK_REFERENCE]
+
+
+def referenced_storage_classes(contracts: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
+    """The EBS classes of those platforms (their contract's `volumes`), so a team's claims are priced at what
+    they get."""
     classes: dict[str, dict[str, str]] = {}
-    for resource in resources:
-        if resource.type == STACK_REFERENCE:
-            outputs = stack_outputs(str(resource.props.get("name"))) or {}
-            classes.update((outputs.get("storage_classes") or {}).get("volumes") or {})
+    for contract in contracts:
+        classes.update((contract.get("storage_classes") or {}).get("volumes") or {})
     return classes
+
+
+def rule_config(config: StackConfig | None, contracts: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """What the rules judge against: the stack config's expectations, and each referenced platform's."""
+    extra = stack_policy_config(config) if config else {}
+    for contract in contracts:
+        for rule, values in team_policy_config(contract).items():
+            extra[rule] = {**extra.get(rule, {}), **values}
+    return extra
 
 
 CHART_RULE = "kubernetes-helm-release-require-chart-source"
@@ -218,7 +231,7 @@ def render_markdown(violations: list[Violation], cost: CostEstimate, delta: floa
 def run(args: argparse.Namespace, offline_plan, stack_outputs) -> int:
     """`offline_plan(stack, program, stack_file)` and `stack_outputs(reference)` come from the CLI (they run
     the engine)."""
-    config, classes = None, {}
+    config, contracts = None, []
     if args.plan:
         if args.stack:
             raise CheckInputError("give --stack (plan a stack and check it) or --plan (check a plan file), not both")
@@ -234,7 +247,7 @@ def run(args: argparse.Namespace, offline_plan, stack_outputs) -> int:
             raise CheckInputError("give --stack or --plan")
         plan, _header = offline_plan(args.stack, args.program, args.stack_file)
         resources = plan_resources(plan)
-        classes = referenced_storage_classes(resources, stack_outputs)
+        contracts = referenced_contracts(resources, stack_outputs)
         config = _stack_settings(args, args.stack)
         env = args.env or (config.env if config else args.stack if args.stack in ENVIRONMENTS else None)
         if env is None:
@@ -245,7 +258,8 @@ def run(args: argparse.Namespace, offline_plan, stack_outputs) -> int:
         raise CheckInputError(f"no policy config for environment {env!r}; known: {', '.join(ENVIRONMENTS)}")
     region = config.region if config else load_enforcement(env).get("budget-monthly-cost-limit", {}).get("region", "us-east-1")
     try:
-        violations, cost = check(resources, env, region, stack_policy_config(config) if config else None, classes,
+        violations, cost = check(resources, env, region, rule_config(config, contracts),
+                                 referenced_storage_classes(contracts),
                                  cluster_version(resources, config))
     except PolicyConfigError as error:
         raise CheckInputError(f"policy config for {env}: {error}") from None

@@ -1,6 +1,6 @@
 """Every rule of the pack, one per module."""
 
-from policies.rules import (aws_iam_role_disallow_admin_policies, aws_autoscaling_group_require_private_subnets, aws_vpc_security_group_disallow_open_ingress, aws_ec2_launch_template_require_encrypted_volumes, aws_eks_node_group_require_launch_template, kubernetes_admission_binding_require_deny, kubernetes_deployment_require_triton_model_control, aws_eks_access_restrict_admin_policies, aws_s3_bucket_require_model_publisher_deny,
+from policies.rules import (kubernetes_tenant_require_contract_fit, kubernetes_claim_flag_costly_volume, aws_iam_role_disallow_admin_policies, aws_autoscaling_group_require_private_subnets, aws_vpc_security_group_disallow_open_ingress, aws_ec2_launch_template_require_encrypted_volumes, aws_eks_node_group_require_launch_template, kubernetes_admission_binding_require_deny, kubernetes_deployment_require_triton_model_control, aws_eks_access_restrict_admin_policies, aws_s3_bucket_require_model_publisher_deny,
                             aws_autoscaling_group_allow_gpu_instance_types, aws_autoscaling_group_limit_spot_share,
                             aws_autoscaling_group_prefer_spot_outside_prod,
                             aws_autoscaling_group_require_on_demand_baseline, aws_ebs_volume_disallow_gp2_io1,
@@ -72,6 +72,8 @@ ALL_RULES = [module.RULE for module in (
     aws_eks_access_restrict_admin_policies,
     aws_s3_bucket_require_model_publisher_deny,
     aws_iam_role_disallow_admin_policies,
+    kubernetes_tenant_require_contract_fit,
+    kubernetes_claim_flag_costly_volume,
     budget_monthly_cost_warn_near_budget,
     budget_monthly_cost_limit,
 )]

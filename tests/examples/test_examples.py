@@ -148,3 +148,31 @@ def test_an_application_config_error_is_one_line_in_a_fresh_process(tmp_path):
     assert result.stderr.splitlines() == [
         "seedance: error: invalid config training-job:gpus = 9: the batch pool's smallest nodes have 1 GPU(s); "
         "allowed: 1 to 1"]
+
+
+def _team_stack(tmp_path, namespace: str, team: str = "video-ml"):
+    """The training job's stack pointed at prod's platform, in `namespace`, as `team`."""
+    text = (EXAMPLES / "training-job" / "Pulumi.dev.yaml").read_text()
+    text = text.replace("my-org/seedance-gpu/dev", "my-org/seedance-gpu/prod").replace("us-west-2", "us-east-1")
+    text = text.replace("training-job:team: video-ml", f"training-job:team: {team}")
+    path = tmp_path / f"{namespace}-{team}.yaml"
+    path.write_text(text + f"  training-job:namespace: {namespace}\n")
+    return path
+
+
+@pytest.mark.parametrize("namespace, team, refused", [
+    ("video-train", "video-ml", None),
+    ("training", "video-ml", "namespace training belongs to no team of the platform"),
+    ("video-train", "speech-ml", "labelled team 'speech-ml' in namespace video-train, which is team 'video-ml''s"),
+])
+def test_a_teams_check_holds_its_plan_to_the_platforms_contract(tmp_path, capsys, namespace, team, refused):
+    """Team checks before apply (issue 36, item 6): its namespace and label from the contract's tenants, and
+    a claim on prod's io2 checkpoint class named with its monthly cost."""
+    code = main(["check", "--stack", "dev", "--program", str(EXAMPLES / "training-job"),
+                 "--stack-file", str(_team_stack(tmp_path, namespace, team))])
+    out = capsys.readouterr().out
+    assert "[advisory] kubernetes-claim-flag-costly-volume: checkpoints:" in out and "$3,544.00/month" in out
+    if refused is None:
+        assert code == 0 and "kubernetes-tenant-require-contract-fit" not in out
+    else:
+        assert code == 1 and refused in out

@@ -1,0 +1,33 @@
+"""A claim that costs more than a threshold a month is named with its cost before it is made: a 64 GiB claim
+on prod's checkpoint class is io2 at 64,000 IOPS, about $3,500 a month, kept after the job by its
+volume's Retain policy."""
+
+from components.cost.estimate import catalog_for, estimate
+from components.plan.resources import K8S_CLAIM
+from policies.framework import Rule
+
+
+def check(resources, config):
+    claims = [r for r in resources if r.type == K8S_CLAIM]
+    if not claims:
+        return
+    cost = estimate(claims, catalog_for(config["region"]), storage_classes=config["storage_classes"])
+    for line in cost.lines:
+        if line.monthly_usd is not None and line.monthly_usd > config["monthly_usd_limit"]:
+            yield line.urn, (f"{line.urn.rsplit('::', 1)[-1]}: ${line.monthly_usd:,.2f}/month ({line.basis}), above "
+                             f"${config['monthly_usd_limit']:,.0f}; the volume outlives the job when its class "
+                             "retains it")
+
+
+RULE = Rule(
+    name="kubernetes-claim-flag-costly-volume",
+    description="Claims costing more than the threshold a month are named with their cost.",
+    severity="medium",
+    remediation="Ask for the size and class the job needs (the contract's storage_classes.volumes says what each "
+                "class gets), or confirm the cost with the platform team.",
+    topics=("cost", "storage"),
+    config={"region": {"type": "string", "default": "us-east-1"},
+            "storage_classes": {"type": "object", "default": {}},
+            "monthly_usd_limit": {"type": "number", "minimum": 0, "default": 1000}},
+    check_stack=check,
+)
