@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-CONTRACT_VERSION = "1.1"
+CONTRACT_VERSION = "1.2"
 
 
 class GpuPool(BaseModel):
@@ -29,6 +29,15 @@ class GpuPool(BaseModel):
     # 1.1
     gpu_models: dict[str, str] = Field({}, description="The GPU model of each instance type (NVIDIA's name).")
     gpu_memory_gib: dict[str, int] = Field({}, description="Memory of one GPU of each instance type, GiB.")
+    # 1.2
+    zones: list[str] = Field([], description="Where the pool launches. A pool of one zone keeps a job with a "
+                             "zonal volume (a checkpoint claim) schedulable after an interruption: its nodes come back "
+                             "in the volume's zone.")
+
+    @property
+    def single_zone(self) -> str | None:
+        """The pool's one zone, when it has one (1.2; None for an older producer or a multi-zone pool)."""
+        return self.zones[0] if len(self.zones) == 1 else None
 
     @property
     def max_gpus_per_pod(self) -> int:
@@ -134,4 +143,4 @@ def check_compatible(producer: str, consumer: str = CONTRACT_VERSION) -> None:
     if produced[0] != needed[0] or produced[1] < needed[1]:
         raise ContractVersionError(
             f"the platform stack exports contract {producer}; this program needs {needed[0]}.{needed[1]} or a later "
-            f"{needed[0]}.x: upgrade seedance-infra here to match, or ask the platform team to deploy it")
+            f"{needed[0]}.x: upgrade seedance-infra-client here to match, or ask the platform team to deploy it")

@@ -17,8 +17,8 @@ from components.storage.manifests import volume_parameters
 from seedance_client.contract import CONTRACT_VERSION, PlatformContract
 
 
-def gpu_pools(config: StackConfig) -> list[dict]:
-    return [{"name": group.name, "workload_class": group.workload_class, "node_selector": gpu_pool_selector(group),
+def gpu_pools(config: StackConfig, zones: tuple[str, ...]) -> list[dict]:
+    return [{"name": group.name, "zones": list(group.launch_zones(zones)), "workload_class": group.workload_class, "node_selector": gpu_pool_selector(group),
              "tolerations": pool_tolerations(group.name), "instance_types": list(group.instance_types),
              "gpus_per_node": allocatable_gpus(group),
              "gpu_models": {t: gpu_instance_type(t).gpu for t in group.instance_types},
@@ -44,7 +44,7 @@ def platform_contract(config: StackConfig, derived: StackDerivation, resources: 
         "contract_version": CONTRACT_VERSION,
         "region": config.region,
         **resources,
-        "gpu_pools": gpu_pools(config),
+        "gpu_pools": gpu_pools(config, derived.zones),
         "storage_classes": storage_classes(config, derived),
         "cost_label_keys": list(COST_LABEL_KEYS),
         "tenants": [{"name": t.name, "namespaces": t.namespace_names, "gpus": t.gpus, "publishes": t.publishes}

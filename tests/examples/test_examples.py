@@ -41,7 +41,8 @@ def test_training_job_runs_on_the_batch_pool_with_a_checkpoint_claim(plan_of):
     (job,) = plan.of_type("kubernetes:batch/v1:Job")
     pod = job.inputs["spec"]["template"]["spec"]
     (batch,) = [p for p in outputs["gpu_pools"] if p["name"] == "batch"]
-    assert pod["nodeSelector"] == batch["node_selector"] and pod["tolerations"] == batch["tolerations"]
+    assert pod["nodeSelector"] == {**batch["node_selector"], "topology.kubernetes.io/zone": batch["zones"][0]}
+    assert pod["tolerations"] == batch["tolerations"]
     (container,) = pod["containers"]
     assert container["resources"]["limits"]["nvidia.com/gpu"] == "1"
     assert pod["volumes"][0]["persistentVolumeClaim"]["claimName"] == "checkpoints"
@@ -176,3 +177,20 @@ def test_a_teams_check_holds_its_plan_to_the_platforms_contract(tmp_path, capsys
         assert code == 0 and "kubernetes-tenant-require-contract-fit" not in out
     else:
         assert code == 1 and refused in out
+
+
+def test_the_training_job_runs_the_shipped_trainer_in_one_zone_with_a_shared_memory_volume(plan_of):
+    """Issue 36, item 5: the command is a trainer that exists (shipped in a ConfigMap), the pod has a
+    memory-backed /dev/shm, and it is pinned to the pool's zone, so its replacement finds its volume."""
+    plan, _ = plan_example("training-job", platform_outputs(plan_of))
+    (job,) = plan.of_type("kubernetes:batch/v1:Job")
+    (trainer,) = plan.of_type("kubernetes:core/v1:ConfigMap")
+    spec = job.inputs["spec"]["template"]["spec"]
+    (container,) = spec["containers"]
+    assert container["command"][:2] == ["python", "/opt/trainer/train.py"]
+    assert trainer.inputs["data"]["train.py"] == (EXAMPLES / "training-job" / "trainer" / "train.py").read_text()
+    shm = next(v for v in spec["volumes"] if v["name"] == "shm")
+    assert shm["emptyDir"] == {"medium": "Memory", "sizeLimit": "8Gi"}
+    assert {"name": "shm", "mountPath": "/dev/shm"} in container["volumeMounts"]
+    (batch,) = [p for p in platform_outputs(plan_of)["gpu_pools"] if p["name"] == "batch"]
+    assert spec["nodeSelector"]["topology.kubernetes.io/zone"] == batch["zones"][0]

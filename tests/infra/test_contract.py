@@ -63,7 +63,7 @@ def test_a_consumer_asking_for_1_0_reads_a_1_0_producer_and_one_asking_more_is_t
     contract = parse_contract(older, "org/seedance-gpu/prod", requires="1.0")
     assert contract.checkpoint_claims == [] and contract.triton_endpoints["video"].publisher_role_arn is None
     with pytest.raises(IncompatiblePlatform, match=r"^org/seedance-gpu/prod: .*exports contract 1.0; this program "
-                                                   r"needs 1.1"):
+                                                   r"needs 1.2"):
         parse_contract(older, "org/seedance-gpu/prod")
 
 
@@ -109,17 +109,21 @@ def _read_through_a_stack_reference(outputs: dict, requires: str):
     return found["contract"]
 
 
-@pytest.mark.parametrize("producer, requires", [("1.0", "1.0"), ("1.1", "1.0"), ("1.1", "1.1"), ("1.2", "1.1")])
-def test_the_current_client_reads_1_0_1_1_and_1_2_producers_through_a_stack_reference(plan_of, producer, requires):
+@pytest.mark.parametrize("producer, requires", [("1.0", "1.0"), ("1.1", "1.0"), ("1.2", "1.2"), ("1.3", "1.2")])
+def test_the_current_client_reads_older_current_and_newer_producers_through_a_stack_reference(plan_of, producer, requires):
     outputs = {**_outputs(plan_of("prod")), "contract_version": producer}
     if producer == "1.0":  # a 1.0 stack exports none of 1.1's fields
         for field in ("checkpoint_claims", "tenants", "priority_classes", "cost_label_keys"):
             outputs.pop(field)
-    if producer == "1.2":
+    if producer in ("1.0", "1.1"):  # nor 1.2's pool zones
+        outputs["gpu_pools"] = [{k: v for k, v in pool.items() if k != "zones"} for pool in outputs["gpu_pools"]]
+    if producer == "1.3":  # a newer producer's fields, at the top and inside
         outputs["regions_served"] = ["eu-west-1"]
+        outputs["gpu_pools"] = [{**pool, "interconnect": "efa"} for pool in outputs["gpu_pools"]]
     contract = _read_through_a_stack_reference(outputs, requires)
     assert contract.contract_version == producer and contract.pool("batch").gpus_per_node
     if producer == "1.0":
         assert contract.checkpoint_claims == [] and contract.tenants == [] and contract.priority_classes == {}
     else:
         assert contract.tenants and contract.priority_classes
+    assert contract.pool("train").single_zone == (None if producer in ("1.0", "1.1") else "us-east-1a")
