@@ -189,8 +189,10 @@ if config.tenants:
     guards = TenantGuards(f"{name}-tenant-guards", provider=cluster.provider)
 for tenant in config.tenants:
     TenantSpace(f"{name}-tenant-{tenant.name}", tenant, triton_namespaces=config.client_sets(tenant),
+                observed_namespaces=[s.namespace for s in config.serving if s.name in tenant.publishes],
                 pools=config.tenant_pools(tenant), cluster_name=cluster.name, provider=cluster.provider, tags=tags,
-                opts=pulumi.ResourceOptions(depends_on=[*cluster.priority_classes, guards]))
+                opts=pulumi.ResourceOptions(depends_on=[*cluster.priority_classes, guards,
+                                                        *(triton[s] for s in tenant.publishes)]))
 if config.scheduling.descheduler:
     Descheduler(f"{name}-descheduler", config.scheduling, kubernetes_version=config.cluster.kubernetes_version,
                 provider=cluster.provider, tags=tags,

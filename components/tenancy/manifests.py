@@ -23,6 +23,8 @@ TENANT_ROLE = "seedance-tenant"
 # Kubernetes groups of the teams' people (their access entries' kubernetes_groups): what RBAC binds and
 # what the admission policies recognise a team's own request by.
 TENANT_GROUP_PREFIX = "seedance-tenant-"
+# What a team may see of the Triton sets it publishes to: whether its model loaded, and why not.
+OBSERVER_ROLE = "seedance-tenant-observer"
 _CRUD = ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"]
 _READ = ["get", "list", "watch"]
 
@@ -55,10 +57,18 @@ def tenant_role() -> Manifest:
             ]}
 
 
-def _role_binding(tenant: TenantConfig, name: str) -> Manifest:
+def observer_role() -> Manifest:
+    """Read-only, in the Triton namespaces of the sets a team publishes to: pods, their logs and events, the
+    Deployments (model load state, a failed load's reason). No Secrets, no exec."""
+    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": metadata(OBSERVER_ROLE),
+            "rules": [{"apiGroups": [""], "resources": ["pods", "pods/log", "events", "services"], "verbs": _READ},
+                      {"apiGroups": ["apps"], "resources": ["deployments", "replicasets"], "verbs": _READ}]}
+
+
+def _role_binding(tenant: TenantConfig, name: str, role: str = TENANT_ROLE) -> Manifest:
     return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-            "metadata": metadata(f"{tenant.name}-{TENANT_ROLE}", name),
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": TENANT_ROLE},
+            "metadata": metadata(f"{tenant.name}-{role}", name),
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
             "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": tenant_group(tenant.name)}]}
 
 
@@ -85,6 +95,11 @@ def _defaults(tenant: TenantConfig, name: str) -> Manifest:
     return {"apiVersion": "v1", "kind": "LimitRange", "metadata": metadata(f"{tenant.name}-defaults", name),
             "spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "250m", "memory": "512Mi"},
                                  "default": {"cpu": "1", "memory": "2Gi"}}]}}
+
+
+def observer_bindings(tenant: TenantConfig, observed: list[str]) -> list[Manifest]:
+    """The team's read-only view of the Triton namespaces of the sets it publishes to."""
+    return [_role_binding(tenant, name, OBSERVER_ROLE) for name in observed]
 
 
 def tenant_manifests(tenant: TenantConfig, triton_namespaces: dict[str, list[str]]) -> list[Manifest]:
@@ -184,7 +199,7 @@ def tenant_guard_policies() -> list[Manifest]:
         [{"expression": "!has(object.type) || object.type != 'kubernetes.io/service-account-token'",
           "message": "a team may not mint service account tokens as Secrets"}],
         conditions=from_a_team, namespace_selector=_tenant_namespaces())
-    return [tenant_role(), *services, *platform_objects, *token_secrets]
+    return [tenant_role(), observer_role(), *services, *platform_objects, *token_secrets]
 
 
 COST_LABEL_POLICY = "seedance-tenant-cost-labels"

@@ -12,13 +12,13 @@ import pulumi_kubernetes as k8s
 
 from components.common.k8s_objects import declare
 from components.tenancy.config import TenantConfig
-from components.tenancy.manifests import (tenant_cost_label_policy, tenant_group, tenant_guard_policies,
-                                          tenant_manifests, tenant_pod_policy)
+from components.tenancy.manifests import (observer_bindings, tenant_cost_label_policy, tenant_group,
+                                          tenant_guard_policies, tenant_manifests, tenant_pod_policy)
 
 
 class TenantSpace(pulumi.ComponentResource):
     def __init__(self, name: str, tenant: TenantConfig, *, triton_namespaces: dict[str, list[str]],
-                 pools: list[str], cluster_name: pulumi.Input[str], provider: k8s.Provider,
+                 observed_namespaces: list[str], pools: list[str], cluster_name: pulumi.Input[str], provider: k8s.Provider,
                  tags: Mapping[str, str], opts: pulumi.ResourceOptions | None = None):
         super().__init__("seedance:tenancy:TenantSpace", name, None, opts)
         in_cluster = pulumi.ResourceOptions(parent=self, provider=provider)
@@ -33,6 +33,9 @@ class TenantSpace(pulumi.ComponentResource):
                 home = manifest["metadata"]["namespace"]
                 declare(manifest, f"{name}-{home}-{manifest['metadata']['name']}-{manifest['kind'].lower()}",
                         pulumi.ResourceOptions.merge(in_cluster, pulumi.ResourceOptions(depends_on=[namespaces[home]])))
+        # The Triton namespaces of the sets it publishes to: created by their serving sets (the caller orders them).
+        for manifest in observer_bindings(tenant, observed_namespaces):
+            declare(manifest, f"{name}-{manifest['metadata']['namespace']}-observer-rolebinding", in_cluster)
         for manifest in tenant_pod_policy(tenant, pools):
             declare(manifest, f"{name}-pods-{manifest['kind'].lower()}", in_cluster)
         for role in tenant.principal_arns:

@@ -29,9 +29,12 @@ def test_the_team_may_edit_its_namespaces_and_nothing_else(prod):
     (the whole isolation: tests/infra/test_tenant_isolation.py)."""
     (entry,) = [e.inputs for e in prod.of_type("aws:eks/accessEntry:AccessEntry") if e.inputs["principalArn"] == TEAM]
     assert entry["kubernetesGroups"] == ["seedance-tenant-video-ml"]
-    bindings = {b["metadata"]["namespace"] for b in objects(prod, "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding")
+    bindings = {(b["metadata"]["namespace"], b["roleRef"]["name"])
+                for b in objects(prod, "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding")
                 if b["subjects"][0]["name"] == "seedance-tenant-video-ml"}
-    assert bindings == {"video-api", "video-train"}
+    # and, read-only, the Triton namespace of the set it publishes (test_tenant_isolation.py)
+    assert bindings == {("video-api", "seedance-tenant"), ("video-train", "seedance-tenant"),
+                        ("triton-video", "seedance-tenant-observer")}
 
 
 def test_gpu_quotas_per_workload_class_and_in_all(prod):

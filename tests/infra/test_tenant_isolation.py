@@ -10,7 +10,7 @@ from components.compute.labels import POOL_TAINT_KEY, SYSTEM_TAINT_KEY, pool_tol
 from components.compute.priority import PLATFORM_CLASSES, PRIORITY_CLASS
 from components.stack.config import ConfigError, parse_config_values
 from components.storage.manifests import LOCAL_DISKS_DIR, provisioner_user
-from components.tenancy.manifests import TENANT_ROLE
+from components.tenancy.manifests import OBSERVER_ROLE, TENANT_ROLE
 from seedance.engine import Secret
 from tests.admission import denials
 from tests.stacks import stack_config
@@ -455,3 +455,27 @@ def test_no_team_reaches_a_triton_namespace(stack_plan):
     config = stack_config(stack_plan.stack)
     team_namespaces = {n for t in config.tenants for n in t.namespace_names}
     assert not team_namespaces & {s.namespace for s in config.serving}
+
+
+def observer_can(plan, verb, resource, group=""):
+    (role,) = [r for r in objects(plan, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole")
+               if r["metadata"]["name"] == OBSERVER_ROLE]
+    return any(_rule_grants(rule, group, resource, verb) for rule in role["rules"])
+
+
+@pytest.mark.parametrize("verb, resource, group, allowed", [
+    ("get", "pods/log", "", True), ("list", "events", "", True), ("get", "deployments", "apps", True),
+    ("get", "secrets", "", False), ("create", "pods/exec", "", False), ("create", "pods", "", False),
+    ("patch", "deployments", "apps", False), ("create", "pods/portforward", "", False)])
+def test_a_publishing_team_sees_its_tritons_pods_logs_and_events_and_nothing_more(prod, verb, resource, group, allowed):
+    """Issue 36, item 7: whether its model loaded, and why not, on its own; read-only, no Secrets, no exec."""
+    assert observer_can(prod, verb, resource, group) is allowed
+
+
+def test_the_observer_role_is_bound_in_the_triton_namespaces_of_the_sets_a_team_publishes_only(stack_plan):
+    config = stack_config(stack_plan.stack)
+    bindings = objects(stack_plan, "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding")
+    bound = {(b["metadata"]["namespace"], s["name"]) for b in bindings if b["roleRef"]["name"] == OBSERVER_ROLE
+             for s in b["subjects"]}
+    assert bound == {(s.namespace, f"seedance-tenant-{t.name}") for t in config.tenants for s in config.serving
+                     if s.name in t.publishes}
