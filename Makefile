@@ -16,7 +16,7 @@ $(VENV)/.installed-dev: $(VENV)/.installed
 	$(VENV)/bin/pip install --quiet -e '.[dev]'
 	touch $@
 
-.PHONY: venv plan test promtool mutation
+.PHONY: venv plan test promtool mutation charts
 venv: $(VENV)/.installed
 
 # The rule and dashboard tests run Prometheus's own engine: promtool, from Debian's prometheus package.
@@ -30,7 +30,20 @@ plan: venv
 	$(VENV)/bin/seedance plan --stack $(STACK)
 
 test: $(VENV)/.installed-dev promtool
+	@$(VENV)/bin/python -c "import sys; from seedance.charts import chart_cache; sys.exit(not chart_cache().is_dir())" \
+		|| $(MAKE) charts || echo "no chart cache and no network: the chart tests will fail; run 'make charts' where \
+	https reaches the chart repositories, or set SEEDANCE_CHART_CACHE to a folder of the pinned charts"
 	$(VENV)/bin/python -m pytest
+
+# The Helm charts every stack's releases pin, pulled from their repositories at their versions and checked
+# against the digests the repositories publish, into the chart cache (seedance/charts.py: SEEDANCE_CHART_CACHE,
+# else ../shared/charts when it exists, else .charts here). The gate renders them; so do the tests.
+charts: venv
+	@for stack in dev staging prod; do \
+		$(VENV)/bin/seedance plan --stack $$stack --json .charts-$$stack.plan.json --show-secrets >/dev/null && \
+		$(VENV)/bin/seedance charts pull --plan .charts-$$stack.plan.json || exit 2; \
+		rm -f .charts-$$stack.plan.json; \
+	done
 
 # How many one-line mutations of the core packages the tests kill (tens of minutes; not part of test).
 mutation: $(VENV)/.installed-dev

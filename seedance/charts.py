@@ -2,8 +2,9 @@
 as a cluster of the stack's version gets them: its Kubernetes version and the API versions it serves are
 the engine's capabilities. The gate judges what a release installs, not only its values.
 
-Charts come from $SEEDANCE_CHART_CACHE, else ../shared/charts beside the project (one folder per chart,
-`<chart>-<version>`); a chart that is not there is reported, never skipped.
+Charts come from $SEEDANCE_CHART_CACHE, else ../shared/charts beside the project when it exists, else
+.charts in the project (`make charts` fills it): one folder per chart, `<chart>-<version>`; a chart that
+is not there is reported, never skipped.
 """
 
 from __future__ import annotations
@@ -31,9 +32,12 @@ class ChartMissingError(LookupError):
     """The release's chart source is not in the chart cache."""
 
 
-def chart_cache() -> Path:
-    default = Path(__file__).resolve().parents[1].parent / "shared" / "charts"
-    return Path(os.environ.get("SEEDANCE_CHART_CACHE") or default)
+def chart_cache(project: Path | None = None) -> Path:
+    if os.environ.get("SEEDANCE_CHART_CACHE"):
+        return Path(os.environ["SEEDANCE_CHART_CACHE"])
+    project = project or Path(__file__).resolve().parents[1]
+    shared = project.parent / "shared" / "charts"
+    return shared if shared.is_dir() else project / ".charts"
 
 
 def chart_folder(inputs: dict[str, Any]) -> Path:
@@ -41,7 +45,8 @@ def chart_folder(inputs: dict[str, Any]) -> Path:
     folder = chart_cache() / f"{str(inputs.get('chart')).rsplit('/', 1)[-1]}-{inputs.get('version')}"
     if not folder.is_dir():
         raise ChartMissingError(f"chart {inputs.get('chart')} {inputs.get('version')} is not in {chart_cache()}: "
-                                "add its source there (or point SEEDANCE_CHART_CACHE at a folder that has it)")
+                                "`make charts` pulls the pinned charts there (or point SEEDANCE_CHART_CACHE at a "
+                                "folder that has them)")
     return folder
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Literal
 
@@ -375,14 +376,45 @@ CHECKS = (check_quotas, check_zones, check_version, check_admin_roles, check_ser
           check_model_writes_recorded, check_unclaimed_volumes, check_cost_tag)
 
 
+class NoIdentity(Exception):
+    """The caller's identity could not be read: no check can be trusted to have asked anything."""
+
+
 def preflight(config: StackConfig, clients: Clients) -> list[Finding]:
     findings: list[Finding] = []
-    # Whose account this is (needs no permission): what belongs to another account is not read here.
+    # Whose account this is (needs no permission: it fails only without credentials, a reachable endpoint or
+    # a CA bundle, and then every other call would too, so nothing was checked and nothing may pass).
     caller = _call(findings, "caller identity", "sts:GetCallerIdentity",
                    lambda: clients("sts", config.region).get_caller_identity())
+    if caller is None:
+        raise NoIdentity(findings[-1].detail.removeprefix("could not check: "))
     for check in CHECKS:
-        check(config, clients, findings, caller["Account"] if caller else None)
+        check(config, clients, findings, caller["Account"])
     return findings
+
+
+def within(seconds: float, work: Callable[[], Any]) -> Any:
+    """`work`'s answer, or TimeoutError after `seconds` in all (an endpoint that accepts and never answers
+    would hold every call to its own read timeout, retries included)."""
+    import threading
+
+    answer: list = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            answer.append(work())
+        except BaseException as error:  # handed to the caller's thread, raised there
+            failure.append(error)
+
+    worker = threading.Thread(target=run, daemon=True)  # abandoned at the deadline, never joined after it
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        raise TimeoutError(f"no answer within {seconds:g} s")
+    if failure:
+        raise failure[0]
+    return answer[0]
 
 
 # Tests replace this to answer with recorded responses.
@@ -391,7 +423,16 @@ account_clients: Clients = boto3_clients
 
 def preflight_command(args: argparse.Namespace) -> int:
     _project, config = load_stack(args.program, args.stack, args.stack_file)
-    findings = preflight(config, account_clients)
+    try:
+        findings = within(args.timeout, lambda: preflight(config, account_clients))
+    except NoIdentity as error:
+        print(f"seedance: error: preflight could not read the caller's identity ({error}): nothing was checked; "
+              "check the credentials, the network path to STS and the CA bundle", file=sys.stderr)
+        return 2
+    except TimeoutError as error:
+        print(f"seedance: error: preflight: {error} (--timeout); the account's endpoints did not answer",
+              file=sys.stderr)
+        return 2
     marks = {"ok": "ok     ", "warning": "warning", "blocker": "BLOCKER", "unchecked": "skipped"}
     for finding in findings:
         print(f"{marks[finding.verdict]}  {finding.check}: {finding.detail}")
@@ -405,6 +446,8 @@ def preflight_command(args: argparse.Namespace) -> int:
 def register(commands: argparse._SubParsersAction, stack_arguments: Callable[[argparse.ArgumentParser], None]) -> None:
     command = commands.add_parser("preflight", help="read-only questions to the target account before a first up")
     stack_arguments(command)
+    command.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
+                         help="one deadline for every call (default 120); past it: exit 2")
     command.add_argument("--strict", action="store_true",
                          help="exit 1 also when a check could not be made (a CI gate that must see every answer)")
     command.set_defaults(run=preflight_command)

@@ -119,6 +119,15 @@ class GpuNodeGroup(pulumi.ComponentResource):
             max_size=config.max_gpus // config.gpus_per_instance,
             desired_capacity=config.desired_gpus // config.gpus_per_instance,
             capacity_rebalance=plan.capacity_rebalance,
+            # `up` does not wait for instances: the provider's create waits 10 minutes by default for the
+            # desired healthy count and fails on any Failed scaling activity (one InsufficientInstanceCapacity
+            # in one zone), so a stockout would fail the first `up`. Nodes joining is the cluster's to judge
+            # (the autoscaler retries, balanced-best-effort moves the share). "0" skips every capacity wait:
+            # terraform-provider-aws internal/service/autoscaling/group.go, resourceGroupCreate and Update call
+            # waitGroupCapacitySatisfied only when the timeout parses to more than 0; failed activities are
+            # ignored should a wait ever be set.
+            wait_for_capacity_timeout="0",
+            ignore_failed_scaling_activities=True,
             # A zone that cannot launch sends its share to the others, as the planner's placement rule
             # assumes (AWS's default, pinned here): balanced-only would leave the share unlaunched.
             availability_zone_distribution=aws.autoscaling.GroupAvailabilityZoneDistributionArgs(

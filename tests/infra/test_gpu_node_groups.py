@@ -214,3 +214,14 @@ def test_no_group_promises_a_gpu_model_some_of_its_nodes_lack(stack_plan):
         models = {gpu_instance_type(t).gpu.lower() for t in group.instance_types}
         label = node_labels(asg)["k8s.amazonaws.com/accelerator"]
         assert label == (f"nvidia-{models.pop()}" if len(models) == 1 else "nvidia"), group.name
+
+
+def test_a_stockout_in_one_zone_does_not_fail_the_groups_creation(stack_plan):
+    """Issue 37, item 1: the provider waits for capacity only when wait_for_capacity_timeout is above 0 and
+    fails on any Failed scaling activity; the GPU groups skip the wait (nodes joining is the cluster's to
+    judge) and ignore failed activities."""
+    groups = stack_plan.of_type("aws:autoscaling/group:Group")
+    assert groups
+    for group in groups:
+        assert group.inputs["waitForCapacityTimeout"] == "0"
+        assert group.inputs["ignoreFailedScalingActivities"] is True

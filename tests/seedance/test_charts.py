@@ -114,3 +114,15 @@ def test_a_release_the_gate_cannot_render_is_named_with_why(cache):
     _, unrendered = rendered_releases([release(), release(values="[secret]")], "1.35")
     reasons = [entry["reason"] for entry in unrendered]
     assert "is not in" in reasons[0] and "[secret] in the plan file" in reasons[1]
+
+
+def test_the_cache_is_the_variable_else_the_shared_folder_beside_the_clone_else_the_clones_own(tmp_path, monkeypatch):
+    """A lone clone (nothing beside it) keeps its charts in .charts, which `make charts` fills."""
+    monkeypatch.delenv("SEEDANCE_CHART_CACHE", raising=False)
+    clone = tmp_path / "clone"
+    clone.mkdir()
+    assert charts.chart_cache(clone) == clone / ".charts"
+    (tmp_path / "shared" / "charts").mkdir(parents=True)
+    assert charts.chart_cache(clone) == tmp_path / "shared" / "charts"
+    monkeypatch.setenv("SEEDANCE_CHART_CACHE", str(tmp_path / "mine"))
+    assert charts.chart_cache(clone) == tmp_path / "mine"

@@ -216,3 +216,34 @@ def test_a_trail_of_a_bucket_whose_name_only_starts_the_same_does_not_count():
     assert not preflight._records_writes(basic("arn:aws:s3:::seedance-prod/"), bucket)
     assert preflight._records_writes(basic("arn:aws:s3"), bucket)
     assert preflight._records_writes(basic(f"{bucket}/"), bucket)
+
+
+def test_a_preflight_that_cannot_read_who_is_calling_checked_nothing_and_does_not_pass(account, capsys):
+    """Issue 37, item 6: no credentials, a dead endpoint or a missing CA bundle: exit 2 with one line, not
+    a report of everything unchecked that a pipeline reads as a pass."""
+    account.deny("sts", "get_caller_identity", "InvalidClientTokenId")
+    assert main(["preflight", "--stack", "prod"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.strip().splitlines()) == 1
+    assert "could not read the caller's identity" in captured.err and "nothing was checked" in captured.err
+
+
+def test_one_deadline_ends_a_preflight_whose_endpoints_never_answer(monkeypatch, capsys):
+    """Issue 37, item 5: an endpoint that accepts and never answers holds each call to its read timeout and
+    retries; the whole command ends within --timeout, exit 2, one line."""
+    import threading
+    import time
+
+    never = threading.Event()
+
+    def hanging(service, region):
+        never.wait(30)
+        raise AssertionError("the deadline should have ended the command first")
+
+    monkeypatch.setattr(preflight, "account_clients", hanging)
+    started = time.monotonic()
+    assert main(["preflight", "--stack", "prod", "--timeout", "0.5"]) == 2
+    assert time.monotonic() - started < 5
+    err = capsys.readouterr().err
+    assert "no answer within 0.5 s" in err and len(err.strip().splitlines()) == 1
+    never.set()
