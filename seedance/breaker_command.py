@@ -4,8 +4,9 @@ alerts).
 
 Without `--apply` it only says what the step would change. `--reset` puts back what the breaker
 replaced (the values it recorded on each group). It prints the incident record (the groups, what
-each step changes, owners from the `team` tag). `pulumi up` also puts the reviewed plans back; keep
-the breaker across it with `seedance-gpu:capacity.budget_breaker: true` in the stack file.
+each step changes, owners from the `team` tag). The breaker holds its step through a `pulumi up` that puts
+the reviewed plans back (its function puts the step back, on a schedule and on every budget message)
+until `--reset`, which records the reset so it stops.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import json
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from components.cost.breaker_function import (DEGRADE, SPOT_ONLY, apply_changes, gpu_groups, incident_record,
-                                              planned_changes, reset)
+from components.cost.breaker_function import (DEGRADE, SPOT_ONLY, apply_changes, gpu_groups, incident_bucket,
+                                              incident_record, monthly_budget, planned_changes, record_reset, reset)
 from components.pricing.live import boto3_clients
 
 # Tests replace this to answer with recorded API responses.
@@ -35,7 +36,11 @@ def run(args: argparse.Namespace, stack_config: Callable[[argparse.Namespace], A
     groups = gpu_groups(autoscaling, config.cluster_name)
     if args.reset:
         done = reset(autoscaling, groups)
-        print(f"{len(done)} GPU group(s) put back: {', '.join(done) or 'none'}")
+        # Recorded, so the breaker stops holding this month's step (it would put it back otherwise).
+        account = clients("sts", config.region).get_caller_identity()["Account"]
+        key = record_reset(clients("s3", config.region), incident_bucket(config.cluster_name, account),
+                           monthly_budget(config.cluster_name), done, datetime.now(timezone.utc))
+        print(f"{len(done)} GPU group(s) put back: {', '.join(done) or 'none'}; recorded {key}")
         return 0
     changes = planned_changes(groups, config.env, args.step)
     if args.apply:

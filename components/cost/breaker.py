@@ -22,7 +22,7 @@ import pulumi_aws as aws
 
 from components.common.buckets import private_bucket
 from components.common.iam import Document, deny_plain_http, service_assume_role_policy
-from components.cost.breaker_function import archive_files
+from components.cost.breaker_function import archive_files, incident_bucket
 from components.plan.resources import EXPECTED_GB_TAG
 
 RUNTIME = "python3.12"
@@ -63,6 +63,9 @@ def breaker_role_policy(*, partition: str, region: str, account_id: str, cluster
     ]}
 
 
+HOLD_SCHEDULE = "rate(15 minutes)"  # a GPU hour of drift at most a quarter; ~2,900 free invocations a month
+
+
 class BudgetBreaker(pulumi.ComponentResource):
     function_arn: pulumi.Output[str]
     bucket_name: pulumi.Output[str]
@@ -76,7 +79,7 @@ class BudgetBreaker(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         tags = dict(tags)
         # Bucket names are global: the account keeps the stack's unique (as the model bucket's).
-        bucket = private_bucket(f"{name}-incidents", bucket_name=f"{cluster_name}-incidents-{account_id}",
+        bucket = private_bucket(f"{name}-incidents", bucket_name=incident_bucket(cluster_name, account_id),
                                 kms_key_arn=kms_key_arn, tags=tags, opts=child)
         # Records are kept; an overwritten one (never by the breaker) stays recoverable for a year.
         aws.s3.BucketLifecycleConfiguration(
@@ -125,6 +128,13 @@ class BudgetBreaker(pulumi.ComponentResource):
                                principal="sns.amazonaws.com", source_arn=topic_arn, opts=child)
         aws.sns.TopicSubscription(f"{name}-subscription", topic=topic_arn, protocol="lambda", endpoint=function.arn,
                                   opts=child)
+        # The step holds through a `pulumi up` that rewrites the instance mix: AWS Budgets says 95 % once a
+        # month, so the function also looks on a schedule and puts the month's step back where it was left.
+        schedule = aws.cloudwatch.EventRule(f"{name}-hold", schedule_expression=HOLD_SCHEDULE, tags=tags, opts=child,
+                                            description="The budget breaker holds its step through any up")
+        aws.cloudwatch.EventTarget(f"{name}-hold-target", rule=schedule.name, arn=function.arn, opts=child)
+        aws.lambda_.Permission(f"{name}-invoked-by-schedule", action="lambda:InvokeFunction", function=function.name,
+                               principal="events.amazonaws.com", source_arn=schedule.arn, opts=child)
         self.function_arn = function.arn
         self.bucket_name = bucket.bucket
         self.register_outputs({"function_arn": self.function_arn, "bucket_name": self.bucket_name})

@@ -278,6 +278,69 @@ def state_of(groups: list[dict]) -> list[GroupChange]:
     return changes
 
 
+RESET_PREFIX = "reset-"  # incidents/<month>/<budget>/reset-<time>.json: a person put the groups back
+
+
+def held_step(s3: Any, settings: Settings, now: datetime) -> int | None:
+    """The step the breaker holds this month: the highest it recorded, unless a reset was recorded after it."""
+    prefix = f"incidents/{now:%Y-%m}/{settings.budget_name}/"
+    listed = s3.list_objects_v2(Bucket=settings.bucket, Prefix=prefix).get("Contents", [])
+    steps = [(o["LastModified"], int(Path(o["Key"]).stem)) for o in listed
+             if Path(o["Key"]).suffix == ".json" and Path(o["Key"]).stem.isdigit()]
+    resets = [o["LastModified"] for o in listed if Path(o["Key"]).name.startswith(RESET_PREFIX)]
+    if not steps or (resets and max(resets) >= max(steps)[0]):
+        return None
+    return max(step for _at, step in steps)
+
+
+def incident_bucket(cluster_name: str, account_id: str) -> str:
+    """The breaker's record bucket (bucket names are global: the account keeps the stack's unique)."""
+    return f"{cluster_name}-incidents-{account_id}"
+
+
+def monthly_budget(cluster_name: str) -> str:
+    """The stack's monthly budget, as BudgetAlerts names it."""
+    return f"{cluster_name}-budget-monthly"
+
+
+def record_reset(s3: Any, bucket: str, budget_name: str, groups: list[str], now: datetime) -> str:
+    """The reset as a record: the breaker holds no step of this month past it (the bucket's default
+    encryption, the stack key, applies)."""
+    key = f"incidents/{now:%Y-%m}/{budget_name}/{RESET_PREFIX}{now:%Y%m%dT%H%M%S}.json"
+    s3.put_object(Bucket=bucket, Key=key, Body=json.dumps({"event": "budget-breaker-reset", "at": now.isoformat(),
+                                                           "groups": groups}).encode(), ContentType="application/json")
+    return key
+
+
+def hold(settings: Settings, clients: dict, now: datetime) -> dict | None:
+    """Put the held step back on every group an `up` (or a hand) moved off it, judged from the groups'
+    current values: a new launch-template version rewrites the instance mix with the stack's on-demand
+    base, and AWS Budgets says 95 % once a month. The record of the re-application is kept beside the step's."""
+    step = held_step(clients["s3"], settings, now)
+    if step is None:
+        return None
+    autoscaling = clients["autoscaling"]
+    groups = gpu_groups(autoscaling, settings.cluster_name)
+    changes = planned_changes(groups, settings.env, step)
+    if not any(c.after for c in changes):
+        return None
+    apply_changes(autoscaling, groups, changes)
+    record = incident_record(stack=settings.stack, env=settings.env, step=step, alert=None,
+                             changes=[c for c in changes if c.after], applied=True, now=now)
+    record["event"] = f"budget-breaker-{step}-percent-held"
+    body = json.dumps(record, indent=2, sort_keys=True)
+    clients["s3"].put_object(Bucket=settings.bucket,
+                             Key=f"incidents/{now:%Y-%m}/{settings.budget_name}/held-{now:%Y%m%dT%H%M%S}.json",
+                             Body=body.encode(), ContentType="application/json", ServerSideEncryption="aws:kms",
+                             SSEKMSKeyId=settings.key_arn)
+    changed = [c.name for c in changes if c.after]
+    clients["sns"].publish(TopicArn=settings.topic_arn,
+                           Subject=f"{SUBJECT_PREFIX}: {step}% step put back ({settings.env})"[:100],
+                           Message=f"{', '.join(changed)} had left the breaker's {step}% step (an `up` or a hand); "
+                                   f"put back. `seedance breaker --stack {settings.stack} --reset` ends the step.\n\n{body}")
+    return record
+
+
 def handle_message(sns: dict, settings: Settings, clients: dict, now: datetime) -> dict | None:
     """One SNS message: the record written, or None when there was nothing to do."""
     if not (sns.get("Subject") or "").startswith(BUDGETS_SUBJECT_PREFIX):
@@ -295,7 +358,9 @@ def handle_message(sns: dict, settings: Settings, clients: dict, now: datetime) 
     step = step_of(alert)
     prefix = f"incidents/{alert.period}/{alert.budget}/"
     if step is None or any(recorded >= step for recorded in _recorded_steps(clients["s3"], settings, prefix)):
-        return None  # a forecast, or a step (or a higher one) this month already recorded
+        # A forecast, or a step (or a higher one) this month already recorded: nothing new, but the step
+        # held is put back where the groups left it.
+        return hold(settings, clients, now)
     confirmed = confirmed_percent(clients["budgets"], settings)
     if confirmed < step:
         clients["sns"].publish(TopicArn=settings.topic_arn, Subject=f"{SUBJECT_PREFIX}: alert not confirmed",
@@ -330,6 +395,8 @@ def handler(event: dict, context: Any = None) -> dict:
     clients = {name: boto3.client(name) for name in ("autoscaling", "s3", "sns")}
     clients["budgets"] = boto3.client("budgets", region_name="us-east-1")  # Budgets' one endpoint
     now = datetime.now(timezone.utc)
+    if event.get("source") == "aws.events":  # the schedule: hold the month's step through any `up`
+        return {"handled": int(hold(settings, clients, now) is not None)}
     records = [handle_message(r.get("Sns", {}), settings, clients, now) for r in event.get("Records", [])]
     return {"handled": sum(1 for r in records if r is not None)}
 

@@ -123,8 +123,10 @@ def test_the_budget_topic_invokes_the_breaker_whose_role_reaches_only_this_clust
     subscriptions = [s.inputs for s in stack_plan.of_type("aws:sns/topicSubscription:TopicSubscription")
                      if s.inputs["protocol"] == "lambda"]
     assert [s["topic"] for s in subscriptions] == [topic_arn]
-    (permission,) = stack_plan.of_type("aws:lambda/permission:Permission")
-    assert (permission.inputs["principal"], permission.inputs["sourceArn"]) == ("sns.amazonaws.com", topic_arn)
+    permissions = {p.inputs["principal"]: p.inputs["sourceArn"] for p in stack_plan.of_type("aws:lambda/permission:Permission")}
+    # the budget's topic, and the schedule that holds the step through an `up` (its rule, by ARN)
+    assert set(permissions) == {"sns.amazonaws.com", "events.amazonaws.com"}
+    assert permissions["sns.amazonaws.com"] == topic_arn and "-breaker-hold" in permissions["events.amazonaws.com"]
     (policy,) = [p for p in stack_plan.of_type("aws:iam/rolePolicy:RolePolicy") if p.name.endswith("breaker-policy")]
     document = json.loads(policy.inputs["policy"])
     cluster = stack_config(stack_plan.stack).cluster_name

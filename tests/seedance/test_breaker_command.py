@@ -126,3 +126,45 @@ def test_apply_against_stateful_auto_scaling_changes_only_this_clusters_gpu_grou
     for name in ("seedance-dev-tooling-asg", "other-cluster-batch-asg"):
         assert distribution(name) == (1, 100) and not tagged(name), name
     assert '"applied": true' in capsys.readouterr().out
+
+
+def test_a_reset_puts_the_groups_back_and_records_it_so_the_hold_stops(monkeypatch, capsys):
+    """Issue 37, item 2: the function holds the month's step until a reset; the reset is recorded in the
+    stack's incident bucket under the stack's budget, where the function looks."""
+    from datetime import datetime, timezone
+
+    from moto import mock_aws
+
+    from components.cost import breaker_function as breaker
+
+    with mock_aws():
+        region = "us-west-2"
+        ec2 = boto3.client("ec2", region_name=region)
+        template = ec2.create_launch_template(LaunchTemplateName="gpu", LaunchTemplateData={"ImageId": "ami-12345678"})
+        autoscaling = boto3.client("autoscaling", region_name=region)
+        autoscaling.create_auto_scaling_group(
+            AutoScalingGroupName="seedance-dev-batch-asg", MinSize=0, MaxSize=4, DesiredCapacity=0,
+            AvailabilityZones=[f"{region}a"], Tags=[
+                {"Key": k, "Value": v, "PropagateAtLaunch": True} for k, v in (
+                    ("kubernetes.io/cluster/seedance-dev", "owned"), (CLASS_TAG, "batch"),
+                    ("seedance.io/budget-breaker-before", json.dumps({"on_demand_base": 1, "on_demand_percentage": 100})),
+                    ("seedance.io/budget-breaker", "on"))],
+            MixedInstancesPolicy={
+                "LaunchTemplate": {"LaunchTemplateSpecification": {
+                    "LaunchTemplateId": template["LaunchTemplate"]["LaunchTemplateId"], "Version": "1"},
+                    "Overrides": [{"InstanceType": "g6.xlarge"}]},
+                "InstancesDistribution": {"OnDemandBaseCapacity": 0, "OnDemandPercentageAboveBaseCapacity": 0}})
+        account = boto3.client("sts", region_name=region).get_caller_identity()["Account"]
+        bucket = breaker.incident_bucket("seedance-dev", account)
+        s3 = boto3.client("s3", region_name=region)
+        s3.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": region})
+        budget = breaker.monthly_budget("seedance-dev")
+        now = datetime.now(timezone.utc)
+        s3.put_object(Bucket=bucket, Key=f"incidents/{now:%Y-%m}/{budget}/95.json", Body=b"{}")
+        settings = breaker.Settings(stack="dev", env="dev", cluster_name="seedance-dev", budget_name=budget,
+                                    account_id=account, bucket=bucket, key_arn="", topic_arn="")
+        assert breaker.held_step(s3, settings, now) == 95
+        monkeypatch.setattr(breaker_command, "clients", lambda service, region: boto3.client(service, region_name=region))
+        assert main(["breaker", "--stack", "dev", "--reset"]) == 0
+        assert "1 GPU group(s) put back" in capsys.readouterr().out
+        assert breaker.held_step(s3, settings, now) is None

@@ -11,6 +11,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from components.cost import breaker as breaker_component
 from components.cost import breaker_function as breaker
 
 CLASS_TAG = breaker.CLASS_TAG
@@ -248,3 +249,63 @@ def test_a_forged_alert_the_budget_does_not_confirm_changes_nothing(account):
     assert state(clients) == before and records(clients) == []
     [message] = published()
     assert message["Subject"] == "seedance budget breaker: alert not confirmed" and "15.0% spent" in message["Message"]
+
+
+def _an_up_restores_the_stacks_mix(clients):
+    """What a `pulumi up` that writes a new launch-template version does: the stack's instance mix again."""
+    autoscaling = clients["autoscaling"]
+    for group in breaker.gpu_groups(autoscaling, "seedance-dev"):
+        policy = breaker.spot_only_policy(group["MixedInstancesPolicy"])
+        policy["InstancesDistribution"].update(OnDemandBaseCapacity=1, OnDemandPercentageAboveBaseCapacity=30)
+        autoscaling.update_auto_scaling_group(AutoScalingGroupName=group["AutoScalingGroupName"],
+                                              MixedInstancesPolicy=policy)
+
+
+def test_the_step_holds_through_an_up_on_the_schedule_and_on_any_later_message(account):
+    """Issue 37, item 2: the 95 % step is put back where an `up` left the groups, judged from their values."""
+    settings, clients, published = account
+    breaker.handle_message(sns(notification(95)), settings, clients, NOW)
+    _an_up_restores_the_stacks_mix(clients)
+    assert state(clients)["online"][1:3] == (1, 30)
+    held = breaker.hold(settings, clients, NOW)  # the schedule's run
+    assert held["event"] == "budget-breaker-95-percent-held"
+    assert state(clients) == {"batch": (2, 0, 0, "on"), "online": (8, 0, 0, "on")}
+    assert [key for key in records(clients) if "/held-" in key]
+    assert breaker.hold(settings, clients, NOW) is None  # nothing left to put back
+    _an_up_restores_the_stacks_mix(clients)
+    assert breaker.handle_message(sns(notification(95), "m-9"), settings, clients, NOW) is not None  # a later message
+    assert state(clients)["online"] == (8, 0, 0, "on")
+    subjects = [m["Subject"] for m in published()]
+    assert sum("step put back" in s for s in subjects) == 2
+
+
+def test_a_recorded_reset_ends_the_hold(account):
+    settings, clients, _published = account
+    breaker.handle_message(sns(notification(95)), settings, clients, NOW)
+    groups = breaker.gpu_groups(clients["autoscaling"], "seedance-dev")
+    put_back = breaker.reset(clients["autoscaling"], groups)
+    breaker.record_reset(clients["s3"], settings.bucket, settings.budget_name, put_back, NOW)
+    assert breaker.held_step(clients["s3"], settings, NOW) is None
+    assert breaker.hold(settings, clients, NOW) is None
+    assert state(clients) == {"batch": (8, 1, 30, None), "online": (8, 1, 30, None)}
+
+
+def test_the_schedule_reaches_the_function_and_its_names_match_the_stacks(plan_of, account, monkeypatch):
+    """The stack invokes the function on a schedule; the reset command finds the stack's bucket and budget."""
+    plan = plan_of("dev")
+    (rule,) = [r for r in plan.of_type("aws:cloudwatch/eventRule:EventRule") if r.name.endswith("-breaker-hold")]
+    assert rule.inputs["scheduleExpression"] == breaker_component.HOLD_SCHEDULE
+    (permission,) = [r for r in plan.of_type("aws:lambda/permission:Permission") if "schedule" in r.name]
+    assert permission.inputs["principal"] == "events.amazonaws.com"
+    (budget,) = plan.of_type("aws:budgets/budget:Budget")
+    assert budget.inputs["name"] == breaker.monthly_budget("seedance-dev")
+    buckets = [r.inputs.get("bucket") for r in plan.of_type("aws:s3/bucket:Bucket")]
+    assert breaker.incident_bucket("seedance-dev", "123456789012") in buckets
+    settings, clients, _ = account
+    monkeypatch.setattr(breaker, "hold", lambda *args: {"held": True})
+    monkeypatch.setenv("STACK", "dev")
+    for key, value in (("STACK_ENV", "dev"), ("CLUSTER_NAME", "seedance-dev"), ("BUDGET_NAME", BUDGET),
+                       ("ACCOUNT_ID", settings.account_id), ("INCIDENT_BUCKET", "incidents"),
+                       ("INCIDENT_KEY_ARN", settings.key_arn), ("TOPIC_ARN", settings.topic_arn)):
+        monkeypatch.setenv(key, value)
+    assert breaker.handler({"source": "aws.events", "detail-type": "Scheduled Event"}) == {"handled": 1}
