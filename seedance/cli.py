@@ -279,6 +279,10 @@ def main(argv: list[str] | None = None) -> int:
         # Commands that call AWS: missing credentials, a denied call, an unreachable endpoint.
         print(f"seedance: error: AWS: {error}", file=sys.stderr)
         return EXIT_CONFIG
+    except OSError as error:  # a file or stream it reads or writes failed: a full disk, a closed stdout
+        where = f" ({error.filename})" if error.filename else " (the output)"
+        print(f"seedance: error: {error.strerror or error}{where}", file=sys.stderr)
+        return EXIT_CONFIG
 
 
 if __name__ == "__main__":

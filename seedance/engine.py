@@ -187,7 +187,7 @@ def run_program(
     """Execute the program in `program_dir` under `mocks` and return what it declared."""
     program_dir = Path(program_dir).resolve()
     if not (program_dir / "__main__.py").is_file():
-        raise ProgramFailed(f"{program_dir} has no __main__.py: not a Pulumi Python program directory")
+        raise ProgramInputError(f"{program_dir} has no __main__.py: not a Pulumi Python program directory")
     monitor = _CapturingMonitor(mocks)
 
     def execute() -> None:

@@ -63,10 +63,12 @@ class _BoundedLoader(yaml.SafeLoader):
     """Safe YAML that refuses duplicate keys (the last would silently win)."""
 
     def construct_mapping(self, node, deep=False):
-        if isinstance(node, yaml.MappingNode):
-            self.flatten_mapping(node)  # merge keys (<<) first, as SafeLoader does
+        # The mapping's own keys, before merge keys (<<) bring theirs in: a merged key yields to an own key
+        # of the same name (YAML's merge), two own keys of one name are a mistake.
+        own = [(k, v) for k, v in node.value if k.tag != "tag:yaml.org,2002:merge"] \
+            if isinstance(node, yaml.MappingNode) else []
         seen = set()
-        for key_node, _value in node.value:
+        for key_node, _value in own:
             key = self.construct_object(key_node, deep=True)
             try:
                 duplicate = key in seen
@@ -76,6 +78,8 @@ class _BoundedLoader(yaml.SafeLoader):
             if duplicate:
                 raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
             seen.add(key)
+        if isinstance(node, yaml.MappingNode):
+            self.flatten_mapping(node)  # as SafeLoader does: merged keys first, so own keys win
         return super().construct_mapping(node, deep)
 
 

@@ -64,7 +64,8 @@ def test_unanswerable_invoke_fails_naming_the_token(tmp_path):
 
 
 def test_directory_without_program_is_refused(tmp_path):
-    with pytest.raises(ProgramFailed, match="no __main__.py"):
+    """A bad --program is the caller's input (exit 2), not a program that failed (exit 1)."""
+    with pytest.raises(ProgramInputError, match="no __main__.py"):
         run_program(tmp_path, project="p", stack="s", config={}, mocks=OfflineCloud("us-east-1"))
 
 

@@ -190,6 +190,8 @@ FILE_CASES = {
     "a missing output folder": (lambda t: ["plan", "--stack", "dev", "--json", str(t / "no" / "p.json")],
                                 "does not exist"),
     "a full disk": (lambda t: ["plan", "--stack", "dev", "--json", "/dev/full"], "/dev/full"),
+    "a file as the program directory": (lambda t: ["plan", "--stack", "dev", "--program", str(REPO / "README.md")],
+                                        "has no __main__.py"),
     "duplicate YAML keys": (lambda t: ["plan", "--stack", "dev", "--stack-file",
                                        str(_written(t / "dup.yaml", b"config:\n  aws:region: us-east-1\n"
                                                     b"  aws:region: us-west-2\n"))], "duplicate key 'aws:region'"),
@@ -340,3 +342,16 @@ def test_random_damage_to_a_plan_json_checks_or_exits_2_never_a_traceback(projec
     code, _out, err = run(["check", "--plan", str(path), "--env", "prod"])
     # An exception would escape `main`; 1 is a mandatory rule failing, as a damaged plan may.
     assert code in (0, 1, 2) and "Traceback" not in err, err
+
+
+def test_a_full_or_closed_stdout_is_one_line_and_exit_2():
+    """Issue 37, items 7 and 10: `config schema` and `check` written to a full device end with one line."""
+    import subprocess
+    import sys
+
+    for argv in (["config", "schema"], ["config", "docs"]):
+        with open("/dev/full", "w") as full:
+            result = subprocess.run([sys.executable, "-m", "seedance.cli", *argv], stdout=full, stderr=subprocess.PIPE,
+                                    text=True, cwd=REPO)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1 and "No space left on device" in result.stderr
