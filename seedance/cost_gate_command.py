@@ -16,6 +16,7 @@ import urllib.request
 from typing import Any, Callable
 
 from components.cost.gate import GateInputError, allocation_cost, instant_value, judge, requests_query, window_hours
+from seedance.deadline import within
 from seedance.stack_input import load_stack
 
 TIMEOUT_SECONDS = 30
@@ -36,6 +37,15 @@ def fetch_json(url: str) -> Any:
         return json.loads(body)
     except ValueError:
         raise GateInputError(f"{url} did not answer JSON: {body[:80]!r}") from None
+    except RecursionError:
+        raise GateInputError(f"{url} answered JSON nested too deeply to be an answer of its API") from None
+
+
+def _api(flag: str, url: str) -> str:
+    parsed = urllib.parse.urlparse(url)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        raise GateInputError(f"{flag} = {url!r}: allowed: http(s)://<host>[:<port>] (the port-forwarded API)")
+    return url.rstrip("/")
 
 
 # Tests replace this to answer from a local server or recorded documents.
@@ -52,12 +62,20 @@ def run(args: argparse.Namespace) -> int:
         raise GateInputError(f"serving[{list(sets).index(args.service)}].max_usd_per_1000_requests is not set: the "
                              "gate has no threshold for this set")
     hours = window_hours(args.window)
-    allocation = get(f"{args.opencost_url.rstrip('/')}/allocation?" + urllib.parse.urlencode(
-        {"window": f"{hours}h", "aggregate": "namespace", "accumulate": "true"}))
-    cost = allocation_cost(allocation, serving.namespace, hours)
+    opencost, prometheus = _api("--opencost-url", args.opencost_url), _api("--prometheus-url", args.prometheus_url)
     query = requests_query(serving.namespace, hours)
-    requests = instant_value(get(f"{args.prometheus_url.rstrip('/')}/api/v1/query?" +
-                                 urllib.parse.urlencode({"query": query})), query)
+
+    def read() -> tuple[Any, Any]:
+        return (get(f"{opencost}/allocation?" + urllib.parse.urlencode(
+                    {"window": f"{hours}h", "aggregate": "namespace", "accumulate": "true"})),
+                get(f"{prometheus}/api/v1/query?" + urllib.parse.urlencode({"query": query})))
+
+    try:
+        allocation, answer = within(args.timeout, read)
+    except TimeoutError as error:
+        raise GateInputError(f"OpenCost and Prometheus gave {error} (--timeout)") from None
+    cost = allocation_cost(allocation, serving.namespace, hours)
+    requests = instant_value(answer, query)
     result = judge(cost, requests, serving.max_usd_per_1000_requests)
     print(result.line(args.service, args.window))
     return 0 if result.passed else 1
@@ -70,4 +88,6 @@ def register(commands: Any, stack_arguments: Callable) -> None:
     gate.add_argument("--window", default="7d", help="how far back: 1h to 30d (default 7d)")
     gate.add_argument("--opencost-url", default="http://localhost:9003", help="OpenCost's API (port-forwarded)")
     gate.add_argument("--prometheus-url", default="http://localhost:9090", help="Prometheus's API (port-forwarded)")
+    gate.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                      help="one deadline for both APIs (default 60); past it: exit 2")
     gate.set_defaults(run=run)

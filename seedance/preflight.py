@@ -18,6 +18,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from components.catalog.instance_types import gpu_instance_type
 from components.cluster.versions import kubernetes_version
 from components.pricing.live import boto3_clients
+from seedance.deadline import within
 from components.stack.config import StackConfig
 from seedance.stack_input import load_stack
 
@@ -391,30 +392,6 @@ def preflight(config: StackConfig, clients: Clients) -> list[Finding]:
     for check in CHECKS:
         check(config, clients, findings, caller["Account"])
     return findings
-
-
-def within(seconds: float, work: Callable[[], Any]) -> Any:
-    """`work`'s answer, or TimeoutError after `seconds` in all (an endpoint that accepts and never answers
-    would hold every call to its own read timeout, retries included)."""
-    import threading
-
-    answer: list = []
-    failure: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            answer.append(work())
-        except BaseException as error:  # handed to the caller's thread, raised there
-            failure.append(error)
-
-    worker = threading.Thread(target=run, daemon=True)  # abandoned at the deadline, never joined after it
-    worker.start()
-    worker.join(seconds)
-    if worker.is_alive():
-        raise TimeoutError(f"no answer within {seconds:g} s")
-    if failure:
-        raise failure[0]
-    return answer[0]
 
 
 # Tests replace this to answer with recorded responses.

@@ -94,3 +94,58 @@ def test_an_unreachable_api_and_bad_arguments_are_exit_2(capsys):
     assert "cannot read http://127.0.0.1:9/allocation" in capsys.readouterr().err
     assert gate([], "--window", "90d") == 2 and "allowed: 1h to 30d" in capsys.readouterr().err
     assert gate([], service="nope") == 2 and "allowed: video" in capsys.readouterr().err
+
+
+def test_a_server_that_drips_bytes_is_cut_off_at_the_overall_deadline(capsys):
+    """Issue 37, item 5: each read waits at most its own timeout, so a byte at a time never ends; the
+    command's one deadline does."""
+    import time
+
+    class Dripping(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            self.send_response(200)
+            self.end_headers()
+            for _ in range(60):
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(0.5)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Dripping)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    started = time.monotonic()
+    assert gate(["--opencost-url", url, "--prometheus-url", url], "--timeout", "1") == 2
+    assert time.monotonic() - started < 10
+    err = capsys.readouterr().err
+    assert "no answer within 1 s (--timeout)" in err and len(err.strip().splitlines()) == 1
+    server.shutdown()
+
+
+@pytest.mark.parametrize("url", ["opencost", "localhost:9003", "ftp://opencost:21"])
+def test_an_api_url_without_a_web_scheme_is_exit_2_naming_the_flag(capsys, url):
+    assert gate(["--opencost-url", url]) == 2
+    assert "--opencost-url = " in capsys.readouterr().err
+
+
+def test_an_answer_nested_too_deeply_is_exit_2_not_a_recursion_error(capsys):
+    class Nested(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            body = b"[" * 200_000 + b"]" * 200_000
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Nested)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    assert gate(["--opencost-url", url, "--prometheus-url", url]) == 2
+    err = capsys.readouterr().err
+    assert "nested too deeply" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    server.shutdown()
