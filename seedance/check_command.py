@@ -283,13 +283,17 @@ def run(args: argparse.Namespace, offline_plan, stack_outputs) -> int:
 
 def diff(args: argparse.Namespace, offline_plan) -> int:
     """`seedance diff BASE.json [HEAD.json | --stack S]`: what the change does to the running system."""
-    base, _ = resources_from_file(args.base)
+    base, base_stack = resources_from_file(args.base)
     if (args.head is None) == (args.stack is None):
         raise CheckInputError("give the head as a plan file or as --stack (plan it offline), one of the two")
     if args.head is not None:
-        head, _ = resources_from_file(args.head)
+        head, head_stack = resources_from_file(args.head)
     else:
-        head = plan_resources(offline_plan(args.stack, args.program, args.stack_file)[0])
+        head, head_stack = plan_resources(offline_plan(args.stack, args.program, args.stack_file)[0]), args.stack
+    # Two stacks' plans share no resource: every one would read as deleted and created.
+    if base_stack and head_stack and base_stack != head_stack and not args.across_stacks:
+        raise CheckInputError(f"the base is a plan of stack {base_stack!r} and the head of {head_stack!r}: a diff is "
+                              "of one stack; pass --across-stacks to compare them anyway")
     print("\n".join(render_diff(plan_diff(base, head))))
     return 0
 
@@ -319,6 +323,7 @@ def register(commands: argparse._SubParsersAction, run_check, run_diff) -> None:
     changes.add_argument("--stack", help="plan this stack offline as the head")
     changes.add_argument("--program", type=Path, help="Pulumi Python program directory (default: the project's main)")
     changes.add_argument("--stack-file", type=Path, help="use this stack config file instead of the project's")
+    changes.add_argument("--across-stacks", action="store_true", help="compare plans of two different stacks")
     changes.set_defaults(run=run_diff)
     check = commands.add_parser("check", help="run the policy pack and the cost estimate over a plan")
     check.add_argument("--stack", help="plan this stack offline and check it")

@@ -162,3 +162,15 @@ def test_the_pr_check_plans_the_base_commit_with_its_own_code():
     assert root["with"]["ref"] == "${{ github.event.pull_request.base.sha }}"  # the job's code is the base's
     (base_step,) = [s for s in check["steps"] if "seedance plan" in s.get("run", "")]
     assert base_step["run"].startswith(".venv/bin/seedance plan") and "--program" not in base_step["run"]
+
+
+def test_a_diff_of_two_stacks_plans_is_refused_unless_asked(tmp_path, capsys):
+    """Issue 37, item 8: dev against prod is no change of one stack (every resource would read as deleted)."""
+    for stack in ("dev", "prod"):
+        assert main(["plan", "--stack", stack, "--json", str(tmp_path / f"{stack}.json")]) == 0
+    capsys.readouterr()
+    assert main(["diff", str(tmp_path / "dev.json"), str(tmp_path / "prod.json")]) == 2
+    err = capsys.readouterr().err
+    assert "a plan of stack 'dev' and the head of 'prod'" in err and len(err.strip().splitlines()) == 1
+    assert main(["diff", str(tmp_path / "dev.json"), str(tmp_path / "prod.json"), "--across-stacks"]) == 0
+    assert main(["diff", str(tmp_path / "dev.json"), str(tmp_path / "dev.json")]) == 0
