@@ -3,7 +3,7 @@ caller of its Service (any model, any code, into prod), so a Triton container's 
 spelled (`--model-control-mode=x`, `--model-control-mode x`, inside a shell command; the last one wins,
 as Triton's option parser takes it), must name an allowed mode."""
 
-from components.plan.resources import pod_spec
+from components.plan.resources import POD_CARRIERS, pod_spec
 from policies.framework import Rule
 from policies.readers.pods import containers
 
@@ -55,5 +55,6 @@ RULE = Rule(
     config={"allowed_modes": {"type": "array", "items": {"enum": ["poll", "none"]}, "default": ["poll", "none"]},
             "namespace_modes": {"type": "object", "default": {}}},
     check_resource=check,
+    resource_types=frozenset(POD_CARRIERS),
     standards=("Triton: model management (model control modes)", "EKS BPG: Multi-tenancy - isolate what tenants run"),
 )

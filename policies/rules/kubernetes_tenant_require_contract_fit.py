@@ -10,9 +10,11 @@ from policies.framework import Rule
 
 def check(resource, config):
     owners = config["tenant_namespaces"]
+    if not owners or not resource.type.startswith("kubernetes:"):
+        return  # a platform's own plan: it references no contract
     metadata = resource.props.get("metadata") or {}
     namespace = metadata.get("namespace")
-    if not owners or not namespace or not resource.type.startswith("kubernetes:"):
+    if not namespace:
         return
     owner = owners.get(namespace)
     label = (metadata.get("labels") or {}).get("team")
