@@ -67,7 +67,7 @@ model_bucket = config.model_bucket_name(identity.account_id)
 key = StackKey(name, region=config.region, tags=tags)
 # Each served prefix is written by its set's publisher role only (the role TritonServing creates).
 publishers = {prefix: [f"arn:{partition}:iam::{identity.account_id}:role/"
-                       f"{publisher_role_name(f'{name}-triton-{serving.name}')}"]
+                       f"{publisher_role_name(config.serving_component(serving))}"]
               for serving in config.serving for prefix in serving.prefixes}
 models = ModelRepository(f"{name}-models", bucket_name=model_bucket, kms_key_arn=key.key_arn, tags=tags,
                          publishers=publishers,
@@ -165,7 +165,7 @@ BudgetBreaker(f"{name}-breaker", stack=pulumi.get_stack(), env=config.env, clust
               template_arns=[group.template_arn for group in node_groups.values()], tags=tags)
 triton = {
     serving.name: TritonServing(
-        f"{name}-triton-{serving.name}",
+        config.serving_component(serving),
         serving,
         warm_pool=config.warm_pool(serving),
         region=config.region,

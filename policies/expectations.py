@@ -58,7 +58,7 @@ def named_principals(config: StackConfig) -> list[str]:
 
 def publisher_prefixes(config: StackConfig) -> list[dict[str, Any]]:
     """Each served prefix and the names of the publisher roles that alone may write it."""
-    return [{"prefix": prefix, "publisher_roles": [publisher_role_name(f"{config.cluster_name}-triton-{serving.name}")]}
+    return [{"prefix": prefix, "publisher_roles": [publisher_role_name(config.serving_component(serving))]}
             for serving in config.serving for prefix in serving.prefixes]
 
 

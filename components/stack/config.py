@@ -269,6 +269,10 @@ class StackConfig(BaseModel):
         buckets = [*self.endpoints.s3_bucket_names, *(b for t in self.tenants for b in t.data_buckets)]
         return self.endpoints.model_copy(update={"s3_bucket_names": list(dict.fromkeys(buckets))})
 
+    def serving_component(self, serving: TritonServingConfig) -> str:
+        """The name of a serving set's component, which names its publisher role (publisher_role_name)."""
+        return f"{self.cluster_name}-triton-{serving.name}"
+
     def publishers_of(self, serving: TritonServingConfig) -> list[str]:
         """Who may assume a serving set's publisher role: its configured principals and the CI roles of the
         teams that publish it, never a team's people (a published model runs as code in serving)."""
