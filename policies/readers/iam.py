@@ -84,9 +84,16 @@ class Statement(NamedTuple):
 class Grant:
     """An outside caller that a statement lets in."""
 
-    sid: str
+    statement: Statement  # the statement itself: two statements may share a Sid
     who: str
-    what: str
+
+    @property
+    def sid(self) -> str:
+        return self.statement.sid
+
+    @property
+    def what(self) -> str:
+        return self.statement.what()
 
 
 def _listed(value: Any) -> list:
@@ -195,7 +202,7 @@ def _literal(value: str) -> bool:
     return "${" not in value and not any(c in value for c in "*?")
 
 
-def _home_value(key: str, value: str, operator: str, home: Home) -> bool:
+def _home_value(key: str, value: str, home: Home) -> bool:
     """Whether one condition value names only home callers."""
     if key in ACCOUNT_KEYS or key in RESOURCE_ACCOUNT_KEYS:
         return _literal(value) and value in home.accounts
@@ -220,8 +227,7 @@ def narrows_to_home(condition: Condition, home: Home) -> bool:
     ForAllValues, which hold when the key is absent) whose every value names home."""
     if condition.operator not in POSITIVE_OPERATORS or condition.if_exists or condition.qualifier == "forallvalues":
         return False
-    return bool(condition.values) and all(_home_value(condition.key, v, condition.operator, home)
-                                          for v in condition.values)
+    return bool(condition.values) and all(_home_value(condition.key, v, home) for v in condition.values)
 
 
 def _names_callers(condition: Condition) -> bool:
@@ -294,13 +300,12 @@ def outside_grants(statements: Iterable[Statement], home: Home, trust: bool = Fa
         if any(_names_callers(c) and narrows_to_home(c, home) for c in statement.conditions):
             continue
         if statement.not_principal:
-            grants.append(Grant(statement.sid, "everyone but the principals it names (NotPrincipal)",
-                                statement.what()))
+            grants.append(Grant(statement, "everyone but the principals it names (NotPrincipal)"))
             continue
         for principal in statement.principals:
             who = _outside(statement, principal, home, trust)
             if who is not None:
-                grants.append(Grant(statement.sid, who, statement.what()))
+                grants.append(Grant(statement, who))
     return grants
 
 

@@ -58,7 +58,7 @@ def findings(resource, home):
             yield f"{resource.name}: {key} is not a policy document AWS accepts ({error})"
             return
     for grant in outside_grants(statements, home, trust=kind == "trust"):
-        statement = next(s for s in statements if s.sid == grant.sid)
+        statement = grant.statement
         if kind == "endpoint" and (keeps_data_home(statement, home)
                                    or not (statement.not_action or _writes(statement.actions))):
             continue  # outside credentials may read through it, or reach home resources only

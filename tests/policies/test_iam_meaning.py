@@ -187,3 +187,12 @@ def test_an_endpoint_lets_outside_credentials_read_but_not_write_out():
     assert findings([endpoint("s3:PutObject")])
     assert findings([endpoint("s3:PutObject", {"StringEquals": {"aws:ResourceAccount": HOME}})]) == []
     assert findings([endpoint("*", {"StringEquals": {"aws:ResourceAccount": OTHER}})])
+
+
+def test_two_statements_sharing_a_sid_are_each_judged_as_themselves():
+    """A grant carries its own statement: a read-only statement named like a writing one does not hide it."""
+    statements = [{"Sid": "S", "Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "*"},
+                  {"Sid": "S", "Effect": "Allow", "Principal": "*", "Action": "s3:PutObject", "Resource": "*"}]
+    endpoint = resource("aws:ec2/vpcEndpoint:VpcEndpoint", {"policy": {"Statement": statements}})
+    (finding,) = findings([endpoint])
+    assert "s3:putobject" in finding.message
