@@ -183,14 +183,10 @@ def _get_head(s3: Any, bucket: str, key: str) -> dict | None:
         raise
 
 
-def _changed_files(repository: Repository, model: LocalModel) -> list[str]:
-    """Model-level files whose bucket copy differs from the local one (they serve with every version)."""
-    changed = []
-    for name, path in model.model_files.items():
-        head = _get_head(repository.s3, repository.bucket, repository.key(model.name, name))
-        if head is not None and head.get("Metadata", {}).get("sha256") != sha256(path):
-            changed.append(name)
-    return changed
+def _model_file_heads(repository: Repository, model: LocalModel) -> dict[str, tuple[dict | None, str]]:
+    """Each model-level file's bucket copy (None when absent) and the local file's SHA-256, read once."""
+    return {name: (_get_head(repository.s3, repository.bucket, repository.key(model.name, name)), sha256(path))
+            for name, path in model.model_files.items()}
 
 
 def publish(repository: Repository, model_dir: Path, version: int, alongside: bool = False,
@@ -201,7 +197,10 @@ def publish(repository: Repository, model_dir: Path, version: int, alongside: bo
         raise PublishError(f"{model.name} version {version} is published and immutable (servers may hold it); "
                            f"publish {version + 1}, or `promote`/`rollback` to serve a published one")
     served_text, _etag, served = repository.served(model.name)
-    changes = _changed_files(repository, model)
+    heads = _model_file_heads(repository, model)
+    # Model-level files serve with every version: one that differs from the bucket's changes the served ones.
+    changes = [name for name, (head, digest) in heads.items()
+               if head is not None and head.get("Metadata", {}).get("sha256") != digest]
     if served_text is not None and without_version_policy(served_text) != without_version_policy(model.config):
         changes.insert(0, "config.pbtxt")
     if changes and served and not config_change:
@@ -226,8 +225,7 @@ def publish(repository: Repository, model_dir: Path, version: int, alongside: bo
              "a version file", Metadata={"sha256": digest})
         repository.say(f"uploaded s3://{repository.bucket}/{base}/{key}")
     for name, path in model.model_files.items():
-        head = _get_head(repository.s3, repository.bucket, repository.key(model.name, name))
-        digest = sha256(path)
+        head, digest = heads[name]
         if head is None or head.get("Metadata", {}).get("sha256") != digest:
             _put(repository.s3, repository.bucket, repository.key(model.name, name), path.read_bytes(),
                  head["ETag"] if head else None, "a model file", Metadata={"sha256": digest})
