@@ -23,6 +23,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from components.cluster.versions import kubernetes_version
 from components.common.files import InputFileError, OutputFileError, write_text
+from components.common.validation import clipped
 from components.cost.estimate import catalog_for, estimate
 from components.compute.labels import NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL, pool_tolerations
 from components.pricing.prices import PriceSourceError
@@ -251,6 +252,14 @@ def _stack_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--stack-file", type=Path, help="use this stack config file instead of the project's")
 
 
+ERROR_LINE_LIMIT = 1_000
+
+
+def _say(line: str) -> None:
+    """One bounded line on stderr: an error that quotes its input must not print the input back whole."""
+    print(clipped(line, ERROR_LINE_LIMIT), file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     # A terminal or pipe that cannot encode the tree's box characters gets escapes, not a traceback.
     for stream in (sys.stdout, sys.stderr):
@@ -270,18 +279,18 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, capacity_commands.CommandError, check_command.CheckInputError,
             breaker_command.BreakerRefused, StackInputError, InputFileError, OutputFileError,
             PublishError, images_command.ImagesError, GateInputError, ChartFetchError) as error:
-        print(f"seedance: error: {error}", file=sys.stderr)
+        _say(f"seedance: error: {error}")
         return EXIT_CONFIG
     except ProgramFailed as error:
         print(f"seedance: {error}", file=sys.stderr)
         return EXIT_FAILED
     except (BotoCoreError, ClientError) as error:
         # Commands that call AWS: missing credentials, a denied call, an unreachable endpoint.
-        print(f"seedance: error: AWS: {error}", file=sys.stderr)
+        _say(f"seedance: error: AWS: {error}")
         return EXIT_CONFIG
     except OSError as error:  # a file or stream it reads or writes failed: a full disk, a closed stdout
         where = f" ({error.filename})" if error.filename else " (the output)"
-        print(f"seedance: error: {error.strerror or error}{where}", file=sys.stderr)
+        _say(f"seedance: error: {error.strerror or error}{where}")
         return EXIT_CONFIG
 
 

@@ -18,8 +18,9 @@ HEADER = f"""# Configuration reference
 Generated from the pydantic models by `seedance config docs > docs/configuration.md` (a test keeps
 this file in sync). Keys are `{PROJECT}:<key>` in `stacks/Pulumi.<env>.yaml`, except the region,
 which is `aws:region`. Every value is validated before any resource is declared; a bad value stops
-with one line naming the key, the value and what is allowed. `seedance config schema` prints the
-same as JSON Schema.
+with one line naming the key, the value and what is allowed. Types are strict: `true` is no count,
+`"4"` and `4.0` are no integer, and `yes`/`no`/`on`/`off` are strings (as Pulumi's YAML reads them);
+a tenant's name and namespaces are its own. `seedance config schema` prints the same as JSON Schema.
 """
 
 

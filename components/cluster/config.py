@@ -60,6 +60,9 @@ class ClusterAutoscalerConfig(BaseModel):
         return self.chart_version or VERSIONS[kubernetes_version].autoscaler_chart
 
 
+# RFC 1918, RFC 6598 shared (carrier NAT), loopback and link-local: addresses no request on the internet has.
+NOT_INTERNET_SOURCES = tuple(ipaddress.IPv4Network(block) for block in (
+    "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16"))
 PRINCIPAL_LISTS = ("break_glass_principal_arns", "admin_principal_arns", "viewer_principal_arns")
 
 
@@ -138,6 +141,11 @@ class ClusterConfig(BaseModel):
                 raise ValueError(f"{value!r} is not an IPv4 CIDR") from None
             if network.prefixlen == 0:
                 raise ValueError("0.0.0.0/0 would expose the API server to the internet; list your CIDRs")
+            if any(network.overlaps(block) for block in NOT_INTERNET_SOURCES):
+                # The public endpoint sees the address a request leaves its network from (a NAT's public one):
+                # a private range here admits no one, and its owner meant the private endpoint.
+                raise ValueError(f"{value} is not an internet address range (private, shared, loopback or "
+                                 "link-local): the private endpoint takes those, in deployer_cidrs")
         return values
 
     @field_validator("deployer_cidrs")

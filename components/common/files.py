@@ -60,7 +60,12 @@ def read_text(path: Path, what: str, limit: int = MAX_CONFIG_BYTES) -> str:
 
 
 class _BoundedLoader(yaml.SafeLoader):
-    """Safe YAML that refuses duplicate keys (the last would silently win)."""
+    """Safe YAML that refuses duplicate keys (the last would silently win) and reads booleans as Pulumi's
+    go-yaml v3 does: true and false only; YAML 1.1's yes/no/on/off stay strings, as `pulumi up` reads them."""
+
+    yaml_implicit_resolvers = {
+        first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:bool"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
 
     def construct_mapping(self, node, deep=False):
         # The mapping's own keys, before merge keys (<<) bring theirs in: a merged key yields to an own key
@@ -81,6 +86,10 @@ class _BoundedLoader(yaml.SafeLoader):
         if isinstance(node, yaml.MappingNode):
             self.flatten_mapping(node)  # as SafeLoader does: merged keys first, so own keys win
         return super().construct_mapping(node, deep)
+
+
+_BoundedLoader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+                                     list("tTfF"))
 
 
 def _expanded_size(node: yaml.Node, depth: int, sizes: dict[int, int], path: Path, what: str) -> int:

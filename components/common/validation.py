@@ -32,3 +32,13 @@ def all_match(values: list[str], pattern: str, what: str) -> list[str]:
         if not re.fullmatch(pattern, value):
             raise ValueError(f"{value!r} is not {what}")
     return values
+
+
+def clipped(text: str, limit: int) -> str:
+    """`text` when it fits in `limit` characters; else its head and tail around a count of what was cut
+    (an error line stays readable when the value it quotes is a thousand tenants long)."""
+    if len(text) <= limit:
+        return text
+    tail = limit // 4
+    head = limit - tail - 40
+    return f"{text[:head]} ... ({len(text) - head - tail:,} characters cut) ... {text[-tail:]}"

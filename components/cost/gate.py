@@ -28,6 +28,8 @@ def window_hours(text: str) -> int:
 # A window OpenCost holds less than this share of is not judged: its history is Prometheus's, which a
 # restart (an emptyDir) or a short retention cuts.
 MIN_COVERAGE = 0.9
+# Steps that add up to more than the window (beyond a step's rounding) are not an allocation of it.
+MAX_COVERAGE = 1.05
 
 
 def allocation_cost(document: Any, namespace: str, hours: int) -> float:
@@ -51,6 +53,13 @@ def allocation_cost(document: Any, namespace: str, hours: int) -> float:
     if not found:
         raise GateInputError(f"OpenCost holds no cost for namespace {namespace} in the window (is the set deployed, "
                              "and OpenCost running as long as the window?)")
+    if minutes > MAX_COVERAGE * hours * 60:
+        raise GateInputError(f"OpenCost says {namespace} ran {minutes / 60:,.0f} h in the {hours} h window: more than "
+                             "the window holds, not an allocation of it")
+    if total == 0:
+        # A deployed set's pods hold nodes; no cost means OpenCost priced nothing (its custom prices missing).
+        raise GateInputError(f"OpenCost prices {namespace} at $0 over {minutes / 60:,.0f} h: it holds no prices "
+                             "for the set's nodes (is its custom pricing loaded?)")
     if minutes < MIN_COVERAGE * hours * 60:
         raise GateInputError(f"OpenCost holds {minutes / 60:.0f} h of the {hours} h window for {namespace} (its "
                              "history is Prometheus's: monitoring.retention_hours, and none before its last "

@@ -19,7 +19,7 @@ from pydantic.fields import FieldInfo
 from components.catalog.regions import EKS_EXCLUDED_ZONE_IDS, regions
 from components.capacity.config import CapacityConfig
 from components.cluster.config import ClusterConfig, SchedulingConfig
-from components.common.validation import FieldError, all_match
+from components.common.validation import FieldError, all_match, clipped
 from components.network.egress import EgressTraffic, EndpointLayout
 from components.compute.config import GpuNodeGroupConfig, allocatable_gpus
 from components.catalog.instance_types import gpu_instance_type
@@ -449,6 +449,9 @@ def _location(dotted: str) -> tuple[Any, ...]:
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"\.|\[|\]\.?", dotted) if p)
 
 
+SHOWN_VALUE_LIMIT = 200
+
+
 def _format_error(error: ValidationError) -> str:
     errors = error.errors()
     first = errors[0]
@@ -458,7 +461,7 @@ def _format_error(error: ValidationError) -> str:
         key, value, allowed = _config_key(location), cause.value, cause.allowed
     else:
         key, value, allowed = _config_key(first["loc"]), first.get("input"), _allowed(first)
-    shown = "(missing)" if first["type"] == "missing" else json.dumps(value, default=str)
+    shown = "(missing)" if first["type"] == "missing" else clipped(json.dumps(value, default=str), SHOWN_VALUE_LIMIT)
     more = f" (and {len(errors) - 1} more error(s))" if len(errors) > 1 else ""
     return f"invalid config {key} = {shown}: {allowed}{more}"
 
@@ -485,7 +488,7 @@ def parse_stack_config(region: Any, project_values: dict[str, Any]) -> StackConf
     if "region" in project_values:
         raise ConfigError(f"invalid config {PROJECT}:region: unknown key; the region is set as aws:region")
     try:
-        return StackConfig.model_validate({"region": region, **project_values})
+        return StackConfig.model_validate({"region": region, **project_values}, strict=True)
     except ValidationError as error:
         raise ConfigError(_format_error(error)) from None
 

@@ -79,7 +79,12 @@ class TenantConfig(BaseModel):
 def check_tenants(tenants: list[TenantConfig], serving_sets: list[str], reserved: set[str]) -> None:
     """Across tenants: a namespace belongs to one team and to no platform component; a published set exists."""
     owner: dict[str, str] = {}
+    named: set[str] = set()
     for index, tenant in enumerate(tenants):
+        if tenant.name in named:  # its roles, quotas and cost label would be declared twice
+            raise FieldError(f"tenants[{index}].name", tenant.name, "is another tenant's name; allowed: one "
+                             "entry per team")
+        named.add(tenant.name)
         for name in tenant.namespace_names:
             holder = "the platform" if name in reserved else f"team {owner[name]}" if name in owner else None
             if holder:

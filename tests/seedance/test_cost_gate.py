@@ -68,7 +68,7 @@ def test_a_release_within_its_threshold_passes_and_one_above_fails(apis, capsys)
     assert "$0.0050 per 1,000 requests (200,000 requests per dollar); threshold $0.0100: passes" in capsys.readouterr().out
     assert seen[0] == ("/allocation", {"window": ["168h"], "aggregate": ["namespace"], "accumulate": ["true"]})
     assert seen[1][1]["query"] == ['sum(increase(nv_inference_request_success{namespace="triton-video"}[168h]))']
-    answers["/allocation"] = allocation(1500.0)
+    answers["/allocation"] = allocation(1500.0, minutes=36 * 60)
     assert gate(urls, "--window", "36h") == 1
     assert "$0.0150 per 1,000 requests" in capsys.readouterr().out and seen[-1][1]["query"][0].endswith("[36h]))")
 

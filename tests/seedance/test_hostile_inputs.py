@@ -248,6 +248,54 @@ def test_nonsense_a_real_account_would_refuse_is_refused_naming_the_key(tmp_path
     assert code == 2 and key in err and "Traceback" not in err, err
 
 
+def _tenant(config, **change):
+    return {**config["seedance-gpu:tenants"][0], **change}
+
+
+STRICT_CASES = {
+    # Issue 37, item 8: a YAML or JSON value of the wrong type is refused, not coerced (true is no GPU count).
+    "a boolean as a GPU count": (lambda c: c["seedance-gpu:tenants"][0]["gpus"].update(batch=True),
+                                 "seedance-gpu:tenants[0].gpus.batch = true"),
+    "a string as a boolean": (lambda c: c["seedance-gpu:endpoints"].update(s3_gateway="yes"),
+                              'seedance-gpu:endpoints.s3_gateway = "yes"'),
+    "a string as an integer": (lambda c: c["seedance-gpu:gpu_node_groups"][1].update(min_gpus="4"),
+                               'seedance-gpu:gpu_node_groups[1].min_gpus = "4"'),
+    "a float as an integer": (lambda c: c["seedance-gpu:gpu_node_groups"][1].update(min_gpus=4.0),
+                                 "seedance-gpu:gpu_node_groups[1].min_gpus = 4.0"),
+    "two tenants of one name": (lambda c: c["seedance-gpu:tenants"].append(_tenant(c, namespaces=["other"])),
+                                'seedance-gpu:tenants[1].name = "video-ml": is another tenant'),
+    "a private range on the public endpoint": (
+        lambda c: c["seedance-gpu:cluster"].update(public_endpoint_cidrs=["192.168.4.0/24"]),
+        "not an internet address range"),
+    "a thousand tenants": (lambda c: c.update({"seedance-gpu:tenants": [
+        _tenant(c, name=f"team-{i}", namespaces=[f"ns-{i}"]) for i in range(1000)]}),
+        "at most 100 items"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(STRICT_CASES))
+def test_a_value_of_the_wrong_type_or_a_repeated_name_is_one_bounded_line(tmp_path, case):
+    change, words = STRICT_CASES[case]
+    document = yaml.safe_load((REPO / "stacks" / "Pulumi.prod.yaml").read_text())
+    change(document["config"])
+    stack_file = tmp_path / "Pulumi.prod.yaml"
+    stack_file.write_text(yaml.safe_dump(document))
+    code, _out, err = run(["plan", "--stack", "prod", "--stack-file", str(stack_file)])
+    assert code == 2 and words in err and "Traceback" not in err and err.count("\n") == 1, err
+    assert len(err) < 1_100, f"a {len(err):,}-character error line"
+
+
+def test_yaml_1_1_booleans_are_strings_as_pulumi_reads_them(tmp_path):
+    """`pulumi up` reads stack files with go-yaml v3, where yes/no/on/off are strings unless decoded into a
+    typed bool (its README); the offline plan must refuse what the real run would, not read `yes` as true."""
+    text = (REPO / "stacks" / "Pulumi.prod.yaml").read_text()
+    assert "    s3_gateway: true\n" in text
+    stack_file = tmp_path / "Pulumi.prod.yaml"
+    stack_file.write_text(text.replace("    s3_gateway: true\n", "    s3_gateway: yes\n"))
+    code, _out, err = run(["plan", "--stack", "prod", "--stack-file", str(stack_file)])
+    assert code == 2 and 'seedance-gpu:endpoints.s3_gateway = "yes"' in err, err
+
+
 def test_a_plan_of_a_stack_that_is_not_an_environment_needs_env(edited):
     path = edit_plan(edited, lambda d: d.update(stack="qa"))
     code, _out, err = run(["check", "--plan", str(path)])
@@ -329,6 +377,18 @@ def test_random_damage_to_a_lock_plans_or_exits_2_never_a_traceback(project, tmp
     lock_file.write_text(json.dumps(_damage(json.loads(lock_file.read_text()), data.draw), allow_nan=True))
     code, _out, err = run(["plan", "--stack", "prod", "--program", str(root / "infra")])
     assert code in (0, 2) and "Traceback" not in err, err
+
+
+@settings(max_examples=int(os.environ.get("SEEDANCE_FUZZ_EXAMPLES", 25)), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_random_damage_to_a_stack_file_plans_or_exits_2_never_a_traceback(project, tmp_path_factory, data):
+    """Issue 37: any value of any key of the prod stack file replaced by junk or removed."""
+    document = yaml.safe_load((project / "stacks" / "Pulumi.prod.yaml").read_text())
+    path = tmp_path_factory.mktemp("stack") / "Pulumi.prod.yaml"
+    path.write_text(yaml.safe_dump(_damage(document, data.draw), allow_unicode=True))
+    code, _out, err = run(["plan", "--stack", "prod", "--program", str(project / "infra"), "--stack-file", str(path)])
+    assert code in (0, 2) and "Traceback" not in err and err.count("\n") <= 1, err
 
 
 @settings(max_examples=int(os.environ.get("SEEDANCE_FUZZ_EXAMPLES", 60)), deadline=None,

@@ -30,13 +30,16 @@ def test_the_namespace_cost_is_summed_over_the_steps_it_appears_in():
     assert allocation_cost(document, "triton-video", 2) == 3.75
 
 
-@pytest.mark.parametrize("minutes, judged", [(108, True), (107.9, False), (120, True)])
-def test_a_window_is_judged_only_when_opencost_holds_ninety_percent_of_it(minutes, judged):
+# Judged when OpenCost holds 90 % to 105 % of the window (issue 37, item 8: 1e300 minutes is no allocation).
+@pytest.mark.parametrize("minutes, refusal", [(108, None), (107.9, "OpenCost holds 2 h of the 2 h window for ns"),
+                                              (120, None), (126, None), (126.1, "more than the window holds"),
+                                              (1e300, "more than the window holds")])
+def test_a_window_is_judged_only_when_opencost_holds_ninety_to_a_hundred_and_five_percent_of_it(minutes, refusal):
     document = answer({"ns": {"totalCost": 1.0, "minutes": minutes}})
-    if judged:
+    if refusal is None:
         assert allocation_cost(document, "ns", 2) == 1.0
     else:
-        with pytest.raises(GateInputError, match=r"OpenCost holds 2 h of the 2 h window for ns"):
+        with pytest.raises(GateInputError, match=refusal):
             allocation_cost(document, "ns", 2)
 
 
@@ -52,8 +55,12 @@ def test_a_cost_that_is_not_a_cost_is_refused(cost):
         allocation_cost(answer({"ns": {"totalCost": cost, "minutes": 60}}), "ns", 1)
 
 
-def test_a_zero_cost_is_a_cost():
-    assert allocation_cost(answer({"ns": {"totalCost": 0, "minutes": 60}}), "ns", 1) == 0.0
+def test_a_zero_cost_is_refused_not_judged_cheap():
+    """Issue 37, item 8: a set that holds GPU nodes costs something; $0 means OpenCost has no prices, and a
+    gate that read it as cheap would pass anything."""
+    with pytest.raises(GateInputError, match=r"prices ns at \$0 over 1 h"):
+        allocation_cost(answer({"ns": {"totalCost": 0, "minutes": 60}}), "ns", 1)
+    assert allocation_cost(answer({"ns": {"totalCost": 0.01, "minutes": 60}}), "ns", 1) == 0.01
 
 
 @pytest.mark.parametrize("document", [None, [], {"code": 500, "data": []}, {"code": 200, "data": {}},
