@@ -19,6 +19,7 @@ from typing import Any, Callable
 from components.cost.breaker_function import (DEGRADE, SPOT_ONLY, apply_changes, gpu_groups, incident_bucket,
                                               incident_record, monthly_budget, planned_changes, record_reset, reset)
 from components.pricing.live import boto3_clients
+from seedance.deadline import within
 
 # Tests replace this to answer with recorded API responses.
 clients: Callable[[str, str], Any] = boto3_clients
@@ -32,6 +33,17 @@ def run(args: argparse.Namespace, stack_config: Callable[[argparse.Namespace], A
     config = stack_config(args)
     if config.env == "prod":
         raise BreakerRefused("the budget breaker runs in dev and staging only; prod keeps its class caps")
+    try:
+        lines = within(args.timeout, lambda: _step(args, config))
+    except TimeoutError as error:
+        changed = " (some groups may have changed: run it again)" if args.apply or args.reset else ""
+        raise BreakerRefused(f"AWS gave {error} (--timeout){changed}") from None
+    print("\n".join(lines))
+    return 0
+
+
+def _step(args: argparse.Namespace, config: Any) -> list[str]:
+    """The step's AWS calls; what to print, once every call has answered."""
     autoscaling = clients("autoscaling", config.region)
     groups = gpu_groups(autoscaling, config.cluster_name)
     if args.reset:
@@ -40,17 +52,16 @@ def run(args: argparse.Namespace, stack_config: Callable[[argparse.Namespace], A
         account = clients("sts", config.region).get_caller_identity()["Account"]
         key = record_reset(clients("s3", config.region), incident_bucket(config.cluster_name, account),
                            monthly_budget(config.cluster_name), done, datetime.now(timezone.utc))
-        print(f"{len(done)} GPU group(s) put back: {', '.join(done) or 'none'}; recorded {key}")
-        return 0
+        return [f"{len(done)} GPU group(s) put back: {', '.join(done) or 'none'}; recorded {key}"]
     changes = planned_changes(groups, config.env, args.step)
     if args.apply:
         apply_changes(autoscaling, groups, changes)
     record = incident_record(stack=args.stack, env=config.env, step=args.step, alert=None, changes=changes,
                              applied=args.apply, now=datetime.now(timezone.utc))
-    print(json.dumps(record, indent=2))
+    lines = [json.dumps(record, indent=2)]
     if not args.apply:
-        print(f"\n{sum(1 for c in changes if c.after)} GPU group(s) would change; run again with --apply")
-    return 0
+        lines.append(f"\n{sum(1 for c in changes if c.after)} GPU group(s) would change; run again with --apply")
+    return lines
 
 
 def register(commands: Any, stack_arguments: Callable, stack_config: Callable) -> None:
@@ -61,4 +72,6 @@ def register(commands: Any, stack_arguments: Callable, stack_config: Callable) -
     action = breaker.add_mutually_exclusive_group()
     action.add_argument("--apply", action="store_true", help="change the groups (default: only report)")
     action.add_argument("--reset", action="store_true", help="put back what the breaker replaced")
+    breaker.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
+                         help="one deadline for every AWS call, retries included (default 120)")
     breaker.set_defaults(run=lambda args: run(args, stack_config))

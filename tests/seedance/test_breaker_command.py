@@ -168,3 +168,26 @@ def test_a_reset_puts_the_groups_back_and_records_it_so_the_hold_stops(monkeypat
         assert main(["breaker", "--stack", "dev", "--reset"]) == 0
         assert "1 GPU group(s) put back" in capsys.readouterr().out
         assert breaker.held_step(s3, settings, now) is None
+
+
+def test_one_deadline_ends_a_breaker_whose_endpoint_never_answers(monkeypatch, capsys):
+    """Issue 37, item 5: Auto Scaling that accepts and never answers ends the command within --timeout, exit 2,
+    one line that says groups may have changed when it was changing them."""
+    import threading
+    import time
+
+    never = threading.Event()
+
+    def hanging(service, region):
+        never.wait(30)
+        raise AssertionError("the deadline should have ended the command first")
+
+    monkeypatch.setattr(breaker_command, "clients", hanging)
+    for argv, partly in ((["--stack", "dev"], False), (["--stack", "dev", "--apply"], True)):
+        started = time.monotonic()
+        assert main(["breaker", *argv, "--timeout", "0.5"]) == 2
+        assert time.monotonic() - started < 5
+        err = capsys.readouterr().err
+        assert "no answer within 0.5 s" in err and len(err.strip().splitlines()) == 1, err
+        assert ("some groups may have changed" in err) == partly
+    never.set()
