@@ -256,13 +256,31 @@ def _claimed(s3: Any, settings: Settings, key: str, message_id: str) -> bool:
     """Whether this message may act on the step: the first to write the claim (a conditional write, so two
     deliveries at once cannot both act), or a retry of the message that wrote it."""
     try:
-        s3.put_object(Bucket=settings.bucket, Key=key, Body=message_id.encode(), IfNoneMatch="*",
-                      ServerSideEncryption="aws:kms", SSEKMSKeyId=settings.key_arn)
+        _put_if_absent(s3, Bucket=settings.bucket, Key=key, Body=message_id.encode(),
+                       ServerSideEncryption="aws:kms", SSEKMSKeyId=settings.key_arn)
         return True
     except Exception as error:  # botocore's ClientError: the runtime's SDK, not imported here
         if _error_code(error) not in ("PreconditionFailed", "ConditionalRequestConflict"):
             raise
     return s3.get_object(Bucket=settings.bucket, Key=key)["Body"].read().decode() == message_id
+
+
+def _put_if_absent(s3: Any, **request: Any) -> None:
+    """PutObject that fails when the key exists. S3 honours `If-None-Match: *` whatever the SDK; botocore
+    names it IfNoneMatch from 1.35 on, and the Lambda runtime's bundled SDK may be older: there the
+    header is added to the request before it is signed (botocore's event hooks, in every version)."""
+    if "IfNoneMatch" in s3.meta.service_model.operation_model("PutObject").input_shape.members:
+        s3.put_object(IfNoneMatch="*", **request)
+        return
+
+    def if_none_match(request: Any, **_: Any) -> None:
+        request.headers["If-None-Match"] = "*"
+
+    s3.meta.events.register_first("before-sign.s3.PutObject", if_none_match, unique_id="seedance-if-none-match")
+    try:
+        s3.put_object(**request)
+    finally:
+        s3.meta.events.unregister("before-sign.s3.PutObject", unique_id="seedance-if-none-match")
 
 
 def state_of(groups: list[dict]) -> list[GroupChange]:

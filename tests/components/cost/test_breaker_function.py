@@ -5,6 +5,7 @@ the reset, and what is not a budget alert."""
 import json
 import subprocess
 import sys
+from pathlib import Path
 from datetime import datetime, timezone
 
 import boto3
@@ -218,6 +219,42 @@ def test_two_deliveries_at_once_act_once(account):
     clients["s3"].put_object(Bucket="incidents", Key=f"{prefix}95.claim", Body=b"m-other")  # the other delivery
     assert breaker.handle_message(sns(notification(95), "m-1"), settings, clients, NOW) is None
     assert state(clients)["online"] == (8, 1, 30, None) and published() == []
+
+
+def _s3_of_an_sdk_before_conditional_writes(tmp_path, region):
+    """An S3 client whose model is botocore's own without PutObject's IfNoneMatch: the SDK a Lambda runtime
+    may bundle (botocore added the parameter in 1.35; S3 honours the header whatever the SDK)."""
+    import gzip
+
+    import botocore
+    import botocore.session
+
+    shipped = Path(botocore.__file__).parent / "data" / "s3" / "2006-03-01" / "service-2.json.gz"
+    model = json.loads(gzip.decompress(shipped.read_bytes()))
+    del model["shapes"]["PutObjectRequest"]["members"]["IfNoneMatch"]
+    (tmp_path / "s3" / "2006-03-01").mkdir(parents=True)
+    (tmp_path / "s3" / "2006-03-01" / "service-2.json").write_text(json.dumps(model))
+    session = botocore.session.Session()
+    session.set_config_variable("data_path", str(tmp_path))
+    client = boto3.Session(botocore_session=session).client("s3", region_name=region)
+    assert "IfNoneMatch" not in client.meta.service_model.operation_model("PutObject").input_shape.members
+    return client
+
+
+def test_an_sdk_without_if_none_match_still_claims_once(account, tmp_path):
+    """Issue 37, item 3: the claim stays a conditional write with an SDK older than botocore 1.35."""
+    settings, clients, published = account
+    old_s3 = _s3_of_an_sdk_before_conditional_writes(tmp_path, "us-west-2")
+    prefix = f"incidents/2026-12/{BUDGET}/"
+    assert breaker._claimed(old_s3, settings, f"{prefix}85.claim", "m-1")  # first: it writes the claim
+    assert breaker._claimed(old_s3, settings, f"{prefix}85.claim", "m-1")  # a retry of the same message
+    assert not breaker._claimed(old_s3, settings, f"{prefix}85.claim", "m-2")  # another delivery: refused
+    assert clients["s3"].get_object(Bucket="incidents", Key=f"{prefix}85.claim")["Body"].read() == b"m-1"
+    clients["s3"].put_object(Bucket="incidents", Key=f"{prefix}95.claim", Body=b"m-other")
+    assert breaker.handle_message(sns(notification(95), "m-1"), settings, {**clients, "s3": old_s3}, NOW) is None
+    assert state(clients)["online"] == (8, 1, 30, None) and published() == []
+    old_s3.put_object(Bucket="incidents", Key="plain", Body=b"x")
+    old_s3.put_object(Bucket="incidents", Key="plain", Body=b"y")  # the header was for the claim only
 
 
 def test_a_group_the_stack_already_runs_spot_only_is_left_as_the_stack_set_it(account):
