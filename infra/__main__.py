@@ -207,7 +207,7 @@ MetricsPipeline(f"{name}-metrics", config.monitoring,
                     planned_spot_share={g: p.max_spot_share for g, p in capacity.plans.items()},
                     series=derived.series, alert_topic_arn=budget.topic_arn, kms_key_arn=key.key_arn,
                     oidc_provider_arn=cluster.oidc_provider_arn, oidc_issuer_url=cluster.oidc_issuer_url,
-                    region=config.region, tags=tags))
+                    region=config.region, tags=tags), csi_driver=cluster.ebs_csi_addon)
 if node_groups:
     # A kubelet may label and taint its Node only as the pool its IAM role belongs to.
     PoolIdentity(f"{name}-pool-identity",

@@ -31,7 +31,7 @@ from components.storage.manifests import fio_checkpoint_test
 from components.network.egress import report_lines
 from components.serving.capacity import table_lines
 from components.cost.gate import GateInputError
-from components.monitoring.sizing import cost_loop_monthly_usd
+from components.monitoring.sizing import cost_loop_monthly_usd, history_volume_gib
 from seedance_client.publishing import PublishError
 from components.stack.capacity import RunMode, table_zones
 from components.stack.config import PROJECT
@@ -101,6 +101,10 @@ def _derived_sections(args: argparse.Namespace, plan: Plan) -> list[list[str]]:
         _cost_section(plan),
         ["Triton pods the autoscalers may ask for, against each group at its maximum:", *serving] if serving else [],
         ["Prometheus series at the groups' maxima (rules, dashboards and OpenCost included):", *derived.series.lines(),
+         f"  history: {history_volume_gib(config.monitoring, derived.series)} GiB for "
+         f"{config.monitoring.retention_hours} h, "
+         + ("on a gp3 claim (survives a node's replacement)" if config.monitoring.persistent else
+            "on an emptyDir (restarts with the pod: monitoring.persistent is false)"),
          "The cost loop's in-cluster parts, a month (their requests at OpenCost's rates; the breaker's function and "
          "bucket: a few invocations and kilobytes, under $0.01):",
          *[f"  {part}: ${usd:,.2f}" for part, usd in cost_loop_monthly_usd(derived.series).items()]],

@@ -19,8 +19,9 @@ class SystemNodesConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     instance_types: list[str] = Field(["m7i.large"], min_length=1, description="EC2 types for system nodes.")
-    min_size: int = Field(2, ge=1, le=10, description="Fewest system nodes (2 keeps CoreDNS highly available).")
-    desired_size: int = Field(2, ge=1, le=10, description="System nodes at creation; the autoscaler owns it later.")
+    min_size: int = Field(3, ge=1, le=10, description="Fewest system nodes: one in each zone (the default three), "
+                          "for CoreDNS and for Prometheus's history volume, which stays in its zone.")
+    desired_size: int = Field(3, ge=1, le=10, description="System nodes at creation; the autoscaler owns it later.")
     max_size: int = Field(4, ge=1, le=20, description="Most system nodes.")
     disk_size_gib: int = Field(50, ge=20, le=500, description="gp3 root volume per system node, GiB.")
 

@@ -28,9 +28,14 @@ class MonitoringConfig(BaseModel):
     scrape_interval_seconds: int = Field(15, ge=5, le=60, description="Prometheus scrape interval.")
     retention_hours: int = Field(192, ge=2, le=720, description="How long Prometheus keeps samples: autoscaling "
                                  "needs minutes, the cost dashboards and `seedance cost-gate --window 7d` a week and "
-                                 "a day (on an emptyDir: a restart starts the history again).")
-    storage_gib: int = Field(8, ge=4, le=100, description="Size limit of Prometheus's emptyDir; the TSDB keeps "
-                                                          "2 GiB below it.")
+                                 "a day.")
+    persistent: bool = Field(True, description="Keep Prometheus's history on a gp3 claim (the stack key, "
+                             "WaitForFirstConsumer), so it survives a system node's replacement; the volume stays "
+                             "in its zone, so this needs a system node in every zone (cluster.system_nodes.min_size "
+                             ">= network.az_count). false: an emptyDir, whose history restarts with the pod.")
+    storage_gib: int | None = Field(None, ge=4, le=16384, description="Size of Prometheus's volume (or emptyDir "
+                                    "limit); the TSDB keeps 2 GiB below it. Default: sized from the series estimate "
+                                    "and retention_hours (components/monitoring/sizing.py).")
     prometheus_chart_version: str = Field("27.39.0", pattern=r"^\d+\.\d+\.\d+$",
                                           description="prometheus-community/prometheus chart.")
     adapter_chart_version: str = Field("4.11.0", pattern=r"^\d+\.\d+\.\d+$", description="prometheus-adapter chart.")

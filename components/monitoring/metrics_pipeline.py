@@ -37,7 +37,8 @@ from components.monitoring.opencost import (API_PORT as OPENCOST_PORT, NAMESPACE
                                             OPENCOST_LABELS, RELEASE as OPENCOST_RELEASE, ClusterRates,
                                             opencost_scrape_job, opencost_values)
 from components.monitoring.rules import rule_files
-from components.monitoring.sizing import SeriesEstimate
+from components.monitoring.sizing import FREE_BELOW_VOLUME_GIB, MIN_HISTORY_GIB, SeriesEstimate, history_volume_gib
+from components.storage.manifests import history_storage_class, volume_claim
 
 COMMUNITY_CHARTS = "https://prometheus-community.github.io/helm-charts"
 OPENCOST_CHARTS = "https://opencost.github.io/opencost-helm-chart"
@@ -50,21 +51,28 @@ PROMETHEUS_PORT = 9090  # the server's container port (the chart's Service maps 
 ADAPTER_PORT = 6443  # the adapter chart's listenPort
 # The adapter's Service as the API server calls it: the chart's fullname is the release name here.
 ADAPTER_RELEASE = "prometheus-adapter"
+# Prometheus's history: the stack's claim (the chart's server.persistentVolume.existingClaim) of this class.
+HISTORY_CLAIM = "prometheus-history"
+HISTORY_STORAGE_CLASS = "monitoring-gp3"
 # The chart's global scrape timeout; Prometheus refuses a timeout longer than the interval.
 CHART_SCRAPE_TIMEOUT_SECONDS = 10
 
 
 def prometheus_values(config: MonitoringConfig,
                       rules: Mapping[str, dict] | None = None, alerting: Mapping | None = None,
-                      memory_mib: tuple[int, int] = (512, 2048)) -> dict:
+                      memory_mib: tuple[int, int] = (512, 2048), volume_gib: int = MIN_HISTORY_GIB) -> dict:
     """The server and Alertmanager on the system nodes (keys checked in the chart's values.yaml at
     27.39.0, Alertmanager's in its subchart 1.26.0). Scraped: pods by annotation, each kubelet's cAdvisor
-    and OpenCost. No persistent volume: EKS clusters from 1.30 have no default StorageClass, and a
-    Pending Prometheus would leave every HPA blind; the samples serve autoscaling, alerts and the last
-    days' dashboards (cost history is OpenCost's allocation and the bill's). The emptyDir is bounded, and
-    the TSDB kept below it, so the kubelet never evicts the server for disk. `rules`: the serverFiles rule
-    files; `alerting`: Alertmanager's values (None: no Alertmanager); `memory_mib`: request and limit."""
+    and OpenCost. The history (autoscaling's samples, alerts, the cost dashboards and the cost gate's
+    window) is on the stack's own claim (HISTORY_CLAIM: EKS from 1.30 has no default StorageClass), so a
+    system node's replacement restarts the server, not its history; the chart's Recreate strategy lets
+    the new pod attach it. Not persistent: a bounded emptyDir. The TSDB is kept 2 GiB below either, so the
+    kubelet never evicts the server for disk. `rules`: the serverFiles rule files; `alerting`:
+    Alertmanager's values (None: no Alertmanager); `memory_mib`: request and limit; `volume_gib`: the
+    volume's size (config.storage_gib, else sized from the series)."""
     interval = config.scrape_interval_seconds
+    storage = ({"persistentVolume": {"enabled": True, "existingClaim": HISTORY_CLAIM}} if config.persistent else
+               {"persistentVolume": {"enabled": False}, "emptyDir": {"sizeLimit": f"{volume_gib}Gi"}})
     return {
         "alertmanager": dict(alerting) if alerting else {"enabled": False},
         "kube-state-metrics": {"enabled": False},  # OpenCost emits the kube-state series its costs need
@@ -82,9 +90,8 @@ def prometheus_values(config: MonitoringConfig,
                        "scrape_timeout": f"{min(interval, CHART_SCRAPE_TIMEOUT_SECONDS)}s"},
             "extraFlags": ["enable-feature=auto-reload-config", "config.auto-reload-interval=30s"],
             "retention": f"{config.retention_hours}h",
-            "retentionSize": f"{config.storage_gib - 2}GB",
-            "persistentVolume": {"enabled": False},
-            "emptyDir": {"sizeLimit": f"{config.storage_gib}Gi"},
+            "retentionSize": f"{volume_gib - FREE_BELOW_VOLUME_GIB}GB",  # Prometheus's GB is 2^30 bytes
+            **storage,
             # Sized from the series the stack holds at its maxima (components/monitoring/sizing.py).
             "resources": {"requests": {"cpu": "250m", "memory": f"{memory_mib[0]}Mi"},
                           "limits": {"memory": f"{memory_mib[1]}Mi"}},
@@ -309,7 +316,7 @@ def alertmanager_policy(topic_arn: str, key_arn: str) -> dict:
 class MetricsPipeline(pulumi.ComponentResource):
     def __init__(self, name: str, config: MonitoringConfig, *,
                  vpc_cidr: str, api_service_ip: str, provider: k8s.Provider, cost: CostMonitoring,
-                 opts: pulumi.ResourceOptions | None = None):
+                 csi_driver: pulumi.Resource, opts: pulumi.ResourceOptions | None = None):
         super().__init__("seedance:monitoring:MetricsPipeline", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         in_cluster = pulumi.ResourceOptions(parent=self, provider=provider)
@@ -343,10 +350,20 @@ class MetricsPipeline(pulumi.ComponentResource):
             lambda v: alertmanager_values(v[0], cost.region, v[1]))
         rules = rule_files(cost.monthly_budget_usd, cost.rebalance)
         memory = (cost.series.memory_request_mib, cost.series.memory_limit_mib)
+        volume_gib = history_volume_gib(config, cost.series)
+        history = []
+        if config.persistent:
+            # Bound when the server is first scheduled; the EBS CSI driver makes it (encrypted, tagged).
+            storage_class = declare(history_storage_class(HISTORY_STORAGE_CLASS, cost.kms_key_arn, dict(cost.tags)),
+                                    f"{name}-history-storageclass", pulumi.ResourceOptions.merge(
+                                        in_cluster, pulumi.ResourceOptions(depends_on=[csi_driver])))
+            history = [declare(volume_claim(HISTORY_CLAIM, NAMESPACE, HISTORY_STORAGE_CLASS, volume_gib),
+                               f"{name}-history-claim", pulumi.ResourceOptions.merge(in_cluster, pulumi.ResourceOptions(
+                                   depends_on=[monitoring, storage_class])))]
         prometheus = release(PROMETHEUS_RELEASE, "prometheus", config.prometheus_chart_version, COMMUNITY_CHARTS,
                              alerting.apply(lambda values: prometheus_values(config, rules, values,
-                                                                             memory)),
-                             [monitoring, *access])
+                                                                             memory, volume_gib)),
+                             [monitoring, *access, *history])
         release("dcgm-exporter", "dcgm-exporter", config.dcgm_exporter_chart_version, DCGM_CHARTS,
                 dcgm_exporter_values(), [prometheus, gpu_agents], GPU_AGENTS_NAMESPACE)
         release("metrics-server", "metrics-server", config.metrics_server_chart_version, METRICS_SERVER_CHARTS,

@@ -7,16 +7,20 @@ GPU node 8 (agents and its workloads); a Triton pod serves 10 models. Memory: Pr
 block costs about 4 KiB an active series with its index and the rules' samples (the upstream
 operational guidance puts it at 3-8 KiB): the request is a base of 512 MiB (the process, WAL replay,
 the rules' evaluation) plus 4 KiB a series; the limit adds 1.5 GiB for compaction and dashboard queries
-over days.
+over days. Disk: Prometheus's storage guide gives retention seconds x samples a second x 1-2 bytes a
+sample; at 2 bytes, a quarter more for the WAL and compaction, and 2 GiB the TSDB keeps free below the
+volume (its retention size), never less than 8 GiB.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from components.pricing.prices import HOURS_PER_MONTH
 from components.common.addon_resources import ADDON_RESOURCES
 from components.common.manifests import quantity
+from components.monitoring.config import MonitoringConfig
 from components.monitoring.opencost import CPU_USD_PER_HOUR, RAM_USD_PER_GIB_HOUR
 
 SYSTEM_NODE_CONTAINERS = 20
@@ -33,6 +37,10 @@ RULE_SERIES_PER_NAMESPACE = 10
 BASE_MIB = 512
 QUERY_HEADROOM_MIB = 1536
 KIB_PER_SERIES = 4
+BYTES_PER_SAMPLE = 2
+WAL_AND_COMPACTION = 1.25
+FREE_BELOW_VOLUME_GIB = 2
+MIN_HISTORY_GIB = 8
 
 
 @dataclass(frozen=True)
@@ -51,6 +59,12 @@ class SeriesEstimate:
     def memory_limit_mib(self) -> int:
         return self.memory_request_mib + QUERY_HEADROOM_MIB
 
+    def history_gib(self, retention_hours: int, scrape_interval_seconds: int) -> int:
+        """The volume that holds `retention_hours` of every series at one sample a scrape."""
+        samples = self.total * retention_hours * 3600 / scrape_interval_seconds
+        tsdb_gib = samples * BYTES_PER_SAMPLE * WAL_AND_COMPACTION / 2**30
+        return max(MIN_HISTORY_GIB, math.ceil(tsdb_gib) + FREE_BELOW_VOLUME_GIB)
+
     def lines(self) -> list[str]:
         return [f"  {source}: {count:,} series" for source, count in self.by_source.items()] + [
             f"  total {self.total:,} active series at the maxima: memory request {self.memory_request_mib} MiB, "
@@ -67,6 +81,11 @@ def series_estimate(*, system_nodes: int, gpu_nodes: int, gpus: int, triton_pods
         "Triton": triton_pods * (MODELS_PER_TRITON_POD * TRITON_PER_MODEL + TRITON_PER_POD),
         "recording rules": namespaces * RULE_SERIES_PER_NAMESPACE + nodes,
     })
+
+
+def history_volume_gib(config: MonitoringConfig, series: SeriesEstimate) -> int:
+    """Prometheus's volume: the config's size, else what the series take over the retention."""
+    return config.storage_gib or series.history_gib(config.retention_hours, config.scrape_interval_seconds)
 
 
 # What the server requested before its memory was sized from the series it holds.

@@ -296,6 +296,17 @@ class StackConfig(BaseModel):
                 for name in tenant.namespace_names}
 
     @model_validator(mode="after")
+    def _history_has_a_node_in_its_zone(self) -> "StackConfig":
+        # An EBS volume stays in its zone, and the autoscaler cannot grow a multi-zone group into a given
+        # zone: only a system node in every zone (the group balances across them) keeps Prometheus placeable.
+        nodes, zones = self.cluster.system_nodes.min_size, self.network.az_count
+        if self.monitoring.persistent and nodes < zones:
+            raise FieldError("cluster.system_nodes.min_size", nodes, f"Prometheus's history volume needs a system "
+                             f"node in each of the {zones} zones; allowed: >= {zones} (network.az_count), or "
+                             "monitoring.persistent: false")
+        return self
+
+    @model_validator(mode="after")
     def _storage_fits(self) -> "StackConfig":
         checkpoints = self.storage.checkpoints
         if checkpoints is not None:

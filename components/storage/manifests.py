@@ -77,6 +77,32 @@ def checkpoint_storage_class(name: str, decision: SizingDecision, kms_key_arn: s
     }
 
 
+def history_storage_class(name: str, kms_key_arn: str, cost_tags: dict[str, str]) -> Manifest:
+    """gp3 at its included 3,000 IOPS and 125 MiB/s, encrypted with the stack key, made where its first pod
+    is scheduled; Delete: what it holds (metrics history) is worth less than a volume left behind."""
+    return {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": metadata(name),
+        "provisioner": EBS_CSI,
+        "parameters": {"type": "gp3", "encrypted": "true", "kmsKeyId": kms_key_arn, **volume_tags(cost_tags)},
+        "volumeBindingMode": "WaitForFirstConsumer",
+        "allowVolumeExpansion": True,
+        "reclaimPolicy": "Delete",
+    }
+
+
+def volume_claim(name: str, namespace: str, storage_class: str, size_gib: int) -> Manifest:
+    """A dynamically provisioned claim of one node's volume."""
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": metadata(name, namespace),
+        "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": storage_class,
+                 "resources": {"requests": {"storage": f"{size_gib}Gi"}}},
+    }
+
+
 def static_checkpoint_volume(name: str, volume_id: str, zone: str, size_gib: int, storage_class: str,
                              namespace: str, node_group: str) -> list[Manifest]:
     """A PersistentVolume over a pre-provisioned EBS volume and the claim bound to it. The volume's node
@@ -112,13 +138,7 @@ def fio_checkpoint_test(storage_class: str, size_gib: int, namespace: str, node_
                         tolerations: list[dict]) -> list[Manifest]:
     """The source's checkpoint write test against a fresh claim of the class, as a Job."""
     name = "fio-checkpoint-test"
-    claim = {
-        "apiVersion": "v1",
-        "kind": "PersistentVolumeClaim",
-        "metadata": metadata(name, namespace),
-        "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": storage_class,
-                 "resources": {"requests": {"storage": f"{size_gib}Gi"}}},
-    }
+    claim = volume_claim(name, namespace, storage_class, size_gib)
     fio = ["fio", "--name=checkpoint-write", "--directory=/data", "--rw=write", "--bs=128k", "--direct=1",
            "--iodepth=64", "--numjobs=8", "--ioengine=libaio", "--size=1G", "--runtime=300", "--time_based",
            "--group_reporting", "--output-format=json"]

@@ -96,3 +96,16 @@ def test_the_programs_edge_turns_a_config_error_into_pulumis_one_line_error():
         with config_errors_as_run_errors():
             raise ConfigError("az_count = 3: this account has 2 zones")
     assert raised.value.__cause__ is None and raised.value.__suppress_context__
+
+
+def test_a_history_volume_needs_a_system_node_in_every_zone():
+    """Issue 37, item 4: an EBS volume stays in its zone; fewer system nodes than zones could leave Prometheus
+    with none where its history is, so the stack says so, or keeps an emptyDir."""
+    two_nodes = {"deployer_cidrs": ["10.0.200.0/24"], "system_nodes": {"min_size": 2, "desired_size": 2}}
+    with pytest.raises(ConfigError, match=r"system_nodes.min_size = 2: Prometheus's history volume needs a system node "
+                                          r"in each of the 3 zones; allowed: >= 3"):
+        parse_config_values(with_value("seedance-gpu:cluster", two_nodes))
+    values = with_value("seedance-gpu:cluster", two_nodes)
+    values["seedance-gpu:monitoring"] = json.dumps({"persistent": False})
+    assert not parse_config_values(values).monitoring.persistent
+    assert parse_config_values(VALID).monitoring.persistent  # the defaults hold together: 3 zones, 3 nodes

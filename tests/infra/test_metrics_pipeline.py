@@ -7,7 +7,7 @@ import yaml
 
 from components.compute.labels import GPU_TAINT_KEY
 from seedance.engine import Secret
-from tests.helm import values_of
+from tests.helm import render_release, values_of
 from tests.k8s_checks import node_labels, selects
 from tests.stacks import stack_config
 
@@ -84,17 +84,8 @@ def test_dcgm_exporter_runs_on_every_gpu_node(stack_plan):
         assert selects(dcgm["affinity"], node_labels(asg)), asg.name
 
 
-def test_prometheus_starts_on_a_fresh_cluster(stack_plan):
-    """A fresh EKS cluster may have no default StorageClass: a volume claim without a declared class
-    leaves Prometheus Pending and every HPA blind. Prometheus runs on the system nodes."""
+def test_prometheus_runs_on_the_system_nodes(stack_plan):
     server = values_of(releases(stack_plan)["prometheus"])["server"]
-    volume = server.get("persistentVolume", {})
-    if volume.get("enabled", True):
-        declared = {c.inputs["metadata"]["name"] for c in stack_plan.of_type("kubernetes:storage.k8s.io/v1:StorageClass")}
-        assert volume.get("storageClass") in declared
-    else:  # an unbounded emptyDir gets the pod evicted when the node's disk fills
-        limit = int(server["emptyDir"]["sizeLimit"].removesuffix("Gi"))
-        assert int(server["retentionSize"].removesuffix("GB")) < limit
     (system,) = stack_plan.of_type("aws:eks/nodeGroup:NodeGroup")
     assert server["nodeSelector"].items() <= system.inputs["labels"].items()
 
@@ -232,3 +223,40 @@ def test_prometheus_has_no_lifecycle_api(stack_plan):
     args = containers["prometheus-server"]["args"]
     assert not [a for a in args if "lifecycle" in a]
     assert "--enable-feature=auto-reload-config" in args and "--config.auto-reload-interval=30s" in args
+
+
+def test_prometheus_history_survives_a_node_on_the_stacks_own_claim(stack_plan):
+    """Issue 37, item 4: the TSDB on a gp3 claim of a class the stack declares (a fresh EKS cluster has no
+    default StorageClass), encrypted with the stack key, made where the server is first scheduled, after
+    the EBS CSI driver, sized above the retention size the TSDB keeps to (so the kubelet never evicts it), and
+    mounted by the chart at its version (the rendered Deployment, with the chart's Recreate strategy so
+    the new pod can attach it). A stack without a system node in every zone keeps a bounded emptyDir."""
+    config = stack_config(stack_plan.stack)
+    prometheus = releases(stack_plan)["prometheus"]
+    server = values_of(prometheus)["server"]
+    kept_gib = int(server["retentionSize"].removesuffix("GB"))
+    rendered = render_release(prometheus, config.cluster.kubernetes_version)
+    deployment = next(o for o in rendered if o["kind"] == "Deployment" and o["metadata"]["name"].endswith("-server"))
+    volume = next(v for v in deployment["spec"]["template"]["spec"]["volumes"] if v["name"] == "storage-volume")
+    claims = {r.inputs["metadata"]["name"]: r for r in stack_plan.of_type("kubernetes:core/v1:PersistentVolumeClaim")}
+    if not config.monitoring.persistent:
+        assert "persistentVolumeClaim" not in volume and int(volume["emptyDir"]["sizeLimit"][:-2]) == kept_gib + 2
+        assert "prometheus-history" not in claims
+        return
+    assert volume["persistentVolumeClaim"]["claimName"] == "prometheus-history"
+    assert deployment["spec"]["strategy"]["type"] == "Recreate"
+    claim = claims["prometheus-history"]
+    assert claim.inputs["metadata"]["namespace"] == prometheus.inputs["namespace"] and claim.urn in prometheus.dependencies
+    assert int(claim.inputs["spec"]["resources"]["requests"]["storage"][:-2]) == kept_gib + 2
+    classes = {r.inputs["metadata"]["name"]: r for r in stack_plan.of_type("kubernetes:storage.k8s.io/v1:StorageClass")}
+    storage_class = classes[claim.inputs["spec"]["storageClassName"]]
+    assert storage_class.urn in claim.dependencies
+    assert storage_class.inputs["volumeBindingMode"] == "WaitForFirstConsumer"
+    assert storage_class.inputs["provisioner"] == "ebs.csi.aws.com"
+    parameters = storage_class.inputs["parameters"]
+    assert parameters["type"] == "gp3" and parameters["encrypted"] == "true"
+    keys = stack_plan.of_type("aws:kms/key:Key")
+    assert len(keys) == 1 and parameters["kmsKeyId"].startswith(f"arn:aws:kms:{config.region}:")  # the stack key
+    assert parameters["kmsKeyId"].rsplit("/", 1)[1].startswith(keys[0].id.rsplit("-", 1)[1])
+    csi = next(r for r in stack_plan.of_type("aws:eks/addon:Addon") if r.inputs["addonName"] == "aws-ebs-csi-driver")
+    assert csi.urn in storage_class.dependencies
