@@ -69,7 +69,8 @@ def test_prod_preprovisions_protected_encrypted_volumes_with_bound_claims(plan_o
         assert volume.inputs["type"] == "io2" and volume.inputs["encrypted"] is True
         assert volume.inputs["kmsKeyId"] == prod.outputs["kms_key_arn"] and volume.inputs["iops"] == 64_000
         assert volume.inputs["availabilityZone"] == "us-east-1a" and "cost-center" in volume.inputs["tags"]
-    claims = {c.inputs["spec"]["volumeName"] for c in prod.of_type("kubernetes:core/v1:PersistentVolumeClaim")}
+    claims = {c.inputs["spec"]["volumeName"] for c in prod.of_type("kubernetes:core/v1:PersistentVolumeClaim")
+              if c.inputs["spec"]["storageClassName"] == "checkpoints"}
     persistent = {p.inputs["metadata"]["name"]: p for p in prod.of_type("kubernetes:core/v1:PersistentVolume")}
     assert claims == set(persistent) == {"checkpoints-0", "checkpoints-1"}
     assert all(p.inputs["spec"]["persistentVolumeReclaimPolicy"] == "Retain" for p in persistent.values())
@@ -130,14 +131,18 @@ def test_bad_storage_config_exits_2_naming_the_key(tmp_path, capsys, path, value
     assert expected in err and err.count("\n") == 1
 
 
-def test_claims_of_the_checkpoint_class_carry_the_cost_tags_and_their_owner(stack_plan):
+def test_claims_of_every_ebs_class_carry_the_cost_tags_and_their_owner(stack_plan):
     """The budget counts volumes by the stack's cost tags; a dynamically provisioned volume gets them from
-    its class, and the claim's namespace and name from the driver, so a retained one says whose it was."""
-    (storage_class,) = [c for c in stack_plan.of_type("kubernetes:storage.k8s.io/v1:StorageClass")
-                        if c.inputs["provisioner"] == "ebs.csi.aws.com"]
-    tags = dict(v.split("=", 1) for k, v in storage_class.inputs["parameters"].items() if k.startswith("tagSpecification_"))
-    assert stack_config(stack_plan.stack).resource_tags.items() <= tags.items()
-    assert tags["kubernetes-namespace"] == "{{ .PVCNamespace }}" and tags["kubernetes-claim"] == "{{ .PVCName }}"
+    its class (the checkpoints' and Prometheus's history), and the claim's namespace and name from the
+    driver, so a retained one says whose it was."""
+    classes = [c for c in stack_plan.of_type("kubernetes:storage.k8s.io/v1:StorageClass")
+               if c.inputs["provisioner"] == "ebs.csi.aws.com"]
+    assert classes
+    for storage_class in classes:
+        tags = dict(v.split("=", 1) for k, v in storage_class.inputs["parameters"].items()
+                    if k.startswith("tagSpecification_"))
+        assert stack_config(stack_plan.stack).resource_tags.items() <= tags.items()
+        assert tags["kubernetes-namespace"] == "{{ .PVCNamespace }}" and tags["kubernetes-claim"] == "{{ .PVCName }}"
 
 
 def test_claims_are_priced_by_their_class(plan_of):
@@ -147,8 +152,11 @@ def test_claims_are_priced_by_their_class(plan_of):
     from seedance.check_command import plan_resources
     prod = plan_resources(plan_of("prod"))
     lines = {line.urn: line for line in estimate(prod, catalog_for("us-east-1")).lines}
-    bound = [lines[r.urn] for r in prod if r.type == "kubernetes:core/v1:PersistentVolumeClaim"]
+    claims = [r for r in prod if r.type == "kubernetes:core/v1:PersistentVolumeClaim"]
+    bound = [lines[r.urn] for r in claims if r.props["spec"].get("volumeName")]
     assert bound and all(line.monthly_usd == 0 and "pre-provisioned" in line.basis for line in bound)
+    (history,) = [lines[r.urn] for r in claims if not r.props["spec"].get("volumeName")]
+    assert history.basis == "claim of class monitoring-gp3: gp3 8 GiB" and history.monthly_usd == 8 * 0.08
     claim = PlanResource("urn:c", "kubernetes:core/v1:PersistentVolumeClaim", "c", {"spec": {
         "storageClassName": "checkpoints", "resources": {"requests": {"storage": "64Gi"}}}})
     (priced,) = estimate([*prod, claim], catalog_for("us-east-1")).lines[-1:]
