@@ -22,8 +22,8 @@ ONE_COPY = {"ceil_share": "components/capacity/mix.py"}
 TOKEN = re.compile(r"^(aws|kubernetes|tls|random|pulumi):[A-Za-z0-9./-]+:[A-Za-z0-9]+$")
 TOKEN_HOME = "components/plan/resources.py"
 # Files that hold provider knowledge as tables of their own, by token, until they are generated from the
-# pinned providers (issue 34, item 3): the force-new table and the offline engine's outputs per type.
-TOKEN_TABLES = {"components/plan/replacement.py", "seedance/offline_cloud.py"}
+# pinned providers (issue 34, item 3): the offline engine's outputs per type.
+TOKEN_TABLES = {"seedance/offline_cloud.py"}
 
 
 def modules():

@@ -5,7 +5,8 @@ A bridged AWS resource is replaced when an attribute its Terraform schema marks 
 `RequiresReplace` (framework) changes: that table is generated from terraform-provider-aws's source
 (data/force_new.aws.json, stamped with the pulumi-aws pin and the upstream version it was read at). A
 Kubernetes object is replaced when its name or namespace changes or a field in pulumi-kubernetes's
-force-new table does (provider/pkg/provider/diff.go, helm_release.go); a tls key, request or certificate
+force-new table does (generated from provider/pkg/provider/diff.go: data/force_new.kubernetes.json; a
+Helm release per helm_release.go); a tls key, request or certificate
 on any input but its renewal window (terraform-provider-tls `internal/provider/resource_*.go`); a random
 value on any input (terraform-provider-random: every argument forces a new value). The offline machine
 has no provider plugin to ask, so the tables hold the types this project declares; `replaced_by` returns
@@ -15,6 +16,7 @@ None for any other, and `seedance diff` says it cannot tell.
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from pathlib import Path
 
@@ -37,28 +39,26 @@ def aws_force_new() -> dict[str, tuple[str, ...]]:
     return {token: tuple(sorted({*paths, *conditional.get(token, ())})) for token, paths in document["types"].items()}
 
 
-# pulumi-kubernetes (provider/pkg/provider/diff.go `forceNew`): every kind is replaced when its name or
-# namespace changes; these kinds add their own paths. ConfigMap and Secret data count because the
-# provider's default (enableConfigMapMutable / enableSecretMutable off) replaces them on any change.
-_K8S_METADATA = ("metadata.name", "metadata.namespace")
-_PV_SOURCES = tuple(f"spec.{source}" for source in ("awsElasticBlockStore", "csi", "hostPath", "local", "nfs"))
-_K8S_KINDS: dict[str, tuple[str, ...]] = {
-    "apps/v1:Deployment": ("spec.selector",),
-    "apps/v1:DaemonSet": ("spec.selector",),
-    "apps/v1:StatefulSet": ("spec.selector", "spec.podManagementPolicy", "spec.revisionHistoryLimit",
-                            "spec.serviceName", "spec.volumeClaimTemplates"),
-    "batch/v1:Job": ("spec.completions", "spec.parallelism", "spec.selector", "spec.template"),
-    "core/v1:ConfigMap": ("binaryData", "data"),
-    "core/v1:Secret": ("type", "data", "stringData"),
-    "core/v1:PersistentVolume": _PV_SOURCES,
-    "core/v1:PersistentVolumeClaim": ("spec.accessModes", "spec.selector", "spec.storageClassName",
-                                      "spec.volumeName"),
-    "core/v1:ResourceQuota": ("spec.scopes",),
-    "core/v1:Service": ("spec.clusterIP",),
-    "storage.k8s.io/v1:StorageClass": ("parameters", "provisioner"),
-    "rbac.authorization.k8s.io/v1:ClusterRoleBinding": ("roleRef",),
-    "rbac.authorization.k8s.io/v1:RoleBinding": ("roleRef",),
-}
+# Generated from pulumi-kubernetes's provider/pkg/provider/diff.go by scripts/generate_force_new_kubernetes.py
+# (stamped with the pin and the commit it was read at); regenerate it when the pulumi-kubernetes pin moves:
+#   python scripts/generate_force_new_kubernetes.py --diff-go <checkout at the pinned tag>/provider/pkg/provider/diff.go \
+#     --source "pulumi/pulumi-kubernetes@<commit> (<tag>)" --pulumi-kubernetes-version <pin> \
+#     --out components/plan/data/force_new.kubernetes.json
+# Every kind is replaced when its name or namespace changes; a Secret's and a ConfigMap's data too, as the
+# provider's defaults (enableSecretMutable / enableConfigMapMutable off, provider.go) have it. A Helm
+# release (helm_release.go) is replaced on its name or namespace only.
+K8S_FORCE_NEW_TABLE = Path(__file__).parent / "data" / "force_new.kubernetes.json"
+
+
+@cache
+def kubernetes_force_new() -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
+    """(what replaces every kind, what replaces each kind besides)."""
+    document = json.loads(K8S_FORCE_NEW_TABLE.read_text())
+    kinds = {kind: tuple(paths) for kind, paths in document["kinds"].items()}
+    kinds.update({kind: tuple(paths) for kind, paths in document["unless_mutable"].items()})
+    return tuple(document["every_kind"]), kinds
+
+
 # Fields the API server refuses to change that the provider does not replace on: such an update fails at
 # `pulumi up` (the resource needs `replace_on_changes`, or a new name).
 _K8S_IMMUTABLE: dict[str, tuple[str, ...]] = {
@@ -70,7 +70,16 @@ _TLS_IN_PLACE = ("earlyRenewalHours",)
 
 
 def _matching(changed: list[str], paths: tuple[str, ...]) -> list[str]:
-    return [c for c in changed if any(c == p or c.startswith(p + ".") or p.startswith(c + ".") for p in paths)]
+    """The changed paths at, under or above a listed one (`[*]` in a listed path is any index)."""
+    def at_or_under(path: str, listed: str) -> bool:
+        return path == listed or path.startswith(listed + ".") or path.startswith(listed + "[")
+
+    found = []
+    for change in changed:
+        general = re.sub(r"\[\d+\]", "[*]", change)
+        if any(at_or_under(general, p) or at_or_under(p, general) for p in paths):
+            found.append(change)
+    return found
 
 
 def replaced_by(type_token: str, changed: list[str]) -> list[str] | None:
@@ -84,7 +93,8 @@ def replaced_by(type_token: str, changed: list[str]) -> list[str] | None:
         kind = type_token.split(":", 1)[1]
         if kind == "helm.sh/v3:Release":
             return _matching(changed, ("name", "namespace"))
-        return _matching(changed, _K8S_METADATA + _K8S_KINDS.get(kind, ()))
+        every_kind, kinds = kubernetes_force_new()
+        return _matching(changed, every_kind + kinds.get(kind, ()))
     paths = aws_force_new().get(type_token)
     return None if paths is None else _matching(changed, paths)
 

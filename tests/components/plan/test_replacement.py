@@ -45,3 +45,53 @@ def test_any_change_of_a_random_value_replaces_it():
 
 def test_tags_never_replace_an_aws_resource():
     assert not [t for t, paths in aws_force_new().items() if any(p == "tags" or p.startswith("tags.") for p in paths)]
+
+
+def test_the_kubernetes_table_is_the_pinned_providers_generated_from_its_source():
+    """Issue 34, item 3: generated from pulumi-kubernetes's diff.go (a copy, with its licence header, in
+    tests/fixtures/pulumi-kubernetes), stamped with the pin; regenerating it gives the committed file."""
+    import subprocess
+    import sys
+
+    from components.plan.replacement import K8S_FORCE_NEW_TABLE
+
+    committed = json.loads(K8S_FORCE_NEW_TABLE.read_text())
+    pinned = re.search(r'"pulumi-kubernetes==([\d.]+)"', (REPO / "pyproject.toml").read_text()).group(1)
+    assert committed["pulumi-kubernetes"] == pinned == metadata.version("pulumi_kubernetes")
+    generated = subprocess.run(
+        [sys.executable, str(REPO / committed["generated_by"]), "--diff-go",
+         str(REPO / "tests" / "fixtures" / "pulumi-kubernetes" / "diff.go"), "--source", committed["source"],
+         "--pulumi-kubernetes-version", pinned], capture_output=True, text=True, check=True).stdout
+    assert json.loads(generated) == committed
+
+
+@pytest.mark.parametrize("kind, path, replaced", [
+    ("core/v1:PersistentVolumeClaim", "spec.storageClassName", True),
+    ("core/v1:PersistentVolumeClaim", "spec.resources.requests.storage", False),  # EBS volumes grow in place
+    ("core/v1:PersistentVolumeClaim", "spec.selector.matchLabels.app", True),
+    ("core/v1:Secret", "stringData.key", True),  # enableSecretMutable is off by default
+    ("core/v1:ConfigMap", "data.config.pbtxt", True),
+    ("core/v1:ConfigMap", "metadata.labels.team", False),
+    ("core/v1:Pod", "spec.containers[0].image", True),  # `[*]` in the provider's path is any index
+    ("core/v1:Pod", "spec.containers[1].name", False),
+    ("apps/v1:Deployment", "spec.template.spec.containers[0].image", False),  # a rollout, not a replacement
+    ("apps/v1:StatefulSet", "spec.volumeClaimTemplates[0].spec.resources", True),
+    ("storage.k8s.io/v1:StorageClass", "parameters.type", True),
+    ("rbac.authorization.k8s.io/v1:RoleBinding", "roleRef.name", True),
+    ("networking.k8s.io/v1:NetworkPolicy", "metadata.namespace", True),  # every kind: name and namespace
+])
+def test_a_kubernetes_change_is_judged_by_the_generated_table(kind, path, replaced):
+    assert replaced_by(f"kubernetes:{kind}", [path]) == ([path] if replaced else [])
+
+
+def test_the_kubernetes_generator_refuses_go_it_does_not_read(tmp_path):
+    import subprocess
+    import sys
+
+    source = (REPO / "tests" / "fixtures" / "pulumi-kubernetes" / "diff.go").read_text()
+    changed = tmp_path / "diff.go"
+    changed.write_text(source.replace("var job = append(", "var job = slices.Concat("))
+    result = subprocess.run([sys.executable, str(REPO / "scripts" / "generate_force_new_kubernetes.py"), "--diff-go",
+                             str(changed), "--source", "x", "--pulumi-kubernetes-version", "0"],
+                            capture_output=True, text=True)
+    assert result.returncode == 2 and "slices.Concat" in result.stderr and result.stdout == ""
