@@ -27,6 +27,8 @@ import json
 import re
 import sys
 from pathlib import Path
+
+from generated_table import write_table
 from typing import Any
 
 TOKEN = re.compile(r'\s+|//[^\n]*|/\*.*?\*/|"(?:[^"\\]|\\.)*"|\.\.\.|:=|&&|\|\||[!=]=|[A-Za-z_][A-Za-z0-9_.]*|[{}()\[\],:;+*=!<>&]', re.S)
@@ -263,12 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     document = {"generated_by": "scripts/generate_force_new_kubernetes.py",
                 "pulumi-kubernetes": args.pulumi_kubernetes_version, "source": args.source, **generated}
-    text = json.dumps(document, indent=2) + "\n"
-    if args.out:
-        args.out.write_text(text)
-    else:
-        sys.stdout.write(text)
-    return 0
+    return write_table(document, args.out, indent=2)
 
 
 if __name__ == "__main__":

@@ -21,8 +21,8 @@ HOMES = {
 ONE_COPY = {"ceil_share": "components/capacity/mix.py"}
 TOKEN = re.compile(r"^(aws|kubernetes|tls|random|pulumi):[A-Za-z0-9./-]+:[A-Za-z0-9]+$")
 TOKEN_HOME = "components/plan/resources.py"
-# Files that hold provider knowledge as tables of their own, by token, until they are generated from the
-# pinned providers (issue 34, item 3): the offline engine's outputs per type.
+# The offline engine's tables by token: which properties a type has is generated from the pinned SDK;
+# the ARN forms (the Service Authorization Reference's) and the stand-in values are its own.
 TOKEN_TABLES = {"seedance/offline_cloud.py"}
 
 
