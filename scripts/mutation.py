@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -23,6 +24,8 @@ from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from seedance.charts import chart_cache  # noqa: E402  (the repository's own package, from its checkout)
 # package -> (the modules mutated, the tests that judge them)
 # (Tests that run the policy engine end to end judge its agreement with `seedance check`, not a rule's
 # logic: they cover every function and would make every mutant cost half a minute.)
@@ -40,9 +43,11 @@ PACKAGES = {
                      ["tests/components/plan", "tests/policies/test_unknowns.py", "tests/infra/test_day_two_changes.py",
                       "tests/seedance/test_check_command.py", "tests/seedance/test_hostile_inputs.py",
                       "tests/policies/test_rules.py", "tests/policies/test_security_gate.py"]),
-    "policy": (["policies/rules/*", "policies/framework.py"],
+    "policy": (["policies/rules/*", "policies/readers/*", "policies/framework.py", "policies/expectations.py"],
                ["tests/policies/test_rules.py", "tests/policies/test_security_gate.py", "tests/policies/test_spot_plans.py",
-                "tests/policies/test_unknowns.py"]),
+                "tests/policies/test_unknowns.py", "tests/policies/test_iam_meaning.py",
+                "tests/policies/test_network_meaning.py", "tests/policies/test_pod_security_meaning.py",
+                "tests/policies/test_rbac_meaning.py", "tests/policies/test_gate_attacks.py"]),
 }
 SOURCES = ["components", "policies", "seedance", "infra", "seedance_client"]
 # What the tests read besides the code and the tests (mutmut copies the sources and tests/ itself).
@@ -85,10 +90,12 @@ def run(package: str, keep: Path | None) -> dict[str, Counter]:
     with tempfile.TemporaryDirectory() as scratch:
         directory = workspace(Path(scratch) / package, modules, tests)
         started = time.perf_counter()
+        # The copy sits elsewhere, so the chart tests find the pinned charts where this checkout does.
+        environment = {**os.environ, "SEEDANCE_CHART_CACHE": str(chart_cache())}
         done = subprocess.run([str(REPO / ".venv" / "bin" / "mutmut"), "run"], cwd=directory, capture_output=True,
-                              text=True)
+                              text=True, env=environment)
         if done.returncode != 0:
-            raise SystemExit(f"mutmut failed for {package}: {done.stderr[-2000:]}")
+            raise SystemExit(f"mutmut failed for {package}: {(done.stdout + done.stderr)[-3000:]}")
         results = verdicts(directory)
         print(f"{package}: {time.perf_counter() - started:.0f} s")
         if keep:

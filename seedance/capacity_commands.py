@@ -98,13 +98,13 @@ def decide_command(args: argparse.Namespace) -> int:
                  f"{args.timeout:g} s; --timeout to change)...")
     started = time.monotonic()
     try:
-        previous = checked_lock(path, config, args.stack, table_zones(config))
+        previous = checked_lock(path, config, args.stack, table_zones(config), now)
         zones = decision_zones(config, live, previous)
-        previous = checked_lock(path, config, args.stack, zones)
-        holdings = stack_holdings(config, previous, live)
+        previous = checked_lock(path, config, args.stack, zones, now)
+        holdings, commitments = stack_holdings(config, previous, live, now)
         sources = [live, *fallback_sources(previous)] if live else [SnapshotPriceSource()]
         result = decide_stack(config, zones, sources, holdings,
-                              previous.plans() if previous else {}, now)
+                              previous.plans() if previous else {}, now, commitments)
     except (PriceSourceError, ConfigError) as error:
         raise CommandError(str(error)) from None
     if live is not None:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
+import operator
 import re
+import types
 import typing
 from typing import Any
 
@@ -38,7 +41,19 @@ def _model_of(annotation: Any) -> type[BaseModel] | None:
     return None
 
 
+def _plain(annotation: Any) -> Any:
+    """The annotation without its validators (`Annotated[T, ...]` is T), inside Optional and lists too."""
+    if typing.get_origin(annotation) is typing.Annotated:
+        return _plain(typing.get_args(annotation)[0])
+    arguments = typing.get_args(annotation)
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType) and any(
+            typing.get_origin(a) is typing.Annotated for a in arguments):
+        return functools.reduce(operator.or_, (_plain(a) for a in arguments))
+    return annotation
+
+
 def _type_name(annotation: Any) -> str:
+    annotation = _plain(annotation)
     text = getattr(annotation, "__name__", None) if not typing.get_args(annotation) else None
     # Generic types print with their modules' dotted paths; the reader wants the class names.
     return text or re.sub(r"(?<!['\w.])(?:\w+\.)+(?=\w)", "", str(annotation)).replace("NoneType", "None")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from datetime import datetime, timedelta, timezone
 from dataclasses import dataclass
 from typing import Any, Callable, Literal
 
@@ -373,8 +374,36 @@ def check_cost_tag(config: StackConfig, clients: Clients, findings: list[Finding
                             f"the first `pulumi up`, `seedance budget-tag --stack <env> --activate`"))
 
 
+def check_commitments(config: StackConfig, clients: Clients, findings: list[Finding], account: str | None) -> None:
+    """With `capacity.commitments: live` the decision reads Savings Plans, their rates, their utilisation and
+    the capacity reservations: each read it will make, asked once, so a missing grant shows before a
+    decision falls back to the lock's record of them."""
+    if config.capacity.commitments != "live":
+        return
+    savings_plans, ce = clients("savingsplans", "us-east-1"), clients("ce", "us-east-1")
+    ec2 = clients("ec2", config.region)
+    plans = _call(findings, "Savings Plans", "savingsplans:DescribeSavingsPlans",
+                  lambda: savings_plans.describe_savings_plans(states=["active"], maxResults=5))
+    if plans is not None:
+        for plan in plans.get("savingsPlans", [])[:1]:
+            if _call(findings, "Savings Plan rates", "savingsplans:DescribeSavingsPlanRates",
+                     lambda: savings_plans.describe_savings_plan_rates(savingsPlanId=plan["savingsPlanId"],
+                                                                       maxResults=1)) is None:
+                break
+        else:
+            findings.append(Finding("Savings Plans", "ok", f"{len(plans.get('savingsPlans', []))} active read"))
+    day = datetime.now(timezone.utc).date()
+    if _call(findings, "Savings Plans utilisation", "ce:GetSavingsPlansUtilizationDetails",
+             lambda: ce.get_savings_plans_utilization_details(TimePeriod={
+                 "Start": (day - timedelta(days=1)).isoformat(), "End": day.isoformat()}, MaxResults=1)) is not None:
+        findings.append(Finding("Savings Plans utilisation", "ok", "readable"))
+    if _call(findings, "capacity reservations", "ec2:DescribeCapacityReservations",
+             lambda: ec2.describe_capacity_reservations(MaxResults=5)) is not None:
+        findings.append(Finding("capacity reservations", "ok", "readable"))
+
+
 CHECKS = (check_quotas, check_zones, check_version, check_admin_roles, check_service_linked_roles, check_deploy_path,
-          check_model_writes_recorded, check_unclaimed_volumes, check_cost_tag)
+          check_model_writes_recorded, check_unclaimed_volumes, check_cost_tag, check_commitments)
 
 
 class NoIdentity(Exception):

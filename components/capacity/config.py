@@ -10,6 +10,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from components.capacity.plan import PlannerSettings
 from components.pricing.reserved import ReservedHolding
 from components.catalog.instance_types import gpu_instance_types
+from components.common.validation import IsoTime
+
+
+def known_gpu_type(value: str) -> str:
+    if value not in gpu_instance_types():
+        raise ValueError(f"not in the GPU instance table; known: {', '.join(sorted(gpu_instance_types()))}")
+    return value
 
 
 class ReservedInstanceConfig(BaseModel):
@@ -21,12 +28,49 @@ class ReservedInstanceConfig(BaseModel):
     count: int = Field(ge=1, le=10_000, description="Instances reserved.")
     hourly_usd: float = Field(gt=0, le=1000, description="Effective $/h per instance: upfront / term hours + hourly.")
 
-    @field_validator("instance_type")
+    _known_type = field_validator("instance_type")(lambda value: known_gpu_type(value))
+
+
+class SavingsPlanConfig(BaseModel):
+    """A Savings Plan's unused commitment, as Cost Explorer reports it, and its rates for the group types."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(pattern=r"^[\w-]{1,64}$", description="The plan's id (savingsPlanId).")
+    plan_type: Literal["Compute", "EC2Instance"] = Field("Compute", description="Compute, or EC2Instance (one "
+                                                                                "family in one region).")
+    instance_family: str = Field("", pattern=r"^[a-z0-9]{0,16}$", description="An EC2Instance plan's family.")
+    unused_usd_per_hour: float = Field(ge=0, le=100_000, allow_inf_nan=False, description="Commitment the last full "
+                                       "day left unused, per hour (Cost Explorer: Savings Plans utilisation).")
+    rates: dict[str, float] = Field(max_length=64, description="$/h per instance under the plan, by GPU type "
+                                    "(DescribeSavingsPlanRates: Linux/UNIX, shared tenancy, this region).")
+    ends: IsoTime = Field(description="When the plan ends (ISO 8601 with a zone); it counts "
+                                "only until then.")
+
+    @field_validator("rates")
     @classmethod
-    def _known_type(cls, value: str) -> str:
-        if value not in gpu_instance_types():
-            raise ValueError(f"not in the GPU instance table; known: {', '.join(sorted(gpu_instance_types()))}")
-        return value
+    def _known_types(cls, rates: dict[str, float]) -> dict[str, float]:
+        for instance_type, rate in rates.items():
+            known_gpu_type(instance_type)
+            if not 0 < rate <= 1000:
+                raise ValueError(f"the rate for {instance_type}, {rate}, is not between 0 and 1000 $/h")
+        return rates
+
+
+class CapacityReservationConfig(BaseModel):
+    """An On-Demand Capacity Reservation the account holds (billed at on-demand, used or not)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(pattern=r"^cr-[0-9a-f]{8,17}$", description="The reservation's id.")
+    instance_type: str = Field(description="GPU instance type reserved.")
+    zone: str = Field(pattern=r"^[a-z]{2}(-[a-z]+)+-\d[a-z]$", description="Availability Zone it reserves in.")
+    count: int = Field(ge=1, le=10_000, description="Instances reserved.")
+    targeted: bool = Field(False, description="Only instances that name it launch into it (the group names it).")
+    ends: IsoTime | None = Field(None, description="When it ends (ISO 8601 with a zone; none: "
+                                       "until cancelled).")
+
+    _known_type = field_validator("instance_type")(lambda value: known_gpu_type(value))
 
 
 class CapacityConfig(BaseModel):
@@ -48,6 +92,15 @@ class CapacityConfig(BaseModel):
     reserved_instances: Literal["config", "live"] = Field(
         "config", description="RI holdings from `reserved` below, or from describe_reserved_instances.")
     reserved: list[ReservedInstanceConfig] = Field([], description="RI holdings when reserved_instances is config.")
+    commitments: Literal["config", "live"] = Field(
+        "config", description="Savings Plans and capacity reservations from the two lists below, or read from the "
+                              "account (savingsplans:DescribeSavingsPlans and DescribeSavingsPlanRates, Cost Explorer "
+                              "utilisation, ec2:DescribeCapacityReservations).")
+    savings_plans: list[SavingsPlanConfig] = Field([], max_length=20, description="Savings Plans when commitments "
+                                                   "is config: their headroom is spent on on-demand GPUs first.")
+    capacity_reservations: list[CapacityReservationConfig] = Field(
+        [], max_length=50, description="On-Demand Capacity Reservations when commitments is config: the on-demand "
+                                       "base fills them first.")
     placement_scores: bool = Field(True, description="Ask EC2 for spot placement scores (live source only); without them classes with a placement minimum run no spot.")
     budget_breaker: bool = Field(False, description="Spot only for every GPU group (dev and staging only): the "
                                                     "durable form of `seedance breaker` at 95 % of the budget.")

@@ -10,6 +10,7 @@ from components.capacity.plan import GroupRequest, PlannerSettings
 from components.pricing.prices import HOURS_PER_MONTH
 from components.catalog.instance_types import gpu_instance_type
 from components.pricing.prices import InterruptionFrequency, Price, PriceBook
+from components.pricing.reserved import RESERVED_INSTANCE
 
 
 @dataclass(frozen=True)
@@ -45,8 +46,10 @@ class DecisionContext:
         return price is not None and price.age(self.now) <= self.settings.max_price_age
 
     def rate_per_gpu(self, instance_type: str) -> tuple[float | None, Price | None, str]:
-        """What a GPU of this type costs off spot: the cheapest RI held for it, else on-demand."""
-        held = [h for h in self.request.holdings if h.instance_type == instance_type and h.count > 0]
+        """What a GPU of this type costs off spot: the cheapest RI held for it, else on-demand. (Savings
+        Plan headroom and reservations cover the base only; a GPU beyond them pays on-demand.)"""
+        held = [h for h in self.request.holdings
+                if h.instance_type == instance_type and h.count > 0 and h.kind == RESERVED_INSTANCE]
         gpus = gpu_instance_type(instance_type).gpus
         if held:
             cheapest = min(held, key=lambda h: h.usd_per_hour)

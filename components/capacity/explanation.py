@@ -13,6 +13,7 @@ from components.capacity.context import DecisionContext
 from components.capacity.plan import SPOT_ALLOCATION_STRATEGY, CapacityPlan, GroupRequest
 from components.catalog.instance_types import gpu_instance_type
 from components.pricing.prices import InterruptionFrequency, Price, PriceBook
+from components.pricing.reserved import HOLDING_KINDS, RESERVED_INSTANCE
 
 if TYPE_CHECKING:  # the rules word their findings with `money`; this module only reads their verdicts
     from components.capacity.rules import PlacementVerdict, TypeVerdict
@@ -44,8 +45,13 @@ def group_lines(request: GroupRequest, book: PriceBook) -> list[str]:
             continue
         lines.append(f"on-demand {instance_type}: {money(price.usd_per_hour)}/h = {money(price.usd_per_hour / gpus)}"
                      f"/GPU-h ({gpus} GPUs), {price.source}, {observed(price)}")
-    for holding in request.holdings:
-        lines.append(f"reserved {holding.instance_type}: {holding.count} x {money(holding.usd_per_hour)}/h, {holding.source}")
+    for holding in sorted(request.holdings, key=lambda h: HOLDING_KINDS.index(h.kind)):
+        if holding.kind == RESERVED_INSTANCE:
+            lines.append(f"reserved {holding.instance_type}: {holding.count} x {money(holding.usd_per_hour)}/h, "
+                         f"{holding.source}")
+        else:
+            lines.append(f"held by {holding.described}: paid whether used or not, so in the on-demand base"
+                         + (" (targeted: the group names it)" if holding.targeted else ""))
     return lines
 
 
@@ -124,8 +130,12 @@ def mix_lines(plan: CapacityPlan, request: GroupRequest, reserved: int, baseline
     saving = 1 - expected / all_on_demand if all_on_demand else 0.0
     risk = (f", {money(with_interruptions)}/h with expected interruptions"
             if plan.spot_types and with_interruptions else "")
+    kinds = {kind: sum(h.count * gpu_instance_type(h.instance_type).gpus for h in request.holdings if h.kind == kind)
+             for kind in HOLDING_KINDS}
+    parts = " + ".join(f"{gpus} {kind}" for kind, gpus in kinds.items() if gpus)
+    held = f" ({parts})" if parts and set(k for k, g in kinds.items() if g) != {RESERVED_INSTANCE} else ""
     return [
-        f"on-demand base {plan.on_demand_base_gpus} GPUs = max(reserved {reserved}, ceil({klass.ri_baseline:.0%} "
+        f"on-demand base {plan.on_demand_base_gpus} GPUs = max(reserved {reserved}{held}, ceil({klass.ri_baseline:.0%} "
         f"x desired {request.desired_gpus}) = {baseline}), at most max {request.max_gpus}",
         f"on-demand above base {plan.on_demand_percentage_above_base}%: spot share "
         f"{plan.spot_share_at(request.reference_gpus):.1%} at {request.reference_gpus} GPUs, "

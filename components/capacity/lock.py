@@ -44,6 +44,16 @@ class LockedPrices(_Strict):
     interruptions: dict[str, LockedInterruptions] = {}
 
 
+class LockedHolding(_Strict):
+    """What a holding other than a Reserved Instance is (a Savings Plan, a reservation), as decided."""
+
+    kind: Literal["savings-plan", "capacity-reservation", "capacity-block"]
+    reference: str = Field(max_length=128, pattern=r"^[\w:/.-]*$")
+    zone: str = Field(max_length=32, pattern=r"^[a-z0-9-]*$")
+    targeted: bool
+    ends_at: str | None = Field(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+
+
 class LockedConstraints(_Strict):
     """What a plan was decided for; with RIs read live, the lock is their only record, so they are
     bounded here like configured ones."""
@@ -54,7 +64,9 @@ class LockedConstraints(_Strict):
     min_gpus: int = Field(ge=0)
     desired_gpus: int = Field(ge=0)
     max_gpus: int = Field(ge=0)
-    holdings: list[tuple[str, Annotated[int, Field(ge=0)], Annotated[float, Field(ge=0, le=1000, allow_inf_nan=False)]]]
+    holdings: list[tuple[str, Annotated[int, Field(ge=0)], Annotated[float, Field(ge=0, le=1000, allow_inf_nan=False)]]
+                   | tuple[str, Annotated[int, Field(ge=0)], Annotated[float, Field(ge=0, le=1000, allow_inf_nan=False)],
+                           LockedHolding]]
 
 
 class LockedPlan(_Strict):

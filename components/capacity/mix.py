@@ -16,10 +16,11 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any, Iterable, Sequence, TypeVar
 
 from components.plan.resources import PlanResource, is_unknown, tags_of
-from components.pricing.reserved import ReservedHolding
+from components.pricing.reserved import RESERVED_INSTANCE, ReservedHolding
 
 # The tag that carries a GPU group's Reserved Instances in the plan, so every reader of the plan (the
 # cost estimate offline and in the policy pack) prices them as the capacity decision did.
@@ -145,14 +146,32 @@ def expected_spot_rate(resource: PlanResource) -> float | None:
 
 
 def holdings_constraint(holdings: Sequence[ReservedHolding]) -> list[list[Any]]:
-    """The holdings as a plan's constraints (and so the lock) record them: [type, count, usd per hour]."""
-    return [[h.instance_type, h.count, h.usd_per_hour] for h in holdings]
+    """The holdings as a plan's constraints (and so the lock) record them: [type, count, usd per hour],
+    and for what is not a Reserved Instance what it is: {kind, reference, zone, ends_at, targeted}."""
+    recorded = []
+    for h in holdings:
+        entry: list[Any] = [h.instance_type, h.count, h.usd_per_hour]
+        if h.kind != RESERVED_INSTANCE:
+            entry.append({"kind": h.kind, "reference": h.reference, "zone": h.zone, "targeted": h.targeted,
+                          "ends_at": h.ends_at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+                          if h.ends_at else None})
+        recorded.append(entry)
+    return recorded
 
 
 def holdings_from_constraints(constraints: dict, source: str = "plan") -> tuple[ReservedHolding, ...]:
     """The holdings a plan was decided with, from its constraints."""
-    return tuple(ReservedHolding(str(t), int(count), float(rate), source)
-                 for t, count, rate in constraints.get("holdings", []))
+    held = []
+    for entry in constraints.get("holdings", []):
+        instance_type, count, rate, *what = entry
+        meta = dict(what[0]) if what else {}
+        ends = meta.get("ends_at")
+        held.append(ReservedHolding(str(instance_type), int(count), float(rate), source,
+                                    meta.get("kind", RESERVED_INSTANCE), meta.get("reference", ""),
+                                    meta.get("zone", ""),
+                                    datetime.fromisoformat(ends.replace("Z", "+00:00")) if ends else None,
+                                    bool(meta.get("targeted", False))))
+    return tuple(held)
 
 
 def asg_mix(resource: PlanResource) -> GroupMix | None:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Any
+from datetime import datetime
+from typing import Annotated, Any
+
+from pydantic import AwareDatetime, BeforeValidator
 
 # Patterns several config slices check against (with all_match, or anchored in a Field).
 IAM_ROLE_ARN = r"arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+"
@@ -42,3 +45,16 @@ def clipped(text: str, limit: int) -> str:
     tail = limit // 4
     head = limit - tail - 40
     return f"{text[:head]} ... ({len(text) - head - tail:,} characters cut) ... {text[-tail:]}"
+
+
+def _iso_time(value: Any) -> Any:
+    # Config values are validated strictly (no coercion), but a time is written as text in YAML and JSON.
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError(f"{value!r} is not an ISO 8601 time such as 2027-06-01T00:00:00Z") from None
+    return value
+
+
+IsoTime = Annotated[AwareDatetime, BeforeValidator(_iso_time)]

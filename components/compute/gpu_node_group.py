@@ -14,7 +14,7 @@ import pulumi_aws as aws
 from components.capacity.mix import EXPECTED_SPOT_TAG, HOLDINGS_TAG, holdings_tag
 from components.capacity.plan import CapacityPlan
 from components.catalog.instance_types import gpu_instance_type
-from components.compute.asg import asg_tags, instances_distribution, node_template_resources
+from components.compute.asg import asg_tags, capacity_reservation_specification, instances_distribution, node_template_resources
 from components.compute.config import CONFIG_LABEL, GpuNodeGroupConfig, gpu_pool_selector
 from components.compute.labels import (ACCELERATOR_LABEL, AMI_FAMILY_LABEL, BREAKER_TAG, GPU_TAINT, LOCAL_NVME_LABEL,
                                        accelerator_value, pool_taint)
@@ -134,6 +134,13 @@ class GpuNodeGroup(pulumi.ComponentResource):
                 capacity_distribution_strategy="balanced-best-effort"),
             mixed_instances_policy=mixed_instances_policy(plan, config.gpus_per_instance, template.id,
                                                           template.latest_version),
+            capacity_reservation_specification=(
+                aws.autoscaling.GroupCapacityReservationSpecificationArgs(
+                    capacity_reservation_preference=reservations["capacity_reservation_preference"],
+                    capacity_reservation_target=aws.autoscaling.GroupCapacityReservationSpecificationCapacityReservationTargetArgs(
+                        **reservations["capacity_reservation_target"]) if "capacity_reservation_target" in reservations
+                    else None)
+                if (reservations := capacity_reservation_specification(plan)) else None),
             # New images and user data roll at the class's pace; see components/compute/rollout.py.
             instance_refresh=aws.autoscaling.GroupInstanceRefreshArgs(
                 strategy="Rolling",

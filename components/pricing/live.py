@@ -13,7 +13,7 @@ import json
 import re
 import time
 import urllib.request
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Sequence
 
 from botocore.config import Config
@@ -22,6 +22,8 @@ from pydantic import BaseModel, ValidationError
 
 from components.pricing.prices import (
     InterruptionFrequency, PlacementRequest, PlacementScore, Price, PriceBook, PriceSourceError)
+from components.pricing.commitments import (SavingsPlanCommitment, plan_rates, reservation_holdings,
+                                           savings_plan_commitments, unused_commitment_per_hour)
 from components.pricing.reserved import ReservedHolding, holdings_from_reserved_instances
 
 # The Price List API is served from these regions only; each answers for every region.
@@ -247,6 +249,47 @@ class LivePriceSource:
                             Filters=[{"Name": "state", "Values": ["available"]},
                                      {"Name": "zone-type", "Values": ["availability-zone"]}])
         return {z["ZoneName"]: z["ZoneId"] for z in answer["AvailabilityZones"]}
+
+    def _token_pages(self, client: Any, operation: str, items_key: str, token_key: str, **params) -> list[dict]:
+        """Every page of an operation botocore has no paginator for, following its own token."""
+        items: list[dict] = []
+        token: str | None = None
+        while True:
+            page = self._call(client, operation, **params, **({token_key: token} if token else {}))
+            items.extend(page.get(items_key, []))
+            token = page.get(token_key)
+            if not token:
+                return items
+
+    def capacity_reservations(self, region: str, now: datetime) -> list[ReservedHolding]:
+        """Active Linux capacity reservations (On-Demand and Capacity Blocks), each at the on-demand rate
+        it bills (a block: paid up front)."""
+        self._deadline = self._monotonic() + self._budget
+        reservations = self._pages(self._clients("ec2", region), "describe_capacity_reservations",
+                                   "CapacityReservations", Filters=[{"Name": "state", "Values": ["active"]}])
+        types = sorted({str(r.get("InstanceType")) for r in reservations})
+        on_demand = self._on_demand_prices(region, types, now) if types else {}
+        return reservation_holdings(reservations, lambda t: on_demand[t].usd_per_hour if t in on_demand else None, now)
+
+    def savings_plans(self, region: str, now: datetime) -> list[SavingsPlanCommitment]:
+        """Active Compute and EC2 Instance Savings Plans, their EC2 rates in `region`, and what of each
+        commitment the last full day left unused (Cost Explorer, served from us-east-1)."""
+        self._deadline = self._monotonic() + self._budget
+        client = self._clients("savingsplans", "us-east-1")
+        plans = self._token_pages(client, "describe_savings_plans", "savingsPlans", "nextToken", states=["active"])
+        rates = {}
+        for plan in plans:
+            if plan.get("savingsPlanType") in ("Compute", "EC2Instance"):
+                found = self._token_pages(client, "describe_savings_plan_rates", "searchResults", "nextToken",
+                                          savingsPlanId=plan["savingsPlanId"],
+                                          filters=[{"name": "region", "values": [region]},
+                                                   {"name": "productType", "values": ["EC2"]}])
+                rates[plan["savingsPlanId"]] = plan_rates(found, region)
+        day = (now - timedelta(days=1)).date()
+        details = self._token_pages(self._clients("ce", "us-east-1"), "get_savings_plans_utilization_details",
+                                    "SavingsPlansUtilizationDetails", "NextToken",
+                                    TimePeriod={"Start": day.isoformat(), "End": now.date().isoformat()})
+        return savings_plan_commitments(plans, rates, unused_commitment_per_hour(details, 24), now)
 
     def reserved_holdings(self, region: str) -> list[ReservedHolding]:
         self._deadline = self._monotonic() + self._budget

@@ -1,18 +1,46 @@
-"""Reserved Instance holdings as the account reports them, and their effective hourly rate. Pure."""
+"""What the account already holds for a group's on-demand units, as the account reports it: Reserved
+Instances, Savings Plan commitment, On-Demand Capacity Reservations and Capacity Blocks. Pure.
+
+Each is a holding of whole instances of one type at an hourly rate per instance that is paid whether the
+instances run or not (an RI's effective rate, a Savings Plan's rate for the type, the on-demand rate a
+reservation bills, a block's fee over its hours), so a group's on-demand base covers its holdings before
+anything else, and no spot unit displaces one.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Iterable
+
+RESERVED_INSTANCE = "reserved-instance"
+SAVINGS_PLAN = "savings-plan"
+CAPACITY_RESERVATION = "capacity-reservation"
+CAPACITY_BLOCK = "capacity-block"
+# The order the decision explains them in: commitments, reservations, blocks (then on-demand, then spot).
+HOLDING_KINDS = (SAVINGS_PLAN, RESERVED_INSTANCE, CAPACITY_RESERVATION, CAPACITY_BLOCK)
 
 
 @dataclass(frozen=True)
 class ReservedHolding:
     instance_type: str
     count: int
-    usd_per_hour: float  # effective rate per instance: upfront / term hours + usage + recurring
+    usd_per_hour: float  # per instance, paid whether it runs: see the module's docstring
     source: str
+    kind: str = RESERVED_INSTANCE
+    reference: str = ""  # the Savings Plan's or the reservation's id
+    zone: str = ""  # a reservation's zone; "" for what applies in every zone of the region
+    ends_at: datetime | None = None
+    targeted: bool = False  # a reservation only instances that name it launch into
+
+    @property
+    def described(self) -> str:
+        """The holding as a decision's explanation names it."""
+        where = f" in {self.zone}" if self.zone else ""
+        until = f", ends {self.ends_at:%Y-%m-%d %H:%M}Z" if self.ends_at else ""
+        name = f"{self.kind} {self.reference}".strip() if self.reference else self.kind
+        return f"{name}: {self.count} x {self.instance_type}{where} at ${self.usd_per_hour:,.4f}/h{until}, {self.source}"
 
 
 def effective_hourly_rate(fixed_price: float, duration_seconds: int, usage_price: float,

@@ -12,7 +12,7 @@ An offline run (the program under Pulumi's mock runtime: `seedance plan`, tests)
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import replace, dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Literal, Sequence
@@ -26,7 +26,9 @@ from components.capacity.planner import decide_all
 from components.capacity.rules import baseline_gpus, placement_questions, reserved_gpus
 from components.pricing.prices import PlacementRequest, PriceBook, PriceSource, PriceSourceError, SnapshotPriceSource
 from components.capacity.holdings import allocate_holdings
-from components.pricing.reserved import ReservedHolding
+from components.pricing.commitments import SavingsPlanCommitment, commitment_holdings
+from components.pricing.reserved import CAPACITY_RESERVATION, RESERVED_INSTANCE, SAVINGS_PLAN, ReservedHolding
+from components.catalog.instance_types import gpu_instance_type
 from components.stack.config import PROJECT, ConfigError, StackConfig
 
 
@@ -49,13 +51,20 @@ def decision_zones(config: StackConfig, live: LivePriceSource | None, lock: Capa
     return list(locked[0]) if locked else table_zones(config)
 
 
-def group_requests(config: StackConfig, zones: Sequence[str], holdings: Sequence[ReservedHolding]) -> list[GroupRequest]:
-    allocated = allocate_holdings(holdings, [(g.name, tuple(g.instance_types), g.max_gpus)
+def group_requests(config: StackConfig, zones: Sequence[str], holdings: Sequence[ReservedHolding],
+                   commitments: Sequence[SavingsPlanCommitment] = ()) -> list[GroupRequest]:
+    """Each group's request, with the holdings it uses: Reserved Instances and reservations split by
+    type (and zone), then Savings Plan headroom for the units the group runs beyond them."""
+    allocated = allocate_holdings(holdings, [(g.name, tuple(g.instance_types), g.max_gpus, g.launch_zones(zones))
                                              for g in config.gpu_node_groups])
+    held_gpus = {name: sum(h.count * gpu_instance_type(h.instance_type).gpus for h in held)
+                 for name, held in allocated.items()}
+    committed = commitment_holdings(commitments, config.region, [
+        (g.name, tuple(g.instance_types), max(0, g.desired_gpus - held_gpus[g.name])) for g in config.gpu_node_groups])
     return [
         GroupRequest(name=g.name, workload_class=g.workload(), instance_types=tuple(g.instance_types),
                      zones=g.launch_zones(zones), min_gpus=g.min_gpus, desired_gpus=g.desired_gpus, max_gpus=g.max_gpus,
-                     holdings=allocated[g.name])
+                     holdings=committed[g.name] + allocated[g.name])
         for g in config.gpu_node_groups
     ]
 
@@ -102,8 +111,9 @@ def read_prices(sources: Sequence[PriceSource], region: str, requests: Sequence[
 
 
 def decide_stack(config: StackConfig, zones: Sequence[str], sources: Sequence[PriceSource],
-                 holdings: Sequence[ReservedHolding], current: dict[str, CapacityPlan], now: datetime) -> StackDecision:
-    requests = group_requests(config, zones, holdings)
+                 holdings: Sequence[ReservedHolding], current: dict[str, CapacityPlan], now: datetime,
+                 commitments: Sequence[SavingsPlanCommitment] = ()) -> StackDecision:
+    requests = group_requests(config, zones, holdings, commitments)
     if not requests:
         return StackDecision([], PriceBook(region=config.region), "none")
     book, source, notes = read_prices(sources, config.region, requests, zones, config.capacity.placement_scores)
@@ -165,12 +175,13 @@ def lock_violations(lock: CapacityLock, config: StackConfig, stack: str, request
     return problems
 
 
-def checked_lock(path: Path, config: StackConfig, stack: str, zones: Sequence[str]) -> CapacityLock | None:
+def checked_lock(path: Path, config: StackConfig, stack: str, zones: Sequence[str],
+                 now: datetime) -> CapacityLock | None:
     """The stack's lock, refused with its first violation named (None when there is none)."""
     lock = optional_lock(path)
     if lock is None:
         return None
-    problems = lock_violations(lock, config, stack, group_requests(config, zones, stack_holdings(config, lock, None)))
+    problems = lock_violations(lock, config, stack, group_requests(config, zones, *stack_holdings(config, lock, None, now)))
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise ConfigError(f"capacity lock {path.name}: {problems[0]}{more}; locks are written by `seedance decide`: "
@@ -200,16 +211,54 @@ class ProgramCapacity:
     decisions: list[Decision] = field(default_factory=list)  # empty when deployed from the lock
 
 
-def stack_holdings(config: StackConfig, lock: CapacityLock | None, live: LivePriceSource | None) -> list[ReservedHolding]:
-    """RI holdings: from config; or read live, falling back to those the lock was decided with."""
-    if config.capacity.reserved_instances == "config":
-        return config.capacity.configured_holdings()
-    if live is not None:
-        try:
-            return live.reserved_holdings(config.region)
-        except PriceSourceError:
-            pass
-    return _lock_holdings(lock) if lock else []
+def stack_holdings(config: StackConfig, lock: CapacityLock | None, live: LivePriceSource | None, now: datetime
+                   ) -> tuple[list[ReservedHolding], list[SavingsPlanCommitment]]:
+    """What the account holds for the groups: Reserved Instances and capacity reservations, and Savings
+    Plans with their headroom; from config, or read live. A live read that fails falls back to what the
+    lock was decided with (never to holding less, which would leave more room for spot). What has ended
+    by `now` counts no more."""
+    capacity = config.capacity
+    recorded = _lock_holdings(lock) if lock else []
+    if capacity.reserved_instances == "config":
+        held = list(capacity.configured_holdings())
+    else:
+        held = _read_or(lambda: live.reserved_holdings(config.region), live,
+                        [h for h in recorded if h.kind == RESERVED_INSTANCE])
+    commitments: list[SavingsPlanCommitment] = []
+    if capacity.commitments == "config":
+        book = SnapshotPriceSource().book(config.region) if capacity.capacity_reservations else None
+        for r in capacity.capacity_reservations:
+            price = book.on_demand_price(r.instance_type)
+            if price is None:
+                raise ConfigError(f"invalid config {PROJECT}:capacity.capacity_reservations: {r.id} reserves "
+                                  f"{r.instance_type}, which has no bundled on-demand price in {config.region}")
+            held.append(ReservedHolding(r.instance_type, r.count, price.usd_per_hour, "stack config (billed at "
+                                        "on-demand, used or not)", CAPACITY_RESERVATION, r.id, r.zone, r.ends,
+                                        r.targeted))
+        commitments = [SavingsPlanCommitment(p.id, p.plan_type, p.instance_family,
+                                             config.region if p.plan_type == "EC2Instance" else "", 0.0,
+                                             p.unused_usd_per_hour, dict(p.rates), p.ends, "stack config")
+                       for p in capacity.savings_plans]
+    else:
+        reservations = _read_or(lambda: live.capacity_reservations(config.region, now), live, None)
+        plans = _read_or(lambda: live.savings_plans(config.region, now), live, None)
+        held += reservations if reservations is not None else [
+            h for h in recorded if h.kind == CAPACITY_RESERVATION]
+        if plans is None:
+            held += [h for h in recorded if h.kind == SAVINGS_PLAN]
+        else:
+            commitments = plans
+    return ([h for h in held if h.ends_at is None or h.ends_at > now],
+            [c for c in commitments if c.ends_at > now])
+
+
+def _read_or(read, live: LivePriceSource | None, fallback):
+    if live is None:
+        return fallback
+    try:
+        return read()
+    except PriceSourceError:
+        return fallback
 
 
 @dataclass(frozen=True)
@@ -246,13 +295,13 @@ def _decided_capacity(config: StackConfig, stack: str, zones: Sequence[str], sta
     if not config.gpu_node_groups:
         return ProgramCapacity({}, "no GPU node groups")
     path = lock_path(stacks_dir, stack)
-    lock = checked_lock(path, config, stack, zones)
+    lock = checked_lock(path, config, stack, zones, now)
     decide_command = f"seedance decide --stack {stack} --source live"
     snapshot = SnapshotPriceSource()
     source = config.capacity.source
 
     if source == "lock" and lock is not None:
-        requests = group_requests(config, zones, stack_holdings(config, lock, None))
+        requests = group_requests(config, zones, *stack_holdings(config, lock, None, now))
         problems = lock_mismatches(lock, requests)
         if problems:
             raise ConfigError(f"capacity lock {path.name} does not match {PROJECT}:gpu_node_groups: "
@@ -274,8 +323,8 @@ def _decided_capacity(config: StackConfig, stack: str, zones: Sequence[str], sta
         origin = {"lock": f"no lock {path.name}: decided from the bundled price snapshot (offline plan)",
                   "live": "offline: live prices replaced by the bundled price snapshot",
                   "snapshot": "decided from the bundled price snapshot"}[source]
-    holdings = stack_holdings(config, lock, mode.live if use_live else None)
-    stack_decision = decide_stack(config, zones, sources, holdings, current, now)
+    holdings, commitments = stack_holdings(config, lock, mode.live if use_live else None, now)
+    stack_decision = decide_stack(config, zones, sources, holdings, current, now, commitments)
     notes = f" ({'; '.join(stack_decision.notes)})" if stack_decision.notes else ""
     return ProgramCapacity(stack_decision.plans(), origin + notes, stack_decision.decisions)
 
@@ -295,11 +344,12 @@ def optional_lock(path: Path) -> CapacityLock | None:
 
 
 def _lock_holdings(lock: CapacityLock) -> list[ReservedHolding]:
-    """The RI holdings a lock was decided with (when RIs are read live, the lock is their record)."""
-    holdings: dict[str, ReservedHolding] = {}
+    """The holdings a lock was decided with (when they are read live, the lock is their record), each
+    summed over the groups that shared it."""
+    holdings: dict[tuple, ReservedHolding] = {}
     for plan in lock.plans().values():
         for held in plan.mix.holdings:
-            previous = holdings.get(held.instance_type)
-            total = held.count + (previous.count if previous else 0)
-            holdings[held.instance_type] = ReservedHolding(held.instance_type, total, held.usd_per_hour, "capacity lock")
+            key = (held.instance_type, held.kind, held.reference, held.zone, held.usd_per_hour)
+            previous = holdings.get(key)
+            holdings[key] = replace(held, count=held.count + (previous.count if previous else 0), source="capacity lock")
     return list(holdings.values())

@@ -40,7 +40,8 @@ def request(workload="batch", types=("g6.12xlarge", "g5.12xlarge", "g6e.12xlarge
             max_gpus=64, holdings=(), zones=ZONES, name=None) -> GroupRequest:
     return GroupRequest(name=name or workload, workload_class=workload_classes()[workload], instance_types=tuple(types),
                         zones=tuple(zones), min_gpus=min_gpus, desired_gpus=desired, max_gpus=max_gpus,
-                        holdings=tuple(ReservedHolding(*h, "test RI") for h in holdings))
+                        holdings=tuple(h if isinstance(h, ReservedHolding) else ReservedHolding(*h, "test RI")
+                                       for h in holdings))
 
 
 class FakeLiveSource:
@@ -69,6 +70,16 @@ class FakeLiveSource:
         return {zone: zone_id for zone, zone_id in zip(self.zones, ("use1-az1", "use1-az2", "use1-az4", "use1-az5"))}
 
     def reserved_holdings(self, region):
+        if self.fail:
+            raise PriceSourceError(self.fail)
+        return []
+
+    def capacity_reservations(self, region, now):
+        if self.fail:
+            raise PriceSourceError(self.fail)
+        return []
+
+    def savings_plans(self, region, now):
         if self.fail:
             raise PriceSourceError(self.fail)
         return []

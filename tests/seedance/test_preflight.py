@@ -24,7 +24,7 @@ class Account:
 
     def __init__(self):
         self.clients = {s: boto3.client(s, region_name="us-east-1", aws_access_key_id="k", aws_secret_access_key="s")
-                        for s in ("service-quotas", "ec2", "eks", "iam", "ce", "sts", "cloudtrail")}
+                        for s in ("service-quotas", "ec2", "eks", "iam", "ce", "sts", "cloudtrail", "savingsplans")}
         self.stubs = {s: Stubber(c) for s, c in self.clients.items()}
         for stub in self.stubs.values():
             stub.activate()
@@ -247,3 +247,22 @@ def test_one_deadline_ends_a_preflight_whose_endpoints_never_answer(monkeypatch,
     err = capsys.readouterr().err
     assert "no answer within 0.5 s" in err and len(err.strip().splitlines()) == 1
     never.set()
+
+
+def test_live_commitments_are_read_as_the_decision_will_and_a_missing_grant_is_named(account):
+    """Issue 38: with `capacity.commitments: live` each read the decision makes is asked once; one it may
+    not make is named by its permission (the decision would fall back to the lock's record)."""
+    config = stack_config("prod")
+    live = config.model_copy(update={"capacity": config.capacity.model_copy(update={"commitments": "live"})})
+    account.answer("savingsplans", "describe_savings_plans", {"savingsPlans": [{"savingsPlanId": "sp-1"}]})
+    account.answer("savingsplans", "describe_savings_plan_rates", {"savingsPlanId": "sp-1", "searchResults": []})
+    account.deny("ce", "get_savings_plans_utilization_details")
+    account.answer("ec2", "describe_capacity_reservations", {"CapacityReservations": []})
+    findings = []
+    preflight.check_commitments(live, account, findings, ACCOUNT)
+    assert [(f.check, f.verdict) for f in findings] == [
+        ("Savings Plans", "ok"), ("Savings Plans utilisation", "unchecked"), ("capacity reservations", "ok")]
+    assert findings[1].detail == "could not check: missing permission ce:GetSavingsPlansUtilizationDetails"
+    findings = []
+    preflight.check_commitments(config, account, findings, ACCOUNT)  # from config: nothing to read
+    assert findings == []

@@ -272,7 +272,7 @@ def test_reserved_instances_at_their_effective_rate():
 def test_effective_rate_and_allocation_between_groups():
     assert effective_hourly_rate(8760.0, 31_536_000, 0.1, 0.2) == pytest.approx(1.3)
     held = [ReservedHolding("g6.xlarge", 5, 0.5, "x")]
-    allocated = allocate_holdings(held, [("online", ("g6.xlarge",), 3), ("batch", ("g6.xlarge", "g5.xlarge"), 8)])
+    allocated = allocate_holdings(held, [("online", ("g6.xlarge",), 3, ZONES), ("batch", ("g6.xlarge", "g5.xlarge"), 8, ZONES)])
     assert [h.count for h in allocated["online"]] == [3] and [h.count for h in allocated["batch"]] == [2]
 
 
