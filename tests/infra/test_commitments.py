@@ -5,7 +5,7 @@ reservations first, the lock records them, and a live read that fails never hold
 import yaml
 
 from components.capacity.config import CapacityReservationConfig, SavingsPlanConfig
-from components.capacity.lock import build_lock, render_lock, lock_path
+from components.capacity.lock import build_lock, lock_path, read_lock, render_lock
 from components.pricing.prices import PriceSourceError
 from components.pricing.commitments import SavingsPlanCommitment
 from components.stack.capacity import decide_stack, stack_holdings
@@ -60,7 +60,7 @@ def test_the_decision_explains_the_order_and_the_lock_records_what_each_holding_
     lock = build_lock(None, "prod", config.region, NOW, result.source, config.capacity.settings(), result.decisions,
                       result.book)
     lock_path(tmp_path, "prod").write_text(render_lock(lock))
-    recorded = [h for h in lock.plans()["online"].mix.holdings if h.reference]
+    recorded = [h for h in read_lock(lock_path(tmp_path, "prod")).plans()["online"].mix.holdings if h.reference]
     assert {(h.kind, h.reference, h.count) for h in recorded} == {("savings-plan", "sp-0a1b2c3d", 1),
                                                                   ("capacity-reservation", "cr-0123456789abcdef0", 1)}
 
