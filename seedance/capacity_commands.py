@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from datetime import datetime, timedelta, timezone
@@ -52,14 +53,20 @@ def progress(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 1 <= value <= 3600:
-        raise argparse.ArgumentTypeError(f"{text!r}: allowed: 1 to 3600 seconds")
-    return value
+def bounded(low: float, high: float, allowed: str, *, above_low: bool = False) -> Callable[[str], float]:
+    """An argparse type: a number from `low` (or above it) to `high`, else one line saying what is allowed."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not ((low < value) if above_low else (low <= value)) or not value <= high:
+            raise argparse.ArgumentTypeError(f"{text!r}: allowed: {allowed}")
+        return value
+    return parse
+
+
+_seconds = bounded(1, 3600, "1 to 3600 seconds")
 
 
 def decision_report(result: StackDecision) -> list[str]:

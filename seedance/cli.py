@@ -37,8 +37,8 @@ from components.stack.capacity import RunMode, table_zones
 from components.stack.config import PROJECT
 from components.stack.derivation import account_steps, capacity_report, checkpoint_decision, derive
 from components.stack.placeholders import placeholders
-from seedance import (breaker_command, budget_tag_command, capacity_commands, check_command, config_reference,
-                      cost_gate_command, images_command, model_command, preflight)
+from seedance import (breaker_command, budget_tag_command, capacity_blocks_command, capacity_commands, check_command,
+                      config_reference, cost_gate_command, images_command, model_command, preflight)
 
 from seedance.engine import Plan, ProgramFailed, ProgramInputError, run_program
 from seedance.offline_cloud import OfflineCloud
@@ -227,6 +227,7 @@ def _parser() -> argparse.ArgumentParser:
     _stack_arguments(fio)
     fio.set_defaults(run=_fio_job_command)
     capacity_commands.register(commands, _stack_arguments)
+    capacity_blocks_command.register(commands, _stack_arguments)
     preflight.register(commands, _stack_arguments)
     model_command.register(commands)
     check_command.register(commands, lambda args: check_command.run(args, offline_plan, platform_stack_outputs),
