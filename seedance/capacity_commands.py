@@ -77,8 +77,9 @@ def decision_report(result: StackDecision) -> list[str]:
     return lines
 
 
-def capacity_section(outputs: dict) -> list[str]:
-    """The `capacity` output of a seedance stack as text: each group's mix and the reasons for it."""
+def capacity_section(outputs: dict, previews: dict[str, str] | None = None) -> list[str]:
+    """The `capacity` output of a seedance stack as text: each group's mix, for a group on no spot its
+    reference preview (what the advisor's discount would make of it, when given), and the reasons."""
     capacity = outputs.get("capacity")
     if not isinstance(capacity, dict) or not capacity.get("groups"):
         return []
@@ -91,6 +92,8 @@ def capacity_section(outputs: dict) -> list[str]:
                      f"{', '.join(group['spot_types']) or 'none'}; at most {group['max_spot_share']:.0%} spot; "
                      f"${group['expected_usd_per_hour']:,.2f}/h vs ${group['all_on_demand_usd_per_hour']:,.2f}/h "
                      f"all on-demand ({saving:.0%} saved)")
+        if previews and name in previews and not group["spot_types"]:  # what spot would be worth to it
+            lines.append(f"    {previews[name]}")
         lines += [f"    {line}" for line in group["explanation"]]
     return lines
 

@@ -33,7 +33,7 @@ from components.serving.capacity import table_lines
 from components.cost.gate import GateInputError
 from components.monitoring.sizing import cost_loop_monthly_usd, history_volume_gib
 from seedance_client.publishing import PublishError
-from components.stack.capacity import RunMode, table_zones
+from components.stack.capacity import RunMode, reference_previews, table_zones
 from components.stack.config import PROJECT
 from components.stack.derivation import account_steps, capacity_report, checkpoint_decision, derive
 from components.stack.placeholders import placeholders
@@ -97,7 +97,8 @@ def _derived_sections(args: argparse.Namespace, plan: Plan) -> list[list[str]]:
     return [
         ["Checkpoint volume sizing (monthly, per volume):", *[f"  {line}" for line in storage]] if storage else [],
         ["Egress to AWS services, per month (through NAT only vs this stack's endpoints):", *egress],
-        capacity_commands.capacity_section({"capacity": capacity_report(derived.capacity, {})}),
+        capacity_commands.capacity_section({"capacity": capacity_report(derived.capacity, {})},
+                                           reference_previews(config, table_zones(config), now)),
         _cost_section(plan),
         ["Triton pods the autoscalers may ask for, against each group at its maximum:", *serving] if serving else [],
         ["Prometheus series at the groups' maxima (rules, dashboards and OpenCost included):", *derived.series.lines(),

@@ -23,6 +23,7 @@ from components.capacity.lock import CapacityLock, LockError, LockPriceSource, l
 from components.capacity.plan import (ON_DEMAND_ALLOCATION_STRATEGY, SPOT_ALLOCATION_STRATEGY, CapacityPlan, Decision,
                                       GroupRequest, constraint_changes, spot_only)
 from components.capacity.planner import decide_all
+from components.capacity.preview import reference_preview
 from components.capacity.rules import baseline_gpus, placement_questions, reserved_gpus
 from components.pricing.prices import PlacementRequest, PriceBook, PriceSource, PriceSourceError, SnapshotPriceSource
 from components.capacity.holdings import allocate_holdings
@@ -353,3 +354,11 @@ def _lock_holdings(lock: CapacityLock) -> list[ReservedHolding]:
             previous = holdings.get(key)
             holdings[key] = replace(held, count=held.count + (previous.count if previous else 0), source="capacity lock")
     return list(holdings.values())
+
+
+def reference_previews(config: StackConfig, zones: Sequence[str], now: datetime) -> dict[str, str]:
+    """Each group's reference preview line (components/capacity/preview.py), from the bundled prices and
+    the advisor's bundled data, with the holdings the config names: the worth of spot, never a plan."""
+    book = SnapshotPriceSource().book(config.region)
+    requests = group_requests(config, zones, *stack_holdings(config, None, None, now))
+    return {r.name: reference_preview(r, book, now, config.capacity.settings()).line() for r in requests}

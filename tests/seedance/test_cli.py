@@ -52,3 +52,17 @@ def test_installed_console_script_plans_dev():
                             timeout=300)
     assert result.returncode == 0, result.stderr
     assert "aws:eks/cluster:Cluster" in result.stdout
+
+
+def test_plan_shows_each_groups_reference_preview_beside_its_decision(capsys):
+    """Issue 38, item 5: on a fresh machine (no lock, no spot prices) every group is decided on-demand,
+    and the advisor's reference preview sits under each, marked as not a decision."""
+    assert main(["plan", "--stack", "prod"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Capacity decisions"))
+    groups = [i for i, line in enumerate(lines[start:], start) if line.startswith("  ") and not line.startswith("    ")
+              and "base" in line][:3]
+    assert len(groups) == 3
+    for index in groups:
+        assert "spot on none" in lines[index]
+        assert lines[index + 1].startswith("    reference preview (Spot Instance Advisor, 2025-06-28; not a decision)")

@@ -1,0 +1,54 @@
+"""The decision's worth before any account is read (issue 38, item 5): at the Spot Instance Advisor's
+bundled reference discount the planner would run spot; the decision from a snapshot still runs none."""
+
+import json
+from datetime import datetime, timezone
+
+import pytest
+
+from components.capacity.planner import plan_capacity
+from components.capacity.preview import ADVISOR_SNAPSHOT, advisor_book, reference_preview
+from components.catalog.instance_types import gpu_instance_types
+from components.catalog.regions import regions
+from components.pricing.live import interruption_frequencies
+from components.pricing.prices import SnapshotPriceSource
+from tests.components.markets import request
+
+NOW = datetime(2026, 12, 5, tzinfo=timezone.utc)
+DOCUMENT = json.loads(ADVISOR_SNAPSHOT.read_text())
+
+
+def test_the_bundled_advisor_data_is_the_feeds_format_dated_and_licensed():
+    assert DOCUMENT["_source"]["observed"] == "2025-06-28" and DOCUMENT["_source"]["licence"] == "Apache-2.0"
+    assert (ADVISOR_SNAPSHOT.parent / "spot_advisor.NOTICE.md").exists()
+    for region in regions():
+        linux = DOCUMENT["spot_advisor"][region]["Linux"]
+        assert linux and set(linux) <= set(gpu_instance_types())
+        assert interruption_frequencies(DOCUMENT, region, sorted(linux), NOW)  # the live parser reads it
+
+
+def test_the_preview_prices_spot_at_on_demand_less_the_advisors_saving_in_every_zone():
+    book = SnapshotPriceSource().book("us-east-1")
+    group = request("batch", ("g6.12xlarge", "g5.12xlarge"))
+    preview_book = advisor_book(book, group, DOCUMENT, NOW)
+    saving = DOCUMENT["spot_advisor"]["us-east-1"]["Linux"]["g6.12xlarge"]["s"]
+    for zone in group.zones:
+        price = preview_book.spot_price("g6.12xlarge", zone)
+        assert price.usd_per_hour == pytest.approx(book.on_demand_price("g6.12xlarge").usd_per_hour * (1 - saving / 100))
+        assert price.observed_at == NOW
+
+
+def test_the_preview_shows_spot_and_its_worth_where_the_snapshot_decision_runs_none():
+    book = SnapshotPriceSource().book("us-east-1")
+    group = request("batch", ("g6.12xlarge", "g5.12xlarge", "g6e.12xlarge"))
+    assert plan_capacity(group, book, NOW).spot_types == ()  # the snapshot has no spot: no spot is decided
+    preview = reference_preview(group, book, NOW)
+    assert preview.spot_share > 0.5 and preview.expected_usd_per_hour < preview.all_on_demand_usd_per_hour
+    assert preview.line().startswith("reference preview (Spot Instance Advisor, 2025-06-28; not a decision): at the "
+                                     "advisor's average discount this group would run ")
+
+
+def test_a_class_that_needs_placement_scores_previews_no_spot_and_says_why():
+    preview = reference_preview(request("online", ("g6.xlarge", "g5.xlarge", "g6e.xlarge"), desired=6, max_gpus=24),
+                                SnapshotPriceSource().book("us-east-1"), NOW)
+    assert preview.spot_share == 0 and "placement scores unknown" in preview.line()
