@@ -38,10 +38,12 @@ def test_report_has_every_policy_and_goal_per_regime_and_class(replay, monkeypat
     assert replay.main() == 0
     out = capsys.readouterr().out
     for regime in ("weekend-squeeze", "flaky-api"):
-        assert f"== {regime}:" in out
+        assert f"== {regime}:" in out and f"== {regime}+commitment:" in out
         for group in replay.GROUPS:
             assert sum(line.startswith(("ok   ", "MISS ")) and f"{regime}: {group}:" in line
                        for line in out.splitlines()) == 4
+            assert sum(line.startswith(("ok   ", "MISS ")) and f"{regime}+commitment: {group}:" in line
+                       for line in out.splitlines()) == 5  # and no committed hour unused while buying spot
     assert all(policy in out for policy in replay.POLICIES)
 
 
@@ -59,9 +61,9 @@ def test_the_oracle_pays_no_more_than_any_cap_keeping_policy_in_any_hour(replay,
     hours = [[]]  # per hour, (ledger, its cost that hour) for every policy
     charge = replay.charge
 
-    def recorded(ledger, mix, *args, hindsight=False):
+    def recorded(ledger, mix, *args, hindsight=False, **kwargs):
         before = ledger.cost
-        charge(ledger, mix, *args, hindsight=hindsight)
+        charge(ledger, mix, *args, hindsight=hindsight, **kwargs)
         hours[-1].append((ledger, ledger.cost - before))
         if hindsight:  # the oracle is charged last each hour
             hours.append([])
@@ -207,3 +209,14 @@ def test_the_oracle_takes_the_cheapest_listing_and_on_demand_where_spot_is_deare
     cheap = replay.per_gpu("g6.xlarge", market.price(("g6.xlarge", second)))
     assert hour(replay.Mix(3.0, types)) == pytest.approx(
         10 * rate + cheap + replay.per_gpu("g4dn.xlarge", market.price(("g4dn.xlarge", third))))
+
+
+def test_a_commitment_is_paid_whole_and_never_left_unused_by_the_planner_while_it_buys_spot(replay):
+    """Issue 38, item 4: the planner, told of the Savings Plan, keeps its GPUs on on-demand (where they
+    cost nothing more) and buys spot only above them; a baseline that does not read commitments pays
+    the plan and buys spot over it."""
+    ledgers, _ = replay.replay(replay.REGIMES["deep-discount"], 7, 3, "batch", commitment_share=0.25)
+    assert ledgers["planner"].unused_commitment == 0 and ledgers["oracle"].unused_commitment == 0
+    assert ledgers["spot at cap"].unused_commitment > 0
+    assert ledgers["planner"].rate < ledgers["spot at cap"].rate <= ledgers["planner"].rate * 1.1
+    assert ledgers["planner"].rate <= ledgers["oracle"].rate * 1.02
