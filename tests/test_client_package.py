@@ -6,6 +6,7 @@ import subprocess
 import sys
 import tomllib
 import zipfile
+from pathlib import Path
 
 from seedance_client.contract import CONTRACT_VERSION
 from tests.stacks import REPO
@@ -33,3 +34,41 @@ def test_the_client_is_versioned_as_the_contract_and_needs_no_platform():
     assert project["version"].startswith(CONTRACT_VERSION + ".")
     assert not [d for d in project["dependencies"] if d.startswith(("pulumi-aws", "pulumi-kubernetes"))]
     assert project["name"] != "seedance-client"  # a stranger's project on the public index
+
+
+def test_a_fresh_venv_with_only_the_client_wheel_publishes_and_says_where_plan_lives(tmp_path):
+    """Issue 36: a team's own virtualenv with the client wheel alone (its dependencies on the path, the
+    platform not) has `seedance model`, reads the contract, and is told, in one line, which package has
+    `seedance plan` and `check`."""
+    import venv
+
+    source = tmp_path / "seedance_client"
+    shutil.copytree(CLIENT, source, ignore=shutil.ignore_patterns("__pycache__"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(source)],
+                   check=True, capture_output=True)
+    (wheel,) = tmp_path.glob("seedance_infra_client-*.whl")
+    team = tmp_path / "team-venv"
+    venv.EnvBuilder(with_pip=False).create(team)
+    python = team / "bin" / "python"
+    site = next((team / "lib").glob("python3*/site-packages"))
+    # The client's dependencies (pydantic, pulumi, boto3) from this venv: a path, not its .pth files, so
+    # the platform's editable install is not on it.
+    import pydantic
+
+    (site / "dependencies.pth").write_text(str(Path(pydantic.__file__).parents[1]) + "\n")
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q", "--prefix", str(team),
+                    str(wheel)], check=True, capture_output=True)
+    run = lambda *args: subprocess.run([str(python), "-c", "import sys; from seedance_client.models import main; "
+                                        "sys.exit(main(sys.argv[1:]))", *args], capture_output=True, text=True,
+                                       cwd=tmp_path)
+    assert run("model", "--help").returncode == 0
+    refused = run("plan", "--stack", "dev")
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1
+    assert "`seedance plan` comes with the platform's package" in refused.stderr
+    imports = subprocess.run([str(python), "-c", "import seedance_client.reference, seedance_client.models\n"
+                              "import importlib.util; print(importlib.util.find_spec('seedance') is None, "
+                              "importlib.util.find_spec('components') is None)"], capture_output=True, text=True,
+                             cwd=tmp_path)
+    assert imports.stdout.split() == ["True", "True"], imports.stderr  # the platform is not there
+    script = next((team / "bin").glob("seedance"))
+    assert script.read_text().startswith("#!") and "seedance_client.models" in script.read_text()
