@@ -43,6 +43,11 @@ PACKAGES = {
                      ["tests/components/plan", "tests/policies/test_unknowns.py", "tests/infra/test_day_two_changes.py",
                       "tests/seedance/test_check_command.py", "tests/seedance/test_hostile_inputs.py",
                       "tests/policies/test_rules.py", "tests/policies/test_security_gate.py"]),
+    # What the account holds and Capacity Blocks (issue 38): readers, allocation, the block verdict, the preview.
+    "holdings": (["components/pricing/commitments.py", "components/capacity/holdings.py", "components/capacity/blocks.py",
+                  "components/capacity/preview.py"],
+                 ["tests/components/capacity/test_commitments.py", "tests/components/capacity/test_blocks.py",
+                  "tests/components/capacity/test_preview.py", "tests/components/pricing/test_live_commitments.py"]),
     "policy": (["policies/rules/*", "policies/readers/*", "policies/framework.py", "policies/expectations.py"],
                ["tests/policies/test_rules.py", "tests/policies/test_security_gate.py", "tests/policies/test_spot_plans.py",
                 "tests/policies/test_unknowns.py", "tests/policies/test_iam_meaning.py",

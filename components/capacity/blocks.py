@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Iterable, Sequence
 
+from components.pricing.prices import HOURS_PER_MONTH
+
 HOURS_PER_DAY = 24
 MAX_DAILY_DAYS = 14
 MAX_WEEKS_DAYS = 182
@@ -92,7 +94,7 @@ def alternatives(campaign: Campaign) -> list[tuple[str, float]]:
     found = [("on-demand", campaign.on_demand_chance * campaign.gpu_hours * gpu_rate + miss)]
     if campaign.spot_usd_per_hour is not None:
         spot_rate = campaign.spot_usd_per_hour / campaign.gpus_per_instance
-        lost = campaign.interruptions_per_month / 730 * campaign.hours_lost_per_interruption * gpu_rate
+        lost = campaign.interruptions_per_month / HOURS_PER_MONTH * campaign.hours_lost_per_interruption * gpu_rate
         found.append(("spot", campaign.on_demand_chance * campaign.gpu_hours * (spot_rate + lost) + miss))
     return found
 

@@ -74,3 +74,64 @@ def test_offerings_are_read_as_ec2_answers_them_and_the_purchase_is_a_command_to
     assert (read.offering_id, read.upfront_usd, read.hours, read.zone) == ("cb-0a", 10544.64, 120, "us-east-1a")
     assert purchase_command(read, "us-east-1") == ("aws ec2 purchase-capacity-block --region us-east-1 "
                                                    "--capacity-block-offering-id cb-0a --instance-platform Linux/UNIX")
+
+
+def test_the_duration_table_and_the_window_edges():
+    hours = block_durations_hours()
+    assert len(hours) == 14 + 24 and hours[13] == 14 * 24 and hours[14] == 21 * 24 and hours[-2] == 175 * 24
+    assert shapes(24 * 8, 8, 24)[0] == (1, 24)  # a block exactly as long as the window fits, no waste first
+    assert shapes(24 * 8, 8, 23.9) == []
+    assert shapes(64 * 8 * 24, 8, 24) == [(64, 24)]  # 64 instances is the most asked for
+
+
+def test_a_block_ending_exactly_at_the_date_is_judged_and_a_fee_that_is_no_price_is_not():
+    at_the_date = offering(10_000.0, end=BY, offering_id="cb-edge")
+    negative, nan = offering(-1.0, offering_id="cb-neg"), offering(float("nan"), offering_id="cb-nan")
+    verdicts = judge([negative, nan, at_the_date], campaign())
+    assert [v.offering.offering_id for v in verdicts] == ["cb-edge"]
+    assert verdicts[0].reason == ("covers 2,000 of 2,000 GPU-hours for $10,000.00, below the expected $13,760.00 "
+                                  "on-demand")
+
+
+def test_verdicts_come_cheapest_block_first():
+    verdicts = judge([offering(12_000.0, offering_id="cb-b"), offering(11_000.0, offering_id="cb-a")], campaign())
+    assert [v.offering.offering_id for v in verdicts] == ["cb-a", "cb-b"] and [v.block_usd for v in verdicts] == [
+        11_000.0, 12_000.0]
+
+
+def test_the_cheapest_alternative_sets_the_bar_whichever_it_is_and_an_equal_block_is_not_bought():
+    cheap_spot = campaign(spot_usd_per_hour=8.0)
+    (verdict,) = judge([offering(100_000.0)], cheap_spot)
+    assert verdict.alternative == "spot" and not verdict.buy
+    assert verdict.reason.endswith(f"not below the expected ${verdict.alternative_usd:,.2f} spot")
+    (equal,) = judge([offering(13_760.0)], campaign())
+    assert not equal.buy and equal.block_usd == equal.alternative_usd == 13_760.0
+    free, cheap = judge([offering(0.0, offering_id="cb-free"), offering(0.5, offering_id="cb-cheap")], campaign())
+    assert (free.offering.offering_id, free.buy, cheap.buy) == ("cb-free", True, True)
+
+
+def test_amounts_are_rounded_to_the_cent():
+    (verdict,) = judge([offering(1234.5678)], campaign(on_demand_chance=0.3333))
+    assert verdict.block_usd == 1234.57 and verdict.alternative_usd == round(verdict.alternative_usd, 2)
+    assert str(verdict.alternative_usd).split(".")[1].__len__() <= 2
+
+
+def test_the_spot_alternative_is_priced_per_month_of_interruptions():
+    from components.pricing.prices import HOURS_PER_MONTH
+
+    spot = dict(alternatives(campaign(spot_usd_per_hour=20.0, interruptions_per_month=2.0,
+                                      hours_lost_per_interruption=0.5, on_demand_chance=1.0)))["spot"]
+    assert spot == pytest.approx(2000 * (2.5 + 2.0 / HOURS_PER_MONTH * 0.5 * P5 / 8), rel=1e-12)
+
+
+def test_the_least_waste_comes_first_even_when_more_instances_waste_less():
+    # 2,880 GPU-hours: one instance needs 15 days, so 21 (a week step); two need 8 days: less waste
+    assert shapes(2880, 8, 60 * 24) == [(2, 192), (4, 96), (8, 48)]
+
+
+def test_every_field_of_an_offering_is_read_and_a_bad_one_does_not_stop_the_rest():
+    good = {"CapacityBlockOfferingId": "cb-0a", "InstanceType": "p5.48xlarge", "InstanceCount": 2,
+            "StartDate": NOW, "EndDate": NOW + timedelta(days=5), "CapacityBlockDurationHours": 120,
+            "UpfrontFee": "10544.64"}
+    assert offerings_from_answer([{"CapacityBlockOfferingId": "cb-bad"}, good]) == [
+        Offering("cb-0a", "p5.48xlarge", "", 2, NOW, NOW + timedelta(days=5), 120, 10544.64)]

@@ -130,3 +130,77 @@ def test_no_spot_unit_takes_an_hour_a_commitment_would_leave_unused(committed, d
     usable = min(committed, max_gpus)
     for size in range(0, max_gpus + 1):
         assert decided.mix.on_demand_units(size) >= min(usable, size) - 1e-9
+
+
+def test_holdings_are_split_in_group_order_by_type_zone_and_room_and_never_twice():
+    ri = ReservedHolding("g6.xlarge", 5, 0.5, "ri")
+    big = ReservedHolding("g6.12xlarge", 3, 2.9, "ri")
+    single = ReservedHolding("g5.xlarge", 1, 0.6, "ri")
+    empty = ReservedHolding("g5.xlarge", 0, 0.6, "ri")
+    reserved = ReservedHolding("g6.xlarge", 2, 0.8048, "cr", CAPACITY_RESERVATION, "cr-1", "us-east-1a")
+    allocated = allocate_holdings([ri, big, single, empty, reserved], [
+        ("online", ("g6.xlarge",), 4, ZONES),  # 4 of the 5 RIs; no room left for the reservation
+        ("batch", ("g6.12xlarge", "g6.xlarge"), 8, ("us-east-1a",)),  # 2 of 3 (4 GPUs each); none of g6.xlarge
+        ("third", ("g6.xlarge", "g5.xlarge"), 10, ("us-east-1b",)),  # the 5th RI and the single g5; not us-east-1a's
+        ("fourth", ("g6.xlarge",), 3, ("us-east-1a",)),  # the reservation, in its zone
+    ])
+    counts = {name: [(h.instance_type, h.kind, h.count) for h in held] for name, held in allocated.items()}
+    assert counts == {
+        "online": [("g6.xlarge", "reserved-instance", 4)],
+        "batch": [("g6.12xlarge", "reserved-instance", 2)],
+        "third": [("g6.xlarge", "reserved-instance", 1), ("g5.xlarge", "reserved-instance", 1)],
+        "fourth": [("g6.xlarge", CAPACITY_RESERVATION, 2)]}
+    assert allocated["fourth"][0].reference == "cr-1" and allocated["fourth"][0].zone == "us-east-1a"
+
+
+def test_every_field_of_a_plan_is_read_and_only_a_usd_plan_active_now_counts():
+    ends = "2027-06-01T00:00:00Z"
+    instance = {"savingsPlanId": "sp-i", "savingsPlanArn": "arn:i", "state": "active", "savingsPlanType": "EC2Instance",
+                "ec2InstanceFamily": "g6", "region": "us-east-1", "commitment": "3.5", "currency": "USD", "end": ends}
+    unused = unused_commitment_per_hour([{"SavingsPlanArn": "arn:i", "Utilization": {"UnusedCommitment": "24"}},
+                                         {"SavingsPlanArn": "arn:x", "Utilization": {"UnusedCommitment": "x"}},
+                                         {"Utilization": {"UnusedCommitment": "5"}}], 24)
+    assert unused == {"arn:i": 1.0}
+    assert unused_commitment_per_hour([{"SavingsPlanArn": "arn:i", "Utilization": {"UnusedCommitment": "24"}}], 0) == {}
+    (read,) = savings_plan_commitments([instance], {"sp-i": {"g6.xlarge": 0.55}}, unused, NOW)
+    assert read == SavingsPlanCommitment("sp-i", "EC2Instance", "g6", "us-east-1", 3.5, 1.0, {"g6.xlarge": 0.55},
+                                         datetime(2027, 6, 1, tzinfo=timezone.utc),
+                                         "describe_savings_plans and Cost Explorer utilisation")
+    # never more headroom than the commitment itself
+    assert savings_plan_commitments([instance], {}, {"arn:i": 9.0}, NOW)[0].unused_per_hour == 3.5
+    for change in ({"currency": "EUR"}, {"end": NOW.isoformat()}, {"end": "soon"}, {"commitment": "-1"},
+                   {"commitment": None}, {"state": "queued"}):
+        assert savings_plan_commitments([{**instance, **change}], {}, unused, NOW) == [], change
+    just_after = (NOW + timedelta(seconds=1)).isoformat()
+    assert savings_plan_commitments([{**instance, "end": just_after}], {}, unused, NOW) != []
+
+
+def test_a_rate_counts_for_ec2_linux_shared_tenancy_in_the_region_by_the_hour_only():
+    def result(**change):
+        properties = {"region": "us-east-1", "instanceType": "g6.xlarge", "productDescription": "Linux/UNIX",
+                      "tenancy": "shared", **change.pop("properties", {})}
+        return {"rate": "0.5", "unit": "Hrs", "productType": "EC2",
+                "properties": [{"name": k, "value": v} for k, v in properties.items() if v is not None], **change}
+    assert plan_rates([result()], "us-east-1") == {"g6.xlarge": 0.5}
+    assert plan_rates([result(properties={"tenancy": None})], "us-east-1") == {"g6.xlarge": 0.5}
+    for bad in (result(unit="Request"), result(productType="Fargate"), result(rate="0"), result(rate="inf"),
+                result(properties={"tenancy": "dedicated"}), result(properties={"instanceType": None}),
+                result(properties={"productDescription": "Windows"})):
+        assert plan_rates([bad], "us-east-1") == {}, bad
+
+
+def test_every_field_of_a_reservation_is_read_and_only_a_linux_default_one_active_now_counts():
+    base = {"CapacityReservationId": "cr-0aaa", "InstanceType": "g6.xlarge", "InstancePlatform": "Linux/UNIX",
+            "AvailabilityZone": "us-east-1a", "Tenancy": "default", "TotalInstanceCount": 2, "State": "active",
+            "InstanceMatchCriteria": "open", "ReservationType": "default", "EndDate": NOW + timedelta(hours=1)}
+    (held,) = reservation_holdings([base], {"g6.xlarge": 0.8048}.get, NOW)
+    assert held == ReservedHolding("g6.xlarge", 2, 0.8048, "describe_capacity_reservations (billed at on-demand, "
+                                   "used or not)", CAPACITY_RESERVATION, "cr-0aaa", "us-east-1a",
+                                   NOW + timedelta(hours=1), False)
+    (block,) = reservation_holdings([{**base, "ReservationType": "capacity-block"}], {}.get, NOW)
+    assert (block.kind, block.usd_per_hour, block.targeted, block.source) == (
+        CAPACITY_BLOCK, 0.0, True, "describe_capacity_reservations (paid up front)")
+    for change in ({"EndDate": NOW}, {"Tenancy": "dedicated"}, {"TotalInstanceCount": 0},
+                   {"TotalInstanceCount": "2"}, {"State": "pending"}, {"InstancePlatform": "Windows"},
+                   {"InstanceType": "p5.48xlarge"}):  # no on-demand rate known for it: left out
+        assert reservation_holdings([{**base, **change}, base], {"g6.xlarge": 0.8048}.get, NOW) == [held], change

@@ -52,3 +52,56 @@ def test_a_class_that_needs_placement_scores_previews_no_spot_and_says_why():
     preview = reference_preview(request("online", ("g6.xlarge", "g5.xlarge", "g6e.xlarge"), desired=6, max_gpus=24),
                                 SnapshotPriceSource().book("us-east-1"), NOW)
     assert preview.spot_share == 0 and "placement scores unknown" in preview.line()
+
+
+def test_the_preview_book_reads_as_current_and_leaves_a_type_without_advice_off_spot():
+    book = SnapshotPriceSource().book("us-east-1")
+    group = request("batch", ("g6.12xlarge", "g4dn.12xlarge"))
+    document = json.loads(json.dumps(DOCUMENT))
+    del document["spot_advisor"]["us-east-1"]["Linux"]["g4dn.12xlarge"]
+    preview_book = advisor_book(book, group, document, NOW)
+    assert all(p.observed_at == NOW for p in preview_book.on_demand.values())
+    assert preview_book.spot_price("g4dn.12xlarge", group.zones[0]) is None
+    band = DOCUMENT["spot_advisor"]["us-east-1"]["Linux"]["g6.12xlarge"]["r"]
+    label = next(r["label"] for r in DOCUMENT["ranges"] if r["index"] == band)
+    assert preview_book.interruption_frequency("g6.12xlarge").source == f"Spot Instance Advisor, band {label}"
+
+
+def test_the_preview_line_says_the_share_the_cost_and_the_saving():
+    from components.capacity.preview import Preview
+
+    assert Preview("batch", 0.8, 9.66, 18.41, "2025-06-28", "").line() == (
+        "reference preview (Spot Instance Advisor, 2025-06-28; not a decision): at the advisor's average discount "
+        "this group would run 80% spot for about $9.66/h (-48% vs $18.41/h all on-demand)")
+    assert Preview("online", 0.0, 3.6, 3.6, "2025-06-28", "placement scores unknown").line() == (
+        "reference preview (Spot Instance Advisor, 2025-06-28; not a decision): no spot even at the advisor's "
+        "discount (placement scores unknown)")
+    assert Preview("empty", 0.0, 0.0, 0.0, "d", "x").saving == 0.0
+
+
+def test_the_preview_uses_the_stacks_settings_names_its_group_and_the_advisors_date():
+    from components.capacity.plan import PlannerSettings
+
+    book = SnapshotPriceSource().book("us-east-1")
+    group = request("batch", ("g6.12xlarge", "g5.12xlarge"), name="train")
+    running = reference_preview(group, book, NOW)
+    assert (running.group, running.why_none) == ("train", "") and running.spot_share > 0
+    strict = reference_preview(group, book, NOW, PlannerSettings(spot_price_ratio=0.1))  # the source's guard, tight
+    assert strict.spot_share == 0 and strict.why_none == "only 0 eligible types, 1 required"
+    preview_book = advisor_book(book, group, DOCUMENT, NOW)
+    saving = DOCUMENT["spot_advisor"]["us-east-1"]["Linux"]["g5.12xlarge"]["s"]
+    assert preview_book.region == "us-east-1"
+    assert preview_book.spot_price("g5.12xlarge", group.zones[0]).source == (
+        f"Spot Instance Advisor average saving {saving}% (2025-06-28)")
+
+
+def test_a_region_or_a_first_type_the_advisor_lacks_leaves_only_those_off_spot():
+    book = SnapshotPriceSource().book("us-east-1")
+    document = json.loads(json.dumps(DOCUMENT))
+    del document["spot_advisor"]["us-east-1"]["Linux"]["g6.12xlarge"]
+    group = request("batch", ("g6.12xlarge", "g5.12xlarge"))
+    preview_book = advisor_book(book, group, document, NOW)
+    assert preview_book.spot_price("g6.12xlarge", group.zones[0]) is None
+    assert preview_book.spot_price("g5.12xlarge", group.zones[0]) is not None
+    del document["spot_advisor"]["us-east-1"]
+    assert advisor_book(book, group, document, NOW).spot == {}
