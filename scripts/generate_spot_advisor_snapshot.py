@@ -3,7 +3,7 @@
 bundled snapshot `seedance plan` previews with (components/pricing/data/spot_advisor.json).
 
 Input: a copy of the advisor's feed (https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json, the
-format `components.pricing.live.interruption_frequencies` reads; a dated public copy is
+format `components.pricing.advisor.interruption_frequencies` reads; a dated public copy is
 `internal/spot/data/spot-advisor-data.json` in github.com/alexei-led/spotinfo, Apache-2.0). Kept: `ranges`
 and, per region and type, Linux's {"s": saving over on-demand %, "r": interruption band}; with the
 provenance given on the command line.

@@ -8,7 +8,7 @@ prints each offering's verdict and, for the best one worth buying, the command a
 from __future__ import annotations
 
 import argparse
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Any, Callable
 
 from components.capacity.blocks import Campaign, judge, offerings_from_answer, purchase_command, shapes

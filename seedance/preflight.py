@@ -371,7 +371,7 @@ def check_cost_tag(config: StackConfig, clients: Clients, findings: list[Finding
     active = any(t.get("Status") == "Active" for t in answer.get("CostAllocationTags", []))
     findings.append(Finding(f"cost-allocation tag {tag}", "ok" if active else "warning",
                             "active" if active else f"not active: the budget counts nothing until it is; a day after "
-                            f"the first `pulumi up`, `seedance budget-tag --stack <env> --activate`"))
+                            "the first `pulumi up`, `seedance budget-tag --stack <env> --activate`"))
 
 
 def check_commitments(config: StackConfig, clients: Clients, findings: list[Finding], account: str | None) -> None:

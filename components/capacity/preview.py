@@ -17,7 +17,7 @@ from pathlib import Path
 
 from components.capacity.plan import GroupRequest, PlannerSettings
 from components.capacity.planner import plan_capacity
-from components.pricing.live import interruption_frequencies
+from components.pricing.advisor import interruption_frequencies
 from components.pricing.prices import Price, PriceBook
 
 ADVISOR_SNAPSHOT = Path(__file__).resolve().parents[1] / "pricing" / "data" / "spot_advisor.json"

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import re
 import time
 import urllib.request
 from datetime import datetime, timedelta, timezone
@@ -18,10 +17,9 @@ from typing import Any, Callable, Sequence
 
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
-from pydantic import BaseModel, ValidationError
 
-from components.pricing.prices import (
-    InterruptionFrequency, PlacementRequest, PlacementScore, Price, PriceBook, PriceSourceError)
+from components.pricing.advisor import interruption_frequencies
+from components.pricing.prices import PlacementRequest, PlacementScore, Price, PriceBook, PriceSourceError
 from components.pricing.commitments import (SavingsPlanCommitment, plan_rates, reservation_holdings,
                                            savings_plan_commitments, unused_commitment_per_hour)
 from components.pricing.reserved import ReservedHolding, holdings_from_reserved_instances
@@ -59,54 +57,6 @@ ADVISOR_TIMEOUT_SECONDS = 20.0
 def fetch_spot_advisor(timeout_seconds: float) -> Any:
     with urllib.request.urlopen(SPOT_ADVISOR_URL, timeout=timeout_seconds) as response:
         return json.load(response)
-
-
-def band_upper_edge(label: str) -> float:
-    """A band's monthly interruption share at its upper edge; the open top band counts as 100 %."""
-    bounds = [float(n) for n in re.findall(r"\d+(?:\.\d+)?", label)]
-    if not bounds or label.strip().startswith(">"):
-        return 1.0
-    return max(bounds) / 100
-
-
-class _AdvisorBand(BaseModel):
-    index: int
-    label: str
-
-
-class _AdvisorPool(BaseModel):
-    r: int  # index into `ranges`; the document also carries "s", the saving over on-demand
-
-
-class _AdvisorDocument(BaseModel):
-    """The parts of the advisor's data read here; a document of another shape is refused (ValueError)."""
-
-    ranges: list[_AdvisorBand]
-    spot_advisor: dict[str, dict[str, dict[str, _AdvisorPool]]]  # region -> OS -> instance type
-
-
-def interruption_frequencies(document: Any, region: str, instance_types: Sequence[str],
-                             now: datetime) -> dict[str, InterruptionFrequency]:
-    """Each listed type's band in the region, for Linux; types the advisor does not list are left out.
-    Raises ValueError for a document that is not shaped as the advisor's."""
-    try:
-        advisor = _AdvisorDocument.model_validate(document)
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "document"
-        raise ValueError(f"{where}: {first['msg']}") from None
-    labels = {band.index: band.label for band in advisor.ranges}
-    linux = advisor.spot_advisor.get(region, {}).get("Linux", {})
-    frequencies = {}
-    for instance_type in instance_types:
-        if instance_type not in linux:
-            continue
-        label = labels.get(linux[instance_type].r)
-        if label is None:
-            raise ValueError(f"{instance_type}: band {linux[instance_type].r} is not among the advisor's ranges")
-        frequencies[instance_type] = InterruptionFrequency(band_upper_edge(label), now,
-                                                           f"Spot Instance Advisor, band {label}")
-    return frequencies
 
 
 class LivePriceSource:

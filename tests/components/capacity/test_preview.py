@@ -10,7 +10,7 @@ from components.capacity.planner import plan_capacity
 from components.capacity.preview import ADVISOR_SNAPSHOT, advisor_book, reference_preview
 from components.catalog.instance_types import gpu_instance_types
 from components.catalog.regions import regions
-from components.pricing.live import interruption_frequencies
+from components.pricing.advisor import interruption_frequencies
 from components.pricing.prices import SnapshotPriceSource
 from tests.components.markets import request
 

@@ -9,7 +9,8 @@ import boto3
 import pytest
 from botocore.stub import ANY, Stubber
 
-from components.pricing.live import LivePriceSource, band_upper_edge, on_demand_usd_per_hour, pricing_endpoint_region
+from components.pricing.advisor import band_upper_edge
+from components.pricing.live import LivePriceSource, on_demand_usd_per_hour, pricing_endpoint_region
 from components.capacity.planner import decide
 from components.pricing.reserved import ReservedHolding, effective_hourly_rate
 from components.pricing.prices import PlacementRequest, PriceSourceError, SnapshotPriceSource
