@@ -19,7 +19,7 @@ from typing import Any, Callable
 from components.cost.breaker_function import (DEGRADE, SPOT_ONLY, apply_changes, gpu_groups, incident_bucket,
                                               incident_record, monthly_budget, planned_changes, record_reset, reset)
 from components.pricing.live import boto3_clients
-from seedance.deadline import within
+from seedance.deadline import timeout_seconds, within
 
 # Tests replace this to answer with recorded API responses.
 clients: Callable[[str, str], Any] = boto3_clients
@@ -72,6 +72,6 @@ def register(commands: Any, stack_arguments: Callable, stack_config: Callable) -
     action = breaker.add_mutually_exclusive_group()
     action.add_argument("--apply", action="store_true", help="change the groups (default: only report)")
     action.add_argument("--reset", action="store_true", help="put back what the breaker replaced")
-    breaker.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
+    breaker.add_argument("--timeout", type=timeout_seconds, default=120.0, metavar="SECONDS",
                          help="one deadline for every AWS call, retries included (default 120)")
     breaker.set_defaults(run=lambda args: run(args, stack_config))

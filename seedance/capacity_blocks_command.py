@@ -8,7 +8,7 @@ prints each offering's verdict and, for the best one worth buying, the command a
 from __future__ import annotations
 
 import argparse
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
 from components.capacity.blocks import Campaign, judge, offerings_from_answer, purchase_command, shapes
@@ -16,8 +16,8 @@ from components.catalog.instance_types import gpu_instance_type, gpu_instance_ty
 from components.pricing.live import boto3_clients
 from components.pricing.prices import SnapshotPriceSource, parse_time
 from components.common.tables import table
-from seedance.capacity_commands import CommandError, _now, bounded
-from seedance.deadline import within
+from seedance.capacity_commands import CommandError, _now
+from seedance.deadline import bounded, timeout_seconds, within
 from seedance.stack_input import load_stack
 
 # Tests replace this to answer with recorded API responses.
@@ -69,29 +69,37 @@ def run(args: argparse.Namespace) -> int:
             for page in paginator.paginate(InstanceType=instance_type, InstanceCount=count, CapacityDurationHours=hours,
                                            StartDateRange=now, EndDateRange=by):
                 found += page.get("CapacityBlockOfferings", [])
-        spot = None
+        spot: dict[str, float] = {}  # zone -> the latest price: a block is sold in one zone, spot priced there
         if klass.max_spot_share > 0:
-            history = ec2.describe_spot_price_history(InstanceTypes=[instance_type], StartTime=now,
-                                                      ProductDescriptions=["Linux/UNIX"])
-            prices = [float(record["SpotPrice"]) for record in history.get("SpotPriceHistory", [])]
-            spot = min(prices) if prices else None
+            pages = ec2.get_paginator("describe_spot_price_history").paginate(
+                InstanceTypes=[instance_type], StartTime=now, ProductDescriptions=["Linux/UNIX"])
+            latest: dict[str, tuple] = {}
+            for page in pages:
+                for record in page.get("SpotPriceHistory", []):
+                    zone, when = record.get("AvailabilityZone"), record.get("Timestamp")
+                    if zone and (zone not in latest or when > latest[zone][0]):
+                        latest[zone] = (when, float(record["SpotPrice"]))
+            spot = {zone: price for zone, (_when, price) in latest.items()}
         return found, spot
 
     try:
         answer, spot = within(args.timeout, read)
     except TimeoutError as error:
         raise CommandError(f"EC2 gave {error} (--timeout)") from None
-    campaign = Campaign(args.gpu_hours, by, gpus, on_demand.usd_per_hour, args.on_demand_chance,
-                        args.miss_cost if args.miss_cost is not None else args.gpu_hours * on_demand.usd_per_hour / gpus,
-                        spot, UNKNOWN_INTERRUPTIONS_PER_MONTH,
-                        (klass.lost_work_seconds + klass.warmup_seconds) / 3600)
-    verdicts = judge(offerings_from_answer(answer), campaign)
-    print(f"Campaign: {args.gpu_hours:,.0f} GPU-hours of {instance_type} by {by:%Y-%m-%d %H:%M}Z for group "
-          f"{group.name} (class {klass.name}); on-demand ${on_demand.usd_per_hour:,.4f}/h ({on_demand.source}), "
-          f"found with chance {args.on_demand_chance:.0%}; missing the date costs ${campaign.miss_cost_usd:,.2f}; "
-          + (f"spot ${spot:,.4f}/h now (worst interruption band assumed)" if spot is not None else
-             "spot: not an alternative" + (" (the class allows none)" if klass.max_spot_share <= 0 else
-                                           " (no spot price read)")))
+    miss_cost = args.miss_cost if args.miss_cost is not None else args.gpu_hours * on_demand.usd_per_hour / gpus
+    offerings = offerings_from_answer(answer)
+    verdicts = sorted((v for zone in sorted({o.zone for o in offerings}) for v in judge(
+        [o for o in offerings if o.zone == zone],
+        Campaign(args.gpu_hours, by, gpus, on_demand.usd_per_hour, args.on_demand_chance, miss_cost, spot.get(zone),
+                 UNKNOWN_INTERRUPTIONS_PER_MONTH, (klass.lost_work_seconds + klass.warmup_seconds) / 3600))),
+                      key=lambda v: v.block_usd)
+    spot_text = ("spot: not an alternative (the class allows none)" if klass.max_spot_share <= 0 else
+                 "spot now (worst interruption band assumed), in each offering's zone: " + ", ".join(
+                     f"{zone} ${price:,.4f}/h" for zone, price in sorted(spot.items())) if spot else
+                 "spot: not an alternative (no spot price read)")
+    print(f"Campaign: {args.gpu_hours:,.0f} GPU-hours of {instance_type} by {by.astimezone(timezone.utc):%Y-%m-%d %H:%M}Z "
+          f"for group {group.name} (class {klass.name}); on-demand ${on_demand.usd_per_hour:,.4f}/h ({on_demand.source}), "
+          f"found with chance {args.on_demand_chance:.0%}; missing the date costs ${miss_cost:,.2f}; {spot_text}")
     if not verdicts:
         print("No offering ends by the date: buy none; plan on-demand (or move the date).")
         return 0
@@ -132,7 +140,7 @@ def register(commands: Any, stack_arguments: Callable) -> None:
                       help="how likely on-demand capacity is there (default 0.5: an assumption; set yours)")
     plan.add_argument("--miss-cost", type=_usd, help="what missing the date costs, USD (default: the campaign at "
                                                      "on-demand)")
-    plan.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+    plan.add_argument("--timeout", type=timeout_seconds, default=60.0, metavar="SECONDS",
                       help="one deadline for every EC2 read (default 60)")
     plan.add_argument("--now", help=argparse.SUPPRESS)
     plan.set_defaults(run=run)

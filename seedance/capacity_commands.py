@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from datetime import datetime, timedelta, timezone
@@ -19,6 +18,7 @@ from components.catalog.regions import regions
 from components.stack.capacity import (StackDecision, checked_lock, decide_stack, decision_zones, fallback_sources,
                                        stack_holdings, table_zones)
 from components.stack.config import ConfigError
+from seedance.deadline import bounded
 from seedance.stack_input import load_stack
 
 # Tests replace this to answer with recorded API responses.
@@ -51,19 +51,6 @@ def progress(message: str) -> None:
     """What a slow step is doing, for a person at a terminal (pipes and CI logs keep errors one line)."""
     if sys.stderr.isatty():
         print(message, file=sys.stderr, flush=True)
-
-
-def bounded(low: float, high: float, allowed: str, *, above_low: bool = False) -> Callable[[str], float]:
-    """An argparse type: a number from `low` (or above it) to `high`, else one line saying what is allowed."""
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if not ((low < value) if above_low else (low <= value)) or not value <= high:
-            raise argparse.ArgumentTypeError(f"{text!r}: allowed: {allowed}")
-        return value
-    return parse
 
 
 _seconds = bounded(1, 3600, "1 to 3600 seconds")
@@ -111,10 +98,16 @@ def decide_command(args: argparse.Namespace) -> int:
         previous = checked_lock(path, config, args.stack, table_zones(config), now)
         zones = decision_zones(config, live, previous)
         previous = checked_lock(path, config, args.stack, zones, now)
-        holdings, commitments = stack_holdings(config, previous, live, now)
+        holding_notes: list[str] = []
+        holdings, commitments = stack_holdings(config, previous, live, now, holding_notes)
+        if holding_notes and not args.allow_fallback:
+            # Deciding without what the account holds would put on spot what it already pays for.
+            raise CommandError(f"{'; '.join(holding_notes)}; nothing written: check the grants (`seedance preflight`), "
+                               "or pass --allow-fallback to decide with the lock's record of them")
         sources = [live, *fallback_sources(previous)] if live else [SnapshotPriceSource()]
         result = decide_stack(config, zones, sources, holdings,
                               previous.plans() if previous else {}, now, commitments)
+        result.notes[:0] = holding_notes
     except (PriceSourceError, ConfigError) as error:
         raise CommandError(str(error)) from None
     if live is not None:

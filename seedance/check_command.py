@@ -30,6 +30,7 @@ from seedance.engine import STACK_REFERENCE, Plan, Secret
 from seedance.plan_output import MASK, asset_json
 from seedance.project import StackFileError, find_project
 from seedance.stack_input import load_stack
+from seedance.deadline import timeout_seconds
 
 class CheckInputError(Exception):
     """A plan file or stack that cannot be read: exit code 2."""
@@ -313,7 +314,7 @@ def register(commands: argparse._SubParsersAction, run_check, run_diff) -> None:
     pull_command = charts_verbs.add_parser("pull", help="fetch every chart a plan's releases pin into the chart cache "
                                                         "($SEEDANCE_CHART_CACHE), checked against its digest")
     pull_command.add_argument("--plan", type=Path, required=True, metavar="FILE", help="a `seedance plan --json` file")
-    pull_command.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
+    pull_command.add_argument("--timeout", type=timeout_seconds, default=300.0, metavar="SECONDS",
                               help="one deadline for every download (default 300)")
     pull_command.set_defaults(run=pull_charts)
     changes = commands.add_parser("diff", help="what a change does to the running system: created, updated, "

@@ -16,7 +16,7 @@ import urllib.request
 from typing import Any, Callable
 
 from components.cost.gate import GateInputError, allocation_cost, instant_value, judge, requests_query, window_hours
-from seedance.deadline import within
+from seedance.deadline import timeout_seconds, within
 from seedance.stack_input import load_stack
 
 TIMEOUT_SECONDS = 30
@@ -88,6 +88,6 @@ def register(commands: Any, stack_arguments: Callable) -> None:
     gate.add_argument("--window", default="7d", help="how far back: 1h to 30d (default 7d)")
     gate.add_argument("--opencost-url", default="http://localhost:9003", help="OpenCost's API (port-forwarded)")
     gate.add_argument("--prometheus-url", default="http://localhost:9090", help="Prometheus's API (port-forwarded)")
-    gate.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+    gate.add_argument("--timeout", type=timeout_seconds, default=60.0, metavar="SECONDS",
                       help="one deadline for both APIs (default 60); past it: exit 2")
     gate.set_defaults(run=run)

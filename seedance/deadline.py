@@ -3,6 +3,8 @@ that drips a byte at a time, or an endpoint that accepts and never answers (retr
 
 from __future__ import annotations
 
+import argparse
+import math
 from typing import Any, Callable
 
 
@@ -28,3 +30,20 @@ def within(seconds: float, work: Callable[[], Any]) -> Any:
     if failure:
         raise failure[0]
     return answer[0]
+
+
+def bounded(low: float, high: float, allowed: str, *, above_low: bool = False) -> Callable[[str], float]:
+    """An argparse type: a number from `low` (or above it) to `high`, else one line saying what is allowed."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not ((low < value) if above_low else (low <= value)) or not value <= high:
+            raise argparse.ArgumentTypeError(f"{text!r}: allowed: {allowed}")
+        return value
+    return parse
+
+
+# Every command's --timeout: a number of seconds (not nan, not inf, not 0 or less).
+timeout_seconds = bounded(0, 3600, "above 0 up to 3600 seconds", above_low=True)

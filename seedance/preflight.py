@@ -19,7 +19,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from components.catalog.instance_types import gpu_instance_type
 from components.cluster.versions import kubernetes_version
 from components.pricing.live import boto3_clients
-from seedance.deadline import within
+from seedance.deadline import timeout_seconds, within
 from components.stack.config import StackConfig
 from seedance.stack_input import load_stack
 
@@ -370,7 +370,7 @@ def check_cost_tag(config: StackConfig, clients: Clients, findings: list[Finding
         return
     active = any(t.get("Status") == "Active" for t in answer.get("CostAllocationTags", []))
     findings.append(Finding(f"cost-allocation tag {tag}", "ok" if active else "warning",
-                            "active" if active else f"not active: the budget counts nothing until it is; a day after "
+                            "active" if active else "not active: the budget counts nothing until it is; a day after "
                             "the first `pulumi up`, `seedance budget-tag --stack <env> --activate`"))
 
 
@@ -452,7 +452,7 @@ def preflight_command(args: argparse.Namespace) -> int:
 def register(commands: argparse._SubParsersAction, stack_arguments: Callable[[argparse.ArgumentParser], None]) -> None:
     command = commands.add_parser("preflight", help="read-only questions to the target account before a first up")
     stack_arguments(command)
-    command.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
+    command.add_argument("--timeout", type=timeout_seconds, default=120.0, metavar="SECONDS",
                          help="one deadline for every call (default 120); past it: exit 2")
     command.add_argument("--strict", action="store_true",
                          help="exit 1 also when a check could not be made (a CI gate that must see every answer)")

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Iterable, Sequence
 
 from components.pricing.prices import HOURS_PER_MONTH
@@ -130,11 +130,17 @@ def offerings_from_answer(answer: Sequence[dict]) -> list[Offering]:
     for item in answer:
         try:
             fee = float(item["UpfrontFee"])
+            start, end = (_utc(item["StartDate"]), _utc(item["EndDate"]))
             found.append(Offering(str(item["CapacityBlockOfferingId"]), str(item["InstanceType"]),
                                   str(item.get("AvailabilityZone", "")), int(item["InstanceCount"]),
-                                  item["StartDate"], item["EndDate"], int(item["CapacityBlockDurationHours"]), fee))
-        except (KeyError, TypeError, ValueError):
+                                  start, end, int(item["CapacityBlockDurationHours"]), fee))
+        except (KeyError, TypeError, ValueError, AttributeError):
             continue  # an offering of another shape is not judged
         if item.get("CurrencyCode", "USD") != "USD":
             found.pop()
     return found
+
+
+def _utc(moment: datetime) -> datetime:
+    """EC2's times, which botocore parses aware; one without a zone is UTC, as AWS's are."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)

@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from components.capacity.plan import PlannerSettings
 from components.pricing.reserved import ReservedHolding
 from components.catalog.instance_types import gpu_instance_types
-from components.common.validation import IsoTime
+from components.common.validation import FieldError, IsoTime
 
 
 def known_gpu_type(value: str) -> str:
@@ -46,6 +46,12 @@ class SavingsPlanConfig(BaseModel):
                                     "(DescribeSavingsPlanRates: Linux/UNIX, shared tenancy, this region).")
     ends: IsoTime = Field(description="When the plan ends (ISO 8601 with a zone); it counts "
                                 "only until then.")
+
+    @model_validator(mode="after")
+    def _family_of_an_instance_plan(self) -> "SavingsPlanConfig":
+        if self.plan_type == "EC2Instance" and not self.instance_family:
+            raise ValueError("an EC2Instance plan covers one family: set instance_family (g6, p5, ...)")
+        return self
 
     @field_validator("rates")
     @classmethod
@@ -104,6 +110,16 @@ class CapacityConfig(BaseModel):
     placement_scores: bool = Field(True, description="Ask EC2 for spot placement scores (live source only); without them classes with a placement minimum run no spot.")
     budget_breaker: bool = Field(False, description="Spot only for every GPU group (dev and staging only): the "
                                                     "durable form of `seedance breaker` at 95 % of the budget.")
+
+    @model_validator(mode="after")
+    def _each_holding_once(self) -> "CapacityConfig":
+        # A repeated id would count one reservation twice, or two plans' headroom as one.
+        for key, entries in (("savings_plans", self.savings_plans), ("capacity_reservations", self.capacity_reservations)):
+            ids = [entry.id for entry in entries]
+            repeated = next((i for i in ids if ids.count(i) > 1), None)
+            if repeated:
+                raise FieldError(key, repeated, "is listed twice; allowed: each id once")
+        return self
 
     def settings(self) -> PlannerSettings:
         return PlannerSettings(spot_price_ratio=self.spot_price_ratio, horizon_hours=self.horizon_hours,

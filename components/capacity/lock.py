@@ -8,12 +8,13 @@ original ages, so they can never pass for fresh ones).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from components.capacity.plan import CapacityPlan, Decision, PlannerSettings
 from components.common.files import InputFileError, load_json
@@ -48,10 +49,18 @@ class LockedHolding(_Strict):
     """What a holding other than a Reserved Instance is (a Savings Plan, a reservation), as decided."""
 
     kind: Literal["savings-plan", "capacity-reservation", "capacity-block"]
-    reference: str = Field(max_length=128, pattern=r"^[\w:/.-]*$")
-    zone: str = Field(max_length=32, pattern=r"^[a-z0-9-]*$")
+    reference: str = Field(max_length=64)
+    zone: str = Field(max_length=32, pattern=r"^([a-z]{2}(-[a-z]+)+-\d[a-z])?$")
     targeted: bool
     ends_at: str | None = Field(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+
+    @model_validator(mode="after")
+    def _its_kinds_reference(self) -> "LockedHolding":
+        # A reservation is named by EC2's id (what a group would target); a plan by its id.
+        pattern = r"cr-[0-9a-f]{8,17}" if self.kind != "savings-plan" else r"[\w-]{1,64}"
+        if not re.fullmatch(pattern, self.reference):
+            raise ValueError(f"reference {self.reference!r} is no {self.kind} id")
+        return self
 
 
 class LockedConstraints(_Strict):
@@ -67,6 +76,14 @@ class LockedConstraints(_Strict):
     holdings: list[tuple[str, Annotated[int, Field(ge=0)], Annotated[float, Field(ge=0, le=1000, allow_inf_nan=False)]]
                    | tuple[str, Annotated[int, Field(ge=0)], Annotated[float, Field(ge=0, le=1000, allow_inf_nan=False)],
                            LockedHolding]]
+
+    @model_validator(mode="after")
+    def _paid_for(self) -> "LockedConstraints":
+        # Only a Capacity Block is paid up front ($0 an hour); anything else at $0 would price its GPUs free.
+        for entry in self.holdings:
+            if entry[2] <= 0 and not (len(entry) == 4 and entry[3].kind == "capacity-block"):
+                raise ValueError(f"holding {list(entry[:3])}: a rate of 0 $/h is only a Capacity Block's")
+        return self
 
 
 class LockedPlan(_Strict):

@@ -8,7 +8,7 @@ from datetime import timedelta
 from components.capacity.mix import GroupMix, holdings_constraint, holdings_from_constraints
 from components.capacity.workload_classes import WorkloadClass
 from components.pricing.prices import PriceBook
-from components.pricing.reserved import ReservedHolding
+from components.pricing.reserved import HOLDING_KINDS, ReservedHolding
 
 SPOT_ALLOCATION_STRATEGY = "price-capacity-optimized"
 # On-demand capacity goes to the first type that has capacity: RI-covered types are listed first.
@@ -31,6 +31,12 @@ class PlannerSettings:
     def noise_band(self) -> float:
         return (1 - self.price_noise) / (1 + self.price_noise)
 
+
+
+def holding_order(holding: ReservedHolding) -> tuple:
+    """Commitments, then RIs, reservations and blocks; within a kind by type, id, zone and rate."""
+    return (HOLDING_KINDS.index(holding.kind), holding.instance_type, holding.reference, holding.zone,
+            holding.usd_per_hour, holding.count)
 
 
 @dataclass(frozen=True)
@@ -60,7 +66,8 @@ class GroupRequest:
             "min_gpus": self.min_gpus,
             "desired_gpus": self.desired_gpus,
             "max_gpus": self.max_gpus,
-            "holdings": holdings_constraint(self.holdings),
+            # In one order whoever lists them (a decision, or a lock read back), so that equal holdings compare equal.
+            "holdings": holdings_constraint(sorted(self.holdings, key=holding_order)),
         }
 
 

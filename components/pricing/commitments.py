@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from components.catalog.instance_types import gpu_instance_type
@@ -49,12 +49,13 @@ def _number(value: Any) -> float | None:
 
 
 def _when(value: Any) -> datetime | None:
-    if isinstance(value, datetime):
-        return value
-    try:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    except ValueError:
-        return None
+    """An answer's time, in UTC when it names no zone (AWS's are UTC); None when it is no time."""
+    if not isinstance(value, datetime):
+        try:
+            value = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
 
 
 def plan_rates(search_results: Iterable[Mapping], region: str) -> dict[str, float]:
@@ -115,8 +116,9 @@ def commitment_holdings(commitments: Sequence[SavingsPlanCommitment], region: st
         room = desired_gpus
         for instance_type in instance_types:
             gpus = gpu_instance_type(instance_type).gpus
-            offers = sorted((c.rates[instance_type], c) for c in commitments
-                            if instance_type in c.rates and c.covers(instance_type, region))
+            offers = sorted(((c.rates[instance_type], c) for c in commitments
+                             if instance_type in c.rates and c.covers(instance_type, region)),
+                            key=lambda offer: (offer[0], offer[1].plan_id))  # plans of one rate: by id
             for rate, commitment in offers:
                 count = min(int(left[commitment.plan_id] / rate + 1e-9), room // gpus)  # 1.2 / 0.4 is 3
                 if count <= 0:

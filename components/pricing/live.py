@@ -19,7 +19,8 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from components.pricing.advisor import interruption_frequencies
-from components.pricing.prices import PlacementRequest, PlacementScore, Price, PriceBook, PriceSourceError
+from components.pricing.prices import (PlacementRequest, PlacementScore, Price, PriceBook, PriceSourceError,
+                                       SnapshotPriceSource)
 from components.pricing.commitments import (SavingsPlanCommitment, plan_rates, reservation_holdings,
                                            savings_plan_commitments, unused_commitment_per_hour)
 from components.pricing.reserved import ReservedHolding, holdings_from_reserved_instances
@@ -218,22 +219,38 @@ class LivePriceSource:
         reservations = self._pages(self._clients("ec2", region), "describe_capacity_reservations",
                                    "CapacityReservations", Filters=[{"Name": "state", "Values": ["active"]}])
         types = sorted({str(r.get("InstanceType")) for r in reservations})
-        on_demand = self._on_demand_prices(region, types, now) if types else {}
-        return reservation_holdings(reservations, lambda t: on_demand[t].usd_per_hour if t in on_demand else None, now)
+        rates = {t: p.usd_per_hour for t, p in (self._on_demand_prices(region, types, now) if types else {}).items()}
+        try:  # a type the Price List does not answer for: the bundled price, else the read fails
+            bundled = SnapshotPriceSource().book(region)
+        except PriceSourceError:
+            bundled = PriceBook(region=region)
+        for instance_type in types:
+            if instance_type not in rates:
+                price = bundled.on_demand_price(instance_type)
+                if price is None:
+                    raise PriceSourceError(f"describe_capacity_reservations: no on-demand price for {instance_type}, "
+                                           "so what its reservation bills is unknown")
+                rates[instance_type] = price.usd_per_hour
+        return reservation_holdings(reservations, rates.get, now)
 
-    def savings_plans(self, region: str, now: datetime) -> list[SavingsPlanCommitment]:
-        """Active Compute and EC2 Instance Savings Plans, their EC2 rates in `region`, and what of each
-        commitment the last full day left unused (Cost Explorer, served from us-east-1)."""
+    def savings_plans(self, region: str, now: datetime, instance_types: Sequence[str]) -> list[SavingsPlanCommitment]:
+        """Active Compute and EC2 Instance Savings Plans, their EC2 rates for `instance_types` in `region`, and
+        what of each commitment the last full day left unused (Cost Explorer, served from us-east-1)."""
         self._deadline = self._monotonic() + self._budget
         client = self._clients("savingsplans", "us-east-1")
-        plans = self._token_pages(client, "describe_savings_plans", "savingsPlans", "nextToken", states=["active"])
+        plans = [p for p in self._token_pages(client, "describe_savings_plans", "savingsPlans", "nextToken",
+                                              states=["active"]) if p.get("savingsPlanId")]
+        if not plans:
+            return []
         rates = {}
         for plan in plans:
             if plan.get("savingsPlanType") in ("Compute", "EC2Instance"):
+                # A Compute plan rates every type, system and tenancy: ask for the groups' types only.
                 found = self._token_pages(client, "describe_savings_plan_rates", "searchResults", "nextToken",
-                                          savingsPlanId=plan["savingsPlanId"],
+                                          savingsPlanId=plan["savingsPlanId"], maxResults=1000,
                                           filters=[{"name": "region", "values": [region]},
-                                                   {"name": "productType", "values": ["EC2"]}])
+                                                   {"name": "productType", "values": ["EC2"]},
+                                                   {"name": "instanceType", "values": list(instance_types)}])
                 rates[plan["savingsPlanId"]] = plan_rates(found, region)
         day = (now - timedelta(days=1)).date()
         details = self._token_pages(self._clients("ce", "us-east-1"), "get_savings_plans_utilization_details",

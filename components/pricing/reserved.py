@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Iterable
 
 RESERVED_INSTANCE = "reserved-instance"
@@ -38,7 +38,7 @@ class ReservedHolding:
     def described(self) -> str:
         """The holding as a decision's explanation names it."""
         where = f" in {self.zone}" if self.zone else ""
-        until = f", ends {self.ends_at:%Y-%m-%d %H:%M}Z" if self.ends_at else ""
+        until = f", ends {self.ends_at.astimezone(timezone.utc):%Y-%m-%d %H:%M}Z" if self.ends_at else ""
         name = f"{self.kind} {self.reference}".strip() if self.reference else self.kind
         return f"{name}: {self.count} x {self.instance_type}{where} at ${self.usd_per_hour:,.4f}/h{until}, {self.source}"
 

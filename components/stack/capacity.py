@@ -13,7 +13,7 @@ An offline run (the program under Pulumi's mock runtime: `seedance plan`, tests)
 from __future__ import annotations
 
 from dataclasses import replace, dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal, Sequence
 
@@ -139,6 +139,10 @@ def lock_violations(lock: CapacityLock, config: StackConfig, stack: str, request
         if strange:
             problems.append(f"groups.{name}.plan.constraints.zones = {plan.constraints['zones']}: "
                             f"{', '.join(strange)} not a zone of {config.region}")
+        elsewhere = [h.zone for h in plan.mix.holdings if h.zone and h.zone not in plan.constraints["zones"]]
+        if elsewhere:
+            problems.append(f"groups.{name}.plan.constraints.holdings: a reservation in {', '.join(elsewhere)}, "
+                            "where the group does not run")
     plans = lock.plans()
     unknown = sorted(set(plans) - {r.name for r in requests})
     if unknown:
@@ -212,8 +216,8 @@ class ProgramCapacity:
     decisions: list[Decision] = field(default_factory=list)  # empty when deployed from the lock
 
 
-def stack_holdings(config: StackConfig, lock: CapacityLock | None, live: LivePriceSource | None, now: datetime
-                   ) -> tuple[list[ReservedHolding], list[SavingsPlanCommitment]]:
+def stack_holdings(config: StackConfig, lock: CapacityLock | None, live: LivePriceSource | None, now: datetime,
+                   notes: list[str] | None = None) -> tuple[list[ReservedHolding], list[SavingsPlanCommitment]]:
     """What the account holds for the groups: Reserved Instances and capacity reservations, and Savings
     Plans with their headroom; from config, or read live. A live read that fails falls back to what the
     lock was decided with (never to holding less, which would leave more room for spot). What has ended
@@ -224,11 +228,15 @@ def stack_holdings(config: StackConfig, lock: CapacityLock | None, live: LivePri
         held = list(capacity.configured_holdings())
     else:
         held = _read_or(lambda: live.reserved_holdings(config.region), live,
-                        [h for h in recorded if h.kind == RESERVED_INSTANCE])
+                        [h for h in recorded if h.kind == RESERVED_INSTANCE], notes, "Reserved Instances")
     commitments: list[SavingsPlanCommitment] = []
     if capacity.commitments == "config":
         book = SnapshotPriceSource().book(config.region) if capacity.capacity_reservations else None
+        zones = set(regions()[config.region].zone_names)
         for r in capacity.capacity_reservations:
+            if r.zone not in zones:
+                raise ConfigError(f"invalid config {PROJECT}:capacity.capacity_reservations: {r.id} is in {r.zone}, "
+                                  f"not a zone of {config.region}")
             price = book.on_demand_price(r.instance_type)
             if price is None:
                 raise ConfigError(f"invalid config {PROJECT}:capacity.capacity_reservations: {r.id} reserves "
@@ -241,24 +249,48 @@ def stack_holdings(config: StackConfig, lock: CapacityLock | None, live: LivePri
                                              p.unused_usd_per_hour, dict(p.rates), p.ends, "stack config")
                        for p in capacity.savings_plans]
     else:
-        reservations = _read_or(lambda: live.capacity_reservations(config.region, now), live, None)
-        plans = _read_or(lambda: live.savings_plans(config.region, now), live, None)
+        types = sorted({t for g in config.gpu_node_groups for t in g.instance_types})
+        reservations = _read_or(lambda: live.capacity_reservations(config.region, now), live, None, notes,
+                                "capacity reservations")
+        plans = _read_or(lambda: live.savings_plans(config.region, now, types), live, None, notes, "Savings Plans")
         held += reservations if reservations is not None else [
             h for h in recorded if h.kind == CAPACITY_RESERVATION]
-        if plans is None:
-            held += [h for h in recorded if h.kind == SAVINGS_PLAN]
-        else:
-            commitments = plans
+        # The stack's own groups use what the lock gave them of a plan: Cost Explorer counts that as used,
+        # so it is added back to the plan's headroom (up to the commitment), or each decision would see
+        # less headroom than the last and move the units the plan pays for to spot.
+        own = _recorded_commitments(recorded)
+        commitments = own if plans is None else [
+            replace(c, unused_per_hour=min(c.hourly_commitment, c.unused_per_hour + next(
+                (o.unused_per_hour for o in own if o.plan_id == c.plan_id), 0.0))) for c in plans]
     return ([h for h in held if h.ends_at is None or h.ends_at > now],
             [c for c in commitments if c.ends_at > now])
 
 
-def _read_or(read, live: LivePriceSource | None, fallback):
+def _recorded_commitments(recorded: Sequence[ReservedHolding]) -> list[SavingsPlanCommitment]:
+    """The Savings Plans a lock was decided with, as commitments whose headroom is what the groups held of
+    each (count x rate) at the rates they held it: split again, they give each group what it had."""
+    plans: dict[str, SavingsPlanCommitment] = {}
+    for held in recorded:
+        if held.kind != SAVINGS_PLAN:
+            continue
+        plan = plans.get(held.reference) or SavingsPlanCommitment(
+            held.reference, "Compute", "", "", 0.0, 0.0, {}, held.ends_at or datetime.max.replace(tzinfo=timezone.utc),
+            "capacity lock")
+        usd = plan.unused_per_hour + held.count * held.usd_per_hour
+        plans[held.reference] = replace(plan, hourly_commitment=usd, unused_per_hour=usd,
+                                        rates={**plan.rates, held.instance_type: held.usd_per_hour})
+    return list(plans.values())
+
+
+def _read_or(read, live: LivePriceSource | None, fallback, notes: list[str] | None, what: str):
+    """`read()`; when there is a live source and it fails, `fallback` (the lock's record), said in `notes`."""
     if live is None:
         return fallback
     try:
         return read()
-    except PriceSourceError:
+    except PriceSourceError as error:
+        if notes is not None:
+            notes.append(f"{what} unavailable ({error}): the lock's record of them is used")
         return fallback
 
 
@@ -324,8 +356,10 @@ def _decided_capacity(config: StackConfig, stack: str, zones: Sequence[str], sta
         origin = {"lock": f"no lock {path.name}: decided from the bundled price snapshot (offline plan)",
                   "live": "offline: live prices replaced by the bundled price snapshot",
                   "snapshot": "decided from the bundled price snapshot"}[source]
-    holdings, commitments = stack_holdings(config, lock, mode.live if use_live else None, now)
+    notes: list[str] = []
+    holdings, commitments = stack_holdings(config, lock, mode.live if use_live else None, now, notes)
     stack_decision = decide_stack(config, zones, sources, holdings, current, now, commitments)
+    stack_decision.notes[:0] = notes
     notes = f" ({'; '.join(stack_decision.notes)})" if stack_decision.notes else ""
     return ProgramCapacity(stack_decision.plans(), origin + notes, stack_decision.decisions)
 

@@ -79,7 +79,7 @@ class FakeLiveSource:
             raise PriceSourceError(self.fail)
         return []
 
-    def savings_plans(self, region, now):
+    def savings_plans(self, region, now, instance_types=()):
         if self.fail:
             raise PriceSourceError(self.fail)
         return []

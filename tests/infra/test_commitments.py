@@ -8,7 +8,7 @@ from components.capacity.config import CapacityReservationConfig, SavingsPlanCon
 from components.capacity.lock import build_lock, lock_path, read_lock, render_lock
 from components.pricing.prices import PriceSourceError
 from components.pricing.commitments import SavingsPlanCommitment
-from components.stack.capacity import decide_stack, stack_holdings
+from components.stack.capacity import decide_stack, program_capacity, stack_holdings
 from seedance.cli import offline_plan
 from tests.components.markets import NOW, ZONES, FakeLiveSource
 from tests.stacks import REPO, stack_config
@@ -66,27 +66,67 @@ def test_the_decision_explains_the_order_and_the_lock_records_what_each_holding_
 
 
 class CommittedAccount(FakeLiveSource):
-    def __init__(self, fail_commitments=False, **kwargs):
-        super().__init__(**kwargs)
-        self.fail_commitments = fail_commitments
+    """An account with a Compute Savings Plan that covers batch's and online's types, Cost Explorer reporting
+    `unused` (batch takes 2 x g6e.12xlarge, $14.60; online, which has 4 RIs of its 6, 2 x g6.xlarge, $1.06)."""
 
-    def savings_plans(self, region, now):
+    def __init__(self, unused=16.0, fail_commitments=False, **kwargs):
+        super().__init__(**kwargs)
+        self.unused, self.fail_commitments = unused, fail_commitments
+
+    def savings_plans(self, region, now, instance_types=()):
         if self.fail_commitments:
             raise PriceSourceError("describe_savings_plans: AccessDeniedException")
-        return [SavingsPlanCommitment("sp-live", "Compute", "", "", 5.0, 1.6, {"g6.xlarge": 0.5314},
+        return [SavingsPlanCommitment("sp-live", "Compute", "", "", 20.0, self.unused, {"g6e.12xlarge": 7.3,
+                                                                                    "g6.xlarge": 0.53},
                                       NOW.replace(year=2028), "describe_savings_plans")]
 
 
-def test_a_refused_commitment_read_falls_back_to_the_lock_and_never_to_more_spot():
+def live_commitments(tmp_path):
     config = stack_config("prod")
     config = config.model_copy(update={"capacity": config.capacity.model_copy(update={"commitments": "live"})})
     holdings, commitments = stack_holdings(config, None, CommittedAccount(), NOW)
-    first = decide_stack(config, ZONES, [FakeLiveSource(0.3)], holdings, {}, NOW, commitments)
-    lock = build_lock(None, "prod", config.region, NOW, first.source, config.capacity.settings(), first.decisions,
-                      first.book)
-    held, commitments = stack_holdings(config, lock, CommittedAccount(fail_commitments=True), NOW)
-    assert commitments == [] and any(h.reference == "sp-live" and h.count == 2 for h in held)  # 6 run, 4 are RIs
-    again = decide_stack(config, ZONES, [FakeLiveSource(0.3)], held, lock.plans(), NOW)
-    before = {d.plan.group: d.plan.on_demand_base_gpus for d in first.decisions}
-    after = {d.plan.group: d.plan.on_demand_base_gpus for d in again.decisions}
-    assert after == before  # the same commitment in the base: no unit moves to spot
+    decided = decide_stack(config, ZONES, [FakeLiveSource(0.3)], holdings, {}, NOW, commitments)
+    lock = build_lock(None, "prod", config.region, NOW, decided.source, config.capacity.settings(), decided.decisions,
+                      decided.book)
+    lock_path(tmp_path, "prod").write_text(render_lock(lock))
+    return config, decided, read_lock(lock_path(tmp_path, "prod"))
+
+
+def bases(decisions):
+    return {d.plan.group: d.plan.on_demand_base_gpus for d in decisions}
+
+
+def test_a_lock_holding_a_savings_plan_deploys_as_decided(tmp_path):
+    """The reviewed lock's holdings are rebuilt group by group as decided, so `pulumi up` finds the lock
+    matches (it once listed them in another order and re-split them by max size: every deploy refused)."""
+    config, decided, lock = live_commitments(tmp_path)
+    assert bases(decided.decisions)["batch"] == 8  # 2 x g6e.12xlarge under the plan ($16 / $7.30), above the baseline 2
+    online = next(d.plan for d in decided.decisions if d.plan.group == "online")
+    assert [h.kind for h in online.mix.holdings] == ["savings-plan", "reserved-instance"]  # two kinds in one group
+    capacity = program_capacity(config, "prod", ZONES, tmp_path, NOW)
+    assert capacity.plans == lock.plans()
+
+
+def test_a_refused_commitment_read_falls_back_to_the_lock_and_never_to_more_spot(tmp_path):
+    config, decided, lock = live_commitments(tmp_path)
+    notes = []
+    held, commitments = stack_holdings(config, lock, CommittedAccount(fail_commitments=True), NOW, notes)
+    assert [(c.plan_id, round(c.unused_per_hour, 6)) for c in commitments] == [("sp-live", 15.66)]  # what was held
+    assert notes == ["Savings Plans unavailable (describe_savings_plans: AccessDeniedException): the lock's record "
+                     "of them is used"]
+    again = decide_stack(config, ZONES, [FakeLiveSource(0.3)], held, lock.plans(), NOW, commitments)
+    assert bases(again.decisions) == bases(decided.decisions) and not any(d.changed for d in again.decisions)
+
+
+def test_the_plans_own_use_is_added_back_so_the_next_day_holds_as_much(tmp_path):
+    """Cost Explorer counts what the stack's groups used of the plan as used: a day after the decision the
+    headroom it reports is that much smaller. Added back, the base stays; not added back, batch would
+    drop to its baseline and put those units on spot."""
+    config, decided, lock = live_commitments(tmp_path)
+    next_day = CommittedAccount(unused=16.0 - 15.66)
+    held, commitments = stack_holdings(config, lock, next_day, NOW)
+    assert round(commitments[0].unused_per_hour, 6) == 16.0
+    again = decide_stack(config, ZONES, [FakeLiveSource(0.3)], held, lock.plans(), NOW, commitments)
+    assert bases(again.decisions) == bases(decided.decisions)
+    held, commitments = stack_holdings(config, None, next_day, NOW)  # without the lock's record
+    assert bases(decide_stack(config, ZONES, [FakeLiveSource(0.3)], held, {}, NOW, commitments).decisions)["batch"] == 2

@@ -60,11 +60,15 @@ def test_recommends_the_cheapest_block_below_the_alternatives_and_prints_the_pur
                       {**window, "InstanceCount": 4, "CapacityDurationHours": 72})
     stub.add_response("describe_spot_price_history", {"SpotPriceHistory": [
         {"AvailabilityZone": "us-east-1a", "InstanceType": "p5.48xlarge", "ProductDescription": "Linux/UNIX",
-         "SpotPrice": "40.000000", "Timestamp": NOW}]}, {"InstanceTypes": ["p5.48xlarge"], "StartTime": NOW,
-                                                        "ProductDescriptions": ["Linux/UNIX"]})
+         "SpotPrice": "40.000000", "Timestamp": NOW},
+        {"AvailabilityZone": "us-east-1a", "InstanceType": "p5.48xlarge", "ProductDescription": "Linux/UNIX",
+         "SpotPrice": "20.000000", "Timestamp": NOW - timedelta(hours=2)},  # older: not the price now
+        {"AvailabilityZone": "us-east-1b", "InstanceType": "p5.48xlarge", "ProductDescription": "Linux/UNIX",
+         "SpotPrice": "10.000000", "Timestamp": NOW}]},  # another zone: not the offerings'
+        {"InstanceTypes": ["p5.48xlarge"], "StartTime": NOW, "ProductDescriptions": ["Linux/UNIX"]})
     assert plan() == 0
     out = capsys.readouterr().out
-    assert "spot $40.0000/h now" in out
+    assert "in each offering's zone: us-east-1a $40.0000/h, us-east-1b $10.0000/h" in out
     lines = [line for line in out.splitlines() if line.startswith("cb-")]
     # expected spot: half the time 2,000 GPU-h at $5.00 (+ interruptions), else the date missed: $11,883.30
     assert lines[0].startswith("cb-0aaaaaaaaaaaaaaa2") and " buy " in lines[0] and "$11,883.30 spot" in lines[0]

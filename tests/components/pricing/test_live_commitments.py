@@ -64,20 +64,22 @@ def test_savings_plans_every_page_their_rates_and_yesterdays_unused_commitment()
                     {"states": ["active"]})
     sp.add_response("describe_savings_plans", {"savingsPlans": [savings_plan("sp-b", "arn:b", "SageMaker")]},
                     {"states": ["active"], "nextToken": "t1"})
-    filters = [{"name": "region", "values": ["us-east-1"]}, {"name": "productType", "values": ["EC2"]}]
+    filters = [{"name": "region", "values": ["us-east-1"]}, {"name": "productType", "values": ["EC2"]},
+               {"name": "instanceType", "values": ["g5.xlarge", "g6.xlarge"]}]
+    asked = {"savingsPlanId": "sp-a", "filters": filters, "maxResults": 1000}
     sp.add_response("describe_savings_plan_rates", {"savingsPlanId": "sp-a", "searchResults": [rate("g6.xlarge", "0.5310")],
-                                                    "nextToken": "r1"}, {"savingsPlanId": "sp-a", "filters": filters})
+                                                    "nextToken": "r1"}, asked)
     sp.add_response("describe_savings_plan_rates", {"savingsPlanId": "sp-a",
                                                     "searchResults": [rate("g5.xlarge", "0.6640"),
                                                                       rate("g6.xlarge", "0.47", "us-west-2")]},
-                    {"savingsPlanId": "sp-a", "filters": filters, "nextToken": "r1"})
+                    {**asked, "nextToken": "r1"})
     clients.stubs["ce"].add_response("get_savings_plans_utilization_details", {
         "SavingsPlansUtilizationDetails": [{"SavingsPlanArn": ARN, "Attributes": {},
                                             "Utilization": {"TotalCommitment": "300", "UsedCommitment": "240",
                                                             "UnusedCommitment": "60", "UtilizationPercentage": "80"}}],
         "TimePeriod": {"Start": "2026-11-30", "End": "2026-12-01"}},
         {"TimePeriod": {"Start": "2026-11-30", "End": "2026-12-01"}})
-    (found,) = source(clients).savings_plans("us-east-1", NOW)
+    (found,) = source(clients).savings_plans("us-east-1", NOW, ["g5.xlarge", "g6.xlarge"])
     clients.done()
     assert (found.plan_id, found.unused_per_hour, dict(found.rates)) == ("sp-a", 2.5, {"g6.xlarge": 0.531,
                                                                                        "g5.xlarge": 0.664})
@@ -90,7 +92,7 @@ def test_a_refused_read_is_a_price_source_error_naming_the_operation(code):
     clients = Clients()
     clients.stubs["savingsplans"].add_client_error("describe_savings_plans", code)
     with pytest.raises(PriceSourceError, match=f"describe_savings_plans: {code}"):
-        source(clients).savings_plans("us-east-1", NOW)
+        source(clients).savings_plans("us-east-1", NOW, ["g6.xlarge"])
 
 
 def test_throttled_reads_are_retried():
@@ -98,10 +100,7 @@ def test_throttled_reads_are_retried():
     sp = clients.stubs["savingsplans"]
     sp.add_client_error("describe_savings_plans", "ThrottlingException")
     sp.add_response("describe_savings_plans", {"savingsPlans": []}, {"states": ["active"]})
-    clients.stubs["ce"].add_response("get_savings_plans_utilization_details",
-                                     {"SavingsPlansUtilizationDetails": [], "TimePeriod": {"Start": "a", "End": "b"}},
-                                     {"TimePeriod": ANY})
-    assert source(clients).savings_plans("us-east-1", NOW) == []
+    assert source(clients).savings_plans("us-east-1", NOW, ["g6.xlarge"]) == []  # none: Cost Explorer not asked
     clients.done()
 
 
