@@ -325,6 +325,18 @@ def test_the_console_ends_cleanly_when_output_cannot_be_written_as_is(how):
     assert code == 0 and "Traceback" not in err and "Exception ignored" not in err, err
 
 
+@pytest.mark.parametrize("command", [["breaker", "--stack", "dev"], ["preflight", "--stack", "dev"],
+                                     ["cost-gate", "--stack", "dev", "--service", "video"]])
+@pytest.mark.parametrize("timeout", ["nan", "inf", "0", "-1"])
+def test_a_timeout_that_is_no_number_of_seconds_is_a_usage_error(command, timeout):
+    """A deadline of nan or inf once reached `Thread.join` and raised there, after the reads had started."""
+    err = io.StringIO()
+    with pytest.raises(SystemExit) as exit_info, contextlib.redirect_stderr(err):
+        main([*command, "--timeout", timeout])
+    assert exit_info.value.code == 2 and "allowed: above 0 up to 3600 seconds" in err.getvalue()
+    assert err.getvalue().count("\n") == 1
+
+
 def test_version():
     with pytest.raises(SystemExit) as exit_info, contextlib.redirect_stdout(io.StringIO()) as out:
         main(["--version"])

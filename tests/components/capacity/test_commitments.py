@@ -2,6 +2,7 @@
 account already pays for goes into the on-demand base before anything else, and no spot unit ever
 takes an hour a commitment would leave unused."""
 
+import json
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -204,3 +205,35 @@ def test_every_field_of_a_reservation_is_read_and_only_a_linux_default_one_activ
                    {"TotalInstanceCount": "2"}, {"State": "pending"}, {"InstancePlatform": "Windows"},
                    {"InstanceType": "p5.48xlarge"}):  # no on-demand rate known for it: left out
         assert reservation_holdings([{**base, **change}, base], {"g6.xlarge": 0.8048}.get, NOW) == [held], change
+
+
+def test_plans_of_one_rate_are_spent_in_id_order():
+    first, second = plan("sp-b", 1.0, {"g6.xlarge": 0.5}), plan("sp-a", 1.0, {"g6.xlarge": 0.5})
+    held = commitment_holdings([first, second], "us-east-1", [("online", ("g6.xlarge",), 3)])
+    assert [(h.reference, h.count) for h in held["online"]] == [("sp-a", 2), ("sp-b", 1)]
+
+
+@pytest.mark.parametrize("entry, allowed", [
+    (["g6.xlarge", 1, 0.0, {"kind": "capacity-reservation", "reference": "cr-0123456789abcdef0", "zone": "us-east-1a",
+                            "targeted": True, "ends_at": None}], False),  # a reservation is not free
+    (["g6.xlarge", 1, 0.0], False),  # nor a Reserved Instance
+    (["p5.48xlarge", 1, 0.0, {"kind": "capacity-block", "reference": "cr-0123456789abcdef0", "zone": "us-east-1a",
+                              "targeted": True, "ends_at": "2027-01-01T00:00:00Z"}], True),  # paid up front
+    (["g6.xlarge", 1, 0.8, {"kind": "capacity-reservation", "reference": "arn:aws:ec2:other/evil", "zone": "us-east-1a",
+                            "targeted": True, "ends_at": None}], False),  # not EC2's id form
+    (["g6.xlarge", 1, 0.5, {"kind": "savings-plan", "reference": "sp-1", "zone": "mars-1a", "targeted": False,
+                            "ends_at": None}], False),
+])
+def test_a_hand_edited_lock_holding_is_bounded(entry, allowed):
+    from pydantic import ValidationError
+
+    from components.capacity.lock import LockedConstraints
+
+    constraints = {"workload_class": {}, "instance_types": ["g6.xlarge"], "zones": ["us-east-1a"], "min_gpus": 0,
+                   "desired_gpus": 1, "max_gpus": 2, "holdings": [entry]}
+    text = json.dumps(constraints)  # as the lock file is read
+    if allowed:
+        LockedConstraints.model_validate_json(text)
+    else:
+        with pytest.raises(ValidationError):
+            LockedConstraints.model_validate_json(text)
