@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from dataclasses import dataclass
 from typing import Any, Callable, Literal
 
@@ -19,6 +19,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from components.catalog.instance_types import gpu_instance_type
 from components.cluster.versions import kubernetes_version
 from components.pricing.live import boto3_clients
+from components.pricing.commitments import last_full_day
 from seedance.deadline import timeout_seconds, within
 from components.stack.config import StackConfig
 from seedance.stack_input import load_stack
@@ -392,10 +393,9 @@ def check_commitments(config: StackConfig, clients: Clients, findings: list[Find
                 break
         else:
             findings.append(Finding("Savings Plans", "ok", f"{len(plans.get('savingsPlans', []))} active read"))
-    day = datetime.now(timezone.utc).date()
     if _call(findings, "Savings Plans utilisation", "ce:GetSavingsPlansUtilizationDetails",
-             lambda: ce.get_savings_plans_utilization_details(TimePeriod={
-                 "Start": (day - timedelta(days=1)).isoformat(), "End": day.isoformat()}, MaxResults=1)) is not None:
+             lambda: ce.get_savings_plans_utilization_details(
+                 TimePeriod=last_full_day(datetime.now(timezone.utc)), MaxResults=1)) is not None:
         findings.append(Finding("Savings Plans utilisation", "ok", "readable"))
     if _call(findings, "capacity reservations", "ec2:DescribeCapacityReservations",
              lambda: ec2.describe_capacity_reservations(MaxResults=5)) is not None:

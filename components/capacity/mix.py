@@ -16,10 +16,11 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import timezone
 from typing import Any, Iterable, Sequence, TypeVar
 
 from components.plan.resources import PlanResource, is_unknown, tags_of
+from components.pricing.prices import parse_time
 from components.pricing.reserved import RESERVED_INSTANCE, ReservedHolding
 
 # The tag that carries a GPU group's Reserved Instances in the plan, so every reader of the plan (the
@@ -169,7 +170,7 @@ def holdings_from_constraints(constraints: dict, source: str = "plan") -> tuple[
         held.append(ReservedHolding(str(instance_type), int(count), float(rate), source,
                                     meta.get("kind", RESERVED_INSTANCE), meta.get("reference", ""),
                                     meta.get("zone", ""),
-                                    datetime.fromisoformat(ends.replace("Z", "+00:00")) if ends else None,
+                                    parse_time(ends) if ends else None,
                                     bool(meta.get("targeted", False))))
     return tuple(held)
 

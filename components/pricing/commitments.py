@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from components.catalog.instance_types import gpu_instance_type
+from components.pricing.prices import parse_time
 from components.pricing.reserved import CAPACITY_BLOCK, CAPACITY_RESERVATION, SAVINGS_PLAN, ReservedHolding
 
 LINUX = "Linux/UNIX"
@@ -52,7 +53,7 @@ def _when(value: Any) -> datetime | None:
     """An answer's time, in UTC when it names no zone (AWS's are UTC); None when it is no time."""
     if not isinstance(value, datetime):
         try:
-            value = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+            value = parse_time(str(value))
         except ValueError:
             return None
     return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
@@ -91,6 +92,15 @@ def savings_plan_commitments(plans: Iterable[Mapping], rates: Mapping[str, Mappi
             hourly_commitment=commitment, unused_per_hour=unused, rates=dict(rates.get(plan.get("savingsPlanId"), {})),
             ends_at=ends, source="describe_savings_plans and Cost Explorer utilisation"))
     return found
+
+
+# Cost Explorer's utilisation is read for the last full day (its data is a day late), in hours.
+UTILISATION_HOURS = 24
+
+
+def last_full_day(now: datetime) -> dict[str, str]:
+    """Cost Explorer's TimePeriod for the day before `now` (Start inclusive, End exclusive)."""
+    return {"Start": (now - timedelta(days=1)).date().isoformat(), "End": now.date().isoformat()}
 
 
 def unused_commitment_per_hour(details: Iterable[Mapping], hours: float) -> dict[str, float]:

@@ -12,7 +12,7 @@ import http.client
 import json
 import time
 import urllib.request
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Any, Callable, Sequence
 
 from botocore.config import Config
@@ -21,8 +21,8 @@ from botocore.exceptions import BotoCoreError, ClientError
 from components.pricing.advisor import interruption_frequencies
 from components.pricing.prices import (PlacementRequest, PlacementScore, Price, PriceBook, PriceSourceError,
                                        SnapshotPriceSource)
-from components.pricing.commitments import (SavingsPlanCommitment, plan_rates, reservation_holdings,
-                                           savings_plan_commitments, unused_commitment_per_hour)
+from components.pricing.commitments import (UTILISATION_HOURS, SavingsPlanCommitment, last_full_day, plan_rates,
+                                           reservation_holdings, savings_plan_commitments, unused_commitment_per_hour)
 from components.pricing.reserved import ReservedHolding, holdings_from_reserved_instances
 
 # The Price List API is served from these regions only; each answers for every region.
@@ -252,11 +252,9 @@ class LivePriceSource:
                                                    {"name": "productType", "values": ["EC2"]},
                                                    {"name": "instanceType", "values": list(instance_types)}])
                 rates[plan["savingsPlanId"]] = plan_rates(found, region)
-        day = (now - timedelta(days=1)).date()
         details = self._token_pages(self._clients("ce", "us-east-1"), "get_savings_plans_utilization_details",
-                                    "SavingsPlansUtilizationDetails", "NextToken",
-                                    TimePeriod={"Start": day.isoformat(), "End": now.date().isoformat()})
-        return savings_plan_commitments(plans, rates, unused_commitment_per_hour(details, 24), now)
+                                    "SavingsPlansUtilizationDetails", "NextToken", TimePeriod=last_full_day(now))
+        return savings_plan_commitments(plans, rates, unused_commitment_per_hour(details, UTILISATION_HOURS), now)
 
     def reserved_holdings(self, region: str) -> list[ReservedHolding]:
         self._deadline = self._monotonic() + self._budget
