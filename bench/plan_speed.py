@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from seedance.cli import offline_plan
-from seedance.engine import run_program
+from seedance_client.engine import run_program
 from seedance.offline_cloud import OfflineCloud
 
 REPO = Path(__file__).resolve().parent.parent

@@ -9,7 +9,7 @@ import time
 from datetime import datetime, timedelta, timezone
 from typing import Callable
 
-from components.common.files import write_text
+from seedance_client.files import write_text
 from components.pricing.live import LivePriceSource
 from components.capacity.lock import build_lock, lock_path, render_lock
 from components.catalog.instance_types import gpu_instance_types

@@ -12,7 +12,7 @@ from typing import Any
 
 import pulumi
 
-from components.common.files import MAX_PLAN_BYTES, InputFileError, load_json
+from seedance_client.files import MAX_PLAN_BYTES, InputFileError, load_json
 from components.cost.estimate import CostEstimate, catalog_for, estimate
 from components.pricing.prices import PriceSourceError
 from components.plan.diff import Change, plan_diff, render_diff, replaced_nodes
@@ -26,9 +26,9 @@ from policies.expectations import stack_policy_config, team_policy_config
 from policies.framework import CONFIG_DIR, fails_closed, PolicyConfigError, Violation, load_enforcement, run_rules
 from policies.rules import ALL_RULES
 from seedance.charts import ChartMissingError, chart_cache, pull, rendered_resources
-from seedance.engine import STACK_REFERENCE, Plan, Secret
+from seedance_client.engine import STACK_REFERENCE, Plan, Secret
 from seedance.plan_output import MASK, asset_json
-from seedance.project import StackFileError, find_project
+from seedance_client.project import StackFileError, find_project
 from seedance.stack_input import load_stack
 from seedance.deadline import timeout_seconds
 

@@ -22,7 +22,7 @@ import yaml
 from botocore.exceptions import BotoCoreError, ClientError
 
 from components.cluster.versions import kubernetes_version
-from components.common.files import InputFileError, OutputFileError, write_text
+from seedance_client.files import InputFileError, OutputFileError, write_text
 from components.common.validation import clipped
 from components.cost.estimate import catalog_for, estimate
 from components.compute.labels import NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL, pool_tolerations
@@ -40,11 +40,11 @@ from components.stack.placeholders import placeholders
 from seedance import (breaker_command, budget_tag_command, capacity_blocks_command, capacity_commands, check_command,
                       config_reference, cost_gate_command, images_command, model_command, preflight)
 
-from seedance.engine import Plan, ProgramFailed, ProgramInputError, run_program
+from seedance_client.engine import Plan, ProgramFailed, ProgramInputError, run_program
 from seedance.offline_cloud import OfflineCloud
 from seedance.charts import ChartFetchError
 from seedance.plan_output import plan_to_json, plan_to_text
-from seedance.project import StackFileError, find_project, load_stack_config
+from seedance_client.project import StackFileError, find_project, load_stack_config
 from seedance.stack_input import StackInputError, load_stack
 from seedance.tfplan import terraform_plan
 

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from components.common.files import write_text
+from seedance_client.files import write_text
 from components.compute.node_bootstrap import ami_ssm_parameter
 from components.compute.node_images import (NodeImage, NodeImageError, NodeImagesDocument, group_image_key,
                                             images_path, pinned_images, read_node_images, render_node_images)

@@ -11,7 +11,7 @@ from typing import Any
 import pulumi
 from pulumi.runtime.rpc import UNKNOWN
 
-from seedance.engine import Plan, PlannedResource, Secret
+from seedance_client.engine import Plan, PlannedResource, Secret
 
 MASK = "[secret]"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from components.stack.config import ConfigError, StackConfig, check_stack_env, parse_config_values
-from seedance.project import Project, StackFileError, find_project, load_stack_config
+from seedance_client.project import Project, StackFileError, find_project, load_stack_config
 
 
 class StackInputError(Exception):

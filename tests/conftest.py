@@ -10,7 +10,7 @@ import components.stack.capacity
 from components.capacity.lock import build_lock, render_lock
 from components.stack.capacity import decide_stack, table_zones
 from seedance.cli import offline_plan
-from seedance.engine import Plan
+from seedance_client.engine import Plan
 from tests.components.markets import NOW, FakeLiveSource
 from tests.stacks import REPO, STACKS, stack_config
 

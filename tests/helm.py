@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from seedance import charts
-from seedance.engine import Secret
+from seedance_client.engine import Secret
 
 
 def values_of(release) -> dict:

@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 from kubernetes_validate import utils as kubernetes_validate
 
-from seedance.engine import Plan, Secret
+from seedance_client.engine import Plan, Secret
 
 CHECKOV = Path(sys.executable).parent / "checkov"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import yaml
 
 from components.stack.config import parse_config_values
-from seedance.project import find_project, load_stack_config
+from seedance_client.project import find_project, load_stack_config
 
 REPO = Path(__file__).resolve().parent.parent
 STACKS = ("dev", "staging", "prod")

@@ -17,7 +17,7 @@ from typing import Annotated, Literal
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from components.capacity.plan import CapacityPlan, Decision, PlannerSettings
-from components.common.files import InputFileError, load_json
+from seedance_client.files import InputFileError, load_json
 from components.pricing.prices import PriceBook, PriceSourceError, book_from_json, book_to_json, format_time, parse_time
 
 LOCK_VERSION = 1

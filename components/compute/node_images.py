@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from components.common.files import InputFileError, load_json
+from seedance_client.files import InputFileError, load_json
 from components.compute.config import GpuNodeGroupConfig
 from components.compute.node_bootstrap import AMI_FAMILIES, ami_ssm_parameter
 

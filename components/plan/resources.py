@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from seedance_client.tokens import STACK as CLIENT_STACK, STACK_REFERENCE as CLIENT_STACK_REFERENCE
+
 ASG = "aws:autoscaling/group:Group"
 EBS_VOLUME = "aws:ebs/volume:Volume"
 EC2_INSTANCE = "aws:ec2/instance:Instance"
@@ -57,8 +59,7 @@ S3_ACL_HOLDERS = (*S3_BUCKETS, "aws:s3/bucketAclV2:BucketAclV2", "aws:s3/bucketO
                   "aws:s3/bucketObjectv2:BucketObjectv2")
 S3_PUBLIC_ACCESS_BLOCK = "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock"
 # The engine's own types: a stack, and a reference to another stack's outputs.
-STACK = "pulumi:pulumi:Stack"
-STACK_REFERENCE = "pulumi:pulumi:StackReference"
+STACK, STACK_REFERENCE = CLIENT_STACK, CLIENT_STACK_REFERENCE
 # Resources that launch EC2 instances from settings of their own; each keeps the instance metadata options
 # in `metadataOptions` and its public-IP switch in `associatePublicIpAddress` (templates: per network
 # interface). Auto Scaling groups, fleets and EKS node groups launch from one of these.

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from seedance.cli import main
-from seedance.engine import ProgramInputError, Secret, run_program
+from seedance_client.engine import ProgramInputError, Secret, run_program
 from seedance.offline_cloud import OfflineCloud
-from seedance.project import find_project, load_stack_config
+from seedance_client.project import find_project, load_stack_config
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

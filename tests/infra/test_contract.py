@@ -4,7 +4,7 @@ import pytest
 
 from seedance_client.contract import (CONTRACT_VERSION, ContractVersionError, PlatformContract,
                                           check_compatible)
-from seedance.engine import Secret
+from seedance_client.engine import Secret
 from tests.stacks import stack_config
 
 

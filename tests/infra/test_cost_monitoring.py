@@ -8,7 +8,7 @@ import yaml
 
 from components.pricing.prices import HOURS_PER_MONTH
 from components.monitoring.rules import rule_files
-from seedance.engine import Secret
+from seedance_client.engine import Secret
 from tests.helm import render_release, values_of
 from tests.policy_evaluation import Request, allows
 from tests.stacks import stack_config

@@ -6,7 +6,7 @@ import re
 import yaml
 
 from components.compute.labels import GPU_TAINT_KEY
-from seedance.engine import Secret
+from seedance_client.engine import Secret
 from tests.helm import render_release, values_of
 from tests.k8s_checks import node_labels, selects
 from tests.stacks import stack_config

@@ -2,7 +2,7 @@
 
 import json
 
-from seedance.engine import Secret
+from seedance_client.engine import Secret
 from tests.stacks import stack_config
 
 EXPECTED_TYPES = {

@@ -11,7 +11,7 @@ from components.compute.priority import PLATFORM_CLASSES, PRIORITY_CLASS
 from components.stack.config import ConfigError, parse_config_values
 from components.storage.manifests import LOCAL_DISKS_DIR, provisioner_user
 from components.tenancy.manifests import OBSERVER_ROLE, TENANT_ROLE
-from seedance.engine import Secret
+from seedance_client.engine import Secret
 from tests.admission import denials
 from tests.stacks import stack_config
 
@@ -69,7 +69,7 @@ def _prod_values(**tenant):
 
 
 def _committed(stack):
-    from seedance.project import find_project, load_stack_config
+    from seedance_client.project import find_project, load_stack_config
     from tests.stacks import REPO
     project = find_project(REPO)
     return dict(load_stack_config(project, project.stack_file(stack)).values)

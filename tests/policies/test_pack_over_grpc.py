@@ -7,7 +7,7 @@ from components.plan.resources import PlanResource
 from policies.framework import load_enforcement, run_rules
 from policies.rules import ALL_RULES
 from seedance.check_command import plan_resources
-from seedance.engine import Secret
+from seedance_client.engine import Secret
 from tests.policies.analyzer_harness import Diagnostic, RunningPack
 from tests.unknowns import unknown_at
 

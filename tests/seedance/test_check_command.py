@@ -141,7 +141,7 @@ def test_every_checkov_finding_on_every_stack_is_fixed_or_explained(tmp_path):
 
 def test_secret_markers_of_an_in_process_plan_reach_the_rules_as_values():
     from seedance.check_command import plan_resources
-    from seedance.engine import Plan, PlannedResource, Secret
+    from seedance_client.engine import Plan, PlannedResource, Secret
 
     volume = PlannedResource(urn="urn:pulumi:dev::app::aws:ebs/volume:Volume::v", type="aws:ebs/volume:Volume",
                              name="v", parent=None, custom=True,

@@ -26,7 +26,7 @@ from pulumi.runtime import rpc, settings
 from pulumi.runtime.config import set_all_config
 from pulumi.runtime.stack import run_in_stack
 
-from components.plan.resources import STACK as STACK_TYPE, STACK_REFERENCE
+from seedance_client.tokens import STACK as STACK_TYPE, STACK_REFERENCE
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from seedance.engine import ProgramFailed, ProgramInputError, Secret, run_program
+from seedance_client.engine import ProgramFailed, ProgramInputError, Secret, run_program
 from seedance.offline_cloud import OfflineCloud
 
 

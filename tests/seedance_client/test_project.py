@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from seedance.project import OFFLINE_SECRET_PLACEHOLDER, StackFileError, find_project, load_stack_config
+from seedance_client.project import OFFLINE_SECRET_PLACEHOLDER, StackFileError, find_project, load_stack_config
 
 
 def test_stack_file_values_reach_the_program_as_the_cli_passes_them(tmp_path):

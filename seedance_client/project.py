@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from components.common.files import InputFileError, load_yaml
+from seedance_client.files import InputFileError, load_yaml
 
 # The value an encrypted (`secure:`) config entry gets offline: no secrets provider is reachable.
 OFFLINE_SECRET_PLACEHOLDER = "offline-plan-secret"

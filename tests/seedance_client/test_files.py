@@ -3,7 +3,7 @@ keys of one name are still refused (the last would silently win)."""
 
 import pytest
 
-from components.common.files import InputFileError, load_yaml
+from seedance_client.files import InputFileError, load_yaml
 
 
 def test_a_merge_key_yields_to_the_mappings_own_keys(tmp_path):
