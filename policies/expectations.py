@@ -90,14 +90,8 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
 
 def team_policy_config(contract: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """What a platform's contract (its stack outputs) says a team's plan must fit: the team rules' config."""
-    pools = {pool["name"]: pool["workload_class"] for pool in contract.get("gpu_pools") or []}
-    tenants = contract.get("tenants") or []
     return {
-        "kubernetes-tenant-require-contract-fit": {
-            "tenant_namespaces": {ns: t["name"] for t in tenants for ns in t.get("namespaces") or []},
-            "priority_classes": sorted(set((contract.get("priority_classes") or {}).values())),
-            "pool_classes": pools,
-            "team_classes": {t["name"]: sorted(k for k, n in (t.get("gpus") or {}).items() if n) for t in tenants}},
+        "kubernetes-tenant-require-contract-fit": {"contracts": [dict(contract)]},
         "kubernetes-claim-flag-costly-volume": {
             "region": contract.get("region") or "us-east-1",
             "storage_classes": (contract.get("storage_classes") or {}).get("volumes") or {}},

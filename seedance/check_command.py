@@ -31,6 +31,7 @@ from seedance.plan_output import MASK, asset_json
 from seedance_client.project import StackFileError, find_project
 from seedance.stack_input import load_stack
 from seedance.deadline import timeout_seconds
+from seedance_client.contract import ContractVersionError, read_contract
 
 class CheckInputError(Exception):
     """A plan file or stack that cannot be read: exit code 2."""
@@ -96,7 +97,17 @@ BUDGET_RULES = tuple(rule.name for rule in ALL_RULES if "storage_classes" in rul
 def referenced_contracts(resources: list[PlanResource], stack_outputs) -> list[dict[str, Any]]:
     """The contracts (stack outputs) of the platform stacks a team's plan reads. `stack_outputs(reference)`
     answers a StackReference offline."""
-    return [stack_outputs(str(r.props.get("name"))) or {} for r in resources if r.type == STACK_REFERENCE]
+    contracts = []
+    for reference in (str(r.props.get("name")) for r in resources if r.type == STACK_REFERENCE):
+        outputs = stack_outputs(reference)
+        if outputs is None:
+            continue  # another project's stack: no platform contract to fit
+        try:
+            read_contract(outputs, reference)
+        except ContractVersionError as error:
+            raise CheckInputError(f"the plan reads {error}") from None
+        contracts.append(outputs)
+    return contracts
 
 
 def referenced_storage_classes(contracts: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
@@ -113,7 +124,9 @@ def rule_config(config: StackConfig | None, contracts: list[dict[str, Any]]) -> 
     extra = stack_policy_config(config) if config else {}
     for contract in contracts:
         for rule, values in team_policy_config(contract).items():
-            extra[rule] = {**extra.get(rule, {}), **values}
+            merged = extra.setdefault(rule, {})
+            for key, value in values.items():  # lists (the contracts) gather; a value of one platform replaces
+                merged[key] = merged.get(key, []) + value if isinstance(value, list) else value
     return extra
 
 

@@ -14,7 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-CONTRACT_VERSION = "1.2"
+CONTRACT_VERSION = "1.3"
+SECRET_FIELDS = ("kubeconfig",)  # read apart, so the rest of the contract does not turn secret
 
 
 class GpuPool(BaseModel):
@@ -45,6 +46,19 @@ class GpuPool(BaseModel):
         return min(self.gpus_per_node.values())
 
 
+class ClaimPrice(BaseModel):
+    """A claim's monthly cost on one class: the class fixes its performance, so the cost is a part per GiB
+    and a part the performance bills (gp3 above its included IOPS, io2's IOPS tiers) whatever the size."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    usd_per_gib_month: float = Field(ge=0)
+    usd_per_month: float = Field(ge=0, description="The performance's part, the same for any size.")
+
+    def monthly_usd(self, size_gib: float) -> float:
+        return round(size_gib * self.usd_per_gib_month + self.usd_per_month, 2)
+
+
 class StorageClasses(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
@@ -57,6 +71,10 @@ class StorageClasses(BaseModel):
                                                     "most half the batch class's interruption tolerance.")
     volumes: dict[str, dict[str, str]] = Field({}, description="What a claim of each EBS class gets (type, iops, "
                                                "throughput): what `seedance check` prices a team's claims at.")
+    # 1.3
+    claim_prices: dict[str, ClaimPrice] = Field({}, description="What a claim of each EBS class costs a month, in "
+                                                "the platform's region (its own cost model): a team's `seedance "
+                                                "check` prices its claims with these, without the platform.")
 
 
 class TritonEndpoint(BaseModel):
@@ -131,7 +149,23 @@ class PlatformContract(BaseModel):
 
 
 class ContractVersionError(Exception):
-    """The producer's contract version cannot serve this consumer."""
+    """The producer's contract version cannot serve this consumer, or its outputs do not match it."""
+
+
+def read_contract(values: dict[str, Any], stack: str, requires: str = CONTRACT_VERSION) -> PlatformContract:
+    """A platform stack's outputs as the contract, its version checked first. A stack reference answers None
+    for an output the producer does not export (an older minor's): the field is absent, and the model's
+    default for it applies. The secret fields are read apart and stand masked here."""
+    try:
+        check_compatible(values.get("contract_version"), requires)
+    except ContractVersionError as error:
+        raise ContractVersionError(f"{stack}: {error}") from None
+    present = {name: value for name, value in values.items() if value is not None}
+    try:
+        return PlatformContract.model_validate({**present, **{f: "[secret]" for f in SECRET_FIELDS}})
+    except ValueError as error:
+        raise ContractVersionError(f"{stack}: its outputs do not match contract {values.get('contract_version')}: "
+                                   f"{error}".replace("\n", " ")) from None
 
 
 def check_compatible(producer: str, consumer: str = CONTRACT_VERSION) -> None:

@@ -20,7 +20,6 @@ import argparse
 import hashlib
 import json
 import re
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -363,32 +362,3 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 # The platform's commands a team may reach for (plan and check its program, the cost gate, ...).
-PLATFORM_COMMANDS = ("plan", "check", "diff", "decide", "preflight", "cost-gate", "export", "config")
-
-
-def main(argv: list[str] | None = None) -> int:
-    """The client's `seedance` command: the model verbs only (the platform's `seedance` has them too)."""
-    argv = sys.argv[1:] if argv is None else argv
-    if argv and argv[0] in PLATFORM_COMMANDS:
-        # The same `seedance` name as the platform's command: say which package has the rest.
-        print(f"seedance: error: `seedance {argv[0]}` comes with the platform's package (pip install "
-              f"\"seedance-infra @ git+https://<platform repo>@<commit>\", docs/onboarding.md); this environment has "
-              "the client only: seedance model ...", file=sys.stderr)
-        return 2
-    parser = argparse.ArgumentParser(prog="seedance", description="A team's side of a seedance platform")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    try:
-        return args.run(args)
-    except PublishError as error:
-        print(f"seedance: error: {error}", file=sys.stderr)
-        return 2
-    except Exception as error:  # the AWS SDK's: credentials, a denied call, an unreachable endpoint
-        if type(error).__module__.startswith("botocore"):
-            print(f"seedance: error: AWS: {error}", file=sys.stderr)
-            return 2
-        raise
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -14,10 +14,9 @@ from typing import Any
 
 import pulumi
 
-from seedance_client.contract import (CONTRACT_VERSION, ContractVersionError, GpuPool, PlatformContract,
-                                          check_compatible)
+from seedance_client.contract import (CONTRACT_VERSION, SECRET_FIELDS, ContractVersionError, GpuPool,
+                                      PlatformContract, read_contract)
 
-SECRET_FIELDS = ("kubeconfig",)  # read apart, so the rest of the contract does not turn secret
 
 
 class IncompatiblePlatform(pulumi.RunError):
@@ -26,17 +25,9 @@ class IncompatiblePlatform(pulumi.RunError):
 
 def parse_contract(values: dict[str, Any], stack: str, requires: str = CONTRACT_VERSION) -> PlatformContract:
     try:
-        check_compatible(values.get("contract_version"), requires)
+        return read_contract(values, stack, requires)
     except ContractVersionError as error:
-        raise IncompatiblePlatform(f"{stack}: {error}") from None
-    # A stack reference answers None for an output the producer does not export (an older minor's):
-    # the field is absent, and the model's default for it applies.
-    present = {name: value for name, value in values.items() if value is not None}
-    try:
-        return PlatformContract.model_validate({**present, **{f: "[secret]" for f in SECRET_FIELDS}})
-    except ValueError as error:
-        raise IncompatiblePlatform(f"{stack}: its outputs do not match contract {values.get('contract_version')}: "
-                                   f"{error}".replace("\n", " ")) from None
+        raise IncompatiblePlatform(str(error)) from None
 
 
 class PlatformReference:

@@ -23,10 +23,11 @@ def test_the_client_wheel_holds_the_client_only(tmp_path):
     top_level = {name.split("/")[0] for name in zipfile.ZipFile(wheel).namelist()}
     assert {name for name in top_level if not name.endswith(".dist-info")} == {"seedance_client"}
     modules = {name for name in zipfile.ZipFile(wheel).namelist() if name.startswith("seedance_client/")}
-    assert {"seedance_client/contract.py", "seedance_client/reference.py", "seedance_client/publishing.py"} <= modules
+    assert {f"seedance_client/{m}.py" for m in ("contract", "reference", "publishing", "cli", "offline", "engine",
+                                                "team_rules", "project", "files")} <= modules
     assert not any(name.endswith("pyproject.toml") for name in modules)
     entry_points = next(n for n in zipfile.ZipFile(wheel).namelist() if n.endswith("entry_points.txt"))
-    assert "seedance = seedance_client.models:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "seedance = seedance_client.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
 def test_the_client_is_versioned_as_the_contract_and_needs_no_platform():
@@ -36,11 +37,14 @@ def test_the_client_is_versioned_as_the_contract_and_needs_no_platform():
     assert project["name"] != "seedance-client"  # a stranger's project on the public index
 
 
-def test_a_fresh_venv_with_only_the_client_wheel_publishes_and_says_where_plan_lives(tmp_path):
+def test_a_fresh_venv_with_only_the_client_wheel_plans_checks_and_publishes(tmp_path, plan_of):
     """Issue 36: a team's own virtualenv with the client wheel alone (its dependencies on the path, the
-    platform not) has `seedance model`, reads the contract, and is told, in one line, which package has
-    `seedance plan` and `check`."""
+    platform not) has `seedance model`, plans and checks both examples against a platform's outputs in a
+    file, refuses what the contract does not allow, and says in one line which package has the rest."""
+    import json
     import venv
+
+    from seedance_client.engine import Secret
 
     source = tmp_path / "seedance_client"
     shutil.copytree(CLIENT, source, ignore=shutil.ignore_patterns("__pycache__"))
@@ -51,24 +55,38 @@ def test_a_fresh_venv_with_only_the_client_wheel_publishes_and_says_where_plan_l
     venv.EnvBuilder(with_pip=False).create(team)
     python = team / "bin" / "python"
     site = next((team / "lib").glob("python3*/site-packages"))
-    # The client's dependencies (pydantic, pulumi, boto3) from this venv: a path, not its .pth files, so
-    # the platform's editable install is not on it.
+    # The client's and the examples' dependencies (pydantic, pulumi, pulumi-aws, pulumi-kubernetes, boto3)
+    # from this venv: a path, not its .pth files, so the platform's editable install is not on it.
     import pydantic
 
     (site / "dependencies.pth").write_text(str(Path(pydantic.__file__).parents[1]) + "\n")
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q", "--prefix", str(team),
                     str(wheel)], check=True, capture_output=True)
-    run = lambda *args: subprocess.run([str(python), "-c", "import sys; from seedance_client.models import main; "
-                                        "sys.exit(main(sys.argv[1:]))", *args], capture_output=True, text=True,
-                                       cwd=tmp_path)
+    script = next((team / "bin").glob("seedance"))
+    assert script.read_text().startswith("#!") and "seedance_client.cli" in script.read_text()
+    run = lambda *args: subprocess.run([str(script), *args], capture_output=True, text=True, cwd=tmp_path,
+                                       timeout=300)
+    for stack in ("dev", "prod"):
+        outputs = {k: v.value if isinstance(v, Secret) else v for k, v in plan_of(stack).outputs.items()}
+        (tmp_path / f"{stack}.json").write_text(json.dumps(outputs))
+    for example in ("training-job", "model-deploy"):
+        program = str(REPO / "examples" / example)
+        planned = run("plan", "--stack", "dev", "--program", program, "--contract", "dev.json")
+        assert planned.returncode == 0 and "pulumi:pulumi:StackReference  my-org/seedance-gpu/dev" in planned.stdout, \
+            planned.stderr
+        checked = run("check", "--stack", "dev", "--program", program, "--contract", "dev.json")
+        assert checked.returncode == 0 and "fits the platform's contract" in checked.stdout, checked.stderr
+    # Against prod, whose teams own other namespaces: refused, with the io2 claim's cost named.
+    refused = run("check", "--stack", "dev", "--program", str(REPO / "examples" / "training-job"), "--contract", "prod.json")
+    assert refused.returncode == 1, refused.stderr
+    assert "namespace training belongs to no team of the platform (video-ml)" in refused.stdout
+    assert "checkpoints: $3,544.00/month" in refused.stdout
     assert run("model", "--help").returncode == 0
-    refused = run("plan", "--stack", "dev")
-    assert refused.returncode == 2 and refused.stderr.count("\n") == 1
-    assert "`seedance plan` comes with the platform's package" in refused.stderr
-    imports = subprocess.run([str(python), "-c", "import seedance_client.reference, seedance_client.models\n"
+    elsewhere = run("decide", "--stack", "dev")
+    assert elsewhere.returncode == 2 and elsewhere.stderr.count("\n") == 1
+    assert "`seedance decide` comes with the platform's package" in elsewhere.stderr
+    imports = subprocess.run([str(python), "-c", "import seedance_client.reference, seedance_client.cli\n"
                               "import importlib.util; print(importlib.util.find_spec('seedance') is None, "
                               "importlib.util.find_spec('components') is None)"], capture_output=True, text=True,
                              cwd=tmp_path)
     assert imports.stdout.split() == ["True", "True"], imports.stderr  # the platform is not there
-    script = next((team / "bin").glob("seedance"))
-    assert script.read_text().startswith("#!") and "seedance_client.models" in script.read_text()

@@ -14,6 +14,7 @@ from functools import cache
 from typing import Any, Callable, Iterable, Mapping
 
 from components.pricing.ebs import EBS_VOLUME_TYPES, ebs_monthly
+from seedance_client.team_rules import quantity_gib
 from components.plan.unknowns import UnknownValueError, as_read
 from components.pricing.prices import HOURS_PER_MONTH, Price, SnapshotPriceSource, UnitPrice
 from components.capacity.mix import asg_mix, expected_spot_rate, hourly, price_mix
@@ -256,15 +257,11 @@ def _eks_cluster(resource: PlanResource, catalog: PriceCatalog, on: date) -> tup
             f"EKS control plane, Kubernetes {minor} in {support} support on {on:%Y-%m-%d}")
 
 
-_BINARY_UNITS = {"Ki": 2**-20, "Mi": 2**-10, "Gi": 1, "Ti": 2**10, "Pi": 2**20}
-
-
 def _gib(quantity: Any) -> float:
-    text = str(_known(quantity, "the claim's size"))
-    for suffix, factor in _BINARY_UNITS.items():
-        if text.endswith(suffix):
-            return float(text[: -len(suffix)]) * factor
-    return float(text) / 2**30  # bytes
+    try:
+        return quantity_gib(_known(quantity, "the claim's size"))
+    except ValueError as error:  # a size no API server would take: not priced, never guessed
+        raise UnknownValue(str(error)) from None
 
 
 def _claim(resource: PlanResource, catalog: PriceCatalog, classes: Mapping[str, Mapping[str, str]]) -> tuple[float, str]:

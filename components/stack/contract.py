@@ -13,6 +13,9 @@ from components.compute.labels import pool_tolerations
 from components.compute.priority import PRIORITY_CLASS
 from components.stack.config import StackConfig
 from components.stack.derivation import StackDerivation
+from components.cost.estimate import catalog_for
+from components.pricing.ebs import ebs_monthly
+from components.storage.checkpoint_sizing import SizingDecision
 from components.storage.manifests import volume_parameters
 from seedance_client.contract import CONTRACT_VERSION, PlatformContract
 
@@ -34,7 +37,19 @@ def storage_classes(config: StackConfig, derived: StackDerivation) -> dict:
         "training_namespace": checkpoints.namespace if checkpoints else None,
         "checkpoint_interval_seconds": checkpoints.profile.interval_seconds if checkpoints else None,
         "volumes": {checkpoints.storage_class_name: volume_parameters(derived.checkpoint)} if checkpoints else {},
+        "claim_prices": {checkpoints.storage_class_name: claim_price(derived.checkpoint, config.region)}
+        if checkpoints else {},
     }
+
+
+def claim_price(decision: SizingDecision, region: str) -> dict[str, float]:
+    """A claim of the class at the region's bundled EBS prices, by `ebs_monthly` (the estimate's formula): the
+    class fixes IOPS and throughput, so what a GiB adds is the difference between one and none."""
+    volume, prices = decision.chosen, catalog_for(region).services
+    fixed = ebs_monthly(volume.volume_type, 0, volume.iops, volume.throughput_mibps, prices)
+    return {"usd_per_gib_month": round(ebs_monthly(volume.volume_type, 1, volume.iops, volume.throughput_mibps, prices)
+                                       - fixed, 6),
+            "usd_per_month": round(fixed, 6)}
 
 
 def platform_contract(config: StackConfig, derived: StackDerivation, resources: Mapping[str, Any]) -> dict[str, Any]:

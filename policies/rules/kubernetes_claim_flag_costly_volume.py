@@ -5,6 +5,7 @@ volume's Retain policy."""
 from components.cost.estimate import catalog_for, estimate
 from components.plan.resources import K8S_CLAIM
 from policies.framework import Rule
+from seedance_client.team_rules import COSTLY_CLAIM_RULE, COSTLY_CLAIM_USD
 
 
 def check(resources, config):
@@ -20,7 +21,7 @@ def check(resources, config):
 
 
 RULE = Rule(
-    name="kubernetes-claim-flag-costly-volume",
+    name=COSTLY_CLAIM_RULE,
     description="Claims costing more than the threshold a month are named with their cost.",
     severity="medium",
     remediation="Ask for the size and class the job needs (the contract's storage_classes.volumes says what each "
@@ -28,6 +29,6 @@ RULE = Rule(
     topics=("cost", "storage"),
     config={"region": {"type": "string", "default": "us-east-1"},
             "storage_classes": {"type": "object", "default": {}},
-            "monthly_usd_limit": {"type": "number", "minimum": 0, "default": 1000}},
+            "monthly_usd_limit": {"type": "number", "minimum": 0, "default": COSTLY_CLAIM_USD}},
     check_stack=check,
 )

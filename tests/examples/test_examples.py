@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from seedance.cli import main
+from seedance_client.cli import main as client_main
 from seedance_client.engine import ProgramInputError, Secret, run_program
 from seedance.offline_cloud import OfflineCloud
 from seedance_client.project import find_project, load_stack_config
@@ -13,11 +14,13 @@ from seedance_client.project import find_project, load_stack_config
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
+def platform_outputs_of(plan):
+    """A platform stack's real outputs as a StackReference would return them (secrets as plain text)."""
+    return {k: v.value if isinstance(v, Secret) else v for k, v in plan.outputs.items()}
+
+
 def platform_outputs(plan_of, **changes):
-    """The dev stack's real outputs as a StackReference would return them (secrets as plain text)."""
-    def reveal(value):
-        return value.value if isinstance(value, Secret) else value
-    return {**{k: reveal(v) for k, v in plan_of("dev").outputs.items()}, **changes}
+    return {**platform_outputs_of(plan_of("dev")), **changes}
 
 
 def plan_example(name, outputs):
@@ -166,7 +169,7 @@ def _team_stack(tmp_path, namespace: str, team: str = "video-ml"):
     ("training", "video-ml", "namespace training belongs to no team of the platform"),
     ("video-train", "speech-ml", "labelled team 'speech-ml' in namespace video-train, which is team 'video-ml''s"),
 ])
-def test_a_teams_check_holds_its_plan_to_the_platforms_contract(tmp_path, capsys, namespace, team, refused):
+def test_a_teams_check_holds_its_plan_to_the_platforms_contract(tmp_path, capsys, plan_of, namespace, team, refused):
     """Team checks before apply (issue 36, item 6): its namespace and label from the contract's tenants, and
     a claim on prod's io2 checkpoint class named with its monthly cost."""
     code = main(["check", "--stack", "dev", "--program", str(EXAMPLES / "training-job"),
@@ -177,6 +180,14 @@ def test_a_teams_check_holds_its_plan_to_the_platforms_contract(tmp_path, capsys
         assert code == 0 and "kubernetes-tenant-require-contract-fit" not in out
     else:
         assert code == 1 and refused in out
+    # The client alone, with prod's outputs in a file, says the same (one judgement, seedance_client.team_rules).
+    contract = tmp_path / "prod-outputs.json"
+    contract.write_text(json.dumps(platform_outputs_of(plan_of("prod"))))
+    assert client_main(["check", "--stack", "dev", "--program", str(EXAMPLES / "training-job"), "--contract",
+                        str(contract), "--stack-file", str(_team_stack(tmp_path, namespace, team))]) == code
+    client_out = capsys.readouterr().out
+    assert "[advisory] kubernetes-claim-flag-costly-volume: checkpoints: $3,544.00/month" in client_out
+    assert (refused or "fits the platform's contract") in client_out
 
 
 def test_the_training_job_runs_the_shipped_trainer_in_one_zone_with_a_shared_memory_volume(plan_of):

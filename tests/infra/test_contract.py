@@ -41,10 +41,10 @@ def _outputs(plan):
 
 
 def test_a_consumer_ignores_what_a_newer_producer_adds(plan_of):
-    """1.1 producing 1.2: fields it adds at every level are ignored, not refused."""
+    """A newer producer (1.4): fields it adds at every level are ignored, not refused."""
     from seedance_client.reference import parse_contract
     outputs = _outputs(plan_of("prod"))
-    newer = {**outputs, "contract_version": "1.2", "regions_served": [{"name": "eu"}],
+    newer = {**outputs, "contract_version": "1.4", "regions_served": [{"name": "eu"}],
              "gpu_pools": [{**pool, "interconnect": "nvlink"} for pool in outputs["gpu_pools"]],
              "triton_endpoints": {k: {**v, "shard": 1} for k, v in outputs["triton_endpoints"].items()}}
     contract = parse_contract(newer, "my-org/seedance-gpu/prod")
@@ -63,7 +63,7 @@ def test_a_consumer_asking_for_1_0_reads_a_1_0_producer_and_one_asking_more_is_t
     contract = parse_contract(older, "org/seedance-gpu/prod", requires="1.0")
     assert contract.checkpoint_claims == [] and contract.triton_endpoints["video"].publisher_role_arn is None
     with pytest.raises(IncompatiblePlatform, match=r"^org/seedance-gpu/prod: .*exports contract 1.0; this program "
-                                                   r"needs 1.2"):
+                                                   r"needs 1.3"):
         parse_contract(older, "org/seedance-gpu/prod")
 
 
@@ -109,7 +109,8 @@ def _read_through_a_stack_reference(outputs: dict, requires: str):
     return found["contract"]
 
 
-@pytest.mark.parametrize("producer, requires", [("1.0", "1.0"), ("1.1", "1.0"), ("1.2", "1.2"), ("1.3", "1.2")])
+@pytest.mark.parametrize("producer, requires", [("1.0", "1.0"), ("1.1", "1.0"), ("1.2", "1.2"), ("1.3", "1.3"),
+                                                     ("1.4", "1.3")])
 def test_the_current_client_reads_older_current_and_newer_producers_through_a_stack_reference(plan_of, producer, requires):
     outputs = {**_outputs(plan_of("prod")), "contract_version": producer}
     if producer == "1.0":  # a 1.0 stack exports none of 1.1's fields
@@ -117,7 +118,9 @@ def test_the_current_client_reads_older_current_and_newer_producers_through_a_st
             outputs.pop(field)
     if producer in ("1.0", "1.1"):  # nor 1.2's pool zones
         outputs["gpu_pools"] = [{k: v for k, v in pool.items() if k != "zones"} for pool in outputs["gpu_pools"]]
-    if producer == "1.3":  # a newer producer's fields, at the top and inside
+    if producer in ("1.0", "1.1", "1.2"):  # nor 1.3's claim prices
+        outputs["storage_classes"] = {k: v for k, v in outputs["storage_classes"].items() if k != "claim_prices"}
+    if producer == "1.4":  # a newer producer's fields, at the top and inside
         outputs["regions_served"] = ["eu-west-1"]
         outputs["gpu_pools"] = [{**pool, "interconnect": "efa"} for pool in outputs["gpu_pools"]]
     contract = _read_through_a_stack_reference(outputs, requires)
@@ -127,3 +130,7 @@ def test_the_current_client_reads_older_current_and_newer_producers_through_a_st
     else:
         assert contract.tenants and contract.priority_classes
     assert contract.pool("train").single_zone == (None if producer in ("1.0", "1.1") else "us-east-1a")
+    # 1.3: a claim of prod's checkpoint class (io2, 64,000 IOPS) priced without the platform's package
+    prices = contract.storage_classes.claim_prices
+    assert (prices["checkpoints"].monthly_usd(64) if producer >= "1.3" else prices) == (3544.0 if producer >= "1.3"
+                                                                                           else {})

@@ -14,7 +14,7 @@ from moto import mock_aws
 
 from components.serving.publishing import marker_key
 from seedance.cli import main
-from seedance_client import models
+from seedance_client import cli as client_cli, models
 from seedance_client.publishing import PublishError, model_name, pin_version, rollback_target
 from tests.stacks import REPO
 
@@ -210,6 +210,6 @@ def test_publishing_as_the_publisher_role_assumes_it(monkeypatch):
 
 
 def test_the_clients_own_command_is_the_same_code(s3, model):
-    """A team's venv has `seedance model` from the client alone (its entry point: seedance_client.models:main)."""
-    assert models.main(["model", "publish", str(model), "--version", "1", "--repository", REPOSITORY]) == 0
-    assert models.main(["model", "promote", "identity", "--version", "9", "--repository", REPOSITORY]) == 2
+    """A team's venv has `seedance model` from the client alone (its entry point: seedance_client.cli:main)."""
+    assert client_cli.main(["model", "publish", str(model), "--version", "1", "--repository", REPOSITORY]) == 0
+    assert client_cli.main(["model", "promote", "identity", "--version", "9", "--repository", REPOSITORY]) == 2

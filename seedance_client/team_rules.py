@@ -1,0 +1,193 @@
+"""What a team's plan must fit on the platforms it reads, judged from their contracts alone. Pure.
+
+The client's `seedance check` runs these over a team's offline plan; the platform's policy pack runs the
+same function (rule `kubernetes-tenant-require-contract-fit`). Objects are judged by what they are (their
+`kind`, their pod's shape, the labels their nodes must carry), not by the SDK class that wrote them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from seedance_client.contract import GpuPool, PlatformContract
+
+# pulumi-kubernetes's component resources (YAML, Helm v4 charts, kustomize): their children are the objects judged.
+COMPONENT_KINDS = frozenset({"ConfigFile", "ConfigGroup", "Chart", "Directory"})
+# A claim above this a month is named with its cost (the platform's rule has the same default).
+COSTLY_CLAIM_USD = 1000.0
+_QUANTITY = re.compile(r"^([0-9]+(?:\.[0-9]+)?)([KMGTPE]i?|[mk])?$")
+_FACTORS = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60,
+            "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18, "m": 10**-3}
+
+
+def quantity_gib(quantity: Any) -> float:
+    """A Kubernetes storage quantity (`64Gi`, `100G`, `1.5Ti`, bytes) in GiB; ValueError for anything else."""
+    match = _QUANTITY.match(str(quantity).strip())
+    if match is None:
+        raise ValueError(f"{quantity!r} is not a Kubernetes quantity")
+    number, suffix = match.groups()
+    return float(number) * _FACTORS.get(suffix or "", 1) / 2**30
+
+
+def pod_spec(props: Mapping[str, Any]) -> dict | None:
+    """The pod an object runs, by shape: a Pod's spec, a workload's template, a CronJob's job template's."""
+    spec = props.get("spec") if isinstance(props.get("spec"), dict) else {}
+    if isinstance(spec.get("containers"), list):
+        return spec
+    job = (spec.get("jobTemplate") or {}).get("spec") or {}
+    template = spec.get("template") or job.get("template") or {}
+    inner = template.get("spec") if isinstance(template, dict) else None
+    return inner if isinstance(inner, dict) and isinstance(inner.get("containers"), list) else None
+
+
+def _term_allows(term: list[tuple[str, str, list[str]]], labels: Mapping[str, str]) -> bool:
+    """A node selector term (key, operator, values) against a node's labels, as the scheduler reads it."""
+    for key, operator, values in term:
+        present = key in labels
+        if operator == "In" and not (present and labels[key] in values):
+            return False
+        if operator == "NotIn" and present and labels[key] in values:
+            return False
+        if operator == "Exists" and not present:
+            return False
+        if operator == "DoesNotExist" and present:
+            return False
+    return True
+
+
+def _selector_terms(spec: Mapping[str, Any]) -> list[list[tuple[str, str, list[str]]]]:
+    """The pod's node constraints as OR-ed terms: its nodeSelector AND-ed into each required affinity term."""
+    base = [(k, "In", [str(v)]) for k, v in (spec.get("nodeSelector") or {}).items()]
+    required = (((spec.get("affinity") or {}).get("nodeAffinity") or {})
+                .get("requiredDuringSchedulingIgnoredDuringExecution") or {})
+    terms = [[(e.get("key"), e.get("operator"), [str(v) for v in e.get("values") or []])
+              for e in term.get("matchExpressions") or []] for term in required.get("nodeSelectorTerms") or []]
+    return [base + term for term in terms] if terms else [base]
+
+
+def _tolerates(tolerations: list[Mapping[str, Any]], needed: Mapping[str, Any]) -> bool:
+    """Whether one of the pod's tolerations covers one the pool requires (the pool's taint as the contract
+    states it): same key, or none with Exists; Exists, or the same value; any effect, or the same."""
+    for t in tolerations:
+        key_ok = t.get("key") == needed.get("key") or (not t.get("key") and t.get("operator") == "Exists")
+        value_ok = t.get("operator") == "Exists" or (needed.get("operator", "Equal") == "Equal"
+                                                      and t.get("value") == needed.get("value"))
+        if key_ok and value_ok and (not t.get("effect") or t.get("effect") == needed.get("effect")):
+            return True
+    return False
+
+
+def pools_reached(spec: Mapping[str, Any], pools: Iterable[GpuPool]) -> tuple[list[GpuPool], bool]:
+    """The GPU pools whose nodes the pod may land on (its node selection admits them and it tolerates their
+    taints), and whether it asks for a pool at all (names a label the pools' nodes carry)."""
+    pools = list(pools)
+    pool_keys = {key for pool in pools for key in pool.node_selector}
+    # Only the labels that tell pools apart are judged: a pool's nodes carry others (zone, instance type)
+    # that its selector does not list, and what a pod asks of those is the scheduler's to meet.
+    terms = [[e for e in term if e[0] in pool_keys] for term in _selector_terms(spec)]
+    asks = any(term for term in terms)
+    tolerations = [t for t in spec.get("tolerations") or [] if isinstance(t, Mapping)]
+    return [p for p in pools if any(_term_allows(term, p.node_selector) for term in terms)
+            and all(_tolerates(tolerations, needed) for needed in p.tolerations)], asks
+
+
+def contract_fit(name: str, props: Mapping[str, Any], contracts: list[PlatformContract]) -> list[str]:
+    """Why a team's Kubernetes object does not fit its platforms: a namespace no team owns (or none: the
+    provider's default, or a cluster-wide object), another team's label, a priority class the platform does
+    not have, a pool it does not have or where the team has no GPUs."""
+    if not contracts or props.get("kind") in (None, *COMPONENT_KINDS):
+        return []  # not a Kubernetes object (a provider, a component), or a platform's own plan
+    metadata = props.get("metadata") or {}
+    namespace = metadata.get("namespace") or props.get("namespace")  # a Helm release names its own
+    owners = {ns: t.name for c in contracts for t in c.tenants for ns in t.namespaces}
+    owner, found = owners.get(namespace), []
+    if owners:  # a platform that has not divided its cluster among teams (no tenants) owns no namespace to check
+        teams = ", ".join(sorted(set(owners.values())))
+        if not namespace:
+            return [f"{name}: a {props['kind']} without a namespace is cluster-wide or lands in the provider's "
+                    f"default namespace, and neither is a team's ({teams} own namespaces of their own)"]
+        if owner is None:
+            return [f"{name}: namespace {namespace} belongs to no team of the platform ({teams})"]
+        label = (metadata.get("labels") or {}).get("team")
+        if label != owner:
+            found.append(f"{name}: labelled team {label!r} in namespace {namespace}, which is team {owner!r}'s")
+    spec = pod_spec(props)
+    if spec is None:
+        return found
+    priorities = sorted({p for c in contracts for p in c.priority_classes.values()})
+    priority = spec.get("priorityClassName")
+    if priority is not None and priority not in priorities:
+        found.append(f"{name}: priority class {priority!r} is not one the platform has ({', '.join(priorities)})")
+    reached, asks = pools_reached(spec, [p for c in contracts for p in c.gpu_pools])
+    if asks and not reached:
+        found.append(f"{name}: its node selection and tolerations match no GPU pool the platform has")
+    gpus = {k for c in contracts for t in c.tenants if t.name == owner for k, n in t.gpus.items() if n}
+    for pool in reached if owner is not None else ():
+        if pool.workload_class not in gpus:
+            found.append(f"{name}: may run on pool {pool.name!r} ({pool.workload_class}), where team {owner!r} has "
+                         "no GPUs")
+    return found
+
+
+@dataclass(frozen=True)
+class ClaimCost:
+    name: str
+    storage_class: str | None
+    monthly_usd: float | None  # None: not priced (the reason says why)
+    reason: str
+
+
+def claim_cost(name: str, props: Mapping[str, Any], contracts: list[PlatformContract]) -> ClaimCost | None:
+    """A PersistentVolumeClaim's monthly cost on its platform's class (None for other objects)."""
+    if props.get("kind") != "PersistentVolumeClaim":
+        return None
+    spec = props.get("spec") or {}
+    cls = spec.get("storageClassName")
+    if spec.get("volumeName"):
+        return ClaimCost(name, cls, 0.0, f"bound to the platform's volume {spec['volumeName']} (the platform pays it)")
+    prices = {k: v for c in contracts for k, v in c.storage_classes.claim_prices.items()}
+    local = {c.storage_classes.local for c in contracts} - {None}
+    if cls in local:
+        return ClaimCost(name, cls, 0.0, f"class {cls}: the node's instance store (in the node's price)")
+    if cls not in prices:
+        return ClaimCost(name, cls, None, f"class {cls!r} has no price in the platform's contract (contract 1.3 "
+                         "exports its classes' prices)")
+    try:
+        size = quantity_gib(((spec.get("resources") or {}).get("requests") or {}).get("storage"))
+    except ValueError as error:
+        return ClaimCost(name, cls, None, f"its size is not known: {error}")
+    return ClaimCost(name, cls, prices[cls].monthly_usd(size), f"class {cls}: {size:g} GiB")
+
+
+# The platform's policy pack names its rules the same: a team's check and the pack's say one thing.
+CONTRACT_FIT_RULE = "kubernetes-tenant-require-contract-fit"
+COSTLY_CLAIM_RULE = "kubernetes-claim-flag-costly-volume"
+
+
+@dataclass(frozen=True)
+class Finding:
+    level: str  # "mandatory" fails the check; "advisory" is shown
+    rule: str
+    message: str
+
+
+def team_findings(objects: Iterable[tuple[str, str, Mapping[str, Any]]], contracts: list[PlatformContract],
+                  claim_limit_usd: float = COSTLY_CLAIM_USD) -> tuple[list[Finding], list[ClaimCost]]:
+    """A team's planned objects (type token, name, inputs) against its platforms: what does not fit, the
+    claims above the limit, and every claim's cost."""
+    findings, costs = [], []
+    for token, name, props in objects:
+        if not token.startswith("kubernetes:"):
+            continue
+        findings += [Finding("mandatory", CONTRACT_FIT_RULE, m) for m in contract_fit(name, props, contracts)]
+        cost = claim_cost(name, props, contracts)
+        if cost is None:
+            continue
+        costs.append(cost)
+        if cost.monthly_usd is not None and cost.monthly_usd > claim_limit_usd:
+            findings.append(Finding("advisory", COSTLY_CLAIM_RULE, (
+                f"{name}: ${cost.monthly_usd:,.2f}/month ({cost.reason}), above ${claim_limit_usd:,.0f}; the volume "
+                "outlives the job when its class retains it")))
+    return findings, costs

@@ -1,0 +1,179 @@
+"""A team's plan held to its platform's contract by the client alone (seedance_client/team_rules.py): the
+same verdict for every spelling of the same placement, set reasoning over the pools a pod may reach, claims
+priced from the contract as the platform's own cost model prices them."""
+
+import json
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from components.cost.estimate import catalog_for, estimate
+from components.plan.resources import PlanResource
+from seedance_client.contract import ClaimPrice, GpuPool, PlatformContract
+from seedance_client.team_rules import (COSTLY_CLAIM_USD, claim_cost, contract_fit, pools_reached, quantity_gib,
+                                        team_findings)
+from tests.stacks import REPO
+
+FIXTURE = json.loads((REPO / "tests/fixtures/policies/kubernetes-tenant-require-contract-fit.json").read_text())
+CONTRACT = PlatformContract.model_validate(FIXTURE["config"]["contracts"][0])
+POOL_NAMES = ("batch", "online", "train", "h100")
+
+
+def pools(names=POOL_NAMES):
+    classes = {"batch": "batch", "train": "batch", "online": "online", "h100": "batch"}
+    return [GpuPool(name=n, workload_class=classes[n], instance_types=["g6.xlarge"], gpus_per_node={"g6.xlarge": 1},
+                    node_selector={"seedance.io/workload-class": classes[n], "seedance.io/node-group": n},
+                    tolerations=[GPU, {"key": "seedance.io/pool", "operator": "Equal", "value": n, "effect": "NoSchedule"}])
+            for n in names]
+
+
+GPU = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+
+
+def tolerating(name):
+    return [GPU, {"key": "seedance.io/pool", "operator": "Equal", "value": name, "effect": "NoSchedule"}]
+
+
+def job(spec, namespace="video-train", team="video-ml", kind="Job"):
+    spec = {"tolerations": [{"operator": "Exists"}], **spec}  # every taint: only the node selection decides
+    return {"kind": kind, "metadata": {"name": "j", "namespace": namespace, "labels": {"team": team}},
+            "spec": {"template": {"spec": {**spec, "containers": [{"name": "c", "image": "i"}]}}}}
+
+
+def affinity(*terms):
+    return {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": list(term)} for term in terms]}}}}
+
+
+def spellings(target: frozenset[str]):
+    """Every way this test knows to ask for exactly the pools in `target` (by group label)."""
+    key = "seedance.io/node-group"
+    rest = sorted(set(POOL_NAMES) - target)
+    found = [affinity([{"key": key, "operator": "In", "values": sorted(target)}]),
+             affinity(*[[{"key": key, "operator": "In", "values": [name]}] for name in sorted(target)])]
+    if rest:
+        found.append(affinity([{"key": key, "operator": "NotIn", "values": rest}]))
+    if len(target) == 1:
+        (name,) = target
+        found += [{"nodeSelector": {key: name}},
+                  {"nodeSelector": {key: name, "topology.kubernetes.io/zone": "us-east-1a"}},  # not a pool's label
+                  {"nodeSelector": {key: name}, **affinity([{"key": key, "operator": "Exists"}])}]
+    return found
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.frozensets(st.sampled_from(POOL_NAMES), min_size=1))
+def test_every_spelling_of_the_same_placement_reaches_the_same_pools(target):
+    for spec in spellings(target):
+        reached, asks = pools_reached({**spec, "tolerations": [GPU, {"key": "seedance.io/pool", "operator": "Exists"}]},
+                                      pools())
+        assert asks and {p.name for p in reached} == target, spec
+
+
+def test_a_pod_reaches_a_pool_by_its_labels_and_its_tolerations_together():
+    assert pools_reached({"nodeSelector": {"kubernetes.io/arch": "amd64"}}, pools()) == ([], False)
+    assert [p.name for p in pools_reached({"tolerations": tolerating("train")}, pools())[0]] == ["train"]
+    assert [p.name for p in pools_reached({"tolerations": [{"operator": "Exists"}]}, pools())[0]] == list(POOL_NAMES)
+    wrong_effect = [GPU, {"key": "seedance.io/pool", "operator": "Exists", "effect": "NoExecute"}]
+    assert pools_reached({"tolerations": wrong_effect}, pools())[0] == []
+    gpu_only = {"nodeSelector": {"seedance.io/node-group": "batch"}, "tolerations": [GPU]}
+    assert pools_reached(gpu_only, pools()) == ([], True)  # the pool's own taint is not tolerated
+    impossible = {"nodeSelector": {"seedance.io/node-group": "batch", "seedance.io/workload-class": "online"}}
+    assert pools_reached(impossible, pools()) == ([], True)
+    absent = affinity([{"key": "seedance.io/node-group", "operator": "DoesNotExist"}])
+    assert pools_reached(absent, pools()) == ([], True)
+
+
+def test_a_class_selection_reaches_every_pool_of_the_class_and_the_team_needs_gpus_in_each():
+    contract = CONTRACT.model_copy(update={"gpu_pools": pools(("batch", "online", "train"))})
+    # a pod that tolerates every taint and selects nothing may land anywhere: on online too
+    assert contract_fit("j", job({"priorityClassName": "seedance-batch"}), [contract]) == [
+        "j: may run on pool 'online' (online), where team 'video-ml' has no GPUs"]
+    by_class = job({"nodeSelector": {"seedance.io/workload-class": "batch"}, "priorityClassName": "seedance-batch"})
+    assert contract_fit("j", by_class, [contract]) == []  # batch and train are both batch: video-ml has batch GPUs
+    anywhere = job({"priorityClassName": "seedance-batch", **affinity([{"key": "seedance.io/node-group",
+                                                                        "operator": "Exists"}])})
+    assert contract_fit("j", anywhere, [contract]) == [
+        "j: may run on pool 'online' (online), where team 'video-ml' has no GPUs"]
+
+
+@pytest.mark.parametrize("props, found", [
+    ({"kind": "ClusterRoleBinding", "metadata": {"name": "b"}}, "without a namespace is cluster-wide"),
+    ({"kind": "ConfigMap", "metadata": {"name": "c", "labels": {"team": "video-ml"}}}, "provider's default namespace"),
+    ({"kind": "Release", "namespace": "speech", "metadata": {"labels": {"team": "video-ml"}}},
+     "labelled team 'video-ml' in namespace speech, which is team 'speech-ml''s"),
+    ({"kind": "Pod", "metadata": {"namespace": "video-api", "labels": {"team": "video-ml"}},
+      "spec": {"priorityClassName": "system-node-critical", "containers": []}}, "priority class 'system-node-critical'"),
+])
+def test_objects_outside_the_teams_namespaces_or_names_are_refused(props, found):
+    (message,) = contract_fit("x", props, [CONTRACT])
+    assert found in message
+
+
+def test_what_is_not_an_object_or_has_no_platform_is_not_judged():
+    assert contract_fit("c", {"kind": "ConfigGroup"}, [CONTRACT]) == []  # its children are judged
+    assert contract_fit("p", {"kubeconfig": "..."}, [CONTRACT]) == []  # a provider: no kind
+    assert contract_fit("j", job({}, namespace="anywhere"), []) == []  # a platform's own plan: no contract
+    untenanted = CONTRACT.model_copy(update={"tenants": []})
+    assert contract_fit("j", job({"nodeSelector": {"seedance.io/node-group": "batch"}}, namespace="x"),
+                        [untenanted]) == []
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 4096))
+def test_every_spelling_of_a_size_is_the_same_gib(gib):
+    spelled = [f"{gib}Gi", f"{gib * 1024}Mi", f"{gib * 1024 ** 2}Ki", str(gib * 2 ** 30), f"{gib / 1024}Ti"]
+    assert {round(quantity_gib(s), 9) for s in spelled} == {gib}
+
+
+@pytest.mark.parametrize("text", ["64GB", "-1Gi", "Gi", "1e3", "64 Gi x", ""])
+def test_a_size_no_api_server_takes_is_refused(text):
+    with pytest.raises(ValueError):
+        quantity_gib(text)
+
+
+def test_a_decimal_size_is_decimal():
+    assert quantity_gib("100G") == pytest.approx(100e9 / 2 ** 30) and quantity_gib("500M") == pytest.approx(0.4657, 1e-3)
+
+
+def claim(size="64Gi", cls="checkpoints", **spec):
+    return {"kind": "PersistentVolumeClaim", "metadata": {"namespace": "video-train", "labels": {"team": "video-ml"}},
+            "spec": {"storageClassName": cls, "resources": {"requests": {"storage": size}}, **spec}}
+
+
+def test_a_claim_is_priced_by_the_contract_as_the_platforms_estimate_prices_it(plan_of):
+    """The client's price (contract 1.3) and the platform's cost model agree, for every size."""
+    outputs = {k: getattr(v, "value", v) for k, v in plan_of("prod").outputs.items()}
+    contract = PlatformContract.model_validate(outputs)
+    volumes = outputs["storage_classes"]["volumes"]
+    for size in ("64Gi", "100G", "1Ti", "5Gi"):
+        ours = claim_cost("c", claim(size), [contract]).monthly_usd
+        platform = estimate([PlanResource("urn:c", "kubernetes:core/v1:PersistentVolumeClaim", "c", claim(size))],
+                            catalog_for(outputs["region"]), storage_classes=volumes).lines[0].monthly_usd
+        assert ours == pytest.approx(platform, abs=0.01), size
+    assert claim_cost("c", claim("64Gi"), [contract]).monthly_usd == 3544.0  # io2 at 64,000 IOPS: the issue's figure
+
+
+def test_claims_the_contract_cannot_price_say_why_and_are_never_guessed():
+    priced = CONTRACT.model_copy(update={"storage_classes": CONTRACT.storage_classes.model_copy(update={
+        "local": "local-nvme", "claim_prices": {"fast": ClaimPrice(usd_per_gib_month=0.125, usd_per_month=100)}})})
+    assert claim_cost("c", claim("8Gi", "fast"), [priced]).monthly_usd == 101.0
+    assert claim_cost("c", claim("8Gi", "local-nvme"), [priced]).monthly_usd == 0.0
+    assert claim_cost("c", claim("8Gi", "fast", volumeName="pv-1"), [priced]).monthly_usd == 0.0
+    other = claim_cost("c", claim("8Gi", "gp2"), [priced])
+    assert other.monthly_usd is None and "no price in the platform's contract" in other.reason
+    odd = claim_cost("c", claim("lots", "fast"), [priced])
+    assert odd.monthly_usd is None and "not a Kubernetes quantity" in odd.reason
+    assert claim_cost("j", job({}), [priced]) is None
+
+
+def test_findings_fail_on_fit_and_name_claims_above_the_limit_only():
+    priced = CONTRACT.model_copy(update={"storage_classes": CONTRACT.storage_classes.model_copy(update={
+        "claim_prices": {"fast": ClaimPrice(usd_per_gib_month=1, usd_per_month=0)}})})
+    at_limit = ("kubernetes:core/v1:PersistentVolumeClaim", "at", claim(f"{COSTLY_CLAIM_USD:g}Gi", "fast"))
+    above = ("kubernetes:core/v1:PersistentVolumeClaim", "above", claim(f"{COSTLY_CLAIM_USD + 1:g}Gi", "fast"))
+    stray = ("kubernetes:batch/v1:Job", "stray", job({}, namespace="default"))
+    other = ("aws:s3/bucket:Bucket", "b", {"kind": "Job"})  # not a Kubernetes object, whatever its inputs say
+    findings, costs = team_findings([at_limit, above, stray, other], [priced])
+    assert [(f.level, f.message.split(":")[0]) for f in findings] == [("advisory", "above"), ("mandatory", "stray")]
+    assert [c.monthly_usd for c in costs] == [COSTLY_CLAIM_USD, COSTLY_CLAIM_USD + 1]
