@@ -113,6 +113,8 @@ node_groups = {
         kms_key_arn=key.key_arn,
         tags=tags,
         image_id=derived.node_images.get(group.name),
+        zones=group.launch_zones(zones),
+        blocks=derived.blocks,
         budget_breaker=config.capacity.budget_breaker,
     )
     for group in config.gpu_node_groups

@@ -11,7 +11,7 @@ import argparse
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
-from components.capacity.blocks import Campaign, judge, offerings_from_answer, purchase_command, shapes
+from components.capacity.blocks import block_config_entry, Campaign, judge, offerings_from_answer, purchase_command, shapes
 from components.catalog.instance_types import gpu_instance_type, gpu_instance_types
 from components.pricing.live import boto3_clients
 from components.pricing.prices import SnapshotPriceSource, parse_time
@@ -91,7 +91,8 @@ def run(args: argparse.Namespace) -> int:
     verdicts = sorted((v for zone in sorted({o.zone for o in offerings}) for v in judge(
         [o for o in offerings if o.zone == zone],
         Campaign(args.gpu_hours, by, gpus, on_demand.usd_per_hour, args.on_demand_chance, miss_cost, spot.get(zone),
-                 UNKNOWN_INTERRUPTIONS_PER_MONTH, (klass.lost_work_seconds + klass.warmup_seconds) / 3600))),
+                 UNKNOWN_INTERRUPTIONS_PER_MONTH, (klass.lost_work_seconds + klass.warmup_seconds) / 3600,
+                 args.spot_chance))),
                       key=lambda v: v.block_usd)
     spot_text = ("spot: not an alternative (the class allows none)" if klass.max_spot_share <= 0 else
                  "spot now (worst interruption band assumed), in each offering's zone: " + ", ".join(
@@ -114,6 +115,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"Best: {best.offering.offering_id}. The program never buys; to buy it (paid up front, cannot be "
           f"cancelled):\n  {purchase_command(best.offering, config.region)}")
+    print("Then give it to the group (the purchase answers the reservation id, cr-...), and `pulumi up` runs it "
+          "from its start and drains it before its end:\n" + block_config_entry(args.group, best.offering))
     return 0
 
 
@@ -138,6 +141,9 @@ def register(commands: Any, stack_arguments: Callable) -> None:
                       help="default: the group's first type sold as a block")
     plan.add_argument("--on-demand-chance", type=_chance, default=0.5,
                       help="how likely on-demand capacity is there (default 0.5: an assumption; set yours)")
+    plan.add_argument("--spot-chance", type=_chance,
+                      help="how likely spot capacity is there for the campaign (default: the on-demand chance); "
+                           "spot is tried first, on-demand behind it")
     plan.add_argument("--miss-cost", type=_usd, help="what missing the date costs, USD (default: the campaign at "
                                                      "on-demand)")
     plan.add_argument("--timeout", type=timeout_seconds, default=60.0, metavar="SECONDS",

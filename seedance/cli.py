@@ -25,6 +25,7 @@ from components.cluster.versions import kubernetes_version
 from seedance_client.files import InputFileError, OutputFileError, write_text
 from components.common.validation import clipped
 from components.cost.estimate import catalog_for, estimate
+from components.compute.capacity_block import block_lines
 from components.compute.labels import NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL, pool_tolerations
 from components.pricing.prices import PriceSourceError
 from components.storage.manifests import fio_checkpoint_test
@@ -100,6 +101,10 @@ def _derived_sections(args: argparse.Namespace, plan: Plan) -> list[list[str]]:
         capacity_commands.capacity_section({"capacity": capacity_report(derived.capacity, {})},
                                            reference_previews(config, table_zones(config), now)),
         _cost_section(plan),
+        ["Capacity Blocks, each run by its pool in its own group:",
+         *[line for group in config.gpu_node_groups for block in group.capacity_blocks
+           for line in block_lines(group.name, block, derived.blocks[block.reservation_id])]]
+        if derived.blocks else [],
         ["Triton pods the autoscalers may ask for, against each group at its maximum:", *serving] if serving else [],
         ["Prometheus series at the groups' maxima (rules, dashboards and OpenCost included):", *derived.series.lines(),
          f"  history: {history_volume_gib(config.monitoring, derived.series)} GiB for "

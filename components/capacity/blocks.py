@@ -11,8 +11,9 @@ Each alternative is priced for the campaign's whole need:
 - a block: its fee, plus any GPU-hours it does not cover at on-demand;
 - on-demand: the need at the on-demand rate, found with probability `on_demand_chance` (GPU capacity
   is often simply not there); otherwise the campaign misses its date, which costs `miss_cost`;
-- spot (classes that allow it, from a fresh spot price): the need at the spot rate plus each
-  interruption's lost work and warm-up at on-demand, with the same chance of not being there.
+- spot (classes that allow it, from a fresh spot price), tried first with on-demand behind it: the
+  need at the spot rate plus each interruption's lost work and warm-up at on-demand when spot capacity
+  is there (`spot_chance`, default: on-demand's chance), else the on-demand alternative above.
 A block is recommended when it costs less than the cheapest alternative's expected cost.
 """
 
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Iterable, Sequence
 
-from components.pricing.prices import HOURS_PER_MONTH
+from components.pricing.prices import HOURS_PER_MONTH, utc_text
 
 HOURS_PER_DAY = 24
 MAX_DAILY_DAYS = 14
@@ -75,6 +76,7 @@ class Campaign:
     spot_usd_per_hour: float | None = None  # per instance, fresh; None: spot not an alternative
     interruptions_per_month: float = 1.0
     hours_lost_per_interruption: float = 0.5  # the class's lost work and warm-up
+    spot_chance: float | None = None  # 0-1: how likely spot capacity is there; None: on-demand's chance
 
 
 @dataclass(frozen=True)
@@ -91,11 +93,13 @@ def alternatives(campaign: Campaign) -> list[tuple[str, float]]:
     """The expected cost of the campaign without a block, per way of buying it."""
     gpu_rate = campaign.on_demand_usd_per_hour / campaign.gpus_per_instance
     miss = (1 - campaign.on_demand_chance) * campaign.miss_cost_usd
-    found = [("on-demand", campaign.on_demand_chance * campaign.gpu_hours * gpu_rate + miss)]
+    on_demand = campaign.on_demand_chance * campaign.gpu_hours * gpu_rate + miss
+    found = [("on-demand", on_demand)]
     if campaign.spot_usd_per_hour is not None:
         spot_rate = campaign.spot_usd_per_hour / campaign.gpus_per_instance
         lost = campaign.interruptions_per_month / HOURS_PER_MONTH * campaign.hours_lost_per_interruption * gpu_rate
-        found.append(("spot", campaign.on_demand_chance * campaign.gpu_hours * (spot_rate + lost) + miss))
+        there = campaign.on_demand_chance if campaign.spot_chance is None else campaign.spot_chance
+        found.append(("spot", there * campaign.gpu_hours * (spot_rate + lost) + (1 - there) * on_demand))
     return found
 
 
@@ -116,6 +120,17 @@ def judge(offerings: Iterable[Offering], campaign: Campaign) -> list[Verdict]:
                   f"{share} for ${block_usd:,.2f}, not below the expected ${best_usd:,.2f} {best_name}")
         verdicts.append(Verdict(offering, buy, round(block_usd, 2), best_name, round(best_usd, 2), reason))
     return sorted(verdicts, key=lambda v: v.block_usd)
+
+
+def block_config_entry(group: str, offering: Offering) -> str:
+    """The stack-file entry that runs a purchased block in its group (`capacity_blocks`, in YAML)."""
+    return "\n".join([f"  gpu_node_groups[name={group}].capacity_blocks:",
+                      "    - reservation_id: cr-...  # from the purchase",
+                      f"      instance_type: {offering.instance_type}",
+                      f"      zone: {offering.zone}",
+                      f"      instance_count: {offering.instances}",
+                      f"      starts_at: \"{utc_text(offering.start)}\"",
+                      f"      ends_at: \"{utc_text(offering.end)}\""])
 
 
 def purchase_command(offering: Offering, region: str) -> str:

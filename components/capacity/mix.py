@@ -16,11 +16,10 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from datetime import timezone
 from typing import Any, Iterable, Sequence, TypeVar
 
 from components.plan.resources import PlanResource, is_unknown, tags_of
-from components.pricing.prices import parse_time
+from components.pricing.prices import parse_time, utc_text
 from components.pricing.reserved import RESERVED_INSTANCE, ReservedHolding
 
 # The tag that carries a GPU group's Reserved Instances in the plan, so every reader of the plan (the
@@ -154,7 +153,7 @@ def holdings_constraint(holdings: Sequence[ReservedHolding]) -> list[list[Any]]:
         entry: list[Any] = [h.instance_type, h.count, h.usd_per_hour]
         if h.kind != RESERVED_INSTANCE:
             entry.append({"kind": h.kind, "reference": h.reference, "zone": h.zone, "targeted": h.targeted,
-                          "ends_at": h.ends_at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+                          "ends_at": utc_text(h.ends_at)
                           if h.ends_at else None})
         recorded.append(entry)
     return recorded

@@ -9,9 +9,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from components.capacity.workload_classes import WorkloadClass, workload_classes
 from components.catalog.instance_types import gpu_instance_type, gpu_instance_types
 from components.common.validation import FieldError
+from components.compute.capacity_block import CapacityBlockConfig
 from components.compute.labels import NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
 from components.compute.node_bootstrap import AMI_FAMILY_TRAITS
 
+# The spot notice is two minutes: a scale-in drain gets at least as long, batch its full tolerance.
+MIN_TERMINATION_HEARTBEAT_SECONDS = 120
 # A node with this label uses the named entry of the plugin's config map.
 CONFIG_LABEL = "nvidia.com/device-plugin.config"
 
@@ -71,6 +74,9 @@ class GpuNodeGroupConfig(BaseModel):
                               "checkpoint volumes live (the autoscaler then starts a node where the volume is).")
     gpu_sharing: GpuSharingConfig = Field(default_factory=GpuSharingConfig)
     class_overrides: WorkloadClassOverrides = Field(default_factory=WorkloadClassOverrides)
+    capacity_blocks: list[CapacityBlockConfig] = Field([], max_length=4, description="Capacity Blocks for ML the "
+                                                       "account bought for this pool: each runs as its own group of "
+                                                       "the pool's nodes, from the block's start to its drain.")
 
     @field_validator("instance_types")
     @classmethod
@@ -112,7 +118,25 @@ class GpuNodeGroupConfig(BaseModel):
             if getattr(self, key) % per_instance:
                 raise FieldError(key, getattr(self, key), f"the group's instances have {per_instance} GPUs each; "
                                  f"allowed: a multiple of {per_instance}")
+        ids = [block.reservation_id for block in self.capacity_blocks]
+        for index, block in enumerate(self.capacity_blocks):
+            where = f"capacity_blocks[{index}]"
+            if block.instance_type not in self.instance_types:
+                raise FieldError(f"{where}.instance_type", block.instance_type,
+                                 f"allowed: one of the group's instance types ({', '.join(self.instance_types)})")
+            if ids.index(block.reservation_id) != index:
+                raise FieldError(f"{where}.reservation_id", block.reservation_id, "lists a block twice")
+            try:
+                block.check_drain(self.termination_heartbeat_seconds)
+            except FieldError as error:
+                raise FieldError(f"{where}.{error.field}", error.value, error.allowed) from None
         return self
+
+    @property
+    def termination_heartbeat_seconds(self) -> int:
+        """How long a terminating node may take to drain: the class's interruption tolerance, at least the
+        two minutes a spot notice gives."""
+        return max(MIN_TERMINATION_HEARTBEAT_SECONDS, self.workload().interruption_tolerance_seconds)
 
     def launch_zones(self, zones: Sequence[str]) -> tuple[str, ...]:
         """Where the group launches: the stack's zones, or the first alone (`single_zone`)."""

@@ -6,7 +6,7 @@ needs an Auto Scaling group with a MixedInstancesPolicy, so this is built on `aw
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Mapping, Sequence
 
 import pulumi
 import pulumi_aws as aws
@@ -14,17 +14,16 @@ import pulumi_aws as aws
 from components.capacity.mix import EXPECTED_SPOT_TAG, HOLDINGS_TAG, holdings_tag
 from components.capacity.plan import CapacityPlan
 from components.catalog.instance_types import gpu_instance_type
+from components.compute.capacity_block import BlockSchedule, CapacityBlockConfig
 from components.compute.asg import asg_tags, capacity_reservation_specification, instances_distribution, node_template_resources
 from components.compute.config import CONFIG_LABEL, GpuNodeGroupConfig, gpu_pool_selector
-from components.compute.labels import (ACCELERATOR_LABEL, AMI_FAMILY_LABEL, BREAKER_TAG, GPU_TAINT, LOCAL_NVME_LABEL,
-                                       accelerator_value, pool_taint)
+from components.compute.labels import (ACCELERATOR_LABEL, AMI_FAMILY_LABEL, BREAKER_TAG, CAPACITY_BLOCK_TAG, GPU_TAINT,
+                                       LOCAL_NVME_LABEL, accelerator_value, pool_taint)
 from components.compute.node_bootstrap import AMI_FAMILY_TRAITS, ClusterJoin, ami_ssm_parameter, encoded_user_data
 from components.compute.node_role import node_role
+from components.pricing.prices import utc_text
 from components.compute.rollout import SUSPENDED_PROCESSES, refresh_preferences, rollout_pace
 
-
-# The spot notice is two minutes: a scale-in drain gets at least as long, batch its full tolerance.
-MIN_TERMINATION_HEARTBEAT_SECONDS = 120
 
 
 class GpuNodeGroup(pulumi.ComponentResource):
@@ -49,6 +48,8 @@ class GpuNodeGroup(pulumi.ComponentResource):
         kms_key_arn: pulumi.Input[str],
         tags: Mapping[str, str],
         image_id: pulumi.Input[str] | None,
+        zones: Sequence[str] = (),
+        blocks: Mapping[str, BlockSchedule] | None = None,
         budget_breaker: bool = False,
         opts: pulumi.ResourceOptions | None = None,
     ):
@@ -80,8 +81,7 @@ class GpuNodeGroup(pulumi.ComponentResource):
                 name=ami_ssm_parameter(config.ami_family, kubernetes_version, config.arch),
                 opts=pulumi.InvokeOutputOptions(parent=self),
             ).insecure_value
-        template = aws.ec2.LaunchTemplate(
-            f"{name}-template",
+        template_args = dict(
             image_id=image_id,
             user_data=user_data,
             iam_instance_profile=aws.ec2.LaunchTemplateIamInstanceProfileArgs(arn=profile.arn),
@@ -105,9 +105,11 @@ class GpuNodeGroup(pulumi.ComponentResource):
                                 for kind in ("instance", "volume", "network-interface")],
             update_default_version=True,
             tags=tags,
-            opts=child,
         )
+        template = aws.ec2.LaunchTemplate(f"{name}-template", **template_args, opts=child)
 
+        pool_tags = asg_tags(cluster_name, f"{cluster_name}-{config.name}", labels, taints, tags,
+                             node_template_resources(config))
         reserved = holdings_tag(plan.mix.holdings)  # priced by the cost estimate as the decision priced them
         spot_rate = (f"{plan.spot_usd_per_gpu_hour * config.gpus_per_instance:.6f}"
                      if plan.spot_usd_per_gpu_hour is not None else None)
@@ -150,8 +152,7 @@ class GpuNodeGroup(pulumi.ComponentResource):
             protect_from_scale_in=True,
             suspended_processes=list(SUSPENDED_PROCESSES),
             tags=[aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=True)
-                  for k, v in sorted({**asg_tags(cluster_name, f"{cluster_name}-{config.name}", labels, taints, tags,
-                                                       node_template_resources(config)),
+                  for k, v in sorted({**pool_tags,
                                       **({BREAKER_TAG: "on"} if budget_breaker else {}),
                                       **({HOLDINGS_TAG: reserved} if reserved else {}),
                                       **({EXPECTED_SPOT_TAG: spot_rate} if spot_rate else {})}.items())],
@@ -159,21 +160,78 @@ class GpuNodeGroup(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, depends_on=[access, *attachments],
                                         ignore_changes=["desiredCapacity"]),
         )
-        # Scale-in and rebalancing terminations wait for the termination handler to drain the node.
-        aws.autoscaling.LifecycleHook(
-            f"{name}-drain",
-            autoscaling_group_name=group.name,
-            lifecycle_transition="autoscaling:EC2_INSTANCE_TERMINATING",
-            heartbeat_timeout=max(MIN_TERMINATION_HEARTBEAT_SECONDS, config.workload().interruption_tolerance_seconds),
-            default_result="CONTINUE",
-            opts=child,
-        )
+        drain_hook(f"{name}-drain", group, config, child)
+        for block in config.capacity_blocks:
+            CapacityBlockGroup(f"{name}-{block.reservation_id}", config, block, (blocks or {})[block.reservation_id],
+                               template_args=template_args, pool_tags=pool_tags,
+                               subnet_ids=pulumi.Output.from_input(subnet_ids).apply(
+                                   lambda ids, zone=block.zone: [ids[list(zones).index(zone)]]),
+                               opts=child)
         self.asg_name = group.name
         self.asg_arn = group.arn
         self.node_role_arn = role.arn
         self.template_arn = template.arn
         self.register_outputs({"asg_name": self.asg_name, "asg_arn": self.asg_arn, "node_role_arn": self.node_role_arn,
                                "template_arn": self.template_arn})
+
+
+def drain_hook(name: str, group: aws.autoscaling.Group, config: GpuNodeGroupConfig,
+               opts: pulumi.ResourceOptions) -> aws.autoscaling.LifecycleHook:
+    """Scale-in and rebalancing terminations wait for the termination handler to drain the node."""
+    return aws.autoscaling.LifecycleHook(name, autoscaling_group_name=group.name,
+                                         lifecycle_transition="autoscaling:EC2_INSTANCE_TERMINATING",
+                                         heartbeat_timeout=config.termination_heartbeat_seconds,
+                                         default_result="CONTINUE", opts=opts)
+
+
+class CapacityBlockGroup(pulumi.ComponentResource):
+    """A purchased Capacity Block run as the pool's nodes (components/compute/capacity_block.py says what AWS
+    requires): the pool's launch template settings with the block's market type, reservation and instance
+    type; a plain group in the block's zone; scheduled actions to its size at the start and to zero at the
+    drain; the pool's labels, taints and drain hook, so its pods land on it and leave it gracefully."""
+
+    asg_name: pulumi.Output[str]
+
+    def __init__(self, name: str, config: GpuNodeGroupConfig, block: CapacityBlockConfig, schedule: BlockSchedule, *,
+                 template_args: Mapping[str, Any], pool_tags: Mapping[str, str], subnet_ids: pulumi.Input[list[str]],
+                 opts: pulumi.ResourceOptions | None = None):
+        super().__init__("seedance:compute:CapacityBlockGroup", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        template = aws.ec2.LaunchTemplate(
+            f"{name}-template", **template_args, instance_type=block.instance_type,
+            instance_market_options=aws.ec2.LaunchTemplateInstanceMarketOptionsArgs(market_type="capacity-block"),
+            capacity_reservation_specification=aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs(
+                capacity_reservation_target=aws.ec2.LaunchTemplateCapacityReservationSpecificationCapacityReservationTargetArgs(
+                    capacity_reservation_id=block.reservation_id)),
+            opts=child)
+        size = schedule.size_at_creation
+        group = aws.autoscaling.Group(
+            f"{name}-asg",
+            vpc_zone_identifiers=subnet_ids,
+            min_size=size, max_size=size, desired_capacity=size,
+            # AWS: a specific version, never $Latest or $Default.
+            launch_template=aws.autoscaling.GroupLaunchTemplateArgs(
+                id=template.id, version=template.latest_version.apply(str)),
+            wait_for_capacity_timeout="0",
+            ignore_failed_scaling_activities=True,
+            # Scale-in must terminate (and the hook drain) at the scheduled drain: no scale-in protection.
+            protect_from_scale_in=False,
+            suspended_processes=list(SUSPENDED_PROCESSES),
+            tags=[aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=True)
+                  for k, v in sorted({**pool_tags, CAPACITY_BLOCK_TAG: block.reservation_id}.items())],
+            # The scheduled actions own the sizes once the group exists.
+            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["minSize", "maxSize", "desiredCapacity"]),
+        )
+        drain_hook(f"{name}-drain", group, config, child)
+        for action, moment, count in (("start", schedule.scale_out_at, block.instance_count),
+                                      ("drain", schedule.drain_at, 0)):
+            if moment is not None:
+                aws.autoscaling.Schedule(f"{name}-{action}", autoscaling_group_name=group.name,
+                                         scheduled_action_name=f"capacity-block-{action}",
+                                         start_time=utc_text(moment), min_size=count, max_size=count,
+                                         desired_capacity=count, opts=child)
+        self.asg_name = group.name
+        self.register_outputs({"asg_name": self.asg_name})
 
 
 def mixed_instances_policy(plan: CapacityPlan, gpus_per_instance: int, template_id: pulumi.Input[str],

@@ -23,6 +23,8 @@ def system_placement(priority_class: str) -> dict:
 # The node's AMI family: node add-ons that the OS may already run (the NVIDIA device plugin) select on it.
 AMI_FAMILY_LABEL = "seedance.io/ami-family"
 
+# On a Capacity Block's Auto Scaling group: the block's reservation id (paid at purchase; the breaker leaves it).
+CAPACITY_BLOCK_TAG = "seedance.io/capacity-block"
 # On a GPU group's Auto Scaling group: the budget breaker moved it ("degrade": no growth, "on": spot only).
 BREAKER_TAG = "seedance.io/budget-breaker"
 # The breaker's steps, in % of the monthly budget (the source's): the budget notifies at each, and the

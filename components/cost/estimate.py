@@ -19,6 +19,7 @@ from components.plan.unknowns import UnknownValueError, as_read
 from components.pricing.prices import HOURS_PER_MONTH, Price, SnapshotPriceSource, UnitPrice
 from components.capacity.mix import asg_mix, expected_spot_rate, hourly, price_mix
 from components.cluster.versions import kubernetes_version
+from components.compute.labels import CAPACITY_BLOCK_TAG
 from components.plan.resources import (ASG, EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, EKS_NODE_GROUP, ELASTIC_IP,
                                        EXPECTED_GB_TAG, K8S_SERVICE, KMS_KEY, LAUNCH_TEMPLATE, LOAD_BALANCER, LOG_GROUP,
                                        K8S_CLAIM, K8S_STORAGE_CLASS, NAT_GATEWAY, TRANSIT_GATEWAY_ATTACHMENT,
@@ -123,7 +124,9 @@ def _gpu_group(resource: PlanResource, catalog: PriceCatalog,
         expected = price_mix(mix, units, (first["instanceType"], rate),
                              [(first["instanceType"], "", min(spot_rate / weight, rate))], offers)
     instances = units / weight
-    template = _launch_template(resource, policy, templates)
+    template = _launch_template(resource, lambda: ((policy.get("launchTemplate") or {})
+                                                   .get("launchTemplateSpecification") or {}).get("launchTemplateId"),
+                                templates)
     disk = _root_volume(template, catalog) * instances if template is not None else 0.0
     reserved = [(u, r) for (market, _t, _z), u, r in worst if market == "reserved"]
     covered, reserved_cost = sum(u for u, _r in reserved), sum(u * r for u, r in reserved)
@@ -137,14 +140,28 @@ def _gpu_group(resource: PlanResource, catalog: PriceCatalog,
             None if expected is None else round(hourly(expected) * HOURS_PER_MONTH + disk, 2))
 
 
-def _launch_template(group: PlanResource, policy: dict, templates: dict[str, PlanResource]) -> PlanResource | None:
+def _launch_template(group: PlanResource, named: Callable[[], Any],
+                     templates: dict[str, PlanResource]) -> PlanResource | None:
     """The group's launch template: the one it depends on (how the engine links them; its id is a
-    plan-only value or unknown at preview), else the one whose id it names (a plan file without links)."""
+    plan-only value or unknown at preview), else the one whose id `named()` reads (a plan file without
+    links; read only then, as it is unknown at preview)."""
     linked = [templates[urn] for urn in group.dependencies if urn in templates]
     if len(linked) == 1:
         return linked[0]
-    named = ((policy.get("launchTemplate") or {}).get("launchTemplateSpecification") or {}).get("launchTemplateId")
-    return next((t for t in templates.values() if t.id and t.id == named), None)
+    template_id = named()
+    return next((t for t in templates.values() if t.id and t.id == template_id), None)
+
+
+def _capacity_block_group(resource: PlanResource, catalog: PriceCatalog,
+                          templates: dict[str, PlanResource]) -> tuple[float, str]:
+    """A purchased Capacity Block's group: its instance hours were paid at purchase, so only their root
+    volumes bill, at the size the group declares (the block's count inside its window, 0 outside)."""
+    instances = float(_known(resource.props.get("desiredCapacity"), "the desired capacity"))
+    template = _launch_template(resource, lambda: (resource.props.get("launchTemplate") or {}).get("id"), templates)
+    disk = _root_volume(template, catalog) * instances if template is not None else 0.0
+    reservation = tags_of(resource)[CAPACITY_BLOCK_TAG]
+    return disk, (f"Capacity Block {reservation}: instances paid at purchase; {instances:g} running, root volumes "
+                  f"${disk:,.2f}")
 
 
 def _root_volume(template: PlanResource, catalog: PriceCatalog) -> float:
@@ -325,6 +342,8 @@ def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog, on: date 
             expected = None
             if resource.type == K8S_CLAIM:
                 cost, basis = _claim(resource, catalog, classes)
+            elif resource.type == ASG and CAPACITY_BLOCK_TAG in (tags_of(resource) or {}):
+                cost, basis = _capacity_block_group(resource, catalog, templates)
             elif resource.type == ASG:
                 cost, basis, expected = _gpu_group(resource, catalog, templates)
             elif resource.type == EKS_CLUSTER:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Protocol, Sequence
 
@@ -139,6 +139,12 @@ class PriceSource(Protocol):
 
 def parse_time(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def utc_text(moment: datetime) -> str:
+    """UTC to the second, `YYYY-MM-DDThh:mm:ssZ`: how the lock records an end and AWS's scheduled actions
+    take a start."""
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def format_time(moment: datetime) -> str:

@@ -23,6 +23,7 @@ from components.network.egress import EgressReport, EndpointLayout, egress_repor
 from components.pricing.prices import PriceSourceError, SnapshotPriceSource
 from components.serving.capacity import GroupCapacity, ServingDemand, group_capacity, table_lines
 from components.stack.capacity import ProgramCapacity, RunMode, program_capacity
+from components.compute.capacity_block import BlockSchedule, block_schedule
 from components.stack.config import StackConfig, field_error
 from components.storage.checkpoint_sizing import SizingDecision, size_checkpoint_volume
 
@@ -39,6 +40,7 @@ class StackDerivation:
     node_images: dict[str, str]  # group -> pinned AMI id
     unpinned_images: tuple[str, ...]  # "<family>/<arch>" the stack's images file does not pin
     series: SeriesEstimate  # what Prometheus holds at the maxima
+    blocks: dict[str, BlockSchedule]  # Capacity Block reservation id -> what this run declares for it
 
     @property
     def cost_rates(self) -> ClusterRates:
@@ -65,7 +67,22 @@ def derive(config: StackConfig, stack: str, zones: Sequence[str], stacks_dir: Pa
     capacity = program_capacity(config, stack, zones, stacks_dir, now, mode)
     images, unpinned = node_images(config, stack, stacks_dir, mode)
     return StackDerivation(tuple(zones), capacity, checkpoint, tuple(serving), layout, egress, problem, images,
-                           tuple(unpinned), monitoring_series(config))
+                           tuple(unpinned), monitoring_series(config), block_schedules(config, zones, now))
+
+
+def block_schedules(config: StackConfig, zones: Sequence[str], now: datetime) -> dict[str, BlockSchedule]:
+    """Each Capacity Block's group as this run declares it; a block outside the zones its group launches in
+    (the account's, in zone order) could launch nothing."""
+    found = {}
+    for group_index, group in enumerate(config.gpu_node_groups):
+        launch = group.launch_zones(zones)
+        for index, block in enumerate(group.capacity_blocks):
+            if block.zone not in launch:
+                raise field_error(FieldError(f"gpu_node_groups[{group_index}].capacity_blocks[{index}].zone", block.zone,
+                                             f"group {group.name} launches in {', '.join(launch)}; allowed: one of "
+                                             "those (a block's instances run in its zone only)"))
+            found[block.reservation_id] = block_schedule(block, now)
+    return found
 
 
 def monitoring_series(config: StackConfig) -> SeriesEstimate:

@@ -45,7 +45,17 @@ def test_the_alternatives_price_the_chance_on_demand_is_not_there():
     assert alternatives(campaign(on_demand_chance=1.0))[0][1] == pytest.approx(2000 * P5 / 8)
     spot = dict(alternatives(campaign(spot_usd_per_hour=20.0, interruptions_per_month=1.0,
                                       hours_lost_per_interruption=0.5)))["spot"]
-    assert spot == pytest.approx(0.5 * 2000 * (2.5 + 1 / 730 * 0.5 * P5 / 8) + 0.5 * 2000 * P5 / 8)
+    on_demand = 0.5 * 2000 * P5 / 8 + 0.5 * 2000 * P5 / 8
+    assert spot == pytest.approx(0.5 * 2000 * (2.5 + 1 / 730 * 0.5 * P5 / 8) + 0.5 * on_demand)
+
+
+def test_spot_is_tried_first_with_its_own_chance_and_on_demand_behind_it():
+    """Spot capacity there 90 % of the time, on-demand 30 %, the date worth three times the campaign."""
+    values = dict(spot_usd_per_hour=20.0, interruptions_per_month=0.0, on_demand_chance=0.3, miss_cost_usd=3 * 2000 * P5 / 8)
+    on_demand = 0.3 * 2000 * P5 / 8 + 0.7 * 3 * 2000 * P5 / 8
+    both = dict(alternatives(campaign(spot_chance=0.9, **values)))
+    assert both == pytest.approx({"on-demand": on_demand, "spot": 0.9 * 2000 * 2.5 + 0.1 * on_demand})
+    assert dict(alternatives(campaign(**values)))["spot"] == pytest.approx(0.3 * 2000 * 2.5 + 0.7 * on_demand)
 
 
 @pytest.mark.parametrize("fee, buy", [(13_759.0, True), (13_761.0, False)])
