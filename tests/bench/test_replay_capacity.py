@@ -3,6 +3,7 @@
 import importlib.util
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -220,3 +221,37 @@ def test_a_commitment_is_paid_whole_and_never_left_unused_by_the_planner_while_i
     assert ledgers["spot at cap"].unused_commitment > 0
     assert ledgers["planner"].rate < ledgers["spot at cap"].rate <= ledgers["planner"].rate * 1.1
     assert ledgers["planner"].rate <= ledgers["oracle"].rate * 1.02
+
+
+def test_the_block_oracle_pays_no_more_than_any_policy_and_the_verdict_is_the_commands(replay, monkeypatch):
+    """Issue 38: the campaign pass knows blocks; the oracle takes the cheapest of every way, and the verdict is
+    `judge` itself (replaced here by one that never buys: the verdict then equals never buying)."""
+    totals = replay.block_campaigns(replay.REGIMES["scarce"], 7, 6)
+    assert all(totals["oracle"] <= usd + 1e-6 for usd in totals.values())
+    import components.capacity.blocks as blocks
+
+    never = lambda offerings, campaign: [replace(v, buy=False) for v in judge(offerings, campaign)]
+    judge = blocks.judge
+    monkeypatch.setattr(blocks, "judge", never)
+    held_back = replay.block_campaigns(replay.REGIMES["scarce"], 7, 6)
+    assert held_back["verdict"] == pytest.approx(held_back["never buy"])
+
+
+def test_a_campaigns_chance_is_the_share_of_windows_with_enough_hours(replay):
+    history = replay.CapacityHistory()
+    history.hours.extend([True, False] * 360)  # there every other hour
+    assert history.campaign_chance(4, 8) == 1.0 and history.campaign_chance(5, 8) == 0.0
+    month = replay.FREQUENCY_WINDOW_HOURS  # 730: the last month, dry for its first half, there for the rest
+    history.hours.extend([False] * (month // 2) + [True] * (month - month // 2))
+    # A 360-hour window starting s hours in holds s - 5 hours there: 100 or more from s = 105, of starts 0..370.
+    assert history.campaign_chance(100, 360) == pytest.approx((370 - 105 + 1) / 371)
+
+
+def test_the_block_pass_runs_only_where_on_demand_comes_and_goes(replay, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["replay_capacity.py", "--regime", "default", "--regime", "scarce", "--days", "1",
+                                      "--seeds", "1", "--campaigns", "1", "--commitment-share", "0"])
+    assert replay.main() == 0
+    out = capsys.readouterr().out
+    assert "== scarce+blocks:" in out and "+blocks" not in out.replace("scarce+blocks", "")
+    assert any(line.startswith(("ok   scarce+blocks: blocks: within 2% of the oracle",
+                                "MISS scarce+blocks: blocks: within 2% of the oracle")) for line in out.splitlines())
