@@ -62,10 +62,13 @@ def test_a_fresh_venv_with_only_the_client_wheel_plans_checks_and_publishes(tmp_
     (site / "dependencies.pth").write_text(str(Path(pydantic.__file__).parents[1]) + "\n")
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q", "--prefix", str(team),
                     str(wheel)], check=True, capture_output=True)
+    # The installed script's shebang names the interpreter of the pip that installed it (the outer one,
+    # where the platform is importable): run its function with the team venv's interpreter instead.
     script = next((team / "bin").glob("seedance"))
     assert script.read_text().startswith("#!") and "seedance_client.cli" in script.read_text()
-    run = lambda *args: subprocess.run([str(script), *args], capture_output=True, text=True, cwd=tmp_path,
-                                       timeout=300)
+    run = lambda *args: subprocess.run([str(python), "-c", "import sys; from seedance_client.cli import main; "
+                                        "sys.exit(main(sys.argv[1:]))", *args], capture_output=True, text=True,
+                                       cwd=tmp_path, timeout=300)
     for stack in ("dev", "prod"):
         outputs = {k: v.value if isinstance(v, Secret) else v for k, v in plan_of(stack).outputs.items()}
         (tmp_path / f"{stack}.json").write_text(json.dumps(outputs))
