@@ -12,23 +12,29 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from seedance_client.contract import GpuPool, PlatformContract
+from seedance_client.tokens import HELM_RELEASE, LOCAL_KUBERNETES_COMPONENTS, REMOTE_KUBERNETES_COMPONENTS
 
-# pulumi-kubernetes's component resources (YAML, Helm v4 charts, kustomize): their children are the objects judged.
-COMPONENT_KINDS = frozenset({"ConfigFile", "ConfigGroup", "Chart", "Directory"})
 # A claim above this a month is named with its cost (the platform's rule has the same default).
 COSTLY_CLAIM_USD = 1000.0
-_QUANTITY = re.compile(r"^([0-9]+(?:\.[0-9]+)?)([KMGTPE]i?|[mk])?$")
-_FACTORS = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60,
-            "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18, "m": 10**-3}
+# Kubernetes's quantity grammar (apimachinery resource.Quantity): a signed decimal, then a binary or
+# decimal SI suffix or a decimal exponent.
+_QUANTITY = re.compile(r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)|[eE]([+-]?[0-9]+))?$")
+_FACTORS = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60, "n": 10**-9, "u": 10**-6,
+            "m": 10**-3, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
 
 
 def quantity_gib(quantity: Any) -> float:
-    """A Kubernetes storage quantity (`64Gi`, `100G`, `1.5Ti`, bytes) in GiB; ValueError for anything else."""
+    """A Kubernetes storage quantity (`64Gi`, `100G`, `1.5Ti`, `1e12`, bytes) in GiB; ValueError for
+    anything else, or a negative size."""
     match = _QUANTITY.match(str(quantity).strip())
     if match is None:
         raise ValueError(f"{quantity!r} is not a Kubernetes quantity")
-    number, suffix = match.groups()
-    return float(number) * _FACTORS.get(suffix or "", 1) / 2**30
+    number, suffix, exponent = match.groups()
+    factor = 10 ** int(exponent) if exponent is not None else _FACTORS.get(suffix or "", 1)
+    size = float(number) * factor / 2**30
+    if size < 0:
+        raise ValueError(f"{quantity!r} is a negative size")
+    return size
 
 
 def pod_spec(props: Mapping[str, Any]) -> dict | None:
@@ -68,12 +74,15 @@ def _selector_terms(spec: Mapping[str, Any]) -> list[list[tuple[str, str, list[s
 
 
 def _tolerates(tolerations: list[Mapping[str, Any]], needed: Mapping[str, Any]) -> bool:
-    """Whether one of the pod's tolerations covers one the pool requires (the pool's taint as the contract
-    states it): same key, or none with Exists; Exists, or the same value; any effect, or the same."""
+    """Whether one of the pod's tolerations may cover a taint the pool's nodes carry, as the contract states
+    it (the toleration a pod needs): same key, or none with Exists; Exists, or the same value, or any value
+    where the contract's toleration is Exists (the taint's value is not stated: a pod that names one may
+    match it); any effect, or the same. Where unsure, a pod reaches the pool: the judgement errs on the
+    side of finding."""
     for t in tolerations:
         key_ok = t.get("key") == needed.get("key") or (not t.get("key") and t.get("operator") == "Exists")
-        value_ok = t.get("operator") == "Exists" or (needed.get("operator", "Equal") == "Equal"
-                                                      and t.get("value") == needed.get("value"))
+        value_ok = (t.get("operator") == "Exists" or needed.get("operator") == "Exists"
+                    or t.get("value") == needed.get("value"))
         if key_ok and value_ok and (not t.get("effect") or t.get("effect") == needed.get("effect")):
             return True
     return False
@@ -83,6 +92,8 @@ def pools_reached(spec: Mapping[str, Any], pools: Iterable[GpuPool]) -> tuple[li
     """The GPU pools whose nodes the pod may land on (its node selection admits them and it tolerates their
     taints), and whether it asks for a pool at all (names a label the pools' nodes carry)."""
     pools = list(pools)
+    if spec.get("nodeName"):  # bound to a node by name: no scheduler, and no NoSchedule taint, stands between
+        return pools, True
     pool_keys = {key for pool in pools for key in pool.node_selector}
     # Only the labels that tell pools apart are judged: a pool's nodes carry others (zone, instance type)
     # that its selector does not list, and what a pod asks of those is the scheduler's to meet.
@@ -93,26 +104,38 @@ def pools_reached(spec: Mapping[str, Any], pools: Iterable[GpuPool]) -> tuple[li
             and all(_tolerates(tolerations, needed) for needed in p.tolerations)], asks
 
 
-def contract_fit(name: str, props: Mapping[str, Any], contracts: list[PlatformContract]) -> list[str]:
-    """Why a team's Kubernetes object does not fit its platforms: a namespace no team owns (or none: the
-    provider's default, or a cluster-wide object), another team's label, a priority class the platform does
-    not have, a pool it does not have or where the team has no GPUs."""
-    if not contracts or props.get("kind") in (None, *COMPONENT_KINDS):
-        return []  # not a Kubernetes object (a provider, a component), or a platform's own plan
+def contract_fit(token: str, name: str, props: Mapping[str, Any], contracts: list[PlatformContract],
+                 renders_charts: bool = False) -> list[str]:
+    """Why a team's Kubernetes object (its type token and inputs) does not fit its platforms: a namespace no
+    team owns (or none: the provider's default, or a cluster-wide object), another team's label, a
+    priority class the platform does not have, a pool it does not have or where the team has no GPUs; an
+    object whose own objects cannot be judged here (a Helm release unless `renders_charts`, a component the
+    provider builds at deploy time) is said to be so."""
+    if not contracts or not token.startswith("kubernetes:") or token in LOCAL_KUBERNETES_COMPONENTS:
+        return []  # not a Kubernetes object, a platform's own plan, or a component whose children are judged
+    kind = props.get("kind") or token.rsplit(":", 1)[-1]  # the SDK writes `kind`; a hand-written plan may not
+    if token in REMOTE_KUBERNETES_COMPONENTS:
+        return [f"{name}: a {kind} is built by the provider at deploy time, so its objects cannot be judged "
+                "offline; declare them as objects (or a Helm v3 release, which the platform's check renders)"]
+    release = token == HELM_RELEASE
     metadata = props.get("metadata") or {}
-    namespace = metadata.get("namespace") or props.get("namespace")  # a Helm release names its own
+    namespace = props.get("namespace") if release else metadata.get("namespace")  # a release names its own
     owners = {ns: t.name for c in contracts for t in c.tenants for ns in t.namespaces}
     owner, found = owners.get(namespace), []
     if owners:  # a platform that has not divided its cluster among teams (no tenants) owns no namespace to check
         teams = ", ".join(sorted(set(owners.values())))
         if not namespace:
-            return [f"{name}: a {props['kind']} without a namespace is cluster-wide or lands in the provider's "
-                    f"default namespace, and neither is a team's ({teams} own namespaces of their own)"]
+            return [f"{name}: a {kind} without a namespace is cluster-wide or lands in the provider's default "
+                    f"namespace, and neither is a team's ({teams} own namespaces of their own)"]
         if owner is None:
             return [f"{name}: namespace {namespace} belongs to no team of the platform ({teams})"]
         label = (metadata.get("labels") or {}).get("team")
-        if label != owner:
+        if label != owner and not release:  # a release's labels are its objects', judged when rendered
             found.append(f"{name}: labelled team {label!r} in namespace {namespace}, which is team {owner!r}'s")
+    if release:
+        return found + ([] if renders_charts else [
+            f"{name}: a Helm release's objects are not rendered by the client's check; run the platform's "
+            "`seedance check` (it renders pinned charts), or declare the objects"])
     spec = pod_spec(props)
     if spec is None:
         return found
@@ -181,7 +204,7 @@ def team_findings(objects: Iterable[tuple[str, str, Mapping[str, Any]]], contrac
     for token, name, props in objects:
         if not token.startswith("kubernetes:"):
             continue
-        findings += [Finding("mandatory", CONTRACT_FIT_RULE, m) for m in contract_fit(name, props, contracts)]
+        findings += [Finding("mandatory", CONTRACT_FIT_RULE, m) for m in contract_fit(token, name, props, contracts)]
         cost = claim_cost(name, props, contracts)
         if cost is None:
             continue

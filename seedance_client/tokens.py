@@ -9,3 +9,13 @@ STACK_REFERENCE = "pulumi:pulumi:StackReference"
 GET_REGION = "aws:index/getRegion:getRegion"
 GET_PARTITION = "aws:index/getPartition:getPartition"
 GET_CALLER_IDENTITY = "aws:index/getCallerIdentity:getCallerIdentity"
+# pulumi-kubernetes objects a team's plan holds whose own inputs are not the objects they make: a Helm v3
+# release (its chart's objects are rendered only by the platform's check, from pinned charts), and the
+# components the provider builds itself (remote), whose children Pulumi's mock runtime never constructs.
+# The SDK's local components (yaml ConfigFile/ConfigGroup, helm v3 Chart, kustomize Directory) register
+# their children as plain objects, which are judged.
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+REMOTE_KUBERNETES_COMPONENTS = ("kubernetes:yaml/v2:ConfigFile", "kubernetes:yaml/v2:ConfigGroup",
+                                "kubernetes:helm.sh/v4:Chart", "kubernetes:kustomize/v2:Directory")
+LOCAL_KUBERNETES_COMPONENTS = ("kubernetes:yaml:ConfigFile", "kubernetes:yaml:ConfigGroup",
+                               "kubernetes:helm.sh/v3:Chart", "kubernetes:kustomize:Directory")

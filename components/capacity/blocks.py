@@ -123,14 +123,14 @@ def judge(offerings: Iterable[Offering], campaign: Campaign) -> list[Verdict]:
 
 
 def block_config_entry(group: str, offering: Offering) -> str:
-    """The stack-file entry that runs a purchased block in its group (`capacity_blocks`, in YAML)."""
-    return "\n".join([f"  gpu_node_groups[name={group}].capacity_blocks:",
-                      "    - reservation_id: cr-...  # from the purchase",
-                      f"      instance_type: {offering.instance_type}",
-                      f"      zone: {offering.zone}",
-                      f"      instance_count: {offering.instances}",
-                      f"      starts_at: \"{utc_text(offering.start)}\"",
-                      f"      ends_at: \"{utc_text(offering.end)}\""])
+    """The stack-file entry that runs a purchased block: YAML for the group's `capacity_blocks`."""
+    return "\n".join([f"capacity_blocks:  # in seedance-gpu:gpu_node_groups, the entry named {group}",
+                      "  - reservation_id: cr-...  # from the purchase",
+                      f"    instance_type: {offering.instance_type}",
+                      f"    zone: {offering.zone}",
+                      f"    instance_count: {offering.instances}",
+                      f"    starts_at: \"{utc_text(offering.start)}\"",
+                      f"    ends_at: \"{utc_text(offering.end)}\""])
 
 
 def purchase_command(offering: Offering, region: str) -> str:

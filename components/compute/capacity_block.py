@@ -24,6 +24,9 @@ from components.pricing.prices import utc_text
 
 # EC2 warns this long before a block's end (and starts terminating 10 minutes later).
 WARNING_BEFORE_END = timedelta(minutes=40)
+# A scheduled action this close is taken as run: an `up` may take this long to create it, and AWS refuses
+# one whose start has passed. The run declares the size the action would have set instead.
+SCHEDULE_LEAD = timedelta(minutes=15)
 LONGEST_BLOCK = timedelta(days=182)  # what AWS sells: 1-14 days, then whole weeks up to 182 days
 
 
@@ -75,25 +78,26 @@ class CapacityBlockConfig(BaseModel):
 
 @dataclass(frozen=True)
 class BlockSchedule:
-    """The block's group as a run at `now` declares it: its size at creation (the scheduled actions own it
-    afterwards) and the scheduled actions still ahead. AWS refuses a scheduled action whose start is past,
-    so one that has run is no longer declared."""
+    """The block's group as a run at `now` declares it: its size now (what the actions that have run set)
+    and the scheduled actions still ahead. AWS refuses a scheduled action whose start is past, so one that
+    has run, or is due within SCHEDULE_LEAD, is not declared; its size is."""
 
-    size_at_creation: int
+    size: int
     scale_out_at: datetime | None
     drain_at: datetime | None
 
     @property
     def over(self) -> bool:
         """The block has drained: its group stays at zero, and the config entry can go."""
-        return self.scale_out_at is None and self.drain_at is None and self.size_at_creation == 0
+        return self.scale_out_at is None and self.drain_at is None and self.size == 0
 
 
 def block_schedule(block: CapacityBlockConfig, now: datetime) -> BlockSchedule:
-    running = block.starts_at <= now < block.drain_at
-    return BlockSchedule(size_at_creation=block.instance_count if running else 0,
-                         scale_out_at=block.starts_at if now < block.starts_at else None,
-                         drain_at=block.drain_at if now < block.drain_at else None)
+    soon = now + SCHEDULE_LEAD
+    running = block.starts_at <= soon < block.drain_at
+    return BlockSchedule(size=block.instance_count if running else 0,
+                         scale_out_at=block.starts_at if soon < block.starts_at else None,
+                         drain_at=block.drain_at if soon < block.drain_at else None)
 
 
 def block_lines(group: str, block: CapacityBlockConfig, schedule: BlockSchedule) -> list[str]:
@@ -103,6 +107,6 @@ def block_lines(group: str, block: CapacityBlockConfig, schedule: BlockSchedule)
     if schedule.over:
         return [head, "    over: drained; remove it from the stack file"]
     steps = ([f"scales to {block.instance_count} at {utc_text(schedule.scale_out_at)}"] if schedule.scale_out_at else
-             [f"runs {schedule.size_at_creation} now"])
+             [f"runs {schedule.size} now"])
     steps.append(f"drains to 0 from {utc_text(schedule.drain_at)} (before the expiration warning)")
     return [head, f"    {'; '.join(steps)}"]

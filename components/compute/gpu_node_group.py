@@ -163,7 +163,7 @@ class GpuNodeGroup(pulumi.ComponentResource):
         drain_hook(f"{name}-drain", group, config, child)
         for block in config.capacity_blocks:
             CapacityBlockGroup(f"{name}-{block.reservation_id}", config, block, (blocks or {})[block.reservation_id],
-                               template_args=template_args, pool_tags=pool_tags,
+                               template_args=template_args, pool_tags=pool_tags, depends_on=[access, *attachments],
                                subnet_ids=pulumi.Output.from_input(subnet_ids).apply(
                                    lambda ids, zone=block.zone: [ids[list(zones).index(zone)]]),
                                opts=child)
@@ -187,14 +187,15 @@ def drain_hook(name: str, group: aws.autoscaling.Group, config: GpuNodeGroupConf
 class CapacityBlockGroup(pulumi.ComponentResource):
     """A purchased Capacity Block run as the pool's nodes (components/compute/capacity_block.py says what AWS
     requires): the pool's launch template settings with the block's market type, reservation and instance
-    type; a plain group in the block's zone; scheduled actions to its size at the start and to zero at the
-    drain; the pool's labels, taints and drain hook, so its pods land on it and leave it gracefully."""
+    type; a plain group in the block's zone at the size right now; scheduled actions to its size at the
+    start and to zero at the drain, while ahead; the pool's labels, taints and drain hook, so its pods land
+    on it and leave it gracefully."""
 
     asg_name: pulumi.Output[str]
 
     def __init__(self, name: str, config: GpuNodeGroupConfig, block: CapacityBlockConfig, schedule: BlockSchedule, *,
                  template_args: Mapping[str, Any], pool_tags: Mapping[str, str], subnet_ids: pulumi.Input[list[str]],
-                 opts: pulumi.ResourceOptions | None = None):
+                 depends_on: Sequence[pulumi.Resource] = (), opts: pulumi.ResourceOptions | None = None):
         super().__init__("seedance:compute:CapacityBlockGroup", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         template = aws.ec2.LaunchTemplate(
@@ -204,7 +205,7 @@ class CapacityBlockGroup(pulumi.ComponentResource):
                 capacity_reservation_target=aws.ec2.LaunchTemplateCapacityReservationSpecificationCapacityReservationTargetArgs(
                     capacity_reservation_id=block.reservation_id)),
             opts=child)
-        size = schedule.size_at_creation
+        size = schedule.size
         group = aws.autoscaling.Group(
             f"{name}-asg",
             vpc_zone_identifiers=subnet_ids,
@@ -219,8 +220,9 @@ class CapacityBlockGroup(pulumi.ComponentResource):
             suspended_processes=list(SUSPENDED_PROCESSES),
             tags=[aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=True)
                   for k, v in sorted({**pool_tags, CAPACITY_BLOCK_TAG: block.reservation_id}.items())],
-            # The scheduled actions own the sizes once the group exists.
-            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["minSize", "maxSize", "desiredCapacity"]),
+            # The size the actions that have run set (a run declares what is right now, so an `up` after an
+            # edited or missed drain puts it right); nodes join once the pool's access entry exists.
+            opts=pulumi.ResourceOptions(parent=self, depends_on=list(depends_on)),
         )
         drain_hook(f"{name}-drain", group, config, child)
         for action, moment, count in (("start", schedule.scale_out_at, block.instance_count),

@@ -31,7 +31,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from components.compute.labels import BREAKER_TAG, CLASS_TAG, DEGRADE, SPOT_ONLY
+from components.compute.labels import BREAKER_TAG, CAPACITY_BLOCK_TAG, CLASS_TAG, DEGRADE, SPOT_ONLY
 
 BEFORE_TAG = "seedance.io/budget-breaker-before"
 # What the breaker publishes; it acts only on messages AWS Budgets sent (the topic also carries
@@ -91,10 +91,12 @@ def _distribution(group: dict) -> dict:
 
 
 def gpu_groups(autoscaling: Any, cluster_name: str) -> list[dict]:
-    """The cluster's seedance GPU groups (tagged with a workload class), every page."""
+    """The cluster's seedance GPU groups (tagged with a workload class), every page; not a Capacity Block's
+    group: it is paid, and a plain launch template has no mix to move."""
     pages = autoscaling.get_paginator("describe_auto_scaling_groups").paginate(
         Filters=[{"Name": "tag-key", "Values": [f"kubernetes.io/cluster/{cluster_name}"]}])
-    return [g for page in pages for g in page["AutoScalingGroups"] if CLASS_TAG in _tags(g)]
+    return [g for page in pages for g in page["AutoScalingGroups"]
+            if CLASS_TAG in _tags(g) and CAPACITY_BLOCK_TAG not in _tags(g)]
 
 
 def spot_only_policy(described: dict) -> dict:

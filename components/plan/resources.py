@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from seedance_client.tokens import STACK as CLIENT_STACK, STACK_REFERENCE as CLIENT_STACK_REFERENCE
+from seedance_client.tokens import (HELM_RELEASE as CLIENT_HELM_RELEASE, STACK as CLIENT_STACK,
+                                    STACK_REFERENCE as CLIENT_STACK_REFERENCE)
 
 ASG = "aws:autoscaling/group:Group"
 EBS_VOLUME = "aws:ebs/volume:Volume"
@@ -41,7 +42,7 @@ IAM_POLICY_ATTACHMENTS = ("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "
 S3_BUCKET_POLICY = "aws:s3/bucketPolicy:BucketPolicy"
 K8S_ADMISSION_POLICY = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"
 K8S_ADMISSION_BINDING = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding"
-HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+HELM_RELEASE = CLIENT_HELM_RELEASE
 VPC_ENDPOINT = "aws:ec2/vpcEndpoint:VpcEndpoint"
 K8S_DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 K8S_HPA = "kubernetes:autoscaling/v2:HorizontalPodAutoscaler"

@@ -12,9 +12,8 @@ from seedance_client.team_rules import CONTRACT_FIT_RULE, contract_fit
 
 def check(resource, config):
     contracts = [read_contract(outputs, "the referenced platform stack") for outputs in config["contracts"]]
-    if resource.type.startswith("kubernetes:"):
-        # The SDK writes `kind` into every object's inputs; a plan file written by hand may leave it to the type.
-        yield from contract_fit(resource.name, {"kind": resource.type.rsplit(":", 1)[-1], **resource.props}, contracts)
+    # The gate renders Helm releases from pinned charts and judges their objects as the plan's own.
+    yield from contract_fit(resource.type, resource.name, resource.props, contracts, renders_charts=True)
 
 
 RULE = Rule(

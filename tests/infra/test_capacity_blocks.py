@@ -15,6 +15,13 @@ from tests.stacks import REPO
 
 BLOCK_ID = "cr-0a1b2c3d4e5f60718"
 SCHEDULE = "aws:autoscaling/schedule:Schedule"
+# The program reads the clock: a block bought for a month from now, a week long (11:30 UTC, as AWS starts them).
+START = (datetime.now(timezone.utc) + timedelta(days=30)).replace(hour=11, minute=30, second=0, microsecond=0)
+END = START + timedelta(days=7)
+
+
+def text(moment):
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def block_stack(tmp_path, starts_at, ends_at, zone="us-east-1b", single_zone=False):
@@ -29,7 +36,7 @@ def block_stack(tmp_path, starts_at, ends_at, zone="us-east-1b", single_zone=Fal
     return path
 
 
-def planned(tmp_path, starts_at="2027-01-04T11:30:00Z", ends_at="2027-01-11T11:30:00Z", **changes):
+def planned(tmp_path, starts_at=text(START), ends_at=text(END), **changes):
     plan, _ = offline_plan("prod", REPO / "infra", block_stack(tmp_path, starts_at, ends_at, **changes))
     block = [r for r in plan.resources if BLOCK_ID in r.name]
     return plan, block
@@ -57,6 +64,8 @@ def test_a_bought_block_runs_from_a_plain_template_in_its_zone_with_the_pools_no
     assert tags["k8s.io/cluster-autoscaler/node-template/label/seedance.io/node-group"] == "campaign"
     assert group.inputs["protectFromScaleIn"] is False  # the scheduled drain must terminate
     assert (group.inputs["minSize"], group.inputs["maxSize"], group.inputs["desiredCapacity"]) == (0, 0, 0)
+    (access,) = [r for r in plan.of_type("aws:eks/accessEntry:AccessEntry") if r.name.endswith("-campaign-access")]
+    assert access.urn in group.dependencies  # a node launched mid-block can join: its role has its entry
     (hook,) = [r for r in block if r.type == "aws:autoscaling/lifecycleHook:LifecycleHook"]
     assert hook.inputs["heartbeatTimeout"] == 1800 and hook.inputs["lifecycleTransition"].endswith("TERMINATING")
 
@@ -65,21 +74,29 @@ def test_it_scales_to_the_block_at_its_start_and_to_zero_before_the_warning(tmp_
     _plan, block = planned(tmp_path)
     actions = {r.inputs["scheduledActionName"]: r.inputs for r in block if r.type == SCHEDULE}
     shape = lambda action: (action["startTime"], action["minSize"], action["maxSize"], action["desiredCapacity"])
-    assert shape(actions["capacity-block-start"]) == ("2027-01-04T11:30:00Z", 2, 2, 2)
-    assert shape(actions["capacity-block-drain"]) == ("2027-01-11T10:00:00Z", 0, 0, 0)  # 90 minutes before the end
+    assert shape(actions["capacity-block-start"]) == (text(START), 2, 2, 2)
+    assert shape(actions["capacity-block-drain"]) == (text(END - timedelta(minutes=90)), 0, 0, 0)  # 90 min before the end
 
 
 def test_a_run_inside_the_window_declares_the_block_running_and_only_its_drain(tmp_path):
     now = datetime.now(timezone.utc).replace(microsecond=0)
-    text = lambda moment: moment.strftime("%Y-%m-%dT%H:%M:%SZ")
     _plan, block = planned(tmp_path, text(now - timedelta(days=1)), text(now + timedelta(days=2)))
     (group,) = [r for r in block if r.type == ASG]
-    assert group.inputs["desiredCapacity"] == 2
+    assert (group.inputs["minSize"], group.inputs["maxSize"], group.inputs["desiredCapacity"]) == (2, 2, 2)
     assert [r.inputs["scheduledActionName"] for r in block if r.type == SCHEDULE] == ["capacity-block-drain"]
 
 
+def test_a_run_after_the_drain_or_an_edit_that_moved_it_past_declares_the_group_at_zero(tmp_path):
+    """An `up` puts a missed or moved drain right: the group's size is what the actions due by now set."""
+    now = datetime.now(timezone.utc).replace(microsecond=0)
+    _plan, block = planned(tmp_path, text(now - timedelta(days=1)), text(now + timedelta(minutes=100)))
+    (group,) = [r for r in block if r.type == ASG]
+    assert (group.inputs["minSize"], group.inputs["maxSize"], group.inputs["desiredCapacity"]) == (0, 0, 0)
+    assert [r for r in block if r.type == SCHEDULE] == []
+
+
 def test_a_block_outside_the_zones_its_group_launches_in_is_one_config_line(tmp_path, capsys):
-    stack_file = block_stack(tmp_path, "2027-01-04T11:30:00Z", "2027-01-11T11:30:00Z", single_zone=True)
+    stack_file = block_stack(tmp_path, text(START), text(END), single_zone=True)
     assert main(["plan", "--stack", "prod", "--stack-file", str(stack_file)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "seedance-gpu:gpu_node_groups[3].capacity_blocks[0].zone = \"us-east-1b\"" in err
@@ -87,7 +104,7 @@ def test_a_block_outside_the_zones_its_group_launches_in_is_one_config_line(tmp_
 
 
 def test_a_drain_too_short_for_the_pool_names_the_key(tmp_path, capsys):
-    stack_file = block_stack(tmp_path, "2027-01-04T11:30:00Z", "2027-01-11T11:30:00Z")
+    stack_file = block_stack(tmp_path, text(START), text(END))
     document = yaml.safe_load(stack_file.read_text())
     document["config"]["seedance-gpu:gpu_node_groups"][3]["capacity_blocks"][0]["drain_minutes_before_end"] = 45
     stack_file.write_text(yaml.safe_dump(document))
@@ -99,7 +116,7 @@ def test_a_drain_too_short_for_the_pool_names_the_key(tmp_path, capsys):
 
 def test_the_block_is_priced_as_paid_and_the_pack_passes_it(tmp_path, capsys):
     plan_file = tmp_path / "plan.json"
-    stack_file = block_stack(tmp_path, "2027-01-04T11:30:00Z", "2027-01-11T11:30:00Z")
+    stack_file = block_stack(tmp_path, text(START), text(END))
     assert main(["plan", "--stack", "prod", "--stack-file", str(stack_file), "--json", str(plan_file),
                  "--show-secrets"]) == 0
     out = capsys.readouterr().out

@@ -79,8 +79,8 @@ def test_recommends_the_cheapest_block_below_the_alternatives_and_prints_the_pur
     assert ("aws ec2 purchase-capacity-block --region us-east-1 --capacity-block-offering-id cb-0aaaaaaaaaaaaaaa2 "
             "--instance-platform Linux/UNIX") in out
     # Then the stack-file entry that runs it: completed with the purchase's id, it is a valid block.
-    entry = out[out.index("capacity_blocks:"):].split("\n", 1)[1]
-    (block,) = yaml.safe_load(entry.replace("cr-...", "cr-0123456789abcdef0"))
+    entry = out[out.index("capacity_blocks:"):]
+    (block,) = yaml.safe_load(entry.replace("cr-...", "cr-0123456789abcdef0"))["capacity_blocks"]
     assert CapacityBlockConfig.model_validate(block).instance_count == block["instance_count"] >= 1
     assert block["instance_type"] == "p5.48xlarge" and block["zone"] == "us-east-1a"
     assert asked and all(READ.match(name) for name in asked)

@@ -78,6 +78,12 @@ def test_a_pod_reaches_a_pool_by_its_labels_and_its_tolerations_together():
     assert pools_reached({"tolerations": wrong_effect}, pools())[0] == []
     gpu_only = {"nodeSelector": {"seedance.io/node-group": "batch"}, "tolerations": [GPU]}
     assert pools_reached(gpu_only, pools()) == ([], True)  # the pool's own taint is not tolerated
+    # The GPU taint's value is not in the contract (its toleration is Exists): a pod naming one may match it.
+    equal = [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}, {"key": "seedance.io/pool",
+                                                                                   "operator": "Exists"}]
+    assert [p.name for p in pools_reached({"tolerations": equal}, pools())[0]] == list(POOL_NAMES)
+    # Bound to a node by name: no scheduler and no NoSchedule taint stand between it and any pool.
+    assert pools_reached({"nodeName": "ip-10-0-1-5.ec2.internal"}, pools()) == (pools(), True)
     impossible = {"nodeSelector": {"seedance.io/node-group": "batch", "seedance.io/workload-class": "online"}}
     assert pools_reached(impossible, pools()) == ([], True)
     absent = affinity([{"key": "seedance.io/node-group", "operator": "DoesNotExist"}])
@@ -87,46 +93,67 @@ def test_a_pod_reaches_a_pool_by_its_labels_and_its_tolerations_together():
 def test_a_class_selection_reaches_every_pool_of_the_class_and_the_team_needs_gpus_in_each():
     contract = CONTRACT.model_copy(update={"gpu_pools": pools(("batch", "online", "train"))})
     # a pod that tolerates every taint and selects nothing may land anywhere: on online too
-    assert contract_fit("j", job({"priorityClassName": "seedance-batch"}), [contract]) == [
+    assert contract_fit("kubernetes:batch/v1:Job", "j", job({"priorityClassName": "seedance-batch"}), [contract]) == [
         "j: may run on pool 'online' (online), where team 'video-ml' has no GPUs"]
     by_class = job({"nodeSelector": {"seedance.io/workload-class": "batch"}, "priorityClassName": "seedance-batch"})
-    assert contract_fit("j", by_class, [contract]) == []  # batch and train are both batch: video-ml has batch GPUs
+    assert contract_fit("kubernetes:batch/v1:Job", "j", by_class, [contract]) == []  # batch and train are both batch: video-ml has batch GPUs
     anywhere = job({"priorityClassName": "seedance-batch", **affinity([{"key": "seedance.io/node-group",
                                                                         "operator": "Exists"}])})
-    assert contract_fit("j", anywhere, [contract]) == [
+    assert contract_fit("kubernetes:batch/v1:Job", "j", anywhere, [contract]) == [
         "j: may run on pool 'online' (online), where team 'video-ml' has no GPUs"]
 
 
-@pytest.mark.parametrize("props, found", [
-    ({"kind": "ClusterRoleBinding", "metadata": {"name": "b"}}, "without a namespace is cluster-wide"),
-    ({"kind": "ConfigMap", "metadata": {"name": "c", "labels": {"team": "video-ml"}}}, "provider's default namespace"),
-    ({"kind": "Release", "namespace": "speech", "metadata": {"labels": {"team": "video-ml"}}},
-     "labelled team 'video-ml' in namespace speech, which is team 'speech-ml''s"),
-    ({"kind": "Pod", "metadata": {"namespace": "video-api", "labels": {"team": "video-ml"}},
-      "spec": {"priorityClassName": "system-node-critical", "containers": []}}, "priority class 'system-node-critical'"),
+@pytest.mark.parametrize("token, props, found", [
+    ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding", {"metadata": {"name": "b"}},
+     "a ClusterRoleBinding without a namespace is cluster-wide"),
+    ("kubernetes:core/v1:ConfigMap", {"kind": "ConfigMap", "metadata": {"name": "c", "labels": {"team": "video-ml"}}},
+     "provider's default namespace"),
+    ("kubernetes:helm.sh/v3:Release", {"namespace": "training", "chart": "x"}, "namespace training belongs to no team"),
+    ("kubernetes:helm.sh/v3:Release", {"chart": "x"}, "without a namespace"),
+    ("kubernetes:core/v1:Pod", {"kind": "Pod", "metadata": {"namespace": "video-api", "labels": {"team": "video-ml"}},
+                                "spec": {"priorityClassName": "system-node-critical", "containers": []}},
+     "priority class 'system-node-critical'"),
 ])
-def test_objects_outside_the_teams_namespaces_or_names_are_refused(props, found):
-    (message,) = contract_fit("x", props, [CONTRACT])
+def test_objects_outside_the_teams_namespaces_or_names_are_refused(token, props, found):
+    (message,) = contract_fit(token, "x", props, [CONTRACT])
     assert found in message
 
 
+def test_what_the_client_cannot_see_is_said_and_fails_and_what_the_gate_renders_is_left_to_it():
+    release = {"namespace": "video-train", "chart": "oci://example/chart", "values": {"nodeName": "anything"}}
+    (unseen,) = contract_fit("kubernetes:helm.sh/v3:Release", "r", release, [CONTRACT])
+    assert "a Helm release's objects are not rendered by the client's check" in unseen
+    assert contract_fit("kubernetes:helm.sh/v3:Release", "r", release, [CONTRACT], renders_charts=True) == []
+    for token in ("kubernetes:yaml/v2:ConfigGroup", "kubernetes:helm.sh/v4:Chart", "kubernetes:kustomize/v2:Directory"):
+        (built,) = contract_fit(token, "g", {"files": ["x.yaml"]}, [CONTRACT])
+        assert "built by the provider at deploy time" in built
+    findings, _ = team_findings([("kubernetes:helm.sh/v3:Release", "r", release)], [CONTRACT])
+    assert [f.level for f in findings] == ["mandatory"]
+
+
 def test_what_is_not_an_object_or_has_no_platform_is_not_judged():
-    assert contract_fit("c", {"kind": "ConfigGroup"}, [CONTRACT]) == []  # its children are judged
-    assert contract_fit("p", {"kubeconfig": "..."}, [CONTRACT]) == []  # a provider: no kind
-    assert contract_fit("j", job({}, namespace="anywhere"), []) == []  # a platform's own plan: no contract
+    # the SDK's own components register their children, which are judged; a provider is no object
+    assert contract_fit("kubernetes:yaml:ConfigGroup", "c", {"kind": "ConfigGroup"}, [CONTRACT]) == []
+    assert contract_fit("pulumi:providers:kubernetes", "p", {"kubeconfig": "..."}, [CONTRACT]) == []
+    assert contract_fit("kubernetes:batch/v1:Job", "j", job({}, namespace="anywhere"), []) == []  # the platform's own
+    # a custom resource whose kind happens to be a component's name is an object like any other
+    (crd,) = contract_fit("kubernetes:example.com/v1:Chart", "c", {"kind": "Chart", "metadata": {"namespace": "x"}},
+                          [CONTRACT])
+    assert "namespace x belongs to no team" in crd
     untenanted = CONTRACT.model_copy(update={"tenants": []})
-    assert contract_fit("j", job({"nodeSelector": {"seedance.io/node-group": "batch"}}, namespace="x"),
-                        [untenanted]) == []
+    assert contract_fit("kubernetes:batch/v1:Job", "j", job({"nodeSelector": {"seedance.io/node-group": "batch"}},
+                                                            namespace="x"), [untenanted]) == []
 
 
 @settings(max_examples=50, deadline=None)
 @given(st.integers(1, 4096))
 def test_every_spelling_of_a_size_is_the_same_gib(gib):
-    spelled = [f"{gib}Gi", f"{gib * 1024}Mi", f"{gib * 1024 ** 2}Ki", str(gib * 2 ** 30), f"{gib / 1024}Ti"]
+    spelled = [f"{gib}Gi", f"{gib * 1024}Mi", f"{gib * 1024 ** 2}Ki", str(gib * 2 ** 30), f"{gib / 1024}Ti",
+               f"+{gib}Gi", f"{gib * 2 ** 30 / 1000}k", f"{gib * 2 ** 30 / 10 ** 6}e6", f"{gib * 2 ** 30}E0"]
     assert {round(quantity_gib(s), 9) for s in spelled} == {gib}
 
 
-@pytest.mark.parametrize("text", ["64GB", "-1Gi", "Gi", "1e3", "64 Gi x", ""])
+@pytest.mark.parametrize("text", ["64GB", "-1Gi", "Gi", "1K", "64 Gi x", "", "1e", "."])
 def test_a_size_no_api_server_takes_is_refused(text):
     with pytest.raises(ValueError):
         quantity_gib(text)
@@ -134,6 +161,8 @@ def test_a_size_no_api_server_takes_is_refused(text):
 
 def test_a_decimal_size_is_decimal():
     assert quantity_gib("100G") == pytest.approx(100e9 / 2 ** 30) and quantity_gib("500M") == pytest.approx(0.4657, 1e-3)
+    assert quantity_gib("1e12") == quantity_gib("1T") == pytest.approx(931.32, 1e-4)  # an io2 claim of 931 GiB
+    assert quantity_gib(".5Gi") == 0.5 and quantity_gib("1e3") == pytest.approx(1000 / 2 ** 30)
 
 
 def claim(size="64Gi", cls="checkpoints", **spec):

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from pydantic import ValidationError
 
-from components.compute.capacity_block import (WARNING_BEFORE_END, CapacityBlockConfig, block_lines,
-                                               block_schedule)
+from components.compute.capacity_block import (SCHEDULE_LEAD, WARNING_BEFORE_END, CapacityBlockConfig,
+                                               block_lines, block_schedule)
 from components.compute.config import GpuNodeGroupConfig
 
 START = datetime(2027, 1, 4, 11, 30, tzinfo=timezone.utc)
@@ -29,29 +29,33 @@ def group(workload_class="batch", **block_changes):
 
 @pytest.mark.parametrize("now, size, scale_out, drain", [
     (START - timedelta(days=1), 0, START, END - timedelta(minutes=90)),  # bought, ahead
-    (START, 2, None, END - timedelta(minutes=90)),  # from its first second: the start action has run
-    (END - timedelta(minutes=91), 2, None, END - timedelta(minutes=90)),
-    (END - timedelta(minutes=90), 0, None, None),  # the drain has run
+    (START - timedelta(minutes=16), 0, START, END - timedelta(minutes=90)),
+    (START - timedelta(minutes=15), 2, None, END - timedelta(minutes=90)),  # too close to create: its size instead
+    (START, 2, None, END - timedelta(minutes=90)),
+    (END - timedelta(minutes=106), 2, None, END - timedelta(minutes=90)),
+    (END - timedelta(minutes=105), 0, None, None),  # the drain is 15 minutes away: drained now
     (END + timedelta(days=3), 0, None, None),
 ])
 def test_what_a_run_declares_at_each_moment(now, size, scale_out, drain):
     schedule = block_schedule(block(), now)
-    assert (schedule.size_at_creation, schedule.scale_out_at, schedule.drain_at) == (size, scale_out, drain)
+    assert (schedule.size, schedule.scale_out_at, schedule.drain_at) == (size, scale_out, drain)
     assert schedule.over == (drain is None)
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.integers(-10 * 24 * 60, 10 * 24 * 60), st.integers(1, 14), st.integers(41, 300), st.integers(1, 64))
 def test_no_run_declares_an_action_in_the_past_and_the_size_follows_the_window(offset_minutes, days, drain_minutes, count):
-    """AWS refuses a scheduled action whose start is past: at any moment, what is declared is ahead."""
+    """AWS refuses a scheduled action whose start is past: at any moment, what is declared is more than the
+    lead ahead, and the size is what the actions due by then set."""
     b = block(ends_at=(START + timedelta(days=days)).isoformat(), drain_minutes_before_end=min(drain_minutes, days * 1440 - 1),
               instance_count=count)
     now = START + timedelta(minutes=offset_minutes)
     schedule = block_schedule(b, now)
-    assert all(moment > now for moment in (schedule.scale_out_at, schedule.drain_at) if moment is not None)
-    assert schedule.size_at_creation == (count if b.starts_at <= now < b.drain_at else 0)
+    soon = now + SCHEDULE_LEAD
+    assert all(moment > soon for moment in (schedule.scale_out_at, schedule.drain_at) if moment is not None)
+    assert schedule.size == (count if b.starts_at <= soon < b.drain_at else 0)
     # Before the block starts the group waits at 0 with both actions ahead; its start action brings it up.
-    assert (schedule.scale_out_at is not None) == (now < b.starts_at)
+    assert (schedule.scale_out_at is not None) == (soon < b.starts_at)
 
 
 @pytest.mark.parametrize("workload_class, minutes, ok", [

@@ -12,6 +12,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from components.compute.labels import CAPACITY_BLOCK_TAG
 from components.cost import breaker as breaker_component
 from components.cost import breaker_function as breaker
 
@@ -346,3 +347,27 @@ def test_the_schedule_reaches_the_function_and_its_names_match_the_stacks(plan_o
                        ("INCIDENT_KEY_ARN", settings.key_arn), ("TOPIC_ARN", settings.topic_arn)):
         monkeypatch.setenv(key, value)
     assert breaker.handler({"source": "aws.events", "detail-type": "Scheduled Event"}) == {"handled": 1}
+
+
+def test_a_capacity_blocks_group_is_left_alone_at_every_step(account):
+    """A block's group (plain launch template, the pool's class tag, the block's tag) is paid and has no mix
+    to move: the breaker neither lowers its maximum at 85 nor moves it at 95, and the others still change."""
+    settings, clients, _published = account
+    autoscaling = clients["autoscaling"]
+    template = boto3.client("ec2").describe_launch_templates()["LaunchTemplates"][0]["LaunchTemplateId"]
+    autoscaling.create_auto_scaling_group(
+        AutoScalingGroupName="seedance-dev-campaign-block-asg", MinSize=2, MaxSize=2, DesiredCapacity=2,
+        AvailabilityZones=["us-west-2a"], LaunchTemplate={"LaunchTemplateId": template, "Version": "1"},
+        Tags=[{"Key": k, "Value": v, "PropagateAtLaunch": True} for k, v in
+              (("kubernetes.io/cluster/seedance-dev", "owned"), (CLASS_TAG, "batch"),
+               (CAPACITY_BLOCK_TAG, "cr-0a1b2c3d4e5f60718"))])
+    assert [g["AutoScalingGroupName"] for g in breaker.gpu_groups(autoscaling, "seedance-dev")] == [
+        "seedance-dev-batch-asg", "seedance-dev-online-asg"]
+    for percent, message in ((85, "m-1"), (95, "m-2")):
+        breaker.handle_message(sns(notification(percent), message), settings, clients, NOW)
+    (block,) = autoscaling.describe_auto_scaling_groups(AutoScalingGroupNames=["seedance-dev-campaign-block-asg"])[
+        "AutoScalingGroups"]
+    assert (block["MaxSize"], "MixedInstancesPolicy" in block) == (2, False)
+    assert breaker.BREAKER_TAG not in {t["Key"] for t in block["Tags"]}
+    groups = {g["AutoScalingGroupName"]: g for g in autoscaling.describe_auto_scaling_groups()["AutoScalingGroups"]}
+    assert groups["seedance-dev-batch-asg"]["MaxSize"] == 2  # the pool's own group still stopped growing
