@@ -4,6 +4,8 @@ many units run on spot and how many Reserved Instances cover (all through `compo
 
 import re
 
+import pytest
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -108,3 +110,87 @@ def test_the_percentage_within_the_cap_is_the_smallest_that_keeps_it(base, max_s
         assert GroupMix(base, percentage).spot_share_at(size) <= cap + 1e-9
     if 0 < percentage < 100:
         assert GroupMix(base, percentage - 1).spot_share_at(max_size) > cap
+
+
+def asg(policy=None, tags=None, **props):
+    """An Auto Scaling group as a plan holds it (camelCase inputs, tags as a list)."""
+    inputs = {**({"mixedInstancesPolicy": policy} if policy is not None else {}),
+              "tags": [{"key": k, "value": v, "propagateAtLaunch": True} for k, v in (tags or {}).items()], **props}
+    return PlanResource("urn:asg", ASG, "asg", inputs)
+
+
+def mixed(base=2, percentage=30, types=("g6.xlarge", "g5.xlarge")):
+    return {"instancesDistribution": {"onDemandBaseCapacity": base, "onDemandPercentageAboveBaseCapacity": percentage},
+            "launchTemplate": {"overrides": [{"instanceType": t} for t in types]}}
+
+
+def test_a_groups_mix_is_read_from_its_policy_and_its_holdings_tag():
+    from components.capacity.mix import asg_mix
+
+    mix = asg_mix(asg(mixed(), {HOLDINGS_TAG: "g6.xlarge=2@0.507000 g5.xlarge=1@0.600000"}))
+    assert (mix.on_demand_base, mix.on_demand_percentage_above_base, mix.instance_types) == (2.0, 30.0,
+                                                                                           ("g6.xlarge", "g5.xlarge"))
+    assert mix.spot_types == ()
+    assert [(h.instance_type, h.count, h.usd_per_hour, h.source) for h in mix.holdings] == [
+        ("g6.xlarge", 2, 0.507, "plan tag"), ("g5.xlarge", 1, 0.6, "plan tag")]
+    # AWS's defaults where the policy leaves them out: no base, 100 % on-demand above it.
+    bare = asg_mix(asg({"instancesDistribution": {}, "launchTemplate": {}}))
+    assert (bare.on_demand_base, bare.on_demand_percentage_above_base, bare.instance_types, bare.holdings) == (
+        0.0, 100.0, (), ())
+    explicit_zero = asg_mix(asg(mixed(base=0, percentage=0)))
+    assert (explicit_zero.on_demand_base, explicit_zero.on_demand_percentage_above_base) == (0.0, 0.0)
+
+
+def test_a_group_without_a_mix_or_with_an_unknown_one_has_none():
+    from components.capacity.mix import asg_mix
+    from components.plan.resources import UNKNOWN_VALUES
+
+    unknown = next(iter(UNKNOWN_VALUES))
+    assert asg_mix(asg()) is None and asg_mix(asg({})) is None
+    assert asg_mix(asg(mixed(base=unknown))) is None and asg_mix(asg(mixed(percentage=unknown))) is None
+
+
+@pytest.mark.parametrize("value, rate", [("1.234567", 1.234567), ("12", 12.0), (None, None), ("-1.0", None),
+                                         ("1e3", None), ("nan", None), ("1.2345678901", None), ("1234567", None)])
+def test_the_expected_spot_rate_is_a_finite_price_or_none(value, rate):
+    from components.capacity.mix import EXPECTED_SPOT_TAG, expected_spot_rate
+
+    assert expected_spot_rate(asg(mixed(), {} if value is None else {EXPECTED_SPOT_TAG: value})) == rate
+
+
+def test_an_unknown_expected_spot_rate_is_none():
+    from components.capacity.mix import EXPECTED_SPOT_TAG, expected_spot_rate
+    from components.plan.resources import UNKNOWN_VALUES
+
+    assert expected_spot_rate(asg(mixed(), {EXPECTED_SPOT_TAG: next(iter(UNKNOWN_VALUES))})) is None
+    assert expected_spot_rate(PlanResource("urn:asg", ASG, "asg", {})) is None  # no tags at all
+
+
+@pytest.mark.parametrize("entry", ["g6.xlarge=2", "g6.xlarge=-2@0.5", "g6.xlarge=2@-0.5", "g6.xlarge=2@nan",
+                                   "G6.xlarge=2@0.5", "g6.xlarge=1234567@0.5", "g6.xlarge=2@0.5x"])
+def test_a_holdings_tag_entry_of_another_shape_is_refused_by_name(entry):
+    from components.capacity.mix import holdings_from_tag
+
+    with pytest.raises(ValueError) as error:
+        holdings_from_tag(f"g5.xlarge=1@0.6 {entry}")
+    assert str(error.value) == f"{HOLDINGS_TAG} entry {entry!r} is not <type>=<count>@<usd per hour>"
+
+
+def test_a_holdings_tag_round_trips_and_names_its_source():
+    from components.capacity.mix import holdings_from_tag
+    from components.pricing.reserved import ReservedHolding
+
+    held = (ReservedHolding("g6.xlarge", 4, 0.507, "stack config"), ReservedHolding("g5.xlarge", 0, 0.6, "x"),
+            ReservedHolding("g6e.xlarge", 1, 1.234567891, "x"))
+    text = holdings_tag(held)
+    assert text == "g6.xlarge=4@0.507000 g6e.xlarge=1@1.234568"  # none of a count of 0; six decimals
+    assert [(h.instance_type, h.count, h.usd_per_hour, h.source) for h in holdings_from_tag(text, "lock")] == [
+        ("g6.xlarge", 4, 0.507, "lock"), ("g6e.xlarge", 1, 1.234568, "lock")]
+    assert holdings_from_tag("") == ()
+
+
+def test_a_mix_in_instances_rounds_its_base_up_and_keeps_the_rest():
+    mix = GroupMix(9, 40, ("g6.12xlarge",), ("g6.12xlarge",), ())
+    assert mix.in_instances(4) == GroupMix(3, 40, ("g6.12xlarge",), ("g6.12xlarge",), ())
+    assert GroupMix(8, 40).in_instances(4).on_demand_base == 2  # a whole number of instances stays
+    assert GroupMix(8.0000000001, 40).in_instances(4).on_demand_base == 2  # float slack is not an instance
