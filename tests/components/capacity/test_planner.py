@@ -442,3 +442,43 @@ def test_fewer_than_three_types_are_named_as_why_placement_scores_are_low():
 def test_hourly_cost_is_none_when_a_price_is_missing():
     plan = current_plan()
     assert hourly_cost(plan, training(), book({}, on_demand={})) is None
+
+
+def test_every_decision_says_exactly_whether_it_changed_the_plan_why_and_from_which_prices():
+    """Issue 34's mutants: `changed` is True or False (never merely falsy), the reasons are the words the
+    lock and the PR comment show, and `prices_used` is the book decided from."""
+    prices = book({t: 0.35 for t in TRAINING})
+    first = decide(training(), prices, NOW)
+    assert (first.changed, first.rule, first.reasons) == (True, "first-plan",
+                                                         ("no current plan: the new plan is adopted",))
+    assert first.prices_used is prices
+    same = decide(training(), book({t: 0.30 for t in TRAINING}), NOW, first.plan)
+    assert (same.changed, same.rule, same.reasons) == (False, "keep:same-plan",
+                                                       ("the new plan deploys as the current one: kept",))
+    stale = decide(training(), book({t: 0.1 for t in TRAINING}, age=timedelta(hours=7)), NOW, first.plan)
+    assert stale.changed is False and stale.reasons[0].endswith("): the current plan is kept")
+    constrained = decide(training(max_gpus=128, desired=32), prices, NOW, first.plan)
+    assert (constrained.changed, constrained.reasons) == (True, (
+        "the current plan was decided for other desired_gpus, max_gpus: replaced",))
+    on_demand_only = decide(training(), book(spot_at(1.2)), NOW).plan
+    kept = decide(training(), book(spot_at(0.5)), NOW, on_demand_only, PlannerSettings(horizon_hours=0.2))
+    assert kept.changed is False and kept.reasons[0].endswith(": the current plan is kept")
+    saved = decide(training(), book(spot_at(0.5)), NOW, on_demand_only, PlannerSettings(horizon_hours=1))
+    assert saved.changed is True and saved.reasons[0].endswith(": replaced")
+
+
+def test_the_settings_given_reach_the_decision():
+    """Prices 7 hours old are fresh under a 12-hour limit: the first plan uses spot; under the default 6 it
+    cannot."""
+    old = book({t: 0.3 for t in TRAINING}, age=timedelta(hours=7))
+    assert decide(training(), old, NOW).plan.spot_types == ()
+    assert decide(training(), old, NOW, settings=PlannerSettings(max_price_age=timedelta(hours=12))).plan.spot_types
+
+
+def test_a_spot_share_no_longer_placeable_is_replaced_and_says_why():
+    serving = request("online", SERVING, min_gpus=4, desired=6, max_gpus=24)
+    prices = {t: 0.25 for t in SERVING}
+    current = decide(serving, book(prices, scores=scored(serving, (8, 8, 8), (9, 9, 9))), NOW).plan
+    low = decide(serving, book(prices, scores=scored(serving, (5, 4, 5), (9, 5, 9))), NOW, current)
+    assert (low.changed, low.rule) == (True, "constraint") and low.plan.spot_types == ()
+    assert low.reasons[0].endswith(": the current spot share is no longer safe")
