@@ -30,15 +30,15 @@ from seedance.charts import chart_cache  # noqa: E402  (the repository's own pac
 # (Tests that run the policy engine end to end judge its agreement with `seedance check`, not a rule's
 # logic: they cover every function and would make every mutant cost half a minute.)
 PACKAGES = {
-    # The planner's own tests, the golden decisions, the commitments' readers; those that plan whole stacks would
-    # re-plan them for every mutant (hours). Blocks, the preview and holdings are the holdings package's.
+    # The planner's own tests, the golden decisions, the lock's and the commitments' readers; those that plan
+    # whole stacks, or replay a month of markets (the bench's), would run for every mutant (hours). Blocks,
+    # the preview and holdings are the holdings package's.
     "decision": ([f"components/capacity/{m}.py" for m in ("planner", "plan", "context", "costs", "rules", "explanation",
                                                           "lock", "config", "mix", "workload_classes")],
                  ["tests/components/capacity/test_planner.py", "tests/components/capacity/test_planner_properties.py",
                   "tests/components/capacity/test_mix.py", "tests/components/capacity/test_decision_golden.py",
                   "tests/components/capacity/test_commitments.py", "tests/components/capacity/test_lock.py",
                   "tests/components/capacity/test_config.py", "tests/components/capacity/test_plan.py",
-                  "tests/bench/test_replay_capacity.py",
                   "tests/seedance/test_capacity_commands.py"]),
     "cost": (["components/cost/estimate.py", "components/cost/gate.py"],
              ["tests/components/capacity/test_mix_pricing.py", "tests/components/cost",
