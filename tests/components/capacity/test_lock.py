@@ -154,3 +154,28 @@ def test_an_unreadable_lock_file_is_a_lock_error(tmp_path):
     with pytest.raises(LockError, match="capacity lock"):
         read_lock(tmp_path / "capacity.prod.lock.json")
 
+
+
+def test_the_lock_is_written_sorted_and_indented_for_review_and_keeps_its_notes_and_settings(tmp_path, decided):
+    """A lock is reviewed as a diff in a pull request: keys sorted, two-space indent, one line at its end."""
+    config, result = decided
+    result.book.notes.append("placement scores: not read (test)")
+    try:
+        lock = build_lock(None, "prod", config.region, NOW, "live", config.capacity.settings(), result.decisions,
+                          result.book)
+    finally:
+        result.book.notes.pop()
+    assert lock.notes == ("placement scores: not read (test)",)
+    text = render_lock(lock)
+    assert text == json.dumps(json.loads(text), indent=2, sort_keys=True) + "\n"
+    assert text.startswith('{\n  "groups": {\n    "batch": {') and text.index('"notes"') < text.index('"region"')
+    read = read_lock(written(tmp_path, lock))
+    assert read.notes == ("placement scores: not read (test)",)
+    assert read.settings == settings_to_json(config.capacity.settings())
+
+
+def test_a_missing_lock_file_is_named_as_the_capacity_lock(tmp_path):
+    path = tmp_path / "capacity.prod.lock.json"
+    with pytest.raises(LockError) as error:
+        read_lock(path)
+    assert str(error.value) == f"{path}: capacity lock not found"
