@@ -194,3 +194,17 @@ def test_a_mix_in_instances_rounds_its_base_up_and_keeps_the_rest():
     assert mix.in_instances(4) == GroupMix(3, 40, ("g6.12xlarge",), ("g6.12xlarge",), ())
     assert GroupMix(8, 40).in_instances(4).on_demand_base == 2  # a whole number of instances stays
     assert GroupMix(8.0000000001, 40).in_instances(4).on_demand_base == 2  # float slack is not an instance
+
+
+def test_an_hours_spend_is_units_times_their_rate():
+    from components.capacity.mix import hourly
+
+    assert hourly([(("spot", "g6.xlarge", "us-east-1a"), 2, 3.0), (("on-demand", "g5.xlarge", ""), 4, 0.5)]) == 8.0
+    assert hourly([]) == 0
+
+
+def test_a_mix_in_instances_keeps_its_holdings():
+    from components.pricing.reserved import ReservedHolding
+
+    held = (ReservedHolding("g6.12xlarge", 1, 4.0, "stack config"),)
+    assert GroupMix(8, 40, ("g6.12xlarge",), (), held).in_instances(4).holdings == held

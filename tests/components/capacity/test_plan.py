@@ -35,3 +35,10 @@ def test_changed_constraints_are_named_field_by_field_and_sorted():
     assert constraint_changes(decided_for, wanted) == ["desired_gpus", "workload_class.max_spot_share",
                                                         "workload_class.warmup_seconds (new field)", "zones"]
     assert constraint_changes(wanted, wanted) == []
+
+
+def test_a_class_that_was_a_mapping_and_is_now_a_value_is_named_once():
+    from components.capacity.plan import constraint_changes
+
+    assert constraint_changes({"workload_class": {"max_spot_share": 0.9}}, {"workload_class": "batch"}) == [
+        "workload_class"]

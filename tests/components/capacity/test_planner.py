@@ -482,3 +482,22 @@ def test_a_spot_share_no_longer_placeable_is_replaced_and_says_why():
     low = decide(serving, book(prices, scores=scored(serving, (5, 4, 5), (9, 5, 9))), NOW, current)
     assert (low.changed, low.rule) == (True, "constraint") and low.plan.spot_types == ()
     assert low.reasons[0].endswith(": the current spot share is no longer safe")
+
+
+def test_every_group_is_decided_with_the_settings_given():
+    from components.capacity.planner import decide_all
+
+    old = book({t: 0.3 for t in TRAINING}, age=timedelta(hours=7))
+    requests = [training(), request(types=TRAINING, name="second")]
+    assert all(d.plan.spot_types == () for d in decide_all(requests, old, NOW, {}))
+    assert all(d.plan.spot_types for d in decide_all(requests, old, NOW, {},
+                                                      PlannerSettings(max_price_age=timedelta(hours=12))))
+
+
+def test_stale_prices_are_named_with_when_they_were_observed_one_by_one():
+    from components.capacity.explanation import stale_line
+    from components.pricing.prices import Price
+
+    old = Price(1.0, NOW - timedelta(hours=7), "test")
+    assert stale_line([("on-demand g6.xlarge", old), ("spot g5.xlarge@us-east-1a", None)]) == (
+        "on-demand g6.xlarge (observed 2026-12-01 05:00Z); spot g5.xlarge@us-east-1a (unknown)")
