@@ -39,6 +39,7 @@ PACKAGES = {
                   "tests/components/capacity/test_mix.py", "tests/components/capacity/test_decision_golden.py",
                   "tests/components/capacity/test_commitments.py", "tests/components/capacity/test_lock.py",
                   "tests/components/capacity/test_config.py", "tests/components/capacity/test_plan.py",
+                  "tests/components/capacity/test_explanation.py",
                   "tests/seedance/test_capacity_commands.py"]),
     "cost": (["components/cost/estimate.py", "components/cost/gate.py"],
              ["tests/components/capacity/test_mix_pricing.py", "tests/components/cost",
