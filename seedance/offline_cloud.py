@@ -19,10 +19,9 @@ import pulumi
 import components
 
 from components.catalog.regions import Region, regions
+from seedance_client.offline import OFFLINE_ACCOUNT_ID  # AWS's documentation account: obviously not a real one
 
-# AWS's documentation account id: obviously not a real account.
 OFFLINE_DEPLOYER_ROLE = "seedance-deployer"
-OFFLINE_ACCOUNT_ID = "123456789012"
 
 # Physical-id prefixes AWS uses, so ids in the plan look like the ones a user will see.
 _ID_PREFIXES = {

@@ -16,8 +16,9 @@ from seedance_client.files import MAX_PLAN_BYTES, InputFileError, load_json
 from seedance_client.project import StackFileError, find_project, load_stack_config
 from seedance_client.tokens import GET_CALLER_IDENTITY, GET_PARTITION, GET_REGION, STACK_REFERENCE
 
-# What the offline answers name as the account: AWS's documentation account, never a real one.
-OFFLINE_ACCOUNT = "123456789012"
+# What the offline answers name as the account: AWS's documentation account, never a real one (the
+# platform's offline cloud answers with the same).
+OFFLINE_ACCOUNT_ID = "123456789012"
 
 
 class OfflineInputError(Exception):
@@ -48,8 +49,8 @@ class ContractCloud(pulumi.runtime.Mocks):
         self._invokes = {
             GET_REGION: {"id": region, "name": region, "region": region, "endpoint": f"ec2.{region}.amazonaws.com"},
             GET_PARTITION: {"id": "aws", "partition": "aws", "dnsSuffix": "amazonaws.com"},
-            GET_CALLER_IDENTITY: {"id": OFFLINE_ACCOUNT, "accountId": OFFLINE_ACCOUNT, "userId": "offline",
-                                  "arn": f"arn:aws:sts::{OFFLINE_ACCOUNT}:assumed-role/team-ci/offline-plan"},
+            GET_CALLER_IDENTITY: {"id": OFFLINE_ACCOUNT_ID, "accountId": OFFLINE_ACCOUNT_ID, "userId": "offline",
+                                  "arn": f"arn:aws:sts::{OFFLINE_ACCOUNT_ID}:assumed-role/team-ci/offline-plan"},
         }
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
