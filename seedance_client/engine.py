@@ -136,11 +136,24 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
 
 def _quiet_about_reported_errors(loop: asyncio.AbstractEventLoop, context: dict) -> None:
     """A program that stops with `pulumi.RunError` inside an `apply` leaves every Output that depended on
-    it holding that error, unretrieved; asyncio would log each one ("Future exception was never
-    retrieved", hundreds of lines under the one-line config error the run already reported)."""
-    if isinstance(context.get("exception"), pulumi.RunError):
+    it holding that error, unretrieved, and registrations still in flight fail resolving them again
+    ("invalid state", raised while handling the RunError). asyncio would log each one ("Future exception
+    was never retrieved", hundreds of lines under the one-line error the run already reported), whenever
+    the collector finds them: in another test, or inside an `ast.parse`, whose depth count CPython 3.11's
+    traceback formatting then corrupts (it parses source lines to place its carets)."""
+    if _follows_a_run_error(context.get("exception")):
         return
     loop.default_exception_handler(context)
+
+
+def _follows_a_run_error(error: BaseException | None) -> bool:
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, pulumi.RunError):
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
 
 
 class _LoopTracker(asyncio.DefaultEventLoopPolicy):

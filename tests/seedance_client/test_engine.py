@@ -1,7 +1,9 @@
 """The engine runs any Pulumi Python program, not only this repository's."""
 
+import asyncio
 import textwrap
 
+import pulumi
 import pytest
 
 from seedance_client.engine import ProgramFailed, ProgramInputError, Secret, run_program
@@ -82,3 +84,37 @@ def test_a_run_after_a_program_failed_inside_an_apply_is_unaffected(tmp_path):
         run_program(failing, project="p", stack="s", config={}, mocks=OfflineCloud("us-east-1"))
     plan = run_program(fine, project="p", stack="s", config={}, mocks=OfflineCloud("us-east-1"))
     assert plan.outputs == {"y": 3}
+
+
+def _raised(error: BaseException, during: BaseException | None = None) -> BaseException:
+    try:
+        try:
+            raise during if during else error
+        except BaseException:
+            if during:
+                raise error
+            raise
+    except BaseException as caught:
+        return caught
+
+
+@pytest.mark.parametrize("error, logged", [
+    (pulumi.RunError("invalid config"), False),
+    (_raised(asyncio.InvalidStateError("invalid state"), during=pulumi.RunError("invalid config")), False),
+    (_raised(asyncio.InvalidStateError("invalid state")), True),
+    (_raised(KeyError("a bug"), during=ValueError("another")), True),
+])
+def test_only_consequences_of_a_reported_error_go_unlogged(error, logged):
+    """A failed run's leftovers ("invalid state" while handling the RunError) are collected at any later
+    time; logged then, with a traceback, they once broke an unrelated test's `ast.parse` in CI."""
+    from seedance_client.engine import _quiet_about_reported_errors
+
+    class Loop:
+        contexts: list = []
+
+        def default_exception_handler(self, context):
+            self.contexts.append(context)
+
+    loop = Loop()
+    _quiet_about_reported_errors(loop, {"message": "Future exception was never retrieved", "exception": error})
+    assert bool(loop.contexts) is logged
