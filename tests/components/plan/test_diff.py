@@ -1,6 +1,7 @@
 """`plan_diff` on hand-made plans: what the provider replaces, and which nodes an instance refresh replaces."""
 
 import copy
+from dataclasses import replace
 
 from components.plan.diff import plan_diff, render_diff
 from components.plan.replacement import replaced_by
@@ -123,3 +124,134 @@ def test_a_deleted_group_terminates_its_nodes():
     changes = plan_diff([_group(), _template()], [_template()])
     assert [(c.action, c.nodes.replaces) for c in changes] == [("delete", "all")]
     assert [group for group, _ in replaced_nodes(changes)] == ["batch-asg"]
+
+
+# Which template a group launches from: by the id it names, else the one it depends on, else the only one
+# beside it. Each case has a decoy template a wrong match would pick.
+NEW_IMAGE = "ami-0fedcba9876543210"
+UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+
+
+def _launches_from(group, templates, moved_urn):
+    """The group's node effect when only the template `moved_urn` gets a new image (None: no effect)."""
+    moved = [_template(image=NEW_IMAGE, urn=t.urn, ident=t.id, parent=t.parent) if t.urn == moved_urn else t
+             for t in templates]
+    return [c.nodes for c in plan_diff([group, *templates], [group, *moved]) if c.resource.type == ASG]
+
+
+def _plain_template_group(template_id):
+    group = _group()
+    del group.props["mixedInstancesPolicy"]
+    group.props["launchTemplate"] = {"id": template_id, "version": "$Latest"}
+    return group
+
+
+def test_a_group_launches_from_the_template_whose_id_it_names():
+    siblings = [_template(urn="urn:lt1", ident="lt-1"), _template(urn="urn:lt2", ident="lt-2")]
+    for group in (_group(template_id="lt-2"), _plain_template_group("lt-2")):
+        [nodes] = _launches_from(group, siblings, "urn:lt2")
+        assert nodes.replaces == "all" and "new launch template version" in nodes.reasons
+        assert _launches_from(group, siblings, "urn:lt1") == []
+
+
+def test_an_unknown_id_is_not_matched_and_the_dependency_decides():
+    """At preview a new template's id is unknown, as is the id the group names: they are not the same."""
+    templates = [_template(urn="urn:new", ident=UNKNOWN), _template(urn="urn:lt2", ident="lt-2")]
+    group = replace(_group(template_id=UNKNOWN), dependencies=("urn:lt2",))
+    assert _launches_from(group, templates, "urn:new") == []
+    [nodes] = _launches_from(group, templates, "urn:lt2")
+    assert nodes.replaces == "all"
+
+
+def test_without_an_id_the_one_template_beside_the_group_decides():
+    templates = [_template(urn="urn:lt1", ident=UNKNOWN, parent="urn:other"),
+                 _template(urn="urn:lt2", ident=UNKNOWN, parent="urn:group")]
+    group = _group(template_id=UNKNOWN)
+    assert _launches_from(group, templates, "urn:lt1") == []
+    assert [n.replaces for n in _launches_from(group, templates, "urn:lt2")] == ["all"]
+    # Two beside it and no id or dependency to tell them apart: only the group's own inputs are judged.
+    twins = [_template(urn="urn:lt1", ident=UNKNOWN), _template(urn="urn:lt2", ident=UNKNOWN)]
+    assert _launches_from(group, twins, "urn:lt2") == []
+
+
+def _refreshing(**preferences):
+    group = _group(skip=False, protect=False)
+    group.props["instanceRefresh"]["preferences"] = preferences
+    return group
+
+
+def test_the_pace_says_each_preference_and_the_services_defaults():
+    """Auto Scaling's defaults where the group sets none: 90 % healthy, 100 % at most, an hour's pause
+    at each checkpoint."""
+    effect = _nodes([_refreshing(), _template()], [_refreshing(), _template(image=NEW_IMAGE)])
+    assert effect.pace is None and effect.summary().startswith("an instance refresh replaces every node; ")
+    set_out = _refreshing(minHealthyPercentage=50, maxHealthyPercentage=150, checkpointPercentages=[25, 100],
+                          checkpointDelay=600, instanceWarmup=300)
+    assert _nodes([set_out, _template()], [set_out, _template(image=NEW_IMAGE)]).pace == (
+        "at least 50% healthy, at most 150%, pausing 600 s after 25%, 100%, 300 s warm-up each")
+    defaults = _refreshing(checkpointPercentages=[50], instanceWarmup=0)
+    assert _nodes([defaults, _template()], [defaults, _template(image=NEW_IMAGE)]).pace == (
+        "at least 90% healthy, at most 100%, pausing 3600 s after 50%, 0 s warm-up each")
+
+
+def test_removed_types_are_each_named_and_a_malformed_override_ignored():
+    base = _group(types=("g6.xlarge", "g5.xlarge", "g6e.xlarge"))
+    head = _group(types=("g6.xlarge",))
+    head.props["mixedInstancesPolicy"]["launchTemplate"]["overrides"].append(UNKNOWN)  # a preview's unknown entry
+    nodes = _nodes([base, _template()], [head, _template()])
+    assert nodes.types == ("g5.xlarge", "g6e.xlarge")
+    assert "g5.xlarge, g6e.xlarge no longer listed" in nodes.reasons
+    assert nodes.summary().startswith("an instance refresh replaces the nodes of type g5.xlarge, g6e.xlarge only")
+
+
+def _group_changed(base_props: dict, head_props: dict, refresh: dict | None = None):
+    base, head = _group(), _group()
+    for group, props in ((base, base_props), (head, head_props)):
+        group.props.update(props)
+        if refresh is not None:
+            group.props["instanceRefresh"] = refresh
+    return _nodes([base, _template()], [head, _template()])
+
+
+def test_only_the_policy_the_template_or_a_trigger_starts_a_refresh():
+    """Auto Scaling refreshes on a new launch template or mixed instances policy; the provider also on a
+    change of any property its `triggers` name; nothing else (a new maximum size is applied in place)."""
+    assert not _group_changed({"maxSize": 4}, {"maxSize": 8}).refresh
+    assert _group_changed({"launchTemplate": None}, {"launchTemplate": {"id": "lt-1"}}).refresh
+    assert _group_changed({"launchTemplate": {"version": "1"}}, {"launchTemplate": {"version": "2"}}).refresh
+    triggered = {"strategy": "Rolling", "triggers": ["tags"], "preferences": {"minHealthyPercentage": 90}}
+    assert _group_changed({"tags": [{"key": "a"}]}, {"tags": [{"key": "b"}]}, triggered).refresh
+    assert _group_changed({"tag": {"a": "1"}}, {"tag": {"a": "2"}}, {**triggered, "triggers": ["tag"]}).refresh
+    assert not _group_changed({"tagsAll": 1}, {"tagsAll": 2}, {**triggered, "triggers": ["tags"]}).refresh
+    # No refresh settings: the provider starts none, whatever changes.
+    assert not _group_changed({"maxSize": 4}, {"maxSize": 8}, {}).refresh
+    assert not _nodes([_group(100), _template()], [replace(_group(30), props={
+        **_group(30).props, "instanceRefresh": None})]).refresh
+
+
+def test_newly_set_protection_says_the_running_nodes_stay_unprotected():
+    nodes = _nodes([_group(protect=False), _template()], [_group(), _template()])
+    assert any(r.startswith("nodes running now stay unprotected") for r in nodes.reasons)
+    assert not any("stay unprotected" in r for r in _nodes([_group(), _template()], [_group(30), _template()]).reasons)
+
+
+def test_protection_is_judged_only_when_a_refresh_would_replace_nodes():
+    """Wait (Auto Scaling's default when the group says nothing) makes a refresh that would replace nodes
+    replace none; a refresh that replaces none anyway, or no refresh, has nothing to say about it."""
+    from components.plan.diff import replaced_nodes
+
+    unset = _group()
+    del unset.props["instanceRefresh"]["preferences"]["scaleInProtectedInstances"]
+    unset.props["instanceRefresh"]["preferences"]["skipMatching"] = False
+    nodes = _nodes([unset, _template()], [unset, _template(image=NEW_IMAGE)])
+    assert nodes.replaces == "none" and nodes.reasons[-1].endswith("scaleInProtectedInstances is Wait")
+    waiting = _nodes([_group(100, protected="Wait"), _template()], [_group(30, protected="Wait"), _template()])
+    assert waiting.refresh and waiting.replaces == "none"
+    assert not any("nothing is replaced" in r for r in waiting.reasons)
+    quiet = _group_changed({"maxSize": 4, "protectFromScaleIn": True}, {"maxSize": 8, "protectFromScaleIn": True},
+                           {"strategy": "Rolling", "preferences": {"scaleInProtectedInstances": "Wait"}})
+    assert not quiet.refresh and quiet.reasons == ()
+    changes = plan_diff([_group(100), _template()], [_group(30), _template()])
+    assert replaced_nodes(changes) == []
+    assert [g for g, _ in replaced_nodes(plan_diff([_group(), _template()], [_group(), _template(image=NEW_IMAGE)]))] \
+        == ["batch-asg"]
