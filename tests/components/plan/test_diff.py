@@ -255,3 +255,14 @@ def test_protection_is_judged_only_when_a_refresh_would_replace_nodes():
     assert replaced_nodes(changes) == []
     assert [g for g, _ in replaced_nodes(plan_diff([_group(), _template()], [_group(), _template(image=NEW_IMAGE)]))] \
         == ["batch-asg"]
+
+
+def test_changed_paths_are_dotted_sorted_and_lists_compare_whole():
+    from components.plan.diff import changed_paths
+
+    old = {"b": {"y": 1, "x": [1, 2]}, "a": 1, "same": {"k": "v"}}
+    new = {"b": {"y": 2, "x": [1, 2, 3]}, "a": 1, "same": {"k": "v"}, "c": {"z": 0}}
+    assert changed_paths(old, new) == ["b.x", "b.y", "c"]
+    # Unknown on both sides (whatever kind the engine gave it) is no change; known to unknown is one.
+    assert changed_paths({"v": UNKNOWN}, {"v": "(unknown)"}) == []
+    assert changed_paths({"v": "a"}, {"v": UNKNOWN}) == ["v"] and changed_paths({"v": UNKNOWN}, {"v": "a"}) == ["v"]
