@@ -1,5 +1,5 @@
-"""How `seedance check` scales: every rule and the cost estimate over generated plans of 1,000 and
-10,000 resources, built by repeating the prod stack's own resources under new URNs.
+"""How `seedance check` scales: its check (every rule and the cost estimate) over generated plans of 1,000
+and 10,000 resources, built by repeating the prod stack's own resources under new URNs.
 
 Prints resources per second for each size, the 10k/1k time ratio (10 means linear), the share of
 the time spent in the slowest rule, and, as the baseline in the same process, the time of every rule
@@ -21,13 +21,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from components.cost.estimate import catalog_for, estimate  # noqa: E402
+from components.cost.estimate import estimate_of_plan  # noqa: E402
 from components.plan.resources import HELM_RELEASE, PlanResource  # noqa: E402
+from components.plan.unknowns import ReadPlan  # noqa: E402
 from policies.framework import rule_settings  # noqa: E402
 from policies.framework import load_enforcement, run_rules  # noqa: E402
 from policies.expectations import stack_policy_config  # noqa: E402
 from policies.rules import ALL_RULES  # noqa: E402
-from seedance.check_command import RENDERED_RULES, cluster_version, plan_resources, rendered_releases  # noqa: E402
+from seedance.check_command import RENDERED_RULES, check, cluster_version, plan_resources, rendered_releases  # noqa: E402
 from seedance.cli import offline_plan  # noqa: E402
 from seedance.stack_input import load_stack  # noqa: E402
 
@@ -54,7 +55,9 @@ def with_unknowns(value, rng):
 
 
 def straight(resources, enforcement, extra):
-    """The baseline: each rule called on the plain resources it judges, nothing else."""
+    """The baseline: each rule called on the plain resources it judges (they hold no unknown: they are
+    their own read form), nothing else, and the plan's estimate made once, as a check makes it."""
+    resources = ReadPlan(resources)
     for rule in ALL_RULES:
         _level, config = rule_settings(rule, enforcement)
         config.update(extra.get(rule.name, {}))
@@ -64,6 +67,7 @@ def straight(resources, enforcement, extra):
                     list(rule.check_resource(resource, config))
         else:
             list(rule.check_stack(resources, config))
+    estimate_of_plan(resources, "us-east-1")
 
 
 def best_of(function, repeats: int) -> float:
@@ -85,14 +89,12 @@ def main() -> int:
     enforcement = load_enforcement("prod")
     config = load_stack(None, "prod", None)[1]
     extra = stack_policy_config(config)  # what the gate judges against: the stack config's expectations
-    catalog = catalog_for("us-east-1")
     print(f"rules: {len(ALL_RULES)}; base plan: prod stack, {len(base)} resources; best of {repeats}")
     totals = {}
     for size in sizes:
         resources = generated(base, size)
-        seconds = best_of(lambda: (run_rules(ALL_RULES, resources, enforcement, extra), estimate(resources, catalog)),
-                          repeats)
-        floor = best_of(lambda: (straight(resources, enforcement, extra), estimate(resources, catalog)), repeats)
+        seconds = best_of(lambda: check(resources, "prod", "us-east-1", extra), repeats)
+        floor = best_of(lambda: straight(resources, enforcement, extra), repeats)
         per_rule = {rule.name: best_of(lambda rule=rule: run_rules([rule], resources, enforcement, extra), repeats)
                     for rule in ALL_RULES}
         slowest = max(per_rule, key=per_rule.get)
@@ -105,8 +107,7 @@ def main() -> int:
     rng = random.Random(7)
     previewed = [PlanResource(r.urn, r.type, r.name, with_unknowns(r.props, rng), r.parent, r.dependencies, r.id)
                  for r in generated(base, large)]
-    seconds = best_of(lambda: (run_rules(ALL_RULES, previewed, enforcement, extra), estimate(previewed, catalog)),
-                      repeats)
+    seconds = best_of(lambda: check(previewed, "prod", "us-east-1", extra), repeats)
     print(f"{large:>6} resources, ~3 % of values unknown: {seconds * 1e3:8.1f} ms, {large / seconds:>9,.0f} resources/s")
     version = cluster_version(base, config)
     started = time.perf_counter()

@@ -68,6 +68,7 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
     return {
         "budget-monthly-cost-limit": budget, "budget-monthly-cost-warn-near-budget": budget,
         "aws-ebs-volume-disallow-gp2-io1": regional, "aws-ebs-volume-flag-overprovisioned-io2": regional,
+        "kubernetes-claim-flag-costly-volume": regional,
         # The roles it names are trusted by their exact ARN; their accounts are not home as a whole.
         "aws-iam-policy-disallow-public-principal": {"home_principals": named_principals(config)},
         "kubernetes-pod-enforce-pod-security-standards": {

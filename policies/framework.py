@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Literal
 
 from components.plan.resources import PlanResource
-from components.plan.unknowns import UnknownValueError, as_read, preview_message
+from components.plan.unknowns import UnknownValueError, as_read, preview_message, read_plan
 
 CONFIG_DIR = Path(__file__).parent / "config"
 Level = Literal["advisory", "mandatory", "disabled"]
@@ -37,9 +37,17 @@ class Rule:
     # The resource types check_resource can judge (None: every type). `seedance check` asks it of those
     # only; the check still tests the type itself, so the pack judges the same under the engine.
     resource_types: frozenset[str] | None = None
+    # Without resource_types: the prefix of every type check_resource can judge ("aws:"), likewise.
+    type_prefix: str | None = None
     # The benchmark items a security rule enforces ("CIS EKS 5.4.1"), or the EKS Best Practices Guide
     # section where the benchmark has none (docs/security.md maps them).
     standards: tuple[str, ...] = ()
+
+    def judges(self, token: str) -> bool:
+        """Whether check_resource can find anything in a resource of this type."""
+        if self.resource_types is not None:
+            return token in self.resource_types
+        return self.type_prefix is None or token.startswith(self.type_prefix)
 
     def defaults(self) -> dict[str, Any]:
         return {key: schema["default"] for key, schema in self.config.items() if "default" in schema}
@@ -147,7 +155,7 @@ def run_rules(rules: Sequence[Rule], resources: Sequence[PlanResource], enforcem
     unknown at preview (the same wording, so both paths say the same). `unknowns="fail"` (prod): a
     mandatory rule that cannot decide fails closed, naming the value it could not read."""
     violations = []
-    read = [as_read(r) for r in resources]  # once for every rule: rules only read
+    read = read_plan(resources)  # once for every rule: rules only read
     positions: dict[str, list[int]] = {}  # each type's resources, in plan order: a rule reads only its types
     for index, resource in enumerate(read):
         positions.setdefault(resource.type, []).append(index)
@@ -165,8 +173,8 @@ def run_rules(rules: Sequence[Rule], resources: Sequence[PlanResource], enforcem
                              rule.remediation, kind="preview")
 
         if rule.check_resource is not None:
-            types = rule.resource_types
-            judged = read if types is None else [read[i] for i in sorted(i for t in types for i in positions.get(t, ()))]
+            judged = read if rule.resource_types is None and rule.type_prefix is None else [
+                read[i] for i in sorted(i for token, found in positions.items() if rule.judges(token) for i in found)]
             for resource in judged:
                 try:
                     messages = list(rule.check_resource(resource, config))

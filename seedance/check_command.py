@@ -13,14 +13,14 @@ from typing import Any
 import pulumi
 
 from seedance_client.files import MAX_PLAN_BYTES, InputFileError, load_json
-from components.cost.estimate import CostEstimate, catalog_for, estimate
+from components.cost.estimate import CostEstimate, catalog_for, estimate, estimate_of_plan
 from components.pricing.prices import PriceSourceError
 from components.plan.diff import Change, plan_diff, render_diff, replaced_nodes
 from components.plan.document import PlanDocumentError, plan_document_resources
 from components.capacity.mix import HOLDINGS_TAG, holdings_from_tag
 from components.cluster.config import ClusterConfig
 from components.plan.resources import EKS_CLUSTER, HELM_RELEASE, PlanResource, is_unknown, tags_of
-from components.plan.unknowns import UnknownValueError
+from components.plan.unknowns import UnknownValueError, read_plan
 from components.stack.config import ENVIRONMENTS, PROJECT, StackConfig
 from policies.expectations import stack_policy_config, team_policy_config
 from policies.framework import CONFIG_DIR, fails_closed, PolicyConfigError, Violation, load_enforcement, run_rules
@@ -180,12 +180,13 @@ def check(resources: list[PlanResource], env: str, region: str, extra: dict[str,
         extra = {**(extra or {}), **{rule: {**(extra or {}).get(rule, {}), "storage_classes": storage_classes}
                                      for rule in BUDGET_RULES}}
     unknowns = "fail" if fails_closed(env) else "advisory"
-    violations = run_rules(ALL_RULES, resources, load_enforcement(env), extra, unknowns=unknowns)
-    violations += run_rules(RENDERED_RULES, rendered, load_enforcement(env), extra, unknowns=unknowns)
+    read = read_plan(resources)  # scanned for unknowns once: the rules and the estimate read the same list
     try:
-        cost = estimate(resources, catalog_for(region), storage_classes=storage_classes)
+        cost = estimate_of_plan(read, region, storage_classes)
     except PriceSourceError as error:
         raise CheckInputError(f"no prices for {region}: {error}") from None
+    violations = run_rules(ALL_RULES, read, load_enforcement(env), extra, unknowns=unknowns)
+    violations += run_rules(RENDERED_RULES, rendered, load_enforcement(env), extra, unknowns=unknowns)
     return violations, cost
 
 

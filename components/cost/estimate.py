@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from components.pricing.ebs import EBS_VOLUME_TYPES, ebs_monthly
 from seedance_client.team_rules import quantity_gib
-from components.plan.unknowns import UnknownValueError, as_read
+from components.plan.unknowns import ReadPlan, UnknownValueError, read_plan
 from components.pricing.prices import HOURS_PER_MONTH, Price, SnapshotPriceSource, UnitPrice
 from components.capacity.mix import asg_mix, expected_spot_rate, hourly, price_mix
 from components.cluster.versions import kubernetes_version
@@ -310,9 +310,8 @@ def storage_classes_of(resources: Iterable[PlanResource]) -> dict[str, dict[str,
     while they are unknown). A class whose name is unknown (an autonamed one in a preview) matches no
     claim, so a claim of it is priced as unknown, never as another class."""
     found: dict[str, dict[str, str] | None] = {}
-    for resource in resources:
+    for resource in read_plan(resources):
         if resource.type == K8S_STORAGE_CLASS:
-            resource = as_read(resource)
             try:
                 name = str((resource.props.get("metadata") or {}).get("name"))
             except UnknownValueError:
@@ -330,14 +329,13 @@ def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog, on: date 
     """What the resources cost a month; `on` (default: today, UTC) decides the EKS support rate;
     `storage_classes` adds classes the plan uses but does not declare (a team's plan: the platform's)."""
     on = on or datetime.now(timezone.utc).date()
-    resources = list(resources)
-    templates = {r.urn: as_read(r) for r in resources if r.type == LAUNCH_TEMPLATE}
+    resources = read_plan(resources)
+    templates = {r.urn: r for r in resources if r.type == LAUNCH_TEMPLATE}
     classes = {**(storage_classes or {}), **storage_classes_of(resources)}
     result = CostEstimate()
     for resource in resources:
         if resource.type not in (ASG, EKS_CLUSTER, EKS_NODE_GROUP, K8S_CLAIM) and resource.type not in PRICERS:
-            continue  # not priced: never read
-        resource = as_read(resource)
+            continue  # not priced
         try:
             expected = None
             if resource.type == K8S_CLAIM:
@@ -361,6 +359,20 @@ def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog, on: date 
         except UnknownValueError as unknown:
             result.lines.append(CostLine(resource.urn, resource.type, None, f"unknown: {unknown.message}"))
     return result
+
+
+# The last plan estimate made, for the next reader of the same plan in the same region: a check's budget
+# rules and its cost table (by identity, and length: a ReadPlan is read, never changed).
+_last_estimate: list = [None, None, None]
+
+
+def estimate_of_plan(resources: ReadPlan, region: str,
+                     storage_classes: Mapping[str, Mapping[str, str] | None] | None = None) -> CostEstimate:
+    """`estimate` of a read plan at the region's snapshot prices, made once for every reader of it."""
+    key = (len(resources), region, storage_classes or None)
+    if _last_estimate[0] is not resources or _last_estimate[1] != key:
+        _last_estimate[:] = [resources, key, estimate(resources, catalog_for(region), storage_classes=storage_classes)]
+    return _last_estimate[2]
 
 
 @cache

@@ -11,6 +11,7 @@ only around values with an unknown inside: a check reads every resource with eve
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from components.plan.resources import UNKNOWN_KINDS, UNKNOWN_VALUES, PlanResource
@@ -139,6 +140,15 @@ def as_read(resource: PlanResource) -> PlanResource:
         return resource
     return PlanResource(resource.urn, resource.type, resource.name, props, resource.parent, resource.dependencies,
                         resource.id)
+
+
+class ReadPlan(list):
+    """A plan's resources as read (`as_read` applied to each). A reader handed one reads it as it is, so
+    that a check's rules and its cost estimate scan each resource for unknowns once, not once each."""
+
+
+def read_plan(resources: Iterable[PlanResource]) -> ReadPlan:
+    return resources if isinstance(resources, ReadPlan) else ReadPlan(as_read(r) for r in resources)
 
 
 def preview_message(policy: str, pack: str, version: str, error: UnknownValueError) -> str:

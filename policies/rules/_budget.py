@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-from components.cost.estimate import catalog_for, estimate
+from components.cost.estimate import estimate_of_plan
+from components.plan.unknowns import read_plan
 
 # Config both budget rules take (the storage classes are given by `seedance check`, never by a stack).
 BUDGET_CONFIG = {"monthly_budget_usd": {"type": "number"}, "region": {"type": "string", "default": "us-east-1"},
                  "storage_classes": {"type": "object", "default": {}},
                  # worst_case: every spot unit at on-demand; expected: at the price its group's plan expects.
                  "basis": {"type": "string", "enum": ["worst_case", "expected"], "default": "worst_case"}}
-
-
-# Both rules judge one estimate of the same resources in a check: the last one made is kept for the next
-# (by identity: the framework hands every stack rule the same list).
-_last: list = [None, None, None]
-
-
-def _estimate(resources, region: str, storage_classes):
-    if _last[0] is not resources or _last[1] != (region, storage_classes):
-        _last[:] = [resources, (region, storage_classes),
-                    estimate(resources, catalog_for(region), storage_classes=storage_classes)]
-    return _last[2]
 
 
 def budget_findings(resources, config, share: float, wording: str, *, report_unknown: bool):
@@ -30,7 +19,8 @@ def budget_findings(resources, config, share: float, wording: str, *, report_unk
         return
     # A team's plan uses the platform's storage classes without declaring them: `seedance check` hands
     # the rules what its platform's contract says a claim of each gets.
-    cost = _estimate(resources, config["region"], config.get("storage_classes"))
+    # Both rules, and `seedance check`'s cost table, judge one estimate of the plan they are handed.
+    cost = estimate_of_plan(read_plan(resources), config["region"], config.get("storage_classes"))
     budget = float(config["monthly_budget_usd"])
     unknown = cost.unknown
     basis = config.get("basis", "worst_case")

@@ -23,4 +23,5 @@ RULE = Rule(
     topics=("cost", "tagging"),
     config={"tags": {"type": "array", "items": {"type": "string"}, "default": ["team", "env", "cost-center"]}},
     check_resource=check,
+    type_prefix="aws:",
 )

@@ -2,19 +2,21 @@
 on prod's checkpoint class is io2 at 64,000 IOPS, about $3,500 a month, kept after the job by its
 volume's Retain policy."""
 
-from components.cost.estimate import catalog_for, estimate
+from components.cost.estimate import estimate_of_plan
 from components.plan.resources import K8S_CLAIM
+from components.plan.unknowns import read_plan
 from policies.framework import Rule
 from seedance_client.team_rules import COSTLY_CLAIM_RULE, COSTLY_CLAIM_USD
 
 
 def check(resources, config):
-    claims = [r for r in resources if r.type == K8S_CLAIM]
-    if not claims:
+    if not any(r.type == K8S_CLAIM for r in resources):
         return
-    cost = estimate(claims, catalog_for(config["region"]), storage_classes=config["storage_classes"])
+    # The plan's estimate (shared with the budget rules): a claim is priced at the class the plan declares,
+    # or at the platform's, which a team's plan uses without declaring.
+    cost = estimate_of_plan(read_plan(resources), config["region"], config["storage_classes"])
     for line in cost.lines:
-        if line.monthly_usd is not None and line.monthly_usd > config["monthly_usd_limit"]:
+        if line.type == K8S_CLAIM and line.monthly_usd is not None and line.monthly_usd > config["monthly_usd_limit"]:
             yield line.urn, (f"{line.urn.rsplit('::', 1)[-1]}: ${line.monthly_usd:,.2f}/month ({line.basis}), above "
                              f"${config['monthly_usd_limit']:,.0f}; the volume outlives the job when its class "
                              "retains it")

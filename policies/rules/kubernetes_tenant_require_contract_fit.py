@@ -11,6 +11,8 @@ from seedance_client.team_rules import CONTRACT_FIT_RULE, contract_fit
 
 
 def check(resource, config):
+    if not config["contracts"]:
+        return  # a platform's own plan
     contracts = [read_contract(outputs, "the referenced platform stack") for outputs in config["contracts"]]
     # The gate renders Helm releases from pinned charts and judges their objects as the plan's own.
     yield from contract_fit(resource.type, resource.name, resource.props, contracts, renders_charts=True)
@@ -26,4 +28,5 @@ RULE = Rule(
     topics=("tenancy", "kubernetes"),
     config={"contracts": {"type": "array", "items": {"type": "object"}, "default": []}},
     check_resource=check,
+    type_prefix="kubernetes:",
 )

@@ -174,3 +174,27 @@ def test_a_diff_of_two_stacks_plans_is_refused_unless_asked(tmp_path, capsys):
     assert "a plan of stack 'dev' and the head of 'prod'" in err and len(err.strip().splitlines()) == 1
     assert main(["diff", str(tmp_path / "dev.json"), str(tmp_path / "prod.json"), "--across-stacks"]) == 0
     assert main(["diff", str(tmp_path / "dev.json"), str(tmp_path / "dev.json")]) == 0
+
+
+def test_a_check_reads_each_resource_once_and_estimates_the_plan_once(plan_of, monkeypatch):
+    """The rules and the cost table read one read form of the plan: each resource is scanned for unknowns
+    once, and the budget rules and the cost table share one estimate (at 10,000 resources each extra pass
+    cost about a tenth of the check: bench/check_speed.py)."""
+    import components.cost.estimate as estimates
+    import components.plan.unknowns as unknowns
+    from seedance.check_command import check, plan_resources
+
+    resources = plan_resources(plan_of("prod"))
+    reads, made = [], []
+    real_read, real_estimate = unknowns.as_read, estimates.estimate
+    monkeypatch.setattr(unknowns, "as_read", lambda r: reads.append(r.urn) or real_read(r))
+    monkeypatch.setattr(estimates, "estimate", lambda *a, **k: made.append(1) or real_estimate(*a, **k))
+    budget = {name: {"monthly_budget_usd": 1e9} for name in ("budget-monthly-cost-limit",
+                                                             "budget-monthly-cost-warn-near-budget")}
+    violations, cost = check(resources, "prod", "us-east-1", budget)
+    assert sorted(reads) == sorted(r.urn for r in resources)
+    assert len(made) == 1 and cost.monthly_usd > 0
+    assert not [v for v in violations if v.policy.startswith("budget-")]
+    # The same list checked again is estimated again: the estimate kept is the last plan's, by identity.
+    check(list(resources), "prod", "us-east-1", budget)
+    assert len(made) == 2
