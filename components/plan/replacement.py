@@ -101,5 +101,6 @@ def replaced_by(type_token: str, changed: list[str]) -> list[str] | None:
 
 def refused_changes(type_token: str, changed: list[str]) -> list[str]:
     """Changed paths the API server refuses to update and the provider does not replace on."""
-    kind = type_token.split(":", 1)[1] if type_token.startswith("kubernetes:") else ""
-    return _matching(changed, _K8S_IMMUTABLE.get(kind, ()))
+    if not type_token.startswith("kubernetes:"):
+        return []
+    return _matching(changed, _K8S_IMMUTABLE.get(type_token.split(":", 1)[1], ()))

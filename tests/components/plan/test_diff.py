@@ -266,3 +266,61 @@ def test_changed_paths_are_dotted_sorted_and_lists_compare_whole():
     # Unknown on both sides (whatever kind the engine gave it) is no change; known to unknown is one.
     assert changed_paths({"v": UNKNOWN}, {"v": "(unknown)"}) == []
     assert changed_paths({"v": "a"}, {"v": UNKNOWN}) == ["v"] and changed_paths({"v": UNKNOWN}, {"v": "a"}) == ["v"]
+
+
+def test_a_replaced_or_deleted_group_says_exactly_what_happens_to_its_nodes():
+    from components.plan.diff import NodeEffect, replaced_nodes
+
+    renamed = _group()
+    renamed.props["name"] = "batch-asg-2"  # the provider replaces a group on a new name
+    [change] = plan_diff([_group(), _template()], [renamed, _template()])
+    assert change.action == "replace" and change.replaced_by == ("name",)
+    assert change.nodes == NodeEffect(False, "all", (), ("the group itself is replaced",), None)
+    assert [group for group, _ in replaced_nodes([change])] == ["batch-asg"]
+    [gone] = plan_diff([_group(), _template()], [_template()])
+    assert gone.nodes == NodeEffect(False, "all", (), ("the group is deleted: every node of it is terminated",), None)
+
+
+def test_a_creation_does_not_hide_the_changes_after_it():
+    volume = PlanResource("urn:v", "aws:ebs/volume:Volume", "ckpt", {"size": 64})
+    grown = PlanResource("urn:v", "aws:ebs/volume:Volume", "ckpt", {"size": 128})
+    queue = PlanResource("urn:q", "aws:sqs/queue:Queue", "events", {})
+    assert [(c.action, c.resource.urn) for c in plan_diff([volume], [queue, grown])] == [
+        ("create", "urn:q"), ("update", "urn:v")]
+
+
+def test_a_group_moved_to_another_template_resource_is_another_template():
+    """Ids unknown (a preview), the templates told apart by what the group depends on."""
+    first, second = (_template(urn=u, ident=UNKNOWN, parent=None) for u in ("urn:lt1", "urn:lt2"))
+    base = replace(_group(template_id=UNKNOWN), dependencies=("urn:lt1",))
+    head = replace(_group(template_id=UNKNOWN, types=("g6.xlarge", "g5.xlarge", "g6e.xlarge")),
+                   dependencies=("urn:lt2",))
+    nodes = _nodes([base, first, second], [head, first, second])
+    assert nodes.replaces == "all" and nodes.reasons[0] == "another launch template"
+
+
+def test_a_group_whose_template_is_not_in_the_plans_is_judged_on_its_own_inputs():
+    base, head = _group(template_id=UNKNOWN), _group(template_id=UNKNOWN)
+    head.props["maxSize"] = 8
+    nodes = _nodes([base], [head])
+    assert not nodes.refresh and nodes.replaces == "none" and nodes.reasons == ()
+
+
+def test_newly_set_protection_is_said_whole():
+    nodes = _nodes([_group(protect=False), _template()], [_group(), _template()])
+    assert ("nodes running now stay unprotected from the group's scale-in until replaced (the setting applies to "
+            "launches; docs/day-two.md protects them once)") in nodes.reasons
+
+
+def test_helm_releases_are_replaced_on_a_new_name_or_namespace_only():
+    release = "kubernetes:helm.sh/v3:Release"
+    assert replaced_by(release, ["name", "values.replicas", "namespace", "version"]) == ["name", "namespace"]
+    assert replaced_by(release, ["values.name"]) == []
+
+
+def test_only_kubernetes_objects_have_changes_the_api_server_refuses():
+    from components.plan.replacement import refused_changes
+
+    assert refused_changes("kubernetes:storage.k8s.io/v1:StorageClass", ["volumeBindingMode", "parameters.type"]) \
+        == ["volumeBindingMode"]
+    assert refused_changes("aws:ebs/volume:Volume", ["volumeBindingMode", "value"]) == []

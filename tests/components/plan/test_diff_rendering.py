@@ -48,6 +48,10 @@ SCENARIOS = {
     "unknown-type": ([PlanResource("urn:x", "aws:new/thing:Thing", "x", {"a": 1})],
                      [PlanResource("urn:x", "aws:new/thing:Thing", "x", {"a": 2})]),
     "nothing": ([_group(), _template()], [_group(), _template()]),
+    # Every field that forces a replacement, and every field the API server refuses, is named.
+    "two-reasons": ([VOLUME, KLASS],
+                    [changed(VOLUME, availabilityZone="us-east-1b", snapshotId="snap-1"),
+                     changed(KLASS, volumeBindingMode="WaitForFirstConsumer", reclaimPolicy="Retain")]),
     # Six changed inputs are listed whole; a seventh is counted, not listed.
     "six-inputs": ([PlanResource("urn:q", "aws:sqs/queue:Queue", "q", {f"p{i}": 0 for i in range(6)})],
                    [PlanResource("urn:q", "aws:sqs/queue:Queue", "q", {f"p{i}": 1 for i in range(6)})]),

@@ -59,3 +59,13 @@ def test_as_read_keeps_the_resource_and_wraps_only_its_inputs():
     assert isinstance(read.props, CheckingDict)
     known = PlanResource("urn:b", "aws:ebs/volume:Volume", "b", {"size": 1})
     assert as_read(known) is known
+
+
+def test_reading_an_unknown_by_values_items_or_iteration_names_its_place():
+    read = checking({"spec": {"a": "x", "b": UNKNOWN},
+                     "list": ["x", "(unknown)"]})
+    for reading, path in ((lambda: read["spec"].values(), ["spec", "b"]), (lambda: read["spec"].items(), ["spec", "b"]),
+                          (lambda: list(read["list"]), ["list", "1"])):
+        with pytest.raises(UnknownValueError) as raised:
+            reading()
+        assert raised.value.path == path
