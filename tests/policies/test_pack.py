@@ -137,3 +137,60 @@ def test_the_budget_estimate_is_the_same_from_the_engine_and_from_seedance_check
     engine = estimate([_resource(r) for r in as_engine_sends(plan)], catalog)
     assert engine.monthly_usd == offline.monthly_usd
     assert [line.basis for line in engine.lines] == [line.basis for line in offline.lines]
+
+
+def test_each_policy_carries_the_rules_metadata_as_the_sdk_types_it():
+    for rule in ALL_RULES:
+        policy = to_crossguard(rule)
+        assert policy.severity == pulumi_policy.Severity(rule.severity), rule.name
+        assert policy.tags == list(rule.topics) and policy.description == rule.description
+        # A rule without config has no schema: the engine then accepts no config for it.
+        assert (policy.config_schema is None) == (not rule.config), rule.name
+
+
+def test_a_stack_policy_reports_on_the_resource_and_reads_every_link_and_list():
+    """A stack finding names its resource's URN; dependencies come from both the resource's and its
+    properties' dependency lists; the SDK's proxies, nested ones too, are unwrapped, not read (reading
+    an unknown through one raises), so the rule gets plain lists and dicts."""
+    from policies.framework import Rule
+
+    seen = {}
+
+    def check(resources, config):
+        for resource in resources:
+            seen[resource.name] = resource
+            yield resource.urn, f"{resource.name} judged"
+
+    policy = to_crossguard(Rule("test-stack-rule", "d", "low", "r", ("t",), check_stack=check))
+    template = pulumi_policy.PolicyResource("aws:ec2/launchTemplate:LaunchTemplate", unknown_checking_proxy({}),
+                                            "urn:lt", "lt", None, None, None, [], {})
+    key = pulumi_policy.PolicyResource("aws:kms/key:Key", unknown_checking_proxy({}), "urn:key", "key", None, None,
+                                       None, [], {})
+    group = pulumi_policy.PolicyResource(
+        "aws:autoscaling/group:Group",
+        unknown_checking_proxy({"vpcZoneIdentifiers": unknown_checking_proxy(["subnet-1", UNKNOWN_ID])}),
+        "urn:asg", "asg", None, None, None, [template], {"launchTemplate": [template, key]})
+    reports = []
+    policy.validate(pulumi_policy.StackValidationArgs([template, key, group], config={}),
+                    lambda message, urn=None: reports.append((urn, message)))
+    assert ("urn:asg", "asg judged") in reports and len(reports) == 3
+    assert seen["asg"].dependencies == ("urn:lt", "urn:key")
+    zones = seen["asg"].props["vpcZoneIdentifiers"]
+    assert isinstance(zones, list) and zones == ["subnet-1", UNKNOWN_ID]  # unknown inside: read the checking way
+
+
+def test_a_resource_policy_reports_without_a_urn():
+    """The SDK attaches a resource policy's report to the resource itself; the pack passes no URN."""
+    (rule,) = [r for r in ALL_RULES if r.name == "aws-ebs-volume-disallow-gp2-io1"]
+    args = pulumi_policy.ResourceValidationArgs("aws:ebs/volume:Volume", unknown_checking_proxy({"type": "gp2", "size": 10}),
+                                                "urn:v", "v", None, None, config={"region": "us-east-1"})
+    calls = []
+    to_crossguard(rule).validate(args, lambda *arguments: calls.append(arguments))
+    assert len(calls) == 1 and len(calls[0]) == 2 and calls[0][1] is None
+
+
+def test_a_violation_in_json_names_its_policy_level_resource_and_message():
+    from policies.framework import Violation
+
+    violation = Violation("p", "mandatory", "urn:x", "m", "fix it", kind="preview")
+    assert violation.to_json() == {"policy": "p", "level": "mandatory", "urn": "urn:x", "message": "m"}

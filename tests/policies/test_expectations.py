@@ -1,0 +1,39 @@
+"""The rules' config from what they judge against: a stack's config (its budget, region, principals and
+namespaces) or, for a team's plan, its platform's contract."""
+
+from policies.expectations import namespace_levels, stack_policy_config, team_policy_config
+from tests.stacks import stack_config
+
+
+def test_a_teams_plan_is_judged_against_its_platforms_contract():
+    contract = {"region": "eu-west-1", "tenants": [{"name": "video-ml"}],
+                "storage_classes": {"volumes": {"checkpoints": {"type": "io2", "iops": "64000"}}}}
+    assert team_policy_config(contract) == {
+        "kubernetes-tenant-require-contract-fit": {"contracts": [contract]},
+        "kubernetes-claim-flag-costly-volume": {"region": "eu-west-1",
+                                                "storage_classes": {"checkpoints": {"type": "io2", "iops": "64000"}}}}
+
+
+def test_a_contract_without_region_or_classes_gets_the_rules_defaults():
+    config = team_policy_config({"tenants": []})
+    assert config["kubernetes-claim-flag-costly-volume"] == {"region": "us-east-1", "storage_classes": {}}
+    assert team_policy_config({"storage_classes": {}})["kubernetes-claim-flag-costly-volume"]["storage_classes"] == {}
+
+
+def test_the_budget_and_region_rules_judge_against_the_stacks_own_values():
+    config = stack_config("prod")
+    rules = stack_policy_config(config)
+    budget = {"monthly_budget_usd": config.budget.monthly_usd, "basis": config.budget.basis, "region": config.region}
+    assert rules["budget-monthly-cost-limit"] == rules["budget-monthly-cost-warn-near-budget"] == budget
+    for name in ("aws-ebs-volume-disallow-gp2-io1", "aws-ebs-volume-flag-overprovisioned-io2",
+                 "kubernetes-claim-flag-costly-volume"):
+        assert rules[name] == {"region": config.region}, name
+
+
+def test_each_namespace_gets_the_level_its_workloads_need():
+    config = stack_config("prod")
+    levels = namespace_levels(config)
+    assert all(levels[serving.namespace] == "restricted" for serving in config.serving)
+    assert all(levels[ns] == "baseline" for tenant in config.tenants for ns in tenant.namespaces)
+    assert levels[config.storage.checkpoints.namespace] == "baseline"
+    assert levels["kube-system"] == "baseline"
