@@ -31,3 +31,13 @@ def test_every_package_names_modules_and_tests_that_exist():
             assert list(REPO.glob(pattern)), (package, pattern)
         for path in tests:
             assert (REPO / path).exists(), (package, path)
+
+
+def test_a_sample_is_drawn_from_every_mutant_generated_in_a_stable_order(tmp_path):
+    mutation = script()
+    for module, keys in (("a.py", ["m.x_f__mutmut_2", "m.x_f__mutmut_1"]), ("b/c.py", ["n.x_g__mutmut_1"])):
+        meta = tmp_path / "mutants" / f"{module}.meta"
+        meta.parent.mkdir(parents=True, exist_ok=True)
+        meta.write_text(json.dumps({"exit_code_by_key": {key: None for key in keys}}))
+    names = mutation.mutant_names(tmp_path)
+    assert names == ["m.x_f__mutmut_1", "m.x_f__mutmut_2", "n.x_g__mutmut_1"]
