@@ -141,6 +141,15 @@ def run(package: str, keep: Path | None, sample: int | None = None) -> dict[str,
     return results
 
 
+def wilson(killed: int, judged: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95 % Wilson score interval of a sample's share killed: unlike the normal approximation it
+    does not shrink to nothing when every sampled mutant is killed (60 of 60 is 94-100 %, not 100 %)."""
+    share, spread = killed / judged, z * z / judged
+    centre = (share + spread / 2) / (1 + spread)
+    half = z * math.sqrt(share * (1 - share) / judged + spread / (4 * judged)) / (1 + spread)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--package", action="append", choices=sorted(PACKAGES), help="default: every package")
@@ -160,9 +169,9 @@ def main() -> int:
         summary.append((package, total["killed"], total["survived"], total["killed"] / judged if judged else 1.0))
     print()
     for package, killed, survived, share in summary:
-        # A sample's share is an estimate: its 95 % interval (normal approximation) says how far to trust it.
-        margin = f" ± {1.96 * math.sqrt(share * (1 - share) / (killed + survived)):.1%} (sample)" if args.sample else ""
-        print(f"{package:14} killed {killed:5d}  survived {survived:5d}  {share:.1%}{margin} killed (goal 90 %)")
+        interval = " (sample; 95 %% interval %.1f%%-%.1f%%)" % tuple(100 * x for x in wilson(killed, killed + survived)) \
+            if args.sample and killed + survived else ""
+        print(f"{package:14} killed {killed:5d}  survived {survived:5d}  {share:.1%}{interval} killed (goal 90 %)")
     return 0
 
 

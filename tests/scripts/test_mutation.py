@@ -41,3 +41,11 @@ def test_a_sample_is_drawn_from_every_mutant_generated_in_a_stable_order(tmp_pat
         meta.write_text(json.dumps({"exit_code_by_key": {key: None for key in keys}}))
     names = mutation.mutant_names(tmp_path)
     assert names == ["m.x_f__mutmut_1", "m.x_f__mutmut_2", "n.x_g__mutmut_1"]
+
+
+def test_a_samples_interval_is_wilsons_and_never_collapses_at_every_mutant_killed():
+    wilson = script().wilson
+    low, high = wilson(60, 60)
+    assert (round(low, 3), round(high, 3)) == (0.940, 1.0)
+    low, high = wilson(45, 50)  # 90 %: about 78.6 % to 95.7 %
+    assert (round(low, 3), round(high, 3)) == (0.786, 0.957)
