@@ -31,6 +31,11 @@ class Preview:
     all_on_demand_usd_per_hour: float
     observed: str  # the advisor data's date
     why_none: str  # the decision's reason when the preview runs no spot ("" when it does)
+    assumed_in: str = ""  # the region, when its on-demand prices in the snapshot are copied from another's
+
+    def _caveat(self) -> str:
+        return (f"; {self.assumed_in}'s on-demand prices are assumed, unverified: `seedance prices refresh "
+                f"--region {self.assumed_in}` reads them" if self.assumed_in else "")
 
     @property
     def saving(self) -> float:
@@ -39,11 +44,11 @@ class Preview:
     def line(self) -> str:
         if self.spot_share <= 0:
             return (f"reference preview (Spot Instance Advisor, {self.observed}; not a decision): no spot even at the "
-                    f"advisor's discount ({self.why_none})")
+                    f"advisor's discount ({self.why_none}){self._caveat()}")
         return (f"reference preview (Spot Instance Advisor, {self.observed}; not a decision): at the advisor's "
                 f"average discount this group would run {self.spot_share:.0%} spot for about "
                 f"${self.expected_usd_per_hour:,.2f}/h (-{self.saving:.0%} vs ${self.all_on_demand_usd_per_hour:,.2f}/h "
-                "all on-demand)")
+                f"all on-demand){self._caveat()}")
 
 
 def advisor_book(book: PriceBook, request: GroupRequest, document: dict, now: datetime) -> PriceBook:
@@ -70,5 +75,7 @@ def reference_preview(request: GroupRequest, book: PriceBook, now: datetime,
     plan = plan_capacity(request, advisor_book(book, request, document, now), now, settings)
     why = next((line.split(" (", 1)[1].rsplit(")", 1)[0] for line in plan.explanation
                 if line.startswith("spot: not used (")), "")
+    assumed = any(p.assumed for p in map(book.on_demand_price, request.instance_types) if p)
     return Preview(request.name, plan.spot_share_at(request.reference_gpus), plan.expected_usd_per_hour,
-                   plan.all_on_demand_usd_per_hour, document["_source"]["observed"], why)
+                   plan.all_on_demand_usd_per_hour, document["_source"]["observed"], why,
+                   book.region if assumed else "")

@@ -18,6 +18,8 @@ from typing import Protocol, Sequence
 HOURS_PER_MONTH = 730
 
 SNAPSHOT_FILE = Path(__file__).parent / "data" / "price_snapshot.json"
+# A snapshot price copied from another region (no licensed table of its own was found) says so in its source.
+ASSUMED_PRICE_MARK = "unverified"
 
 
 class PriceSourceError(Exception):
@@ -32,6 +34,10 @@ class Price:
 
     def age(self, now: datetime) -> timedelta:
         return now - self.observed_at
+
+    @property
+    def assumed(self) -> bool:
+        return ASSUMED_PRICE_MARK in self.source
 
 
 @dataclass(frozen=True)

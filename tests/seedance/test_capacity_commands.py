@@ -38,10 +38,10 @@ def test_decide_from_the_snapshot_writes_an_explained_lock(project, capsys):
     explanation = "\n".join(batch["plan"]["explanation"])
     assert batch["rule"] == "first-plan" and batch["source"] == "snapshot"
     assert "on-demand g6.12xlarge: $4.6016/h = $1.1504/GPU-h" in explanation  # the price and its source
-    assert "observed 2026-11-01 00:00Z" in explanation  # when it was observed: the same text on any later day
+    assert "observed 2026-07-20 13:44Z" in explanation  # when it was observed: the same text on any later day
     # The reason that decides: the snapshot carries no spot prices at all.
     assert "spot: no type eligible: no spot price is known for any of the group's types" in explanation
-    assert batch["prices"]["on_demand"]["g6.12xlarge"]["source"].startswith("third-party price table")
+    assert batch["prices"]["on_demand"]["g6.12xlarge"]["source"].startswith("aws/karpenter-provider-aws@6fc13b5236fd ")
     assert batch["plan"]["on_demand_percentage_above_base"] == 100
 
 
@@ -99,7 +99,7 @@ def test_bad_stack_config_exits_2_in_one_line(project, capsys):
 def test_prices_show_names_sources_and_ages(capsys):
     assert main(["prices", "show", "--region", "us-east-1", "--now", AT]) == 0
     out = capsys.readouterr().out
-    assert "g5.12xlarge" in out and "122.5 days old" in out and "third-party price table (3p)" in out
+    assert "g5.12xlarge" in out and "133.9 days old" in out and "karpenter-provider-aws@6fc13b5236fd" in out
     assert "spot      (none: unknown prices are never guessed)" in out
 
 

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 import pytest
 
 from components.capacity.planner import plan_capacity
-from components.capacity.preview import ADVISOR_SNAPSHOT, advisor_book, reference_preview
+from components.capacity.preview import ADVISOR_SNAPSHOT, Preview, advisor_book, reference_preview
 from components.catalog.instance_types import gpu_instance_types
 from components.catalog.regions import regions
 from components.pricing.advisor import interruption_frequencies
@@ -68,8 +68,6 @@ def test_the_preview_book_reads_as_current_and_leaves_a_type_without_advice_off_
 
 
 def test_the_preview_line_says_the_share_the_cost_and_the_saving():
-    from components.capacity.preview import Preview
-
     assert Preview("batch", 0.8, 9.66, 18.41, "2025-06-28", "").line() == (
         "reference preview (Spot Instance Advisor, 2025-06-28; not a decision): at the advisor's average discount "
         "this group would run 80% spot for about $9.66/h (-48% vs $18.41/h all on-demand)")
@@ -105,3 +103,17 @@ def test_a_region_or_a_first_type_the_advisor_lacks_leaves_only_those_off_spot()
     assert preview_book.spot_price("g5.12xlarge", group.zones[0]) is not None
     del document["spot_advisor"]["us-east-1"]
     assert advisor_book(book, group, document, NOW).spot == {}
+
+
+def test_a_region_whose_on_demand_prices_are_assumed_says_so_and_what_reads_them():
+    """us-west-2's snapshot prices are us-east-1's copied (no licensed us-west-2 table was found): the
+    preview built on them says so; us-east-1's, generated from Karpenter's table, need no caveat."""
+    group = request("batch", ("g6.12xlarge", "g5.12xlarge"))
+    west = reference_preview(group, SnapshotPriceSource().book("us-west-2"), NOW)
+    assert west.assumed_in == "us-west-2" and west.line().endswith(
+        "; us-west-2's on-demand prices are assumed, unverified: `seedance prices refresh --region us-west-2` reads them")
+    east = reference_preview(group, SnapshotPriceSource().book("us-east-1"), NOW)
+    assert east.assumed_in == "" and east.line().endswith("all on-demand)")
+    assert Preview("online", 0.0, 3.6, 3.6, "2025-06-28", "placement scores unknown", "us-west-2").line().endswith(
+        "(placement scores unknown); us-west-2's on-demand prices are assumed, unverified: "
+        "`seedance prices refresh --region us-west-2` reads them")
