@@ -25,10 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from seedance_client.publishing import (PublishError, model_name, pin_version, pinned_versions, rollback_target,
-                                        split_repository, without_version_policy)
+from seedance_client.publishing import (MARKER_NAME, PublishError, model_name, pin_version, pinned_versions,
+                                        rollback_target, split_repository, without_version_policy)
 
-MARKER = "README.md"  # the platform writes it at a served prefix's root (components/serving/publishing.py)
 MAX_FILES = 10_000  # a model version is a handful of files; a directory of millions is a mistake
 MAX_FILE_BYTES = 5 << 30  # one conditional PUT; larger weights: split them (Triton backends read shards)
 MAX_CONFIG_BYTES = 1 << 20
@@ -136,8 +135,8 @@ class Repository:
     def __init__(self, s3: Any, url: str, who: str, say: Callable[[str], None] = print):
         self.s3, self.who, self.say = s3, who, say
         self.bucket, self.prefix = split_repository(url)
-        if _get_head(s3, self.bucket, f"{self.prefix}/{MARKER}") is None:
-            raise PublishError(f"s3://{self.bucket}/{self.prefix}/ has no platform marker ({MARKER}): no Triton "
+        if _get_head(s3, self.bucket, f"{self.prefix}/{MARKER_NAME}") is None:
+            raise PublishError(f"s3://{self.bucket}/{self.prefix}/ has no platform marker ({MARKER_NAME}): no Triton "
                                "reads this prefix (a typo? the contract's serving sets name the served prefixes)")
 
     def key(self, model: str, name: str) -> str:

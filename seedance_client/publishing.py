@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import re
 
+# The file the platform writes at a served prefix's root (components/serving/publishing.py): a prefix
+# without it is no repository a Triton server reads.
+MARKER_NAME = "README.md"
+
 
 class PublishError(Exception):
     """A model cannot be published as given (one line)."""

@@ -8,6 +8,8 @@ import tomllib
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from seedance_client.contract import CONTRACT_VERSION
 from tests.stacks import REPO
 
@@ -37,34 +39,48 @@ def test_the_client_is_versioned_as_the_contract_and_needs_no_platform():
     assert project["name"] != "seedance-client"  # a stranger's project on the public index
 
 
-def test_a_fresh_venv_with_only_the_client_wheel_plans_checks_and_publishes(tmp_path, plan_of):
-    """Issue 36: a team's own virtualenv with the client wheel alone (its dependencies on the path, the
-    platform not) has `seedance model`, plans and checks both examples against a platform's outputs in a
-    file, refuses what the contract does not allow, and says in one line which package has the rest."""
-    import json
+@pytest.fixture(scope="module")
+def team_python(tmp_path_factory):
+    """A team's own virtualenv with the client wheel alone: its dependencies on the path (pydantic, pulumi,
+    pulumi-aws, pulumi-kubernetes, boto3, and moto for the tests' S3), the platform not. Its interpreter."""
     import venv
 
-    from seedance_client.engine import Secret
-
-    source = tmp_path / "seedance_client"
-    shutil.copytree(CLIENT, source, ignore=shutil.ignore_patterns("__pycache__"))
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(source)],
-                   check=True, capture_output=True)
-    (wheel,) = tmp_path.glob("seedance_infra_client-*.whl")
-    team = tmp_path / "team-venv"
-    venv.EnvBuilder(with_pip=False).create(team)
-    python = team / "bin" / "python"
-    site = next((team / "lib").glob("python3*/site-packages"))
-    # The client's and the examples' dependencies (pydantic, pulumi, pulumi-aws, pulumi-kubernetes, boto3)
-    # from this venv: a path, not its .pth files, so the platform's editable install is not on it.
     import pydantic
 
+    root = tmp_path_factory.mktemp("team")
+    source = root / "seedance_client"
+    shutil.copytree(CLIENT, source, ignore=shutil.ignore_patterns("__pycache__"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(root), str(source)],
+                   check=True, capture_output=True)
+    (wheel,) = root.glob("seedance_infra_client-*.whl")
+    team = root / "team-venv"
+    venv.EnvBuilder(with_pip=False).create(team)
+    site = next((team / "lib").glob("python3*/site-packages"))
+    # This venv's site-packages as a path, not its .pth files, so the platform's editable install is not on it.
     (site / "dependencies.pth").write_text(str(Path(pydantic.__file__).parents[1]) + "\n")
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q", "--prefix", str(team),
                     str(wheel)], check=True, capture_output=True)
+    python = team / "bin" / "python"
+    imports = subprocess.run([str(python), "-c", "import seedance_client.reference, seedance_client.cli\n"
+                              "import importlib.util; print(importlib.util.find_spec('seedance') is None, "
+                              "importlib.util.find_spec('components') is None)"], capture_output=True, text=True,
+                             cwd=root)  # not the checkout: `-c` puts the working directory on the path
+    assert imports.stdout.split() == ["True", "True"], imports.stderr  # the platform is not there
+    return python
+
+
+def test_a_fresh_venv_with_only_the_client_wheel_plans_checks_and_publishes(team_python, tmp_path, plan_of):
+    """Issue 36: a team's own virtualenv with the client wheel alone has `seedance model`, plans and checks
+    both examples against a platform's outputs in a file, refuses what the contract does not allow, and
+    says in one line which package has the rest."""
+    import json
+
+    from seedance_client.engine import Secret
+
+    python = team_python
     # The installed script's shebang names the interpreter of the pip that installed it (the outer one,
     # where the platform is importable): run its function with the team venv's interpreter instead.
-    script = next((team / "bin").glob("seedance"))
+    script = next((python.parent).glob("seedance"))
     assert script.read_text().startswith("#!") and "seedance_client.cli" in script.read_text()
     run = lambda *args: subprocess.run([str(python), "-c", "import sys; from seedance_client.cli import main; "
                                         "sys.exit(main(sys.argv[1:]))", *args], capture_output=True, text=True,
@@ -88,8 +104,45 @@ def test_a_fresh_venv_with_only_the_client_wheel_plans_checks_and_publishes(tmp_
     elsewhere = run("decide", "--stack", "dev")
     assert elsewhere.returncode == 2 and elsewhere.stderr.count("\n") == 1
     assert "`seedance decide` comes with the platform's package" in elsewhere.stderr
-    imports = subprocess.run([str(python), "-c", "import seedance_client.reference, seedance_client.cli\n"
-                              "import importlib.util; print(importlib.util.find_spec('seedance') is None, "
-                              "importlib.util.find_spec('components') is None)"], capture_output=True, text=True,
-                             cwd=tmp_path)
-    assert imports.stdout.split() == ["True", "True"], imports.stderr  # the platform is not there
+
+
+# A team's publishing run, in its own venv, against S3 (moto's): publish, canary, promote, roll back.
+PUBLISHING = """
+import sys
+import boto3
+from moto import mock_aws
+from seedance_client import cli, models
+from seedance_client.publishing import MARKER_NAME
+
+model, bucket, prefix = sys.argv[1:4]
+with mock_aws():
+    s3 = boto3.client("s3", region_name="us-east-1")
+    s3.create_bucket(Bucket=bucket)
+    s3.put_object(Bucket=bucket, Key=f"{prefix}/{MARKER_NAME}", Body=b"the platform's marker")
+    models.s3_client = lambda region, role_arn: s3
+    for step in (["publish", model, "--version", "1"], ["publish", model, "--version", "2", "--alongside"],
+                 ["promote", "identity", "--version", "2"], ["rollback", "identity"], ["history", "identity"]):
+        if cli.main(["model", *step, "--repository", f"s3://{bucket}/{prefix}"]):
+            sys.exit(f"{step[0]} failed")
+    print(s3.get_object(Bucket=bucket, Key=f"{prefix}/identity/config.pbtxt")["Body"].read().decode())
+"""
+
+
+def test_in_a_client_only_venv_a_team_publishes_canaries_promotes_rolls_back_and_resumes_training(
+        team_python, tmp_path):
+    """Issue 36's way through with nothing but the client: the model's life in the bucket, and the
+    reference trainer through an interruption and a resume (the same end as a run never stopped)."""
+    import os
+
+    from tests.examples.test_trainer import interrupt_and_resume
+
+    model = tmp_path / "identity"
+    shutil.copytree(REPO / "examples" / "model-deploy" / "model_repository" / "identity", model)
+    shutil.copytree(model / "1", model / "2")
+    environment = {**os.environ, "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+                   "AWS_SESSION_TOKEN": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
+    published = subprocess.run([str(team_python), "-c", PUBLISHING, str(model), "team-models", "seedance/video"],
+                               capture_output=True, text=True, env=environment, cwd=tmp_path, timeout=300)
+    assert published.returncode == 0, published.stderr
+    assert "rollback [2] -> [1]" in published.stdout and "versions: [ 1 ]" in published.stdout.split("rollback")[-1]
+    interrupt_and_resume(tmp_path, team_python)

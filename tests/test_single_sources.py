@@ -16,6 +16,8 @@ HOMES = {
     "CLASS_TAG": ("components/compute/labels.py", None),
     "USABLE_MEMORY": ("components/serving/capacity.py", 0.85),
     "WORKLOAD_CLASS_LABEL": ("components/compute/labels.py", "seedance.io/workload-class"),
+    "MARKER_NAME": ("seedance_client/publishing.py", None),  # the served prefix's marker, platform and client
+    "ASSUMED_PRICE_MARK": ("components/pricing/prices.py", None),
 }
 # Functions that are the one copy of a piece of arithmetic.
 ONE_COPY = {"ceil_share": "components/capacity/mix.py"}

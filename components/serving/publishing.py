@@ -8,7 +8,7 @@ file is never loaded, and it tells whoever lists the prefix how to publish.
 
 from __future__ import annotations
 
-MARKER_NAME = "README.md"
+from seedance_client.publishing import MARKER_NAME
 # Writes that change what a server loads: new objects, deletions (of versions too), and their ACLs.
 WRITE_ACTIONS = ["s3:PutObject", "s3:DeleteObject", "s3:DeleteObjectVersion", "s3:PutObjectAcl",
                  "s3:PutObjectVersionAcl", "s3:RestoreObject", "s3:ReplicateObject", "s3:ReplicateDelete"]

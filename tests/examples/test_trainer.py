@@ -16,8 +16,8 @@ TRAINER = EXAMPLES / "training-job" / "trainer" / "train.py"
 STEPS = ["--steps", "400", "--step-seconds", "0.005", "--checkpoint-every-seconds", "0.1"]
 
 
-def run(directory, *extra, timeout=60):
-    result = subprocess.run([sys.executable, str(TRAINER), "--checkpoint-dir", str(directory), *STEPS, *extra],
+def run(directory, *extra, timeout=60, python=sys.executable):
+    result = subprocess.run([str(python), str(TRAINER), "--checkpoint-dir", str(directory), *STEPS, *extra],
                             capture_output=True, text=True, timeout=timeout)
     return result
 
@@ -27,10 +27,15 @@ def final(output: str) -> dict:
 
 
 def test_an_interrupted_run_resumes_to_the_same_result_as_an_uninterrupted_one(tmp_path):
-    whole = run(tmp_path / "whole")
+    interrupt_and_resume(tmp_path, sys.executable)
+
+
+def interrupt_and_resume(tmp_path, python):
+    """A whole run, and a run stopped by SIGTERM mid-way then started again, with `python`: the same end."""
+    whole = run(tmp_path / "whole", python=python)
     assert whole.returncode == 0
     interrupted = tmp_path / "interrupted"
-    process = subprocess.Popen([sys.executable, str(TRAINER), "--checkpoint-dir", str(interrupted), *STEPS],
+    process = subprocess.Popen([str(python), str(TRAINER), "--checkpoint-dir", str(interrupted), *STEPS],
                                stdout=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
     while not list(interrupted.glob("checkpoint-*.json")) and time.monotonic() < deadline:
@@ -41,7 +46,7 @@ def test_an_interrupted_run_resumes_to_the_same_result_as_an_uninterrupted_one(t
     stopped_at = max(int(p.stem.split("-")[1]) for p in interrupted.glob("checkpoint-*.json"))
     assert 0 < stopped_at < 400
     (interrupted / ".checkpoint-x.tmp").write_text('{"half": ')  # a write cut off: never read
-    resumed = run(interrupted)
+    resumed = run(interrupted, python=python)
     assert resumed.returncode == 0 and f"resuming at step {stopped_at}" in resumed.stdout
     assert final(resumed.stdout) == final(whole.stdout)
 
