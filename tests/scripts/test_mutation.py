@@ -1,5 +1,6 @@
-"""The mutation script's reading of mutmut's results: a mutant is killed by any failure or timeout,
-survives when its tests pass or no test reaches it, and is not counted while it has not run."""
+"""The mutation script's reading of mutmut's results: a mutant is killed by a failure, survives when its
+tests pass or no test reaches it, is counted apart when its tests time out, and is not counted while it
+has not run."""
 
 import importlib.util
 import json
@@ -22,7 +23,7 @@ def test_verdicts_per_module_from_mutmuts_result_files(tmp_path):
     meta.parent.mkdir(parents=True)
     meta.write_text(json.dumps({"exit_code_by_key": {"a": 1, "b": 0, "c": 33, "d": 36, "e": None, "f": 34, "g": -24}}))
     verdicts = script().verdicts(tmp_path)
-    assert dict(verdicts["components/cost/gate.py"]) == {"killed": 3, "survived": 2, "not run": 2}
+    assert dict(verdicts["components/cost/gate.py"]) == {"killed": 2, "survived": 2, "not run": 2, "timed out": 1}
 
 
 def test_every_package_names_modules_and_tests_that_exist():
