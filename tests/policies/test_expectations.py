@@ -37,3 +37,17 @@ def test_each_namespace_gets_the_level_its_workloads_need():
     assert all(levels[ns] == "baseline" for tenant in config.tenants for ns in tenant.namespaces)
     assert levels[config.storage.checkpoints.namespace] == "baseline"
     assert levels["kube-system"] == "baseline"
+
+
+def test_every_principal_the_config_names_is_listed_once_admins_and_the_deployer_together():
+    from policies.expectations import named_principals
+
+    config = stack_config("prod")
+    config = config.model_copy(update={"cluster": config.cluster.model_copy(update={
+        "deployer_role_arn": "arn:aws:iam::123456789012:role/deployer",
+        "viewer_principal_arns": ["arn:aws:iam::123456789012:role/viewers"]})})
+    named = named_principals(config)
+    expected = [*config.cluster.break_glass_principal_arns, *config.cluster.admin_principal_arns,
+                "arn:aws:iam::123456789012:role/viewers", "arn:aws:iam::123456789012:role/deployer",
+                "arn:aws:iam::123456789012:role/video-ml-engineers", "arn:aws:iam::123456789012:role/video-ml-ci"]
+    assert named[:len(expected)] == list(dict.fromkeys(expected)) and len(named) == len(set(named))

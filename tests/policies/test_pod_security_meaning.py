@@ -171,3 +171,36 @@ def test_what_v1_35_allows_passes_image_volumes_new_sysctls_and_root_in_a_user_n
     assert violations(rooted, "restricted") == []
     assert [f.control for f in violations(rooted | {"hostUsers": True}, "restricted")] == [
         "Running as Non-root user", "Running as Non-root"]
+
+
+def test_the_apparmor_profiles_baseline_allows_pass_and_any_other_fails():
+    """Pod Security Standards, baseline: the AppArmor annotation may be runtime/default or localhost/*."""
+    from policies.readers.pods import APPARMOR_ANNOTATION, baseline
+
+    def findings(value):
+        return [f for f in baseline({"containers": [{"name": "c", "image": "i"}]},
+                                    {"annotations": {f"{APPARMOR_ANNOTATION}c": value}}, None) if f.control == "AppArmor"]
+
+    assert findings("runtime/default") == [] and findings("localhost/my-profile") == []
+    assert [f.detail for f in findings("unconfined")] == ["is unconfined"]
+
+
+def test_each_finding_names_the_standards_control_for_sysctls_and_host_probes():
+    from policies.readers.pods import baseline
+
+    spec = {"securityContext": {"sysctls": [{"name": "kernel.msgmax", "value": "1"}]},
+            "containers": [{"name": "c", "image": "i", "livenessProbe": {"httpGet": {"host": "10.0.0.1", "port": 80}}}]}
+    controls = {f.control for f in baseline(spec, {}, None)}
+    assert {"Sysctls", "Host Probes / Lifecycle Hooks"} <= controls
+
+
+def test_a_bare_pods_own_annotations_are_read():
+    """A Pod has no template: its AppArmor annotation is in its own metadata."""
+    from policies.rules.kubernetes_pod_enforce_pod_security_standards import pod_metadata
+    from policies.readers.pods import APPARMOR_ANNOTATION
+
+    annotations = {f"{APPARMOR_ANNOTATION}c": "unconfined"}
+    pod = resource("kubernetes:core/v1:Pod", {"metadata": {"annotations": annotations},
+                                              "spec": {"containers": [{"name": "c", "image": "i"}]}})
+    assert pod_metadata(pod) == {"annotations": annotations}
+    assert pod_metadata(resource("kubernetes:core/v1:Pod", {"spec": {}})) == {}

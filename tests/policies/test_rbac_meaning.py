@@ -88,3 +88,10 @@ def test_the_tenant_role_binds_in_namespaces_only():
 
     cluster, namespaced = K8S_ROLE_BINDINGS
     assert judged(BINDINGS, [binding(cluster)]) and judged(BINDINGS, [binding(namespaced)]) == []
+
+
+def test_a_single_value_where_a_list_belongs_is_read_as_that_one_item():
+    """A hand-written plan may give one verb or resource bare: it is read, never dropped."""
+    from policies.readers.rbac import _set
+
+    assert _set("*") == frozenset({"*"}) and _set(["get", "list"]) == frozenset({"get", "list"}) and _set(None) == frozenset()

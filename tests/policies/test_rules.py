@@ -149,3 +149,14 @@ def test_a_rules_resource_types_leave_out_only_resources_it_never_judges(stack_p
             for props in (resource.props, {key: UNKNOWN for key in resource.props}):
                 judged = PlanResource(resource.urn, resource.type, resource.name, props)
                 assert list(rule.check_resource(judged, config)) == [], (rule.name, resource.type)
+
+
+def test_an_io2_volume_of_unknown_size_or_iops_is_not_judged():
+    """The rule prices only what it knows: an unknown size or IOPS (a preview's computed value) is no finding."""
+    from policies.rules.aws_ebs_volume_flag_overprovisioned_io2 import check
+    from tests.policies.spellings import resource
+
+    config, unknown = {"region": "us-east-1"}, "(unknown)"  # as a plan file writes a value known only at apply
+    for props in ({"type": "io2", "size": unknown, "iops": 4000}, {"type": "io2", "size": 100, "iops": unknown}):
+        assert list(check(resource("aws:ebs/volume:Volume", props), config)) == []
+    assert list(check(resource("aws:ebs/volume:Volume", {"type": "io2", "size": 100, "iops": 4000}), config))
