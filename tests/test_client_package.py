@@ -16,12 +16,20 @@ from tests.stacks import REPO
 CLIENT = REPO / "seedance_client"
 
 
-def test_the_client_wheel_holds_the_client_only(tmp_path):
-    source = tmp_path / "seedance_client"  # a build writes beside its sources: build a copy
+@pytest.fixture(scope="module")
+def client_wheel(tmp_path_factory):
+    """The client's wheel, built once for this module's tests."""
+    root = tmp_path_factory.mktemp("wheel")
+    source = root / "seedance_client"  # a build writes beside its sources: build a copy
     shutil.copytree(CLIENT, source, ignore=shutil.ignore_patterns("__pycache__"))
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(source)],
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(root), str(source)],
                    check=True, capture_output=True)
-    (wheel,) = tmp_path.glob("seedance_infra_client-*.whl")
+    (wheel,) = root.glob("seedance_infra_client-*.whl")
+    return wheel
+
+
+def test_the_client_wheel_holds_the_client_only(client_wheel):
+    wheel = client_wheel
     top_level = {name.split("/")[0] for name in zipfile.ZipFile(wheel).namelist()}
     assert {name for name in top_level if not name.endswith(".dist-info")} == {"seedance_client"}
     modules = {name for name in zipfile.ZipFile(wheel).namelist() if name.startswith("seedance_client/")}
@@ -40,7 +48,7 @@ def test_the_client_is_versioned_as_the_contract_and_needs_no_platform():
 
 
 @pytest.fixture(scope="module")
-def team_python(tmp_path_factory):
+def team_python(tmp_path_factory, client_wheel):
     """A team's own virtualenv with the client wheel alone: its dependencies on the path (pydantic, pulumi,
     pulumi-aws, pulumi-kubernetes, boto3, and moto for the tests' S3), the platform not. Its interpreter."""
     import venv
@@ -48,18 +56,13 @@ def team_python(tmp_path_factory):
     import pydantic
 
     root = tmp_path_factory.mktemp("team")
-    source = root / "seedance_client"
-    shutil.copytree(CLIENT, source, ignore=shutil.ignore_patterns("__pycache__"))
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(root), str(source)],
-                   check=True, capture_output=True)
-    (wheel,) = root.glob("seedance_infra_client-*.whl")
     team = root / "team-venv"
     venv.EnvBuilder(with_pip=False).create(team)
     site = next((team / "lib").glob("python3*/site-packages"))
     # This venv's site-packages as a path, not its .pth files, so the platform's editable install is not on it.
     (site / "dependencies.pth").write_text(str(Path(pydantic.__file__).parents[1]) + "\n")
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q", "--prefix", str(team),
-                    str(wheel)], check=True, capture_output=True)
+                    str(client_wheel)], check=True, capture_output=True)
     python = team / "bin" / "python"
     imports = subprocess.run([str(python), "-c", "import seedance_client.reference, seedance_client.cli\n"
                               "import importlib.util; print(importlib.util.find_spec('seedance') is None, "
