@@ -5,13 +5,16 @@ minutes on two cores) and prints killed and survived per module and per package.
 Each package runs in a fresh copy of the tracked files (mutmut writes `mutants/` beside the code), with
 the tests that judge it; mutmut runs, for each mutant, the tests that reach the mutated function.
 A mutant counts as killed when its tests fail; survived when they pass; a mutant no test reaches counts
-as survived too (nothing would notice it). One whose tests outrun mutmut's time limit is counted apart.
+as survived too (nothing would notice it).
 
 A package too large to run whole in a session (the policy pack: about 4,500 mutants, many judged by tests
 that run every rule over every stack) can be measured on a seeded random sample of its mutants
 (`--sample N`): the share killed is then an estimate, printed with its 95 % interval.
 
-Usage: .venv/bin/python scripts/mutation.py [--package NAME ...] [--keep DIR] [--sample N]
+A mutant whose tests outrun mutmut's time limit is rerun alone afterwards, with no CPU limit; only one
+that still runs past 15 minutes is counted apart ("timed out"), outside the share.
+
+Usage: .venv/bin/python scripts/mutation.py [--package NAME ...] [--keep DIR] [--sample N [--seed S]]
 """
 
 from __future__ import annotations
@@ -78,8 +81,10 @@ SURVIVED = {0, 33}
 NOT_RUN = {None, 34}
 # -24: the tests outran mutmut's time limit. Not a kill: on two busy cores a mutant of a rule judged by slow
 # tests times out although its tests pass (a prefer-spot boundary mutant did, and passed them in 55 s alone).
-# Counted apart, and left out of the share; rerun such mutants alone (`mutmut run NAME`) to judge them.
+# So each is rerun alone after the run, one at a time and without a CPU limit (`rerun_alone`); one whose
+# tests still outrun RERUN_LIMIT_S is counted apart, and left out of the share.
 TIMED_OUT = {-24}
+RERUN_LIMIT_S = 900
 
 
 def workspace(directory: Path, modules: list[str], tests: list[str]) -> Path:
@@ -110,7 +115,7 @@ def verdicts(directory: Path) -> dict[str, Counter]:
     return per_module
 
 
-SAMPLE_SEED = 34  # the issue's number: the same sample every run, so runs compare
+SAMPLE_SEED = 34  # the issue's number: the same sample every run, so runs compare; --seed draws another
 
 
 def mutant_names(directory: Path) -> list[str]:
@@ -119,7 +124,37 @@ def mutant_names(directory: Path) -> list[str]:
                   for key in json.loads(meta.read_text())["exit_code_by_key"])
 
 
-def run(package: str, keep: Path | None, sample: int | None = None) -> dict[str, Counter]:
+def tests_reaching(directory: Path, mutant: str) -> list[str]:
+    """The tests mutmut would run for `mutant`: those that reached its function in mutmut's own stats run."""
+    stats = json.loads((directory / "mutants" / "mutmut-stats.json").read_text())["tests_by_mangled_function_name"]
+    return sorted(stats.get(mutant.replace("__init__.", "").partition("__mutmut_")[0], []))
+
+
+def rerun_alone(directory: Path, environment: dict[str, str], limit_s: float = RERUN_LIMIT_S) -> Counter:
+    """Each timed-out mutant's tests run again by themselves, as mutmut runs them (in `mutants/`, the mutant
+    chosen by MUTANT_UNDER_TEST, stopping at the first failure) but with no CPU limit and nothing else
+    running; its verdict is written back to mutmut's result file. Returns the new verdicts' counts."""
+    outcome = Counter()
+    for meta in sorted((directory / "mutants").rglob("*.py.meta")):
+        data = json.loads(meta.read_text())
+        for mutant, code in data["exit_code_by_key"].items():
+            if code not in TIMED_OUT:
+                continue
+            command = [str(REPO / ".venv" / "bin" / "python"), "-m", "pytest", "--rootdir=.", "--tb=native", "-x", "-q",
+                       "-p", "no:randomly", "-p", "no:random-order", *tests_reaching(directory, mutant)]
+            try:
+                done = subprocess.run(command, cwd=directory / "mutants", capture_output=True, timeout=limit_s,
+                                      env={**environment, "MUTANT_UNDER_TEST": mutant})
+            except subprocess.TimeoutExpired:
+                outcome["timed out"] += 1
+                continue
+            data["exit_code_by_key"][mutant] = done.returncode
+            outcome["survived" if done.returncode in SURVIVED else "killed"] += 1
+        meta.write_text(json.dumps(data))
+    return outcome
+
+
+def run(package: str, keep: Path | None, sample: int | None = None, seed: int = SAMPLE_SEED) -> dict[str, Counter]:
     modules, tests = PACKAGES[package]
     with tempfile.TemporaryDirectory() as scratch:
         directory = workspace(Path(scratch) / package, modules, tests)
@@ -134,11 +169,15 @@ def run(package: str, keep: Path | None, sample: int | None = None) -> dict[str,
             every = mutant_names(directory)
             if not every:
                 raise SystemExit(f"mutmut generated no mutants for {package}")
-            chosen = sorted(random.Random(SAMPLE_SEED).sample(every, min(sample, len(every))))
-            print(f"{package}: a sample of {len(chosen)} of {len(every)} mutants")
+            chosen = sorted(random.Random(seed).sample(every, min(sample, len(every))))
+            print(f"{package}: a sample of {len(chosen)} of {len(every)} mutants (seed {seed})")
         done = subprocess.run([*mutmut, *chosen], cwd=directory, capture_output=True, text=True, env=environment)
         if done.returncode != 0:
             raise SystemExit(f"mutmut failed for {package}: {(done.stdout + done.stderr)[-3000:]}")
+        rerun = rerun_alone(directory, environment)
+        if rerun:
+            print(f"{package}: {sum(rerun.values())} timed out under mutmut; rerun alone: " +
+                  ", ".join(f"{count} {verdict}" for verdict, count in sorted(rerun.items())))
         results = verdicts(directory)
         print(f"{package}: {time.perf_counter() - started:.0f} s")
         if keep:
@@ -160,10 +199,11 @@ def main() -> int:
     parser.add_argument("--package", action="append", choices=sorted(PACKAGES), help="default: every package")
     parser.add_argument("--keep", type=Path, help="copy mutmut's results here (to read survivors with mutmut show)")
     parser.add_argument("--sample", type=int, help="run a seeded random sample of this many mutants per package")
+    parser.add_argument("--seed", type=int, default=SAMPLE_SEED, help=f"the sample's seed (default {SAMPLE_SEED})")
     args = parser.parse_args()
     summary = []
     for package in args.package or PACKAGES:
-        results = run(package, args.keep, args.sample)
+        results = run(package, args.keep, args.sample, args.seed)
         for module, counts in results.items():
             judged = counts["killed"] + counts["survived"]
             print(f"  {module:48} killed {counts['killed']:4d}  survived {counts['survived']:4d}  "

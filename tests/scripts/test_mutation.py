@@ -4,6 +4,7 @@ has not run."""
 
 import importlib.util
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -50,3 +51,30 @@ def test_a_samples_interval_is_wilsons_and_never_collapses_at_every_mutant_kille
     assert (round(low, 3), round(high, 3)) == (0.940, 1.0)
     low, high = wilson(45, 50)  # 90 %: about 78.6 % to 95.7 %
     assert (round(low, 3), round(high, 3)) == (0.786, 0.957)
+
+
+def test_timed_out_mutants_are_rerun_alone_and_judged_by_their_own_tests(tmp_path):
+    """A mutant that timed out under mutmut is judged again by the tests that reach it, chosen by
+    MUTANT_UNDER_TEST: failing tests kill it, passing ones let it survive, and one that runs past the limit
+    stays timed out. Other verdicts are left as they were."""
+    mutants = tmp_path / "mutants"
+    mutants.mkdir()
+    (mutants / "test_probe.py").write_text(
+        "import os, time\n"
+        "def test_probe():\n"
+        "    name = os.environ['MUTANT_UNDER_TEST']\n"
+        "    if name.endswith('_3'):\n"
+        "        time.sleep(60)\n"
+        "    assert not name.endswith('_1')\n"
+        "def test_elsewhere():\n"
+        "    raise AssertionError('reaches no mutant: never run')\n")
+    (mutants / "mutmut-stats.json").write_text(json.dumps(
+        {"tests_by_mangled_function_name": {"m.x_f": ["test_probe.py::test_probe"]}}))
+    meta = mutants / "m.py.meta"
+    meta.write_text(json.dumps({"exit_code_by_key": {
+        "m.x_f__mutmut_1": -24, "m.x_f__mutmut_2": -24, "m.x_f__mutmut_3": -24, "m.x_f__mutmut_4": 0}}))
+    outcome = script().rerun_alone(tmp_path, dict(os.environ), limit_s=10)
+    assert dict(outcome) == {"killed": 1, "survived": 1, "timed out": 1}
+    codes = json.loads(meta.read_text())["exit_code_by_key"]
+    assert codes["m.x_f__mutmut_1"] not in (0, -24) and codes["m.x_f__mutmut_2"] == 0
+    assert codes["m.x_f__mutmut_3"] == -24 and codes["m.x_f__mutmut_4"] == 0
