@@ -98,7 +98,11 @@ def workspace(directory: Path, modules: list[str], tests: list[str]) -> Path:
     with (directory / "pyproject.toml").open("a") as config:
         config.write("\n[tool.mutmut]\n" + f"source_paths = {json.dumps(SOURCES)}\n"
                      f"only_mutate = {json.dumps(modules)}\n" f"also_copy = {json.dumps(ALSO_COPY)}\n"
-                     f"pytest_add_cli_args_test_selection = {json.dumps(tests)}\n")
+                     f"pytest_add_cli_args_test_selection = {json.dumps(tests)}\n"
+                     # Forked from a server that ran no test: forked from mutmut's own process (which ran them
+                     # all to collect coverage), mutants' test runs sat in a futex wait at ~10 % CPU until
+                     # mutmut's time limit (a lock some test's thread held at the fork), counted as timed out.
+                     'process_isolation = "forkserver"\n')
     return directory
 
 
