@@ -23,6 +23,7 @@ from components.serving.model_repository import ModelRepository
 from components.serving.publishing import publisher_role_name
 from components.network.vpc import Network
 from components.network.endpoints import PrivateEndpoints
+from components.compute.block_expiry import CapacityBlockExpiry
 from components.compute.spot_interruptions import SpotInterruptionHandling
 from components.storage.storage_classes import CheckpointStorage, LocalStorage, VolumeGuard
 from components.monitoring.config import NAMESPACE as MONITORING_NAMESPACE, PROMETHEUS_SERVER_LABELS
@@ -165,6 +166,14 @@ BudgetBreaker(f"{name}-breaker", stack=pulumi.get_stack(), env=config.env, clust
               region=config.region, account_id=identity.account_id,
               node_role_arns=[group.node_role_arn for group in node_groups.values()],
               template_arns=[group.template_arn for group in node_groups.values()], tags=tags)
+# A block's expiration warning drains its group at once, should the scheduled drain not have emptied it.
+if blocked := [group for group in config.gpu_node_groups if group.capacity_blocks]:
+    CapacityBlockExpiry(f"{name}-block-expiry", cluster_name=name,
+                        reservation_ids=[block.reservation_id for group in blocked for block in group.capacity_blocks],
+                        partition=partition, region=config.region, account_id=identity.account_id,
+                        template_arns=[arn for group in blocked for arn in node_groups[group.name].block_template_arns],
+                        node_role_arns=[node_groups[group.name].node_role_arn for group in blocked],
+                        alert_topic_arn=budget.topic_arn, kms_key_arn=key.key_arn, tags=tags)
 triton = {
     serving.name: TritonServing(
         config.serving_component(serving),

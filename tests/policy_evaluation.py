@@ -2,7 +2,7 @@
 reachable and what must not, instead of comparing documents to copies of themselves.
 
 It models what these policies use: Allow/Deny, `*` and `?` wildcards in Action and Resource, and the
-condition operators StringEquals, StringLike, ArnEquals, ArnLike and Bool, where a key absent from the
+condition operators StringEquals, StringLike, ArnEquals, ArnLike, Bool and Null, where a key absent from the
 request fails the condition (as IAM does without `IfExists`), and their negations, which a key absent holds. Anything else raises, rather than guess.
 """
 
@@ -34,6 +34,10 @@ def _matches(pattern: str, value: str, *, case_sensitive: bool = True) -> bool:
 
 def _conditions_hold(conditions: dict[str, dict[str, Any]], context: dict[str, str]) -> bool:
     for operator, tests in conditions.items():
+        if operator == "Null":  # "true": the key must be absent; "false": present
+            if any((key not in context) != (str(expected).lower() == "true") for key, expected in tests.items()):
+                return False
+            continue
         if operator not in _OPERATORS and operator not in _NEGATED:
             raise NotImplementedError(f"condition operator {operator} is not modelled")
         negated, wildcard = operator in _NEGATED, {**_OPERATORS, **_NEGATED}[operator]

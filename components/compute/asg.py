@@ -63,3 +63,29 @@ def node_template_resources(config: GpuNodeGroupConfig) -> dict[str, str]:
     types = [gpu_instance_type(t) for t in config.instance_types]
     return {"nvidia.com/gpu": str(config.gpus_per_instance * config.gpu_sharing.gpu_multiplier),
             "cpu": str(min(t.vcpus for t in types)), "memory": f"{min(t.memory_gib for t in types)}Gi"}
+
+
+def group_update_statements(*, partition: str, region: str, account_id: str, cluster_name: str,
+                            actions: list[str], template_arns: list[str], node_role_arns: list[str],
+                            tagged: str | None = None) -> list[dict]:
+    """IAM statements to change this cluster's Auto Scaling groups (those tagged `tagged` only, when given).
+    Auto Scaling checks that whoever updates a launch-template group may launch from its template
+    (RunInstances, limited to these templates by ec2:LaunchTemplate), tag what it launches and pass its node
+    role (EC2 Auto Scaling user guide, "Control Amazon EC2 launch template usage in Auto Scaling groups")."""
+    condition: dict = {"StringEquals": {f"autoscaling:ResourceTag/kubernetes.io/cluster/{cluster_name}": "owned"}}
+    if tagged:
+        condition["Null"] = {f"autoscaling:ResourceTag/{tagged}": "false"}
+    return [
+        # DescribeAutoScalingGroups has no resource-level permissions.
+        {"Sid": "FindGroups", "Effect": "Allow", "Action": "autoscaling:DescribeAutoScalingGroups", "Resource": "*"},
+        {"Sid": "ChangeThisClustersGroups", "Effect": "Allow", "Action": actions,
+         "Resource": f"arn:{partition}:autoscaling:{region}:{account_id}:autoScalingGroup:*:autoScalingGroupName/*",
+         "Condition": condition},
+        {"Sid": "UseTheGroupsLaunchTemplates", "Effect": "Allow", "Action": "ec2:RunInstances", "Resource": "*",
+         "Condition": {"ArnLike": {"ec2:LaunchTemplate": template_arns}}},
+        {"Sid": "TagWhatTheyLaunch", "Effect": "Allow", "Action": "ec2:CreateTags",
+         "Resource": f"arn:{partition}:ec2:{region}:{account_id}:*/*",
+         "Condition": {"StringEquals": {"ec2:CreateAction": "RunInstances"}}},
+        {"Sid": "PassTheNodeRoles", "Effect": "Allow", "Action": "iam:PassRole", "Resource": node_role_arns,
+         "Condition": {"StringEquals": {"iam:PassedToService": "ec2.amazonaws.com"}}},
+    ]

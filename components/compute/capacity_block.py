@@ -7,8 +7,10 @@ and targets the block's reservation, in the block's zone; scale it out with a sc
 block's start and to zero more than 30 minutes before its end, when EC2 starts terminating what still runs
 (EC2 user guide, "Monitor Capacity Blocks": the expiration warning arrives 40 minutes before the end).
 aws-node-termination-handler does not handle that warning (its sqs-monitor.go knows state changes, spot
-interruptions and rebalance recommendations only), so nothing here waits for it: the drain is scheduled to
+interruptions and rebalance recommendations only), so the drain does not wait for it: it is scheduled to
 finish before the warning, and the group's termination lifecycle hook lets the handler drain each node.
+The warning is the backstop (components/compute/block_expiry.py): it takes a group still holding nodes
+to zero at once.
 """
 
 from __future__ import annotations

@@ -33,6 +33,7 @@ class GpuNodeGroup(pulumi.ComponentResource):
     asg_arn: pulumi.Output[str]
     node_role_arn: pulumi.Output[str]
     template_arn: pulumi.Output[str]
+    block_template_arns: list[pulumi.Output[str]]  # one a Capacity Block the group runs
 
     def __init__(
         self,
@@ -161,16 +162,18 @@ class GpuNodeGroup(pulumi.ComponentResource):
                                         ignore_changes=["desiredCapacity"]),
         )
         drain_hook(f"{name}-drain", group, config, child)
-        for block in config.capacity_blocks:
+        block_groups = [
             CapacityBlockGroup(f"{name}-{block.reservation_id}", config, block, (blocks or {})[block.reservation_id],
                                template_args=template_args, pool_tags=pool_tags, depends_on=[access, *attachments],
                                subnet_ids=pulumi.Output.from_input(subnet_ids).apply(
                                    lambda ids, zone=block.zone: [ids[list(zones).index(zone)]]),
                                opts=child)
+            for block in config.capacity_blocks]
         self.asg_name = group.name
         self.asg_arn = group.arn
         self.node_role_arn = role.arn
         self.template_arn = template.arn
+        self.block_template_arns = [block.template_arn for block in block_groups]
         self.register_outputs({"asg_name": self.asg_name, "asg_arn": self.asg_arn, "node_role_arn": self.node_role_arn,
                                "template_arn": self.template_arn})
 
@@ -192,6 +195,7 @@ class CapacityBlockGroup(pulumi.ComponentResource):
     on it and leave it gracefully."""
 
     asg_name: pulumi.Output[str]
+    template_arn: pulumi.Output[str]
 
     def __init__(self, name: str, config: GpuNodeGroupConfig, block: CapacityBlockConfig, schedule: BlockSchedule, *,
                  template_args: Mapping[str, Any], pool_tags: Mapping[str, str], subnet_ids: pulumi.Input[list[str]],
@@ -233,7 +237,8 @@ class CapacityBlockGroup(pulumi.ComponentResource):
                                          start_time=utc_text(moment), min_size=count, max_size=count,
                                          desired_capacity=count, opts=child)
         self.asg_name = group.name
-        self.register_outputs({"asg_name": self.asg_name})
+        self.template_arn = template.arn
+        self.register_outputs({"asg_name": self.asg_name, "template_arn": self.template_arn})
 
 
 def mixed_instances_policy(plan: CapacityPlan, gpus_per_instance: int, template_id: pulumi.Input[str],

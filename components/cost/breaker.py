@@ -15,51 +15,37 @@ retries goes to the topic (its dead-letter target).
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Mapping
 
 import pulumi
 import pulumi_aws as aws
 
 from components.common.buckets import private_bucket
-from components.common.iam import Document, deny_plain_http, service_assume_role_policy
-from components.cost.breaker_function import archive_files, incident_bucket
-from components.plan.resources import EXPECTED_GB_TAG
-
-RUNTIME = "python3.12"
-LOG_RETENTION_DAYS = 30
+from components.common.iam import Document, deny_plain_http
+from components.compute.asg import group_update_statements
+from components.compute.lambda_function import log_writing, packaged_function
+from components.cost import breaker_function
+from components.cost.breaker_function import incident_bucket
 
 
 def breaker_role_policy(*, partition: str, region: str, account_id: str, cluster_name: str, function_name: str,
                         budget_name: str,
                         bucket_arn: str, topic_arn: str, key_arn: str, node_role_arns: list[str],
                         template_arns: list[str]) -> Document:
-    owned = {"StringEquals": {f"autoscaling:ResourceTag/kubernetes.io/cluster/{cluster_name}": "owned"}}
     return {"Version": "2012-10-17", "Statement": [
-        # DescribeAutoScalingGroups has no resource-level permissions.
-        {"Sid": "FindGroups", "Effect": "Allow", "Action": "autoscaling:DescribeAutoScalingGroups", "Resource": "*"},
-        {"Sid": "ChangeThisClustersGroups", "Effect": "Allow",
-         "Action": ["autoscaling:UpdateAutoScalingGroup", "autoscaling:CreateOrUpdateTags"],
-         "Resource": f"arn:{partition}:autoscaling:{region}:{account_id}:autoScalingGroup:*:autoScalingGroupName/*",
-         "Condition": owned},
-        # Auto Scaling checks that whoever updates a launch-template group may launch from its template
-        # (RunInstances, limited to these templates by ec2:LaunchTemplate) and tag what it launches.
-        {"Sid": "UseTheGroupsLaunchTemplates", "Effect": "Allow", "Action": "ec2:RunInstances", "Resource": "*",
-         "Condition": {"ArnLike": {"ec2:LaunchTemplate": template_arns}}},
-        {"Sid": "TagWhatTheyLaunch", "Effect": "Allow", "Action": "ec2:CreateTags",
-         "Resource": f"arn:{partition}:ec2:{region}:{account_id}:*/*",
-         "Condition": {"StringEquals": {"ec2:CreateAction": "RunInstances"}}},
+        *group_update_statements(partition=partition, region=region, account_id=account_id, cluster_name=cluster_name,
+                                 actions=["autoscaling:UpdateAutoScalingGroup", "autoscaling:CreateOrUpdateTags"],
+                                 template_arns=template_arns, node_role_arns=node_role_arns),
         {"Sid": "ConfirmTheAlertWithTheBudget", "Effect": "Allow", "Action": "budgets:ViewBudget",
          "Resource": f"arn:{partition}:budgets::{account_id}:budget/{budget_name}"},
-        {"Sid": "PassTheNodeRoles", "Effect": "Allow", "Action": "iam:PassRole", "Resource": node_role_arns,
-         "Condition": {"StringEquals": {"iam:PassedToService": "ec2.amazonaws.com"}}},
         {"Sid": "ReadAndWriteIncidentRecords", "Effect": "Allow",
          "Action": ["s3:PutObject", "s3:GetObject", "s3:ListBucket"],
          "Resource": [bucket_arn, f"{bucket_arn}/incidents/*"]},
         {"Sid": "PublishToTheAlertTopic", "Effect": "Allow", "Action": "sns:Publish", "Resource": topic_arn},
         {"Sid": "UseTheStackKey", "Effect": "Allow", "Action": ["kms:GenerateDataKey", "kms:Decrypt"],
          "Resource": key_arn},
-        {"Sid": "WriteItsLogs", "Effect": "Allow", "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
-         "Resource": f"arn:{partition}:logs:{region}:{account_id}:log-group:/aws/lambda/{function_name}:log-stream:*"},
+        log_writing(partition, region, account_id, function_name),
     ]}
 
 
@@ -94,36 +80,20 @@ class BudgetBreaker(pulumi.ComponentResource):
         aws.s3.BucketPolicy(f"{name}-incidents-tls-only", bucket=bucket.id, opts=child, policy=bucket.arn.apply(
             lambda arn: json.dumps({"Version": "2012-10-17", "Statement": [deny_plain_http(arn)]})))
         function_name = name[:64]
-        # A few lines a run, a few runs a month: the stated ingestion the estimate prices.
-        logs = aws.cloudwatch.LogGroup(f"{name}-logs", name=f"/aws/lambda/{function_name}",
-                                       retention_in_days=LOG_RETENTION_DAYS, kms_key_id=kms_key_arn,
-                                       tags={**tags, EXPECTED_GB_TAG: "0.02"}, opts=child)
-        role = aws.iam.Role(f"{name}-role", tags=tags, opts=child, assume_role_policy=json.dumps(
-            service_assume_role_policy("lambda.amazonaws.com", account_id)))
-        aws.iam.RolePolicy(f"{name}-policy", role=role.name, opts=child, policy=pulumi.Output.all(
-            bucket.arn, topic_arn, kms_key_arn, pulumi.Output.all(*node_role_arns), pulumi.Output.all(*template_arns)).apply(
+        policy = pulumi.Output.all(bucket.arn, topic_arn, kms_key_arn, pulumi.Output.all(*node_role_arns),
+                                   pulumi.Output.all(*template_arns)).apply(
             lambda values: json.dumps(breaker_role_policy(
                 partition=partition, region=region, account_id=account_id, cluster_name=cluster_name,
                 function_name=function_name, budget_name=budget_name, bucket_arn=values[0], topic_arn=values[1], key_arn=values[2],
-                node_role_arns=list(values[3]), template_arns=list(values[4])))))
-        function = aws.lambda_.Function(
-            f"{name}-function",
-            name=function_name,
-            runtime=RUNTIME,
-            handler="breaker_function.handler",
-            role=role.arn,
-            code=pulumi.AssetArchive({inside: pulumi.FileAsset(str(path)) for inside, path in archive_files().items()}),
-            timeout=120,
-            memory_size=128,
-            kms_key_arn=kms_key_arn,
-            dead_letter_config=aws.lambda_.FunctionDeadLetterConfigArgs(target_arn=topic_arn),
-            environment=aws.lambda_.FunctionEnvironmentArgs(variables={
+                node_role_arns=list(values[3]), template_arns=list(values[4]))))
+        # A few lines a run, a few runs a month: the stated log ingestion the estimate prices.
+        function = packaged_function(
+            name, function_name=function_name, module=Path(breaker_function.__file__), role_policy=policy,
+            account_id=account_id, kms_key_arn=kms_key_arn, dead_letter_arn=topic_arn, timeout=120,
+            expected_log_gb="0.02", tags=tags, opts=child, environment={
                 "STACK": stack, "STACK_ENV": env, "CLUSTER_NAME": cluster_name, "BUDGET_NAME": budget_name,
                 "ACCOUNT_ID": account_id,
-                "INCIDENT_BUCKET": bucket.bucket, "INCIDENT_KEY_ARN": kms_key_arn, "TOPIC_ARN": topic_arn}),
-            tags=tags,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[logs]),
-        )
+                "INCIDENT_BUCKET": bucket.bucket, "INCIDENT_KEY_ARN": kms_key_arn, "TOPIC_ARN": topic_arn})
         aws.lambda_.Permission(f"{name}-invoked-by-topic", action="lambda:InvokeFunction", function=function.name,
                                principal="sns.amazonaws.com", source_arn=topic_arn, opts=child)
         aws.sns.TopicSubscription(f"{name}-subscription", topic=topic_arn, protocol="lambda", endpoint=function.arn,

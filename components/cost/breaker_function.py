@@ -2,7 +2,8 @@
 non-core experiments) and 95 % step (dev and staging to spot only), with an incident record.
 
 Standard library only at import, so the function's archive is this file and components/compute/
-labels.py (`archive_files`); boto3 comes with the Lambda runtime and is imported by `handler` alone.
+labels.py (components/compute/lambda_function.py); boto3 comes with the Lambda runtime and is imported
+by `handler` alone.
 The `seedance breaker` command runs the same steps by hand.
 
 What each step does, on the stack's GPU Auto Scaling groups (found by the cluster's tag):
@@ -420,11 +421,3 @@ def handler(event: dict, context: Any = None) -> dict:
     records = [handle_message(r.get("Sns", {}), settings, clients, now) for r in event.get("Records", [])]
     return {"handled": sum(1 for r in records if r is not None)}
 
-
-def archive_files() -> dict[str, Path]:
-    """The function's archive: path inside it -> file here (this module and what it imports)."""
-    here = Path(__file__).resolve()
-    root = here.parent.parent
-    return {"breaker_function.py": here, "components/__init__.py": root / "__init__.py",
-            "components/compute/__init__.py": root / "compute" / "__init__.py",
-            "components/compute/labels.py": root / "compute" / "labels.py"}

@@ -1,6 +1,7 @@
 """The budget and its alerts in each stack's plan, and the durable breaker setting."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -107,7 +108,8 @@ def test_plan_names_the_cost_allocation_tag_step(plan_of):
 
 
 def test_the_budget_topic_invokes_the_breaker_whose_role_reaches_only_this_clusters_groups(stack_plan):
-    from components.cost.breaker_function import archive_files
+    from components.compute.lambda_function import archive_files
+    from components.cost import breaker_function
     from tests.policy_evaluation import Request, allows
     (function,) = stack_plan.of_type("aws:lambda/function:Function")
     (topic,) = stack_plan.of_type("aws:sns/topic:Topic")
@@ -119,7 +121,7 @@ def test_the_budget_topic_invokes_the_breaker_whose_role_reaches_only_this_clust
     topic_arn = variables["TOPIC_ARN"]
     assert variables["BUDGET_NAME"] == budget.inputs["name"] and topic_arn.endswith(f":{topic.id}")
     assert variables["STACK_ENV"] == stack_config(stack_plan.stack).env
-    assert set(function.inputs["code"].assets) == set(archive_files())  # the package's own files
+    assert set(function.inputs["code"].assets) == set(archive_files(Path(breaker_function.__file__)))  # its own files
     subscriptions = [s.inputs for s in stack_plan.of_type("aws:sns/topicSubscription:TopicSubscription")
                      if s.inputs["protocol"] == "lambda"]
     assert [s["topic"] for s in subscriptions] == [topic_arn]

@@ -123,6 +123,47 @@ def test_the_block_is_priced_as_paid_and_the_pack_passes_it(tmp_path, capsys):
     assert "campaign: cr-0a1b2c3d4e5f60718, 2 x p5.48xlarge in us-east-1b" in out
     assert main(["check", "--plan", str(plan_file), "--stack-file", str(stack_file), "--format", "json"]) == 0
     document = json.loads(capsys.readouterr().out)
-    assert [v for v in document["violations"] if BLOCK_ID in (v.get("urn") or "")] == []
+    assert [v for v in document["violations"] if BLOCK_ID in (v.get("urn") or "") or "-block-expiry" in (v.get("urn") or "")] == []
+    assert any("-block-expiry" in r["urn"] for r in document["cost"]["resources"])  # the backstop was checked too
     (line,) = [r for r in document["cost"]["resources"] if r["urn"].endswith(f"{BLOCK_ID}-asg")]
     assert line["monthly_usd"] == 0.0 and "paid at purchase" in line["basis"]
+
+
+def test_the_blocks_expiration_warning_drains_its_group_through_a_function_that_may_change_no_other(tmp_path):
+    """The backstop of the scheduled drain: EventBridge sends this stack's blocks' warnings (both of AWS's
+    spellings) to a function whose role may change only this cluster's block groups."""
+    from components.compute.block_expiry_function import WARNING_DETAIL_TYPES
+    from tests.policy_evaluation import Request, allows
+    plan, _block = planned(tmp_path)
+    expiry = [r for r in plan.resources if "-block-expiry" in r.name]
+    (function,) = [r for r in expiry if r.type == "aws:lambda/function:Function"]
+    assert function.inputs["handler"] == "block_expiry_function.handler"
+    assert function.inputs["environment"]["variables"] == {"CLUSTER_NAME": "seedance-prod"}
+    (rule,) = [r for r in expiry if r.type == "aws:cloudwatch/eventRule:EventRule"]
+    assert json.loads(rule.inputs["eventPattern"]) == {"source": ["aws.ec2"], "detail-type": list(WARNING_DETAIL_TYPES),
+                                                       "detail": {"capacity-reservation-id": [BLOCK_ID]}}
+    (target,) = [r for r in expiry if r.type == "aws:cloudwatch/eventTarget:EventTarget"]
+    (permission,) = [r for r in expiry if r.type == "aws:lambda/permission:Permission"]
+    assert {function.urn, rule.urn} <= set(target.dependencies)  # the rule's target is the function
+    assert target.inputs["arn"].endswith(":function:seedance-prod-block-expiry")
+    assert (permission.inputs["principal"], permission.inputs["sourceArn"]) == (
+        "events.amazonaws.com", f"arn:aws:events:us-east-1:123456789012:rule/{rule.id}")  # invoked by that rule only
+    (policy,) = [r for r in expiry if r.type == "aws:iam/rolePolicy:RolePolicy"]
+    document = json.loads(policy.inputs["policy"])
+    group = "arn:aws:autoscaling:us-east-1:123456789012:autoScalingGroup:uuid:autoScalingGroupName/g"
+    owned = {"autoscaling:ResourceTag/kubernetes.io/cluster/seedance-prod": "owned"}
+    block_tag = {f"autoscaling:ResourceTag/{CAPACITY_BLOCK_TAG}": BLOCK_ID}
+    assert allows(document, Request("autoscaling:UpdateAutoScalingGroup", group, {**owned, **block_tag}))
+    assert not allows(document, Request("autoscaling:UpdateAutoScalingGroup", group, owned))  # the pool's own group
+    assert not allows(document, Request("autoscaling:UpdateAutoScalingGroup", group, block_tag))  # another cluster's
+    assert not allows(document, Request("autoscaling:CreateOrUpdateTags", group, {**owned, **block_tag}))
+    (block_template,) = [r for r in plan.of_type(LAUNCH_TEMPLATE) if BLOCK_ID in r.name]
+    (pool_template,) = [r for r in plan.of_type(LAUNCH_TEMPLATE) if r.name.endswith("-campaign-template")]
+    arn = lambda template: f"arn:aws:ec2:us-east-1:123456789012:launch-template/{template.id}"
+    launch = lambda template: Request("ec2:RunInstances", "*", {"ec2:LaunchTemplate": arn(template)})
+    assert allows(document, launch(block_template)) and not allows(document, launch(pool_template))
+
+
+def test_a_stack_without_blocks_has_no_expiry_function():
+    plan, _ = offline_plan("prod", REPO / "infra", None)
+    assert [r for r in plan.resources if "-block-expiry" in r.name] == []
