@@ -234,6 +234,9 @@ ATTACKS = [
     ("platform", "API open to the internet", lambda rs: _one(rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
                                                             "")["inputs"].update(cidrIpv4="0.0.0.0/0"),
      "aws-vpc-security-group-disallow-open-ingress"),
+    ("platform", "API open to the IPv6 internet", lambda rs: _one(
+        rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "")["inputs"].update(cidrIpv6="::/0"),
+     "aws-vpc-security-group-disallow-open-ingress"),
     ("platform", "unencrypted launch-template volumes", _lt(lambda i: i["blockDeviceMappings"][0]["ebs"].update(
         encrypted="false")), "aws-ec2-launch-template-require-encrypted-volumes"),
     ("platform", "node group without a launch template", lambda rs: _one(rs, "aws:eks/nodeGroup:NodeGroup")[

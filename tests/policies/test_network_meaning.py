@@ -122,3 +122,12 @@ def test_every_spelling_of_a_default_deny_passes(policies):
 ]))
 def test_every_spelling_of_a_missing_or_partial_default_deny_fails(policies):
     assert default_denies([namespace(), *policies])
+
+
+def test_the_prefix_bound_counts_each_block_by_its_length():
+    """The quick bound that spares parsing small blocks: a /8 holds 2^24 IPv4 addresses, a /32 2^96 IPv6."""
+    from policies.readers.network import _upper_bound
+
+    assert _upper_bound([{"cidr": "10.0.0.0/8"}, {"cidr": "2001:db8::/32"}, {"cidr": "192.0.2.0/24"}]) == {
+        4: 2 ** 24 + 2 ** 8, 6: 2 ** 96}
+    assert _upper_bound([{"cidr": "10.0.0.0/8"}, {"cidr": "10.0.0.1"}]) is None  # no length: parsed instead

@@ -204,3 +204,25 @@ def test_a_bare_pods_own_annotations_are_read():
                                               "spec": {"containers": [{"name": "c", "image": "i"}]}})
     assert pod_metadata(pod) == {"annotations": annotations}
     assert pod_metadata(resource("kubernetes:core/v1:Pod", {"spec": {}})) == {}
+
+
+def test_a_templates_owner_lends_its_pods_no_annotations():
+    """A Deployment's own annotations are not its pods': with no template metadata, its pods have none."""
+    from policies.rules.kubernetes_pod_enforce_pod_security_standards import pod_metadata
+    from policies.readers.pods import APPARMOR_ANNOTATION
+
+    own = {"annotations": {f"{APPARMOR_ANNOTATION}c": "unconfined"}}
+    deployment = resource("kubernetes:apps/v1:Deployment", {"metadata": own, "spec": {"template": {
+        "spec": {"containers": [{"name": "c", "image": "i"}]}}}})
+    assert pod_metadata(deployment) == {}
+
+
+def test_a_proc_mount_finding_names_the_mount_type():
+    spec = {"securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
+            "containers": [{"name": "c", "image": "i", "securityContext": {
+                "procMount": "Unmasked", "allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}}]}
+    assert sorted(f.detail for f in violations(spec, "restricted") if f.control == "/proc Mount Type") == [
+        "mounts /proc Unmasked", "mounts /proc Unmasked (restricted: Default)"]  # baseline's and restricted's
+    # In a user namespace of its own, baseline lets an unmasked /proc be; restricted still does not.
+    assert [f.detail for f in violations(spec | {"hostUsers": False}, "restricted")
+            if f.control == "/proc Mount Type"] == ["mounts /proc Unmasked (restricted: Default)"]

@@ -1,6 +1,7 @@
 """Every rule on a passing and a failing fixture (tests/fixtures/policies/<rule>.json), and its metadata."""
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -37,6 +38,25 @@ def test_rule_passes_its_good_fixture_and_flags_its_bad_one(name):
         messages = [v.message for v in violations if (v.urn or "stack") == urn]
         assert any(expected in message for message in messages), messages
     assert all(v.policy == name and v.level == "mandatory" for v in violations)
+
+
+GOLDEN_MESSAGES = Path(__file__).resolve().parents[1] / "golden" / "policies" / "messages.json"
+
+
+def test_every_rules_findings_on_its_bad_fixture_match_the_golden_file():
+    """What each rule says, whole (the fixtures above check a phrase): a finding that names the wrong
+    container, value or saving shows in review. Regenerate after an intended change, then review the diff:
+        UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/policies/test_rules.py -k golden"""
+    said = {}
+    for name, rule in sorted(RULES.items()):
+        fixture = json.loads((FIXTURES / f"{name}.json").read_text())
+        for violation in run(rule, fixture["fail"], fixture["config"]):
+            said.setdefault(name, {}).setdefault(violation.urn or "stack", []).append(violation.message)
+    said = {name: {urn: sorted(messages) for urn, messages in found.items()} for name, found in said.items()}
+    if os.environ.get("UPDATE_GOLDEN"):
+        GOLDEN_MESSAGES.parent.mkdir(parents=True, exist_ok=True)
+        GOLDEN_MESSAGES.write_text(json.dumps(said, indent=1, sort_keys=True) + "\n")
+    assert said == json.loads(GOLDEN_MESSAGES.read_text()), "regenerate: UPDATE_GOLDEN=1 pytest " + __file__
 
 
 def test_stack_rules_attach_findings_about_the_whole_stack_to_the_stack():
@@ -160,3 +180,15 @@ def test_an_io2_volume_of_unknown_size_or_iops_is_not_judged():
     for props in ({"type": "io2", "size": unknown, "iops": 4000}, {"type": "io2", "size": 100, "iops": unknown}):
         assert list(check(resource("aws:ebs/volume:Volume", props), config)) == []
     assert list(check(resource("aws:ebs/volume:Volume", {"type": "io2", "size": 100, "iops": 4000}), config))
+
+
+def test_an_io2_volume_at_gp3s_most_iops_is_flagged_and_one_above_is_not():
+    """gp3 carries up to its maximum IOPS, that maximum included: at it, io2 costs more than it needs to."""
+    from components.storage.checkpoint_sizing import GP3
+    from policies.rules.aws_ebs_volume_flag_overprovisioned_io2 import check
+    from tests.policies.spellings import resource
+
+    config, most = {"region": "us-east-1"}, GP3["max_iops"]
+    size = most // GP3["iops_per_gib"]
+    assert list(check(resource("aws:ebs/volume:Volume", {"type": "io2", "size": size, "iops": most}), config))
+    assert list(check(resource("aws:ebs/volume:Volume", {"type": "io2", "size": size, "iops": most + 1}), config)) == []
