@@ -196,3 +196,10 @@ def test_two_statements_sharing_a_sid_are_each_judged_as_themselves():
     endpoint = resource("aws:ec2/vpcEndpoint:VpcEndpoint", {"policy": {"Statement": statements}})
     (finding,) = findings([endpoint])
     assert "s3:putobject" in finding.message
+
+
+def test_a_document_without_statements_has_none():
+    """No Statement (or a null one) grants nothing; it is not a malformed statement."""
+    from policies.readers.iam import parse
+
+    assert parse({"Version": "2012-10-17"}) == [] and parse('{"Statement": null}') == []
