@@ -5,10 +5,13 @@ naming the rule that guards the control."""
 from __future__ import annotations
 
 import json
+import os
+import re
+from pathlib import Path
 
 import pytest
 
-from tests.policies.test_security_gate import _add_statement, _one, check, prod_plan, tampered  # noqa: F401
+from tests.policies.test_security_gate import _add_statement, _one, gate, prod_plan, tampered  # noqa: F401
 
 OTHER = "999988887777"
 ISSUER = "oidc.eks.us-east-1.amazonaws.com/id/D6DE3D052C46DCA983A4D49F00166093"
@@ -251,11 +254,24 @@ ATTACKS = [
 ]
 
 
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "policies" / "attacks.json"
+
+
 @pytest.mark.parametrize("kind, spelling, tamper, rule", ATTACKS, ids=[f"{a[0]}: {a[1]}" for a in ATTACKS])
 def test_each_attack_fails_the_prod_gate_naming_the_rule_that_guards_it(prod_plan, tmp_path, capsys,  # noqa: F811
                                                                           kind, spelling, tamper, rule):
-    code, named = check(tampered(prod_plan, tamper), tmp_path, capsys)
+    """...and says what it found, whole, as tests/golden/policies/attacks.json has it (a finding that names
+    the wrong control, value or resource shows in review). Regenerate after an intended change:
+        UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/policies/test_gate_attacks.py"""
+    code, out = gate(tampered(prod_plan, tamper), tmp_path, capsys)
+    named = set(re.findall(r"\[mandatory\] ([a-z0-9-]+):", out))
     assert code == 1 and rule in named, (kind, spelling, named)
+    said = sorted(line.strip() for line in out.splitlines() if f"[mandatory] {rule}:" in line)
+    golden = json.loads(GOLDEN.read_text()) if GOLDEN.exists() else {}
+    if os.environ.get("UPDATE_GOLDEN"):
+        GOLDEN.write_text(json.dumps({**golden, f"{kind}: {spelling}": said}, indent=1, sort_keys=True) + "\n")
+        golden = json.loads(GOLDEN.read_text())
+    assert said == golden[f"{kind}: {spelling}"], f"regenerate: UPDATE_GOLDEN=1 pytest {__file__}"
 
 
 def test_every_kind_is_attacked_in_three_spellings_or_more():

@@ -123,12 +123,18 @@ def prod_plan(tmp_path_factory):
     return json.loads(path.read_text())
 
 
-def check(plan, tmp_path, capsys):
+def gate(plan, tmp_path, capsys) -> tuple[int, str]:
+    """`seedance check --env prod` over the plan: its exit code and what it printed."""
     path = tmp_path / "tampered.json"
     path.write_text(json.dumps(plan))
     capsys.readouterr()
     code = main(["check", "--plan", str(path), "--env", "prod"])
-    return code, set(re.findall(r"\[mandatory\] ([a-z0-9-]+):", capsys.readouterr().out))
+    return code, capsys.readouterr().out
+
+
+def check(plan, tmp_path, capsys):
+    code, out = gate(plan, tmp_path, capsys)
+    return code, set(re.findall(r"\[mandatory\] ([a-z0-9-]+):", out))
 
 
 def tampered(plan, *tamperings):
