@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from components.capacity.mix import EXPECTED_SPOT_TAG, HOLDINGS_TAG
+from components.compute.labels import CAPACITY_BLOCK_TAG
 from components.cost.estimate import catalog_for, estimate
 from components.plan.resources import EXPECTED_GB_TAG, PlanResource
 
@@ -118,6 +119,13 @@ CATALOGUE = [
         "instancesDistribution": {"onDemandBaseCapacity": 2}, "launchTemplate": {"overrides": []}}}),
     resource("group-plain", "aws:autoscaling/group:Group", {"desiredCapacity": 2}),
     asg("group-unknown-size", UNKNOWN, 0, 100),
+    *[resource(name, "aws:autoscaling/group:Group", {
+        "desiredCapacity": desired, "launchTemplate": {"id": template, "version": "1"},
+        "tags": [{"key": CAPACITY_BLOCK_TAG, "value": "cr-0a1b2c3d4e5f60718", "propagateAtLaunch": True}]})
+      for name, desired, template in (("block-running", 2, "lt-0123"), ("block-outside-its-window", 0, "lt-0123"),
+                                      ("block-no-template", 2, "lt-none"), ("block-unknown-size", UNKNOWN, "lt-0123"))],
+    resource("claim-unreadable-size", "kubernetes:core/v1:PersistentVolumeClaim",
+             {"spec": {"storageClassName": "fast", "resources": {"requests": {"storage": "ten gigs"}}}}),
 ]
 PLATFORM_CLASSES = {"platform-io2": {"type": "io2", "iops": "64000"}}
 
