@@ -51,3 +51,14 @@ def test_every_principal_the_config_names_is_listed_once_admins_and_the_deployer
                 "arn:aws:iam::123456789012:role/viewers", "arn:aws:iam::123456789012:role/deployer",
                 "arn:aws:iam::123456789012:role/video-ml-engineers", "arn:aws:iam::123456789012:role/video-ml-ci"]
     assert named[:len(expected)] == list(dict.fromkeys(expected)) and len(named) == len(set(named))
+
+
+def test_the_local_disks_exemption_follows_the_stacks_local_storage_namespace():
+    from policies.expectations import platform_exemptions
+
+    config = stack_config("prod")
+    moved = config.model_copy(update={"storage": config.storage.model_copy(update={
+        "local": config.storage.local.model_copy(update={"namespace": "nvme-disks"})})})
+    rules = stack_policy_config(moved)
+    assert rules["kubernetes-pod-enforce-pod-security-standards"]["exemptions"] == platform_exemptions("nvme-disks")
+    assert rules["kubernetes-pod-enforce-pod-security-standards"]["exemptions"][0]["namespace"] == "nvme-disks"

@@ -226,3 +226,10 @@ def test_a_proc_mount_finding_names_the_mount_type():
     # In a user namespace of its own, baseline lets an unmasked /proc be; restricted still does not.
     assert [f.detail for f in violations(spec | {"hostUsers": False}, "restricted")
             if f.control == "/proc Mount Type"] == ["mounts /proc Unmasked (restricted: Default)"]
+
+
+def test_a_proc_mount_spelled_default_passes():
+    spec = {"securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
+            "containers": [{"name": "c", "image": "i", "securityContext": {
+                "procMount": "Default", "allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}}]}
+    assert violations(spec, "restricted") == []

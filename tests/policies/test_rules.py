@@ -192,3 +192,19 @@ def test_an_io2_volume_at_gp3s_most_iops_is_flagged_and_one_above_is_not():
     size = most // GP3["iops_per_gib"]
     assert list(check(resource("aws:ebs/volume:Volume", {"type": "io2", "size": size, "iops": most}), config))
     assert list(check(resource("aws:ebs/volume:Volume", {"type": "io2", "size": size, "iops": most + 1}), config)) == []
+
+
+def test_an_autoscaled_deployment_that_also_states_replicas_is_judged_by_its_hpas_minimum():
+    """`replicas` beside an HPA is the HPA's starting point, not a fixed size: the HPA's minimum decides."""
+    from policies.rules.kubernetes_deployment_require_warm_pool import check
+    from tests.policies.spellings import resource
+
+    gpu = {"containers": [{"name": "t", "image": "i", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}
+    deployment = resource("kubernetes:apps/v1:Deployment", {"metadata": {"name": "triton"},
+                                                            "spec": {"replicas": 3, "template": {"spec": gpu}}})
+    hpa = lambda minimum: resource("kubernetes:autoscaling/v2:HorizontalPodAutoscaler", {"spec": {
+        "scaleTargetRef": {"name": "triton"}, "minReplicas": minimum, "maxReplicas": 5}}, name="h")
+    assert [message for _, message in check([deployment, hpa(1)], {"min_warm_pool": 2})] == [
+        f"{deployment.name} keeps 1 warm replica(s); at least 2 stay loaded so a cold start never serves traffic"]
+    assert list(check([deployment, hpa(2)], {"min_warm_pool": 2})) == []
+    assert list(check([deployment], {"min_warm_pool": 2})) == []  # no HPA: a fixed size (a canary)
