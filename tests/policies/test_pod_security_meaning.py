@@ -190,8 +190,12 @@ def test_each_finding_names_the_standards_control_for_sysctls_and_host_probes():
 
     spec = {"securityContext": {"sysctls": [{"name": "kernel.msgmax", "value": "1"}]},
             "containers": [{"name": "c", "image": "i", "livenessProbe": {"httpGet": {"host": "10.0.0.1", "port": 80}}}]}
-    controls = {f.control for f in baseline(spec, {}, None)}
-    assert {"Sysctls", "Host Probes / Lifecycle Hooks"} <= controls
+    found = {f.control: f.detail for f in baseline(spec, {}, None)}
+    assert {"Sysctls", "Host Probes / Lifecycle Hooks"} <= set(found)
+    assert found["Sysctls"] == "sets kernel.msgmax"
+    selinux = {"containers": [{"name": "c", "image": "i", "securityContext": {"seLinuxOptions": {"user": "root"}}}]}
+    assert [(f.control, f.detail) for f in baseline(selinux, {}, None)] == [
+        ("SELinux", "sets SELinux options {'user': 'root'}")]
 
 
 def test_a_bare_pods_own_annotations_are_read():

@@ -208,3 +208,6 @@ def test_an_autoscaled_deployment_that_also_states_replicas_is_judged_by_its_hpa
         f"{deployment.name} keeps 1 warm replica(s); at least 2 stay loaded so a cold start never serves traffic"]
     assert list(check([deployment, hpa(2)], {"min_warm_pool": 2})) == []
     assert list(check([deployment], {"min_warm_pool": 2})) == []  # no HPA: a fixed size (a canary)
+    unsized = resource("kubernetes:apps/v1:Deployment", {"metadata": {"name": "triton"}, "spec": {"template": {"spec": gpu}}})
+    assert [message for _, message in check([unsized], {"min_warm_pool": 2})] == [  # Kubernetes' default: 1
+        f"{unsized.name} keeps 1 warm replica(s); at least 2 stay loaded so a cold start never serves traffic"]
