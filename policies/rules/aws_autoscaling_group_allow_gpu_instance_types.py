@@ -1,6 +1,6 @@
 """GPU instance families allowed per environment: size the GPU to the work (no p4d/p5 in dev by default)."""
 
-from components.plan.resources import ASG, EC2_INSTANCE, EKS_NODE_GROUP
+from components.plan.resources import ASG, EC2_INSTANCE, EKS_NODE_GROUP, LAUNCH_TEMPLATE
 from policies.framework import Rule
 
 
@@ -11,7 +11,7 @@ def _instance_types(resource):
         return [o.get("instanceType") for o in overrides]
     if resource.type == EKS_NODE_GROUP:
         return list(resource.props.get("instanceTypes") or [])
-    if resource.type == EC2_INSTANCE:
+    if resource.type in (EC2_INSTANCE, LAUNCH_TEMPLATE):  # a template names its type for a plain group (a block's)
         return [resource.props.get("instanceType")]
     return []
 
@@ -24,11 +24,11 @@ def check(resource, config):
 
 RULE = Rule(
     name="aws-autoscaling-group-allow-gpu-instance-types",
-    description="Node groups and instances use only the GPU families allowed in the environment.",
+    description="Node groups, instances and launch templates use only the GPU families allowed in the environment.",
     severity="medium",
     remediation="Use a smaller GPU type (g5, g6, g6e) or run the work in an environment that allows it.",
     topics=("cost",),
     config={"denied_families": {"type": "array", "items": {"type": "string"}, "default": []}},
     check_resource=check,
-    resource_types=frozenset({ASG, EKS_NODE_GROUP, EC2_INSTANCE}),
+    resource_types=frozenset({ASG, EKS_NODE_GROUP, EC2_INSTANCE, LAUNCH_TEMPLATE}),
 )

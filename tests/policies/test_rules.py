@@ -211,3 +211,32 @@ def test_an_autoscaled_deployment_that_also_states_replicas_is_judged_by_its_hpa
     unsized = resource("kubernetes:apps/v1:Deployment", {"metadata": {"name": "triton"}, "spec": {"template": {"spec": gpu}}})
     assert [message for _, message in check([unsized], {"min_warm_pool": 2})] == [  # Kubernetes' default: 1
         f"{unsized.name} keeps 1 warm replica(s); at least 2 stay loaded so a cold start never serves traffic"]
+
+
+@pytest.mark.parametrize("type_, props", [
+    ("aws:ec2/instance:Instance", {"instanceType": "p5.48xlarge"}),
+    # A plain group (a Capacity Block's) takes its type from its template, not from overrides.
+    ("aws:ec2/launchTemplate:LaunchTemplate", {"instanceType": "p5.48xlarge",
+                                               "instanceMarketOptions": {"marketType": "capacity-block"}})])
+def test_a_denied_family_is_found_wherever_the_type_is_named(type_, props):
+    from policies.rules.aws_autoscaling_group_allow_gpu_instance_types import check
+    from tests.policies.spellings import resource
+
+    config = {"denied_families": ["p4d", "p5"]}
+    assert [m.split(";")[0] for m in check(resource(type_, props, name="r"), config)] == ["r may launch p5.48xlarge"]
+    assert list(check(resource(type_, {**props, "instanceType": "g6.xlarge"}, name="r"), config)) == []
+
+
+def test_an_identity_policy_is_not_judged_for_principals():
+    """An identity policy names no principal (AWS refuses one that does): what it grants is
+    aws-iam-role-disallow-admin-policies' to judge, not this rule's."""
+    from policies.rules.aws_iam_policy_disallow_public_principal import check
+    from tests.policies.spellings import resource
+
+    policy = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject",
+                                                      "Resource": "*"}]}
+    role_policy = resource("aws:iam/rolePolicy:RolePolicy", {"policy": json.dumps(policy)}, name="p")
+    home = {"home_accounts": ["123456789012"], "home_principals": [], "home_organisations": []}
+    assert list(check([role_policy], home)) == []
+    bucket_policy = resource("aws:s3/bucketPolicy:BucketPolicy", {"policy": json.dumps(policy)}, name="b")
+    assert [message for _, message in check([bucket_policy], home)]  # the same statement where a principal counts
