@@ -23,7 +23,7 @@ from components.compute import block_expiry_function
 from components.compute.asg import group_update_statements
 from components.compute.block_expiry_function import warning_pattern
 from components.compute.labels import CAPACITY_BLOCK_TAG
-from components.compute.lambda_function import log_writing, packaged_function
+from components.compute.lambda_function import alert_topic_publishing, log_writing, packaged_function
 
 
 def expiry_role_policy(*, partition: str, region: str, account_id: str, cluster_name: str, function_name: str,
@@ -33,9 +33,7 @@ def expiry_role_policy(*, partition: str, region: str, account_id: str, cluster_
                                  actions=["autoscaling:UpdateAutoScalingGroup"], template_arns=template_arns,
                                  node_role_arns=node_role_arns, tagged=CAPACITY_BLOCK_TAG),
         # Dead letters (a drain that failed after Lambda's retries) go to the encrypted alert topic.
-        {"Sid": "PublishToTheAlertTopic", "Effect": "Allow", "Action": "sns:Publish", "Resource": topic_arn},
-        {"Sid": "UseTheStackKey", "Effect": "Allow", "Action": ["kms:GenerateDataKey", "kms:Decrypt"],
-         "Resource": key_arn},
+        *alert_topic_publishing(topic_arn, key_arn),
         log_writing(partition, region, account_id, function_name),
     ]}
 

@@ -33,6 +33,14 @@ def log_writing(partition: str, region: str, account_id: str, function_name: str
             "Resource": f"arn:{partition}:logs:{region}:{account_id}:log-group:/aws/lambda/{function_name}:log-stream:*"}
 
 
+def alert_topic_publishing(topic_arn: str, key_arn: str) -> list[dict]:
+    """The role's statements to publish to the stack's alert topic (records, dead letters): the topic is
+    encrypted with the stack key, which the publisher must be able to use."""
+    return [{"Sid": "PublishToTheAlertTopic", "Effect": "Allow", "Action": "sns:Publish", "Resource": topic_arn},
+            {"Sid": "UseTheStackKey", "Effect": "Allow", "Action": ["kms:GenerateDataKey", "kms:Decrypt"],
+             "Resource": key_arn}]
+
+
 def packaged_function(name: str, *, function_name: str, module: Path, role_policy: pulumi.Input[str],
                       account_id: str, environment: Mapping[str, pulumi.Input[str]], kms_key_arn: pulumi.Input[str],
                       dead_letter_arn: pulumi.Input[str], timeout: int, expected_log_gb: str, tags: Mapping[str, str],

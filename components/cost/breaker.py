@@ -24,7 +24,7 @@ import pulumi_aws as aws
 from components.common.buckets import private_bucket
 from components.common.iam import Document, deny_plain_http
 from components.compute.asg import group_update_statements
-from components.compute.lambda_function import log_writing, packaged_function
+from components.compute.lambda_function import alert_topic_publishing, log_writing, packaged_function
 from components.cost import breaker_function
 from components.cost.breaker_function import incident_bucket
 
@@ -42,9 +42,7 @@ def breaker_role_policy(*, partition: str, region: str, account_id: str, cluster
         {"Sid": "ReadAndWriteIncidentRecords", "Effect": "Allow",
          "Action": ["s3:PutObject", "s3:GetObject", "s3:ListBucket"],
          "Resource": [bucket_arn, f"{bucket_arn}/incidents/*"]},
-        {"Sid": "PublishToTheAlertTopic", "Effect": "Allow", "Action": "sns:Publish", "Resource": topic_arn},
-        {"Sid": "UseTheStackKey", "Effect": "Allow", "Action": ["kms:GenerateDataKey", "kms:Decrypt"],
-         "Resource": key_arn},
+        *alert_topic_publishing(topic_arn, key_arn),
         log_writing(partition, region, account_id, function_name),
     ]}
 
