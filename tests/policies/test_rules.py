@@ -240,3 +240,31 @@ def test_an_identity_policy_is_not_judged_for_principals():
     assert list(check([role_policy], home)) == []
     bucket_policy = resource("aws:s3/bucketPolicy:BucketPolicy", {"policy": json.dumps(policy)}, name="b")
     assert [message for _, message in check([bucket_policy], home)]  # the same statement where a principal counts
+
+
+def test_every_gpu_autoscaler_is_judged_whatever_comes_before_it():
+    """An autoscaler of a CPU Deployment listed first does not end the look at the GPU ones after it."""
+    from policies.rules.kubernetes_hpa_disallow_cpu_only_for_gpu import check
+    from tests.policies.spellings import resource
+
+    gpu = {"containers": [{"name": "t", "image": "i", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}
+    deployment = resource("kubernetes:apps/v1:Deployment", {"metadata": {"name": "triton"},
+                                                            "spec": {"template": {"spec": gpu}}})
+    cpu_only = [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization"}}}]
+    hpas = [resource("kubernetes:autoscaling/v2:HorizontalPodAutoscaler", {"spec": {
+        "scaleTargetRef": {"name": target}, "minReplicas": 2, "maxReplicas": 4, "metrics": cpu_only}}, name=name)
+        for name, target in (("web", "web"), ("triton", "triton"))]
+    assert [urn for urn, _ in check([deployment, *hpas], {})] == [hpas[1].urn]
+
+
+def test_an_inline_policy_without_a_slash_is_read_without_error():
+    """The admin check reads every attached ARN and inline document; a document with no "/" in it is
+    no managed policy and no finding (it must not break the rule)."""
+    from policies.rules.aws_iam_role_disallow_admin_policies import check
+    from tests.policies.spellings import resource
+
+    document = json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "sts:GetCallerIdentity",
+                                                                   "Resource": "*"}]})
+    role = resource("aws:iam/role:Role", {"inlinePolicies": [{"name": "who", "policy": document}],
+                                          "managedPolicyArns": ["not-an-arn"]}, name="r")
+    assert list(check(role, {})) == []
