@@ -237,3 +237,10 @@ def test_a_proc_mount_spelled_default_passes():
             "containers": [{"name": "c", "image": "i", "securityContext": {
                 "procMount": "Default", "allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}}]}
     assert violations(spec, "restricted") == []
+
+
+def test_a_windows_host_process_is_named_by_its_control():
+    from policies.readers.pods import baseline
+
+    spec = {"securityContext": {"windowsOptions": {"hostProcess": True}}, "containers": [{"name": "c", "image": "i"}]}
+    assert [(f.control, f.detail) for f in baseline(spec, {}, None)] == [("HostProcess", "runs as a Windows host process")]

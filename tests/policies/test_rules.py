@@ -268,3 +268,21 @@ def test_an_inline_policy_without_a_slash_is_read_without_error():
     role = resource("aws:iam/role:Role", {"inlinePolicies": [{"name": "who", "policy": document}],
                                           "managedPolicyArns": ["not-an-arn"]}, name="r")
     assert list(check(role, {})) == []
+
+
+def test_a_group_is_held_to_its_class_only_when_the_table_has_it_and_the_breaker_is_off():
+    from components.compute.labels import BREAKER_TAG, CLASS_TAG
+    from policies.rules._helpers import capped_class
+    from tests.policies.spellings import resource
+
+    def group(klass, breaker=None):
+        tags = [{"key": CLASS_TAG, "value": klass, "propagateAtLaunch": True}]
+        tags += [{"key": BREAKER_TAG, "value": breaker, "propagateAtLaunch": True}] if breaker else []
+        return resource("aws:autoscaling/group:Group", {"tags": tags})
+
+    table = {"batch": 90, "online": 20}
+    assert capped_class(group("batch"), table) == "batch"
+    assert capped_class(group("batch", breaker="on"), table) is None  # the breaker set the caps aside
+    assert capped_class(group("batch", breaker="degrade"), table) == "batch"  # growth stopped, caps still hold
+    assert capped_class(group("research"), table) is None  # a class the table does not cap
+
