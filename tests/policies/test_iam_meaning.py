@@ -203,3 +203,22 @@ def test_a_document_without_statements_has_none():
     from policies.readers.iam import parse
 
     assert parse({"Version": "2012-10-17"}) == [] and parse('{"Statement": null}') == []
+
+
+def test_text_that_is_not_json_is_refused_saying_so():
+    import pytest
+    from policies.readers.iam import PolicyDocumentError, parse
+
+    with pytest.raises(PolicyDocumentError, match=r"^not JSON: "):
+        parse('{"Statement": [')
+
+
+def test_the_plans_own_endpoints_are_home():
+    """aws:SourceVpce naming an endpoint this plan creates ties a statement to home."""
+    from components.plan.resources import PlanResource
+    from policies.rules.aws_iam_policy_disallow_public_principal import home_of
+
+    endpoint = PlanResource("urn:e", "aws:ec2/vpcEndpoint:VpcEndpoint", "e", {}, id="vpce-0a1b2c3d")
+    vpc = PlanResource("urn:v", "aws:ec2/vpc:Vpc", "v", {}, id="vpc-0a1b2c3d")
+    home = home_of([endpoint, vpc], {"home_accounts": [], "home_principals": [], "home_organisations": []})
+    assert (home.endpoints, home.vpcs) == (frozenset({"vpce-0a1b2c3d"}), frozenset({"vpc-0a1b2c3d"}))

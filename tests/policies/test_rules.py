@@ -286,3 +286,11 @@ def test_a_group_is_held_to_its_class_only_when_the_table_has_it_and_the_breaker
     assert capped_class(group("batch", breaker="degrade"), table) == "batch"  # growth stopped, caps still hold
     assert capped_class(group("research"), table) is None  # a class the table does not cap
 
+
+
+def test_a_rules_settings_keep_its_level_out_of_its_config():
+    from policies.framework import rule_settings
+
+    rule = RULES["kubernetes-deployment-require-warm-pool"]
+    level, config = rule_settings(rule, {rule.name: {"enforcementLevel": "advisory", "min_warm_pool": 3}})
+    assert (level, config) == ("advisory", {"min_warm_pool": 3})
