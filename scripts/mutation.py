@@ -79,8 +79,8 @@ ALSO_COPY = ["stacks", "Pulumi.yaml", "bench", "examples", "docs", "scripts", ".
 # notices it), None and 34 not run (not reached yet, skipped); any other code is a failure or a timeout.
 SURVIVED = {0, 33}
 NOT_RUN = {None, 34}
-# -24: the tests outran mutmut's time limit. Not a kill: on two busy cores a mutant of a rule judged by slow
-# tests times out although its tests pass (a prefer-spot boundary mutant did, and passed them in 55 s alone).
+# -24: the tests outran mutmut's time limit. Not a kill: a mutant's tests can pass and still be cut off (a
+# prefer-spot boundary mutant was, and passed them in 55 s alone; forked runs that hung, below, were too).
 # So each is rerun alone after the run, one at a time and without a CPU limit (`rerun_alone`); one whose
 # tests still outrun RERUN_LIMIT_S is counted apart, and left out of the share.
 TIMED_OUT = {-24}
@@ -128,24 +128,22 @@ def mutant_names(directory: Path) -> list[str]:
                   for key in json.loads(meta.read_text())["exit_code_by_key"])
 
 
-def tests_reaching(directory: Path, mutant: str) -> list[str]:
-    """The tests mutmut would run for `mutant`: those that reached its function in mutmut's own stats run."""
-    stats = json.loads((directory / "mutants" / "mutmut-stats.json").read_text())["tests_by_mangled_function_name"]
-    return sorted(stats.get(mutant.replace("__init__.", "").partition("__mutmut_")[0], []))
-
-
 def rerun_alone(directory: Path, environment: dict[str, str], limit_s: float = RERUN_LIMIT_S) -> Counter:
     """Each timed-out mutant's tests run again by themselves, as mutmut runs them (in `mutants/`, the mutant
-    chosen by MUTANT_UNDER_TEST, stopping at the first failure) but with no CPU limit and nothing else
-    running; its verdict is written back to mutmut's result file. Returns the new verdicts' counts."""
+    chosen by MUTANT_UNDER_TEST, the tests that reached its function in mutmut's stats run, stopping at the
+    first failure) but with no CPU limit and nothing else running; its verdict is written back to mutmut's
+    result file. Returns the new verdicts' counts."""
+    from mutmut.utils.format_utils import mangled_name_from_mutant_name
+
+    reaching = json.loads((directory / "mutants" / "mutmut-stats.json").read_text())["tests_by_mangled_function_name"]
     outcome = Counter()
     for meta in sorted((directory / "mutants").rglob("*.py.meta")):
         data = json.loads(meta.read_text())
-        for mutant, code in data["exit_code_by_key"].items():
-            if code not in TIMED_OUT:
-                continue
+        timed_out = [mutant for mutant, code in data["exit_code_by_key"].items() if code in TIMED_OUT]
+        for mutant in timed_out:
+            tests = sorted(reaching.get(mangled_name_from_mutant_name(mutant.replace("__init__.", "")), []))
             command = [str(REPO / ".venv" / "bin" / "python"), "-m", "pytest", "--rootdir=.", "--tb=native", "-x", "-q",
-                       "-p", "no:randomly", "-p", "no:random-order", *tests_reaching(directory, mutant)]
+                       "-p", "no:randomly", "-p", "no:random-order", *tests]
             try:
                 done = subprocess.run(command, cwd=directory / "mutants", capture_output=True, timeout=limit_s,
                                       env={**environment, "MUTANT_UNDER_TEST": mutant})
@@ -154,7 +152,8 @@ def rerun_alone(directory: Path, environment: dict[str, str], limit_s: float = R
                 continue
             data["exit_code_by_key"][mutant] = done.returncode
             outcome["survived" if done.returncode in SURVIVED else "killed"] += 1
-        meta.write_text(json.dumps(data))
+        if timed_out:
+            meta.write_text(json.dumps(data))
     return outcome
 
 

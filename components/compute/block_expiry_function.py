@@ -62,4 +62,3 @@ def handler(event: dict, context: Any = None) -> dict:
     outcome = drain(event, boto3.client("autoscaling"), os.environ["CLUSTER_NAME"])
     print(outcome)  # the function's log: which groups the warning drained
     return outcome
-
