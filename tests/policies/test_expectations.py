@@ -62,3 +62,17 @@ def test_the_local_disks_exemption_follows_the_stacks_local_storage_namespace():
     rules = stack_policy_config(moved)
     assert rules["kubernetes-pod-enforce-pod-security-standards"]["exemptions"] == platform_exemptions("nvme-disks")
     assert rules["kubernetes-pod-enforce-pod-security-standards"]["exemptions"][0]["namespace"] == "nvme-disks"
+
+
+def test_every_expectation_names_a_rule_of_the_pack_and_a_setting_the_rule_declares():
+    """The rules read their config by name and take their defaults for any name they are not given, so a
+    misspelt rule or setting here would silently judge the plan against the defaults."""
+    from policies.rules import ALL_RULES
+
+    declared = {rule.name: set(rule.config) for rule in ALL_RULES}
+    contract = {"region": "us-east-1", "tenants": [], "storage_classes": {"volumes": {}}}
+    for where, expectations in [*((env, stack_policy_config(stack_config(env))) for env in ("dev", "staging", "prod")),
+                                ("a team's contract", team_policy_config(contract))]:
+        for rule, settings in expectations.items():
+            assert rule in declared, (where, rule)
+            assert set(settings) <= declared[rule], (where, rule, set(settings) - declared[rule])

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.stacks import stack_config
 from tests.policies.test_security_gate import _add_statement, _one, gate, prod_plan, tampered  # noqa: F401
 
 OTHER = "999988887777"
@@ -115,6 +116,7 @@ NETPOL = "kubernetes-networkpolicy-disallow-allow-all"
 DENY = "kubernetes-namespace-require-default-deny"
 ROLE = "kubernetes-rbac-role-disallow-escalation"
 BINDING = "kubernetes-rbac-binding-disallow-escalating-roles"
+ADMINS = stack_config("prod").cluster.admin_principal_arns
 
 ATTACKS = [
     # IAM: `*` narrowed by someone else, or by nothing that fails closed
@@ -160,6 +162,10 @@ ATTACKS = [
     ("access", "a tenant in system:masters", lambda rs: next(
         r for r in rs if r["type"] == "aws:eks/accessEntry:AccessEntry" and "video-ml-engineers" in r["inputs"][
             "principalArn"])["inputs"]["kubernetesGroups"].append("system:masters"), "aws-eks-access-restrict-admin-policies"),
+    ("access", "an administrator in a team's group", lambda rs: next(
+        r for r in rs if r["type"] == "aws:eks/accessEntry:AccessEntry" and r["inputs"]["principalArn"] in ADMINS)[
+        "inputs"].setdefault("kubernetesGroups", []).append("seedance-tenant-video-ml"),
+     "aws-eks-access-restrict-admin-policies"),
     ("access", "admins given cluster-wide admin", lambda rs: next(
         r for r in rs if r["type"] == "aws:eks/accessPolicyAssociation:AccessPolicyAssociation"
         and "AmazonEKSAdminPolicy" in r["inputs"]["policyArn"])["inputs"].update(accessScope={"type": "cluster"}),
@@ -226,6 +232,10 @@ ATTACKS = [
     ("platform", "node identity binding set to Audit", lambda rs: _one(
         rs, "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding", "pool-identity")[
         "inputs"]["spec"].update(validationActions=["Audit"]), "kubernetes-admission-binding-require-deny"),
+    ("platform", "the volume guard removed", lambda rs: rs.remove(next(
+        r for r in rs if r["type"] == "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"
+        and r["inputs"]["metadata"]["name"] == "seedance-persistent-volumes")),
+     "kubernetes-admission-binding-require-deny"),
     ("platform", "a guard failing open", lambda rs: _one(
         rs, "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy", "volume-guard")[
         "inputs"]["spec"].update(failurePolicy="Ignore"), "kubernetes-admission-binding-require-deny"),
@@ -250,6 +260,10 @@ ATTACKS = [
      "kubernetes-service-require-internal-load-balancer"),
     ("platform", "the controller's class, internet-facing", _service({f"{LB}scheme": "internet-facing"},
                                                                      loadBalancerClass="service.k8s.aws/nlb"),
+     "kubernetes-service-require-internal-load-balancer"),
+    # The controller's own type reads the scheme first: internal=true under it does not make it internal.
+    ("platform", "the controller's nlb-ip type, internet-facing", _service({
+        f"{LB}type": "nlb-ip", f"{LB}scheme": "internet-facing", f"{LB}internal": "true"}),
      "kubernetes-service-require-internal-load-balancer"),
 ]
 

@@ -182,6 +182,16 @@ def test_an_io2_volume_of_unknown_size_or_iops_is_not_judged():
     assert list(check(resource("aws:ebs/volume:Volume", {"type": "io2", "size": 100, "iops": 4000}), config))
 
 
+def test_only_io2_volumes_are_judged_a_gp3_volume_of_the_same_size_and_iops_is_not():
+    from policies.rules.aws_ebs_volume_flag_overprovisioned_io2 import check
+    from tests.policies.spellings import resource
+
+    config = {"region": "us-east-1"}
+    assert list(check(resource("aws:ebs/volume:Volume", {"type": "io2", "size": 100, "iops": 4000}), config))
+    for kind in ("gp3", "io1", None):
+        assert list(check(resource("aws:ebs/volume:Volume", {"type": kind, "size": 100, "iops": 4000}), config)) == []
+
+
 def test_an_io2_volume_at_gp3s_most_iops_is_flagged_and_one_above_is_not():
     """gp3 carries up to its maximum IOPS, that maximum included: at it, io2 costs more than it needs to."""
     from components.storage.checkpoint_sizing import GP3
