@@ -11,26 +11,32 @@ from policies.readers.pods import on
 DEFAULT_ROUTES = {"0.0.0.0/0", "::/0"}
 
 
-def _to_internet(route, gateways) -> bool:
+def _internet_route(route, gateways) -> str | None:
+    """The default route's destination when the route sends it through an internet gateway."""
     destination = route.get("destinationCidrBlock") or route.get("cidrBlock") or route.get(
         "destinationIpv6CidrBlock") or route.get("ipv6CidrBlock")
     gateway = str(route.get("gatewayId") or "")
-    return destination in DEFAULT_ROUTES and (gateway.startswith("igw-") or gateway in gateways)
+    return destination if destination in DEFAULT_ROUTES and (gateway.startswith("igw-") or gateway in gateways) else None
 
 
 def public_subnets(resources) -> dict[str, str]:
     """id -> why, of each subnet the plan creates that is public."""
     gateways = {r.id for r in resources if r.type == INTERNET_GATEWAY and r.id}
-    public_tables = {r.id for r in resources if r.type == ROUTE_TABLE
-                     and any(_to_internet(route, gateways) for route in r.props.get("routes") or [])}
-    public_tables |= {r.props.get("routeTableId") for r in resources if r.type == ROUTE and _to_internet(r.props, gateways)}
-    routed = {r.props.get("subnetId") for r in resources if r.type == ASSOCIATION and r.props.get("routeTableId") in public_tables}
+    to_internet = {}  # route table id -> the default route it sends through an internet gateway
+    for resource in resources:
+        routes = resource.props.get("routes") or [] if resource.type == ROUTE_TABLE else \
+            [resource.props] if resource.type == ROUTE else []
+        table = resource.id if resource.type == ROUTE_TABLE else resource.props.get("routeTableId")
+        for destination in filter(None, (_internet_route(route, gateways) for route in routes)):
+            to_internet.setdefault(table, destination)
+    routed = {r.props.get("subnetId"): to_internet[r.props.get("routeTableId")] for r in resources
+              if r.type == ASSOCIATION and r.props.get("routeTableId") in to_internet}
     found = {}
     for subnet in (r for r in resources if r.type == SUBNET and r.id):
         if on(subnet.props.get("mapPublicIpOnLaunch")):
             found[subnet.id] = "maps a public IP to every instance it launches"
         elif subnet.id in routed:
-            found[subnet.id] = "routes 0.0.0.0/0 through an internet gateway"
+            found[subnet.id] = f"routes {routed[subnet.id]} through an internet gateway"
     return found
 
 

@@ -94,6 +94,12 @@ def _public_groups(rs):
     _one(rs, "aws:autoscaling/group:Group", "online")["inputs"]["vpcZoneIdentifiers"] = public
 
 
+def _ipv6_to_internet(rs):
+    gateway = _one(rs, "aws:ec2/internetGateway:InternetGateway")["id"]
+    _one(rs, "aws:ec2/routeTable:RouteTable", "private-rt")["inputs"]["routes"] = [
+        {"ipv6CidrBlock": "::/0", "gatewayId": gateway}]
+
+
 def _lt(change):
     return lambda rs: [change(r["inputs"]) for r in rs if r["type"] == "aws:ec2/launchTemplate:LaunchTemplate"]
 
@@ -140,6 +146,8 @@ ATTACKS = [
                                                     "Action": "sts:AssumeRole"}]})), IAM),
     ("resource types", "a Lambda permission for anyone", lambda rs: _one(rs, "aws:lambda/permission:Permission")[
         "inputs"].update(principal="*", sourceArn=None), IAM),
+    ("resource types", "a Lambda permission for a service acting for any account", lambda rs: _one(
+        rs, "aws:lambda/permission:Permission")["inputs"].update(sourceArn=None), IAM),
     ("resource types", "a key policy as its own resource", _add("aws:kms/keyPolicy:KeyPolicy", "extra-key-policy", {
         "keyId": "k", "policy": json.dumps({"Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"},
                                                            "Action": "kms:*", "Resource": "*"}]})}), IAM),
@@ -191,6 +199,7 @@ ATTACKS = [
     ("pods", "seccomp Unconfined", _triton(lambda spec: spec["securityContext"].update(
         seccompProfile={"type": "Unconfined"})), PSS),
     ("pods", "procMount Unmasked", _context(procMount="Unmasked"), PSS),
+    ("pods", "runAsNonRoot false in the container", _context(runAsNonRoot=False), PSS),
     ("pods", "a privileged ReplicationController", _add("kubernetes:core/v1:ReplicationController", "miner", {
         "metadata": {"name": "miner", "namespace": "video-api"}, "spec": {"template": {"spec": {"containers": [
             {"name": "c", "image": "x:1", "securityContext": {"privileged": True}}]}}}}), PSS),
@@ -244,6 +253,12 @@ ATTACKS = [
     ("platform", "model control explicit as two words", _triton(lambda spec: spec["containers"][0]["args"].extend(
         ["--model-control-mode", "explicit"])), "kubernetes-deployment-require-triton-model-control"),
     ("platform", "GPU group in the public subnets", _public_groups, "aws-autoscaling-group-require-private-subnets"),
+    ("platform", "a private route table sending ::/0 to the internet gateway", _ipv6_to_internet,
+     "aws-autoscaling-group-require-private-subnets"),
+    ("platform", "an instance with an unencrypted data volume", _add("aws:ec2/instance:Instance", "scratch", {
+        "instanceType": "t3.large", "metadataOptions": {"httpTokens": "required", "httpPutResponseHopLimit": 1},
+        "rootBlockDevice": {"encrypted": True}, "ebsBlockDevices": [{"deviceName": "/dev/sdf", "encrypted": False}]}),
+     "aws-ec2-launch-template-require-encrypted-volumes"),
     ("platform", "API open to the internet", lambda rs: _one(rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
                                                             "")["inputs"].update(cidrIpv4="0.0.0.0/0"),
      "aws-vpc-security-group-disallow-open-ingress"),

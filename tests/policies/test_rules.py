@@ -192,6 +192,26 @@ def test_only_io2_volumes_are_judged_a_gp3_volume_of_the_same_size_and_iops_is_n
         assert list(check(resource("aws:ebs/volume:Volume", {"type": kind, "size": 100, "iops": 4000}), config)) == []
 
 
+def test_triton_model_control_mode_is_everything_after_the_first_equals_sign():
+    """Triton reads `--model-control-mode=none=explicit` as the mode "none=explicit" (and refuses it): not none."""
+    from policies.rules.kubernetes_deployment_require_triton_model_control import mode_of
+
+    assert mode_of(["tritonserver", "--model-control-mode=none=explicit"]) == "none=explicit"
+    assert mode_of(["tritonserver", "--model-control-mode=EXPLICIT"]) == "explicit"
+
+
+def test_a_bare_pod_is_judged_by_its_own_labels():
+    from components.common.manifests import COST_LABEL_KEYS
+    from policies.rules.kubernetes_workload_require_cost_labels import check
+    from tests.policies.spellings import resource
+
+    config = {"label_keys": list(COST_LABEL_KEYS)}
+    spec = {"containers": [{"name": "c", "image": "busybox"}]}
+    labelled = {"metadata": {"labels": {key: "x" for key in COST_LABEL_KEYS}}, "spec": spec}
+    assert list(check(resource("kubernetes:core/v1:Pod", labelled), config)) == []
+    assert list(check(resource("kubernetes:core/v1:Pod", {"metadata": {}, "spec": spec}), config))
+
+
 def test_an_io2_volume_at_gp3s_most_iops_is_flagged_and_one_above_is_not():
     """gp3 carries up to its maximum IOPS, that maximum included: at it, io2 costs more than it needs to."""
     from components.storage.checkpoint_sizing import GP3
