@@ -75,6 +75,18 @@ def test_every_spelling_of_named_peers_or_named_ports_passes(direction, case):
     assert allow_all([policy(direction, peers, ports)]) == []
 
 
+def test_each_way_of_admitting_everyone_is_named():
+    """The finding says how: the API server refuses an empty peer, but a plan that holds one is read as
+    admitting everyone, as its selectors' absence would."""
+    from policies.readers.network import admits_everyone
+
+    assert admits_everyone(None) == admits_everyone([]) == "every peer (no from/to)"
+    assert admits_everyone([{}]) == admits_everyone([{"podSelector": {"matchLabels": {"a": "b"}}}, {}]) == \
+        "every peer (an empty peer)"
+    assert admits_everyone([{"namespaceSelector": {}}]) == "every pod of every namespace"
+    assert admits_everyone([{"ipBlock": {"cidr": "0.0.0.0/0"}}]) == "the internet (its ipBlocks together)"
+
+
 def test_public_addresses_add_up_across_blocks_and_excepts():
     assert public_addresses([{"cidr": "0.0.0.0/1"}, {"cidr": "128.0.0.0/1"}])[4] == public_addresses(
         [{"cidr": "0.0.0.0/0"}])[4]

@@ -241,6 +241,9 @@ def test_an_autoscaled_deployment_that_also_states_replicas_is_judged_by_its_hpa
     unsized = resource("kubernetes:apps/v1:Deployment", {"metadata": {"name": "triton"}, "spec": {"template": {"spec": gpu}}})
     assert [message for _, message in check([unsized], {"min_warm_pool": 2})] == [  # Kubernetes' default: 1
         f"{unsized.name} keeps 1 warm replica(s); at least 2 stay loaded so a cold start never serves traffic"]
+    canary = resource("kubernetes:apps/v1:Deployment", {"metadata": {"name": "canary"},
+                                                        "spec": {"replicas": 1, "template": {"spec": gpu}}}, name="c")
+    assert [urn for urn, _ in check([canary, deployment, hpa(1)], {"min_warm_pool": 2})] == [deployment.urn]
 
 
 @pytest.mark.parametrize("type_, props", [
@@ -324,3 +327,21 @@ def test_a_rules_settings_keep_its_level_out_of_its_config():
     rule = RULES["kubernetes-deployment-require-warm-pool"]
     level, config = rule_settings(rule, {rule.name: {"enforcementLevel": "advisory", "min_warm_pool": 3}})
     assert (level, config) == ("advisory", {"min_warm_pool": 3})
+
+
+def test_a_claim_costing_exactly_the_limit_is_not_flagged_and_one_cent_over_is():
+    """The limit is the most a claim may cost a month: at it, no finding."""
+    from components.cost.estimate import estimate_of_plan
+    from components.plan.resources import K8S_CLAIM
+
+    rule = RULES["kubernetes-claim-flag-costly-volume"]
+    fixture = json.loads((FIXTURES / f"{rule.name}.json").read_text())
+    plan = resources(fixture["fail"])
+    config = {**rule.defaults(), **fixture["config"]}
+    costs = {line.urn: line.monthly_usd for line in estimate_of_plan(plan, config["region"], config["storage_classes"]).lines
+             if line.type == K8S_CLAIM and line.monthly_usd}
+    urn, most = max(costs.items(), key=lambda item: item[1])
+    assert [v.urn for v in run(rule, fixture["fail"], {**fixture["config"], "monthly_usd_limit": most})
+            if v.urn == urn] == []
+    assert [v.urn for v in run(rule, fixture["fail"], {**fixture["config"], "monthly_usd_limit": most - 0.01})
+            if v.urn == urn] == [urn]
