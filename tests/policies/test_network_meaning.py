@@ -21,7 +21,8 @@ INTERNET = [[{"ipBlock": {"cidr": "0.0.0.0/0"}}], [{"ipBlock": {"cidr": "0.0.0.0
             [{"ipBlock": {"cidr": "0.0.0.0/1"}}, {"ipBlock": {"cidr": "128.0.0.0/1"}}], [{"ipBlock": {"cidr": "::/0"}}],
             [{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8", "172.16.0.0/12"]}}],
             [{"ipBlock": {"cidr": "64.0.0.0/2"}}]]
-EVERY_PORT = [None, [], [{"protocol": "TCP"}], [{}], [{"port": 1, "endPort": 65535}], [{"port": 443}, {"protocol": "UDP"}]]
+EVERY_PORT = [None, [], [{"protocol": "TCP"}], [{}], [{"port": 1, "endPort": 65535}], [{"port": 443}, {"protocol": "UDP"}],
+              [{"port": "metrics"}, {"port": 0, "endPort": 65535}]]
 
 
 @st.composite
@@ -85,6 +86,21 @@ def test_each_way_of_admitting_everyone_is_named():
         "every peer (an empty peer)"
     assert admits_everyone([{"namespaceSelector": {}}]) == "every pod of every namespace"
     assert admits_everyone([{"ipBlock": {"cidr": "0.0.0.0/0"}}]) == "the internet (its ipBlocks together)"
+
+
+def test_a_named_port_does_not_hide_a_full_range_after_it():
+    from policies.readers.network import all_ports
+
+    assert all_ports([{"port": "metrics"}, {"port": 0, "endPort": 65535}])
+    assert not all_ports([{"port": "metrics"}, {"port": 2, "endPort": 65535}])
+
+
+def test_a_whole_slash_8_of_public_ipv4_or_slash_16_of_ipv6_is_the_internet_and_less_is_not():
+    from policies.readers.network import reaches_internet
+
+    assert reaches_internet([{"cidr": "52.0.0.0/8"}]) and reaches_internet([{"cidr": "2600::/16"}])
+    assert not reaches_internet([{"cidr": "52.0.0.0/8", "except": ["52.0.0.0/32"]}])
+    assert not reaches_internet([{"cidr": "2600::/16", "except": ["2600::/128"]}])
 
 
 def test_public_addresses_add_up_across_blocks_and_excepts():

@@ -106,7 +106,8 @@ def baseline_breach(draw) -> tuple[dict, dict | None]:
         else:
             container["lifecycle"] = {draw(st.sampled_from(["postStart", "preStop"])): handler}
     else:
-        pod.setdefault("securityContext", {})["windowsOptions"] = {"hostProcess": True}
+        target = pod.setdefault("securityContext", {}) if draw(st.booleans()) else context
+        target["windowsOptions"] = {"hostProcess": True}
     return pod, annotations
 
 
@@ -244,3 +245,13 @@ def test_a_windows_host_process_is_named_by_its_control():
 
     spec = {"securityContext": {"windowsOptions": {"hostProcess": True}}, "containers": [{"name": "c", "image": "i"}]}
     assert [(f.control, f.detail) for f in baseline(spec, {}, None)] == [("HostProcess", "runs as a Windows host process")]
+    spec = {"containers": [{"name": "c", "image": "i", "securityContext": {"windowsOptions": {"hostProcess": True}}}]}
+    assert [(f.control, f.where) for f in baseline(spec, {}, None)] == [("HostProcess", "container c")]
+
+
+def test_a_cronjobs_pods_are_judged_by_its_job_templates_annotations():
+    """A CronJob's pods take their metadata from jobTemplate.spec.template, not from the CronJob's own."""
+    pod = {"containers": [{"name": "c", "image": "i"}]}
+    found = findings("kubernetes:batch/v1:CronJob", "nightly", "team", pod,
+                     {"container.apparmor.security.beta.kubernetes.io/c": "unconfined"})
+    assert [v.message.split(": ")[1] for v in found] == ["AppArmor"]
