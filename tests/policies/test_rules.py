@@ -345,3 +345,28 @@ def test_a_claim_costing_exactly_the_limit_is_not_flagged_and_one_cent_over_is()
             if v.urn == urn] == []
     assert [v.urn for v in run(rule, fixture["fail"], {**fixture["config"], "monthly_usd_limit": most - 0.01})
             if v.urn == urn] == [urn]
+
+
+def test_only_a_zone_spread_that_refuses_to_schedule_at_skew_1_is_flagged():
+    """whenUnsatisfiable defaults to DoNotSchedule; ScheduleAnyway at skew 1 only prefers the spread."""
+    from policies.rules.kubernetes_deployment_disallow_strict_zone_spread import check
+    from tests.policies.spellings import resource
+
+    def spread(**constraint):
+        return resource("kubernetes:apps/v1:Deployment", {"spec": {"template": {"spec": {
+            "containers": [], "topologySpreadConstraints": [
+                {"topologyKey": "topology.kubernetes.io/zone", "maxSkew": 1, **constraint}]}}}})
+
+    assert list(check(spread(), {})) and list(check(spread(whenUnsatisfiable="DoNotSchedule"), {}))
+    assert list(check(spread(whenUnsatisfiable="ScheduleAnyway"), {})) == []
+
+
+def test_a_contract_the_pack_cannot_read_is_refused_naming_where_it_came_from():
+    from policies.rules.kubernetes_tenant_require_contract_fit import check
+    from seedance_client.contract import ContractVersionError
+    from tests.policies.spellings import resource
+
+    configmap = resource("kubernetes:core/v1:ConfigMap", {"metadata": {"name": "x", "namespace": "video-ml"}})
+    with pytest.raises(ContractVersionError, match="^the referenced platform stack: the platform stack exports "
+                                                   "contract 9.0"):
+        list(check(configmap, {"contracts": [{"contract_version": "9.0"}]}))
