@@ -222,3 +222,19 @@ def test_the_plans_own_endpoints_are_home():
     vpc = PlanResource("urn:v", "aws:ec2/vpc:Vpc", "v", {}, id="vpc-0a1b2c3d")
     home = home_of([endpoint, vpc], {"home_accounts": [], "home_principals": [], "home_organisations": []})
     assert (home.endpoints, home.vpcs) == (frozenset({"vpce-0a1b2c3d"}), frozenset({"vpc-0a1b2c3d"}))
+
+
+def test_every_spelling_of_anyone_reads_as_the_one_public_principal():
+    """"*", ["*"] and {"AWS": "*"} (alone or in a list) are all anyone; a bare ARN, which AWS's grammar
+    refuses outside a map, is still read as the AWS principal it names."""
+    from policies.readers.iam import Principal, statement_of
+
+    def principals(value):
+        return statement_of({"Effect": "Allow", "Principal": value, "Action": "s3:GetObject", "Resource": "*"},
+                            0).principals
+
+    anyone = (Principal("*", "*"),)
+    assert principals("*") == principals(["*"]) == principals({"AWS": "*"}) == principals({"aws": ["*"]}) == anyone
+    assert principals({"AWS": [f"arn:aws:iam::{HOME}:root", "*"]}) == (Principal("aws", f"arn:aws:iam::{HOME}:root"),
+                                                                       *anyone)
+    assert principals(f"arn:aws:iam::{OTHER}:root") == (Principal("aws", f"arn:aws:iam::{OTHER}:root"),)

@@ -370,3 +370,17 @@ def test_a_contract_the_pack_cannot_read_is_refused_naming_where_it_came_from():
     with pytest.raises(ContractVersionError, match="^the referenced platform stack: the platform stack exports "
                                                    "contract 9.0"):
         list(check(configmap, {"contracts": [{"contract_version": "9.0"}]}))
+
+
+def test_gp2_is_found_in_a_launch_templates_volumes_with_its_saving_and_in_an_ebs_storage_class():
+    from policies.rules.aws_ebs_volume_disallow_gp2_io1 import check
+    from tests.policies.spellings import resource
+
+    config = {"region": "us-east-1"}
+    template = resource("aws:ec2/launchTemplate:LaunchTemplate", {"blockDeviceMappings": [
+        {"deviceName": "/dev/xvda", "ebs": {"volumeType": "gp2", "volumeSize": 100}}]}, name="lt")
+    assert list(check(template, config)) == ["lt uses gp2: gp3 saves $2.00/month"]
+    for provisioner, found in (("ebs.csi.aws.com", ["sc uses gp2"]), ("kubernetes.io/no-provisioner", [])):
+        storage_class = resource("kubernetes:storage.k8s.io/v1:StorageClass", {
+            "provisioner": provisioner, "parameters": {"type": "gp2"}}, name="sc")
+        assert list(check(storage_class, config)) == found
