@@ -133,6 +133,9 @@ ATTACKS = [
         {"StringEquals": {"aws:SourceVpce": "vpce-0outside"}}), "Action": "sqs:SendMessage"}), IAM),
     ("iam", "key * by a policy variable", _statement(*KEY, _open(
         {"StringEquals": {"aws:PrincipalAccount": "${aws:PrincipalAccount}"}})), IAM),
+    ("iam", "key to everyone but the home account (NotPrincipal)", _statement(*KEY, {
+        "Effect": "Allow", "NotPrincipal": {"AWS": "arn:aws:iam::123456789012:root"}, "Action": "kms:Decrypt",
+        "Resource": "*"}), IAM),
     ("iam", "key * under IfExists", _statement(*KEY, _open({"StringEqualsIfExists": {"aws:PrincipalAccount":
                                                                                      "123456789012"}})), IAM),
     # IAM: OIDC trust and other accounts

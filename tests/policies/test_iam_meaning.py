@@ -238,3 +238,23 @@ def test_every_spelling_of_anyone_reads_as_the_one_public_principal():
     assert principals({"AWS": [f"arn:aws:iam::{HOME}:root", "*"]}) == (Principal("aws", f"arn:aws:iam::{HOME}:root"),
                                                                        *anyone)
     assert principals(f"arn:aws:iam::{OTHER}:root") == (Principal("aws", f"arn:aws:iam::{OTHER}:root"),)
+
+
+def test_a_statement_is_read_the_same_whatever_the_case_of_its_element_names():
+    """IAM refuses element names in other cases, but a later parser may not: the gate reads them as IAM's."""
+    from policies.readers.iam import statement_of
+
+    canonical = {"Sid": "S", "Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "*",
+                 "Condition": {"StringEquals": {"aws:PrincipalAccount": HOME}}}
+    respelled = {"sid": "S", "EFFECT": "Allow", "principal": "*", "aCtIoN": "s3:GetObject", "Resource": "*",
+                 "condition": {"StringEquals": {"aws:PrincipalAccount": HOME}}}
+    assert statement_of(respelled) == statement_of(canonical)
+
+
+def test_only_an_account_id_or_an_arns_account_field_is_an_account():
+    from policies.readers.iam import account_of
+
+    assert account_of(HOME) == account_of(f"arn:aws:iam::{HOME}:role/x") == HOME
+    # A principal's unique id (what IAM shows for a deleted role) and other short strings name no account.
+    for principal in ("AROADBQP57FF2AEXAMPLE", "arn:aws:iam", f"urn:aws:iam::{HOME}:root", ""):
+        assert account_of(principal) is None, principal
