@@ -203,6 +203,7 @@ ATTACKS = [
         seccompProfile={"type": "Unconfined"})), PSS),
     ("pods", "procMount Unmasked", _context(procMount="Unmasked"), PSS),
     ("pods", "runAsNonRoot false in the container", _context(runAsNonRoot=False), PSS),
+    ("pods", "privilege escalation allowed", _context(allowPrivilegeEscalation=True), PSS),
     ("pods", "a privileged ReplicationController", _add("kubernetes:core/v1:ReplicationController", "miner", {
         "metadata": {"name": "miner", "namespace": "video-api"}, "spec": {"template": {"spec": {"containers": [
             {"name": "c", "image": "x:1", "securityContext": {"privileged": True}}]}}}}), PSS),

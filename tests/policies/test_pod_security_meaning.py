@@ -150,6 +150,15 @@ def test_a_privileged_namespace_allows_what_its_agents_need_and_an_exemption_onl
     assert findings("kubernetes:apps/v1:DaemonSet", "other", "kube-system", disks)
 
 
+def test_an_exemption_lets_its_own_host_path_through_at_restricted_too():
+    from policies.readers.pods import Exemption
+
+    pod = {"volumes": [{"name": "h", "hostPath": {"path": "/mnt/k8s-disks"}}], "containers": [{"name": "c"}]}
+    exemption = Exemption("serving", "disks", host_paths=frozenset({"/mnt/k8s-disks"}))
+    assert "Volume Types" not in [f.control for f in violations(pod, "restricted", exemption=exemption)]
+    assert "Volume Types" in [f.control for f in violations(pod, "restricted")]
+
+
 @given(st.sampled_from(["/etc", "/./etc", "//etc", "/etc/", "/mnt/../etc", "/etc/."]))
 def test_a_host_path_reads_as_the_kernel_resolves_it(path):
     assert normal_path(path) == "/etc"

@@ -384,3 +384,29 @@ def test_gp2_is_found_in_a_launch_templates_volumes_with_its_saving_and_in_an_eb
         storage_class = resource("kubernetes:storage.k8s.io/v1:StorageClass", {
             "provisioner": provisioner, "parameters": {"type": "gp2"}}, name="sc")
         assert list(check(storage_class, config)) == found
+
+
+def test_memory_given_as_a_bare_number_is_bytes():
+    from policies.rules.kubernetes_container_limit_memory_per_vcpu import check
+    from tests.policies.spellings import resource
+
+    def asking(memory):
+        return resource("kubernetes:apps/v1:Deployment", {"spec": {"template": {"spec": {"containers": [
+            {"name": "c", "resources": {"requests": {"cpu": "1", "memory": memory}}}]}}}})
+
+    config = {"min_gib_per_vcpu": 2, "max_gib_per_vcpu": 8}
+    assert list(check(asking(4 * 2**30), config)) == list(check(asking(str(4 * 2**30)), config)) == []
+    assert list(check(asking(2**30), config)) == [
+        "subject: container c asks 1.0 GiB per vCPU (1 CPU, 1073741824); allowed 2 to 8 (about 4 is right)"]
+
+
+@pytest.mark.parametrize("flag, internal", [("true", True), ("True", True), ("1", True), ("t", True), ("T", True),
+                                            ("false", False), ("0", False), ("f", False), ("yes", False)])
+def test_the_controllers_internal_flag_is_read_as_go_parses_a_bool(flag, internal):
+    """Without a scheme annotation, the AWS Load Balancer Controller reads -internal with strconv.ParseBool."""
+    from policies.rules.kubernetes_service_require_internal_load_balancer import ANNOTATION, CONTROLLER_CLASS
+    from policies.rules.kubernetes_service_require_internal_load_balancer import internal as is_internal
+
+    props = {"spec": {"type": "LoadBalancer", "loadBalancerClass": CONTROLLER_CLASS},
+             "metadata": {"annotations": {ANNOTATION + "internal": flag}}}
+    assert is_internal(props)[0] is internal
