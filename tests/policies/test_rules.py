@@ -410,3 +410,24 @@ def test_the_controllers_internal_flag_is_read_as_go_parses_a_bool(flag, interna
     props = {"spec": {"type": "LoadBalancer", "loadBalancerClass": CONTROLLER_CLASS},
              "metadata": {"annotations": {ANNOTATION + "internal": flag}}}
     assert is_internal(props)[0] is internal
+
+
+@pytest.mark.parametrize("route, public", [
+    ({"destinationCidrBlock": "0.0.0.0/0", "gatewayId": "igw-1"}, True),
+    ({"destinationCidrBlock": "0.0.0.0/0", "gatewayId": "gw-of-the-plan"}, True),
+    ({"destinationCidrBlock": "0.0.0.0/0", "gatewayId": "vgw-1"}, False),
+    ({"destinationCidrBlock": "0.0.0.0/0", "natGatewayId": "nat-1"}, False),
+    ({"destinationCidrBlock": "10.0.0.0/8", "gatewayId": "igw-1"}, False)])
+def test_a_subnet_is_public_by_a_default_route_to_an_internet_gateway_only(route, public):
+    """An internet gateway is one whose id says so or one the plan creates; a VPN gateway or a NAT is not."""
+    rule = RULES["aws-autoscaling-group-require-private-subnets"]
+    entries = [
+        {"urn": "urn:igw", "type": "aws:ec2/internetGateway:InternetGateway", "name": "igw", "id": "gw-of-the-plan",
+         "props": {}},
+        {"urn": "urn:vgw", "type": "aws:ec2/vpnGateway:VpnGateway", "name": "vgw", "id": "vgw-1", "props": {}},
+        {"urn": "urn:subnet", "type": "aws:ec2/subnet:Subnet", "name": "s", "id": "subnet-1", "props": {}},
+        {"urn": "urn:route", "type": "aws:ec2/route:Route", "name": "r", "props": {**route, "routeTableId": "rtb-1"}},
+        {"urn": "urn:assoc", "type": "aws:ec2/routeTableAssociation:RouteTableAssociation", "name": "a",
+         "props": {"subnetId": "subnet-1", "routeTableId": "rtb-1"}},
+        {"urn": "urn:group", "type": "aws:autoscaling/group:Group", "name": "g", "props": {"vpcZoneIdentifiers": ["subnet-1"]}}]
+    assert bool(run(rule, entries, {})) is public
