@@ -103,6 +103,13 @@ def test_a_whole_slash_8_of_public_ipv4_or_slash_16_of_ipv6_is_the_internet_and_
     assert not reaches_internet([{"cidr": "2600::/16", "except": ["2600::/128"]}])
 
 
+def test_a_block_the_api_server_refuses_hides_neither_the_internet_beside_it_nor_counts_as_it():
+    from policies.readers.network import reaches_internet
+
+    assert reaches_internet([{"cidr": "not-a-cidr"}, {"cidr": "0.0.0.0/0"}])
+    assert not reaches_internet([{"cidr": "0.0.0.0/x"}]) and not reaches_internet([{}])
+
+
 def test_public_addresses_add_up_across_blocks_and_excepts():
     assert public_addresses([{"cidr": "0.0.0.0/1"}, {"cidr": "128.0.0.0/1"}])[4] == public_addresses(
         [{"cidr": "0.0.0.0/0"}])[4]

@@ -150,6 +150,17 @@ def test_a_privileged_namespace_allows_what_its_agents_need_and_an_exemption_onl
     assert findings("kubernetes:apps/v1:DaemonSet", "other", "kube-system", disks)
 
 
+def test_an_exemption_of_capabilities_alone_lets_its_workload_add_them_and_no_other():
+    config = {**CONFIG, "exemptions": [{"namespace": "team", "workload": "cni", "capabilities": ["NET_ADMIN"]}]}
+    pod = {"containers": [{"name": "c", "image": "i", "securityContext": {"capabilities": {"add": ["NET_ADMIN"]}}}]}
+
+    def judged(name):
+        return run_rules([RULE], [carrier("kubernetes:apps/v1:DaemonSet", name, "team", pod)],
+                         {RULE.name: {"enforcementLevel": "mandatory", **config}})
+
+    assert judged("cni") == [] and judged("other")
+
+
 def test_an_exemption_lets_its_own_host_path_through_at_restricted_too():
     from policies.readers.pods import Exemption
 
