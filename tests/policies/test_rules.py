@@ -260,6 +260,38 @@ def test_a_denied_family_is_found_wherever_the_type_is_named(type_, props):
     assert list(check(resource(type_, {**props, "instanceType": "g6.xlarge"}, name="r"), config)) == []
 
 
+def test_every_denied_type_of_a_node_group_is_named():
+    from policies.rules.aws_autoscaling_group_allow_gpu_instance_types import check
+    from tests.policies.spellings import resource
+
+    group = resource("aws:eks/nodeGroup:NodeGroup", {"instanceTypes": ["p4d.24xlarge", "g6.xlarge", "p5.48xlarge"]},
+                     name="n")
+    assert list(check(group, {"denied_families": ["p4d", "p5"]})) == [
+        "n may launch p4d.24xlarge, p5.48xlarge; families p4d, p5 are not allowed here"]
+
+
+def test_an_admin_grant_in_a_roles_own_inline_policies_is_found_past_one_aws_refuses():
+    from policies.rules.aws_iam_role_disallow_admin_policies import check
+    from tests.policies.spellings import resource
+
+    admin = json.dumps({"Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]})
+    for policies in ([{"name": "a", "policy": admin}], [{"name": "bad", "policy": "{not json"}, {"name": "a", "policy": admin}]):
+        assert list(check(resource("aws:iam/role:Role", {"inlinePolicies": policies}, name="r"), {}))
+    assert list(check(resource("aws:iam/role:Role", {"inlinePolicies": [{"name": "bad", "policy": "{not json"}]},
+                               name="r"), {})) == []
+
+
+def test_a_statements_resources_and_conditions_are_read_in_any_shape():
+    """NotResource is read as such; a Condition that is not an object (AWS refuses it) narrows nothing."""
+    from policies.readers.iam import statement_of
+
+    def read(**fields):
+        return statement_of({"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", **fields})
+
+    assert read(NotResource="arn:aws:s3:::b/*").not_resource and not read(Resource="*").not_resource
+    assert read(Resource="*", Condition="aws:SourceVpc").conditions == read(Resource="*", Condition=["x"]).conditions == ()
+
+
 def test_an_identity_policy_is_not_judged_for_principals():
     """An identity policy names no principal (AWS refuses one that does): what it grants is
     aws-iam-role-disallow-admin-policies' to judge, not this rule's."""
