@@ -239,6 +239,9 @@ ATTACKS = [
                                                                             "triton-video")["inputs"]["metadata"][
         "labels"].update({"pod-security.kubernetes.io/enforce": "privileged"}),
      "kubernetes-namespace-require-pod-security-level"),
+    ("platform", "a namespace the stack config does not name, without a label", _add(
+        "kubernetes:core/v1:Namespace", "extra", {"metadata": {"name": "extra"}}),
+     "kubernetes-namespace-require-pod-security-level"),
     ("platform", "Triton's namespace label removed", lambda rs: _one(rs, "kubernetes:core/v1:Namespace", "triton-video")[
         "inputs"]["metadata"]["labels"].pop("pod-security.kubernetes.io/enforce"),
      "kubernetes-namespace-require-pod-security-level"),

@@ -110,6 +110,12 @@ def test_a_block_the_api_server_refuses_hides_neither_the_internet_beside_it_nor
     assert not reaches_internet([{"cidr": "0.0.0.0/x"}]) and not reaches_internet([{}])
 
 
+def test_an_except_with_host_bits_is_its_network_as_the_api_server_reads_it():
+    from policies.readers.network import reaches_internet
+
+    assert reaches_internet([{"cidr": "0.0.0.0/0", "except": ["10.0.0.1/8"]}])
+
+
 def test_public_addresses_add_up_across_blocks_and_excepts():
     assert public_addresses([{"cidr": "0.0.0.0/1"}, {"cidr": "128.0.0.0/1"}])[4] == public_addresses(
         [{"cidr": "0.0.0.0/0"}])[4]

@@ -97,3 +97,8 @@ def test_a_single_value_where_a_list_belongs_is_read_as_that_one_item():
     from policies.readers.rbac import _set
 
     assert _set("*") == frozenset({"*"}) and _set(["get", "list"]) == frozenset({"get", "list"}) and _set(None) == frozenset()
+
+
+def test_a_grant_reached_through_a_wildcard_names_every_resource_that_reaches_it():
+    found = judged(ROLES, [role([{"apiGroups": [""], "resources": ["*", "pods/*"], "verbs": ["get"]}])])
+    assert any("(as *, pods/*)" in v.message for v in found), [v.message for v in found]

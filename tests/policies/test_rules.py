@@ -90,6 +90,10 @@ def test_budget_rule_reports_unknown_values_instead_of_crashing():
     violations = run_rules([RULES["budget-monthly-cost-warn-near-budget"]], [unknown_size],
                            {"budget-monthly-cost-warn-near-budget": {"monthly_budget_usd": 100}})
     assert len(violations) == 1 and "costs unknown until they exist" in violations[0].message
+    four = [PlanResource(f"urn:v{i}", "aws:ebs/volume:Volume", f"v{i}", unknown_size.props) for i in range(4)]
+    (violation,) = run_rules([RULES["budget-monthly-cost-warn-near-budget"]], four,
+                             {"budget-monthly-cost-warn-near-budget": {"monthly_budget_usd": 100}})
+    assert violation.message.startswith("4 resource(s) have costs unknown") and violation.message.count(".size can't") == 3
     assert run_rules([RULES["budget-monthly-cost-limit"]], [unknown_size],
                      {"budget-monthly-cost-limit": {"monthly_budget_usd": 100}}) == []
 
