@@ -33,12 +33,16 @@ ROUTE = "aws:ec2/route:Route"
 ROUTE_TABLE_ASSOCIATION = "aws:ec2/routeTableAssociation:RouteTableAssociation"
 INTERNET_GATEWAY = "aws:ec2/internetGateway:InternetGateway"
 SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
+# The VPC's default group: the program adopts it with no rules (CIS AWS 5.4: it admits nothing).
+DEFAULT_SECURITY_GROUP = "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup"
 SECURITY_GROUP_RULE = "aws:ec2/securityGroupRule:SecurityGroupRule"
 SECURITY_GROUP_INGRESS_RULE = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
 IAM_ROLE = "aws:iam/role:Role"
-# What attaches a managed policy to a role.
+# What attaches a managed policy to a role, a user or a group.
 IAM_POLICY_ATTACHMENTS = ("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "aws:iam/policyAttachment:PolicyAttachment",
-                          "aws:iam/roleManagedPolicyAttachment:RoleManagedPolicyAttachment")
+                          "aws:iam/roleManagedPolicyAttachment:RoleManagedPolicyAttachment",
+                          "aws:iam/userPolicyAttachment:UserPolicyAttachment",
+                          "aws:iam/groupPolicyAttachment:GroupPolicyAttachment")
 S3_BUCKET_POLICY = "aws:s3/bucketPolicy:BucketPolicy"
 K8S_ADMISSION_POLICY = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"
 K8S_ADMISSION_BINDING = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding"
@@ -81,6 +85,8 @@ POLICY_DOCUMENTS = {
     IAM_ROLE: ("assumeRolePolicy", "trust"),
     "aws:iam/rolePolicy:RolePolicy": ("policy", "identity"),
     "aws:iam/policy:Policy": ("policy", "identity"),
+    "aws:iam/userPolicy:UserPolicy": ("policy", "identity"),
+    "aws:iam/groupPolicy:GroupPolicy": ("policy", "identity"),
     KMS_KEY: ("policy", "resource"),
     VPC_ENDPOINT: ("policy", "endpoint"),
     S3_BUCKET_POLICY: ("policy", "resource"),

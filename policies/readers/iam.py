@@ -241,19 +241,23 @@ def keeps_data_home(statement: Statement, home: Home) -> bool:
 
 def _excludes_outside(statement: Statement, home: Home) -> bool:
     """A Deny for everyone, on every action and resource, unless the caller is home: `StringNotEquals
-    aws:PrincipalAccount <home>` and its kin (the organisation guardrail spelling)."""
+    aws:PrincipalAccount <home>` and its kin (the organisation guardrail spelling). IAM ANDs a statement's
+    conditions, so any other condition (`aws:SecureTransport false`, a region) lets outsiders it does not
+    hold for through: every condition must be such a test."""
     if statement.allow or statement.principals is None or statement.not_principal:
         return False
     if Principal("*", "*") not in statement.principals or statement.not_action or statement.not_resource:
         return False
-    if "*" not in statement.actions or "*" not in statement.resources:
+    if "*" not in statement.actions or "*" not in statement.resources or not statement.conditions:
         return False
-    for condition in statement.conditions:
-        positive = Condition(condition.operator.replace("not", "", 1), condition.key, condition.values)
-        if (condition.negated and not condition.if_exists and condition.qualifier is None
-                and _names_callers(condition) and narrows_to_home(positive, home)):
-            return True
-    return False
+    return all(_outside_test(condition, home) for condition in statement.conditions)
+
+
+def _outside_test(condition: Condition, home: Home) -> bool:
+    """A negated condition that holds for every caller outside home (and fails closed: no IfExists)."""
+    positive = Condition(condition.operator.replace("not", "", 1), condition.key, condition.values)
+    return (condition.negated and not condition.if_exists and condition.qualifier is None
+            and _names_callers(condition) and narrows_to_home(positive, home))
 
 
 def _oidc_issuer(provider: str) -> str | None:
@@ -327,9 +331,44 @@ def _outside(statement: Statement, principal: Principal, home: Home, trust: bool
 
 
 ADMIN_ACTIONS = frozenset({"*", "*:*", "iam:*"})
+# IAM actions that let their holder make itself (or a principal it controls) an administrator.
+ESCALATION_ACTIONS = ("iam:attachrolepolicy", "iam:putrolepolicy", "iam:attachuserpolicy", "iam:putuserpolicy",
+                      "iam:attachgrouppolicy", "iam:putgrouppolicy", "iam:createpolicyversion",
+                      "iam:setdefaultpolicyversion", "iam:updateassumerolepolicy", "iam:addusertogroup",
+                      "iam:createaccesskey", "iam:createloginprofile", "iam:updateloginprofile")
+# What an escalation acts on: probes a resource pattern must match to reach any such IAM entity.
+_IAM_ENTITIES = ("role", "user", "group", "policy")
 
 
-def grants_admin(statement: Statement) -> bool:
-    """An Allow of every action (or every IAM action) on every resource: administrator in all but name."""
+def _matches(pattern: str, value: str) -> bool:
+    """IAM's wildcard match: `*` any run of characters, `?` one; case-insensitive for actions."""
+    return re.fullmatch(".*".join(".".join(map(re.escape, part.split("?"))) for part in pattern.split("*")),
+                        value, re.IGNORECASE) is not None
+
+
+def _reaches_any_iam_entity(resource: str) -> bool:
+    """Whether a Resource pattern matches IAM entities of any name (`*`, `arn:*`, `arn:aws:iam::<account>:*`,
+    `arn:aws:iam::*:role/*`, ...): probe it with a name no stack chooses."""
+    fields = resource.split(":")
+    partition = fields[1] if len(fields) > 1 and _literal(fields[1]) else "aws"
+    account = fields[4] if len(fields) > 4 and ACCOUNT_ID.fullmatch(fields[4]) else "000000000000"
+    return any(_matches(resource, f"arn:{partition}:iam::{account}:{kind}/Seedance-Probe-{kind}")
+               for kind in _IAM_ENTITIES)
+
+
+def admin_grant(statement: Statement) -> str | None:
+    """How an Allow makes its holder an administrator in all but name, or None: every action (or every IAM
+    action) on every resource, or an IAM action that attaches or writes policies or credentials on IAM
+    entities of any name."""
+    if not statement.allow:
+        return None
     every_resource = statement.not_resource or "*" in statement.resources
-    return statement.allow and every_resource and (statement.not_action or bool(ADMIN_ACTIONS & set(statement.actions)))
+    if every_resource and (statement.not_action or bool(ADMIN_ACTIONS & set(statement.actions))):
+        return "on every resource"
+    granted = [action for action in ESCALATION_ACTIONS
+               if any(_matches(a, action) for a in statement.actions) != statement.not_action]
+    if granted and (statement.not_resource or any(map(_reaches_any_iam_entity, statement.resources))):
+        where = "every resource but " if statement.not_resource else ""
+        return (f"on {where}{', '.join(statement.resources)}, which reaches IAM entities of any name: "
+                f"{granted[0]} there makes any of them an administrator")
+    return None

@@ -1,11 +1,14 @@
 """No role the stack creates is an administrator: no AWS-managed policy that grants all actions or all of
 IAM (AdministratorAccess, PowerUserAccess, IAMFullAccess, ...) is attached, by an attachment resource or
 the role's own list, and no inline or customer policy allows every action (or every IAM action, or all but
-a few by NotAction) on every resource. A node or a pod holding it owns the account."""
+a few by NotAction) on every resource, or an IAM action that attaches or writes policies (or credentials) on
+IAM entities of any name (`iam:*Role*` on `*`, `iam:*` on `arn:aws:iam::<account>:*`, `*` on `arn:*`). A
+node or a pod holding it owns the account. Users and groups are held to the same: the program creates
+none, and one with an administrator policy is a standing key to the account."""
 
 from components.plan.resources import IAM_POLICY_ATTACHMENTS as ATTACHMENTS, IAM_ROLE as ROLE, POLICY_DOCUMENTS
 from policies.framework import Rule
-from policies.readers.iam import PolicyDocumentError, grants_admin, parse
+from policies.readers.iam import PolicyDocumentError, admin_grant, parse
 
 ADMIN_POLICIES = frozenset({"AdministratorAccess", "PowerUserAccess", "IAMFullAccess", "AWSCloudFormationFullAccess",
                             "AmazonEC2FullAccess", "AWSLambda_FullAccess"})
@@ -38,8 +41,9 @@ def check(resource, config):
         except PolicyDocumentError:
             continue  # aws-iam-policy-disallow-public-principal names documents AWS refuses
         for statement in statements:
-            if grants_admin(statement):
-                yield f"{resource.name}: statement {statement.sid} allows {statement.what()} on every resource"
+            how = admin_grant(statement)
+            if how:
+                yield f"{resource.name}: statement {statement.sid} allows {statement.what()} {how}"
 
 
 RULE = Rule(

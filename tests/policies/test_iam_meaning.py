@@ -3,6 +3,7 @@ spelling of a home-only grant passes (aws-iam-policy-disallow-public-principal o
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from components.plan.resources import EKS_ACCESS_ENTRY, LAMBDA_PERMISSION
@@ -174,6 +175,46 @@ def test_a_document_aws_refuses_is_a_finding_and_an_organisation_guardrail_close
          "Condition": {"StringNotEquals": {"aws:PrincipalOrgID": "o-home"}}}]})
     assert outside_grants(statements, Home(accounts=frozenset({HOME}), organisations=frozenset({"o-home"}))) == []
     assert outside_grants(statements, Home(accounts=frozenset({HOME}))) != []
+
+
+@given(st.data())
+@settings(max_examples=60, deadline=None)
+def test_a_guardrail_deny_narrowed_by_any_other_condition_closes_nothing(data):
+    """IAM ANDs a statement's conditions: a Deny of outsiders that also needs `aws:SecureTransport false` (or
+    a region, or a time) denies only outsiders it also holds for, so the open Allow beside it stands."""
+    guard = data.draw(condition("StringNotEquals", "aws:PrincipalAccount", HOME))
+    narrower = data.draw(st.sampled_from([{"Bool": {"aws:SecureTransport": "false"}},
+                                          {"StringEquals": {"aws:RequestedRegion": "eu-west-1"}},
+                                          {"DateGreaterThan": {"aws:CurrentTime": "2030-01-01T00:00:00Z"}}]))
+    deny = {"Effect": "Deny", "Principal": "*", "Action": "*", "Resource": "*", "Condition": {**guard, **narrower}}
+    allow = {"Effect": "Allow", "Principal": "*", "Action": "kms:Decrypt", "Resource": "*"}
+    home = Home(accounts=frozenset({HOME}))
+    assert outside_grants(parse({"Statement": [allow, deny]}), home) != []
+    assert outside_grants(parse({"Statement": [allow, {**deny, "Condition": guard}]}), home) == []
+
+
+@pytest.mark.parametrize("action, resources, how", [
+    ("*", "arn:*", "on arn:*, which reaches IAM entities of any name: iam:attachrolepolicy there"),
+    ("iam:*", f"arn:aws:iam::{HOME}:*", f"on arn:aws:iam::{HOME}:*, which reaches"),
+    (["iam:*Role*", "iam:*Policy*"], "*", "on *, which reaches"),
+    ("IAM:Attach*", "arn:aws:iam::*:role/*", "iam:attachrolepolicy there"),
+    ("iam:CreatePolicyVersion", f"arn:aws:iam::{HOME}:policy/*", "iam:createpolicyversion there"),
+    ("iam:Put?olePolicy", "arn:aws:iam::*:ROLE/*", "iam:putrolepolicy there"),
+])
+def test_iam_escalation_on_entities_of_any_name_is_admin(action, resources, how):
+    """Administrator without a literal `*`: an action that attaches or writes policies on a resource pattern
+    reaching IAM entities of any name; the same actions on one named role, or harmless actions anywhere, are not."""
+    from policies.readers.iam import admin_grant, statement_of
+    found = admin_grant(statement_of({"Effect": "Allow", "Action": action, "Resource": resources}))
+    assert found and how in found
+    assert admin_grant(statement_of({"Effect": "Deny", "Action": action, "Resource": resources})) is None
+    assert admin_grant(statement_of({"Effect": "Allow", "Action": action,
+                                     "Resource": f"arn:aws:iam::{HOME}:role/seedance-nodes"})) is None
+    assert admin_grant(statement_of({"Effect": "Allow", "Action": ["s3:*", "iam:PassRole", "iam:Get*"],
+                                     "Resource": resources})) is None
+    if resources != "*":  # all but IAM on every resource is PowerUserAccess: admin by the first test
+        assert admin_grant(statement_of({"Effect": "Allow", "NotAction": ["iam:*"], "Resource": resources})) is None
+    assert admin_grant(statement_of({"Effect": "Allow", "NotAction": ["s3:*"], "Resource": resources}))
 
 
 def test_an_endpoint_lets_outside_credentials_read_but_not_write_out():
