@@ -131,6 +131,11 @@ def rule_config(config: StackConfig | None, contracts: list[dict[str, Any]]) -> 
 
 
 CHART_RULE = "kubernetes-helm-release-require-chart-source"
+# Release inputs that change what Helm installs past what the gate renders (values given inline only).
+UNREAD_RELEASE_INPUTS = {
+    "valueYamlFiles": "its values come from files the plan does not hold (valueYamlFiles)",
+    "postrender": "a post-renderer rewrites what Helm renders (postrender)",
+}
 
 
 def rendered_releases(resources: list[PlanResource], kubernetes_version: str
@@ -138,6 +143,10 @@ def rendered_releases(resources: list[PlanResource], kubernetes_version: str
     """The objects the plan's Helm releases install, and the releases that could not be rendered."""
     rendered, unrendered = [], []
     for release in (r for r in resources if r.type == HELM_RELEASE):
+        beyond = [field for field in UNREAD_RELEASE_INPUTS if release.props.get(field)]
+        if beyond:
+            unrendered.append({"urn": release.urn, "reason": " and ".join(UNREAD_RELEASE_INPUTS[f] for f in beyond)})
+            continue
         if release.props.get("values") == MASK:
             unrendered.append({"urn": release.urn, "reason": "its values are [secret] in the plan file (write it with "
                                "`seedance plan --json FILE --show-secrets`)"})

@@ -37,7 +37,11 @@ SENSITIVE = (
 ESCALATING_ROLES = frozenset({"cluster-admin", "admin", "edit", "system:aggregate-to-admin", "system:aggregate-to-edit",
                               "system:controller:clusterrole-aggregation-controller", "system:kube-controller-manager",
                               "system:node", "system:masters"})
-EVERYONE_GROUPS = frozenset({"system:masters", "system:authenticated", "system:unauthenticated", "system:anonymous"})
+EVERYONE_GROUPS = frozenset({"system:masters", "system:authenticated", "system:unauthenticated", "system:anonymous",
+                             "system:serviceaccounts"})  # the last: every service account of every namespace
+# The controller manager's own roles (`system:controller:<controller>`): each lets its holder do what that
+# controller does to every namespace (create pods, delete anything, sign tokens).
+CONTROLLER_ROLE_PREFIX = "system:controller:"
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,8 @@ from policies.rules import (kubernetes_tenant_require_contract_fit, kubernetes_c
                             kubernetes_rbac_role_disallow_escalation, kubernetes_service_disallow_node_port,
                             kubernetes_service_require_internal_load_balancer,
                             kubernetes_storageclass_require_wait_for_first_consumer,
-                            kubernetes_workload_require_cost_labels)
+                            kubernetes_patch_restrict_to_audit_labels, kubernetes_workload_require_cost_labels,
+                            aws_lb_load_balancer_require_internal)
 
 ALL_RULES = [module.RULE for module in (
     aws_resource_tags_require_cost_tags,
@@ -48,6 +49,7 @@ ALL_RULES = [module.RULE for module in (
     aws_s3_bucket_disallow_public_access,
     kubernetes_pod_enforce_pod_security_standards,
     kubernetes_namespace_require_pod_security_level,
+    kubernetes_patch_restrict_to_audit_labels,
     kubernetes_helm_release_require_chart_source,
     kubernetes_service_disallow_node_port,
     kubernetes_networkpolicy_disallow_allow_all,
@@ -63,6 +65,7 @@ ALL_RULES = [module.RULE for module in (
     kubernetes_deployment_require_graceful_drain,
     kubernetes_deployment_disallow_strict_zone_spread,
     kubernetes_service_require_internal_load_balancer,
+    aws_lb_load_balancer_require_internal,
     aws_autoscaling_group_require_private_subnets,
     aws_vpc_security_group_disallow_open_ingress,
     aws_ec2_launch_template_require_encrypted_volumes,

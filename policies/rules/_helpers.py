@@ -38,11 +38,18 @@ def breaker_on(resource: PlanResource) -> bool:
     return (tags_of(resource) or {}).get(BREAKER_TAG) == "on"
 
 
-def capped_class(resource: PlanResource, table: dict) -> str | None:
-    """The workload class a GPU group is held to, if `table` has it; None while the budget breaker,
-    which sets the class caps aside on purpose outside prod, is on."""
+def capped_class(resource: PlanResource, config: dict, table: str) -> str | None:
+    """The workload class a GPU group is held to, if the rule's `table` has it; None while the budget
+    breaker, which sets the class caps aside on purpose outside prod, is on (prod's config sets
+    `breaker_sets_caps_aside` false: there the breaker never moves a group, so its tag excuses nothing)."""
     klass = workload_class(resource)
-    return klass if klass in table and not breaker_on(resource) else None
+    if klass not in config[table]:
+        return None
+    return None if breaker_on(resource) and config["breaker_sets_caps_aside"] else klass
+
+
+# The setting of the rules that honour the budget breaker's tag.
+BREAKER_SETTING = {"breaker_sets_caps_aside": {"type": "boolean", "default": True}}
 
 
 def spot_share_at(resource: PlanResource, size: float) -> float | None:
@@ -50,6 +57,11 @@ def spot_share_at(resource: PlanResource, size: float) -> float | None:
     if mix is None or size <= 0:
         return None
     return mix.spot_share_at(size)
+
+
+def aws_managed_key(key: Any) -> bool:
+    """A KMS key named by an AWS-managed alias (`alias/aws/ebs`, bare or in an ARN): AWS's key, not the stack's."""
+    return isinstance(key, str) and (key.startswith("alias/aws/") or ":alias/aws/" in key)
 
 
 def quantity(value: Any) -> float | None:

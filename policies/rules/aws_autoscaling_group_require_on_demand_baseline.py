@@ -3,11 +3,11 @@
 from components.plan.resources import ASG
 from policies.framework import Rule
 from components.capacity.mix import asg_mix, ceil_share
-from policies.rules._helpers import capped_class, class_table, number
+from policies.rules._helpers import BREAKER_SETTING, capped_class, class_table, number
 
 
 def check(resource, config):
-    klass = capped_class(resource, config["baselines"])
+    klass = capped_class(resource, config, "baselines")
     if klass is None:
         return
     desired = number(resource.props.get("desiredCapacity"))
@@ -27,7 +27,7 @@ RULE = Rule(
     severity="high",
     remediation="Raise on_demand_base_capacity (seedance decide computes it from RIs and the baseline).",
     topics=("cost", "reliability"),
-    config={"baselines": {"type": "object", "default": class_table("ri_baseline")}},
+    config={**BREAKER_SETTING, "baselines": {"type": "object", "default": class_table("ri_baseline")}},
     check_resource=check,
     resource_types=frozenset({ASG}),
 )

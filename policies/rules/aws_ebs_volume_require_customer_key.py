@@ -2,6 +2,7 @@
 
 from components.plan.resources import EBS_VOLUME
 from policies.framework import Rule
+from policies.rules._helpers import aws_managed_key
 
 
 def check(resource, config):
@@ -9,7 +10,7 @@ def check(resource, config):
         return
     if resource.props.get("encrypted") is not True:
         yield f"{resource.name} is not encrypted"
-    elif not resource.props.get("kmsKeyId"):
+    elif not resource.props.get("kmsKeyId") or aws_managed_key(resource.props.get("kmsKeyId")):
         yield f"{resource.name} is encrypted with the AWS-managed key, not a customer key"
 
 

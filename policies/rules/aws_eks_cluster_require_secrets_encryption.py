@@ -3,14 +3,18 @@ storage never hold them under AWS's key alone."""
 
 from components.plan.resources import EKS_CLUSTER
 from policies.framework import Rule
+from policies.rules._helpers import aws_managed_key
 
 
 def check(resource, config):
     if resource.type != EKS_CLUSTER:
         return
     encryption = resource.props.get("encryptionConfig") or {}
-    if "secrets" not in (encryption.get("resources") or []) or not (encryption.get("provider") or {}).get("keyArn"):
+    key = (encryption.get("provider") or {}).get("keyArn")
+    if "secrets" not in (encryption.get("resources") or []) or not key:
         yield f"{resource.name}: Kubernetes secrets are not encrypted with a KMS key"
+    elif aws_managed_key(key):
+        yield f"{resource.name}: Kubernetes secrets are encrypted with an AWS-managed key ({key}), not the stack's"
 
 
 RULE = Rule(

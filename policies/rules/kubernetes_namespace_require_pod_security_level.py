@@ -1,6 +1,8 @@
 """A namespace the stack creates enforces at least the Pod Security level the stack config gives it: a
 plan that lowers the label (or drops it: Pod Security Admission's default is privileged) opens the
-namespace to pods the gate never saw, created later by whoever may create pods there."""
+namespace to pods the gate never saw, created later by whoever may create pods there. The level is enforced
+at the latest version of the standard: `enforce-version: v1.0` keeps the level's name and drops every control
+added since (seccomp, dropping capabilities, non-root user)."""
 
 from components.plan.resources import K8S_NAMESPACE
 from policies.expectations import PLATFORM_NAMESPACE_LEVELS
@@ -8,6 +10,7 @@ from policies.framework import Rule
 from policies.readers.pods import LEVELS, at_least
 
 ENFORCE = "pod-security.kubernetes.io/enforce"
+ENFORCE_VERSION = f"{ENFORCE}-version"
 
 
 def check(resource, config):
@@ -16,9 +19,13 @@ def check(resource, config):
     metadata = resource.props.get("metadata") or {}
     name = metadata.get("name")
     required = config["namespace_levels"].get(name, config["default_level"])
-    label = (metadata.get("labels") or {}).get(ENFORCE)
+    labels = metadata.get("labels") or {}
+    label, version = labels.get(ENFORCE), labels.get(ENFORCE_VERSION)
     if required != "privileged" and not at_least(label, required):
         yield f"{resource.name}: namespace {name} enforces {label or 'nothing (privileged)'}; the stack allows it {required}"
+    elif required != "privileged" and version is not None and str(version).strip() != "latest":
+        yield (f"{resource.name}: namespace {name} enforces {label} as of {version} ({ENFORCE_VERSION}), without "
+               "the controls added since; enforce the latest version")
 
 
 RULE = Rule(

@@ -1,12 +1,13 @@
 """Nothing the plan deploys binds a role that escalates: the built-in roles that carry such grants
 (cluster-admin, admin, edit, the aggregation controller's, ...), the platform's expected roles outside a
-namespace (a ClusterRoleBinding of the tenant role reads every Secret of the cluster), or any role to
-everyone (system:authenticated, system:unauthenticated) or to system:masters. People's administrator
+namespace (a ClusterRoleBinding of the tenant role reads every Secret of the cluster), a controller's own
+role (`system:controller:*`), or any role to everyone (system:authenticated, system:unauthenticated,
+system:anonymous as a group or a user, every service account) or to system:masters. People's administrator
 access comes from EKS access entries (docs/security.md), break-glass only."""
 
 from components.plan.resources import K8S_ROLE_BINDINGS as BINDINGS
 from policies.framework import Rule
-from policies.readers.rbac import ESCALATING_ROLES, EVERYONE_GROUPS
+from policies.readers.rbac import CONTROLLER_ROLE_PREFIX, ESCALATING_ROLES, EVERYONE_GROUPS
 from policies.rules.kubernetes_rbac_role_disallow_escalation import EXPECTED_ROLES
 
 CLUSTER_BINDING = BINDINGS[0]
@@ -18,11 +19,11 @@ def check(resource, config):
     role = (resource.props.get("roleRef") or {}).get("name")
     subjects = resource.props.get("subjects") or []
     shown = ", ".join(str(s.get("name")) for s in subjects) or "nobody"
-    if role in ESCALATING_ROLES:
+    if role in ESCALATING_ROLES or str(role).startswith(CONTROLLER_ROLE_PREFIX):
         yield f"{resource.name}: binds {role} to {shown}"
     elif resource.type == CLUSTER_BINDING and role in config["namespaced_roles"]:
         yield f"{resource.name}: binds {role} cluster-wide to {shown}; it is bound in team namespaces only"
-    everyone = sorted({str(s.get("name")) for s in subjects if s.get("kind") == "Group"} & EVERYONE_GROUPS)
+    everyone = sorted({str(s.get("name")) for s in subjects if s.get("kind") in ("Group", "User")} & EVERYONE_GROUPS)
     if everyone:
         yield f"{resource.name}: binds {role} to {', '.join(everyone)}"
 

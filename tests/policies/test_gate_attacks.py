@@ -290,6 +290,120 @@ ATTACKS = [
 ]
 
 
+ADMIN_RULE = "aws-iam-role-disallow-admin-policies"
+PATCH = "kubernetes-patch-restrict-to-audit-labels"
+CHART = "kubernetes-helm-release-require-chart-source"
+SPOT = "aws-autoscaling-group-limit-spot-share"
+BREAKER = {"key": "seedance.io/budget-breaker", "value": "on", "propagateAtLaunch": True}
+
+
+def _guardrail_and(narrower):
+    """An open Allow beside a Deny of outsiders that also needs another condition (IAM ANDs them)."""
+    allow = _statement(*KEY, {"Effect": "Allow", "Principal": "*", "Action": "kms:Decrypt", "Resource": "*"})
+    deny = _statement(*KEY, {"Effect": "Deny", "Principal": "*", "Action": "*", "Resource": "*", "Condition": {
+        "StringNotEquals": {"aws:PrincipalAccount": "123456789012"}, **narrower}})
+    return lambda rs: (allow(rs), deny(rs))
+
+
+def _patch(kind, group, name, namespace, body):
+    return _add(f"kubernetes:{group}:{kind}Patch", f"{name}-patch", {
+        "metadata": {"name": name, **({"namespace": namespace} if namespace else {})}, **body})
+
+
+def _bound(kind, role, subject):
+    def tamper(rs):
+        _binding(kind, role)(rs)
+        rs[-1]["inputs"]["subjects"] = [subject]
+    return tamper
+
+
+def _release(**inputs):
+    return lambda rs: _one(rs, "kubernetes:helm.sh/v3:Release", "autoscaler-release")["inputs"].update(inputs)
+
+
+def _online(change):
+    return lambda rs: change(_one(rs, "aws:autoscaling/group:Group", "online-asg")["inputs"])
+
+
+def _template_market(group):
+    group.pop("mixedInstancesPolicy")
+    group["launchTemplate"] = {"id": "lt-0online", "version": "$Latest"}
+
+
+# A second review's attacks (stop 46): spellings of the same controls the first catalogue did not use.
+REVIEW_2 = [
+    ("iam", "a guardrail Deny that also needs SecureTransport false", _guardrail_and(
+        {"Bool": {"aws:SecureTransport": "false"}}), IAM),
+    ("iam", "a guardrail Deny that also needs a region", _guardrail_and(
+        {"StringEquals": {"aws:RequestedRegion": "eu-west-1"}}), IAM),
+    ("admin", "every action on every ARN (arn:*)", _statement("aws:iam/rolePolicy:RolePolicy", "autoscaler-policy", {
+        "Effect": "Allow", "Action": "*", "Resource": "arn:*"}), ADMIN_RULE),
+    ("admin", "all of IAM on the account's IAM entities", _statement(
+        "aws:iam/rolePolicy:RolePolicy", "autoscaler-policy", {
+            "Effect": "Allow", "Action": "iam:*", "Resource": "arn:aws:iam::123456789012:*"}), ADMIN_RULE),
+    ("admin", "role and policy actions by wildcard", _statement("aws:iam/rolePolicy:RolePolicy", "autoscaler-policy", {
+        "Effect": "Allow", "Action": ["iam:*Role*", "iam:*Policy*"], "Resource": "*"}), ADMIN_RULE),
+    ("admin", "AdministratorAccess on a user", _add("aws:iam/userPolicyAttachment:UserPolicyAttachment", "bot-admin", {
+        "policyArn": "arn:aws:iam::aws:policy/AdministratorAccess", "user": "ops-bot"}), ADMIN_RULE),
+    ("patch", "a DeploymentPatch making a chart's pods privileged", _patch(
+        "Deployment", "apps/v1", "metrics-server", "kube-system", {"spec": {"template": {"spec": {
+            "hostPID": True, "containers": [{"name": "metrics-server", "securityContext": {"privileged": True}}]}}}}),
+     PATCH),
+    ("patch", "a NamespacePatch lowering Triton's namespace", _patch(
+        "Namespace", "core/v1", "triton-video", None, {"metadata": {"name": "triton-video", "labels": {
+            "pod-security.kubernetes.io/enforce": "privileged"}}}), PATCH),
+    ("patch", "a ServicePatch opening a NodePort", _patch(
+        "Service", "core/v1", "triton-video", "triton-video", {"spec": {"type": "NodePort"}}), PATCH),
+    ("patch", "a ServicePatch making an internet-facing load balancer", _patch(
+        "Service", "core/v1", "triton-video", "triton-video", {"metadata": {
+            "name": "triton-video", "namespace": "triton-video", "annotations": {f"{LB}internal": "false"}},
+            "spec": {"type": "LoadBalancer"}}), PATCH),
+    ("platform", "Triton's namespace enforcing the standard of v1.0", lambda rs: _one(
+        rs, "kubernetes:core/v1:Namespace", "triton-video")["inputs"]["metadata"]["labels"].update(
+        {"pod-security.kubernetes.io/enforce-version": "v1.0"}), "kubernetes-namespace-require-pod-security-level"),
+    ("helm", "values from files the plan does not hold", _release(valueYamlFiles=["./values-prod.yaml"]), CHART),
+    ("helm", "a post-renderer", _release(postrender="./scripts/postrender.sh"), CHART),
+    ("helm", "both", _release(valueYamlFiles=["./values-prod.yaml"], postrender="kustomize"), CHART),
+    ("rbac", "the tenant role to every service account", _bound("RoleBinding", "seedance-tenant", {
+        "kind": "Group", "name": "system:serviceaccounts", "apiGroup": "rbac.authorization.k8s.io"}), BINDING),
+    ("rbac", "a controller's own role to a team", _binding("ClusterRoleBinding",
+                                                          "system:controller:daemon-set-controller"), BINDING),
+    ("rbac", "a role to the anonymous user", _bound("RoleBinding", "view", {
+        "kind": "User", "name": "system:anonymous", "apiGroup": "rbac.authorization.k8s.io"}), BINDING),
+    ("network", "the VPC's default group admitting the internet", lambda rs: _one(
+        rs, "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup")["inputs"].update(ingress=[
+            {"protocol": "-1", "fromPort": 0, "toPort": 0, "cidrBlocks": ["0.0.0.0/0"]}]),
+     "aws-vpc-security-group-disallow-open-ingress"),
+    ("network", "an internet-facing load balancer of the stack's own", _add(
+        "aws:lb/loadBalancer:LoadBalancer", "triton-public", {"loadBalancerType": "network", "internal": False}),
+     "aws-lb-load-balancer-require-internal"),
+    ("network", "a classic load balancer that says nothing", _add(
+        "aws:elb/loadBalancer:LoadBalancer", "legacy", {"listeners": [
+            {"instancePort": 8000, "instanceProtocol": "tcp", "lbPort": 80, "lbProtocol": "tcp"}]}),
+     "aws-lb-load-balancer-require-internal"),
+    ("encryption", "a volume under the AWS-managed key's alias", lambda rs: _one(rs, "aws:ebs/volume:Volume", "checkpoints-0")[
+        "inputs"].update(kmsKeyId="arn:aws:kms:us-east-1:123456789012:alias/aws/ebs"),
+     "aws-ebs-volume-require-customer-key"),
+    ("encryption", "a launch template that no longer names the root device", _lt(lambda i: [
+        m.update(deviceName="/dev/xvdb") for m in i["blockDeviceMappings"] if m["deviceName"] == "/dev/xvda"]),
+     "aws-ec2-launch-template-require-encrypted-volumes"),
+    ("encryption", "launch-template volumes under alias/aws/ebs", _lt(lambda i: [
+        m["ebs"].update(kmsKeyId="alias/aws/ebs") for m in i["blockDeviceMappings"]]),
+     "aws-ec2-launch-template-require-encrypted-volumes"),
+    ("encryption", "secrets under the AWS-managed key", lambda rs: _one(rs, "aws:eks/cluster:Cluster")["inputs"][
+        "encryptionConfig"]["provider"].update(keyArn="arn:aws:kms:us-east-1:123456789012:alias/aws/eks"),
+     "aws-eks-cluster-require-secrets-encryption"),
+    ("cost", "online group with its market in the launch template", _online(_template_market), SPOT),
+    ("cost", "the budget breaker's tag on prod's online group", _online(lambda g: (
+        g["tags"].append(BREAKER), g["mixedInstancesPolicy"]["instancesDistribution"].update(
+            onDemandBaseCapacity=0, onDemandPercentageAboveBaseCapacity=0))), SPOT),
+    ("cost", "the breaker's tag lowering the online base", _online(lambda g: (
+        g["tags"].append(BREAKER), g["mixedInstancesPolicy"]["instancesDistribution"].update(
+            onDemandBaseCapacity=0))), "aws-autoscaling-group-require-on-demand-baseline"),
+]
+ATTACKS += REVIEW_2
+
+
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "policies" / "attacks.json"
 
 

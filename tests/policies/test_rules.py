@@ -166,7 +166,8 @@ def test_a_rules_resource_types_leave_out_only_resources_it_never_judges(stack_p
     others += plan_resources(stack_plan)
     narrowed = [r for r in ALL_RULES if r.resource_types is not None or r.type_prefix is not None]
     assert {r.name for r in narrowed if r.type_prefix} == {
-        "aws-resource-tags-require-cost-tags", "kubernetes-tenant-require-contract-fit"}
+        "aws-resource-tags-require-cost-tags", "kubernetes-patch-restrict-to-audit-labels",
+        "kubernetes-tenant-require-contract-fit"}
     for rule in narrowed:
         fixture = json.loads((FIXTURES / f"{rule.name}.json").read_text())
         config = {**rule.defaults(), **fixture["config"]}
@@ -350,11 +351,13 @@ def test_a_group_is_held_to_its_class_only_when_the_table_has_it_and_the_breaker
         tags += [{"key": BREAKER_TAG, "value": breaker, "propagateAtLaunch": True}] if breaker else []
         return resource("aws:autoscaling/group:Group", {"tags": tags})
 
-    table = {"batch": 90, "online": 20}
-    assert capped_class(group("batch"), table) == "batch"
-    assert capped_class(group("batch", breaker="on"), table) is None  # the breaker set the caps aside
-    assert capped_class(group("batch", breaker="degrade"), table) == "batch"  # growth stopped, caps still hold
-    assert capped_class(group("research"), table) is None  # a class the table does not cap
+    config = {"caps": {"batch": 90, "online": 20}, "breaker_sets_caps_aside": True}
+    assert capped_class(group("batch"), config, "caps") == "batch"
+    assert capped_class(group("batch", breaker="on"), config, "caps") is None  # the breaker set the caps aside
+    assert capped_class(group("batch", breaker="degrade"), config, "caps") == "batch"  # growth stopped, caps hold
+    assert capped_class(group("research"), config, "caps") is None  # a class the table does not cap
+    prod = {**config, "breaker_sets_caps_aside": False}  # prod's breaker never moves a group: its tag excuses nothing
+    assert capped_class(group("batch", breaker="on"), prod, "caps") == "batch"
 
 
 
