@@ -110,22 +110,38 @@ def reaches_internet(blocks: list[dict]) -> bool:
     return any(public[version] >= PUBLIC_LIMIT[version] for version in public)
 
 
+# A rule whose ports leave out fewer than this many of a protocol's ports admits every port that matters: a
+# container listens where it likes, so 2-65535 or 1024-65535 is "every port" spelled another way.
+PORTS_LEFT_OUT_LIMIT = 1024
+
+
 def all_ports(ports: Any) -> bool:
-    """Whether a rule's ports admit every port of a protocol: no ports, a port with no number, or a range
-    from 1 (or 0) to 65535."""
+    """Whether a rule's ports admit (nearly) every port of a protocol: no ports, a port with no number, or
+    ranges that together leave out fewer than PORTS_LEFT_OUT_LIMIT of its 65535 ports."""
     if not ports:
         return True
+    covered: dict[str, list[tuple[int, int]]] = {}
     for port in ports if isinstance(ports, list) else []:
         port = _dict(port)
         number = port.get("port")
         if number is None:
             return True
         try:
-            if int(float(number)) <= 1 and int(float(port.get("endPort") or 0)) >= 65535:
-                return True
+            first = max(1, int(float(number)))
+            last = max(first, min(65535, int(float(port.get("endPort") or first))))
         except (TypeError, ValueError):
             continue  # a named port: one port
-    return False
+        covered.setdefault(str(port.get("protocol") or "TCP").upper(), []).append((first, last))
+    return any(65535 - _union_size(ranges) < PORTS_LEFT_OUT_LIMIT for ranges in covered.values())
+
+
+def _union_size(ranges: list[tuple[int, int]]) -> int:
+    size, reached = 0, 0
+    for first, last in sorted(ranges):
+        if last > reached:
+            size += last - max(first, reached + 1) + 1
+            reached = last
+    return size
 
 
 def denies(policy_spec: dict, direction: str) -> bool:

@@ -1,6 +1,7 @@
 """Nodes launch only into private subnets: a group or node group whose subnets map public IPs on launch,
-or route the internet through an internet gateway, puts GPU nodes on the internet whatever their launch
-template says. Judged on the subnets, route tables and routes the plan itself creates (a subnet from
+or route anything through an internet gateway (AWS's own definition of a public subnet: `2000::/3` or
+`0.0.0.0/1` reach the internet as surely as a default route, and an IPv6 address needs no NAT), puts GPU
+nodes on the internet whatever their launch template says. Judged on the subnets, route tables and routes the plan itself creates (a subnet from
 elsewhere is another stack's to judge)."""
 
 from components.plan.resources import (ASG, EKS_NODE_GROUP, INTERNET_GATEWAY, ROUTE, ROUTE_TABLE,
@@ -8,15 +9,13 @@ from components.plan.resources import (ASG, EKS_NODE_GROUP, INTERNET_GATEWAY, RO
 from policies.framework import Rule
 from policies.readers.pods import on
 
-DEFAULT_ROUTES = {"0.0.0.0/0", "::/0"}
-
-
 def _internet_route(route, gateways) -> str | None:
-    """The default route's destination when the route sends it through an internet gateway."""
+    """The destination of a route through an internet gateway (None for any other route)."""
     destination = route.get("destinationCidrBlock") or route.get("cidrBlock") or route.get(
-        "destinationIpv6CidrBlock") or route.get("ipv6CidrBlock")
+        "destinationIpv6CidrBlock") or route.get("ipv6CidrBlock") or route.get(
+        "destinationPrefixListId") or "a destination"
     gateway = str(route.get("gatewayId") or "")
-    return destination if destination in DEFAULT_ROUTES and (gateway.startswith("igw-") or gateway in gateways) else None
+    return str(destination) if gateway.startswith("igw-") or gateway in gateways else None
 
 
 def public_subnets(resources) -> dict[str, str]:

@@ -370,6 +370,16 @@ REVIEW_2 = [
                                                           "system:controller:daemon-set-controller"), BINDING),
     ("rbac", "a role to the anonymous user", _bound("RoleBinding", "view", {
         "kind": "User", "name": "system:anonymous", "apiGroup": "rbac.authorization.k8s.io"}), BINDING),
+    ("network", "the internet on ports 2-65535", _ingress([{"ipBlock": {"cidr": "0.0.0.0/0"}}], [
+        {"protocol": "TCP", "port": 2, "endPort": 65535}]), NETPOL),
+    ("platform", "a private route table sending 2000::/3 to the internet gateway", lambda rs: _one(
+        rs, "aws:ec2/routeTable:RouteTable", "private-rt")["inputs"].setdefault("routes", []).append({
+            "ipv6CidrBlock": "2000::/3", "gatewayId": _one(rs, "aws:ec2/internetGateway:InternetGateway")["id"]}),
+     "aws-autoscaling-group-require-private-subnets"),
+    ("platform", "a private route table sending half the internet to the internet gateway", lambda rs: _one(
+        rs, "aws:ec2/routeTable:RouteTable", "private-rt")["inputs"].setdefault("routes", []).append({
+            "cidrBlock": "0.0.0.0/1", "gatewayId": _one(rs, "aws:ec2/internetGateway:InternetGateway")["id"]}),
+     "aws-autoscaling-group-require-private-subnets"),
     ("network", "the VPC's default group admitting the internet", lambda rs: _one(
         rs, "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup")["inputs"].update(ingress=[
             {"protocol": "-1", "fromPort": 0, "toPort": 0, "cidrBlocks": ["0.0.0.0/0"]}]),
@@ -393,6 +403,9 @@ REVIEW_2 = [
     ("encryption", "secrets under the AWS-managed key", lambda rs: _one(rs, "aws:eks/cluster:Cluster")["inputs"][
         "encryptionConfig"]["provider"].update(keyArn="arn:aws:kms:us-east-1:123456789012:alias/aws/eks"),
      "aws-eks-cluster-require-secrets-encryption"),
+    ("platform", "model control explicit by an abbreviation getopt_long takes", _triton(
+        lambda spec: spec["containers"][0]["args"].append("--model-control=explicit")),
+     "kubernetes-deployment-require-triton-model-control"),
     ("cost", "online group with its market in the launch template", _online(_template_market), SPOT),
     ("cost", "the budget breaker's tag on prod's online group", _online(lambda g: (
         g["tags"].append(BREAKER), g["mixedInstancesPolicy"]["instancesDistribution"].update(

@@ -22,7 +22,8 @@ INTERNET = [[{"ipBlock": {"cidr": "0.0.0.0/0"}}], [{"ipBlock": {"cidr": "0.0.0.0
             [{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8", "172.16.0.0/12"]}}],
             [{"ipBlock": {"cidr": "64.0.0.0/2"}}]]
 EVERY_PORT = [None, [], [{"protocol": "TCP"}], [{}], [{"port": 1, "endPort": 65535}], [{"port": 443}, {"protocol": "UDP"}],
-              [{"port": "metrics"}, {"port": 0, "endPort": 65535}]]
+              [{"port": "metrics"}, {"port": 0, "endPort": 65535}], [{"port": 2, "endPort": 65535}],
+              [{"port": 1024, "endPort": 65535}], [{"port": 1, "endPort": 30000}, {"port": 29000, "endPort": 65535}]]
 
 
 @st.composite
@@ -70,7 +71,8 @@ NAMED_PEERS = [[{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.n
 @given(st.sampled_from(["ingress", "egress"]), st.one_of(
     st.tuples(st.sampled_from(NAMED_PEERS), st.sampled_from(EVERY_PORT)),
     st.tuples(everyone(), st.sampled_from([[{"port": 443}], [{"port": 53, "protocol": "UDP"}, {"port": 53}],
-                                           [{"port": 8000, "endPort": 8002}], [{"port": "metrics"}]]))))
+                                           [{"port": 8000, "endPort": 8002}], [{"port": "metrics"}],
+                                           [{"port": 1025, "endPort": 65535}]]))))
 def test_every_spelling_of_named_peers_or_named_ports_passes(direction, case):
     peers, ports = case
     assert allow_all([policy(direction, peers, ports)]) == []
@@ -88,11 +90,14 @@ def test_each_way_of_admitting_everyone_is_named():
     assert admits_everyone([{"ipBlock": {"cidr": "0.0.0.0/0"}}]) == "the internet (its ipBlocks together)"
 
 
-def test_a_named_port_does_not_hide_a_full_range_after_it():
+def test_a_named_port_does_not_hide_a_full_range_after_it_and_every_port_is_all_but_the_privileged():
     from policies.readers.network import all_ports
 
     assert all_ports([{"port": "metrics"}, {"port": 0, "endPort": 65535}])
-    assert not all_ports([{"port": "metrics"}, {"port": 2, "endPort": 65535}])
+    assert all_ports([{"port": "metrics"}, {"port": 1024, "endPort": 65535}])  # leaves out 1023 ports
+    assert not all_ports([{"port": "metrics"}, {"port": 1025, "endPort": 65535}])  # leaves out 1024
+    assert not all_ports([{"port": 1, "endPort": 40000, "protocol": "UDP"}, {"port": 40001, "endPort": 65535}])
+    assert not all_ports([{"port": 1, "endPort": 30000}, {"port": 31025, "endPort": 65535}])  # a gap of 1024
 
 
 def test_a_whole_slash_8_of_public_ipv4_or_slash_16_of_ipv6_is_the_internet_and_less_is_not():

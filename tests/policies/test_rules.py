@@ -206,6 +206,20 @@ def test_triton_model_control_mode_is_everything_after_the_first_equals_sign():
     assert mode_of(["tritonserver", "--model-control-mode=EXPLICIT"]) == "explicit"
 
 
+@pytest.mark.parametrize("words, mode", [
+    (["--model-cont=explicit"], "explicit"),  # getopt_long takes an unambiguous prefix
+    (["--model-control=explicit"], "explicit"),
+    (["--model-control-mode", "poll", "--model-contr", "explicit"], "explicit"),  # two words, the last wins
+    (["--model-con=explicit"], "none"),  # also begins --model-config-name: Triton refuses it, no mode set
+    (["--model-control-modes=explicit"], "none"),  # longer than the option: not it
+    (["--model-config-name=explicit"], "none"),
+])
+def test_triton_reads_an_abbreviated_model_control_option_as_getopt_long_does(words, mode):
+    from policies.rules.kubernetes_deployment_require_triton_model_control import mode_of
+
+    assert mode_of(["tritonserver", *words]) == mode
+
+
 def test_a_bare_pod_is_judged_by_its_own_labels():
     from components.common.manifests import COST_LABEL_KEYS
     from policies.rules.kubernetes_workload_require_cost_labels import check
@@ -457,9 +471,14 @@ def test_the_controllers_internal_flag_is_read_as_go_parses_a_bool(flag, interna
     ({"destinationCidrBlock": "0.0.0.0/0", "gatewayId": "gw-of-the-plan"}, True),
     ({"destinationCidrBlock": "0.0.0.0/0", "gatewayId": "vgw-1"}, False),
     ({"destinationCidrBlock": "0.0.0.0/0", "natGatewayId": "nat-1"}, False),
-    ({"destinationCidrBlock": "10.0.0.0/8", "gatewayId": "igw-1"}, False)])
-def test_a_subnet_is_public_by_a_default_route_to_an_internet_gateway_only(route, public):
-    """An internet gateway is one whose id says so or one the plan creates; a VPN gateway or a NAT is not."""
+    ({"destinationCidrBlock": "10.0.0.0/8", "gatewayId": "igw-1"}, True),
+    ({"destinationIpv6CidrBlock": "2000::/3", "gatewayId": "igw-1"}, True),
+    ({"destinationCidrBlock": "0.0.0.0/1", "gatewayId": "gw-of-the-plan"}, True),
+    ({"destinationIpv6CidrBlock": "::/0", "egressOnlyGatewayId": "eigw-1"}, False)])
+def test_a_subnet_is_public_by_any_route_to_an_internet_gateway(route, public):
+    """AWS calls a subnet public when its route table has a route to an internet gateway, whatever the
+    destination. An internet gateway is one whose id says so or one the plan creates; a VPN gateway, a NAT or
+    an egress-only gateway is not."""
     rule = RULES["aws-autoscaling-group-require-private-subnets"]
     entries = [
         {"urn": "urn:igw", "type": "aws:ec2/internetGateway:InternetGateway", "name": "igw", "id": "gw-of-the-plan",
