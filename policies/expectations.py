@@ -13,8 +13,8 @@ from components.monitoring.grafana import NAMESPACE as GRAFANA_NAMESPACE
 from components.monitoring.opencost import NAMESPACE as OPENCOST_NAMESPACE
 from components.serving.publishing import publisher_role_name
 from components.stack.config import StackConfig
-from components.storage.manifests import PV_POLICY
-from components.tenancy.manifests import COST_LABEL_POLICY
+from components.storage.manifests import persistent_volume_policy
+from components.tenancy.manifests import tenant_cost_label_policy, tenant_guard_policies, tenant_pod_policy
 from components.storage.config import LocalStorageConfig
 from components.storage.manifests import LOCAL_DISKS_DIR, PROVISIONER_NAME
 
@@ -62,6 +62,23 @@ def publisher_prefixes(config: StackConfig) -> list[dict[str, Any]]:
             for serving in config.serving for prefix in serving.prefixes]
 
 
+def guard_expectations(config: StackConfig) -> dict[str, Any]:
+    """The admission guards the stack requires, and what each guards: its policy's matchConstraints and
+    matchConditions as the platform builds them (the provisioner and the pools only change validations)."""
+    built = [*persistent_volume_policy(None)]
+    if config.tenants:
+        built += [*tenant_cost_label_policy(), *tenant_guard_policies()]
+        built += [manifest for tenant in config.tenants for manifest in tenant_pod_policy(tenant, [])]
+    guards = [m for m in built if m["kind"] == "ValidatingAdmissionPolicy"]
+    return {"required_policies": [guard["metadata"]["name"] for guard in guards],
+            "required_scopes": {guard["metadata"]["name"]: {key: guard["spec"].get(key) for key in SCOPE_KEYS}
+                                for guard in guards}}
+
+
+# What decides which requests a ValidatingAdmissionPolicy sees (the binding's matchResources narrows it more).
+SCOPE_KEYS = ("matchConstraints", "matchConditions")
+
+
 def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
     regional = {"region": config.region}
     budget = {"monthly_budget_usd": config.budget.monthly_usd, "basis": config.budget.basis, **regional}
@@ -76,8 +93,7 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
             "exemptions": platform_exemptions(config.storage.local.namespace)},
         "kubernetes-namespace-require-pod-security-level": {"namespace_levels": namespace_levels(config),
                                                             "default_level": "restricted"},
-        "kubernetes-admission-binding-require-deny": {
-            "required_policies": [PV_POLICY, *([COST_LABEL_POLICY] if config.tenants else [])]},
+        "kubernetes-admission-binding-require-deny": guard_expectations(config),
         "kubernetes-deployment-require-triton-model-control": {
             "namespace_modes": {serving.namespace: [serving.model_control_mode] for serving in config.serving}},
         "aws-eks-access-restrict-admin-policies": {

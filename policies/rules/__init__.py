@@ -25,7 +25,8 @@ from policies.rules import (kubernetes_tenant_require_contract_fit, kubernetes_c
                             kubernetes_service_require_internal_load_balancer,
                             kubernetes_storageclass_require_wait_for_first_consumer,
                             kubernetes_patch_restrict_to_audit_labels, kubernetes_workload_require_cost_labels,
-                            aws_lb_load_balancer_require_internal)
+                            aws_lb_load_balancer_require_internal, aws_ec2_launch_require_stack_template,
+                            kubernetes_webhook_require_in_cluster_service)
 
 ALL_RULES = [module.RULE for module in (
     aws_resource_tags_require_cost_tags,
@@ -70,7 +71,9 @@ ALL_RULES = [module.RULE for module in (
     aws_vpc_security_group_disallow_open_ingress,
     aws_ec2_launch_template_require_encrypted_volumes,
     aws_eks_node_group_require_launch_template,
+    aws_ec2_launch_require_stack_template,
     kubernetes_admission_binding_require_deny,
+    kubernetes_webhook_require_in_cluster_service,
     kubernetes_deployment_require_triton_model_control,
     aws_eks_access_restrict_admin_policies,
     aws_s3_bucket_require_model_publisher_deny,

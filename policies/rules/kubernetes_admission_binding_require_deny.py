@@ -1,8 +1,12 @@
 """The platform's admission guards deny: every ValidatingAdmissionPolicy the plan declares fails closed
 (failurePolicy Fail, the API's default) and is bound by a binding whose actions include Deny (a binding
-set to Audit or Warn lets every request through); the guards the stack config requires are all there."""
+set to Audit or Warn lets every request through); the guards the stack config requires are all there, each
+guarding what the platform built it to guard: its matchConstraints and matchConditions as built, and no
+binding of it narrowed by matchResources (a selector nobody matches, a condition that never holds: a guard
+in name only)."""
 
 from components.plan.resources import K8S_ADMISSION_BINDING as BINDING, K8S_ADMISSION_POLICY as POLICY
+from policies.expectations import SCOPE_KEYS
 from policies.framework import Rule
 
 
@@ -10,9 +14,13 @@ from policies.framework import Rule
 def check(resources, config):
     policies = {(r.props.get("metadata") or {}).get("name"): r for r in resources if r.type == POLICY}
     denying = set()
+    scopes = config["required_scopes"]
     for binding in (r for r in resources if r.type == BINDING):
         spec = binding.props.get("spec") or {}
         actions = spec.get("validationActions") or []
+        if spec.get("policyName") in scopes and spec.get("matchResources"):
+            yield binding.urn, (f"{binding.name}: narrows the guard {spec.get('policyName')} by matchResources; "
+                                "the guard's own matchConstraints say what it guards")
         if "Deny" in actions:
             denying.add(spec.get("policyName"))
         else:
@@ -22,6 +30,10 @@ def check(resources, config):
             yield policy.urn, f"{policy.name}: fails open (failurePolicy {policy.props['spec']['failurePolicy']})"
         if name not in denying:
             yield policy.urn, f"{policy.name}: no binding denies what it refuses"
+        for key in SCOPE_KEYS if name in scopes else ():
+            if (policy.props.get("spec") or {}).get(key) != scopes[name][key]:
+                yield policy.urn, (f"{policy.name}: its {key} are not the ones the platform builds it with, so it "
+                                   "guards other requests than it should")
     for name in config["required_policies"]:
         if name not in policies:
             yield None, f"the admission policy {name} the stack requires is not in the plan"
@@ -34,7 +46,9 @@ RULE = Rule(
     severity="critical",
     remediation="Bind each policy with validationActions [Deny] and keep failurePolicy Fail.",
     topics=("security", "kubernetes"),
-    config={"required_policies": {"type": "array", "items": {"type": "string"}, "default": []}},
+    config={"required_policies": {"type": "array", "items": {"type": "string"}, "default": []},
+            # name -> {matchConstraints, matchConditions} of each required guard (policies/expectations.py)
+            "required_scopes": {"type": "object", "default": {}}},
     check_stack=check,
     standards=("Kubernetes: ValidatingAdmissionPolicy validationActions", "EKS BPG: Multi-tenancy - policy as code"),
 )

