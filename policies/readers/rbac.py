@@ -27,6 +27,8 @@ SENSITIVE = (
     ("", "serviceaccounts/token", frozenset({"create"})),
     ("", "nodes/proxy", frozenset({"get", "create"})),
     ("certificates.k8s.io", "certificatesigningrequests/approval", frozenset({"update", "patch"})),
+    # A namespace's labels set its Pod Security level: relabelling one admits privileged pods there.
+    ("", "namespaces", frozenset({"update", "patch"})),
     ("admissionregistration.k8s.io", "validatingadmissionpolicies", frozenset({"create", "update", "patch", "delete"})),
     ("admissionregistration.k8s.io", "validatingadmissionpolicybindings", frozenset({"create", "update", "patch", "delete"})),
     ("admissionregistration.k8s.io", "validatingwebhookconfigurations", frozenset({"create", "update", "patch", "delete"})),

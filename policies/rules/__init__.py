@@ -26,7 +26,7 @@ from policies.rules import (kubernetes_tenant_require_contract_fit, kubernetes_c
                             kubernetes_storageclass_require_wait_for_first_consumer,
                             kubernetes_patch_restrict_to_audit_labels, kubernetes_workload_require_cost_labels,
                             aws_lb_load_balancer_require_internal, aws_ec2_launch_require_stack_template,
-                            kubernetes_webhook_require_in_cluster_service)
+                            kubernetes_webhook_require_in_cluster_service, aws_s3_bucket_require_customer_key)
 
 ALL_RULES = [module.RULE for module in (
     aws_resource_tags_require_cost_tags,
@@ -48,6 +48,7 @@ ALL_RULES = [module.RULE for module in (
     aws_kms_key_require_rotation,
     aws_iam_policy_disallow_public_principal,
     aws_s3_bucket_disallow_public_access,
+    aws_s3_bucket_require_customer_key,
     kubernetes_pod_enforce_pod_security_standards,
     kubernetes_namespace_require_pod_security_level,
     kubernetes_patch_restrict_to_audit_labels,

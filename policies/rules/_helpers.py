@@ -64,6 +64,11 @@ def aws_managed_key(key: Any) -> bool:
     return isinstance(key, str) and (key.startswith("alias/aws/") or ":alias/aws/" in key)
 
 
+def bucket_name(resource: PlanResource) -> str:
+    """The bucket a bucket, or a resource of one (policy, block, encryption), names."""
+    return str(resource.props.get("bucket") or resource.name)
+
+
 def quantity(value: Any) -> float | None:
     """A Kubernetes CPU or memory quantity in cores or GiB; None when absent, unknown or unreadable."""
     return None if is_unknown(value) else kubernetes_quantity(value)

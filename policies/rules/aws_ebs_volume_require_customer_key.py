@@ -1,11 +1,22 @@
-"""EBS volumes are encrypted with a customer managed KMS key (the stack key), not unencrypted or AWS-managed."""
+"""EBS volumes are encrypted with a customer managed KMS key (the stack key), not unencrypted or AWS-managed:
+the volumes the stack declares, and the ones the EBS CSI driver makes for claims (a StorageClass of
+ebs.csi.aws.com says `encrypted: "true"` and a kmsKeyId in its parameters, or the driver makes them plain)."""
 
-from components.plan.resources import EBS_VOLUME
+from components.plan.resources import EBS_VOLUME, K8S_STORAGE_CLASS
+from components.storage.manifests import EBS_CSI
 from policies.framework import Rule
+from policies.readers.pods import on
 from policies.rules._helpers import aws_managed_key
 
 
 def check(resource, config):
+    if resource.type == K8S_STORAGE_CLASS and resource.props.get("provisioner") == EBS_CSI:
+        parameters = resource.props.get("parameters") or {}
+        if not on(parameters.get("encrypted")):
+            yield f"{resource.name}: the EBS CSI driver makes this class's volumes unencrypted"
+        elif not parameters.get("kmsKeyId") or aws_managed_key(parameters.get("kmsKeyId")):
+            yield f"{resource.name}: the EBS CSI driver encrypts this class's volumes with the AWS-managed key"
+        return
     if resource.type != EBS_VOLUME:
         return
     if resource.props.get("encrypted") is not True:
@@ -21,6 +32,6 @@ RULE = Rule(
     remediation="Set encrypted: true and kms_key_id to the stack's key ARN.",
     topics=("security", "storage"),
     check_resource=check,
-    resource_types=frozenset({EBS_VOLUME}),
+    resource_types=frozenset({EBS_VOLUME, K8S_STORAGE_CLASS}),
     standards=("EKS BPG: Data encryption - encryption at rest with customer managed keys",),
 )

@@ -1,5 +1,5 @@
 """Nobody outside the stack's accounts is let in: no trust, key, bucket, queue, topic, repository, secret or
-function policy grants an outside caller, however the grant is spelled (`*` under a condition that names
+function policy, nor a KMS grant, lets in an outside caller, however the grant is spelled (`*` under a condition that names
 someone else, another account's root, an OIDC trust without an exact `sub` and `aud`, a service with no
 source condition, NotPrincipal), and an endpoint lets outside credentials only read through it."""
 
@@ -25,6 +25,19 @@ def lambda_permission(props) -> Statement:
                      conditions=tuple(conditions))
 
 
+KMS_GRANT = "aws:kms/grant:Grant"
+
+
+def kms_grant(props) -> Statement:
+    """A KMS grant as the statement it amounts to: its grantee (and its retiring principal, who may retire
+    it) allowed the grant's operations on the key, under its encryption-context constraints (which name no
+    caller, so they narrow nothing here)."""
+    principals = tuple(Principal("service" if p.endswith(".amazonaws.com") else "aws", p)
+                       for p in (str(props.get(k) or "") for k in ("granteePrincipal", "retiringPrincipal")) if p)
+    operations = tuple(f"kms:{str(o).lower()}" for o in props.get("operations") or [])
+    return Statement("grant", True, principals, actions=operations)
+
+
 def home_of(resources, config) -> Home:
     """Home: the accounts and organisations the config names (`seedance check` fills them from the stack
     config), else the account the cluster's nodes run in (the account of the node roles' access entries);
@@ -45,6 +58,8 @@ def _writes(actions) -> bool:
 def findings(resource, home):
     if resource.type == LAMBDA_PERMISSION:
         statements, kind = [lambda_permission(resource.props)], "resource"
+    elif resource.type == KMS_GRANT:
+        statements, kind = [kms_grant(resource.props)], "resource"
     else:
         key, kind = POLICY_DOCUMENTS[resource.type]
         if kind == "identity":
@@ -71,7 +86,7 @@ def findings(resource, home):
 def check(resources, config):
     home = home_of(resources, config)
     for resource in resources:
-        if resource.type in POLICY_DOCUMENTS or resource.type == LAMBDA_PERMISSION:
+        if resource.type in POLICY_DOCUMENTS or resource.type in (LAMBDA_PERMISSION, KMS_GRANT):
             for message in findings(resource, home):
                 yield resource.urn, message
 

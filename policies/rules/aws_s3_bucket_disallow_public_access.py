@@ -2,22 +2,19 @@
 Account-level blocks are the account's; a bucket the plan creates carries its own."""
 
 from components.plan.resources import (S3_ACL_HOLDERS as ACL_HOLDERS, S3_BUCKETS as BUCKETS,
-                                       S3_PUBLIC_ACCESS_BLOCK as BLOCK, PlanResource)
+                                       S3_PUBLIC_ACCESS_BLOCK as BLOCK)
 from policies.framework import Rule
+from policies.rules._helpers import bucket_name
 
 SWITCHES = ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets")
 PUBLIC_ACLS = {"public-read", "public-read-write", "authenticated-read"}
 
 
-def _bucket_name(resource: PlanResource) -> str:
-    return str(resource.props.get("bucket") or resource.name)
-
-
 def check(resources, config):
-    blocked = {_bucket_name(r) for r in resources
+    blocked = {bucket_name(r) for r in resources
                if r.type == BLOCK and all(r.props.get(switch) is True for switch in SWITCHES)}
     for resource in resources:
-        if resource.type in BUCKETS and _bucket_name(resource) not in blocked:
+        if resource.type in BUCKETS and bucket_name(resource) not in blocked:
             yield resource.urn, (f"{resource.name}: no public access block with all four switches on "
                                  f"({', '.join(SWITCHES)})")
         if resource.type in ACL_HOLDERS and resource.props.get("acl") in PUBLIC_ACLS:

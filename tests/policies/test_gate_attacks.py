@@ -338,6 +338,9 @@ REVIEW_2 = [
         {"Bool": {"aws:SecureTransport": "false"}}), IAM),
     ("iam", "a guardrail Deny that also needs a region", _guardrail_and(
         {"StringEquals": {"aws:RequestedRegion": "eu-west-1"}}), IAM),
+    ("resource types", "a KMS grant of the stack key to another account", _add("aws:kms/grant:Grant", "partner", {
+        "keyId": "k", "granteePrincipal": f"arn:aws:iam::{OTHER}:root",
+        "operations": ["Decrypt", "GenerateDataKey", "CreateGrant"]}), IAM),
     ("admin", "every action on every ARN (arn:*)", _statement("aws:iam/rolePolicy:RolePolicy", "autoscaler-policy", {
         "Effect": "Allow", "Action": "*", "Resource": "arn:*"}), ADMIN_RULE),
     ("admin", "all of IAM on the account's IAM entities", _statement(
@@ -368,6 +371,8 @@ REVIEW_2 = [
     ("helm", "both", _release(valueYamlFiles=["./values-prod.yaml"], postrender="kustomize"), CHART),
     ("rbac", "the tenant role to every service account", _bound("RoleBinding", "seedance-tenant", {
         "kind": "Group", "name": "system:serviceaccounts", "apiGroup": "rbac.authorization.k8s.io"}), BINDING),
+    ("rbac", "namespaces relabelled by the tenant role", _tenant_role([
+        {"apiGroups": [""], "resources": ["namespaces"], "verbs": ["patch"]}]), ROLE),
     ("rbac", "a controller's own role to a team", _binding("ClusterRoleBinding",
                                                           "system:controller:daemon-set-controller"), BINDING),
     ("rbac", "a role to the anonymous user", _bound("RoleBinding", "view", {
@@ -434,6 +439,13 @@ REVIEW_2 = [
     ("platform", "model control explicit by an abbreviation getopt_long takes", _triton(
         lambda spec: spec["containers"][0]["args"].append("--model-control=explicit")),
      "kubernetes-deployment-require-triton-model-control"),
+    ("encryption", "a StorageClass whose volumes the driver makes plain", lambda rs: _one(
+        rs, "kubernetes:storage.k8s.io/v1:StorageClass", "metrics-history")["inputs"]["parameters"].update(
+        encrypted="false"), "aws-ebs-volume-require-customer-key"),
+    ("encryption", "the model bucket under SSE-S3", lambda rs: _one(
+        rs, "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration", "models")[
+        "inputs"].update(rules=[{"applyServerSideEncryptionByDefault": {"sseAlgorithm": "AES256"}}]),
+     "aws-s3-bucket-require-customer-key"),
     ("cost", "online group with its market in the launch template", _online(_template_market), SPOT),
     ("cost", "the budget breaker's tag on prod's online group", _online(lambda g: (
         g["tags"].append(BREAKER), g["mixedInstancesPolicy"]["instancesDistribution"].update(

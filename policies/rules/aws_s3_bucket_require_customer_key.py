@@ -1,0 +1,52 @@
+"""Every bucket the stack creates encrypts new objects with a customer managed KMS key (the stack key): its
+server-side encryption configuration (the resource, or the bucket's own inline block) says `aws:kms` (or
+`aws:kms:dsse`) with a key that is not an AWS-managed alias. SSE-S3 (`AES256`) leaves the data under AWS's
+key, out of the stack key's policy and its CloudTrail record."""
+
+from components.plan.resources import S3_BUCKETS as BUCKETS, PlanResource
+from policies.framework import Rule
+from policies.rules._helpers import aws_managed_key, bucket_name
+
+ENCRYPTION_CONFIGURATIONS = frozenset({
+    "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
+    "aws:s3/bucketServerSideEncryptionConfigurationV2:BucketServerSideEncryptionConfigurationV2"})
+KMS_ALGORITHMS = frozenset({"aws:kms", "aws:kms:dsse"})
+
+
+def _customer_key(rules) -> bool:
+    defaults = [(r.get("applyServerSideEncryptionByDefault") or {}) for r in rules or [] if isinstance(r, dict)]
+    return bool(defaults) and all(d.get("sseAlgorithm") in KMS_ALGORITHMS and d.get("kmsMasterKeyId")
+                                  and not aws_managed_key(d.get("kmsMasterKeyId")) for d in defaults)
+
+
+def _rules(resource: PlanResource) -> list | None:
+    """The encryption rules a resource sets for its bucket (None: it sets none)."""
+    if resource.type in ENCRYPTION_CONFIGURATIONS:
+        return resource.props.get("rules") or []
+    inline = (resource.props.get("serverSideEncryptionConfiguration") or {}) if resource.type in BUCKETS else {}
+    return [inline["rule"]] if inline.get("rule") else None
+
+
+def check(resources, config):
+    verdicts: dict[str, list[tuple[str, bool]]] = {}  # bucket -> (resource, customer key?) of what sets it
+    for resource in resources:
+        rules = _rules(resource)
+        if rules is not None:
+            verdicts.setdefault(bucket_name(resource), []).append((resource.name, _customer_key(rules)))
+    for resource in (r for r in resources if r.type in BUCKETS):
+        found = verdicts.get(bucket_name(resource), [])
+        weak = [name for name, ok in found if not ok]
+        if not found or weak:
+            said = f"{weak[0]} sets SSE-S3 or an AWS-managed key" if weak else "no encryption configuration"
+            yield resource.urn, f"{resource.name}: new objects are not encrypted with a customer managed key ({said})"
+
+
+RULE = Rule(
+    name="aws-s3-bucket-require-customer-key",
+    description="Buckets encrypt new objects with a customer managed KMS key (aws:kms and the stack key).",
+    severity="high",
+    remediation="Add aws.s3.BucketServerSideEncryptionConfiguration with sse_algorithm aws:kms and the stack key.",
+    topics=("security", "storage"),
+    check_stack=check,
+    standards=("EKS BPG: Data encryption - encryption at rest with customer managed keys",),
+)
