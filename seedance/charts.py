@@ -40,6 +40,29 @@ def chart_cache(project: Path | None = None) -> Path:
     return shared if shared.is_dir() else project / ".charts"
 
 
+def pinned_sources() -> dict[str, str]:
+    """Chart name -> the one source (repository URL or OCI reference) a release of it may name: the platform's
+    own releases'. The gate renders `<chart>-<version>` from its cache, so a release naming the same chart
+    and version from another source would install what the gate never judged."""
+    from components.cluster.autoscaler import CHART_REPOSITORY as AUTOSCALER
+    from components.cluster.descheduler import CHART_REPOSITORY as DESCHEDULER
+    from components.compute.device_plugin import CHART_REPOSITORY as DEVICE_PLUGIN
+    from components.compute.spot_interruptions import NTH_CHART
+    from components.monitoring.metrics_pipeline import (COMMUNITY_CHARTS, DCGM_CHARTS, GRAFANA_CHARTS,
+                                                        METRICS_SERVER_CHARTS, OPENCOST_CHARTS)
+    return {"cluster-autoscaler": AUTOSCALER, "descheduler": DESCHEDULER, "nvidia-device-plugin": DEVICE_PLUGIN,
+            NTH_CHART.rsplit("/", 1)[-1]: NTH_CHART, "prometheus": COMMUNITY_CHARTS,
+            "prometheus-adapter": COMMUNITY_CHARTS, "dcgm-exporter": DCGM_CHARTS, "grafana": GRAFANA_CHARTS,
+            "metrics-server": METRICS_SERVER_CHARTS, "opencost": OPENCOST_CHARTS}
+
+
+def source_of(inputs: dict[str, Any]) -> str:
+    """Where a release's chart comes from: its OCI reference, else its repository (a trailing / aside)."""
+    chart = str(inputs.get("chart"))
+    source = chart if chart.startswith("oci://") else str((inputs.get("repositoryOpts") or {}).get("repo") or chart)
+    return source.rstrip("/")
+
+
 def chart_folder(inputs: dict[str, Any]) -> Path:
     """`<cache>/<chart>-<version>` (an OCI reference's last part names the chart)."""
     folder = chart_cache() / f"{str(inputs.get('chart')).rsplit('/', 1)[-1]}-{inputs.get('version')}"
@@ -199,11 +222,16 @@ def pull(resources: list[PlanResource], timeout_seconds: float = 300, opener=Non
 
     opener = opener or urllib.request.urlopen
     deadline = time.monotonic() + timeout_seconds
-    pulled = []
+    pulled, pinned = [], pinned_sources()
     for entry in pinned_charts(resources):
-        destination = chart_cache() / f"{entry['chart'].rsplit('/', 1)[-1]}-{entry['version']}"
+        name = entry["chart"].rsplit("/", 1)[-1]
+        destination = chart_cache() / f"{name}-{entry['version']}"
         if (destination / "Chart.yaml").is_file():
             continue
+        source = source_of({"chart": entry["chart"], "repositoryOpts": {"repo": entry["repo"]}})
+        if name in pinned and source != pinned[name].rstrip("/"):  # the cache is by name: never fill it from elsewhere
+            raise ChartFetchError(f"{entry['chart']} {entry['version']}: from {source}, not {pinned[name]}, the source "
+                                  f"the platform pins for {name}")
         fetch = _from_registry if entry["chart"].startswith("oci://") else _from_repository
         if not entry["chart"].startswith("oci://") and not entry["repo"].startswith("https://"):
             raise ChartFetchError(f"{entry['chart']} {entry['version']}: no https repository to fetch it from")

@@ -25,7 +25,7 @@ from components.stack.config import ENVIRONMENTS, PROJECT, StackConfig
 from policies.expectations import stack_policy_config, team_policy_config
 from policies.framework import CONFIG_DIR, fails_closed, PolicyConfigError, Violation, load_enforcement, run_rules
 from policies.rules import ALL_RULES
-from seedance.charts import ChartMissingError, chart_cache, pull, rendered_resources
+from seedance.charts import ChartMissingError, chart_cache, pinned_sources, pull, rendered_resources, source_of
 from seedance_client.engine import STACK_REFERENCE, Plan, Secret
 from seedance.plan_output import MASK, asset_json
 from seedance_client.project import StackFileError, find_project
@@ -142,7 +142,13 @@ def rendered_releases(resources: list[PlanResource], kubernetes_version: str
                       ) -> tuple[list[PlanResource], list[dict[str, str]]]:
     """The objects the plan's Helm releases install, and the releases that could not be rendered."""
     rendered, unrendered = [], []
+    pinned = pinned_sources()
     for release in (r for r in resources if r.type == HELM_RELEASE):
+        chart, source = str(release.props.get("chart")).rsplit("/", 1)[-1], source_of(release.props)
+        if chart in pinned and source != pinned[chart].rstrip("/"):
+            unrendered.append({"urn": release.urn, "reason": f"its chart comes from {source}, not {pinned[chart]}, "
+                               f"the source the platform pins for {chart} (the gate renders the pinned chart)"})
+            continue
         beyond = [field for field in UNREAD_RELEASE_INPUTS if release.props.get(field)]
         if beyond:
             unrendered.append({"urn": release.urn, "reason": " and ".join(UNREAD_RELEASE_INPUTS[f] for f in beyond)})

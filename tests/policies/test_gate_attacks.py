@@ -368,6 +368,12 @@ REVIEW_2 = [
         {"pod-security.kubernetes.io/enforce-version": "v1.0"}), "kubernetes-namespace-require-pod-security-level"),
     ("helm", "values from files the plan does not hold", _release(valueYamlFiles=["./values-prod.yaml"]), CHART),
     ("helm", "a post-renderer", _release(postrender="./scripts/postrender.sh"), CHART),
+    ("helm", "the autoscaler's chart from another repository", _release(repositoryOpts={
+        "repo": "https://charts.example-attacker.net"}), CHART),
+    ("helm", "the termination handler from another registry", lambda rs: next(
+        r for r in rs if r["type"] == "kubernetes:helm.sh/v3:Release" and "aws-node-termination-handler" in str(
+            r["inputs"]["chart"]))["inputs"].update(chart="oci://ghcr.io/someone-else/aws-node-termination-handler"),
+     CHART),
     ("helm", "both", _release(valueYamlFiles=["./values-prod.yaml"], postrender="kustomize"), CHART),
     ("rbac", "the tenant role to every service account", _bound("RoleBinding", "seedance-tenant", {
         "kind": "Group", "name": "system:serviceaccounts", "apiGroup": "rbac.authorization.k8s.io"}), BINDING),

@@ -126,3 +126,33 @@ def test_the_cache_is_the_variable_else_the_shared_folder_beside_the_clone_else_
     assert charts.chart_cache(clone) == tmp_path / "shared" / "charts"
     monkeypatch.setenv("SEEDANCE_CHART_CACHE", str(tmp_path / "mine"))
     assert charts.chart_cache(clone) == tmp_path / "mine"
+
+
+@pytest.mark.parametrize("chart, repo", [
+    ("cluster-autoscaler", "https://charts.example-attacker.net"),
+    ("oci://ghcr.io/someone-else/aws-node-termination-handler", None),
+    ("prometheus", "https://grafana-community.github.io/helm-charts"),  # a real repository, not prometheus'
+])
+def test_a_platform_chart_from_another_source_is_neither_rendered_nor_pulled(cache, chart, repo):
+    """The cache is by chart name: a release naming the platform's chart from elsewhere would install what
+    the gate never rendered, and pulling it would put it where the platform's own release is rendered from."""
+    foreign = release(chart=chart, version="9.9.9", repo=repo)
+    rendered, unrendered = rendered_releases([foreign], "1.35")
+    name = chart.rsplit("/", 1)[-1]
+    assert rendered == [] and unrendered == [{"urn": foreign.urn, "reason": (
+        f"its chart comes from {repo or chart}, not {charts.pinned_sources()[name]}, the source the platform pins "
+        f"for {name} (the gate renders the pinned chart)")}]
+    served = Served({})
+    with pytest.raises(charts.ChartFetchError, match=f"the source the platform pins for {name}"):
+        charts.pull([foreign], opener=served)
+    assert served.requests == [] and not (cache / f"{name}-9.9.9").exists()
+
+
+def test_the_platform_names_its_charts_from_their_pinned_sources(plan_of):
+    from seedance.check_command import plan_resources
+
+    releases = [r for r in plan_resources(plan_of("prod")) if r.type == "kubernetes:helm.sh/v3:Release"]
+    pinned = charts.pinned_sources()
+    assert {str(r.props["chart"]).rsplit("/", 1)[-1] for r in releases} == set(pinned)
+    assert all(charts.source_of(r.props) == pinned[str(r.props["chart"]).rsplit("/", 1)[-1]].rstrip("/")
+               for r in releases)
