@@ -296,6 +296,7 @@ CHART = "kubernetes-helm-release-require-chart-source"
 SPOT = "aws-autoscaling-group-limit-spot-share"
 LAUNCHER = "aws-ec2-launch-require-stack-template"
 GUARDS = "kubernetes-admission-binding-require-deny"
+ENDPOINTS = "aws-vpc-nat-require-s3-kms-endpoints"
 BREAKER = {"key": "seedance.io/budget-breaker", "value": "on", "propagateAtLaunch": True}
 
 
@@ -452,6 +453,12 @@ REVIEW_2 = [
         rs, "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration", "models")[
         "inputs"].update(rules=[{"applyServerSideEncryptionByDefault": {"sseAlgorithm": "AES256"}}]),
      "aws-s3-bucket-require-customer-key"),
+    ("endpoints", "the S3 gateway endpoint on no route table", lambda rs: _one(
+        rs, "aws:ec2/vpcEndpoint:VpcEndpoint", "s3-gateway")["inputs"].update(routeTableIds=[]), ENDPOINTS),
+    ("endpoints", "the KMS endpoint in another VPC", lambda rs: _one(
+        rs, "aws:ec2/vpcEndpoint:VpcEndpoint", "endpoints-kms")["inputs"].update(vpcId="vpc-0elsewhere"), ENDPOINTS),
+    ("endpoints", "the KMS endpoint in no subnet", lambda rs: _one(
+        rs, "aws:ec2/vpcEndpoint:VpcEndpoint", "endpoints-kms")["inputs"].update(subnetIds=[]), ENDPOINTS),
     ("cost", "online group with its market in the launch template", _online(_template_market), SPOT),
     ("cost", "the budget breaker's tag on prod's online group", _online(lambda g: (
         g["tags"].append(BREAKER), g["mixedInstancesPolicy"]["instancesDistribution"].update(
