@@ -23,8 +23,8 @@ def check(resources, config):
     nat = [r for r in resources if r.type == NAT_GATEWAY]
     if not nat:
         return
-    vpc_of = {r.id: r.props.get("vpcId") for r in resources if r.type == SUBNET and r.id}
-    vpcs = {vpc_of[n.props.get("subnetId")] for n in nat if n.props.get("subnetId") in vpc_of} - {None}
+    nat_subnets = {n.props.get("subnetId") for n in nat}  # read first: the engine gives no ids to match them by
+    vpcs = {r.props.get("vpcId") for r in resources if r.type == SUBNET and r.id and r.id in nat_subnets} - {None}
     services = {str(r.props.get("serviceName", "")).rsplit(".", 1)[-1] for r in resources
                 if r.type == VPC_ENDPOINT and _serves(r, vpcs)}
     missing = [service for service in ("s3", "kms") if service not in services]
