@@ -94,6 +94,8 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
         "kubernetes-namespace-require-pod-security-level": {"namespace_levels": namespace_levels(config),
                                                             "default_level": "restricted"},
         "kubernetes-admission-binding-require-deny": guard_expectations(config),
+        "kubernetes-rbac-binding-disallow-escalating-roles": {
+            "tenant_namespaces": [name for tenant in config.tenants for name in tenant.namespace_names]},
         "kubernetes-deployment-require-triton-model-control": {
             "namespace_modes": {serving.namespace: [serving.model_control_mode] for serving in config.serving}},
         "aws-eks-access-restrict-admin-policies": {

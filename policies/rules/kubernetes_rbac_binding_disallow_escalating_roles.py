@@ -2,12 +2,15 @@
 (cluster-admin, admin, edit, the aggregation controller's, ...), the platform's expected roles outside a
 namespace (a ClusterRoleBinding of the tenant role reads every Secret of the cluster), a controller's own
 role (`system:controller:*`), or any role to everyone (system:authenticated, system:unauthenticated,
-system:anonymous as a group or a user, every service account) or to system:masters. People's administrator
+system:anonymous as a group or a user, every service account) or to system:masters. The tenant role is bound
+in the teams' namespaces only (the stack config's): bound in kube-system it gives a team that namespace's
+Secrets and pods, where Pod Security enforces nothing. People's administrator
 access comes from EKS access entries (docs/security.md), break-glass only."""
 
 from components.plan.resources import K8S_ROLE_BINDINGS as BINDINGS
 from policies.framework import Rule
 from policies.readers.rbac import CONTROLLER_ROLE_PREFIX, ESCALATING_ROLES, EVERYONE_GROUPS
+from components.tenancy.manifests import TENANT_ROLE
 from policies.rules.kubernetes_rbac_role_disallow_escalation import EXPECTED_ROLES
 
 CLUSTER_BINDING = BINDINGS[0]
@@ -23,6 +26,10 @@ def check(resource, config):
         yield f"{resource.name}: binds {role} to {shown}"
     elif resource.type == CLUSTER_BINDING and role in config["namespaced_roles"]:
         yield f"{resource.name}: binds {role} cluster-wide to {shown}; it is bound in team namespaces only"
+    elif role == TENANT_ROLE and config["tenant_namespaces"]:
+        namespace = (resource.props.get("metadata") or {}).get("namespace") or "default"
+        if namespace not in config["tenant_namespaces"]:
+            yield f"{resource.name}: binds {role} to {shown} in {namespace}, which is no team's namespace"
     everyone = sorted({str(s.get("name")) for s in subjects if s.get("kind") in ("Group", "User")} & EVERYONE_GROUPS)
     if everyone:
         yield f"{resource.name}: binds {role} to {', '.join(everyone)}"
@@ -35,7 +42,9 @@ RULE = Rule(
     severity="critical",
     remediation="Bind a role that lists what the subject needs, in its namespace.",
     topics=("security", "kubernetes"),
-    config={"namespaced_roles": {"type": "array", "items": {"type": "string"}, "default": sorted(EXPECTED_ROLES)}},
+    config={"namespaced_roles": {"type": "array", "items": {"type": "string"}, "default": sorted(EXPECTED_ROLES)},
+            # The teams' namespaces (from the stack config; none known: not judged).
+            "tenant_namespaces": {"type": "array", "items": {"type": "string"}, "default": []}},
     check_resource=check,
     resource_types=frozenset(BINDINGS),
     standards=("CIS EKS 4.1.1", "Kubernetes RBAC good practices: privilege escalation risks"),

@@ -380,6 +380,9 @@ REVIEW_2 = [
         "kind": "Group", "name": "system:serviceaccounts", "apiGroup": "rbac.authorization.k8s.io"}), BINDING),
     ("rbac", "namespaces relabelled by the tenant role", _tenant_role([
         {"apiGroups": [""], "resources": ["namespaces"], "verbs": ["patch"]}]), ROLE),
+    ("rbac", "the tenant role bound in kube-system", lambda rs: (_bound("RoleBinding", "seedance-tenant", {
+        "kind": "Group", "name": "seedance-tenant-video-ml", "apiGroup": "rbac.authorization.k8s.io"})(rs),
+        rs[-1]["inputs"]["metadata"].update(namespace="kube-system")), BINDING),
     ("rbac", "a controller's own role to a team", _binding("ClusterRoleBinding",
                                                           "system:controller:daemon-set-controller"), BINDING),
     ("rbac", "a role to the anonymous user", _bound("RoleBinding", "view", {
@@ -453,6 +456,8 @@ REVIEW_2 = [
         rs, "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration", "models")[
         "inputs"].update(rules=[{"applyServerSideEncryptionByDefault": {"sseAlgorithm": "AES256"}}]),
      "aws-s3-bucket-require-customer-key"),
+    ("cost", "GPU instances and volumes launched untagged", _lt(lambda i: i.pop("tagSpecifications")),
+     "aws-resource-tags-require-cost-tags"),
     ("endpoints", "the S3 gateway endpoint on no route table", lambda rs: _one(
         rs, "aws:ec2/vpcEndpoint:VpcEndpoint", "s3-gateway")["inputs"].update(routeTableIds=[]), ENDPOINTS),
     ("endpoints", "the KMS endpoint in another VPC", lambda rs: _one(
