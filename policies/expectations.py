@@ -29,8 +29,7 @@ PLATFORM_NAMESPACE_LEVELS = {
 
 def platform_exemptions(local_storage_namespace: str) -> list[dict[str, Any]]:
     """The local volume provisioner reads the disks nodeadm mounts under one host directory."""
-    return [{"namespace": local_storage_namespace, "workload": PROVISIONER_NAME, "host_paths": [LOCAL_DISKS_DIR],
-             "capabilities": []}]
+    return [{"namespace": local_storage_namespace, "workload": PROVISIONER_NAME, "host_paths": [LOCAL_DISKS_DIR]}]
 
 
 PLATFORM_EXEMPTIONS = platform_exemptions(LocalStorageConfig().namespace)

@@ -12,7 +12,7 @@ def check(resources, config):
         spec = deployment.props.get("spec") or {}
         if name not in minimums and "replicas" in spec:
             continue  # a fixed-size Deployment (e.g. a canary) is not autoscaled
-        warm = minimums.get(name, spec.get("replicas", 1))
+        warm = minimums.get(name, 1)  # no autoscaler and no replicas: the API server's default of one
         if warm < config["min_warm_pool"]:
             yield deployment.urn, (f"{deployment.name} keeps {warm:g} warm replica(s); at least "
                                    f"{config['min_warm_pool']} stay loaded so a cold start never serves traffic")

@@ -490,3 +490,81 @@ def test_a_subnet_is_public_by_any_route_to_an_internet_gateway(route, public):
          "props": {"subnetId": "subnet-1", "routeTableId": "rtb-1"}},
         {"urn": "urn:group", "type": "aws:autoscaling/group:Group", "name": "g", "props": {"vpcZoneIdentifiers": ["subnet-1"]}}]
     assert bool(run(rule, entries, {})) is public
+
+
+def test_a_grace_period_at_the_minimum_drains_and_one_second_less_does_not():
+    from policies.rules.kubernetes_deployment_require_graceful_drain import check
+    from tests.policies.spellings import resource
+
+    def deployment(grace):
+        container = {"name": "triton", "image": "t", "lifecycle": {"preStop": {"sleep": {"seconds": 5}}},
+                     "resources": {"limits": {"nvidia.com/gpu": 1}}}
+        return resource("kubernetes:apps/v1:Deployment", {"metadata": {"name": "d"}, "spec": {"template": {"spec": {
+            "containers": [container], "terminationGracePeriodSeconds": grace}}}})
+    assert list(check(deployment(45), {"min_grace_seconds": 45})) == []
+    assert list(check(deployment(44), {"min_grace_seconds": 45})) == ["subject gives pods 44 s to stop; at least 45 s to drain"]
+
+
+@pytest.mark.parametrize("quoted", ['--model-control-mode="poll"', "--model-control-mode='poll'"])
+def test_a_quoted_allowed_model_control_mode_is_that_mode(quoted):
+    """A shell strips the quotes before Triton reads the option: the mode is poll, allowed, not a finding."""
+    from policies.rules.kubernetes_deployment_require_triton_model_control import check
+    from tests.policies.spellings import resource
+
+    triton = resource("kubernetes:apps/v1:Deployment", {"metadata": {"name": "t", "namespace": "s"}, "spec": {
+        "template": {"spec": {"containers": [{"name": "triton", "image": "nvcr.io/nvidia/tritonserver:26.07-py3",
+                                              "command": ["/bin/sh", "-c", f"tritonserver {quoted}"]}]}}}})
+    assert list(check(triton, {"allowed_modes": ["poll"], "namespace_modes": {}})) == []
+
+
+def test_a_volume_or_template_device_without_a_type_is_gp2_as_ebs_makes_it():
+    from policies.rules.aws_ebs_volume_disallow_gp2_io1 import RULE
+    from tests.policies.spellings import resource
+
+    volume = resource("aws:ebs/volume:Volume", {"size": 100, "availabilityZone": "us-east-1a"}, name="untyped")
+    template = resource("aws:ec2/launchTemplate:LaunchTemplate", {"blockDeviceMappings": [
+        {"deviceName": "/dev/xvda", "ebs": {"volumeSize": 100, "encrypted": "true", "kmsKeyId": "k"}}]}, name="lt")
+    found = run_rules([RULE], [volume, template], {RULE.name: {"enforcementLevel": "mandatory", "region": "us-east-1"}})
+    assert {v.urn.rsplit("::", 1)[1] for v in found} == {"untyped", "lt"}
+    assert all("gp2" in v.message for v in found)
+
+
+def test_a_byte_count_written_as_a_decimal_string_is_bytes():
+    from policies.rules._helpers import memory_gib
+
+    assert memory_gib("1073741824.0") == memory_gib(1073741824) == memory_gib("1Gi") == 1.0
+
+
+def test_a_role_granting_two_verbs_on_secrets_names_both():
+    from policies.readers.rbac import escalations
+
+    (grant,) = escalations([{"apiGroups": [""], "resources": ["secrets"], "verbs": ["get", "list"]}])
+    assert grant.what == "grants get/list on secrets"
+
+
+def test_the_publisher_deny_is_found_after_statements_that_are_not_it():
+    """An Allow, and a Deny for one principal, before the guard: each is passed over, not the end of the search."""
+    from policies.readers.iam import parse
+    from policies.rules.aws_s3_bucket_require_model_publisher_deny import denies_writes_but_publishers
+
+    publisher = "arn:aws:iam::123456789012:role/publisher"
+    guard = {"Effect": "Deny", "Principal": "*", "Action": ["s3:PutObject", "s3:DeleteObject"],
+             "Resource": "arn:aws:s3:::models/serving/*", "Condition": {"ArnNotEquals": {"aws:PrincipalArn": publisher}}}
+    for first in ({"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "*"},
+                  {"Effect": "Deny", "Principal": {"AWS": "arn:aws:iam::123456789012:role/x"}, "Action": "s3:*",
+                   "Resource": "*"}):
+        statements = parse({"Statement": [first, guard]})
+        assert denies_writes_but_publishers(statements, "models", "serving", {"publisher"})
+
+
+def test_under_the_stack_config_a_pod_in_a_namespace_it_does_not_name_is_held_to_restricted():
+    from policies.expectations import stack_policy_config
+    from tests.policies.spellings import resource
+    from tests.stacks import stack_config
+
+    rule = RULES["kubernetes-pod-enforce-pod-security-standards"]
+    config = {**rule.defaults(), **stack_policy_config(stack_config("prod"))[rule.name]}
+    pod = resource("kubernetes:core/v1:Pod", {"metadata": {"name": "p", "namespace": "unnamed"},
+                                             "spec": {"containers": [{"name": "c", "image": "i"}]}})
+    found = list(rule.check_resource(pod, config))
+    assert found and all("namespace unnamed allows restricted" in f for f in found)
