@@ -299,3 +299,14 @@ def test_only_an_account_id_or_an_arns_account_field_is_an_account():
     # A principal's unique id (what IAM shows for a deleted role) and other short strings name no account.
     for principal in ("AROADBQP57FF2AEXAMPLE", "arn:aws:iam", f"urn:aws:iam::{HOME}:root", ""):
         assert account_of(principal) is None, principal
+
+
+def test_a_deny_of_one_principal_is_no_guardrail():
+    """Only a Deny of everyone (Principal *) outside home closes the other statements: one naming a single role
+    leaves the open Allow beside it open."""
+    allow = {"Effect": "Allow", "Principal": "*", "Action": "kms:Decrypt", "Resource": "*"}
+    deny = {"Effect": "Deny", "Principal": {"AWS": f"arn:aws:iam::{HOME}:role/x"}, "Action": "*", "Resource": "*",
+            "Condition": {"StringNotEquals": {"aws:PrincipalAccount": HOME}}}
+    home = Home(accounts=frozenset({HOME}))
+    assert outside_grants(parse({"Statement": [allow, deny]}), home) != []
+    assert outside_grants(parse({"Statement": [allow, {**deny, "Principal": "*"}]}), home) == []

@@ -568,3 +568,15 @@ def test_under_the_stack_config_a_pod_in_a_namespace_it_does_not_name_is_held_to
                                              "spec": {"containers": [{"name": "c", "image": "i"}]}})
     found = list(rule.check_resource(pod, config))
     assert found and all("namespace unnamed allows restricted" in f for f in found)
+
+
+def test_a_pod_without_a_namespace_is_judged_as_the_default_namespaces():
+    """A manifest that names no namespace lands in `default`, so it is held to default's level."""
+    from tests.policies.spellings import resource
+
+    rule = RULES["kubernetes-pod-enforce-pod-security-standards"]
+    config = {**rule.defaults(), "namespace_levels": {"default": "privileged"}, "default_level": "restricted"}
+    pod = resource("kubernetes:core/v1:Pod", {"metadata": {"name": "p"}, "spec": {"containers": [
+        {"name": "c", "image": "i", "securityContext": {"privileged": True}}]}})
+    assert list(rule.check_resource(pod, config)) == []
+    assert list(rule.check_resource(pod, {**config, "namespace_levels": {}}))
