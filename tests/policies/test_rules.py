@@ -114,6 +114,7 @@ def test_disabled_rules_do_not_run_and_levels_come_from_the_config():
      "budget-monthly-cost-limit.monthly_budget_usd = \"lots\": 'lots' is not of type 'number'"),
     ({"aws-resource-tags-require-cost-tags": {"tags": "team"}}, "aws-resource-tags-require-cost-tags.tags"),
     ({"budget-monthly-cost-limit": 42}, "budget-monthly-cost-limit = 42: allowed: an enforcement level or an object"),
+    ({"budget-monthly-cost-limit": "mandtory"}, 'budget-monthly-cost-limit = "mandtory": allowed: advisory, mandatory'),
 ])
 def test_policy_config_is_validated_as_the_engine_validates_it(enforcement, expected):
     """The engine checks levels and each policy's config schema before it configures the pack; the
