@@ -93,6 +93,8 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
         "kubernetes-namespace-require-pod-security-level": {"namespace_levels": namespace_levels(config),
                                                             "default_level": "restricted"},
         "kubernetes-admission-binding-require-deny": guard_expectations(config),
+        "aws-autoscaling-group-limit-spot-share": {"capacity_blocks": [
+            block.reservation_id for group in config.gpu_node_groups for block in group.capacity_blocks]},
         "kubernetes-rbac-binding-disallow-escalating-roles": {
             "tenant_namespaces": [name for tenant in config.tenants for name in tenant.namespace_names]},
         "kubernetes-deployment-require-triton-model-control": {

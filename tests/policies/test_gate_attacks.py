@@ -465,6 +465,9 @@ REVIEW_2 = [
     ("endpoints", "the KMS endpoint in no subnet", lambda rs: _one(
         rs, "aws:ec2/vpcEndpoint:VpcEndpoint", "endpoints-kms")["inputs"].update(subnetIds=[]), ENDPOINTS),
     ("cost", "online group with its market in the launch template", _online(_template_market), SPOT),
+    ("cost", "a forged capacity-block tag on an online group without its mix", _online(lambda g: (
+        _template_market(g), g["tags"].append({"key": "seedance.io/capacity-block", "value": "cr-0ffffffffffffffff",
+                                               "propagateAtLaunch": True}))), SPOT),
     ("cost", "the budget breaker's tag on prod's online group", _online(lambda g: (
         g["tags"].append(BREAKER), g["mixedInstancesPolicy"]["instancesDistribution"].update(
             onDemandBaseCapacity=0, onDemandPercentageAboveBaseCapacity=0))), SPOT),
