@@ -80,6 +80,7 @@ SCOPE_KEYS = ("matchConstraints", "matchConditions")
 
 def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
     regional = {"region": config.region}
+    group_classes = {"group_classes": {group.name: group.workload_class for group in config.gpu_node_groups}}
     budget = {"monthly_budget_usd": config.budget.monthly_usd, "basis": config.budget.basis, **regional}
     return {
         "budget-monthly-cost-limit": budget, "budget-monthly-cost-warn-near-budget": budget,
@@ -93,8 +94,9 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
         "kubernetes-namespace-require-pod-security-level": {"namespace_levels": namespace_levels(config),
                                                             "default_level": "restricted"},
         "kubernetes-admission-binding-require-deny": guard_expectations(config),
-        "aws-autoscaling-group-limit-spot-share": {"capacity_blocks": [
+        "aws-autoscaling-group-limit-spot-share": {**group_classes, "capacity_blocks": [
             block.reservation_id for group in config.gpu_node_groups for block in group.capacity_blocks]},
+        "aws-autoscaling-group-require-on-demand-baseline": group_classes,
         "kubernetes-rbac-binding-disallow-escalating-roles": {
             "tenant_namespaces": [name for tenant in config.tenants for name in tenant.namespace_names]},
         "kubernetes-deployment-require-triton-model-control": {

@@ -4,6 +4,7 @@ WORKLOAD_CLASS_LABEL = "seedance.io/workload-class"
 # The cluster autoscaler's node-template label tag that tells a GPU Auto Scaling group's class (asg.py writes it).
 CLASS_TAG = f"k8s.io/cluster-autoscaler/node-template/label/{WORKLOAD_CLASS_LABEL}"
 NODE_GROUP_LABEL = "seedance.io/node-group"
+NODE_GROUP_TAG = f"k8s.io/cluster-autoscaler/node-template/label/{NODE_GROUP_LABEL}"
 # The small on-demand system node group: cluster services (CoreDNS, autoscaler, Prometheus) run there.
 SYSTEM_NODE_SELECTOR = {"seedance.io/node-role": "system"}
 # System nodes repel every pod but the platform's add-ons: the key EKS's own add-ons (CoreDNS, the EBS CSI

@@ -38,6 +38,20 @@ DEFAULT_SECURITY_GROUP = "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup"
 SECURITY_GROUP_RULE = "aws:ec2/securityGroupRule:SecurityGroupRule"
 SECURITY_GROUP_INGRESS_RULE = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
 IAM_ROLE = "aws:iam/role:Role"
+# Fleets that launch instances beside Auto Scaling (judged for the template they launch from).
+SPOT_FLEET = "aws:ec2/spotFleetRequest:SpotFleetRequest"
+EC2_FLEET = "aws:ec2/fleet:Fleet"
+KMS_GRANT = "aws:kms/grant:Grant"
+LOAD_BALANCERS = frozenset({"aws:lb/loadBalancer:LoadBalancer", "aws:alb/loadBalancer:LoadBalancer",
+                            "aws:elb/loadBalancer:LoadBalancer"})
+S3_ENCRYPTION_CONFIGURATIONS = frozenset({
+    "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
+    "aws:s3/bucketServerSideEncryptionConfigurationV2:BucketServerSideEncryptionConfigurationV2"})
+# S3's server-side encryption algorithms that use a KMS key (SSE-KMS and its dual-layer form).
+S3_KMS_ALGORITHMS = frozenset({"aws:kms", "aws:kms:dsse"})
+K8S_NAMESPACE_PATCH = "kubernetes:core/v1:NamespacePatch"
+K8S_WEBHOOK_CONFIGURATIONS = frozenset({"kubernetes:admissionregistration.k8s.io/v1:MutatingWebhookConfiguration",
+                                        "kubernetes:admissionregistration.k8s.io/v1:ValidatingWebhookConfiguration"})
 # What attaches a managed policy to a role, a user or a group.
 IAM_POLICY_ATTACHMENTS = ("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "aws:iam/policyAttachment:PolicyAttachment",
                           "aws:iam/roleManagedPolicyAttachment:RoleManagedPolicyAttachment",

@@ -7,7 +7,7 @@ from typing import Any
 from components.capacity.mix import asg_mix
 from components.common.manifests import quantity as kubernetes_quantity
 from components.compute.labels import BREAKER_TAG
-from components.compute.labels import CLASS_TAG
+from components.compute.labels import CLASS_TAG, NODE_GROUP_TAG
 from components.plan.resources import ASG, PlanResource, is_unknown, tags_of
 from components.capacity.workload_classes import workload_classes
 
@@ -39,17 +39,21 @@ def breaker_on(resource: PlanResource) -> bool:
 
 
 def capped_class(resource: PlanResource, config: dict, table: str) -> str | None:
-    """The workload class a GPU group is held to, if the rule's `table` has it; None while the budget
-    breaker, which sets the class caps aside on purpose outside prod, is on (prod's config sets
-    `breaker_sets_caps_aside` false: there the breaker never moves a group, so its tag excuses nothing)."""
-    klass = workload_class(resource)
+    """The workload class a GPU group is held to, if the rule's `table` has it: the stack config's class of the
+    group its node-group tag names (a tag is plan data: relabelling an online group batch must not loosen its
+    cap), else its class tag. None while the budget breaker, which sets the class caps aside on purpose
+    outside prod, is on (prod's config sets `breaker_sets_caps_aside` false: there the breaker never moves a
+    group, so its tag excuses nothing)."""
+    group = (tags_of(resource) or {}).get(NODE_GROUP_TAG) if resource.type == ASG else None
+    klass = config["group_classes"].get(group) or workload_class(resource)
     if klass not in config[table]:
         return None
     return None if breaker_on(resource) and config["breaker_sets_caps_aside"] else klass
 
 
-# The setting of the rules that honour the budget breaker's tag.
-BREAKER_SETTING = {"breaker_sets_caps_aside": {"type": "boolean", "default": True}}
+# The settings of the rules that hold GPU groups to their class (the breaker's tag; the config's classes).
+CLASS_SETTINGS = {"breaker_sets_caps_aside": {"type": "boolean", "default": True},
+                  "group_classes": {"type": "object", "default": {}}}  # node group -> class, from the stack config
 
 
 def spot_share_at(resource: PlanResource, size: float) -> float | None:

@@ -7,7 +7,7 @@ carries the block's id in its tag, and with the stack config that id must be one
 from components.compute.labels import CAPACITY_BLOCK_TAG
 from components.plan.resources import ASG, is_unknown, tags_of
 from policies.framework import Rule
-from policies.rules._helpers import BREAKER_SETTING, capped_class, class_table, number, spot_share_at
+from policies.rules._helpers import CLASS_SETTINGS, capped_class, class_table, number, spot_share_at
 
 
 def check(resource, config):
@@ -36,7 +36,7 @@ RULE = Rule(
     severity="high",
     remediation="Raise on_demand_percentage_above_base_capacity (seedance decide computes it), or lower max size.",
     topics=("cost", "reliability"),
-    config={**BREAKER_SETTING, "caps": {"type": "object", "default": class_table("max_spot_share")},
+    config={**CLASS_SETTINGS, "caps": {"type": "object", "default": class_table("max_spot_share")},
             # The stack config's purchased blocks (reservation ids); null without it: a block tag is taken as it is.
             "capacity_blocks": {"type": ["array", "null"], "items": {"type": "string"}, "default": None}},
     check_resource=check,

@@ -3,7 +3,7 @@
 from components.plan.resources import ASG
 from policies.framework import Rule
 from components.capacity.mix import asg_mix, ceil_share
-from policies.rules._helpers import BREAKER_SETTING, capped_class, class_table, number
+from policies.rules._helpers import CLASS_SETTINGS, capped_class, class_table, number
 
 
 def check(resource, config):
@@ -27,7 +27,7 @@ RULE = Rule(
     severity="high",
     remediation="Raise on_demand_base_capacity (seedance decide computes it from RIs and the baseline).",
     topics=("cost", "reliability"),
-    config={**BREAKER_SETTING, "baselines": {"type": "object", "default": class_table("ri_baseline")}},
+    config={**CLASS_SETTINGS, "baselines": {"type": "object", "default": class_table("ri_baseline")}},
     check_resource=check,
     resource_types=frozenset({ASG}),
 )

@@ -6,11 +6,8 @@ specifications cannot require IMDSv2 at all. The engine gives a stack policy no 
 `pulumi preview` a reference stands when the group depends on a template of the plan (`seedance check`,
 which has the ids, judges each reference)."""
 
-from components.plan.resources import ASG, EC2_INSTANCE, EKS_NODE_GROUP, LAUNCH_TEMPLATE
+from components.plan.resources import ASG, EC2_FLEET, EC2_INSTANCE, EKS_NODE_GROUP, LAUNCH_TEMPLATE, SPOT_FLEET
 from policies.framework import Rule
-
-SPOT_FLEET = "aws:ec2/spotFleetRequest:SpotFleetRequest"
-EC2_FLEET = "aws:ec2/fleet:Fleet"
 
 
 def _reference(spec) -> str | None:

@@ -3,7 +3,7 @@ function policy, nor a KMS grant, lets in an outside caller, however the grant i
 someone else, another account's root, an OIDC trust without an exact `sub` and `aud`, a service with no
 source condition, NotPrincipal), and an endpoint lets outside credentials only read through it."""
 
-from components.plan.resources import EKS_ACCESS_ENTRY, LAMBDA_PERMISSION, POLICY_DOCUMENTS, VPC, VPC_ENDPOINT
+from components.plan.resources import EKS_ACCESS_ENTRY, KMS_GRANT, LAMBDA_PERMISSION, POLICY_DOCUMENTS, VPC, VPC_ENDPOINT
 from policies.framework import Rule
 from policies.readers.iam import (Condition, Home, account_of, PolicyDocumentError, Principal, Statement, keeps_data_home,
                                   outside_grants,
@@ -23,9 +23,6 @@ def lambda_permission(props) -> Statement:
         conditions.append(Condition("arnlike", "aws:sourcearn", (str(props["sourceArn"]),)))
     return Statement("permission", True, (Principal(kind, principal),), actions=(str(props.get("action")).lower(),),
                      conditions=tuple(conditions))
-
-
-KMS_GRANT = "aws:kms/grant:Grant"
 
 
 def kms_grant(props) -> Statement:

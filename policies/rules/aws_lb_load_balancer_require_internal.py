@@ -5,12 +5,9 @@ kubernetes-service-require-internal-load-balancer."""
 
 import json
 
-from components.plan.resources import is_unknown
+from components.plan.resources import LOAD_BALANCERS, is_unknown
 from policies.framework import Rule
 from policies.readers.pods import on
-
-LOAD_BALANCERS = frozenset({"aws:lb/loadBalancer:LoadBalancer", "aws:alb/loadBalancer:LoadBalancer",
-                            "aws:elb/loadBalancer:LoadBalancer"})
 
 
 def check(resource, config):

@@ -3,14 +3,10 @@ server-side encryption configuration (the resource, or the bucket's own inline b
 `aws:kms:dsse`) with a key that is not an AWS-managed alias. SSE-S3 (`AES256`) leaves the data under AWS's
 key, out of the stack key's policy and its CloudTrail record."""
 
-from components.plan.resources import S3_BUCKETS as BUCKETS, PlanResource
+from components.plan.resources import (S3_BUCKETS as BUCKETS, S3_ENCRYPTION_CONFIGURATIONS as ENCRYPTION_CONFIGURATIONS,
+                                       S3_KMS_ALGORITHMS as KMS_ALGORITHMS, PlanResource)
 from policies.framework import Rule
 from policies.rules._helpers import aws_managed_key, bucket_name
-
-ENCRYPTION_CONFIGURATIONS = frozenset({
-    "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
-    "aws:s3/bucketServerSideEncryptionConfigurationV2:BucketServerSideEncryptionConfigurationV2"})
-KMS_ALGORITHMS = frozenset({"aws:kms", "aws:kms:dsse"})
 
 
 def _customer_key(rules) -> bool:

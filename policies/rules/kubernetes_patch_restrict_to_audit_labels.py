@@ -4,10 +4,10 @@ ServicePatch could open a NodePort, a NamespacePatch could lower a namespace's P
 patch the platform needs is allowed: Pod Security audit and warn labels on a namespace it does not own
 (kube-system), which report and never admit."""
 
+from components.plan.resources import K8S_NAMESPACE_PATCH as NAMESPACE_PATCH
 from policies.framework import Rule
 
 PATCH_SUFFIX = "Patch"
-NAMESPACE_PATCH = "kubernetes:core/v1:NamespacePatch"
 REPORTING_LABELS = frozenset(f"pod-security.kubernetes.io/{mode}{suffix}"
                              for mode in ("audit", "warn") for suffix in ("", "-version"))
 

@@ -2,10 +2,8 @@
 request it matches (a pod's whole spec, a Secret) to a host outside the cluster, and a mutating one rewrites
 what it returns (an image, a sidecar) before any validating guard or Pod Security sees it."""
 
+from components.plan.resources import K8S_WEBHOOK_CONFIGURATIONS as WEBHOOK_CONFIGURATIONS
 from policies.framework import Rule
-
-WEBHOOK_CONFIGURATIONS = frozenset({"kubernetes:admissionregistration.k8s.io/v1:MutatingWebhookConfiguration",
-                                    "kubernetes:admissionregistration.k8s.io/v1:ValidatingWebhookConfiguration"})
 
 
 def check(resource, config):

@@ -468,6 +468,10 @@ REVIEW_2 = [
     ("cost", "a forged capacity-block tag on an online group without its mix", _online(lambda g: (
         _template_market(g), g["tags"].append({"key": "seedance.io/capacity-block", "value": "cr-0ffffffffffffffff",
                                                "propagateAtLaunch": True}))), SPOT),
+    ("cost", "the online group relabelled batch, 90 % spot", _online(lambda g: (
+        [t.update(value="batch") for t in g["tags"] if t["key"].endswith("seedance.io/workload-class")],
+        g["mixedInstancesPolicy"]["instancesDistribution"].update(onDemandBaseCapacity=1,
+                                                                  onDemandPercentageAboveBaseCapacity=10))), SPOT),
     ("cost", "the budget breaker's tag on prod's online group", _online(lambda g: (
         g["tags"].append(BREAKER), g["mixedInstancesPolicy"]["instancesDistribution"].update(
             onDemandBaseCapacity=0, onDemandPercentageAboveBaseCapacity=0))), SPOT),

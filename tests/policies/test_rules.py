@@ -357,7 +357,7 @@ def test_an_inline_policy_without_a_slash_is_read_without_error():
 
 
 def test_a_group_is_held_to_its_class_only_when_the_table_has_it_and_the_breaker_is_off():
-    from components.compute.labels import BREAKER_TAG, CLASS_TAG
+    from components.compute.labels import BREAKER_TAG, CLASS_TAG, NODE_GROUP_TAG
     from policies.rules._helpers import capped_class
     from tests.policies.spellings import resource
 
@@ -366,13 +366,18 @@ def test_a_group_is_held_to_its_class_only_when_the_table_has_it_and_the_breaker
         tags += [{"key": BREAKER_TAG, "value": breaker, "propagateAtLaunch": True}] if breaker else []
         return resource("aws:autoscaling/group:Group", {"tags": tags})
 
-    config = {"caps": {"batch": 90, "online": 20}, "breaker_sets_caps_aside": True}
+    config = {"caps": {"batch": 90, "online": 20}, "breaker_sets_caps_aside": True, "group_classes": {}}
     assert capped_class(group("batch"), config, "caps") == "batch"
     assert capped_class(group("batch", breaker="on"), config, "caps") is None  # the breaker set the caps aside
     assert capped_class(group("batch", breaker="degrade"), config, "caps") == "batch"  # growth stopped, caps hold
     assert capped_class(group("research"), config, "caps") is None  # a class the table does not cap
     prod = {**config, "breaker_sets_caps_aside": False}  # prod's breaker never moves a group: its tag excuses nothing
     assert capped_class(group("batch", breaker="on"), prod, "caps") == "batch"
+    # The stack config's class of the node group wins over the class tag (plan data a hand can edit).
+    relabelled = group("batch")
+    relabelled.props["tags"].append({"key": NODE_GROUP_TAG, "value": "online", "propagateAtLaunch": True})
+    assert capped_class(relabelled, {**config, "group_classes": {"online": "online"}}, "caps") == "online"
+    assert capped_class(relabelled, config, "caps") == "batch"  # without the stack config: the tag
 
 
 
