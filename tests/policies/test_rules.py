@@ -586,3 +586,22 @@ def test_a_pod_without_a_namespace_is_judged_as_the_default_namespaces():
         {"name": "c", "image": "i", "securityContext": {"privileged": True}}]}})
     assert list(rule.check_resource(pod, config)) == []
     assert list(rule.check_resource(pod, {**config, "namespace_levels": {}}))
+
+
+def test_a_plan_without_a_policy_on_the_model_bucket_says_which_bucket():
+    from policies.rules.aws_s3_bucket_require_model_publisher_deny import check
+
+    config = {"bucket_prefix": "seedance-prod-models-", "prefixes": [{"prefix": "video", "publisher_roles": ["p"]}]}
+    assert list(check([], config)) == [(None, "no policy on the model bucket (seedance-prod-models-<account>): anyone "
+                                              "who may write it publishes")]
+
+
+def test_an_exemption_admits_the_capabilities_it_lists_in_a_restricted_namespace_and_no_other():
+    from policies.readers.pods import Exemption, violations
+
+    spec = {"containers": [{"name": "c", "image": "i", "securityContext": {
+        "runAsNonRoot": True, "allowPrivilegeEscalation": False, "seccompProfile": {"type": "RuntimeDefault"},
+        "capabilities": {"drop": ["ALL"], "add": ["NET_RAW"]}}}]}
+    exempt = Exemption("ns", "w", frozenset(), frozenset({"NET_RAW"}))
+    assert list(violations(spec, "restricted", {}, exempt)) == []
+    assert list(violations(spec, "restricted", {}, None))
