@@ -10,6 +10,7 @@ callers only; IAM evaluates conditions as AND across keys and OR across one key'
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -340,12 +341,24 @@ ESCALATION_ACTIONS = ("iam:attachrolepolicy", "iam:putrolepolicy", "iam:attachus
 _IAM_ENTITIES = ("role", "user", "group", "policy")
 
 
+@functools.lru_cache(maxsize=4096)
+def _wildcard(pattern: str) -> re.Pattern:
+    """IAM's wildcard pattern: `*` any run of characters, `?` one; case-insensitive (a plan repeats a few
+    patterns thousands of times, so each is compiled once)."""
+    return re.compile(".*".join(".".join(map(re.escape, part.split("?"))) for part in pattern.split("*")), re.IGNORECASE)
+
+
 def _matches(pattern: str, value: str) -> bool:
-    """IAM's wildcard match: `*` any run of characters, `?` one; case-insensitive for actions."""
-    return re.fullmatch(".*".join(".".join(map(re.escape, part.split("?"))) for part in pattern.split("*")),
-                        value, re.IGNORECASE) is not None
+    return _wildcard(pattern).fullmatch(value) is not None
 
 
+@functools.lru_cache(maxsize=4096)
+def _escalations_in(action_pattern: str) -> frozenset[str]:
+    """The escalation actions an Action pattern names."""
+    return frozenset(action for action in ESCALATION_ACTIONS if _matches(action_pattern, action))
+
+
+@functools.lru_cache(maxsize=4096)
 def _reaches_any_iam_entity(resource: str) -> bool:
     """Whether a Resource pattern matches IAM entities of any name (`*`, `arn:*`, `arn:aws:iam::<account>:*`,
     `arn:aws:iam::*:role/*`, ...): probe it with a name no stack chooses."""
@@ -365,8 +378,8 @@ def admin_grant(statement: Statement) -> str | None:
     every_resource = statement.not_resource or "*" in statement.resources
     if every_resource and (statement.not_action or bool(ADMIN_ACTIONS & set(statement.actions))):
         return "on every resource"
-    granted = [action for action in ESCALATION_ACTIONS
-               if any(_matches(a, action) for a in statement.actions) != statement.not_action]
+    named = frozenset().union(*map(_escalations_in, statement.actions))
+    granted = [action for action in ESCALATION_ACTIONS if (action in named) != statement.not_action]
     if granted and (statement.not_resource or any(map(_reaches_any_iam_entity, statement.resources))):
         where = "every resource but " if statement.not_resource else ""
         return (f"on {where}{', '.join(statement.resources)}, which reaches IAM entities of any name: "
