@@ -10,6 +10,9 @@ from components.plan.resources import ASG, EC2_FLEET, EC2_INSTANCE, EKS_NODE_GRO
 from policies.framework import Rule
 
 
+LAUNCHERS = frozenset({ASG, EKS_NODE_GROUP, EC2_INSTANCE, SPOT_FLEET, EC2_FLEET})
+
+
 def _reference(spec) -> str | None:
     """The id or name a template specification names, in any of the provider's spellings."""
     if not isinstance(spec, dict):
@@ -22,6 +25,8 @@ def _reference(spec) -> str | None:
 
 
 def _references(resource) -> list:
+    if resource.type not in LAUNCHERS:
+        return []  # before reading props: reading them checks them for unknowns
     props = resource.props
     if resource.type in (ASG, EKS_NODE_GROUP, EC2_INSTANCE):
         found = [props.get("launchTemplate")]
