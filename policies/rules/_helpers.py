@@ -63,9 +63,10 @@ def spot_share_at(resource: PlanResource, size: float) -> float | None:
     return mix.spot_share_at(size)
 
 
-def aws_managed_key(key: Any) -> bool:
-    """A KMS key named by an AWS-managed alias (`alias/aws/ebs`, bare or in an ARN): AWS's key, not the stack's."""
-    return isinstance(key, str) and (key.startswith("alias/aws/") or ":alias/aws/" in key)
+def customer_key(key: Any) -> bool:
+    """Whether a KMS key reference names a key at all, and not by an AWS-managed alias (`alias/aws/ebs`, bare or
+    in an ARN: AWS's key, not the stack's)."""
+    return bool(key) and not (isinstance(key, str) and (key.startswith("alias/aws/") or ":alias/aws/" in key))
 
 
 def bucket_name(resource: PlanResource) -> str:

@@ -6,7 +6,7 @@ from components.plan.resources import EBS_VOLUME, K8S_STORAGE_CLASS
 from components.storage.manifests import EBS_CSI
 from policies.framework import Rule
 from policies.readers.pods import on
-from policies.rules._helpers import aws_managed_key
+from policies.rules._helpers import customer_key
 
 
 def check(resource, config):
@@ -14,14 +14,14 @@ def check(resource, config):
         parameters = resource.props.get("parameters") or {}
         if not on(parameters.get("encrypted")):
             yield f"{resource.name}: the EBS CSI driver makes this class's volumes unencrypted"
-        elif not parameters.get("kmsKeyId") or aws_managed_key(parameters.get("kmsKeyId")):
+        elif not customer_key(parameters.get("kmsKeyId")):
             yield f"{resource.name}: the EBS CSI driver encrypts this class's volumes with the AWS-managed key"
         return
     if resource.type != EBS_VOLUME:
         return
     if resource.props.get("encrypted") is not True:
         yield f"{resource.name} is not encrypted"
-    elif not resource.props.get("kmsKeyId") or aws_managed_key(resource.props.get("kmsKeyId")):
+    elif not customer_key(resource.props.get("kmsKeyId")):
         yield f"{resource.name} is encrypted with the AWS-managed key, not a customer key"
 
 

@@ -7,7 +7,7 @@ from components.compute.node_bootstrap import AMI_FAMILY_TRAITS
 from components.plan.resources import EC2_INSTANCE, LAUNCH_TEMPLATE
 from policies.framework import Rule
 from policies.readers.pods import on
-from policies.rules._helpers import aws_managed_key
+from policies.rules._helpers import customer_key
 
 # The device each AMI family boots from (its first mapped device): a template that leaves it out boots
 # from the AMI's own snapshot.
@@ -35,7 +35,7 @@ def check(resource, config):
     for name, ebs in devices:
         if not on(ebs.get("encrypted")):
             yield f"{resource.name}: volume {name} is not encrypted"
-        elif not ebs.get("kmsKeyId") or aws_managed_key(ebs.get("kmsKeyId")):
+        elif not customer_key(ebs.get("kmsKeyId")):
             yield f"{resource.name}: volume {name} is encrypted with the AWS-managed key, not the stack's"
 
 

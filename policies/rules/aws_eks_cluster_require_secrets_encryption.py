@@ -3,7 +3,7 @@ storage never hold them under AWS's key alone."""
 
 from components.plan.resources import EKS_CLUSTER
 from policies.framework import Rule
-from policies.rules._helpers import aws_managed_key
+from policies.rules._helpers import customer_key
 
 
 def check(resource, config):
@@ -13,7 +13,7 @@ def check(resource, config):
     key = (encryption.get("provider") or {}).get("keyArn")
     if "secrets" not in (encryption.get("resources") or []) or not key:
         yield f"{resource.name}: Kubernetes secrets are not encrypted with a KMS key"
-    elif aws_managed_key(key):
+    elif not customer_key(key):
         yield f"{resource.name}: Kubernetes secrets are encrypted with an AWS-managed key ({key}), not the stack's"
 
 

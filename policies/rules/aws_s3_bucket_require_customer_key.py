@@ -6,13 +6,13 @@ key, out of the stack key's policy and its CloudTrail record."""
 from components.plan.resources import (S3_BUCKETS as BUCKETS, S3_ENCRYPTION_CONFIGURATIONS as ENCRYPTION_CONFIGURATIONS,
                                        S3_KMS_ALGORITHMS as KMS_ALGORITHMS, PlanResource)
 from policies.framework import Rule
-from policies.rules._helpers import aws_managed_key, bucket_name
+from policies.rules._helpers import bucket_name, customer_key
 
 
 def _customer_key(rules) -> bool:
     defaults = [(r.get("applyServerSideEncryptionByDefault") or {}) for r in rules or [] if isinstance(r, dict)]
-    return bool(defaults) and all(d.get("sseAlgorithm") in KMS_ALGORITHMS and d.get("kmsMasterKeyId")
-                                  and not aws_managed_key(d.get("kmsMasterKeyId")) for d in defaults)
+    return bool(defaults) and all(d.get("sseAlgorithm") in KMS_ALGORITHMS and customer_key(d.get("kmsMasterKeyId"))
+                                  for d in defaults)
 
 
 def _rules(resource: PlanResource) -> list | None:
