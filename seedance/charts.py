@@ -63,6 +63,14 @@ def source_of(inputs: dict[str, Any]) -> str:
     return source.rstrip("/")
 
 
+def foreign_source(inputs: dict[str, Any], pinned: dict[str, str]) -> str | None:
+    """Why a release of one of the platform's charts names another source than the pinned one (None if not)."""
+    name, source = str(inputs.get("chart")).rsplit("/", 1)[-1], source_of(inputs)
+    if name in pinned and source != pinned[name].rstrip("/"):
+        return f"its chart comes from {source}, not {pinned[name]}, the source the platform pins for {name}"
+    return None
+
+
 def chart_folder(inputs: dict[str, Any]) -> Path:
     """`<cache>/<chart>-<version>` (an OCI reference's last part names the chart)."""
     folder = chart_cache() / f"{str(inputs.get('chart')).rsplit('/', 1)[-1]}-{inputs.get('version')}"
@@ -228,10 +236,9 @@ def pull(resources: list[PlanResource], timeout_seconds: float = 300, opener=Non
         destination = chart_cache() / f"{name}-{entry['version']}"
         if (destination / "Chart.yaml").is_file():
             continue
-        source = source_of({"chart": entry["chart"], "repositoryOpts": {"repo": entry["repo"]}})
-        if name in pinned and source != pinned[name].rstrip("/"):  # the cache is by name: never fill it from elsewhere
-            raise ChartFetchError(f"{entry['chart']} {entry['version']}: from {source}, not {pinned[name]}, the source "
-                                  f"the platform pins for {name}")
+        foreign = foreign_source({"chart": entry["chart"], "repositoryOpts": {"repo": entry["repo"]}}, pinned)
+        if foreign:  # the cache is by name: never fill it from elsewhere
+            raise ChartFetchError(f"{entry['chart']} {entry['version']}: {foreign}")
         fetch = _from_registry if entry["chart"].startswith("oci://") else _from_repository
         if not entry["chart"].startswith("oci://") and not entry["repo"].startswith("https://"):
             raise ChartFetchError(f"{entry['chart']} {entry['version']}: no https repository to fetch it from")

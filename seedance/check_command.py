@@ -25,7 +25,7 @@ from components.stack.config import ENVIRONMENTS, PROJECT, StackConfig
 from policies.expectations import stack_policy_config, team_policy_config
 from policies.framework import CONFIG_DIR, fails_closed, PolicyConfigError, Violation, load_enforcement, run_rules
 from policies.rules import ALL_RULES
-from seedance.charts import ChartMissingError, chart_cache, pinned_sources, pull, rendered_resources, source_of
+from seedance.charts import ChartMissingError, chart_cache, foreign_source, pinned_sources, pull, rendered_resources
 from seedance_client.engine import STACK_REFERENCE, Plan, Secret
 from seedance.plan_output import MASK, asset_json
 from seedance_client.project import StackFileError, find_project
@@ -144,10 +144,9 @@ def rendered_releases(resources: list[PlanResource], kubernetes_version: str
     rendered, unrendered = [], []
     pinned = pinned_sources()
     for release in (r for r in resources if r.type == HELM_RELEASE):
-        chart, source = str(release.props.get("chart")).rsplit("/", 1)[-1], source_of(release.props)
-        if chart in pinned and source != pinned[chart].rstrip("/"):
-            unrendered.append({"urn": release.urn, "reason": f"its chart comes from {source}, not {pinned[chart]}, "
-                               f"the source the platform pins for {chart} (the gate renders the pinned chart)"})
+        foreign = foreign_source(release.props, pinned)
+        if foreign:
+            unrendered.append({"urn": release.urn, "reason": f"{foreign} (the gate renders the pinned chart)"})
             continue
         beyond = [field for field in UNREAD_RELEASE_INPUTS if release.props.get(field)]
         if beyond:
