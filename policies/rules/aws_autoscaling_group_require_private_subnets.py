@@ -22,10 +22,13 @@ def public_subnets(resources) -> dict[str, str]:
     """id -> why, of each subnet the plan creates that is public."""
     gateways = {r.id for r in resources if r.type == INTERNET_GATEWAY and r.id}
     to_internet = {}  # route table id -> the default route it sends through an internet gateway
-    for resource in resources:
-        routes = resource.props.get("routes") or [] if resource.type == ROUTE_TABLE else \
-            [resource.props] if resource.type == ROUTE else []
-        table = resource.id if resource.type == ROUTE_TABLE else resource.props.get("routeTableId")
+    for resource in resources:  # a resource's props are read only when it routes (reading checks them)
+        if resource.type == ROUTE_TABLE:
+            routes, table = resource.props.get("routes") or [], resource.id
+        elif resource.type == ROUTE:
+            routes, table = [resource.props], resource.props.get("routeTableId")
+        else:
+            continue
         for destination in filter(None, (_internet_route(route, gateways) for route in routes)):
             to_internet.setdefault(table, destination)
     routed = {r.props.get("subnetId"): to_internet[r.props.get("routeTableId")] for r in resources
