@@ -107,12 +107,18 @@ def _strings(value: Any) -> tuple[str, ...]:
     return tuple(str(v) for v in _listed(value) if v is not None)
 
 
+# Each element's two spellings as IAM writes them and in lower case (built once: a plan has thousands of
+# statements).
+_SPELLINGS = {name: ((name, name.lower()), ("Not" + name, "not" + name.lower()))
+              for name in ("Sid", "Effect", "Principal", "Action", "Resource", "Condition", "Statement")}
+
+
 def _field(statement: dict, lowered: dict[str, Any] | None, name: str) -> tuple[str | None, Any]:
     """The element by IAM's name in any letter case (IAM itself refuses other cases; a gate must not pass
     what a later parser may accept): ("Action", value) or ("NotAction", value). `lowered`: the statement's
     keys by their lower case, None when every key is spelled as IAM spells it (nearly always)."""
-    for spelled in (name, "Not" + name):
-        key = spelled if lowered is None else lowered.get(spelled.lower())
+    for spelled, lower in _SPELLINGS[name]:
+        key = spelled if lowered is None else lowered.get(lower)
         if key is not None and key in statement:
             return spelled, statement[key]
     return None, None
@@ -181,7 +187,7 @@ def statement_of(raw: dict, index: int = 0) -> Statement:
         allow=str(effect).lower() == "allow",
         principals=None if principal_name is None else _principals(principal),
         not_principal=principal_name == "NotPrincipal",
-        actions=tuple(a.lower() for a in _strings(actions)) if actions is not None else (),
+        actions=tuple([a.lower() for a in _strings(actions)]) if actions is not None else (),
         not_action=action_name == "NotAction",
         resources=_strings(resources) if resources is not None else (),
         not_resource=resource_name == "NotResource",
