@@ -3,6 +3,7 @@ path, however it is reached (item, get, values, items, iteration, index, slice, 
 without one is the plain container; the resource keeps everything but its inputs' wrapping."""
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from components.plan.resources import PlanResource
 from components.plan.unknowns import CheckingDict, CheckingList, UnknownValueError, as_read, checking
@@ -69,3 +70,40 @@ def test_reading_an_unknown_by_values_items_or_iteration_names_its_place():
         with pytest.raises(UnknownValueError) as raised:
             reading()
         assert raised.value.path == path
+
+
+leaves = st.one_of(st.sampled_from([UNKNOWN, NUMBER, "x", "", 0, 1.5, True, None]), st.text(max_size=3))
+values = st.recursive(leaves, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                      st.dictionaries(st.text(max_size=2), inner, max_size=4)),
+                      max_leaves=25)
+
+
+def _holds_unknown(value) -> bool:
+    if isinstance(value, dict):
+        return any(_holds_unknown(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds_unknown(v) for v in value)
+    return value in (UNKNOWN, NUMBER)
+
+
+def _walk(raw, read, path):
+    """Every entry of `raw` read through `read`: an unknown raises with its path, a container is wrapped
+    exactly when something inside it is unknown, anything else reads as written."""
+    for key, value in (raw.items() if isinstance(raw, dict) else enumerate(raw)):
+        if isinstance(value, (dict, list)):
+            entry = read[key]
+            assert isinstance(entry, (CheckingDict, CheckingList)) == _holds_unknown(value)
+            assert entry == value
+            _walk(value, entry, [*path, str(key)])
+        elif value in (UNKNOWN, NUMBER):
+            assert raised(lambda: read[key]).path == [*path, str(key)]
+        else:
+            assert read[key] == value
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.lists(values, max_size=4), st.dictionaries(st.text(max_size=2), values, max_size=4)))
+def test_any_value_reads_its_unknowns_and_only_them(raw):
+    read = checking(raw)
+    assert (read is raw) == (not _holds_unknown(raw))
+    _walk(raw, read, [])
