@@ -6,7 +6,9 @@ Exit 1 when a mandatory rule fails, 0 otherwise, 2 on bad input.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -181,6 +183,21 @@ def cluster_version(resources: list[PlanResource], config: StackConfig | None) -
     return (config.cluster if config else ClusterConfig()).kubernetes_version
 
 
+@contextmanager
+def _collector_paused():
+    """The cyclic garbage collector paused for one check: reading a plan with unknown values makes many
+    container objects that live as long as the check, and at 10,000 resources they set off about 30
+    collections in each check (measured with gc.callbacks: 26 ms of a 110 ms check). What the check leaves
+    in cycles is collected once it ends."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def check(resources: list[PlanResource], env: str, region: str, extra: dict[str, dict[str, Any]] | None = None,
           storage_classes: dict[str, dict[str, str]] | None = None,
           kubernetes_version: str | None = None) -> tuple[list[Violation], CostEstimate]:
@@ -193,6 +210,13 @@ def check(resources: list[PlanResource], env: str, region: str, extra: dict[str,
     if storage_classes:  # the budget rules price a team's claims at its platform's classes too
         extra = {**(extra or {}), **{rule: {**(extra or {}).get(rule, {}), "storage_classes": storage_classes}
                                      for rule in BUDGET_RULES}}
+    with _collector_paused():  # its read form of the plan is freed before the collector is back
+        return _judged(resources, rendered, env, region, extra, storage_classes)
+
+
+def _judged(resources: list[PlanResource], rendered: list[PlanResource], env: str, region: str,
+            extra: dict[str, dict[str, Any]] | None,
+            storage_classes: dict[str, dict[str, str]] | None) -> tuple[list[Violation], CostEstimate]:
     unknowns = "fail" if fails_closed(env) else "advisory"
     read = read_plan(resources)  # scanned for unknowns once: the rules and the estimate read the same list
     try:

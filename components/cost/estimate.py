@@ -8,6 +8,7 @@ that resource's cost unknown, never a guess.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from functools import cache
@@ -362,16 +363,20 @@ def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog, on: date 
 
 
 # The last plan estimate made, for the next reader of the same plan in the same region: a check's budget
-# rules and its cost table (by identity, and length: a ReadPlan is read, never changed).
+# rules and its cost table (by identity, and length: a ReadPlan is read, never changed). The plan is held
+# weakly, so that a check's read form of it is freed when the check ends.
 _last_estimate: list = [None, None, None]
 
 
 def estimate_of_plan(resources: ReadPlan, region: str,
                      storage_classes: Mapping[str, Mapping[str, str] | None] | None = None) -> CostEstimate:
     """`estimate` of a read plan at the region's snapshot prices, made once for every reader of it."""
+    resources = read_plan(resources)  # a plain list is read first (and so never matches the one held)
     key = (len(resources), region, storage_classes or None)
-    if _last_estimate[0] is not resources or _last_estimate[1] != key:
-        _last_estimate[:] = [resources, key, estimate(resources, catalog_for(region), storage_classes=storage_classes)]
+    held = _last_estimate[0]
+    if held is None or held() is not resources or _last_estimate[1] != key:
+        _last_estimate[:] = [weakref.ref(resources), key,
+                             estimate(resources, catalog_for(region), storage_classes=storage_classes)]
     return _last_estimate[2]
 
 
