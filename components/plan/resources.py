@@ -42,6 +42,7 @@ IAM_ROLE = "aws:iam/role:Role"
 SPOT_FLEET = "aws:ec2/spotFleetRequest:SpotFleetRequest"
 EC2_FLEET = "aws:ec2/fleet:Fleet"
 KMS_GRANT = "aws:kms/grant:Grant"
+RAM_PRINCIPAL_ASSOCIATION = "aws:ram/principalAssociation:PrincipalAssociation"
 LOAD_BALANCERS = frozenset({"aws:lb/loadBalancer:LoadBalancer", "aws:alb/loadBalancer:LoadBalancer",
                             "aws:elb/loadBalancer:LoadBalancer"})
 S3_ENCRYPTION_CONFIGURATIONS = frozenset({

@@ -1,9 +1,12 @@
 """EKS access gives each principal the stack config names what its role is, and no more: a team's people
 get no access policy at all (their Kubernetes group, bound in their namespaces), viewers only view,
 administrators EKS's admin policy in namespaces only; cluster-admin is for break-glass and the deployer.
-No entry joins system:masters or another team's group."""
+No entry joins system:masters or another team's group. And entries are the only way in: the cluster
+authenticates by access entries alone (mode API: in a ConfigMap mode the aws-auth ConfigMap maps anyone to
+any group, system:masters included, where no entry shows it) and gives its creator no hidden admin entry
+(EKS's CreateCluster defaults are CONFIG_MAP and a creator admin, so absent settings are both)."""
 
-from components.plan.resources import EKS_ACCESS_ENTRY, EKS_ACCESS_POLICY
+from components.plan.resources import EKS_ACCESS_ENTRY, EKS_ACCESS_POLICY, EKS_CLUSTER
 from components.tenancy.manifests import TENANT_GROUP_PREFIX
 from policies.framework import Rule
 
@@ -12,7 +15,20 @@ VIEW = "AmazonEKSViewPolicy"
 ADMIN = "AmazonEKSAdminPolicy"
 
 
+def _cluster(resource):
+    access = resource.props.get("accessConfig") or {}
+    mode = access.get("authenticationMode") or "CONFIG_MAP"
+    if mode != "API":
+        yield f"{resource.name}: authentication mode {mode} lets the aws-auth ConfigMap grant cluster access " \
+              "that no access entry shows"
+    if access.get("bootstrapClusterCreatorAdminPermissions") is not False:
+        yield f"{resource.name}: gives whoever creates it a cluster-admin access entry the plan does not show"
+
+
 def check(resource, config):
+    if resource.type == EKS_CLUSTER:
+        yield from _cluster(resource)
+        return
     principal = str(resource.props.get("principalArn"))
     team = config["tenant_principals"].get(principal)
     if resource.type == EKS_ACCESS_ENTRY:
@@ -40,16 +56,19 @@ def check(resource, config):
 RULE = Rule(
     name="aws-eks-access-restrict-admin-policies",
     description="EKS access entries and policies give tenants their group only, viewers view, administrators admin "
-                "in namespaces; no entry joins system:masters or another team's group.",
+                "in namespaces; no entry joins system:masters or another team's group; the cluster admits by "
+                "access entries alone (authentication mode API, no hidden creator admin).",
     severity="critical",
     remediation="Give access through the stack config's lists (cluster.admin_principal_arns, viewer_principal_arns, "
-                "break_glass_principal_arns, tenants[].principal_arns), not extra entries or associations.",
+                "break_glass_principal_arns, tenants[].principal_arns), not extra entries or associations; set the "
+                "cluster's accessConfig to authenticationMode API and bootstrapClusterCreatorAdminPermissions false.",
     topics=("security", "kubernetes", "iam"),
     config={"tenant_principals": {"type": "object", "default": {}},
             "admin_principals": {"type": "array", "items": {"type": "string"}, "default": []},
             "viewer_principals": {"type": "array", "items": {"type": "string"}, "default": []},
             "from_stack_config": {"type": "boolean", "default": False}},
     check_resource=check,
-    resource_types=frozenset({EKS_ACCESS_ENTRY, EKS_ACCESS_POLICY}),
-    standards=("CIS EKS 4.1.1", "EKS User Guide: access entries and access policies"),
+    resource_types=frozenset({EKS_ACCESS_ENTRY, EKS_ACCESS_POLICY, EKS_CLUSTER}),
+    standards=("CIS EKS 4.1.1", "EKS User Guide: access entries and access policies",
+               "EKS User Guide: set the cluster authentication mode (API: access entries only)"),
 )

@@ -1,14 +1,17 @@
 """Nobody outside the stack's accounts is let in: no trust, key, bucket, queue, topic, repository, secret or
-function policy, nor a KMS grant, lets in an outside caller, however the grant is spelled (`*` under a condition that names
+function policy, nor a KMS grant or a RAM share's principal, lets in an outside caller, however the grant is spelled (`*` under a condition that names
 someone else, another account's root, an OIDC trust without an exact `sub` and `aud`, a service with no
 source condition, NotPrincipal), and an endpoint lets outside credentials only read through it."""
 
-from components.plan.resources import EKS_ACCESS_ENTRY, KMS_GRANT, LAMBDA_PERMISSION, POLICY_DOCUMENTS, VPC, VPC_ENDPOINT
+from components.plan.resources import (EKS_ACCESS_ENTRY, KMS_GRANT, LAMBDA_PERMISSION, POLICY_DOCUMENTS,
+                                       RAM_PRINCIPAL_ASSOCIATION, VPC, VPC_ENDPOINT)
 from policies.framework import Rule
 from policies.readers.iam import (Condition, Home, account_of, PolicyDocumentError, Principal, Statement, keeps_data_home,
                                   outside_grants,
                                   parse)
 
+# What lets a caller in besides a policy document.
+GRANTS = (LAMBDA_PERMISSION, KMS_GRANT, RAM_PRINCIPAL_ASSOCIATION)
 # What an outside caller may do through one of the stack's endpoints: read, never write out.
 READ_PREFIXES = ("get", "list", "describe", "head")
 
@@ -35,6 +38,18 @@ def kms_grant(props) -> Statement:
     return Statement("grant", True, principals, actions=operations)
 
 
+def _shared_with_home(principal: str, home: Home) -> bool:
+    """Whether a RAM share's principal is home: one of its accounts (by id or an IAM ARN in it), or its
+    organisation or an OU in it (`arn:aws:organizations::<management>:organization/o-x`, `.../ou/o-x/ou-y`).
+    Anything else, a service principal included, is someone the stack cannot vouch for."""
+    if principal in home.principals or account_of(principal) in home.accounts:
+        return True
+    if principal.startswith("arn:aws:organizations::"):
+        path = principal.split(":", 5)[-1].split("/")
+        return len(path) >= 2 and path[0] in ("organization", "ou") and path[1] in home.organisations
+    return False
+
+
 def home_of(resources, config) -> Home:
     """Home: the accounts and organisations the config names (`seedance check` fills them from the stack
     config), else the account the cluster's nodes run in (the account of the node roles' access entries);
@@ -53,6 +68,12 @@ def _writes(actions) -> bool:
 
 
 def findings(resource, home):
+    if resource.type == RAM_PRINCIPAL_ASSOCIATION:
+        principal = str(resource.props.get("principal"))
+        if not _shared_with_home(principal, home):
+            yield f"{resource.name}: shares {resource.props.get('resourceShareArn')} with {principal}, outside " \
+                  "the stack's accounts and organisations"
+        return
     if resource.type == LAMBDA_PERMISSION:
         statements, kind = [lambda_permission(resource.props)], "resource"
     elif resource.type == KMS_GRANT:
@@ -83,7 +104,7 @@ def findings(resource, home):
 def check(resources, config):
     home = home_of(resources, config)
     for resource in resources:
-        if resource.type in POLICY_DOCUMENTS or resource.type in (LAMBDA_PERMISSION, KMS_GRANT):
+        if resource.type in POLICY_DOCUMENTS or resource.type in GRANTS:
             for message in findings(resource, home):
                 yield resource.urn, message
 

@@ -156,6 +156,17 @@ ATTACKS = [
                                                            "Action": "kms:*", "Resource": "*"}]})}), IAM),
     ("resource types", "a trust policy unknown at preview", lambda rs: _one(rs, "aws:iam/role:Role", "publisher")[
         "inputs"].update(assumeRolePolicy="(unknown)"), IAM),
+    ("resource types", "private subnets shared with another account through RAM", lambda rs: [_add(
+        "aws:ram/resourceAssociation:ResourceAssociation", f"share-{subnet['id']}", {
+            "resourceArn": f"arn:aws:ec2:us-east-1:123456789012:subnet/{subnet['id']}",
+            "resourceShareArn": "arn:aws:ram:us-east-1:123456789012:resource-share/s"})(rs) for subnet in [
+        r for r in rs if r["type"] == "aws:ec2/subnet:Subnet" and "private" in r["name"]]] + [_add(
+        "aws:ram/principalAssociation:PrincipalAssociation", "partner", {
+            "principal": OTHER, "resourceShareArn": "arn:aws:ram:us-east-1:123456789012:resource-share/s"})(rs)], IAM),
+    ("resource types", "a RAM share with another organisation's OU", _add(
+        "aws:ram/principalAssociation:PrincipalAssociation", "partner-ou", {
+            "principal": f"arn:aws:organizations::{OTHER}:ou/o-partner1/ou-ab12-cdef3456",
+            "resourceShareArn": "arn:aws:ram:us-east-1:123456789012:resource-share/s"}), IAM),
     ("admin", "AdministratorAccess on a node role", _add("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "admin",
                                                          {"policyArn": "arn:aws:iam::aws:policy/AdministratorAccess",
                                                           "role": "seedance-prod-online-node-role"}),
@@ -181,6 +192,18 @@ ATTACKS = [
         r for r in rs if r["type"] == "aws:eks/accessPolicyAssociation:AccessPolicyAssociation"
         and "AmazonEKSAdminPolicy" in r["inputs"]["policyArn"])["inputs"].update(accessScope={"type": "cluster"}),
      "aws-eks-access-restrict-admin-policies"),
+    ("access", "the cluster also reads aws-auth, which maps another account's role to system:masters",
+     lambda rs: (_one(rs, "aws:eks/cluster:Cluster")["inputs"]["accessConfig"].update(
+         authenticationMode="API_AND_CONFIG_MAP"), _add("kubernetes:core/v1:ConfigMap", "aws-auth", {
+             "metadata": {"name": "aws-auth", "namespace": "kube-system"},
+             "data": {"mapRoles": f"- rolearn: arn:aws:iam::{OTHER}:role/ops\n  username: ops\n"
+                                  "  groups: [system:masters]\n"}})(rs)), "aws-eks-access-restrict-admin-policies"),
+    ("access", "the cluster's access config left to EKS's defaults (ConfigMap mode, creator admin)",
+     lambda rs: _one(rs, "aws:eks/cluster:Cluster")["inputs"].pop("accessConfig"),
+     "aws-eks-access-restrict-admin-policies"),
+    ("access", "a hidden cluster-admin entry for whoever creates the cluster",
+     lambda rs: _one(rs, "aws:eks/cluster:Cluster")["inputs"]["accessConfig"].update(
+         bootstrapClusterCreatorAdminPermissions=True), "aws-eks-access-restrict-admin-policies"),
     ("publisher deny", "removed", lambda rs: _one(rs, *BUCKET)["inputs"].update(policy=json.dumps({"Statement": [
         s for s in json.loads(_one(rs, *BUCKET)["inputs"]["policy"])["Statement"]
         if not s["Sid"].startswith("OnlyPublishers")]})), "aws-s3-bucket-require-model-publisher-deny"),
