@@ -290,8 +290,13 @@ def _federated_outside(statement: Statement, provider: str, home: Home) -> str |
     account = account_of(provider)
     if account not in home.accounts:
         return f"the identity provider of account {account}"
-    if not _exact(statement, f"{issuer}:sub"):
+    subjects = _exact(statement, f"{issuer}:sub")
+    if not subjects:
         return f"any identity of {issuer} (no exact :sub condition)"
+    for subject in subjects:  # a namespace's default account is every pod there that names none
+        parts = subject.split(":")
+        if len(parts) == 4 and parts[:2] == ["system", "serviceaccount"] and parts[3] == "default":
+            return f"every pod of namespace {parts[2]} that names no service account ({subject})"
     if not _exact(statement, f"{issuer}:aud"):
         return f"tokens of {issuer} for any audience (no exact :aud condition)"
     return None

@@ -1,6 +1,7 @@
 """Nobody outside the stack's accounts is let in: no trust, key, bucket, queue, topic, repository, secret or
 function policy, nor a KMS grant or a RAM share's principal, lets in an outside caller, however the grant is spelled (`*` under a condition that names
-someone else, another account's root, an OIDC trust without an exact `sub` and `aud`, a service with no
+someone else, another account's root, an OIDC trust without an exact `sub` and `aud` or to a namespace's
+`default` service account (every pod there that names none), a service with no
 source condition, NotPrincipal), and an endpoint lets outside credentials only read through it."""
 
 from components.plan.resources import (EKS_ACCESS_ENTRY, KMS_GRANT, LAMBDA_PERMISSION, POLICY_DOCUMENTS,
@@ -124,5 +125,6 @@ RULE = Rule(
     check_stack=check,
     standards=("CIS EKS 5.2.1 (dedicated, scoped identities)", "EKS BPG: IAM - least-privileged access",
                "IAM User Guide: cross-service confused deputy prevention",
-               "EKS User Guide: IAM roles for service accounts (sub and aud conditions)"),
+               "EKS User Guide: IAM roles for service accounts (sub and aud conditions)",
+               "CIS EKS 4.1.5 (default service accounts not actively used)"),
 )

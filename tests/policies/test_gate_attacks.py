@@ -144,6 +144,8 @@ ATTACKS = [
                                               "StringLike": {f"{ISSUER}:sub": "system:serviceaccount:*:*"}}), IAM),
     ("trust", "IRSA without aud", _trust({"StringEquals": {f"{ISSUER}:sub": "system:serviceaccount:a:b"}}), IAM),
     ("trust", "IRSA with no condition", _trust(None), IAM),
+    ("trust", "IRSA for a tenant namespace's default service account", _trust({"StringEquals": {
+        f"{ISSUER}:aud": "sts.amazonaws.com", f"{ISSUER}:sub": "system:serviceaccount:triton-video:default"}}), IAM),
     ("trust", "another account's root", lambda rs: _one(rs, "aws:iam/role:Role", "publisher")["inputs"].update(
         assumeRolePolicy=json.dumps({"Statement": [{"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{OTHER}:root"},
                                                     "Action": "sts:AssumeRole"}]})), IAM),
