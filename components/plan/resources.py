@@ -37,6 +37,8 @@ SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
 DEFAULT_SECURITY_GROUP = "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup"
 SECURITY_GROUP_RULE = "aws:ec2/securityGroupRule:SecurityGroupRule"
 SECURITY_GROUP_INGRESS_RULE = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
+MANAGED_PREFIX_LIST = "aws:ec2/managedPrefixList:ManagedPrefixList"
+MANAGED_PREFIX_LIST_ENTRY = "aws:ec2/managedPrefixListEntry:ManagedPrefixListEntry"
 IAM_ROLE = "aws:iam/role:Role"
 # Fleets that launch instances beside Auto Scaling (judged for the template they launch from).
 SPOT_FLEET = "aws:ec2/spotFleetRequest:SpotFleetRequest"

@@ -1,22 +1,39 @@
 """No security group admits the internet: an ingress rule (standalone or inline, IPv4 or IPv6) whose ranges
 together reach a /8 of public addresses opens what it guards (the cluster API, the endpoints, the nodes)
-to anyone, however the range is split or excepted. The VPC's default group admits and sends nothing at all:
-whatever is launched without a group gets it (CIS AWS Foundations: the default group restricts all traffic)."""
+to anyone, however the range is split or excepted, or put in a managed prefix list the plan creates (its
+entries, inline or as entry resources, count as the rule's own ranges). The VPC's default group admits and
+sends nothing at all: whatever is launched without a group gets it (CIS AWS Foundations: the default group
+restricts all traffic). Judged over the whole plan: a prefix list's entries are other resources."""
 
-from components.plan.resources import (DEFAULT_SECURITY_GROUP as DEFAULT_GROUP, SECURITY_GROUP as GROUP, SECURITY_GROUP_INGRESS_RULE as INGRESS_RULE,
-                                       SECURITY_GROUP_RULE as GROUP_RULE)
+from components.plan.resources import (DEFAULT_SECURITY_GROUP as DEFAULT_GROUP, MANAGED_PREFIX_LIST,
+                                       MANAGED_PREFIX_LIST_ENTRY, SECURITY_GROUP as GROUP,
+                                       SECURITY_GROUP_INGRESS_RULE as INGRESS_RULE, SECURITY_GROUP_RULE as GROUP_RULE)
 from policies.framework import Rule
 from policies.readers.network import reaches_internet
 
+JUDGED = (INGRESS_RULE, GROUP_RULE, GROUP, DEFAULT_GROUP)
 
 
-def _ranges(props: dict) -> list[str]:
+def prefix_list_ranges(resources) -> dict[str, list[str]]:
+    """Each managed prefix list the plan creates, by id: the ranges of its entries."""
+    ranges: dict[str, list[str]] = {}
+    for resource in resources:
+        if resource.type == MANAGED_PREFIX_LIST and resource.id:
+            ranges.setdefault(resource.id, []).extend(
+                str(e["cidr"]) for e in resource.props.get("entries") or [] if isinstance(e, dict) and e.get("cidr"))
+        elif resource.type == MANAGED_PREFIX_LIST_ENTRY and resource.props.get("cidr"):
+            ranges.setdefault(str(resource.props.get("prefixListId")), []).append(str(resource.props["cidr"]))
+    return ranges
+
+
+def _ranges(props: dict, lists: dict[str, list[str]]) -> list[str]:
     ranges = [props.get("cidrIpv4"), props.get("cidrIpv6")]
     ranges += list(props.get("cidrBlocks") or []) + list(props.get("ipv6CidrBlocks") or [])
-    return [str(r) for r in ranges if r]
+    listed = [props.get("prefixListId"), *(props.get("prefixListIds") or [])]
+    return [str(r) for r in ranges if r] + [r for pl in listed if pl for r in lists.get(str(pl), [])]
 
 
-def check(resource, config):
+def findings(resource, lists):
     if resource.type == INGRESS_RULE or (resource.type == GROUP_RULE and resource.props.get("type") == "ingress"):
         rules = [resource.props]
     elif resource.type == GROUP:
@@ -30,19 +47,29 @@ def check(resource, config):
     else:
         return
     for rule in rules:
-        if reaches_internet([{"cidr": r} for r in _ranges(rule)]):
+        ranges = _ranges(rule, lists)
+        if reaches_internet([{"cidr": r} for r in ranges]):
             ports = f"{rule.get('fromPort', '*')}-{rule.get('toPort', '*')}"
-            yield f"{resource.name}: admits {', '.join(_ranges(rule))} on ports {ports}: the internet"
+            yield f"{resource.name}: admits {', '.join(ranges)} on ports {ports}: the internet"
+
+
+def check(resources, config):
+    lists = prefix_list_ranges(resources)
+    for resource in resources:
+        if resource.type in JUDGED:
+            for message in findings(resource, lists):
+                yield resource.urn, message
 
 
 RULE = Rule(
     name="aws-vpc-security-group-disallow-open-ingress",
-    description="No security group ingress admits the internet (ranges that together reach a /8 of public addresses).",
+    description="No security group ingress admits the internet (ranges, its own or a managed prefix list's, that "
+                "together reach a /8 of public addresses).",
     severity="critical",
-    remediation="Admit the VPC, the deployer network (cluster.deployer_cidrs) or a security group, never 0.0.0.0/0.",
+    remediation="Admit the VPC, the deployer network (cluster.deployer_cidrs) or a security group, never 0.0.0.0/0 "
+                "(nor a prefix list holding it).",
     topics=("security", "network"),
-    check_resource=check,
-    resource_types=frozenset({INGRESS_RULE, GROUP_RULE, GROUP, DEFAULT_GROUP}),
+    check_stack=check,
     standards=("CIS EKS 5.4.1", "EKS BPG: Network security - restrict the cluster security group",
                "CIS AWS Foundations 5.4 (the default security group restricts all traffic)"),
 )

@@ -297,6 +297,14 @@ ATTACKS = [
     ("platform", "API open to the IPv6 internet", lambda rs: _one(
         rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "")["inputs"].update(cidrIpv6="::/0"),
      "aws-vpc-security-group-disallow-open-ingress"),
+    ("platform", "API open through a managed prefix list that holds 0.0.0.0/0", lambda rs: (
+        _add("aws:ec2/managedPrefixList:ManagedPrefixList", "anywhere", {
+            "name": "anywhere", "addressFamily": "IPv4", "maxEntries": 1, "entries": [{"cidr": "0.0.0.0/0"}]})(rs),
+        rs[-1].update(id="pl-0anywhere"),
+        _one(rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "")["inputs"].update(
+            prefixListId="pl-0anywhere"),
+        _one(rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "")["inputs"].pop("cidrIpv4", None)),
+     "aws-vpc-security-group-disallow-open-ingress"),
     ("platform", "unencrypted launch-template volumes", _lt(lambda i: i["blockDeviceMappings"][0]["ebs"].update(
         encrypted="false")), "aws-ec2-launch-template-require-encrypted-volumes"),
     ("platform", "node group without a launch template", lambda rs: _one(rs, "aws:eks/nodeGroup:NodeGroup")[
