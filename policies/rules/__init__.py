@@ -26,7 +26,8 @@ from policies.rules import (kubernetes_tenant_require_contract_fit, kubernetes_c
                             kubernetes_storageclass_require_wait_for_first_consumer,
                             kubernetes_patch_restrict_to_audit_labels, kubernetes_workload_require_cost_labels,
                             aws_lb_load_balancer_require_internal, aws_ec2_launch_require_stack_template,
-                            kubernetes_webhook_require_in_cluster_service, aws_s3_bucket_require_customer_key)
+                            kubernetes_webhook_require_in_cluster_service, aws_s3_bucket_require_customer_key,
+                            aws_kms_key_require_home_account)
 
 ALL_RULES = [module.RULE for module in (
     aws_resource_tags_require_cost_tags,
@@ -83,4 +84,5 @@ ALL_RULES = [module.RULE for module in (
     kubernetes_claim_flag_costly_volume,
     budget_monthly_cost_warn_near_budget,
     budget_monthly_cost_limit,
+    aws_kms_key_require_home_account,
 )]

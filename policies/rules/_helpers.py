@@ -8,7 +8,9 @@ from components.capacity.mix import asg_mix
 from components.common.manifests import quantity as kubernetes_quantity
 from components.compute.labels import BREAKER_TAG
 from components.compute.labels import CLASS_TAG, NODE_GROUP_TAG
-from components.plan.resources import ASG, PlanResource, is_unknown, tags_of
+from components.plan.resources import (ASG, EKS_ACCESS_ENTRY, LAUNCH_TEMPLATE, S3_BUCKETS, S3_ENCRYPTION_CONFIGURATIONS,
+                                       PlanResource, is_unknown, tags_of)
+from policies.readers.iam import account_of
 from components.capacity.workload_classes import workload_classes
 
 
@@ -67,6 +69,33 @@ def customer_key(key: Any) -> bool:
     """Whether a KMS key reference names a key at all, and not by an AWS-managed alias (`alias/aws/ebs`, bare or
     in an ARN: AWS's key, not the stack's)."""
     return bool(key) and not (isinstance(key, str) and (key.startswith("alias/aws/") or ":alias/aws/" in key))
+
+
+def block_devices(resource: PlanResource) -> list[tuple[str, dict]]:
+    """The EBS devices a launch template (its mappings but instance-store ones) or an instance (its root and
+    EBS devices) names: (device name, its EBS settings)."""
+    props = resource.props
+    if resource.type == LAUNCH_TEMPLATE:
+        return [(str(m.get("deviceName")), m.get("ebs") or {}) for m in props.get("blockDeviceMappings") or []
+                if isinstance(m, dict) and "virtualName" not in m]
+    devices = [("root", props.get("rootBlockDevice") or {})]
+    return devices + [(str(d.get("deviceName")), d) for d in props.get("ebsBlockDevices") or [] if isinstance(d, dict)]
+
+
+def bucket_encryption_rules(resource: PlanResource) -> list | None:
+    """The encryption rules a resource sets for its bucket (None: it sets none)."""
+    if resource.type in S3_ENCRYPTION_CONFIGURATIONS:
+        return resource.props.get("rules") or []
+    inline = (resource.props.get("serverSideEncryptionConfiguration") or {}) if resource.type in S3_BUCKETS else {}
+    return [inline["rule"]] if inline.get("rule") else None
+
+
+def home_accounts(resources, configured) -> frozenset[str]:
+    """The stack's accounts: those the config names, else the account the cluster's nodes run in (the account of
+    the node roles' access entries; none when the plan has no such entry)."""
+    return frozenset(configured) or frozenset({
+        account_of(str(r.props.get("principalArn"))) for r in resources
+        if r.type == EKS_ACCESS_ENTRY and r.props.get("type") == "EC2_LINUX"} - {None})
 
 
 def bucket_name(resource: PlanResource) -> str:

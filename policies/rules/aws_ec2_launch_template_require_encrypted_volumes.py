@@ -7,26 +7,17 @@ from components.compute.node_bootstrap import AMI_FAMILY_TRAITS
 from components.plan.resources import EC2_INSTANCE, LAUNCH_TEMPLATE
 from policies.framework import Rule
 from policies.readers.pods import on
-from policies.rules._helpers import customer_key
+from policies.rules._helpers import block_devices, customer_key
 
 # The device each AMI family boots from (its first mapped device): a template that leaves it out boots
 # from the AMI's own snapshot.
 ROOT_DEVICES = frozenset(traits.block_devices[0] for traits in AMI_FAMILY_TRAITS.values())
 
 
-def _devices(resource) -> list[tuple[str, dict]]:
-    props = resource.props
-    if resource.type == LAUNCH_TEMPLATE:
-        return [(str(m.get("deviceName")), m.get("ebs") or {}) for m in props.get("blockDeviceMappings") or []
-                if isinstance(m, dict) and "virtualName" not in m]
-    devices = [("root", props.get("rootBlockDevice") or {})]
-    return devices + [(str(d.get("deviceName")), d) for d in props.get("ebsBlockDevices") or [] if isinstance(d, dict)]
-
-
 def check(resource, config):
     if resource.type not in (LAUNCH_TEMPLATE, EC2_INSTANCE):
         return
-    devices = _devices(resource)
+    devices = block_devices(resource)
     if resource.type == LAUNCH_TEMPLATE and not devices:
         yield f"{resource.name}: names no block device, so the root volume is the AMI's (unencrypted, no key)"
     elif resource.type == LAUNCH_TEMPLATE and not ROOT_DEVICES & {name for name, _ in devices}:

@@ -4,9 +4,10 @@ someone else, another account's root, an OIDC trust without an exact `sub` and `
 `default` service account (every pod there that names none), a service with no
 source condition, NotPrincipal), and an endpoint lets outside credentials only read through it."""
 
-from components.plan.resources import (EKS_ACCESS_ENTRY, KMS_GRANT, LAMBDA_PERMISSION, POLICY_DOCUMENTS,
+from components.plan.resources import (KMS_GRANT, LAMBDA_PERMISSION, POLICY_DOCUMENTS,
                                        RAM_PRINCIPAL_ASSOCIATION, VPC, VPC_ENDPOINT)
 from policies.framework import Rule
+from policies.rules._helpers import home_accounts
 from policies.readers.iam import (Condition, Home, account_of, PolicyDocumentError, Principal, Statement, keeps_data_home,
                                   outside_grants,
                                   parse)
@@ -55,10 +56,7 @@ def home_of(resources, config) -> Home:
     """Home: the accounts and organisations the config names (`seedance check` fills them from the stack
     config), else the account the cluster's nodes run in (the account of the node roles' access entries);
     the roles of other accounts the stack config names; the endpoints and VPCs this plan creates."""
-    accounts = set(config["home_accounts"]) or {
-        account_of(str(r.props.get("principalArn"))) for r in resources
-        if r.type == EKS_ACCESS_ENTRY and r.props.get("type") == "EC2_LINUX"} - {None}
-    return Home(accounts=frozenset(accounts), principals=frozenset(config["home_principals"]),
+    return Home(accounts=home_accounts(resources, config["home_accounts"]), principals=frozenset(config["home_principals"]),
                 organisations=frozenset(config["home_organisations"]),
                 endpoints=frozenset(r.id for r in resources if r.type == VPC_ENDPOINT and r.id),
                 vpcs=frozenset(r.id for r in resources if r.type == VPC and r.id))

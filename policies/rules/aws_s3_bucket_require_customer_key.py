@@ -3,10 +3,9 @@ server-side encryption configuration (the resource, or the bucket's own inline b
 `aws:kms:dsse`) with a key that is not an AWS-managed alias. SSE-S3 (`AES256`) leaves the data under AWS's
 key, out of the stack key's policy and its CloudTrail record."""
 
-from components.plan.resources import (S3_BUCKETS as BUCKETS, S3_ENCRYPTION_CONFIGURATIONS as ENCRYPTION_CONFIGURATIONS,
-                                       S3_KMS_ALGORITHMS as KMS_ALGORITHMS, PlanResource)
+from components.plan.resources import S3_BUCKETS as BUCKETS, S3_KMS_ALGORITHMS as KMS_ALGORITHMS
 from policies.framework import Rule
-from policies.rules._helpers import bucket_name, customer_key
+from policies.rules._helpers import bucket_encryption_rules, bucket_name, customer_key
 
 
 def _customer_key(rules) -> bool:
@@ -15,18 +14,10 @@ def _customer_key(rules) -> bool:
                                   for d in defaults)
 
 
-def _rules(resource: PlanResource) -> list | None:
-    """The encryption rules a resource sets for its bucket (None: it sets none)."""
-    if resource.type in ENCRYPTION_CONFIGURATIONS:
-        return resource.props.get("rules") or []
-    inline = (resource.props.get("serverSideEncryptionConfiguration") or {}) if resource.type in BUCKETS else {}
-    return [inline["rule"]] if inline.get("rule") else None
-
-
 def check(resources, config):
     verdicts: dict[str, list[tuple[str, bool]]] = {}  # bucket -> (resource, customer key?) of what sets it
     for resource in resources:
-        rules = _rules(resource)
+        rules = bucket_encryption_rules(resource)
         if rules is not None:
             verdicts.setdefault(bucket_name(resource), []).append((resource.name, _customer_key(rules)))
     for resource in (r for r in resources if r.type in BUCKETS):

@@ -476,6 +476,12 @@ REVIEW_2 = [
     ("encryption", "launch-template volumes under alias/aws/ebs", _lt(lambda i: [
         m["ebs"].update(kmsKeyId="alias/aws/ebs") for m in i["blockDeviceMappings"]]),
      "aws-ec2-launch-template-require-encrypted-volumes"),
+    ("encryption", "launch-template volumes under another account's key", _lt(lambda i: [
+        m["ebs"].update(kmsKeyId=f"arn:aws:kms:us-east-1:{OTHER}:key/0a1b2c3d-0000-4000-8000-000000000002")
+        for m in i["blockDeviceMappings"]]), "aws-kms-key-require-home-account"),
+    ("encryption", "secrets under another account's key", lambda rs: _one(rs, "aws:eks/cluster:Cluster")["inputs"][
+        "encryptionConfig"]["provider"].update(keyArn=f"arn:aws:kms:us-east-1:{OTHER}:alias/shared"),
+     "aws-kms-key-require-home-account"),
     ("encryption", "secrets under the AWS-managed key", lambda rs: _one(rs, "aws:eks/cluster:Cluster")["inputs"][
         "encryptionConfig"]["provider"].update(keyArn="arn:aws:kms:us-east-1:123456789012:alias/aws/eks"),
      "aws-eks-cluster-require-secrets-encryption"),

@@ -1,0 +1,62 @@
+"""Whatever the stack encrypts, it encrypts with a key of its own accounts: volumes (declared, launched by a
+template or an instance, made by the EBS CSI driver for a class), Kubernetes secrets and new bucket objects. A
+key ARN of another account puts the data in that account's hands: its key policy decides who may decrypt, and
+it may disable the key or schedule its deletion, taking the data with it. A key id or alias without an ARN is
+resolved in the caller's own account. Home: the accounts the config names, else the account of the node roles'
+access entries; a plan with neither is not judged (whose key is home cannot be told)."""
+
+from typing import Any
+
+from components.plan.resources import (EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, K8S_STORAGE_CLASS, LAUNCH_TEMPLATE,
+                                       S3_BUCKETS, S3_ENCRYPTION_CONFIGURATIONS)
+from components.storage.manifests import EBS_CSI
+from policies.framework import Rule
+from policies.readers.iam import account_of
+from policies.rules._helpers import block_devices, bucket_encryption_rules, home_accounts
+
+JUDGED = frozenset({EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, K8S_STORAGE_CLASS, LAUNCH_TEMPLATE, *S3_BUCKETS,
+                    *S3_ENCRYPTION_CONFIGURATIONS})
+
+
+def key_references(resource) -> list[tuple[str, Any]]:
+    """(what is encrypted, the key named for it) of each KMS key a resource encrypts with."""
+    props = resource.props
+    if resource.type == EBS_VOLUME:
+        return [("the volume", props.get("kmsKeyId"))]
+    if resource.type == K8S_STORAGE_CLASS:
+        parameters = props.get("parameters") or {} if props.get("provisioner") == EBS_CSI else {}
+        return [("its volumes", parameters.get("kmsKeyId"))]
+    if resource.type in (LAUNCH_TEMPLATE, EC2_INSTANCE):
+        return [(f"volume {name}", ebs.get("kmsKeyId")) for name, ebs in block_devices(resource)]
+    if resource.type == EKS_CLUSTER:
+        return [("Kubernetes secrets", ((props.get("encryptionConfig") or {}).get("provider") or {}).get("keyArn"))]
+    return [("new objects", (rule.get("applyServerSideEncryptionByDefault") or {}).get("kmsMasterKeyId"))
+            for rule in bucket_encryption_rules(resource) or [] if isinstance(rule, dict)]
+
+
+def check(resources, config):
+    home = home_accounts(resources, config["home_accounts"])
+    if not home:
+        return
+    for resource in resources:
+        if resource.type not in JUDGED:
+            continue
+        for what, key in key_references(resource):
+            account = account_of(key) if isinstance(key, str) and key.startswith("arn:") else None
+            if account is not None and account not in home:
+                yield resource.urn, f"{resource.name}: encrypts {what} with a key of account {account} ({key}), " \
+                                    "not one of the stack's"
+
+
+RULE = Rule(
+    name="aws-kms-key-require-home-account",
+    description="Volumes, Kubernetes secrets and bucket objects are encrypted with keys of the stack's own accounts.",
+    severity="high",
+    remediation="Name the stack key (or another key of the stack's accounts); another account's key policy decides "
+                "who decrypts the data, and that account can disable or delete the key.",
+    topics=("security", "encryption"),
+    config={"home_accounts": {"type": "array", "items": {"type": "string", "pattern": r"^\d{12}$"}, "default": []}},
+    check_stack=check,
+    standards=("CIS EKS 5.3.1 (secrets under a customer managed key)",
+               "AWS KMS Developer Guide: key policies are the primary way to control access to a key"),
+)
