@@ -46,6 +46,9 @@ class Home:
     organisations: frozenset[str] = frozenset()
     endpoints: frozenset[str] = frozenset()
     vpcs: frozenset[str] = frozenset()
+    # "<issuer>:<sub>" of each identity of an identity provider other than an EKS cluster's (a CI system's)
+    # that the config lets in: such a provider vouches for identities nobody in the stack controls.
+    federated_subjects: frozenset[str] = frozenset()
 
 
 class Principal(NamedTuple):  # tuples: a plan has thousands of statements, built fast
@@ -267,6 +270,11 @@ def _outside_test(condition: Condition, home: Home) -> bool:
             and _names_callers(condition) and narrows_to_home(positive, home))
 
 
+# The issuers of EKS clusters' service-account tokens (oidc.eks.<region>.amazonaws.com[.cn]/id/<id>): their
+# subjects are the stack's own service accounts.
+EKS_ISSUER_PREFIX = "oidc.eks."
+
+
 def _oidc_issuer(provider: str) -> str | None:
     """The issuer host of an IAM OIDC provider ARN (arn:aws:iam::<account>:oidc-provider/<host/path>)."""
     marker = ":oidc-provider/"
@@ -297,6 +305,9 @@ def _federated_outside(statement: Statement, provider: str, home: Home) -> str |
         parts = subject.split(":")
         if len(parts) == 4 and parts[:2] == ["system", "serviceaccount"] and parts[3] == "default":
             return f"every pod of namespace {parts[2]} that names no service account ({subject})"
+    unlisted = [s for s in subjects if f"{issuer}:{s}" not in home.federated_subjects]
+    if not issuer.startswith(EKS_ISSUER_PREFIX) and unlisted:
+        return f"{issuer}'s identity {', '.join(unlisted)} (not one the config names)"
     if not _exact(statement, f"{issuer}:aud"):
         return f"tokens of {issuer} for any audience (no exact :aud condition)"
     return None

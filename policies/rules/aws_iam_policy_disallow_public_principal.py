@@ -1,8 +1,10 @@
 """Nobody outside the stack's accounts is let in: no trust, key, bucket, queue, topic, repository, secret or
-function policy, nor a KMS grant or a RAM share's principal, lets in an outside caller, however the grant is spelled (`*` under a condition that names
-someone else, another account's root, an OIDC trust without an exact `sub` and `aud` or to a namespace's
-`default` service account (every pod there that names none), a service with no
-source condition, NotPrincipal), and an endpoint lets outside credentials only read through it."""
+function policy, nor a KMS grant or a RAM share's principal, lets in an outside caller, however the grant is
+spelled (`*` under a condition that names someone else, another account's root, an OIDC trust without an
+exact `sub` and `aud`, or to a namespace's `default` service account (every pod there that names none), or to
+a subject of another identity provider than an EKS cluster's (a CI system's) that the config does not name,
+a service with no source condition, NotPrincipal), and an endpoint lets outside credentials only read
+through it."""
 
 from components.plan.resources import (KMS_GRANT, LAMBDA_PERMISSION, POLICY_DOCUMENTS,
                                        RAM_PRINCIPAL_ASSOCIATION, VPC, VPC_ENDPOINT)
@@ -57,6 +59,7 @@ def home_of(resources, config) -> Home:
     config), else the account the cluster's nodes run in (the account of the node roles' access entries);
     the roles of other accounts the stack config names; the endpoints and VPCs this plan creates."""
     return Home(accounts=home_accounts(resources, config["home_accounts"]), principals=frozenset(config["home_principals"]),
+                federated_subjects=frozenset(config["home_federated_subjects"]),
                 organisations=frozenset(config["home_organisations"]),
                 endpoints=frozenset(r.id for r in resources if r.type == VPC_ENDPOINT and r.id),
                 vpcs=frozenset(r.id for r in resources if r.type == VPC and r.id))
@@ -119,6 +122,9 @@ RULE = Rule(
     topics=("security", "iam"),
     config={"home_accounts": {"type": "array", "items": {"type": "string", "pattern": r"^\d{12}$"}, "default": []},
             "home_principals": {"type": "array", "items": {"type": "string"}, "default": []},
+            # "<issuer>:<sub>" of each CI identity let in through another identity provider than the cluster's,
+            # e.g. "token.actions.githubusercontent.com:repo:org/models:ref:refs/heads/main".
+            "home_federated_subjects": {"type": "array", "items": {"type": "string"}, "default": []},
             "home_organisations": {"type": "array", "items": {"type": "string"}, "default": []}},
     check_stack=check,
     standards=("CIS EKS 5.2.1 (dedicated, scoped identities)", "EKS BPG: IAM - least-privileged access",

@@ -144,6 +144,13 @@ ATTACKS = [
                                               "StringLike": {f"{ISSUER}:sub": "system:serviceaccount:*:*"}}), IAM),
     ("trust", "IRSA without aud", _trust({"StringEquals": {f"{ISSUER}:sub": "system:serviceaccount:a:b"}}), IAM),
     ("trust", "IRSA with no condition", _trust(None), IAM),
+    ("trust", "the publisher trusts GitHub's OIDC for another repository (exact sub and aud)", lambda rs: _one(
+        rs, "aws:iam/role:Role", "publisher")["inputs"].update(assumeRolePolicy=json.dumps({"Statement": [{
+            "Effect": "Allow", "Principal": {
+                "Federated": "arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com"},
+            "Action": "sts:AssumeRoleWithWebIdentity", "Condition": {"StringEquals": {
+                "token.actions.githubusercontent.com:sub": "repo:someone-else/fork:ref:refs/heads/main",
+                "token.actions.githubusercontent.com:aud": "sts.amazonaws.com"}}}]})), IAM),
     ("trust", "IRSA for a tenant namespace's default service account", _trust({"StringEquals": {
         f"{ISSUER}:aud": "sts.amazonaws.com", f"{ISSUER}:sub": "system:serviceaccount:triton-video:default"}}), IAM),
     ("trust", "another account's root", lambda rs: _one(rs, "aws:iam/role:Role", "publisher")["inputs"].update(

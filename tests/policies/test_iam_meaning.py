@@ -261,7 +261,8 @@ def test_the_plans_own_endpoints_are_home():
 
     endpoint = PlanResource("urn:e", "aws:ec2/vpcEndpoint:VpcEndpoint", "e", {}, id="vpce-0a1b2c3d")
     vpc = PlanResource("urn:v", "aws:ec2/vpc:Vpc", "v", {}, id="vpc-0a1b2c3d")
-    home = home_of([endpoint, vpc], {"home_accounts": [], "home_principals": [], "home_organisations": []})
+    home = home_of([endpoint, vpc], {"home_accounts": [], "home_principals": [], "home_organisations": [],
+                                     "home_federated_subjects": []})
     assert (home.endpoints, home.vpcs) == (frozenset({"vpce-0a1b2c3d"}), frozenset({"vpc-0a1b2c3d"}))
 
 

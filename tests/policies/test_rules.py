@@ -322,7 +322,8 @@ def test_an_identity_policy_is_not_judged_for_principals():
     policy = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject",
                                                       "Resource": "*"}]}
     role_policy = resource("aws:iam/rolePolicy:RolePolicy", {"policy": json.dumps(policy)}, name="p")
-    home = {"home_accounts": ["123456789012"], "home_principals": [], "home_organisations": []}
+    home = {"home_accounts": ["123456789012"], "home_principals": [], "home_organisations": [],
+            "home_federated_subjects": []}
     assert list(check([role_policy], home)) == []
     bucket_policy = resource("aws:s3/bucketPolicy:BucketPolicy", {"policy": json.dumps(policy)}, name="b")
     assert [message for _, message in check([bucket_policy], home)]  # the same statement where a principal counts
