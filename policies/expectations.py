@@ -50,9 +50,14 @@ def named_principals(config: StackConfig) -> list[str]:
     """Every IAM principal the stack config names: administrators, tenants' people and CI, publishers."""
     named = [arn for field in PRINCIPAL_LISTS for arn in getattr(config.cluster, field)]
     named += [config.cluster.deployer_role_arn] if config.cluster.deployer_role_arn else []
-    named += [arn for tenant in config.tenants for arn in [*tenant.principal_arns, *tenant.publisher_principal_arns]]
-    named += [arn for serving in config.serving for arn in config.publishers_of(serving)]
-    return list(dict.fromkeys(named))
+    named += [arn for tenant in config.tenants for arn in tenant.principal_arns]
+    return list(dict.fromkeys(named + publisher_principals(config)))
+
+
+def publisher_principals(config: StackConfig) -> list[str]:
+    """The principals the stack config names as model publishers: each team's CI and each served prefix's."""
+    named = [arn for tenant in config.tenants for arn in tenant.publisher_principal_arns]
+    return list(dict.fromkeys(named + [arn for serving in config.serving for arn in config.publishers_of(serving)]))
 
 
 def publisher_prefixes(config: StackConfig) -> list[dict[str, Any]]:
@@ -104,7 +109,8 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
         "aws-eks-access-restrict-admin-policies": {
             "tenant_principals": {arn: tenant.name for tenant in config.tenants for arn in tenant.principal_arns},
             "admin_principals": config.cluster.admin_principal_arns,
-            "viewer_principals": config.cluster.viewer_principal_arns, "from_stack_config": True},
+            "viewer_principals": config.cluster.viewer_principal_arns, "from_stack_config": True,
+            "publisher_principals": publisher_principals(config)},
         "aws-s3-bucket-require-model-publisher-deny": {
             "bucket_prefix": f"{config.cluster_name}-models-", "prefixes": publisher_prefixes(config)},
     }

@@ -1,5 +1,6 @@
 """EKS access gives each principal the stack config names what its role is, and no more: a team's people
-get no access policy at all (their Kubernetes group, bound in their namespaces), viewers only view,
+get no access policy at all (their Kubernetes group, bound in their namespaces), nor do model publishers
+(they write to the model bucket), viewers only view,
 administrators EKS's admin policy in namespaces only; cluster-admin is for break-glass and the deployer.
 No entry joins system:masters or another team's group. And entries are the only way in: the cluster
 authenticates by access entries alone (mode API: in a ConfigMap mode the aws-auth ConfigMap maps anyone to
@@ -51,6 +52,9 @@ def check(resource, config):
     elif principal in config["admin_principals"] and not (policy == VIEW or (policy == ADMIN and scope == "namespace")):
         yield f"{resource.name}: gives {policy} ({scope} scope) to the administrator {principal}; allowed: " \
               f"{ADMIN} in namespaces, {VIEW}"
+    elif principal in config["publisher_principals"] and principal not in config["admin_principals"]:
+        yield f"{resource.name}: gives {policy} to {principal}, a model publisher (publishers write to the model " \
+              "bucket; they get no cluster access)"
 
 
 RULE = Rule(
@@ -66,6 +70,7 @@ RULE = Rule(
     config={"tenant_principals": {"type": "object", "default": {}},
             "admin_principals": {"type": "array", "items": {"type": "string"}, "default": []},
             "viewer_principals": {"type": "array", "items": {"type": "string"}, "default": []},
+            "publisher_principals": {"type": "array", "items": {"type": "string"}, "default": []},
             "from_stack_config": {"type": "boolean", "default": False}},
     check_resource=check,
     resource_types=frozenset({EKS_ACCESS_ENTRY, EKS_ACCESS_POLICY, EKS_CLUSTER}),

@@ -190,6 +190,13 @@ ATTACKS = [
         "clusterName": "seedance-prod", "principalArn": "arn:aws:iam::123456789012:role/video-ml-engineers",
         "policyArn": "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy",
         "accessScope": {"type": "cluster"}}), "aws-eks-access-restrict-admin-policies"),
+    ("access", "cluster admin for a principal the config names only as a publisher", lambda rs: [_add(
+        "aws:eks/accessEntry:AccessEntry", "ci", {"clusterName": "seedance-prod", "type": "STANDARD",
+                                                  "principalArn": "arn:aws:iam::123456789012:role/video-ml-ci"})(rs),
+        _add("aws:eks/accessPolicyAssociation:AccessPolicyAssociation", "ci-admin", {
+            "clusterName": "seedance-prod", "principalArn": "arn:aws:iam::123456789012:role/video-ml-ci",
+            "policyArn": "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy",
+            "accessScope": {"type": "cluster"}})(rs)], "aws-eks-access-restrict-admin-policies"),
     ("access", "a tenant in system:masters", lambda rs: next(
         r for r in rs if r["type"] == "aws:eks/accessEntry:AccessEntry" and "video-ml-engineers" in r["inputs"][
             "principalArn"])["inputs"]["kubernetesGroups"].append("system:masters"), "aws-eks-access-restrict-admin-policies"),
