@@ -133,6 +133,8 @@ def rule_config(config: StackConfig | None, contracts: list[dict[str, Any]]) -> 
 
 
 CHART_RULE = "kubernetes-helm-release-require-chart-source"
+# Told which objects the gate rendered from a release: only those get a privileged namespace's level.
+POD_SECURITY_RULE = "kubernetes-pod-enforce-pod-security-standards"
 # Release inputs that change what Helm installs past what the gate renders (values given inline only).
 UNREAD_RELEASE_INPUTS = {
     "valueYamlFiles": "its values come from files the plan does not hold (valueYamlFiles)",
@@ -224,7 +226,8 @@ def _judged(resources: list[PlanResource], rendered: list[PlanResource], env: st
     except PriceSourceError as error:
         raise CheckInputError(f"no prices for {region}: {error}") from None
     violations = run_rules(ALL_RULES, read, load_enforcement(env), extra, unknowns=unknowns)
-    violations += run_rules(RENDERED_RULES, rendered, load_enforcement(env), extra, unknowns=unknowns)
+    charts = {**(extra or {}), POD_SECURITY_RULE: {**(extra or {}).get(POD_SECURITY_RULE, {}), "rendered": True}}
+    violations += run_rules(RENDERED_RULES, rendered, load_enforcement(env), charts, unknowns=unknowns)
     return violations, cost
 
 

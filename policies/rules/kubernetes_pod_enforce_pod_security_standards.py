@@ -1,7 +1,9 @@
 """Every pod the plan runs meets the Pod Security Standards level its namespace is allowed: the stack
 config's level for the namespaces it creates (restricted for any other), every control of baseline and
 restricted, on every kind that carries a pod, declared or rendered from a Helm release by the gate. A
-named platform agent may use the host paths and capabilities its exemption lists, nothing more."""
+named platform agent may use the host paths and capabilities its exemption lists, nothing more. A namespace
+left privileged is its pinned chart's (the device plugin's, the GPU agents'): only what the gate renders from
+the release there (`rendered`) gets that level; a pod declared there meets baseline, like any other."""
 
 from components.plan.resources import POD_CARRIERS, pod_spec
 from policies.expectations import PLATFORM_EXEMPTIONS, PLATFORM_NAMESPACE_LEVELS
@@ -31,9 +33,12 @@ def check(resource, config):
     metadata = resource.props.get("metadata") or {}
     namespace = metadata.get("namespace") or "default"
     level = config["namespace_levels"].get(namespace, config["default_level"])
+    allows = f"namespace {namespace} allows {level}"
+    if level == "privileged" and not config["rendered"]:
+        level, allows = "baseline", f"namespace {namespace} is privileged for its chart's pods only"
     exemption = exemption_of(config, namespace, metadata.get("name"))
     for finding in violations(spec, level, pod_metadata(resource), exemption):
-        yield f"{resource.name}: {finding} (namespace {namespace} allows {level})"
+        yield f"{resource.name}: {finding} ({allows})"
 
 
 RULE = Rule(
@@ -52,6 +57,8 @@ RULE = Rule(
             # gets baseline, the least the stack gives any; `seedance check` gives the config's levels and
             # restricted to every other namespace.
             "default_level": {"enum": list(LEVELS), "default": "baseline"},
+            # Set by the gate for what it renders from the plan's Helm releases (the engine renders nothing).
+            "rendered": {"type": "boolean", "default": False},
             "exemptions": {"type": "array", "default": PLATFORM_EXEMPTIONS, "items": {
                 "type": "object", "required": ["namespace", "workload"],
                 "properties": {"namespace": {"type": "string"}, "workload": {"type": "string"},

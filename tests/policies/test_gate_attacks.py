@@ -398,6 +398,15 @@ REVIEW_2 = [
         "Effect": "Allow", "Action": ["iam:*Role*", "iam:*Policy*"], "Resource": "*"}), ADMIN_RULE),
     ("admin", "AdministratorAccess on a user", _add("aws:iam/userPolicyAttachment:UserPolicyAttachment", "bot-admin", {
         "policyArn": "arn:aws:iam::aws:policy/AdministratorAccess", "user": "ops-bot"}), ADMIN_RULE),
+    ("pods", "a privileged hostPID DaemonSet mounting / in the device plugin's namespace", _add(
+        "kubernetes:apps/v1:DaemonSet", "node-debug", {
+            "metadata": {"name": "node-debug", "namespace": "nvidia-device-plugin"},
+            "spec": {"selector": {"matchLabels": {"app": "node-debug"}}, "template": {
+                "metadata": {"labels": {"app": "node-debug"}}, "spec": {
+                    "hostPID": True, "volumes": [{"name": "root", "hostPath": {"path": "/"}}],
+                    "containers": [{"name": "shell", "image": "busybox:1.36", "securityContext": {"privileged": True},
+                                    "volumeMounts": [{"name": "root", "mountPath": "/host"}]}]}}}}),
+     "kubernetes-pod-enforce-pod-security-standards"),
     ("patch", "a DeploymentPatch making a chart's pods privileged", _patch(
         "Deployment", "apps/v1", "metrics-server", "kube-system", {"spec": {"template": {"spec": {
             "hostPID": True, "containers": [{"name": "metrics-server", "securityContext": {"privileged": True}}]}}}}),

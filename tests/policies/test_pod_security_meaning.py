@@ -141,10 +141,16 @@ def test_a_restricted_breach_fails_in_a_restricted_namespace_and_passes_in_a_bas
     assert bool(findings(kind, "app", "team", pod)) is (key == "seccompProfile")  # Unconfined breaks baseline too
 
 
-def test_a_privileged_namespace_allows_what_its_agents_need_and_an_exemption_only_its_own_path():
+def test_a_privileged_namespace_allows_its_charts_agents_what_they_need_and_an_exemption_only_its_own_path():
+    """Privileged is the level of what the gate renders from the namespace's release; a pod declared there
+    (anyone's DaemonSet beside the device plugin) meets baseline."""
     agent = {"hostNetwork": True, "volumes": [{"name": "h", "hostPath": {"path": "/var/lib/kubelet/device-plugins"}}],
              "containers": [{"name": "c", "image": "i:1", "securityContext": {"privileged": True}}]}
-    assert findings("kubernetes:apps/v1:DaemonSet", "agent", "agents", agent) == []
+    rendered = run_rules([RULE], [carrier("kubernetes:apps/v1:DaemonSet", "agent", "agents", agent)],
+                         {RULE.name: {"enforcementLevel": "mandatory", **CONFIG, "rendered": True}})
+    assert rendered == []
+    declared = findings("kubernetes:apps/v1:DaemonSet", "agent", "agents", agent)
+    assert len(declared) >= 3 and all("privileged for its chart's pods only" in v.message for v in declared)
     disks = {"volumes": [{"name": "h", "hostPath": {"path": "/mnt/k8s-disks/"}}], "containers": [{"name": "c", "image": "i"}]}
     assert findings("kubernetes:apps/v1:DaemonSet", "disks", "kube-system", disks) == []
     assert findings("kubernetes:apps/v1:DaemonSet", "other", "kube-system", disks)

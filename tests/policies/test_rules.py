@@ -582,9 +582,9 @@ def test_a_pod_without_a_namespace_is_judged_as_the_default_namespaces():
     from tests.policies.spellings import resource
 
     rule = RULES["kubernetes-pod-enforce-pod-security-standards"]
-    config = {**rule.defaults(), "namespace_levels": {"default": "privileged"}, "default_level": "restricted"}
+    config = {**rule.defaults(), "namespace_levels": {"default": "baseline"}, "default_level": "restricted"}
     pod = resource("kubernetes:core/v1:Pod", {"metadata": {"name": "p"}, "spec": {"containers": [
-        {"name": "c", "image": "i", "securityContext": {"privileged": True}}]}})
+        {"name": "c", "image": "i", "securityContext": {"runAsUser": 0}}]}})  # baseline allows root
     assert list(rule.check_resource(pod, config)) == []
     assert list(rule.check_resource(pod, {**config, "namespace_levels": {}}))
 
