@@ -118,10 +118,10 @@ PORTS_LEFT_OUT_LIMIT = 1024
 def all_ports(ports: Any) -> bool:
     """Whether a rule's ports admit (nearly) every port of a protocol: no ports, a port with no number, or
     ranges that together leave out fewer than PORTS_LEFT_OUT_LIMIT of its 65535 ports."""
-    if not ports:
+    if not ports or not isinstance(ports, list):  # not a list: no spelling the API accepts, judged as every port
         return True
     covered: dict[str, list[tuple[int, int]]] = {}
-    for port in ports if isinstance(ports, list) else []:
+    for port in ports:
         port = _dict(port)
         number = port.get("port")
         if number is None:

@@ -78,7 +78,7 @@ def escalations(rules: Any) -> Iterator[Grant]:
             if ("*" in groups or group in groups) and _covers(resources, resource) and (
                     "*" in verbs or verbs & dangerous - ESCALATING_VERBS):
                 shown = sorted(verbs & dangerous) or ["*"]
-                yield Grant(where, f"grants {'/'.join(shown)} on {resource or '*'}"
+                yield Grant(where, f"grants {'/'.join(shown)} on {resource}"
                                    + (f" (as {', '.join(sorted(resources))})" if resource not in resources else ""))
 
 

@@ -110,6 +110,6 @@ def quantity(value: Any) -> float | None:
 
 def memory_gib(value: Any) -> float | None:
     """Memory quantity in GiB (a bare number is bytes)."""
-    if value is not None and not is_unknown(value) and str(value).replace(".", "", 1).isdigit():
+    if value is not None and str(value).replace(".", "", 1).isdigit():  # an unknown's sentinel is no number
         return float(value) / 2**30
     return quantity(value)

@@ -100,6 +100,13 @@ def test_a_named_port_does_not_hide_a_full_range_after_it_and_every_port_is_all_
     assert not all_ports([{"port": 1, "endPort": 30000}, {"port": 31025, "endPort": 65535}])  # a gap of 1024
 
 
+def test_ports_in_a_shape_the_api_refuses_are_judged_as_every_port():
+    """A gate reads a spelling it cannot place as the widest one (fail closed), never as no port at all."""
+    from policies.readers.network import all_ports
+
+    assert all_ports({"port": 443}) and all_ports("443") and not all_ports([{"port": 443}])
+
+
 def test_a_whole_slash_8_of_public_ipv4_or_slash_16_of_ipv6_is_the_internet_and_less_is_not():
     from policies.readers.network import reaches_internet
 
