@@ -1,5 +1,6 @@
 """Every rule on a passing and a failing fixture (tests/fixtures/policies/<rule>.json), and its metadata."""
 
+import copy
 import json
 import os
 import re
@@ -606,3 +607,15 @@ def test_an_exemption_admits_the_capabilities_it_lists_in_a_restricted_namespace
     exempt = Exemption("ns", "w", frozenset(), frozenset({"NET_RAW"}))
     assert list(violations(spec, "restricted", {}, exempt)) == []
     assert list(violations(spec, "restricted", {}, None))
+
+
+def test_a_gpu_deployment_that_sets_no_grace_period_gets_kubernetes_default_of_30_seconds():
+    """Left out, terminationGracePeriodSeconds is 30 (the API's default): enough at a 30 s minimum, short
+    at 31, and judged, not a crash."""
+    rule = RULES["kubernetes-deployment-require-graceful-drain"]
+    fixture = json.loads((FIXTURES / f"{rule.name}.json").read_text())
+    deployment = copy.deepcopy(fixture["pass"][0])
+    deployment["props"]["spec"]["template"]["spec"].pop("terminationGracePeriodSeconds")
+    assert run(rule, [deployment], {"min_grace_seconds": 30}) == []
+    assert [v.message for v in run(rule, [deployment], {"min_grace_seconds": 31})] == [
+        "drains gives pods 30 s to stop; at least 31 s to drain"]
