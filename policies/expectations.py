@@ -95,7 +95,8 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
         "aws-iam-policy-disallow-public-principal": {"home_principals": named_principals(config)},
         "kubernetes-pod-enforce-pod-security-standards": {
             "namespace_levels": namespace_levels(config), "default_level": "restricted",
-            "exemptions": platform_exemptions(config.storage.local.namespace)},
+            "exemptions": platform_exemptions(config.storage.local.namespace),
+            "non_root_namespaces": [serving.namespace for serving in config.serving]},
         "kubernetes-namespace-require-pod-security-level": {"namespace_levels": namespace_levels(config),
                                                             "default_level": "restricted"},
         "kubernetes-admission-binding-require-deny": guard_expectations(config),

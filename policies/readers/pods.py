@@ -146,7 +146,9 @@ def _context_findings(where: str, context: dict) -> Iterator[Finding]:
         yield Finding("Seccomp", where, "runs Unconfined")
 
 
-def restricted(spec: dict, exemption: Exemption | None) -> Iterator[Finding]:
+def restricted(spec: dict, exemption: Exemption | None, root_in_own_users: bool = True) -> Iterator[Finding]:
+    """Restricted's controls. `root_in_own_users=False`: UID 0 is refused in a user namespace of its own too
+    (where the platform promises its pods run as non-root, whatever the level allows)."""
     pod = _context(spec.get("securityContext"))
     allowed_paths = exemption.host_paths if exemption else frozenset()
     for volume in spec.get("volumes") or []:
@@ -158,7 +160,7 @@ def restricted(spec: dict, exemption: Exemption | None) -> Iterator[Finding]:
     pod_non_root = pod.get("runAsNonRoot")
     pod_seccomp = _context(pod.get("seccompProfile")).get("type")
     # Root in a user namespace of its own is no node root: 1.35 lets such pods run as UID 0.
-    own_users = spec.get("hostUsers") is False
+    own_users = spec.get("hostUsers") is False and root_in_own_users
     if _number(pod.get("runAsUser")) == 0 and not own_users:
         yield Finding("Running as Non-root user", "pod", "runs as UID 0")
     for where, container in containers(spec):
@@ -185,13 +187,13 @@ def restricted(spec: dict, exemption: Exemption | None) -> Iterator[Finding]:
 
 
 def violations(spec: dict, level: str, metadata: dict | None = None,
-               exemption: Exemption | None = None) -> list[Finding]:
+               exemption: Exemption | None = None, root_in_own_users: bool = True) -> list[Finding]:
     """The controls of `level` (and the levels below it) the pod breaks."""
     if level == "privileged":
         return []
     found = list(baseline(spec, metadata or {}, exemption))
     if level == "restricted":
-        found += [f for f in restricted(spec, exemption) if f not in found]
+        found += [f for f in restricted(spec, exemption, root_in_own_users) if f not in found]
     return found
 
 

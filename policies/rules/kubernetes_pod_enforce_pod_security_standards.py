@@ -3,7 +3,8 @@ config's level for the namespaces it creates (restricted for any other), every c
 restricted, on every kind that carries a pod, declared or rendered from a Helm release by the gate. A
 named platform agent may use the host paths and capabilities its exemption lists, nothing more. A namespace
 left privileged is its pinned chart's (the device plugin's, the GPU agents'): only what the gate renders from
-the release there (`rendered`) gets that level; a pod declared there meets baseline, like any other."""
+the release there (`rendered`) gets that level; a pod declared there meets baseline, like any other. In
+Triton's namespaces (`non_root_namespaces`) a pod runs as non-root even in a user namespace of its own."""
 
 from components.plan.resources import POD_CARRIERS, pod_spec
 from policies.expectations import PLATFORM_EXEMPTIONS, PLATFORM_NAMESPACE_LEVELS
@@ -37,7 +38,8 @@ def check(resource, config):
     if level == "privileged" and not config["rendered"]:
         level, allows = "baseline", f"namespace {namespace} is privileged for its chart's pods only"
     exemption = exemption_of(config, namespace, metadata.get("name"))
-    for finding in violations(spec, level, pod_metadata(resource), exemption):
+    own_users_root = namespace not in config["non_root_namespaces"]
+    for finding in violations(spec, level, pod_metadata(resource), exemption, own_users_root):
         yield f"{resource.name}: {finding} ({allows})"
 
 
@@ -57,6 +59,9 @@ RULE = Rule(
             # gets baseline, the least the stack gives any; `seedance check` gives the config's levels and
             # restricted to every other namespace.
             "default_level": {"enum": list(LEVELS), "default": "baseline"},
+            # Where pods run as non-root even in a user namespace of their own (hostUsers: false), which
+            # restricted otherwise lets run as UID 0: Triton's namespaces, the platform's promise.
+            "non_root_namespaces": {"type": "array", "items": {"type": "string"}, "default": []},
             # Set by the gate for what it renders from the plan's Helm releases (the engine renders nothing).
             "rendered": {"type": "boolean", "default": False},
             "exemptions": {"type": "array", "default": PLATFORM_EXEMPTIONS, "items": {

@@ -398,6 +398,10 @@ REVIEW_2 = [
         "Effect": "Allow", "Action": ["iam:*Role*", "iam:*Policy*"], "Resource": "*"}), ADMIN_RULE),
     ("admin", "AdministratorAccess on a user", _add("aws:iam/userPolicyAttachment:UserPolicyAttachment", "bot-admin", {
         "policyArn": "arn:aws:iam::aws:policy/AdministratorAccess", "user": "ops-bot"}), ADMIN_RULE),
+    ("pods", "Triton as UID 0 in a user namespace of its own (hostUsers: false)", _triton(lambda spec: (
+        spec.update(hostUsers=False), spec.setdefault("securityContext", {}).update(runAsUser=0, runAsNonRoot=False),
+        [c["securityContext"].update(runAsUser=0, runAsNonRoot=False) for c in spec["containers"]])),
+     "kubernetes-pod-enforce-pod-security-standards"),
     ("pods", "a privileged hostPID DaemonSet mounting / in the device plugin's namespace", _add(
         "kubernetes:apps/v1:DaemonSet", "node-debug", {
             "metadata": {"name": "node-debug", "namespace": "nvidia-device-plugin"},

@@ -198,6 +198,24 @@ def test_what_v1_35_allows_passes_image_volumes_new_sysctls_and_root_in_a_user_n
     assert violations(rooted, "restricted") == []
     assert [f.control for f in violations(rooted | {"hostUsers": True}, "restricted")] == [
         "Running as Non-root user", "Running as Non-root"]
+    # Where the platform promises non-root (Triton's namespaces), a user namespace of its own excuses nothing.
+    assert [f.control for f in violations(rooted, "restricted", root_in_own_users=False)] == [
+        "Running as Non-root user", "Running as Non-root"]
+
+
+def test_triton_as_uid_0_in_its_own_user_namespace_fails_in_a_non_root_namespace_only():
+    pod = {"hostUsers": False, "securityContext": {"runAsUser": 0, "seccompProfile": {"type": "RuntimeDefault"}},
+           "containers": [{"name": "triton", "image": "i:1", "securityContext": {
+               "allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}}]}
+    config = {**CONFIG, "non_root_namespaces": ["serving"]}
+    judged = run_rules([RULE], [carrier("kubernetes:apps/v1:Deployment", "triton", "serving", pod)],
+                       {RULE.name: {"enforcementLevel": "mandatory", **config}})
+    assert [v.message.split(": ", 1)[1] for v in judged] == [
+        "Running as Non-root user: pod runs as UID 0 (namespace serving allows restricted)",
+        "Running as Non-root: container triton does not set runAsNonRoot: true (pod or container) "
+        "(namespace serving allows restricted)"]
+    assert run_rules([RULE], [carrier("kubernetes:apps/v1:Deployment", "triton", "serving", pod)],
+                     {RULE.name: {"enforcementLevel": "mandatory", **CONFIG}}) == []
 
 
 def test_the_apparmor_profiles_baseline_allows_pass_and_any_other_fails():
