@@ -23,8 +23,7 @@ def check(resource, config):
     if resource.type in ATTACHMENTS:
         arns = [resource.props.get("policyArn")]
     elif resource.type == ROLE:
-        arns = list(resource.props.get("managedPolicyArns") or [])
-        arns += [p.get("policy") for p in resource.props.get("inlinePolicies") or [] if isinstance(p, dict)]
+        arns = list(resource.props.get("managedPolicyArns") or [])  # its inline policies are documents: below
     else:
         arns = []
     for arn in arns:

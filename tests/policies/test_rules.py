@@ -619,3 +619,11 @@ def test_a_gpu_deployment_that_sets_no_grace_period_gets_kubernetes_default_of_3
     assert run(rule, [deployment], {"min_grace_seconds": 30}) == []
     assert [v.message for v in run(rule, [deployment], {"min_grace_seconds": 31})] == [
         "drains gives pods 30 s to stop; at least 31 s to drain"]
+
+
+def test_a_triton_finding_names_every_mode_its_namespace_allows():
+    rule = RULES["kubernetes-deployment-require-triton-model-control"]
+    fixture = json.loads((FIXTURES / f"{rule.name}.json").read_text())
+    none = next(r for r in fixture["fail"] if r["name"] == "none-where-poll")
+    messages = [v.message for v in run(rule, [none], {"namespace_modes": {"serving": ["poll", "explicit"]}})]
+    assert len(messages) == 1 and messages[0].endswith("=none; allowed here: poll, explicit")
