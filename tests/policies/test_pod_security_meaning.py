@@ -290,7 +290,8 @@ def test_a_windows_host_process_is_named_by_its_control():
     spec = {"securityContext": {"windowsOptions": {"hostProcess": True}}, "containers": [{"name": "c", "image": "i"}]}
     assert [(f.control, f.detail) for f in baseline(spec, {}, None)] == [("HostProcess", "runs as a Windows host process")]
     spec = {"containers": [{"name": "c", "image": "i", "securityContext": {"windowsOptions": {"hostProcess": True}}}]}
-    assert [(f.control, f.where) for f in baseline(spec, {}, None)] == [("HostProcess", "container c")]
+    assert [(f.control, f.where, f.detail) for f in baseline(spec, {}, None)] == [
+        ("HostProcess", "container c", "runs as a Windows host process")]
 
 
 def test_a_cronjobs_pods_are_judged_by_its_job_templates_annotations():
