@@ -300,3 +300,13 @@ def test_a_cronjobs_pods_are_judged_by_its_job_templates_annotations():
     found = findings("kubernetes:batch/v1:CronJob", "nightly", "team", pod,
                      {"container.apparmor.security.beta.kubernetes.io/c": "unconfined"})
     assert [v.message.split(": ")[1] for v in found] == ["AppArmor"]
+
+
+def test_an_apparmor_profile_field_baseline_forbids_is_named_as_the_apparmor_control():
+    from policies.readers.pods import baseline
+
+    for spec in ({"securityContext": {"appArmorProfile": {"type": "Unconfined"}}, "containers": [{"name": "c"}]},
+                 {"containers": [{"name": "c", "securityContext": {"appArmorProfile": {"type": "Unconfined"}}}]}):
+        assert [(f.control, f.detail) for f in baseline(spec, {}, None)] == [("AppArmor", "sets AppArmor Unconfined")]
+    allowed = {"containers": [{"name": "c", "securityContext": {"appArmorProfile": {"type": "Localhost"}}}]}
+    assert list(baseline(allowed, {}, None)) == []
