@@ -311,3 +311,18 @@ def test_a_deny_of_one_principal_is_no_guardrail():
     home = Home(accounts=frozenset({HOME}))
     assert outside_grants(parse({"Statement": [allow, deny]}), home) != []
     assert outside_grants(parse({"Statement": [allow, {**deny, "Principal": "*"}]}), home) == []
+
+
+def test_an_organisation_path_names_home_by_its_first_part_and_a_star_of_any_kind_is_anyone():
+    home = Home(accounts=frozenset({HOME}), organisations=frozenset({"o-home"}))
+
+    def under(path):
+        return parse({"Statement": [{"Effect": "Allow", "Principal": "*", "Action": "kms:Decrypt", "Resource": "*",
+                                     "Condition": {"ForAnyValue:StringLike": {"aws:PrincipalOrgPaths": path}}}]})
+
+    assert outside_grants(under("o-home/r-ab12/ou-ab12-11111111/*"), home) == []
+    assert outside_grants(under("o-other/r-ab12/*"), home) != []
+    for kind in ("Service", "Federated", "CanonicalUser"):
+        statements = parse({"Statement": [{"Effect": "Allow", "Principal": {kind: "*"}, "Action": "kms:Decrypt",
+                                           "Resource": "*"}]})
+        assert [grant.who for grant in outside_grants(statements, home)] == ["anyone (Principal *)"]
