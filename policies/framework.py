@@ -156,9 +156,7 @@ def run_rules(rules: Sequence[Rule], resources: Sequence[PlanResource], enforcem
     mandatory rule that cannot decide fails closed, naming the value it could not read."""
     violations = []
     read = read_plan(resources)  # once for every rule: rules only read
-    positions: dict[str, list[int]] = {}  # each type's resources, in plan order: a rule reads only its types
-    for index, resource in enumerate(read):
-        positions.setdefault(resource.type, []).append(index)
+    positions = read.positions()  # each type's resources, in plan order: a rule reads only its types
     for rule in rules:
         level, config = rule_settings(rule, enforcement)
         config.update((extra_config or {}).get(rule.name, {}))

@@ -10,6 +10,7 @@ from components.compute.labels import BREAKER_TAG
 from components.compute.labels import CLASS_TAG, NODE_GROUP_TAG
 from components.plan.resources import (ASG, EKS_ACCESS_ENTRY, LAUNCH_TEMPLATE, S3_BUCKETS, S3_ENCRYPTION_CONFIGURATIONS,
                                        PlanResource, is_unknown, tags_of)
+from components.plan.unknowns import of_types
 from policies.readers.iam import account_of
 from components.capacity.workload_classes import workload_classes
 
@@ -94,8 +95,8 @@ def home_accounts(resources, configured) -> frozenset[str]:
     """The stack's accounts: those the config names, else the account the cluster's nodes run in (the account of
     the node roles' access entries; none when the plan has no such entry)."""
     return frozenset(configured) or frozenset({
-        account_of(str(r.props.get("principalArn"))) for r in resources
-        if r.type == EKS_ACCESS_ENTRY and r.props.get("type") == "EC2_LINUX"} - {None})
+        account_of(str(r.props.get("principalArn"))) for r in of_types(resources, EKS_ACCESS_ENTRY)
+        if r.props.get("type") == "EC2_LINUX"} - {None})
 
 
 def bucket_name(resource: PlanResource) -> str:

@@ -6,6 +6,7 @@ elsewhere is another stack's to judge)."""
 
 from components.plan.resources import (ASG, EKS_NODE_GROUP, INTERNET_GATEWAY, ROUTE, ROUTE_TABLE,
                                        ROUTE_TABLE_ASSOCIATION as ASSOCIATION, SUBNET)
+from components.plan.unknowns import of_types
 from policies.framework import Rule
 from policies.readers.pods import on
 
@@ -20,21 +21,19 @@ def _internet_route(route, gateways) -> str | None:
 
 def public_subnets(resources) -> dict[str, str]:
     """id -> why, of each subnet the plan creates that is public."""
-    gateways = {r.id for r in resources if r.type == INTERNET_GATEWAY and r.id}
+    gateways = {r.id for r in of_types(resources, INTERNET_GATEWAY) if r.id}
     to_internet = {}  # route table id -> the default route it sends through an internet gateway
-    for resource in resources:  # a resource's props are read only when it routes (reading checks them)
+    for resource in of_types(resources, ROUTE_TABLE, ROUTE):  # only these are read (reading checks them)
         if resource.type == ROUTE_TABLE:
             routes, table = resource.props.get("routes") or [], resource.id
-        elif resource.type == ROUTE:
-            routes, table = [resource.props], resource.props.get("routeTableId")
         else:
-            continue
+            routes, table = [resource.props], resource.props.get("routeTableId")
         for destination in filter(None, (_internet_route(route, gateways) for route in routes)):
             to_internet.setdefault(table, destination)
-    routed = {r.props.get("subnetId"): to_internet[r.props.get("routeTableId")] for r in resources
-              if r.type == ASSOCIATION and r.props.get("routeTableId") in to_internet}
+    routed = {r.props.get("subnetId"): to_internet[r.props.get("routeTableId")] for r in of_types(resources, ASSOCIATION)
+              if r.props.get("routeTableId") in to_internet}
     found = {}
-    for subnet in (r for r in resources if r.type == SUBNET and r.id):
+    for subnet in (r for r in of_types(resources, SUBNET) if r.id):
         if on(subnet.props.get("mapPublicIpOnLaunch")):
             found[subnet.id] = "maps a public IP to every instance it launches"
         elif subnet.id in routed:
@@ -44,7 +43,7 @@ def public_subnets(resources) -> dict[str, str]:
 
 def check(resources, config):
     public = public_subnets(resources)
-    for resource in resources:
+    for resource in of_types(resources, ASG, EKS_NODE_GROUP):
         subnets = resource.props.get("vpcZoneIdentifiers") if resource.type == ASG else \
             resource.props.get("subnetIds") if resource.type == EKS_NODE_GROUP else None
         for subnet in subnets if isinstance(subnets, list) else []:

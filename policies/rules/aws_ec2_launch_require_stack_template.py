@@ -7,6 +7,7 @@ specifications cannot require IMDSv2 at all. The engine gives a stack policy no 
 which has the ids, judges each reference)."""
 
 from components.plan.resources import ASG, EC2_FLEET, EC2_INSTANCE, EKS_NODE_GROUP, LAUNCH_TEMPLATE, SPOT_FLEET
+from components.plan.unknowns import of_types
 from policies.framework import Rule
 
 
@@ -41,7 +42,7 @@ def _references(resource) -> list:
 
 
 def check(resources, config):
-    templates = [r for r in resources if r.type == LAUNCH_TEMPLATE]
+    templates = of_types(resources, LAUNCH_TEMPLATE)
     known_ids = {r.id for r in templates if r.id}
     declared = known_ids | {r.props.get("name") for r in templates if r.props.get("name")}
     linked = {r.urn for r in templates}

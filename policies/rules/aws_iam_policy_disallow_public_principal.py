@@ -8,6 +8,7 @@ through it."""
 
 from components.plan.resources import (KMS_GRANT, LAMBDA_PERMISSION, POLICY_DOCUMENTS,
                                        RAM_PRINCIPAL_ASSOCIATION, VPC, VPC_ENDPOINT)
+from components.plan.unknowns import of_types
 from policies.framework import Rule
 from policies.rules._helpers import home_accounts
 from policies.readers.iam import (Condition, Home, account_of, PolicyDocumentError, Principal, Statement, keeps_data_home,
@@ -61,8 +62,8 @@ def home_of(resources, config) -> Home:
     return Home(accounts=home_accounts(resources, config["home_accounts"]), principals=frozenset(config["home_principals"]),
                 federated_subjects=frozenset(config["home_federated_subjects"]),
                 organisations=frozenset(config["home_organisations"]),
-                endpoints=frozenset(r.id for r in resources if r.type == VPC_ENDPOINT and r.id),
-                vpcs=frozenset(r.id for r in resources if r.type == VPC and r.id))
+                endpoints=frozenset(r.id for r in of_types(resources, VPC_ENDPOINT) if r.id),
+                vpcs=frozenset(r.id for r in of_types(resources, VPC) if r.id))
 
 
 def _writes(actions) -> bool:
@@ -105,10 +106,9 @@ def findings(resource, home):
 
 def check(resources, config):
     home = home_of(resources, config)
-    for resource in resources:
-        if resource.type in POLICY_DOCUMENTS or resource.type in GRANTS:
-            for message in findings(resource, home):
-                yield resource.urn, message
+    for resource in of_types(resources, *POLICY_DOCUMENTS, *GRANTS):
+        for message in findings(resource, home):
+            yield resource.urn, message
 
 
 RULE = Rule(

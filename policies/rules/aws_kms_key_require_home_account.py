@@ -10,6 +10,7 @@ from typing import Any
 from components.plan.resources import (EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, K8S_STORAGE_CLASS, LAUNCH_TEMPLATE,
                                        S3_BUCKETS, S3_ENCRYPTION_CONFIGURATIONS)
 from components.storage.manifests import EBS_CSI
+from components.plan.unknowns import of_types
 from policies.framework import Rule
 from policies.readers.iam import account_of
 from policies.rules._helpers import block_devices, bucket_encryption_rules, home_accounts
@@ -38,9 +39,7 @@ def check(resources, config):
     home = home_accounts(resources, config["home_accounts"])
     if not home:
         return
-    for resource in resources:
-        if resource.type not in JUDGED:
-            continue
+    for resource in of_types(resources, *JUDGED):
         for what, key in key_references(resource):
             account = account_of(key) if isinstance(key, str) and key.startswith("arn:") else None
             if account is not None and account not in home:

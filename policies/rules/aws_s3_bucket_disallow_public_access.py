@@ -3,6 +3,7 @@ Account-level blocks are the account's; a bucket the plan creates carries its ow
 
 from components.plan.resources import (S3_ACL_HOLDERS as ACL_HOLDERS, S3_BUCKETS as BUCKETS,
                                        S3_PUBLIC_ACCESS_BLOCK as BLOCK)
+from components.plan.unknowns import of_types
 from policies.framework import Rule
 from policies.rules._helpers import bucket_name
 
@@ -11,9 +12,9 @@ PUBLIC_ACLS = {"public-read", "public-read-write", "authenticated-read"}
 
 
 def check(resources, config):
-    blocked = {bucket_name(r) for r in resources
-               if r.type == BLOCK and all(r.props.get(switch) is True for switch in SWITCHES)}
-    for resource in resources:
+    blocked = {bucket_name(r) for r in of_types(resources, BLOCK)
+               if all(r.props.get(switch) is True for switch in SWITCHES)}
+    for resource in of_types(resources, *BUCKETS, *ACL_HOLDERS):
         if resource.type in BUCKETS and bucket_name(resource) not in blocked:
             yield resource.urn, (f"{resource.name}: no public access block with all four switches on "
                                  f"({', '.join(SWITCHES)})")

@@ -3,7 +3,8 @@ server-side encryption configuration (the resource, or the bucket's own inline b
 `aws:kms:dsse`) with a key that is not an AWS-managed alias. SSE-S3 (`AES256`) leaves the data under AWS's
 key, out of the stack key's policy and its CloudTrail record."""
 
-from components.plan.resources import S3_BUCKETS as BUCKETS, S3_KMS_ALGORITHMS as KMS_ALGORITHMS
+from components.plan.resources import S3_BUCKETS as BUCKETS, S3_ENCRYPTION_CONFIGURATIONS, S3_KMS_ALGORITHMS as KMS_ALGORITHMS
+from components.plan.unknowns import of_types
 from policies.framework import Rule
 from policies.rules._helpers import bucket_encryption_rules, bucket_name, customer_key
 
@@ -16,11 +17,11 @@ def _customer_key(rules) -> bool:
 
 def check(resources, config):
     verdicts: dict[str, list[tuple[str, bool]]] = {}  # bucket -> (resource, customer key?) of what sets it
-    for resource in resources:
+    for resource in of_types(resources, *S3_ENCRYPTION_CONFIGURATIONS, *BUCKETS):
         rules = bucket_encryption_rules(resource)
         if rules is not None:
             verdicts.setdefault(bucket_name(resource), []).append((resource.name, _customer_key(rules)))
-    for resource in (r for r in resources if r.type in BUCKETS):
+    for resource in of_types(resources, *BUCKETS):
         found = verdicts.get(bucket_name(resource), [])
         weak = [name for name, ok in found if not ok]
         if not found or weak:

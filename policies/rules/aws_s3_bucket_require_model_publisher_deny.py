@@ -5,6 +5,7 @@ anyone with s3:PutObject on the bucket (a team's people, a node) puts code into 
 import fnmatch
 
 from components.plan.resources import S3_BUCKET_POLICY as BUCKET_POLICY
+from components.plan.unknowns import of_types
 from policies.framework import Rule
 from policies.readers.iam import ACCOUNT_ID, PolicyDocumentError, parse
 
@@ -43,7 +44,7 @@ def denies_writes_but_publishers(statements, bucket: str, prefix: str, publisher
 def check(resources, config):
     if not config["prefixes"]:
         return
-    policies = [r for r in resources if r.type == BUCKET_POLICY and str(r.props.get("bucket")).startswith(
+    policies = [r for r in of_types(resources, BUCKET_POLICY) if str(r.props.get("bucket")).startswith(
         config["bucket_prefix"])]
     if not policies:
         yield None, f"no policy on the model bucket ({config['bucket_prefix']}<account>): anyone who may write it publishes"

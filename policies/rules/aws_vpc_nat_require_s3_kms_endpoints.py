@@ -5,6 +5,7 @@ private DNS answers the VPC (without it, or with `privateDnsOnlyForInboundResolv
 lookups of the service's name still go the public way)."""
 
 from components.plan.resources import NAT_GATEWAY, SUBNET, VPC_ENDPOINT
+from components.plan.unknowns import of_types
 from policies.framework import Rule
 from policies.readers.pods import on
 
@@ -20,13 +21,13 @@ def _serves(endpoint, vpcs: set) -> bool:
 
 
 def check(resources, config):
-    nat = [r for r in resources if r.type == NAT_GATEWAY]
+    nat = of_types(resources, NAT_GATEWAY)
     if not nat:
         return
     nat_subnets = {n.props.get("subnetId") for n in nat}  # read first: the engine gives no ids to match them by
-    vpcs = {r.props.get("vpcId") for r in resources if r.type == SUBNET and r.id and r.id in nat_subnets} - {None}
-    services = {str(r.props.get("serviceName", "")).rsplit(".", 1)[-1] for r in resources
-                if r.type == VPC_ENDPOINT and _serves(r, vpcs)}
+    vpcs = {r.props.get("vpcId") for r in of_types(resources, SUBNET) if r.id and r.id in nat_subnets} - {None}
+    services = {str(r.props.get("serviceName", "")).rsplit(".", 1)[-1] for r in of_types(resources, VPC_ENDPOINT)
+                if _serves(r, vpcs)}
     missing = [service for service in ("s3", "kms") if service not in services]
     if missing:
         yield None, (f"the VPC has {len(nat)} NAT gateway(s) but no {' or '.join(missing)} endpoint that its traffic "

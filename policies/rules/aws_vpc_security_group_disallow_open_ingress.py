@@ -8,6 +8,7 @@ restricts all traffic). Judged over the whole plan: a prefix list's entries are 
 from components.plan.resources import (DEFAULT_SECURITY_GROUP as DEFAULT_GROUP, MANAGED_PREFIX_LIST,
                                        MANAGED_PREFIX_LIST_ENTRY, SECURITY_GROUP as GROUP,
                                        SECURITY_GROUP_INGRESS_RULE as INGRESS_RULE, SECURITY_GROUP_RULE as GROUP_RULE)
+from components.plan.unknowns import of_types
 from policies.framework import Rule
 from policies.readers.network import reaches_internet
 
@@ -17,7 +18,7 @@ JUDGED = (INGRESS_RULE, GROUP_RULE, GROUP, DEFAULT_GROUP)
 def prefix_list_ranges(resources) -> dict[str, list[str]]:
     """Each managed prefix list the plan creates, by id: the ranges of its entries."""
     ranges: dict[str, list[str]] = {}
-    for resource in resources:
+    for resource in of_types(resources, MANAGED_PREFIX_LIST, MANAGED_PREFIX_LIST_ENTRY):
         if resource.type == MANAGED_PREFIX_LIST and resource.id:
             ranges.setdefault(resource.id, []).extend(
                 str(e["cidr"]) for e in resource.props.get("entries") or [] if isinstance(e, dict) and e.get("cidr"))
@@ -55,10 +56,9 @@ def findings(resource, lists):
 
 def check(resources, config):
     lists = prefix_list_ranges(resources)
-    for resource in resources:
-        if resource.type in JUDGED:
-            for message in findings(resource, lists):
-                yield resource.urn, message
+    for resource in of_types(resources, *JUDGED):
+        for message in findings(resource, lists):
+            yield resource.urn, message
 
 
 RULE = Rule(

@@ -7,15 +7,16 @@ in name only)."""
 
 from components.plan.resources import K8S_ADMISSION_BINDING as BINDING, K8S_ADMISSION_POLICY as POLICY
 from policies.expectations import SCOPE_KEYS
+from components.plan.unknowns import of_types
 from policies.framework import Rule
 
 
 
 def check(resources, config):
-    policies = {(r.props.get("metadata") or {}).get("name"): r for r in resources if r.type == POLICY}
+    policies = {(r.props.get("metadata") or {}).get("name"): r for r in of_types(resources, POLICY)}
     denying = set()
     scopes = config["required_scopes"]
-    for binding in (r for r in resources if r.type == BINDING):
+    for binding in of_types(resources, BINDING):
         spec = binding.props.get("spec") or {}
         actions = spec.get("validationActions") or []
         if spec.get("policyName") in scopes and spec.get("matchResources"):

@@ -5,12 +5,13 @@ volume's Retain policy."""
 from components.cost.estimate import estimate_of_plan
 from components.plan.resources import K8S_CLAIM
 from components.plan.unknowns import read_plan
+from components.plan.unknowns import of_types
 from policies.framework import Rule
 from seedance_client.team_rules import COSTLY_CLAIM_RULE, COSTLY_CLAIM_USD
 
 
 def check(resources, config):
-    if not any(r.type == K8S_CLAIM for r in resources):
+    if not of_types(resources, K8S_CLAIM):
         return
     # The plan's estimate (shared with the budget rules): a claim is priced at the class the plan declares,
     # or at the platform's, which a team's plan uses without declaring.

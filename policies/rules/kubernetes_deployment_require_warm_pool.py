@@ -1,13 +1,14 @@
 """GPU serving keeps a warm pool: the source's cold start (3-8 s, 17.3 wrong scalings a minute)."""
 
 from components.plan.resources import K8S_DEPLOYMENT, K8S_HPA, requests_gpu
+from components.plan.unknowns import of_types
 from policies.framework import Rule
 
 
 def check(resources, config):
     minimums = {((r.props.get("spec") or {}).get("scaleTargetRef") or {}).get("name"):
-                (r.props.get("spec") or {}).get("minReplicas", 1) for r in resources if r.type == K8S_HPA}
-    for deployment in (r for r in resources if r.type == K8S_DEPLOYMENT and requests_gpu(r)):
+                (r.props.get("spec") or {}).get("minReplicas", 1) for r in of_types(resources, K8S_HPA)}
+    for deployment in (r for r in of_types(resources, K8S_DEPLOYMENT) if requests_gpu(r)):
         name = (deployment.props.get("metadata") or {}).get("name")
         spec = deployment.props.get("spec") or {}
         if name not in minimums and "replicas" in spec:

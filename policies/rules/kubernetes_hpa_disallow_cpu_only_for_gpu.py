@@ -1,13 +1,14 @@
 """GPU inference autoscalers do not scale on CPU alone (the source: CPU jitters, 23.6 % wrong scalings)."""
 
 from components.plan.resources import K8S_DEPLOYMENT, K8S_HPA, requests_gpu
+from components.plan.unknowns import of_types
 from policies.framework import Rule
 
 
 def check(resources, config):
-    gpu_deployments = {(r.props.get("metadata") or {}).get("name") for r in resources
-                       if r.type == K8S_DEPLOYMENT and requests_gpu(r)}
-    for hpa in (r for r in resources if r.type == K8S_HPA):
+    gpu_deployments = {(r.props.get("metadata") or {}).get("name") for r in of_types(resources, K8S_DEPLOYMENT)
+                       if requests_gpu(r)}
+    for hpa in of_types(resources, K8S_HPA):
         spec = hpa.props.get("spec") or {}
         if (spec.get("scaleTargetRef") or {}).get("name") not in gpu_deployments:
             continue

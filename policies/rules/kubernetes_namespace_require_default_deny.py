@@ -3,6 +3,7 @@ two policies that select every pod (an empty podSelector), cover Ingress and Egr
 A default deny that selects some pods, or omits Egress, leaves the rest open."""
 
 from components.plan.resources import K8S_NAMESPACE, K8S_NETWORK_POLICY
+from components.plan.unknowns import of_types
 from policies.framework import Rule
 from policies.readers.network import denies
 
@@ -11,14 +12,11 @@ DIRECTIONS = ("Ingress", "Egress")
 
 def check(resources, config):
     denied: dict[str, set[str]] = {}
-    for resource in resources:
-        if resource.type == K8S_NETWORK_POLICY:
-            namespace = (resource.props.get("metadata") or {}).get("namespace") or "default"
-            spec = resource.props.get("spec") or {}
-            denied.setdefault(namespace, set()).update(d for d in DIRECTIONS if denies(spec, d))
-    for resource in resources:
-        if resource.type != K8S_NAMESPACE:
-            continue
+    for resource in of_types(resources, K8S_NETWORK_POLICY):
+        namespace = (resource.props.get("metadata") or {}).get("namespace") or "default"
+        spec = resource.props.get("spec") or {}
+        denied.setdefault(namespace, set()).update(d for d in DIRECTIONS if denies(spec, d))
+    for resource in of_types(resources, K8S_NAMESPACE):
         name = (resource.props.get("metadata") or {}).get("name")
         missing = [d for d in DIRECTIONS if d not in denied.get(name, set())]
         if missing:

@@ -107,3 +107,16 @@ def test_any_value_reads_its_unknowns_and_only_them(raw):
     read = checking(raw)
     assert (read is raw) == (not _holds_unknown(raw))
     _walk(raw, read, [])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from("abcd"), max_size=30), st.lists(st.sampled_from("abcde"), max_size=4))
+def test_resources_of_types_come_in_plan_order_from_a_read_plan_as_from_any_list(kinds, types):
+    """A stack rule asks for its types once (`of_types`): a read plan answers from its index what one pass over
+    any other list (the engine's) finds, in plan order, each resource once, however the types repeat."""
+    from components.plan.unknowns import of_types, read_plan
+
+    plain = [PlanResource(f"urn:{i}", kind, f"r{i}", {}) for i, kind in enumerate(kinds)]
+    expected = [r for r in plain if r.type in types]
+    assert of_types(plain, *types) == expected
+    assert of_types(read_plan(plain), *types) == expected
