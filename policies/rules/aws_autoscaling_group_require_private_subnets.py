@@ -30,8 +30,8 @@ def public_subnets(resources) -> dict[str, str]:
             routes, table = [resource.props], resource.props.get("routeTableId")
         for destination in filter(None, (_internet_route(route, gateways) for route in routes)):
             to_internet.setdefault(table, destination)
-    routed = {r.props.get("subnetId"): to_internet[r.props.get("routeTableId")] for r in of_types(resources, ASSOCIATION)
-              if r.props.get("routeTableId") in to_internet}
+    routed = {r.props.get("subnetId"): to_internet[r.props.get("routeTableId")]
+              for r in of_types(resources, ASSOCIATION) if r.props.get("routeTableId") in to_internet}
     found = {}
     for subnet in (r for r in of_types(resources, SUBNET) if r.id):
         if on(subnet.props.get("mapPublicIpOnLaunch")):
@@ -44,8 +44,7 @@ def public_subnets(resources) -> dict[str, str]:
 def check(resources, config):
     public = public_subnets(resources)
     for resource in of_types(resources, ASG, EKS_NODE_GROUP):
-        subnets = resource.props.get("vpcZoneIdentifiers") if resource.type == ASG else \
-            resource.props.get("subnetIds") if resource.type == EKS_NODE_GROUP else None
+        subnets = resource.props.get("vpcZoneIdentifiers" if resource.type == ASG else "subnetIds")
         for subnet in subnets if isinstance(subnets, list) else []:
             if subnet in public:
                 yield resource.urn, f"{resource.name}: launches nodes into {subnet}, which {public[subnet]}"
