@@ -185,6 +185,12 @@ def cluster_version(resources: list[PlanResource], config: StackConfig | None) -
     return (config.cluster if config else ClusterConfig()).kubernetes_version
 
 
+def _with_setting(extra: dict[str, dict[str, Any]] | None, rules: tuple[str, ...], key: str,
+                  value: Any) -> dict[str, dict[str, Any]]:
+    """The rules' extra config with one more setting for each of `rules` (a copy: the caller's is kept)."""
+    return {**(extra or {}), **{rule: {**(extra or {}).get(rule, {}), key: value} for rule in rules}}
+
+
 @contextmanager
 def _collector_paused():
     """The cyclic garbage collector paused for one check: reading a plan with unknown values makes many
@@ -210,8 +216,7 @@ def check(resources: list[PlanResource], env: str, region: str, extra: dict[str,
         rendered, unrendered = rendered_releases(resources, kubernetes_version)
         extra = {**(extra or {}), CHART_RULE: {"unrendered": unrendered}}
     if storage_classes:  # the budget rules price a team's claims at its platform's classes too
-        extra = {**(extra or {}), **{rule: {**(extra or {}).get(rule, {}), "storage_classes": storage_classes}
-                                     for rule in BUDGET_RULES}}
+        extra = _with_setting(extra, BUDGET_RULES, "storage_classes", storage_classes)
     with _collector_paused():  # its read form of the plan is freed before the collector is back
         return _judged(resources, rendered, env, region, extra, storage_classes)
 
@@ -226,7 +231,7 @@ def _judged(resources: list[PlanResource], rendered: list[PlanResource], env: st
     except PriceSourceError as error:
         raise CheckInputError(f"no prices for {region}: {error}") from None
     violations = run_rules(ALL_RULES, read, load_enforcement(env), extra, unknowns=unknowns)
-    charts = {**(extra or {}), POD_SECURITY_RULE: {**(extra or {}).get(POD_SECURITY_RULE, {}), "rendered": True}}
+    charts = _with_setting(extra, (POD_SECURITY_RULE,), "rendered", True)
     violations += run_rules(RENDERED_RULES, rendered, load_enforcement(env), charts, unknowns=unknowns)
     return violations, cost
 
