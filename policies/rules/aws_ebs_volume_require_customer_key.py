@@ -3,15 +3,14 @@ the volumes the stack declares, and the ones the EBS CSI driver makes for claims
 ebs.csi.aws.com says `encrypted: "true"` and a kmsKeyId in its parameters, or the driver makes them plain)."""
 
 from components.plan.resources import EBS_VOLUME, K8S_STORAGE_CLASS
-from components.storage.manifests import EBS_CSI
 from policies.framework import Rule
 from policies.readers.pods import on
-from policies.rules._helpers import customer_key
+from policies.rules._helpers import customer_key, ebs_csi_parameters
 
 
 def check(resource, config):
-    if resource.type == K8S_STORAGE_CLASS and resource.props.get("provisioner") == EBS_CSI:
-        parameters = resource.props.get("parameters") or {}
+    parameters = ebs_csi_parameters(resource)
+    if parameters is not None:
         if not on(parameters.get("encrypted")):
             yield f"{resource.name}: the EBS CSI driver makes this class's volumes unencrypted"
         elif not customer_key(parameters.get("kmsKeyId")):

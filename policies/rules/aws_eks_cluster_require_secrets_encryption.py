@@ -3,15 +3,14 @@ storage never hold them under AWS's key alone."""
 
 from components.plan.resources import EKS_CLUSTER
 from policies.framework import Rule
-from policies.rules._helpers import customer_key
+from policies.rules._helpers import customer_key, secrets_encryption
 
 
 def check(resource, config):
     if resource.type != EKS_CLUSTER:
         return
-    encryption = resource.props.get("encryptionConfig") or {}
-    key = (encryption.get("provider") or {}).get("keyArn")
-    if "secrets" not in (encryption.get("resources") or []) or not key:
+    covered, key = secrets_encryption(resource)
+    if "secrets" not in covered or not key:
         yield f"{resource.name}: Kubernetes secrets are not encrypted with a KMS key"
     elif not customer_key(key):
         yield f"{resource.name}: Kubernetes secrets are encrypted with an AWS-managed key ({key}), not the stack's"

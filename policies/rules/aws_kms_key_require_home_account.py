@@ -9,11 +9,11 @@ from typing import Any
 
 from components.plan.resources import (EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, K8S_STORAGE_CLASS, LAUNCH_TEMPLATE,
                                        S3_BUCKETS, S3_ENCRYPTION_CONFIGURATIONS)
-from components.storage.manifests import EBS_CSI
 from components.plan.unknowns import of_types
 from policies.framework import Rule
 from policies.readers.iam import account_of
-from policies.rules._helpers import block_devices, bucket_encryption_rules, home_accounts
+from policies.rules._helpers import (block_devices, bucket_encryption_rules, ebs_csi_parameters, encryption_defaults,
+                                     home_accounts, secrets_encryption)
 
 JUDGED = frozenset({EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, K8S_STORAGE_CLASS, LAUNCH_TEMPLATE, *S3_BUCKETS,
                     *S3_ENCRYPTION_CONFIGURATIONS})
@@ -25,14 +25,13 @@ def key_references(resource) -> list[tuple[str, Any]]:
     if resource.type == EBS_VOLUME:
         return [("the volume", props.get("kmsKeyId"))]
     if resource.type == K8S_STORAGE_CLASS:
-        parameters = props.get("parameters") or {} if props.get("provisioner") == EBS_CSI else {}
-        return [("its volumes", parameters.get("kmsKeyId"))]
+        return [("its volumes", (ebs_csi_parameters(resource) or {}).get("kmsKeyId"))]
     if resource.type in (LAUNCH_TEMPLATE, EC2_INSTANCE):
         return [(f"volume {name}", ebs.get("kmsKeyId")) for name, ebs in block_devices(resource)]
     if resource.type == EKS_CLUSTER:
-        return [("Kubernetes secrets", ((props.get("encryptionConfig") or {}).get("provider") or {}).get("keyArn"))]
-    return [("new objects", (rule.get("applyServerSideEncryptionByDefault") or {}).get("kmsMasterKeyId"))
-            for rule in bucket_encryption_rules(resource) or [] if isinstance(rule, dict)]
+        return [("Kubernetes secrets", secrets_encryption(resource)[1])]
+    return [("new objects", default.get("kmsMasterKeyId"))
+            for default in encryption_defaults(bucket_encryption_rules(resource))]
 
 
 def check(resources, config):

@@ -6,11 +6,11 @@ key, out of the stack key's policy and its CloudTrail record."""
 from components.plan.resources import S3_BUCKETS as BUCKETS, S3_ENCRYPTION_CONFIGURATIONS, S3_KMS_ALGORITHMS as KMS_ALGORITHMS
 from components.plan.unknowns import of_types
 from policies.framework import Rule
-from policies.rules._helpers import bucket_encryption_rules, bucket_name, customer_key
+from policies.rules._helpers import bucket_encryption_rules, bucket_name, customer_key, encryption_defaults
 
 
 def _customer_key(rules) -> bool:
-    defaults = [(r.get("applyServerSideEncryptionByDefault") or {}) for r in rules or [] if isinstance(r, dict)]
+    defaults = encryption_defaults(rules)
     return bool(defaults) and all(d.get("sseAlgorithm") in KMS_ALGORITHMS and customer_key(d.get("kmsMasterKeyId"))
                                   for d in defaults)
 
