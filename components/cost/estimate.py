@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from components.pricing.ebs import EBS_VOLUME_TYPES, ebs_monthly
 from seedance_client.team_rules import quantity_gib
-from components.plan.unknowns import ReadPlan, UnknownValueError, read_plan
+from components.plan.unknowns import ReadPlan, UnknownValueError, of_types, read_plan
 from components.pricing.prices import HOURS_PER_MONTH, Price, SnapshotPriceSource, UnitPrice
 from components.capacity.mix import asg_mix, expected_spot_rate, hourly, price_mix
 from components.cluster.versions import kubernetes_version
@@ -311,17 +311,16 @@ def storage_classes_of(resources: Iterable[PlanResource]) -> dict[str, dict[str,
     while they are unknown). A class whose name is unknown (an autonamed one in a preview) matches no
     claim, so a claim of it is priced as unknown, never as another class."""
     found: dict[str, dict[str, str] | None] = {}
-    for resource in read_plan(resources):
-        if resource.type == K8S_STORAGE_CLASS:
-            try:
-                name = str((resource.props.get("metadata") or {}).get("name"))
-            except UnknownValueError:
-                continue
-            try:
-                ebs = resource.props.get("provisioner") == "ebs.csi.aws.com"
-                found[name] = dict(resource.props.get("parameters") or {}) if ebs else {}
-            except UnknownValueError:
-                found[name] = None
+    for resource in of_types(read_plan(resources), K8S_STORAGE_CLASS):
+        try:
+            name = str((resource.props.get("metadata") or {}).get("name"))
+        except UnknownValueError:
+            continue
+        try:
+            ebs = resource.props.get("provisioner") == "ebs.csi.aws.com"
+            found[name] = dict(resource.props.get("parameters") or {}) if ebs else {}
+        except UnknownValueError:
+            found[name] = None
     return found
 
 
@@ -331,12 +330,10 @@ def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog, on: date 
     `storage_classes` adds classes the plan uses but does not declare (a team's plan: the platform's)."""
     on = on or datetime.now(timezone.utc).date()
     resources = read_plan(resources)
-    templates = {r.urn: r for r in resources if r.type == LAUNCH_TEMPLATE}
+    templates = {r.urn: r for r in of_types(resources, LAUNCH_TEMPLATE)}
     classes = {**(storage_classes or {}), **storage_classes_of(resources)}
     result = CostEstimate()
-    for resource in resources:
-        if resource.type not in (ASG, EKS_CLUSTER, EKS_NODE_GROUP, K8S_CLAIM) and resource.type not in PRICERS:
-            continue  # not priced
+    for resource in of_types(resources, ASG, EKS_CLUSTER, EKS_NODE_GROUP, K8S_CLAIM, *PRICERS):  # what is priced
         try:
             expected = None
             if resource.type == K8S_CLAIM:
