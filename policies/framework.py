@@ -173,13 +173,15 @@ def run_rules(rules: Sequence[Rule], resources: Sequence[PlanResource], enforcem
         if rule.check_resource is not None:
             judged = read if rule.resource_types is None and rule.type_prefix is None else [
                 read[i] for i in sorted(i for token, found in positions.items() if rule.judges(token) for i in found)]
+            judge = rule.check_resource
             for resource in judged:
                 try:
-                    messages = list(rule.check_resource(resource, config))
+                    messages = list(judge(resource, config))
                 except UnknownValueError as error:
                     violations.append(preview_advisory(resource.urn, error))
                     continue
-                violations += [Violation(rule.name, level, resource.urn, m, rule.remediation) for m in messages]
+                if messages:  # most resources meet most rules
+                    violations += [Violation(rule.name, level, resource.urn, m, rule.remediation) for m in messages]
         if rule.check_stack is not None:
             try:
                 found = list(rule.check_stack(read, config))
