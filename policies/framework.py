@@ -37,8 +37,10 @@ class Rule:
     # The resource types check_resource can judge (None: every type). `seedance check` asks it of those
     # only; the check still tests the type itself, so the pack judges the same under the engine.
     resource_types: frozenset[str] | None = None
-    # Without resource_types: the prefix of every type check_resource can judge ("aws:"), likewise.
+    # Without resource_types: the prefix of every type check_resource can judge ("aws:"), likewise, and the
+    # suffix ("Patch": the kinds are open-ended).
     type_prefix: str | None = None
+    type_suffix: str | None = None
     # The benchmark items a security rule enforces ("CIS EKS 5.4.1"), or the EKS Best Practices Guide
     # section where the benchmark has none (docs/security.md maps them).
     standards: tuple[str, ...] = ()
@@ -47,7 +49,12 @@ class Rule:
         """Whether check_resource can find anything in a resource of this type."""
         if self.resource_types is not None:
             return token in self.resource_types
-        return self.type_prefix is None or token.startswith(self.type_prefix)
+        return token.startswith(self.type_prefix or "") and token.endswith(self.type_suffix or "")
+
+    @property
+    def narrowed(self) -> bool:
+        """Whether check_resource judges some types only (`judges` says which)."""
+        return self.resource_types is not None or self.type_prefix is not None or self.type_suffix is not None
 
     def defaults(self) -> dict[str, Any]:
         return {key: schema["default"] for key, schema in self.config.items() if "default" in schema}
@@ -171,7 +178,7 @@ def run_rules(rules: Sequence[Rule], resources: Sequence[PlanResource], enforcem
                              rule.remediation, kind="preview")
 
         if rule.check_resource is not None:
-            judged = read if rule.resource_types is None and rule.type_prefix is None else [
+            judged = read if not rule.narrowed else [
                 read[i] for i in sorted(i for token, found in positions.items() if rule.judges(token) for i in found)]
             judge = rule.check_resource
             for resource in judged:

@@ -52,5 +52,6 @@ RULE = Rule(
     topics=("security", "kubernetes"),
     check_resource=check,
     type_prefix="kubernetes:",
+    type_suffix=PATCH_SUFFIX,
     standards=("Pod Security Admission: namespace labels", "EKS BPG: Multi-tenancy - policy as code"),
 )

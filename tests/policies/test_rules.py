@@ -160,16 +160,17 @@ def test_launch_time_rules_cover_every_resource_that_launches_instances(resource
 
 
 def test_a_rules_resource_types_leave_out_only_resources_it_never_judges(stack_plan):
-    """`resource_types` (or `type_prefix`) lets `seedance check` skip resources; the engine asks the rule of every resource,
+    """`resource_types` (or `type_prefix`, `type_suffix`) lets `seedance check` skip resources; the engine asks the rule of every resource,
     so the rule must find nothing in the others: every fixture's resources and every stack's plan, with
     their inputs as they are and unknown."""
     others = [r for name in RULES for case in ("pass", "fail")
               for r in resources(json.loads((FIXTURES / f"{name}.json").read_text())[case])]
     others += plan_resources(stack_plan)
-    narrowed = [r for r in ALL_RULES if r.resource_types is not None or r.type_prefix is not None]
+    narrowed = [r for r in ALL_RULES if r.narrowed]
     assert {r.name for r in narrowed if r.type_prefix} == {
         "aws-resource-tags-require-cost-tags", "kubernetes-patch-restrict-to-audit-labels",
         "kubernetes-tenant-require-contract-fit"}
+    assert {r.name for r in narrowed if r.type_suffix} == {"kubernetes-patch-restrict-to-audit-labels"}
     for rule in narrowed:
         fixture = json.loads((FIXTURES / f"{rule.name}.json").read_text())
         config = {**rule.defaults(), **fixture["config"]}
