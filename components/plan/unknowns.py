@@ -95,6 +95,24 @@ class CheckingDict(dict):
     def items(self):
         return [(k, self._read(k, v)) for k, v in dict.items(self)]
 
+    # dict's own copies take the raw values: `dict(d)`, `{**d}`, `f(**d)` and `update` skip `__getitem__` only
+    # while `__iter__` is dict's, so it is overridden (keys read as they are); `copy`, `|` and `==` read each
+    # value, as the SDK's proxies do.
+    def __iter__(self):
+        return dict.__iter__(self)
+
+    def copy(self):
+        return dict(self.items())
+
+    def __or__(self, other):
+        return {**self, **other}
+
+    def __eq__(self, other):
+        return dict(self.items()) == other
+
+    def __ne__(self, other):
+        return not self == other
+
 
 class CheckingList(list):
     __slots__ = ("_path", "_opened")
@@ -116,8 +134,38 @@ class CheckingList(list):
     def __iter__(self):
         return (self._read(i, v) for i, v in enumerate(list.__iter__(self)))
 
-    def __contains__(self, item):  # list's own `in` would compare against the sentinels without raising
+    # list's own `in`, copies, concatenation and comparison take the raw values: each reads them one by one.
+    def __contains__(self, item):
         return any(value == item for value in self)
+
+    def __reversed__(self):
+        return reversed(list(self))
+
+    def copy(self):
+        return list(self)
+
+    def __add__(self, other):
+        return list(self) + other
+
+    def __radd__(self, other):
+        return other + list(self)
+
+    def __mul__(self, times):
+        return list(self) * times
+
+    __rmul__ = __mul__
+
+    def count(self, item):
+        return list(self).count(item)
+
+    def index(self, item, *bounds):
+        return list(self).index(item, *bounds)
+
+    def __eq__(self, other):
+        return list(self) == other
+
+    def __ne__(self, other):
+        return not self == other
 
 
 def checking(value: Any, path: list[str] | None = None) -> Any:

@@ -3,9 +3,9 @@ and so does what a launch template launches: its instances and their volumes, th
 tagged by the template's tagSpecifications (a template's own tags stay on the template)."""
 
 from components.plan.resources import LAUNCH_TEMPLATE, TAGGABLE_WITHOUT_TAGS_INPUT, tags_of
+from policies.framework import Rule
 
 LAUNCHED = ("instance", "volume")
-from policies.framework import Rule
 
 
 def check(resource, config):
