@@ -15,6 +15,7 @@ from functools import cache
 from typing import Any, Callable, Iterable, Mapping
 
 from components.pricing.ebs import EBS_VOLUME_TYPES, ebs_monthly
+from components.storage.ebs_csi import class_parameters, given, volume_types
 from seedance_client.team_rules import quantity_gib
 from components.plan.unknowns import ReadPlan, UnknownValueError, of_types, read_plan
 from components.pricing.prices import HOURS_PER_MONTH, Price, SnapshotPriceSource, UnitPrice
@@ -282,7 +283,8 @@ def _gib(quantity: Any) -> float:
         raise UnknownValue(str(error)) from None
 
 
-def _claim(resource: PlanResource, catalog: PriceCatalog, classes: Mapping[str, Mapping[str, str]]) -> tuple[float, str]:
+def _claim(resource: PlanResource, catalog: PriceCatalog,
+           classes: Mapping[str, Mapping[str, str] | str | None]) -> tuple[float, str]:
     """A claim's volume, at its class's type and performance: EBS classes bill by size and performance,
     instance-store classes nothing beyond their node; a claim bound to a declared volume is priced there."""
     spec = resource.props.get("spec") or {}
@@ -294,31 +296,55 @@ def _claim(resource: PlanResource, catalog: PriceCatalog, classes: Mapping[str, 
     parameters = classes[name]
     if parameters is None:
         raise UnknownValue(f"storage class {name!r}'s parameters are not known until apply")
+    if isinstance(parameters, str):
+        raise UnknownValue(f"storage class {name!r} {parameters}")
     if "type" not in parameters:
         return 0.0, f"class {name}: local instance store (in the node's price)"
     size = _gib(((spec.get("resources") or {}).get("requests") or {}).get("storage"))
-    cost = ebs_monthly(parameters["type"], size, _number(parameters.get("iops")), _number(parameters.get("throughput")),
-                       catalog.services)
-    return cost, f"claim of class {name}: {parameters['type']} {size:g} GiB"
+    iops = _number(parameters.get("iops"))
+    if parameters.get("iopspergb") is not None:  # the driver's IOPS for this size (it caps them at the type's maximum)
+        iops = float(parameters["iopspergb"]) * size
+    cost = ebs_monthly(parameters["type"], size, iops, _number(parameters.get("throughput")), catalog.services)
+    shown = f", {iops:,.0f} IOPS" if iops is not None else ""
+    return cost, f"claim of class {name}: {parameters['type']} {size:g} GiB{shown}"
 
 
 def _number(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
-def storage_classes_of(resources: Iterable[PlanResource]) -> dict[str, dict[str, str] | None]:
+# The parameters a claim's price depends on, as the EBS CSI driver names them (lower case).
+PRICED_PARAMETERS = ("iops", "iopspergb", "throughput")
+
+
+def _ebs_class(parameters: Mapping[str, Any]) -> dict[str, str] | str:
+    """The EBS parameters a claim of the class gets (the driver's default type when none is named), or why
+    they cannot be priced: one parameter given twice, spelled in two letter cases, with two values (the
+    driver takes either), or both `iops` and `iopsPerGB` (the driver refuses the class)."""
+    priced = {"type": volume_types(parameters), **{name: [str(v) for v in given(parameters, name)]
+                                                    for name in PRICED_PARAMETERS}}
+    for name, values in priced.items():
+        if len(set(values)) > 1:
+            return f"gives {name} as {' and '.join(sorted(set(values)))} in two spellings: the driver takes either"
+    if priced["iops"] and priced["iopspergb"]:
+        return "gives both iops and iopsPerGB: the EBS CSI driver refuses to make its volumes"
+    return {name: values[0] for name, values in priced.items() if values}
+
+
+def storage_classes_of(resources: Iterable[PlanResource]) -> dict[str, dict[str, str] | str | None]:
     """The plan's StorageClasses by name: the EBS parameters a claim of each gets ({} for no EBS; None
-    while they are unknown). A class whose name is unknown (an autonamed one in a preview) matches no
-    claim, so a claim of it is priced as unknown, never as another class."""
-    found: dict[str, dict[str, str] | None] = {}
+    while they are unknown; why not, when the driver could take either of two). A class whose name is
+    unknown (an autonamed one in a preview) matches no claim, so a claim of it is priced as unknown, never
+    as another class."""
+    found: dict[str, dict[str, str] | str | None] = {}
     for resource in of_types(read_plan(resources), K8S_STORAGE_CLASS):
         try:
             name = str((resource.props.get("metadata") or {}).get("name"))
         except UnknownValueError:
             continue
         try:
-            ebs = resource.props.get("provisioner") == "ebs.csi.aws.com"
-            found[name] = dict(resource.props.get("parameters") or {}) if ebs else {}
+            parameters = class_parameters(resource)
+            found[name] = {} if parameters is None else _ebs_class(parameters)
         except UnknownValueError:
             found[name] = None
     return found

@@ -12,10 +12,10 @@ import json
 from typing import Mapping
 
 from components.storage.checkpoint_sizing import SizingDecision
+from components.storage.ebs_csi import EBS_CSI
 from components.compute.labels import AGENT_TOLERATIONS, LOCAL_NVME_LABEL, NODE_GROUP_LABEL
 from components.common.manifests import (Manifest, admission_policy, checkov_skips, cost_labels, metadata, namespace, namespace_baseline,
                                          network_policy)
-EBS_CSI = "ebs.csi.aws.com"
 NO_PROVISIONER = "kubernetes.io/no-provisioner"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 LOCAL_DISKS_DIR = "/mnt/k8s-disks"  # where nodeadm's Mount strategy mounts each NVMe disk

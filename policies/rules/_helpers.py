@@ -8,9 +8,8 @@ from components.capacity.mix import asg_mix
 from components.common.manifests import quantity as kubernetes_quantity
 from components.compute.labels import BREAKER_TAG
 from components.compute.labels import CLASS_TAG, NODE_GROUP_TAG
-from components.plan.resources import (ASG, EKS_ACCESS_ENTRY, K8S_STORAGE_CLASS, LAUNCH_TEMPLATE, S3_BUCKETS,
+from components.plan.resources import (ASG, EKS_ACCESS_ENTRY, LAUNCH_TEMPLATE, S3_BUCKETS,
                                        S3_ENCRYPTION_CONFIGURATIONS, PlanResource, is_unknown, tags_of)
-from components.storage.manifests import EBS_CSI
 from components.plan.unknowns import of_types
 from policies.readers.iam import account_of
 from components.capacity.workload_classes import workload_classes
@@ -95,13 +94,6 @@ def bucket_encryption_rules(resource: PlanResource) -> list | None:
 def encryption_defaults(rules: list | None) -> list[dict]:
     """The default encryption (algorithm, key) each of a bucket's encryption rules applies."""
     return [(r.get("applyServerSideEncryptionByDefault") or {}) for r in rules or [] if isinstance(r, dict)]
-
-
-def ebs_csi_parameters(resource: PlanResource) -> dict | None:
-    """A StorageClass's parameters when the EBS CSI driver provisions its volumes (None for any other)."""
-    if resource.type == K8S_STORAGE_CLASS and resource.props.get("provisioner") == EBS_CSI:
-        return resource.props.get("parameters") or {}
-    return None
 
 
 def secrets_encryption(resource: PlanResource) -> tuple[list, Any]:

@@ -3,6 +3,7 @@
 from components.cost.estimate import catalog_for
 from components.pricing.ebs import ebs_monthly
 from components.plan.resources import EBS_VOLUME, K8S_STORAGE_CLASS, LAUNCH_TEMPLATE
+from components.storage.ebs_csi import class_parameters, volume_types
 from policies.framework import Rule
 from policies.rules._helpers import number
 
@@ -15,8 +16,9 @@ def _volumes(resource):
             ebs = mapping.get("ebs") or {}
             if ebs:
                 yield ebs.get("volumeType") or "gp2", number(ebs.get("volumeSize")), ebs.get("iops")
-    elif resource.type == K8S_STORAGE_CLASS and resource.props.get("provisioner") == "ebs.csi.aws.com":
-        yield (resource.props.get("parameters") or {}).get("type", "gp3"), None, None
+    elif (parameters := class_parameters(resource)) is not None:
+        for volume_type in volume_types(parameters):
+            yield volume_type, None, None
 
 
 def check(resource, config):

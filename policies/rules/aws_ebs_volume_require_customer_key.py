@@ -3,17 +3,18 @@ the volumes the stack declares, and the ones the EBS CSI driver makes for claims
 ebs.csi.aws.com says `encrypted: "true"` and a kmsKeyId in its parameters, or the driver makes them plain)."""
 
 from components.plan.resources import EBS_VOLUME, K8S_STORAGE_CLASS
+from components.storage.ebs_csi import class_parameters, encrypts, kms_keys
 from policies.framework import Rule
-from policies.readers.pods import on
-from policies.rules._helpers import customer_key, ebs_csi_parameters
+from policies.rules._helpers import customer_key
 
 
 def check(resource, config):
-    parameters = ebs_csi_parameters(resource)
+    parameters = class_parameters(resource)
     if parameters is not None:
-        if not on(parameters.get("encrypted")):
-            yield f"{resource.name}: the EBS CSI driver makes this class's volumes unencrypted"
-        elif not customer_key(parameters.get("kmsKeyId")):
+        if not encrypts(parameters):
+            yield f"{resource.name}: the EBS CSI driver makes this class's volumes unencrypted (it encrypts only " \
+                  "when every `encrypted` parameter, in any letter case, is \"true\")"
+        elif not (keys := kms_keys(parameters)) or not all(customer_key(key) for key in keys):
             yield f"{resource.name}: the EBS CSI driver encrypts this class's volumes with the AWS-managed key"
         return
     if resource.type != EBS_VOLUME:

@@ -10,9 +10,10 @@ from typing import Any
 from components.plan.resources import (EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, K8S_STORAGE_CLASS, LAUNCH_TEMPLATE,
                                        S3_BUCKETS, S3_ENCRYPTION_CONFIGURATIONS)
 from components.plan.unknowns import of_types
+from components.storage.ebs_csi import class_parameters, kms_keys
 from policies.framework import Rule
 from policies.readers.iam import account_of
-from policies.rules._helpers import (block_devices, bucket_encryption_rules, ebs_csi_parameters, encryption_defaults,
+from policies.rules._helpers import (block_devices, bucket_encryption_rules, encryption_defaults,
                                      home_accounts, secrets_encryption)
 
 JUDGED = frozenset({EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, K8S_STORAGE_CLASS, LAUNCH_TEMPLATE, *S3_BUCKETS,
@@ -25,7 +26,7 @@ def key_references(resource) -> list[tuple[str, Any]]:
     if resource.type == EBS_VOLUME:
         return [("the volume", props.get("kmsKeyId"))]
     if resource.type == K8S_STORAGE_CLASS:
-        return [("its volumes", (ebs_csi_parameters(resource) or {}).get("kmsKeyId"))]
+        return [("its volumes", key) for key in kms_keys(class_parameters(resource) or {})]
     if resource.type in (LAUNCH_TEMPLATE, EC2_INSTANCE):
         return [(f"volume {name}", ebs.get("kmsKeyId")) for name, ebs in block_devices(resource)]
     if resource.type == EKS_CLUSTER:

@@ -124,7 +124,7 @@ def test_a_teams_claim_is_priced_at_the_platforms_class(capsys):
     """The team's plan does not declare the class; the platform's contract says what a claim of it gets."""
     assert main(["check", "--stack", "dev", "--program", str(EXAMPLES / "training-job")]) == 0
     out = capsys.readouterr().out
-    assert "checkpoints  (claim of class checkpoints: gp3 64 GiB)" in out and "$5.12" in out
+    assert "checkpoints  (claim of class checkpoints: gp3 64 GiB, 3,000 IOPS)" in out and "$5.12" in out
 
 
 @pytest.mark.parametrize("example", ["training-job", "model-deploy"])

@@ -518,6 +518,16 @@ REVIEW_2 = [
     ("encryption", "a StorageClass whose volumes the driver makes plain", lambda rs: _one(
         rs, "kubernetes:storage.k8s.io/v1:StorageClass", "metrics-history")["inputs"]["parameters"].update(
         encrypted="false"), "aws-ebs-volume-require-customer-key"),
+    ("encryption", "a StorageClass whose `encrypted` is \"True\" (the driver encrypts for \"true\" only)", lambda rs: _one(
+        rs, "kubernetes:storage.k8s.io/v1:StorageClass", "metrics-history")["inputs"]["parameters"].update(
+        encrypted="True"), "aws-ebs-volume-require-customer-key"),
+    ("encryption", "a second key of another account in a StorageClass, its name in other letters", lambda rs: _one(
+        rs, "kubernetes:storage.k8s.io/v1:StorageClass", "metrics-history")["inputs"]["parameters"].update(
+        KMSKeyId="arn:aws:kms:us-east-1:999988887777:key/1234abcd-12ab-34cd-56ef-1234567890ab"),
+     "aws-kms-key-require-home-account"),
+    ("cost", "a gp2 StorageClass, its type's name in other letters", lambda rs: _one(
+        rs, "kubernetes:storage.k8s.io/v1:StorageClass", "metrics-history")["inputs"]["parameters"].update(
+        Type="gp2"), "aws-ebs-volume-disallow-gp2-io1"),
     ("encryption", "the model bucket under SSE-S3", lambda rs: _one(
         rs, "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration", "models")[
         "inputs"].update(rules=[{"applyServerSideEncryptionByDefault": {"sseAlgorithm": "AES256"}}]),
