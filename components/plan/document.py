@@ -54,7 +54,7 @@ def _check_quantities(value: Any, path: str, urn: str) -> None:
             for key, child in item.items():
                 here = f"{where}.{key}" if where else str(key)
                 if key in QUANTITY_INPUTS:
-                    problem = ("is not a number" if isinstance(child, (dict, list)) else _quantity_problem(child))
+                    problem = _quantity_problem(child)  # a dict or a list is not a number either
                     if problem is None and key == "weightedCapacity" and child is not None and not is_unknown(child) \
                             and float(child) == 0:
                         problem = "is zero"

@@ -52,6 +52,13 @@ def test_known_values_beside_an_unknown_read_as_written():
     assert raised(lambda: document["x"]).path == ["x"]
 
 
+def test_in_reads_the_values_up_to_the_one_it_finds():
+    """`in` answers from the known values before an unknown, and reads on past them (raising) otherwise."""
+    listed = checking({"l": ["x", UNKNOWN]})["l"]
+    assert "x" in listed
+    assert raised(lambda: "y" in listed).path == ["l", "1"]
+
+
 def test_a_container_without_unknowns_is_returned_as_it_is():
     plain = {"a": [1, {"b": "c"}]}
     assert checking(plain) is plain and checking([1, 2]) == [1, 2] and checking("x") == "x"
