@@ -87,7 +87,12 @@ def _stack_settings(args: argparse.Namespace, stack: str | None) -> StackConfig 
         return None
     if project.name != PROJECT or stack is None:
         return None
-    if args.plan and args.stack_file is None and not project.stack_file(stack).exists():
+    try:
+        stack_file = project.stack_file(stack)
+    except StackFileError:  # a plan file names its stack: untrusted, and never a path
+        raise CheckInputError(f"the plan's stack {stack!r} is not a stack name (letters, digits, '-', '_' and "
+                              "'.')") from None
+    if args.plan and args.stack_file is None and not stack_file.exists():
         return None
     return load_stack(args.program, stack, args.stack_file)[1]
 

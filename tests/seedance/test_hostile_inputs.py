@@ -302,6 +302,15 @@ def test_a_plan_of_a_stack_that_is_not_an_environment_needs_env(edited):
     assert code == 2 and "give --env" in err
 
 
+@pytest.mark.parametrize("stack", [":", "../prod", "prod/../../x"])
+def test_a_plan_whose_stack_is_not_a_stack_name_is_refused(edited, stack):
+    """A plan file names its stack; the name picks the stack file it is judged against, so it is never a path
+    (the random-damage test below found ":" escaping as a traceback)."""
+    path = edit_plan(edited, lambda d: d.update(stack=stack))
+    code, _out, err = run(["check", "--plan", str(path), "--env", "prod"])
+    assert code == 2 and f"the plan's stack {stack!r} is not a stack name" in err and err.count("\n") == 1, err
+
+
 def test_a_usage_error_is_one_line_exit_2():
     err = io.StringIO()
     with pytest.raises(SystemExit) as exit_info, contextlib.redirect_stderr(err):
