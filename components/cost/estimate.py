@@ -22,7 +22,7 @@ from components.pricing.prices import HOURS_PER_MONTH, Price, SnapshotPriceSourc
 from components.capacity.mix import asg_mix, expected_spot_rate, hourly, price_mix
 from components.cluster.versions import kubernetes_version
 from components.compute.labels import CAPACITY_BLOCK_TAG
-from components.plan.resources import (ASG, EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, EKS_NODE_GROUP, ELASTIC_IP,
+from components.plan.resources import (ASG, CAPACITY_RESERVATION, EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, EKS_NODE_GROUP, ELASTIC_IP,
                                        EXPECTED_GB_TAG, K8S_SERVICE, KMS_KEY, LAUNCH_TEMPLATE, LOAD_BALANCER, LOG_GROUP,
                                        K8S_CLAIM, K8S_STORAGE_CLASS, NAT_GATEWAY, TRANSIT_GATEWAY_ATTACHMENT,
                                        VPC_ENDPOINT, PlanResource, is_unknown, tags_of)
@@ -55,6 +55,8 @@ class CostLine:
     monthly_usd: float | None  # None: unknown. A GPU group's worst case: its spot units at on-demand
     basis: str
     expected_usd: float | None = None  # a GPU group with spot: its spot units at the plan's expected price
+    # An unknown cost waiting on a value known only at apply: that value's error (a reader may raise it again).
+    waits_on: UnknownValueError | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -114,8 +116,11 @@ def _gpu_group(resource: PlanResource, catalog: PriceCatalog,
     mix = asg_mix(resource)
     if not overrides or mix is None:
         raise UnknownValue("an Auto Scaling group without a MixedInstancesPolicy is not priced")
-    units = float(_known(props.get("desiredCapacity"), "the desired capacity"))
+    units = _desired(props)
     first = overrides[0]
+    if not first.get("instanceType"):
+        raise UnknownValue("its overrides choose instance types by attributes (instanceRequirements), so any type "
+                           "may run: name the types")
     weight = float(first.get("weightedCapacity") or 1)
     rate = catalog.instance_hour(first["instanceType"]) / weight
     offers = [(h.instance_type, h.count, h.usd_per_hour) for h in mix.holdings]  # RIs, at their effective rates
@@ -142,6 +147,13 @@ def _gpu_group(resource: PlanResource, catalog: PriceCatalog,
             None if expected is None else round(hourly(expected) * HOURS_PER_MONTH + disk, 2))
 
 
+def _desired(props: Mapping[str, Any]) -> float:
+    """A group's desired capacity; Auto Scaling's own when none is given: the group's minimum size
+    (CreateAutoScalingGroup, DesiredCapacity)."""
+    desired = props.get("desiredCapacity")
+    return float(_known(props.get("minSize") if desired is None else desired, "the desired capacity"))
+
+
 def _launch_template(group: PlanResource, named: Callable[[], Any],
                      templates: dict[str, PlanResource]) -> PlanResource | None:
     """The group's launch template: the one it depends on (how the engine links them; its id is a
@@ -158,7 +170,7 @@ def _capacity_block_group(resource: PlanResource, catalog: PriceCatalog,
                           templates: dict[str, PlanResource]) -> tuple[float, str]:
     """A purchased Capacity Block's group: its instance hours were paid at purchase, so only their root
     volumes bill, at the size the group declares (the block's count inside its window, 0 outside)."""
-    instances = float(_known(resource.props.get("desiredCapacity"), "the desired capacity"))
+    instances = _desired(resource.props)
     template = _launch_template(resource, lambda: (resource.props.get("launchTemplate") or {}).get("id"), templates)
     disk = _root_volume(template, catalog) * instances if template is not None else 0.0
     reservation = tags_of(resource)[CAPACITY_BLOCK_TAG]
@@ -181,21 +193,43 @@ def _node_group(resource: PlanResource, catalog: PriceCatalog,
     """A managed node group's instances on demand, and the volumes its launch template gives each."""
     scaling = resource.props.get("scalingConfig") or {}
     desired = float(_known(scaling.get("desiredSize"), "the desired size"))
-    instance_type = (resource.props.get("instanceTypes") or ["(unknown)"])[0]
+    template = _launch_template(resource, lambda: (resource.props.get("launchTemplate") or {}).get("id"), templates)
+    instance_type = _instance_type(resource.props.get("instanceTypes") or [None], template, EKS_DEFAULT_INSTANCE_TYPE)
     hourly = catalog.instance_hour(instance_type)
-    linked = [templates[urn] for urn in resource.dependencies if urn in templates]
-    named = (resource.props.get("launchTemplate") or {}).get("id")
-    template = linked[0] if len(linked) == 1 else next((t for t in templates.values() if t.id and t.id == named), None)
     disk = _root_volume(template, catalog) * desired if template is not None else 0.0
     return (desired * hourly * HOURS_PER_MONTH + disk,
             f"{desired:g} x {instance_type} on-demand at ${hourly:.4f}/h"
             + (f", root volumes ${disk:,.2f}" if disk else ""))
 
 
-def _instance(resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
-    instance_type = _known(resource.props.get("instanceType"), "the instance type")
+# EKS's type for a node group whose launch template and instanceTypes name none (CreateNodegroup).
+EKS_DEFAULT_INSTANCE_TYPE = "t3.medium"
+
+
+def _instance_type(named: list, template: PlanResource | None, default: str | None = None) -> str:
+    """The type a launcher runs: the first it names, else its launch template's (EC2 and EKS take the
+    template's when the launcher names none), else the service's default."""
+    if named[0] is None and template is not None:
+        named = [template.props.get("instanceType")]
+    return _known(default if named[0] is None else named[0], "the instance type")
+
+
+def _instance(resource: PlanResource, catalog: PriceCatalog,
+              templates: dict[str, PlanResource]) -> tuple[float, str]:
+    template = _launch_template(resource, lambda: (resource.props.get("launchTemplate") or {}).get("id"), templates)
+    instance_type = _instance_type([resource.props.get("instanceType")], template)
     hourly = catalog.instance_hour(instance_type)
     return hourly * HOURS_PER_MONTH, f"{instance_type} on-demand at ${hourly:.4f}/h"
+
+
+def _capacity_reservation(resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
+    """An On-Demand Capacity Reservation bills its instances at the on-demand rate whether or not they run
+    (a group launching into it is priced again: the worst case)."""
+    count = float(_known(resource.props.get("instanceCount"), "the instance count"))
+    instance_type = _known(resource.props.get("instanceType"), "the instance type")
+    hourly = catalog.instance_hour(instance_type)
+    return (count * hourly * HOURS_PER_MONTH,
+            f"capacity reservation of {count:g} x {instance_type} at ${hourly:.4f}/h, billed used or not")
 
 
 def _endpoint(resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
@@ -252,7 +286,7 @@ def _fixed(resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
 
 PRICERS: dict[str, Callable[..., tuple[float, str]]] = {
     EBS_VOLUME: _volume,
-    EC2_INSTANCE: _instance,
+    CAPACITY_RESERVATION: _capacity_reservation,
     VPC_ENDPOINT: _endpoint,
     K8S_SERVICE: _service,
     NAT_GATEWAY: _nat_gateway,
@@ -359,7 +393,7 @@ def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog, on: date 
     templates = {r.urn: r for r in of_types(resources, LAUNCH_TEMPLATE)}
     classes = {**(storage_classes or {}), **storage_classes_of(resources)}
     result = CostEstimate()
-    for resource in of_types(resources, ASG, EKS_CLUSTER, EKS_NODE_GROUP, K8S_CLAIM, *PRICERS):  # what is priced
+    for resource in of_types(resources, ASG, EKS_CLUSTER, EKS_NODE_GROUP, EC2_INSTANCE, K8S_CLAIM, *PRICERS):
         try:
             expected = None
             if resource.type == K8S_CLAIM:
@@ -372,6 +406,8 @@ def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog, on: date 
                 cost, basis = _eks_cluster(resource, catalog, on)
             elif resource.type == EKS_NODE_GROUP:
                 cost, basis = _node_group(resource, catalog, templates)
+            elif resource.type == EC2_INSTANCE:
+                cost, basis = _instance(resource, catalog, templates)
             else:
                 cost, basis = PRICERS[resource.type](resource, catalog)
             result.lines.append(CostLine(resource.urn, resource.type, round(cost, 2), basis, expected))
@@ -381,7 +417,7 @@ def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog, on: date 
             # Inputs of a shape no engine writes (a hand-edited plan): not priced, and said so.
             result.lines.append(CostLine(resource.urn, resource.type, None, f"unknown: unreadable inputs ({error!r})"))
         except UnknownValueError as unknown:
-            result.lines.append(CostLine(resource.urn, resource.type, None, f"unknown: {unknown.message}"))
+            result.lines.append(CostLine(resource.urn, resource.type, None, f"unknown: {unknown.message}", waits_on=unknown))
     return result
 
 

@@ -17,6 +17,10 @@ EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 EKS_ACCESS_ENTRY = "aws:eks/accessEntry:AccessEntry"
 EKS_ACCESS_POLICY = "aws:eks/accessPolicyAssociation:AccessPolicyAssociation"
 KMS_KEY = "aws:kms/key:Key"
+# Keys of imported material (they cannot rotate automatically) and replicas of multi-Region keys (each with
+# its own key policy; a replica decrypts what its primary encrypted).
+KMS_EXTERNAL_KEYS = ("aws:kms/externalKey:ExternalKey", "aws:kms/replicaExternalKey:ReplicaExternalKey")
+KMS_REPLICA_KEY = "aws:kms/replicaKey:ReplicaKey"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 LOAD_BALANCER = "aws:lb/loadBalancer:LoadBalancer"
 NAT_GATEWAY = "aws:ec2/natGateway:NatGateway"
@@ -43,6 +47,12 @@ IAM_ROLE = "aws:iam/role:Role"
 # Fleets that launch instances beside Auto Scaling (judged for the template they launch from).
 SPOT_FLEET = "aws:ec2/spotFleetRequest:SpotFleetRequest"
 EC2_FLEET = "aws:ec2/fleet:Fleet"
+SPOT_INSTANCE_REQUEST = "aws:ec2/spotInstanceRequest:SpotInstanceRequest"
+LAUNCH_CONFIGURATION = "aws:ec2/launchConfiguration:LaunchConfiguration"
+# Capacity that launches or bills instances outside the groups and node groups (AWS Batch makes its own
+# Auto Scaling groups; a capacity reservation bills its instances whether or not they run).
+BATCH_COMPUTE_ENVIRONMENT = "aws:batch/computeEnvironment:ComputeEnvironment"
+CAPACITY_RESERVATION = "aws:ec2/capacityReservation:CapacityReservation"
 KMS_GRANT = "aws:kms/grant:Grant"
 RAM_PRINCIPAL_ASSOCIATION = "aws:ram/principalAssociation:PrincipalAssociation"
 LOAD_BALANCERS = frozenset({"aws:lb/loadBalancer:LoadBalancer", "aws:alb/loadBalancer:LoadBalancer",
@@ -85,8 +95,7 @@ STACK, STACK_REFERENCE = CLIENT_STACK, CLIENT_STACK_REFERENCE
 # Resources that launch EC2 instances from settings of their own; each keeps the instance metadata options
 # in `metadataOptions` and its public-IP switch in `associatePublicIpAddress` (templates: per network
 # interface). Auto Scaling groups, fleets and EKS node groups launch from one of these.
-INSTANCE_LAUNCHERS = (LAUNCH_TEMPLATE, EC2_INSTANCE, "aws:ec2/spotInstanceRequest:SpotInstanceRequest",
-                      "aws:ec2/launchConfiguration:LaunchConfiguration")
+INSTANCE_LAUNCHERS = (LAUNCH_TEMPLATE, EC2_INSTANCE, SPOT_INSTANCE_REQUEST, LAUNCH_CONFIGURATION)
 # Kubernetes kinds whose pod template is at spec.template.spec.
 K8S_WORKLOADS = ("kubernetes:apps/v1:Deployment", "kubernetes:apps/v1:DaemonSet", "kubernetes:apps/v1:StatefulSet",
                  "kubernetes:batch/v1:Job", "kubernetes:apps/v1:ReplicaSet", "kubernetes:core/v1:ReplicationController")
@@ -105,6 +114,7 @@ POLICY_DOCUMENTS = {
     "aws:iam/userPolicy:UserPolicy": ("policy", "identity"),
     "aws:iam/groupPolicy:GroupPolicy": ("policy", "identity"),
     KMS_KEY: ("policy", "resource"),
+    **{key: ("policy", "resource") for key in (*KMS_EXTERNAL_KEYS, KMS_REPLICA_KEY)},
     VPC_ENDPOINT: ("policy", "endpoint"),
     S3_BUCKET_POLICY: ("policy", "resource"),
     "aws:sqs/queuePolicy:QueuePolicy": ("policy", "resource"),
@@ -128,7 +138,9 @@ LAMBDA_PERMISSION = "aws:lambda/permission:Permission"
 
 # AWS resources that take tags although a plan may omit them (then they are untagged).
 TAGGABLE_WITHOUT_TAGS_INPUT = (EBS_VOLUME, EC2_INSTANCE, VPC, NAT_GATEWAY, LOAD_BALANCER, KMS_KEY, LAUNCH_TEMPLATE,
-                               "aws:ec2/subnet:Subnet", "aws:s3/bucket:Bucket", "aws:eks/cluster:Cluster")
+                               "aws:ec2/subnet:Subnet", "aws:s3/bucket:Bucket", "aws:eks/cluster:Cluster",
+                               *KMS_EXTERNAL_KEYS, KMS_REPLICA_KEY, CAPACITY_RESERVATION, EC2_FLEET, SPOT_FLEET,
+                               SPOT_INSTANCE_REQUEST, BATCH_COMPUTE_ENVIRONMENT, ELASTIC_IP)
 
 # Terraform resource types whose names do not follow the provider's rule (see seedance/tfplan.py).
 TERRAFORM_TYPES = {

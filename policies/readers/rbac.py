@@ -11,6 +11,8 @@ from typing import Any, Iterator
 # Verbs that grant more than they say, on any resource (escalate: edit roles beyond one's own; bind: bind
 # any role; impersonate: act as anyone).
 ESCALATING_VERBS = frozenset({"escalate", "bind", "impersonate"})
+# What removes or rewrites an admission guard (`deletecollection` deletes them all in one call).
+ADMISSION_WRITES = frozenset({"create", "update", "patch", "delete", "deletecollection"})
 # (API group, resource, verbs that escalate through it).
 SENSITIVE = (
     ("rbac.authorization.k8s.io", "roles", frozenset({"escalate", "bind"})),
@@ -29,16 +31,17 @@ SENSITIVE = (
     ("certificates.k8s.io", "certificatesigningrequests/approval", frozenset({"update", "patch"})),
     # A namespace's labels set its Pod Security level: relabelling one admits privileged pods there.
     ("", "namespaces", frozenset({"update", "patch"})),
-    ("admissionregistration.k8s.io", "validatingadmissionpolicies", frozenset({"create", "update", "patch", "delete"})),
-    ("admissionregistration.k8s.io", "validatingadmissionpolicybindings", frozenset({"create", "update", "patch", "delete"})),
-    ("admissionregistration.k8s.io", "validatingwebhookconfigurations", frozenset({"create", "update", "patch", "delete"})),
-    ("admissionregistration.k8s.io", "mutatingwebhookconfigurations", frozenset({"create", "update", "patch", "delete"})),
+    ("admissionregistration.k8s.io", "validatingadmissionpolicies", ADMISSION_WRITES),
+    ("admissionregistration.k8s.io", "validatingadmissionpolicybindings", ADMISSION_WRITES),
+    ("admissionregistration.k8s.io", "validatingwebhookconfigurations", ADMISSION_WRITES),
+    ("admissionregistration.k8s.io", "mutatingwebhookconfigurations", ADMISSION_WRITES),
 )
 # Built-in ClusterRoles that carry such grants (cluster-admin everything, admin/edit secrets and exec, the
 # aggregation controller escalate), and groups that are everyone or above RBAC.
 ESCALATING_ROLES = frozenset({"cluster-admin", "admin", "edit", "system:aggregate-to-admin", "system:aggregate-to-edit",
                               "system:controller:clusterrole-aggregation-controller", "system:kube-controller-manager",
-                              "system:node", "system:masters"})
+                              "system:node", "system:masters",
+                              "system:kubelet-api-admin"})  # the kubelet's whole API: nodes/proxy, exec in any pod
 EVERYONE_GROUPS = frozenset({"system:masters", "system:authenticated", "system:unauthenticated", "system:anonymous",
                              "system:serviceaccounts"})  # the last: every service account of every namespace
 # The controller manager's own roles (`system:controller:<controller>`): each lets its holder do what that

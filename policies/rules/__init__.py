@@ -27,7 +27,7 @@ from policies.rules import (kubernetes_tenant_require_contract_fit, kubernetes_c
                             kubernetes_patch_restrict_to_audit_labels, kubernetes_workload_require_cost_labels,
                             aws_lb_load_balancer_require_internal, aws_ec2_launch_require_stack_template,
                             kubernetes_webhook_require_in_cluster_service, aws_s3_bucket_require_customer_key,
-                            aws_kms_key_require_home_account)
+                            aws_kms_key_require_home_account, aws_ec2_launch_restrict_launchers)
 
 ALL_RULES = [module.RULE for module in (
     aws_resource_tags_require_cost_tags,
@@ -43,6 +43,7 @@ ALL_RULES = [module.RULE for module in (
     aws_vpc_endpoint_require_private_dns,
     aws_ec2_instance_launch_require_imdsv2,
     aws_ec2_instance_launch_disallow_public_ip,
+    aws_ec2_launch_restrict_launchers,
     aws_eks_cluster_restrict_public_endpoint,
     aws_eks_cluster_require_secrets_encryption,
     aws_eks_cluster_require_control_plane_logs,

@@ -12,15 +12,19 @@ BUDGET_CONFIG = {"monthly_budget_usd": {"type": "number"}, "region": {"type": "s
                  "basis": {"type": "string", "enum": ["worst_case", "expected"], "default": "worst_case"}}
 
 
+def budget_estimate(resources, config):
+    """The plan's estimate: both rules, and `seedance check`'s cost table, judge one estimate of the plan
+    they are handed. A team's plan uses the platform's storage classes without declaring them: `seedance
+    check` hands the rules what its platform's contract says a claim of each gets."""
+    return estimate_of_plan(read_plan(resources), config["region"], config.get("storage_classes"))
+
+
 def budget_findings(resources, config, share: float, wording: str, *, report_unknown: bool):
     """The finding when the estimate is above `share` of the budget, and (`report_unknown`: once per
     check, by one rule) which costs are unknown until the resources exist."""
     if not config.get("monthly_budget_usd"):
         return
-    # A team's plan uses the platform's storage classes without declaring them: `seedance check` hands
-    # the rules what its platform's contract says a claim of each gets.
-    # Both rules, and `seedance check`'s cost table, judge one estimate of the plan they are handed.
-    cost = estimate_of_plan(read_plan(resources), config["region"], config.get("storage_classes"))
+    cost = budget_estimate(resources, config)
     budget = float(config["monthly_budget_usd"])
     unknown = cost.unknown
     basis = config.get("basis", "worst_case")

@@ -17,9 +17,14 @@ def _instance_types(resource):
 
 
 def check(resource, config):
-    denied = [t for t in _instance_types(resource) if isinstance(t, str) and t.split(".")[0] in config["denied_families"]]
+    types = _instance_types(resource)
+    denied = [t for t in types if isinstance(t, str) and t.split(".")[0] in config["denied_families"]]
     if denied:
         yield f"{resource.name} may launch {', '.join(denied)}; families {', '.join(config['denied_families'])} are not allowed here"
+    elif resource.type == ASG and config["denied_families"] and None in types:
+        # An override by instanceRequirements: EC2 picks any type with those attributes, a denied family's too.
+        yield f"{resource.name} chooses instance types by attributes, which may pick families " \
+              f"{', '.join(config['denied_families'])} (not allowed here): name the types"
 
 
 RULE = Rule(

@@ -26,6 +26,17 @@ def _cluster(resource):
         yield f"{resource.name}: gives whoever creates it a cluster-admin access entry the plan does not show"
 
 
+# Namespaces an administrator's namespaced policy may not reach: the cluster's own (their service accounts
+# and secrets run the cluster). EKS takes wildcards in the names (`*`, `kube-*`).
+SYSTEM_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease")
+
+
+def _named_namespaces(namespaces) -> bool:
+    """Whether a namespace scope names ordinary namespaces only: each exactly, none the cluster's own."""
+    names = [str(n) for n in namespaces or []]
+    return bool(names) and not any("*" in name or name in SYSTEM_NAMESPACES for name in names)
+
+
 def check(resource, config):
     if resource.type == EKS_CLUSTER:
         yield from _cluster(resource)
@@ -45,13 +56,15 @@ def check(resource, config):
         return
     policy = str(resource.props.get("policyArn")).removeprefix(POLICY_PREFIX)
     scope = (resource.props.get("accessScope") or {}).get("type")
+    if scope == "namespace" and not _named_namespaces(resource.props["accessScope"].get("namespaces")):
+        scope = "every namespace"  # a wildcard or a system namespace reaches what the cluster runs on
     if team:
         yield f"{resource.name}: gives {policy} to {principal}, a person of team {team} (teams get their group only)"
     elif principal in config["viewer_principals"] and policy != VIEW:
         yield f"{resource.name}: gives {policy} to the viewer {principal}"
     elif principal in config["admin_principals"] and not (policy == VIEW or (policy == ADMIN and scope == "namespace")):
         yield f"{resource.name}: gives {policy} ({scope} scope) to the administrator {principal}; allowed: " \
-              f"{ADMIN} in namespaces, {VIEW}"
+              f"{ADMIN} in namespaces named one by one (not {', '.join(SYSTEM_NAMESPACES)}), {VIEW}"
     elif principal in config["publisher_principals"] and principal not in config["admin_principals"]:
         yield f"{resource.name}: gives {policy} to {principal}, a model publisher (publishers write to the model " \
               "bucket; they get no cluster access)"

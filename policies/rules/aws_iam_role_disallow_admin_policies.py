@@ -10,8 +10,11 @@ from components.plan.resources import IAM_POLICY_ATTACHMENTS as ATTACHMENTS, IAM
 from policies.framework import Rule
 from policies.readers.iam import PolicyDocumentError, admin_grant, parse
 
+# AWS-managed policies that grant all actions, all of IAM, or the means to make any role (the two
+# service-flavoured administrators: "Grants account administrative permissions", their descriptions say).
 ADMIN_POLICIES = frozenset({"AdministratorAccess", "PowerUserAccess", "IAMFullAccess", "AWSCloudFormationFullAccess",
-                            "AmazonEC2FullAccess", "AWSLambda_FullAccess"})
+                            "AmazonEC2FullAccess", "AWSLambda_FullAccess", "AdministratorAccess-Amplify",
+                            "AdministratorAccess-AWSElasticBeanstalk"})
 
 
 def _managed(arn) -> str | None:

@@ -557,6 +557,93 @@ REVIEW_2 = [
 ]
 ATTACKS += REVIEW_2
 
+# A third review's attacks (stop 48): capacity launched or billed where no rule looked, and grants the readers
+# did not know.
+RESTRICT = "aws-ec2-launch-restrict-launchers"
+BUDGET = "budget-monthly-cost-limit"
+ROTATION = "aws-kms-key-require-rotation"
+ACCESS = "aws-eks-access-restrict-admin-policies"
+ONLINE_TEMPLATE = "lt-e887e258c57bd6501"
+OPEN_KEY_POLICY = json.dumps({"Version": "2012-10-17", "Statement": [
+    {"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "kms:*", "Resource": "*"}]})
+
+
+def _fleet(capacity_type, count):
+    return _add("aws:ec2/fleet:Fleet", f"{capacity_type}-fleet", {
+        "type": "maintain", "launchTemplateConfigs": [{"launchTemplateSpecification": {
+            "launchTemplateId": ONLINE_TEMPLATE, "version": "1"}, "overrides": [{"instanceType": "p5.48xlarge"}]}],
+        "targetCapacitySpecification": {"defaultTargetCapacityType": capacity_type, "totalTargetCapacity": count}})
+
+
+def _system_nodes_from_template(rs):
+    _one(rs, "aws:eks/nodeGroup:NodeGroup", "system")["inputs"].pop("instanceTypes")
+    _one(rs, "aws:ec2/launchTemplate:LaunchTemplate", "system-nodes")["inputs"]["instanceType"] = "p5.48xlarge"
+
+
+def _pets_from_template(rs):
+    _one(rs, "aws:ec2/launchTemplate:LaunchTemplate", "online-template")["inputs"]["instanceType"] = "p5.48xlarge"
+    for n in range(2):
+        _add("aws:ec2/instance:Instance", f"pet-{n}", {"launchTemplate": {"id": ONLINE_TEMPLATE, "version": "1"},
+                                                        "metadataOptions": {"httpTokens": "required"}})(rs)
+
+
+def _batch_at_its_minimum(group):
+    group.pop("desiredCapacity")
+    group.update(minSize=40, maxSize=40)
+
+
+def _admins_in(*namespaces):
+    def tamper(rs):
+        association = next(r for r in rs if r["type"] == "aws:eks/accessPolicyAssociation:AccessPolicyAssociation"
+                           and r["inputs"]["policyArn"].endswith("/AmazonEKSAdminPolicy"))
+        association["inputs"]["accessScope"] = {"type": "namespace", "namespaces": list(namespaces)}
+    return tamper
+
+
+def _external_key(rs):
+    _add("aws:kms/externalKey:ExternalKey", "imported", {"policy": OPEN_KEY_POLICY, "enabled": True})(rs)
+
+
+REVIEW_3 = [
+    ("capacity", "an EC2 Fleet of p5 on demand from the stack's own online template", _fleet("on-demand", 4), RESTRICT),
+    ("capacity", "an EC2 Fleet of the online template, all spot", _fleet("spot", 40), RESTRICT),
+    ("capacity", "an AWS Batch managed spot environment of p5 with no launch template", _add(
+        "aws:batch/computeEnvironment:ComputeEnvironment", "train-batch", {"type": "MANAGED", "computeResources": {
+            "type": "SPOT", "instanceTypes": ["p5.48xlarge"], "minVcpus": 768, "maxVcpus": 1536}}), RESTRICT),
+    ("capacity", "a group launching from a launch configuration by name", _add(
+        "aws:autoscaling/group:Group", "ops", {"launchConfiguration": "legacy-ops-lc-imdsv1", "minSize": 1,
+                                               "maxSize": 1}), RESTRICT),
+    ("cost", "a group with no desired capacity, at a minimum of 40 (Auto Scaling starts it there)", lambda rs: _batch_at_its_minimum(
+        _one(rs, "aws:autoscaling/group:Group", "batch-asg")["inputs"]), BUDGET),
+    ("cost", "an On-Demand Capacity Reservation of 8 p5 (billed used or not)", _add(
+        "aws:ec2/capacityReservation:CapacityReservation", "p5-hold", {
+            "instanceType": "p5.48xlarge", "instanceCount": 8, "endDateType": "unlimited",
+            "tags": {"team": "ml-platform", "env": "prod", "cost-center": "cc-ml-prod-4430"}}), BUDGET),
+    ("cost", "the system node group's type from its template (p5), none named", _system_nodes_from_template, BUDGET),
+    ("cost", "instances of p5 from the online template, their type not named", _pets_from_template, BUDGET),
+    ("cost", "the online group's types chosen by attributes", _online(lambda g: g["mixedInstancesPolicy"]["launchTemplate"].update(
+        overrides=[{"instanceRequirements": {"acceleratorCount": {"min": 8}, "vcpuCount": {"min": 192}}}])), BUDGET),
+    ("admin", "AdministratorAccess-Amplify on a node role", _add(
+        "aws:iam/rolePolicyAttachment:RolePolicyAttachment", "amplify", {
+            "role": "seedance-prod-online-node-role", "policyArn": "arn:aws:iam::aws:policy/AdministratorAccess-Amplify"}),
+     ADMIN_RULE),
+    ("rbac", "the built-in system:kubelet-api-admin bound to a team", _bound(
+        "ClusterRoleBinding", "system:kubelet-api-admin", {"kind": "Group", "name": "seedance-tenant-video-ml"}), BINDING),
+    ("rbac", "deletecollection of the admission policy bindings", _add(
+        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "guard-sweeper", {
+            "metadata": {"name": "guard-sweeper"}, "rules": [{"apiGroups": ["admissionregistration.k8s.io"],
+                                                             "resources": ["validatingadmissionpolicybindings"],
+                                                             "verbs": ["deletecollection"]}]}), ROLE),
+    ("access", "the administrators' admin policy in every namespace by a wildcard", _admins_in("*"), ACCESS),
+    ("access", "the administrators' admin policy in kube-system", _admins_in("video-api", "kube-system"), ACCESS),
+    ("resource types", "a replica of the stack key with a key policy open to anyone", _add(
+        "aws:kms/replicaKey:ReplicaKey", "replica", {"primaryKeyArn": "arn:aws:kms:us-east-1:123456789012:key/mrk-1",
+                                                     "policy": OPEN_KEY_POLICY}), IAM),
+    ("resource types", "a key of imported material with a key policy open to anyone", _external_key, IAM),
+    ("encryption", "a key of imported material (it cannot rotate)", _external_key, ROTATION),
+]
+ATTACKS += REVIEW_3
+
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "policies" / "attacks.json"
 

@@ -628,3 +628,28 @@ def test_a_triton_finding_names_every_mode_its_namespace_allows():
     none = next(r for r in fixture["fail"] if r["name"] == "none-where-poll")
     messages = [v.message for v in run(rule, [none], {"namespace_modes": {"serving": ["poll", "explicit"]}})]
     assert len(messages) == 1 and messages[0].endswith("=none; allowed here: poll, explicit")
+
+
+def test_the_budget_limit_fails_on_instances_it_cannot_price():
+    """A budget is unchecked while instances have no price: a group whose overrides choose types by attributes,
+    a node group of an unpriced type. One whose size is known only at apply reads as that unknown (the
+    advisory; prod fails closed), and within budget nothing else is said."""
+    rule = RULES["budget-monthly-cost-limit"]
+    config = {"all": "mandatory", rule.name: {"monthly_budget_usd": 1_000_000}}
+    by_attributes = PlanResource("urn:abs", "aws:autoscaling/group:Group", "abs", {
+        "desiredCapacity": 2, "mixedInstancesPolicy": {"instancesDistribution": {}, "launchTemplate": {"overrides": [
+            {"instanceRequirements": {"acceleratorCount": {"min": 8}, "vcpuCount": {"min": 192}}}]}}})
+    unpriced = PlanResource("urn:ng", "aws:eks/nodeGroup:NodeGroup", "ng",
+                            {"scalingConfig": {"desiredSize": 1}, "instanceTypes": ["zz9.large"]})
+    messages = {v.urn: v.message for v in run_rules([rule], [by_attributes, unpriced], config)}
+    assert set(messages) == {"urn:abs", "urn:ng"}
+    assert "budget cannot be checked" in messages["urn:abs"] and "zz9.large" in messages["urn:ng"]
+    pending = PlanResource("urn:pending", "aws:eks/nodeGroup:NodeGroup", "pending",
+                           {"scalingConfig": {"desiredSize": UNKNOWN}, "instanceTypes": ["g6.xlarge"]})
+    (advisory,) = run_rules([rule], [pending], config)
+    assert advisory.kind == "preview" and "scalingConfig.desiredSize" in advisory.message
+    (closed,) = run_rules([rule], [pending], config, unknowns="fail")
+    assert closed.level == "mandatory"
+    priced = PlanResource("urn:ok", "aws:eks/nodeGroup:NodeGroup", "ok",
+                          {"scalingConfig": {"desiredSize": 1}, "instanceTypes": ["g6.xlarge"]})
+    assert run_rules([rule], [priced], config) == []

@@ -126,6 +126,17 @@ CATALOGUE = [
                                       ("block-no-template", 2, "lt-none"), ("block-unknown-size", UNKNOWN, "lt-0123"))],
     resource("claim-unreadable-size", "kubernetes:core/v1:PersistentVolumeClaim",
              {"spec": {"storageClassName": "fast", "resources": {"requests": {"storage": "ten gigs"}}}}),
+    # A launcher that names no type runs its template's; a group that names no desired capacity runs its minimum.
+    resource("typed-template", "aws:ec2/launchTemplate:LaunchTemplate", {"instanceType": "g6.xlarge"}, id_="lt-typed"),
+    resource("nodes-template-type", "aws:eks/nodeGroup:NodeGroup",
+             {"scalingConfig": {"desiredSize": 2}, "launchTemplate": {"id": "lt-typed"}}),
+    resource("instance-template-type", "aws:ec2/instance:Instance", {"launchTemplate": {"id": "lt-typed"}}),
+    resource("group-at-its-minimum", "aws:autoscaling/group:Group", {"minSize": 4, "maxSize": 8, "mixedInstancesPolicy": {
+        "instancesDistribution": {"onDemandBaseCapacity": 4}, "launchTemplate": {"overrides": [{"instanceType": "g6.xlarge"}]}}}),
+    resource("reservation", "aws:ec2/capacityReservation:CapacityReservation",
+             {"instanceType": "g6.xlarge", "instanceCount": 2, "endDateType": "unlimited"}),
+    resource("reservation-unpriced", "aws:ec2/capacityReservation:CapacityReservation",
+             {"instanceType": "zz9.large", "instanceCount": 2}),
 ]
 PLATFORM_CLASSES = {"platform-io2": {"type": "io2", "iops": "64000"}}
 
