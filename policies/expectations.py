@@ -13,7 +13,7 @@ from components.monitoring.grafana import NAMESPACE as GRAFANA_NAMESPACE
 from components.monitoring.opencost import NAMESPACE as OPENCOST_NAMESPACE
 from components.serving.publishing import publisher_role_name
 from components.stack.config import StackConfig
-from components.storage.manifests import persistent_volume_policy
+from components.storage.manifests import persistent_volume_policy, provisioner_user
 from components.tenancy.manifests import tenant_cost_label_policy, tenant_guard_policies, tenant_pod_policy
 from components.storage.config import LocalStorageConfig
 from components.storage.manifests import LOCAL_DISKS_DIR, PROVISIONER_NAME
@@ -67,20 +67,23 @@ def publisher_prefixes(config: StackConfig) -> list[dict[str, Any]]:
 
 
 def guard_expectations(config: StackConfig) -> dict[str, Any]:
-    """The admission guards the stack requires, and what each guards: its policy's matchConstraints and
-    matchConditions as the platform builds them (the provisioner and the pools only change validations)."""
-    built = [*persistent_volume_policy(None)]
+    """The admission guards the stack requires, and what each guards and refuses, built as the program
+    builds them from the same config: the local provisioner's identity, each team's pools."""
+    local = config.storage.local.namespace if config.local_storage_groups else None
+    built = [*persistent_volume_policy(provisioner_user(local) if local else None)]
     if config.tenants:
         built += [*tenant_cost_label_policy(), *tenant_guard_policies()]
-        built += [manifest for tenant in config.tenants for manifest in tenant_pod_policy(tenant, [])]
+        built += [manifest for tenant in config.tenants
+                  for manifest in tenant_pod_policy(tenant, config.tenant_pools(tenant))]
     guards = [m for m in built if m["kind"] == "ValidatingAdmissionPolicy"]
     return {"required_policies": [guard["metadata"]["name"] for guard in guards],
-            "required_scopes": {guard["metadata"]["name"]: {key: guard["spec"].get(key) for key in SCOPE_KEYS}
-                                for guard in guards}}
+            "required_specs": {guard["metadata"]["name"]: {key: guard["spec"].get(key) for key in GUARD_KEYS}
+                               for guard in guards}}
 
 
-# What decides which requests a ValidatingAdmissionPolicy sees (the binding's matchResources narrows it more).
-SCOPE_KEYS = ("matchConstraints", "matchConditions")
+# What decides which requests a ValidatingAdmissionPolicy sees (the binding's matchResources narrows it more)
+# and what it refuses of them (its variables feed its validations).
+GUARD_KEYS = ("matchConstraints", "matchConditions", "variables", "validations")
 
 
 def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:

@@ -25,6 +25,7 @@ LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 LOAD_BALANCER = "aws:lb/loadBalancer:LoadBalancer"
 NAT_GATEWAY = "aws:ec2/natGateway:NatGateway"
 ELASTIC_IP = "aws:ec2/eip:Eip"
+EIP_ASSOCIATION = "aws:ec2/eipAssociation:EipAssociation"
 TRANSIT_GATEWAY_ATTACHMENT = "aws:ec2transitgateway/vpcAttachment:VpcAttachment"
 LOG_GROUP = "aws:cloudwatch/logGroup:LogGroup"
 # What a resource is expected to carry a month, in GB (NAT data processed, log ingestion): an assumption
@@ -87,8 +88,10 @@ K8S_ROLE_BINDINGS = ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding
                      "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding")
 S3_BUCKETS = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2")
 # What can carry an S3 ACL, and the bucket's public access block.
-S3_ACL_HOLDERS = (*S3_BUCKETS, "aws:s3/bucketAclV2:BucketAclV2", "aws:s3/bucketObject:BucketObject",
-                  "aws:s3/bucketObjectv2:BucketObjectv2")
+S3_OBJECTS = ("aws:s3/bucketObject:BucketObject", "aws:s3/bucketObjectv2:BucketObjectv2")
+S3_ACL_HOLDERS = (*S3_BUCKETS, "aws:s3/bucketAclV2:BucketAclV2", *S3_OBJECTS)
+# A bucket's object ownership: anything but BucketOwnerEnforced turns its ACLs back on.
+S3_OWNERSHIP_CONTROLS = "aws:s3/bucketOwnershipControls:BucketOwnershipControls"
 S3_PUBLIC_ACCESS_BLOCK = "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock"
 # The engine's own types: a stack, and a reference to another stack's outputs.
 STACK, STACK_REFERENCE = CLIENT_STACK, CLIENT_STACK_REFERENCE

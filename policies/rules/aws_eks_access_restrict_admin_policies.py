@@ -37,6 +37,12 @@ def _named_namespaces(namespaces) -> bool:
     return bool(names) and not any("*" in name or name in SYSTEM_NAMESPACES for name in names)
 
 
+def _person(principal: str, config) -> bool:
+    """Whether the stack config names the principal as a person or a pipeline (never a node)."""
+    return principal in config["tenant_principals"] or any(
+        principal in config[key] for key in ("admin_principals", "viewer_principals", "publisher_principals"))
+
+
 def check(resource, config):
     if resource.type == EKS_CLUSTER:
         yield from _cluster(resource)
@@ -44,6 +50,10 @@ def check(resource, config):
     principal = str(resource.props.get("principalArn"))
     team = config["tenant_principals"].get(principal)
     if resource.type == EKS_ACCESS_ENTRY:
+        kind = str(resource.props.get("type") or "STANDARD")
+        if kind != "STANDARD" and _person(principal, config):
+            # EKS puts a node entry's principal in system:nodes (CreateAccessEntry, type): a node's powers.
+            yield f"{resource.name}: gives {principal}, a person the stack config names, a {kind} entry: a node's identity"
         groups = [str(g) for g in resource.props.get("kubernetesGroups") or []]
         allowed = [f"{TENANT_GROUP_PREFIX}{team}"] if team else []
         for group in groups:

@@ -1,14 +1,20 @@
 """Every bucket blocks public access with all four switches, and no ACL makes a bucket or object public.
-Account-level blocks are the account's; a bucket the plan creates carries its own."""
+Account-level blocks are the account's; a bucket the plan creates carries its own. ACLs stay off (S3's
+default object ownership since 2023, BucketOwnerEnforced): ownership controls that turn them back on let an
+ACL grant another account (a canonical user) in, which no public access switch stops."""
 
 from components.plan.resources import (S3_ACL_HOLDERS as ACL_HOLDERS, S3_BUCKETS as BUCKETS,
-                                       S3_PUBLIC_ACCESS_BLOCK as BLOCK)
+                                       S3_OWNERSHIP_CONTROLS as OWNERSHIP, S3_PUBLIC_ACCESS_BLOCK as BLOCK)
 from components.plan.unknowns import of_types
 from policies.framework import Rule
 from policies.rules._helpers import bucket_name
 
 SWITCHES = ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets")
 PUBLIC_ACLS = {"public-read", "public-read-write", "authenticated-read"}
+
+
+def _listed(value) -> list:
+    return value if isinstance(value, list) else [value]
 
 
 def check(resources, config):
@@ -20,6 +26,12 @@ def check(resources, config):
                                  f"({', '.join(SWITCHES)})")
         if resource.type in ACL_HOLDERS and resource.props.get("acl") in PUBLIC_ACLS:
             yield resource.urn, f"{resource.name}: ACL {resource.props.get('acl')} makes it public"
+    for resource in of_types(resources, OWNERSHIP):
+        owned = [rule.get("objectOwnership") for rule in _listed(resource.props.get("rule")) if isinstance(rule, dict)]
+        if owned != ["BucketOwnerEnforced"]:
+            yield resource.urn, (f"{resource.name}: object ownership {', '.join(map(str, owned)) or 'unset'} turns ACLs "
+                                 "back on: a grant to another account lets it in past the bucket policy and the "
+                                 "public access block")
 
 
 RULE = Rule(

@@ -1,9 +1,11 @@
 """Every bucket the stack creates encrypts new objects with a customer managed KMS key (the stack key): its
 server-side encryption configuration (the resource, or the bucket's own inline block) says `aws:kms` (or
 `aws:kms:dsse`) with a key that is not an AWS-managed alias. SSE-S3 (`AES256`) leaves the data under AWS's
-key, out of the stack key's policy and its CloudTrail record."""
+key, out of the stack key's policy and its CloudTrail record. An object the plan writes may name its own
+encryption, which overrides the bucket's default: it is held to the same."""
 
-from components.plan.resources import S3_BUCKETS as BUCKETS, S3_ENCRYPTION_CONFIGURATIONS, S3_KMS_ALGORITHMS as KMS_ALGORITHMS
+from components.plan.resources import (S3_BUCKETS as BUCKETS, S3_ENCRYPTION_CONFIGURATIONS, S3_KMS_ALGORITHMS as KMS_ALGORITHMS,
+                                       S3_OBJECTS as OBJECTS)
 from components.plan.unknowns import of_types
 from policies.framework import Rule
 from policies.rules._helpers import bucket_encryption_rules, bucket_name, customer_key, encryption_defaults
@@ -27,6 +29,11 @@ def check(resources, config):
         if not found or weak:
             said = f"{weak[0]} sets SSE-S3 or an AWS-managed key" if weak else "no encryption configuration"
             yield resource.urn, f"{resource.name}: new objects are not encrypted with a customer managed key ({said})"
+    for resource in of_types(resources, *OBJECTS):  # a PUT's own encryption header overrides the bucket's default
+        algorithm = resource.props.get("serverSideEncryption")
+        if algorithm is not None and not (algorithm in KMS_ALGORITHMS and customer_key(resource.props.get("kmsKeyId"))):
+            yield resource.urn, f"{resource.name}: the object is written under {algorithm}" + (
+                " with an AWS-managed key" if algorithm in KMS_ALGORITHMS else "") + ", not a customer managed key"
 
 
 RULE = Rule(

@@ -1,21 +1,22 @@
 """The platform's admission guards deny: every ValidatingAdmissionPolicy the plan declares fails closed
 (failurePolicy Fail, the API's default) and is bound by a binding whose actions include Deny (a binding
 set to Audit or Warn lets every request through); the guards the stack config requires are all there, each
-guarding what the platform built it to guard: its matchConstraints and matchConditions as built, and no
-binding of it narrowed by matchResources (a selector nobody matches, a condition that never holds: a guard
+guarding what the platform built it to guard and refusing what it built it to refuse: its matchConstraints,
+matchConditions, variables and validations as built, and no binding of it narrowed by matchResources (a selector nobody matches, a condition that never holds: a guard
 in name only)."""
 
 from components.plan.resources import K8S_ADMISSION_BINDING as BINDING, K8S_ADMISSION_POLICY as POLICY
-from policies.expectations import SCOPE_KEYS
+from policies.expectations import GUARD_KEYS
 from components.plan.unknowns import of_types
 from policies.framework import Rule
 
 
 
 def check(resources, config):
-    policies = {(r.props.get("metadata") or {}).get("name"): r for r in of_types(resources, POLICY)}
+    # Each declaration judged: two of one name are one object in the cluster, and either may be applied last.
+    policies = [((r.props.get("metadata") or {}).get("name"), r) for r in of_types(resources, POLICY)]
     denying = set()
-    scopes = config["required_scopes"]
+    scopes = config["required_specs"]
     for binding in of_types(resources, BINDING):
         spec = binding.props.get("spec") or {}
         actions = spec.get("validationActions") or []
@@ -26,17 +27,18 @@ def check(resources, config):
             denying.add(spec.get("policyName"))
         else:
             yield binding.urn, f"{binding.name}: binds {spec.get('policyName')} with {actions or 'no actions'}, not Deny"
-    for name, policy in policies.items():
+    for name, policy in policies:
         if (policy.props.get("spec") or {}).get("failurePolicy", "Fail") != "Fail":
             yield policy.urn, f"{policy.name}: fails open (failurePolicy {policy.props['spec']['failurePolicy']})"
         if name not in denying:
             yield policy.urn, f"{policy.name}: no binding denies what it refuses"
-        for key in SCOPE_KEYS if name in scopes else ():
+        for key in (k for k in GUARD_KEYS if k in scopes[name]) if name in scopes else ():
             if (policy.props.get("spec") or {}).get(key) != scopes[name][key]:
                 yield policy.urn, (f"{policy.name}: its {key} are not the ones the platform builds it with, so it "
-                                   "guards other requests than it should")
+                                   "does not guard what it should")
+    declared = {name for name, _policy in policies}
     for name in config["required_policies"]:
-        if name not in policies:
+        if name not in declared:
             yield None, f"the admission policy {name} the stack requires is not in the plan"
 
 
@@ -48,8 +50,9 @@ RULE = Rule(
     remediation="Bind each policy with validationActions [Deny] and keep failurePolicy Fail.",
     topics=("security", "kubernetes"),
     config={"required_policies": {"type": "array", "items": {"type": "string"}, "default": []},
-            # name -> {matchConstraints, matchConditions} of each required guard (policies/expectations.py)
-            "required_scopes": {"type": "object", "default": {}}},
+            # name -> {matchConstraints, matchConditions, variables, validations} of each required guard
+            # (policies/expectations.py)
+            "required_specs": {"type": "object", "default": {}}},
     check_stack=check,
     standards=("Kubernetes: ValidatingAdmissionPolicy validationActions", "EKS BPG: Multi-tenancy - policy as code"),
 )

@@ -4,6 +4,7 @@ naming the rule that guards the control."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import re
@@ -600,6 +601,32 @@ def _admins_in(*namespaces):
     return tamper
 
 
+PUBLIC_IP = "aws-ec2-instance-launch-disallow-public-ip"
+
+
+def _guard_spec(name, **spec):
+    return lambda rs: _one(rs, "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy", name)[
+        "inputs"]["spec"].update(spec)
+
+
+def _guard_twice(name, **spec):
+    def tamper(rs):
+        guard = copy.deepcopy(_one(rs, "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy", name))
+        guard["urn"] += "-again"
+        guard["inputs"]["spec"].update(spec)
+        rs.append(guard)
+    return tamper
+
+
+def _acl_to_another_account(rs):
+    bucket = "seedance-prod-models-123456789012"
+    _add("aws:s3/bucketOwnershipControls:BucketOwnershipControls", "models-ownership",
+         {"bucket": bucket, "rule": {"objectOwnership": "ObjectWriter"}})(rs)
+    _add("aws:s3/bucketAclV2:BucketAclV2", "models-acl", {"bucket": bucket, "accessControlPolicy": {
+        "owner": {"id": "1" * 64}, "grants": [{"permission": "READ", "grantee": {"type": "CanonicalUser",
+                                                                                  "id": "9" * 64}}]}})(rs)
+
+
 def _external_key(rs):
     _add("aws:kms/externalKey:ExternalKey", "imported", {"policy": OPEN_KEY_POLICY, "enabled": True})(rs)
 
@@ -636,11 +663,37 @@ REVIEW_3 = [
                                                              "verbs": ["deletecollection"]}]}), ROLE),
     ("access", "the administrators' admin policy in every namespace by a wildcard", _admins_in("*"), ACCESS),
     ("access", "the administrators' admin policy in kube-system", _admins_in("video-api", "kube-system"), ACCESS),
+    ("access", "a team's people given a node's access entry (EC2_LINUX: system:nodes)", lambda rs: next(
+        r for r in rs if r["type"] == "aws:eks/accessEntry:AccessEntry" and "engineers" in r["inputs"]["principalArn"])[
+        "inputs"].update(type="EC2_LINUX", kubernetesGroups=[]), ACCESS),
     ("resource types", "a replica of the stack key with a key policy open to anyone", _add(
         "aws:kms/replicaKey:ReplicaKey", "replica", {"primaryKeyArn": "arn:aws:kms:us-east-1:123456789012:key/mrk-1",
                                                      "policy": OPEN_KEY_POLICY}), IAM),
     ("resource types", "a key of imported material with a key policy open to anyone", _external_key, IAM),
     ("encryption", "a key of imported material (it cannot rotate)", _external_key, ROTATION),
+    ("encryption", "model objects written under SSE-S3, which overrides the bucket's default", _add(
+        "aws:s3/bucketObjectv2:BucketObjectv2", "model", {"bucket": "seedance-prod-models-123456789012",
+                                                          "key": "video/1/model.onnx", "serverSideEncryption": "AES256"}),
+     "aws-s3-bucket-require-customer-key"),
+    ("guards", "the volume guard's validations always true", _guard_spec(
+        "volume-guard", validations=[{"expression": "true", "message": "ok"}]), GUARDS),
+    ("guards", "the tenant Service guard's validation admits every type", _guard_spec(
+        "tenant-services", validations=[{"expression": "has(object.spec)", "message": "ok"}]), GUARDS),
+    ("guards", "a second declaration of the volume guard that admits everything", _guard_twice(
+        "volume-guard", validations=[{"expression": "true", "message": "ok"}]), GUARDS),
+    ("public ip", "an Elastic IP on an instance", _add("aws:ec2/eip:Eip", "pet-ip", {"domain": "vpc", "instance": "i-0pet0"}),
+     PUBLIC_IP),
+    ("public ip", "an Elastic IP association with a node's network interface", _add(
+        "aws:ec2/eipAssociation:EipAssociation", "pet-association", {"allocationId": "eipalloc-0pet",
+                                                                     "networkInterfaceId": "eni-0pet"}), PUBLIC_IP),
+    ("public ip", "a private subnet that gives every instance a public address", lambda rs: next(
+        r for r in rs if r["type"] == "aws:ec2/subnet:Subnet" and "private" in r["name"])["inputs"].update(
+        mapPublicIpOnLaunch=True), "aws-autoscaling-group-require-private-subnets"),
+    ("iam", "the model bucket's ACLs turned back on and granted to another account", _acl_to_another_account,
+     "aws-s3-bucket-disallow-public-access"),
+    ("cost", "a capacity reservation with no tags", _add("aws:ec2/capacityReservation:CapacityReservation", "hold", {
+        "instanceType": "g6.xlarge", "instanceCount": 1, "endDateType": "unlimited"}),
+     "aws-resource-tags-require-cost-tags"),
 ]
 ATTACKS += REVIEW_3
 

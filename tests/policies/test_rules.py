@@ -542,6 +542,7 @@ def test_a_byte_count_written_as_a_decimal_string_is_bytes():
     from policies.rules._helpers import memory_gib
 
     assert memory_gib("1073741824.0") == memory_gib(1073741824) == memory_gib("1Gi") == 1.0
+    assert memory_gib("1.5.0") is None  # two dots: not a number, and no crash
 
 
 def test_a_role_granting_two_verbs_on_secrets_names_both():
