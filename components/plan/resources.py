@@ -80,6 +80,9 @@ K8S_DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 K8S_HPA = "kubernetes:autoscaling/v2:HorizontalPodAutoscaler"
 K8S_SERVICE = "kubernetes:core/v1:Service"
 K8S_STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"
+# A claim naming one has the CSI driver modify its volume to these parameters (Kubernetes 1.34 GA).
+K8S_VOLUME_ATTRIBUTES_CLASSES = ("kubernetes:storage.k8s.io/v1:VolumeAttributesClass",
+                                 "kubernetes:storage.k8s.io/v1beta1:VolumeAttributesClass")
 K8S_CLAIM = "kubernetes:core/v1:PersistentVolumeClaim"
 K8S_NETWORK_POLICY = "kubernetes:networking.k8s.io/v1:NetworkPolicy"
 K8S_NAMESPACE = "kubernetes:core/v1:Namespace"

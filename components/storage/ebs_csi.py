@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from components.plan.resources import K8S_STORAGE_CLASS, PlanResource
+from components.plan.resources import K8S_STORAGE_CLASS, K8S_VOLUME_ATTRIBUTES_CLASSES, PlanResource
 
 EBS_CSI = "ebs.csi.aws.com"
 DEFAULT_VOLUME_TYPE = "gp3"  # the driver's, when a class names none
@@ -20,6 +20,14 @@ DEFAULT_VOLUME_TYPE = "gp3"  # the driver's, when a class names none
 def class_parameters(resource: PlanResource) -> Mapping[str, Any] | None:
     """A StorageClass's parameters when the EBS CSI driver provisions its volumes (None for any other)."""
     if resource.type == K8S_STORAGE_CLASS and resource.props.get("provisioner") == EBS_CSI:
+        return resource.props.get("parameters") or {}
+    return None
+
+
+def modified_parameters(resource: PlanResource) -> Mapping[str, Any] | None:
+    """A VolumeAttributesClass's parameters when the EBS CSI driver applies them: a claim naming the class
+    has its live volume modified to them (docs/modify-volume.md: `type`, `iops`, `throughput`, tags)."""
+    if resource.type in K8S_VOLUME_ATTRIBUTES_CLASSES and resource.props.get("driverName") == EBS_CSI:
         return resource.props.get("parameters") or {}
     return None
 

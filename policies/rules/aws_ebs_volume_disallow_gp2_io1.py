@@ -1,9 +1,11 @@
-"""No gp2 (gp3 is 20 % cheaper with a 3,000 IOPS floor) and no io1 (io2 costs the same, lasts longer)."""
+"""No gp2 (gp3 is 20 % cheaper with a 3,000 IOPS floor) and no io1 (io2 costs the same, lasts longer): not on
+volumes, node root volumes, EBS StorageClasses, nor VolumeAttributesClasses the EBS CSI driver would modify a
+claim's volume to."""
 
 from components.cost.estimate import catalog_for
 from components.pricing.ebs import ebs_monthly
-from components.plan.resources import EBS_VOLUME, K8S_STORAGE_CLASS, LAUNCH_TEMPLATE
-from components.storage.ebs_csi import class_parameters, volume_types
+from components.plan.resources import EBS_VOLUME, K8S_STORAGE_CLASS, K8S_VOLUME_ATTRIBUTES_CLASSES, LAUNCH_TEMPLATE
+from components.storage.ebs_csi import class_parameters, given, modified_parameters, volume_types
 from policies.framework import Rule
 from policies.rules._helpers import number
 
@@ -18,6 +20,9 @@ def _volumes(resource):
                 yield ebs.get("volumeType") or "gp2", number(ebs.get("volumeSize")), ebs.get("iops")
     elif (parameters := class_parameters(resource)) is not None:
         for volume_type in volume_types(parameters):
+            yield volume_type, None, None
+    elif (parameters := modified_parameters(resource)) is not None:  # no type: the volume keeps its own
+        for volume_type in (str(value).lower() for value in given(parameters, "type")):
             yield volume_type, None, None
 
 
@@ -39,5 +44,5 @@ RULE = Rule(
     topics=("cost", "storage"),
     config={"region": {"type": "string", "default": "us-east-1"}},
     check_resource=check,
-    resource_types=frozenset({EBS_VOLUME, LAUNCH_TEMPLATE, K8S_STORAGE_CLASS}),
+    resource_types=frozenset({EBS_VOLUME, LAUNCH_TEMPLATE, K8S_STORAGE_CLASS, *K8S_VOLUME_ATTRIBUTES_CLASSES}),
 )

@@ -691,6 +691,11 @@ REVIEW_3 = [
         mapPublicIpOnLaunch=True), "aws-autoscaling-group-require-private-subnets"),
     ("iam", "the model bucket's ACLs turned back on and granted to another account", _acl_to_another_account,
      "aws-s3-bucket-disallow-public-access"),
+    ("cost", "a VolumeAttributesClass that modifies a claim's volume to gp2", _add(
+        "kubernetes:storage.k8s.io/v1:VolumeAttributesClass", "cheap", {"metadata": {"name": "cheap"},
+                                                                       "driverName": "ebs.csi.aws.com",
+                                                                       "parameters": {"type": "gp2"}}),
+     "aws-ebs-volume-disallow-gp2-io1"),
     ("cost", "a capacity reservation with no tags", _add("aws:ec2/capacityReservation:CapacityReservation", "hold", {
         "instanceType": "g6.xlarge", "instanceCount": 1, "endDateType": "unlimited"}),
      "aws-resource-tags-require-cost-tags"),
