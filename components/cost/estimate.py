@@ -22,7 +22,7 @@ from components.pricing.prices import HOURS_PER_MONTH, Price, SnapshotPriceSourc
 from components.capacity.mix import asg_mix, expected_spot_rate, hourly, price_mix
 from components.cluster.versions import kubernetes_version
 from components.compute.labels import CAPACITY_BLOCK_TAG
-from components.plan.resources import (ASG, CAPACITY_RESERVATION, EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, EKS_NODE_GROUP, ELASTIC_IP,
+from components.plan.resources import (ASG, ASG_SCHEDULE, CAPACITY_RESERVATION, EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, EKS_NODE_GROUP, ELASTIC_IP,
                                        EXPECTED_GB_TAG, K8S_SERVICE, KMS_KEY, LAUNCH_TEMPLATE, LOAD_BALANCER, LOG_GROUP,
                                        K8S_CLAIM, K8S_STORAGE_CLASS, NAT_GATEWAY, TRANSIT_GATEWAY_ATTACHMENT,
                                        VPC_ENDPOINT, PlanResource, is_unknown, tags_of)
@@ -105,8 +105,8 @@ def _volume(resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
     return cost, f"{volume_type} {size:g} GiB" + (f", {props['iops']:g} IOPS" if props.get("iops") else "")
 
 
-def _gpu_group(resource: PlanResource, catalog: PriceCatalog,
-               templates: dict[str, PlanResource]) -> tuple[float, str, float | None]:
+def _gpu_group(resource: PlanResource, catalog: PriceCatalog, templates: dict[str, PlanResource],
+               scheduled: Mapping[str, float | Exception]) -> tuple[float, str, float | None]:
     """(worst case $/month, basis, expected $/month or None): the group's mix priced by `price_mix`, its
     spot units at on-demand (spot prices are not bundled and move hourly; one zone may pay more than the
     plan expected) and, where the plan says its expected spot price, at that price too."""
@@ -117,6 +117,10 @@ def _gpu_group(resource: PlanResource, catalog: PriceCatalog,
     if not overrides or mix is None:
         raise UnknownValue("an Auto Scaling group without a MixedInstancesPolicy is not priced")
     units = _desired(props)
+    for stopped in (scheduled.get(EVERY_GROUP), scheduled.get(props.get("name") or resource.id)):
+        if isinstance(stopped, Exception):
+            raise stopped
+    units = max(units, scheduled.get(props.get("name") or resource.id, 0.0))  # its scheduled actions' largest size
     first = overrides[0]
     if not first.get("instanceType"):
         raise UnknownValue("its overrides choose instance types by attributes (instanceRequirements), so any type "
@@ -145,6 +149,34 @@ def _gpu_group(resource: PlanResource, catalog: PriceCatalog,
              + (f", root volumes ${disk:,.2f}" if disk else ""))
     return (hourly(worst) * HOURS_PER_MONTH + disk, basis,
             None if expected is None else round(hourly(expected) * HOURS_PER_MONTH + disk, 2))
+
+
+EVERY_GROUP = "*"  # a scheduled action whose group is known only at apply: it may be any group
+
+
+def _scheduled_sizes(resources: ReadPlan) -> dict[str, float | Exception]:
+    """Each group's largest size its scheduled actions set (desired or minimum), by the group's name; what
+    stops the reading when one of them is known only at apply or unreadable (under EVERY_GROUP when its group
+    is unknown)."""
+    sizes: dict[str, float | Exception] = {}
+    for action in of_types(resources, ASG_SCHEDULE):
+        try:
+            group = str(action.props.get("autoscalingGroupName"))
+        except UnknownValueError as unknown:
+            sizes[EVERY_GROUP] = unknown
+            continue
+        try:
+            set_to = [float(v) for v in (action.props.get("desiredCapacity"), action.props.get("minSize"))
+                      if v is not None]
+        except UnknownValueError as unknown:
+            sizes[group] = unknown
+            continue
+        except (TypeError, ValueError) as error:
+            sizes[group] = UnknownValue(f"scheduled action {action.name} sets an unreadable size ({error})")
+            continue
+        if set_to and not isinstance(sizes.get(group), Exception):
+            sizes[group] = max(sizes.get(group, 0.0), *set_to)
+    return sizes
 
 
 def _desired(props: Mapping[str, Any]) -> float:
@@ -391,6 +423,7 @@ def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog, on: date 
     on = on or datetime.now(timezone.utc).date()
     resources = read_plan(resources)
     templates = {r.urn: r for r in of_types(resources, LAUNCH_TEMPLATE)}
+    scheduled = _scheduled_sizes(resources)
     classes = {**(storage_classes or {}), **storage_classes_of(resources)}
     result = CostEstimate()
     for resource in of_types(resources, ASG, EKS_CLUSTER, EKS_NODE_GROUP, EC2_INSTANCE, K8S_CLAIM, *PRICERS):
@@ -401,7 +434,7 @@ def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog, on: date 
             elif resource.type == ASG and CAPACITY_BLOCK_TAG in (tags_of(resource) or {}):
                 cost, basis = _capacity_block_group(resource, catalog, templates)
             elif resource.type == ASG:
-                cost, basis, expected = _gpu_group(resource, catalog, templates)
+                cost, basis, expected = _gpu_group(resource, catalog, templates, scheduled)
             elif resource.type == EKS_CLUSTER:
                 cost, basis = _eks_cluster(resource, catalog, on)
             elif resource.type == EKS_NODE_GROUP:

@@ -50,6 +50,8 @@ SPOT_FLEET = "aws:ec2/spotFleetRequest:SpotFleetRequest"
 EC2_FLEET = "aws:ec2/fleet:Fleet"
 SPOT_INSTANCE_REQUEST = "aws:ec2/spotInstanceRequest:SpotInstanceRequest"
 LAUNCH_CONFIGURATION = "aws:ec2/launchConfiguration:LaunchConfiguration"
+# A scheduled action of an Auto Scaling group: it sets the group's sizes at its times.
+ASG_SCHEDULE = "aws:autoscaling/schedule:Schedule"
 # Capacity that launches or bills instances outside the groups and node groups (AWS Batch makes its own
 # Auto Scaling groups; a capacity reservation bills its instances whether or not they run).
 BATCH_COMPUTE_ENVIRONMENT = "aws:batch/computeEnvironment:ComputeEnvironment"

@@ -627,6 +627,15 @@ def _acl_to_another_account(rs):
                                                                                   "id": "9" * 64}}]}})(rs)
 
 
+def _schedule_batch(size):
+    def tamper(rs):
+        group = _one(rs, "aws:autoscaling/group:Group", "batch-asg")
+        _add("aws:autoscaling/schedule:Schedule", "batch-pin", {
+            "autoscalingGroupName": group["inputs"].get("name") or group["id"], "scheduledActionName": "pin",
+            "recurrence": "0 * * * *", "minSize": size, "maxSize": size, "desiredCapacity": size})(rs)
+    return tamper
+
+
 def _external_key(rs):
     _add("aws:kms/externalKey:ExternalKey", "imported", {"policy": OPEN_KEY_POLICY, "enabled": True})(rs)
 
@@ -648,6 +657,7 @@ REVIEW_3 = [
             "tags": {"team": "ml-platform", "env": "prod", "cost-center": "cc-ml-prod-4430"}}), BUDGET),
     ("cost", "the system node group's type from its template (p5), none named", _system_nodes_from_template, BUDGET),
     ("cost", "instances of p5 from the online template, their type not named", _pets_from_template, BUDGET),
+    ("cost", "a scheduled action that sets the batch group to 40 every hour", _schedule_batch(40), BUDGET),
     ("cost", "the online group's types chosen by attributes", _online(lambda g: g["mixedInstancesPolicy"]["launchTemplate"].update(
         overrides=[{"instanceRequirements": {"acceleratorCount": {"min": 8}, "vcpuCount": {"min": 192}}}])), BUDGET),
     ("admin", "AdministratorAccess-Amplify on a node role", _add(

@@ -133,6 +133,13 @@ CATALOGUE = [
     resource("instance-template-type", "aws:ec2/instance:Instance", {"launchTemplate": {"id": "lt-typed"}}),
     resource("group-at-its-minimum", "aws:autoscaling/group:Group", {"minSize": 4, "maxSize": 8, "mixedInstancesPolicy": {
         "instancesDistribution": {"onDemandBaseCapacity": 4}, "launchTemplate": {"overrides": [{"instanceType": "g6.xlarge"}]}}}),
+    resource("group-scheduled", "aws:autoscaling/group:Group", {"name": "nightly", "desiredCapacity": 1, "minSize": 1,
+                                                                 "maxSize": 8, "mixedInstancesPolicy": {
+        "instancesDistribution": {"onDemandBaseCapacity": 8}, "launchTemplate": {"overrides": [{"instanceType": "g6.xlarge"}]}}}),
+    resource("nightly-scale-up", "aws:autoscaling/schedule:Schedule",
+             {"autoscalingGroupName": "nightly", "recurrence": "0 22 * * *", "minSize": 6, "desiredCapacity": 6}),
+    resource("nightly-minimum", "aws:autoscaling/schedule:Schedule",
+             {"autoscalingGroupName": "nightly", "recurrence": "0 23 * * *", "minSize": 7}),
     resource("reservation", "aws:ec2/capacityReservation:CapacityReservation",
              {"instanceType": "g6.xlarge", "instanceCount": 2, "endDateType": "unlimited"}),
     resource("reservation-unpriced", "aws:ec2/capacityReservation:CapacityReservation",
@@ -203,3 +210,22 @@ def test_the_estimate_prices_support_as_of_today_by_default():
     eks = [resource("eks", "aws:eks/cluster:Cluster", {"version": "1.35"})]
     today = datetime.now(timezone.utc).date()
     assert estimate(eks, catalog_for("us-east-1")).lines == estimate(eks, catalog_for("us-east-1"), on=today).lines
+
+
+@pytest.mark.parametrize("action", [{"autoscalingGroupName": UNKNOWN, "desiredCapacity": 40},
+                                    {"autoscalingGroupName": "nightly", "desiredCapacity": UNKNOWN}])
+def test_a_scheduled_size_known_only_at_apply_leaves_its_groups_unpriced(action):
+    """A scheduled action may size its group up: one whose size, or whose group, is known only at apply leaves the
+    group's cost unknown (the budget limit reads that as the unknown it waits on), never priced as it plans."""
+    group = next(r for r in CATALOGUE if r.name == "group-scheduled")
+    schedule = resource("action", "aws:autoscaling/schedule:Schedule", action)
+    (line,) = estimate([group, schedule], catalog_for("us-east-1"), on=date(2026, 12, 1)).lines
+    assert line.monthly_usd is None and line.waits_on is not None and "can't be known during preview" in line.basis
+
+
+def test_an_unreadable_scheduled_size_leaves_its_group_unpriced():
+    group = next(r for r in CATALOGUE if r.name == "group-scheduled")
+    schedule = resource("action", "aws:autoscaling/schedule:Schedule", {"autoscalingGroupName": "nightly",
+                                                                       "desiredCapacity": "lots"})
+    (line,) = estimate([group, schedule], catalog_for("us-east-1"), on=date(2026, 12, 1)).lines
+    assert line.monthly_usd is None and line.waits_on is None and "sets an unreadable size" in line.basis
