@@ -114,7 +114,10 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
             "tenant_principals": {arn: tenant.name for tenant in config.tenants for arn in tenant.principal_arns},
             "admin_principals": config.cluster.admin_principal_arns,
             "viewer_principals": config.cluster.viewer_principal_arns, "from_stack_config": True,
-            "publisher_principals": publisher_principals(config)},
+            "publisher_principals": publisher_principals(config),
+            "cluster_admin_principals": [*config.cluster.break_glass_principal_arns,
+                                         *([config.cluster.deployer_role_arn] if config.cluster.deployer_role_arn else [])],
+            "deployer_named": config.cluster.deployer_role_arn is not None},
         "aws-s3-bucket-require-model-publisher-deny": {
             "bucket_prefix": f"{config.cluster_name}-models-", "prefixes": publisher_prefixes(config)},
     }

@@ -43,6 +43,10 @@ def _person(principal: str, config) -> bool:
         principal in config[key] for key in ("admin_principals", "viewer_principals", "publisher_principals"))
 
 
+def _named(principal: str, config) -> bool:
+    return _person(principal, config) or principal in config["cluster_admin_principals"]
+
+
 def check(resource, config):
     if resource.type == EKS_CLUSTER:
         yield from _cluster(resource)
@@ -78,6 +82,10 @@ def check(resource, config):
     elif principal in config["publisher_principals"] and principal not in config["admin_principals"]:
         yield f"{resource.name}: gives {policy} to {principal}, a model publisher (publishers write to the model " \
               "bucket; they get no cluster access)"
+    elif config["deployer_named"] and not _named(principal, config):
+        # With the deployer named too, the config names everyone who may hold an access policy (a pod's role,
+        # another pipeline's, is not among them).
+        yield f"{resource.name}: gives {policy} to {principal}, whom the stack config does not name"
 
 
 RULE = Rule(
@@ -94,7 +102,10 @@ RULE = Rule(
             "admin_principals": {"type": "array", "items": {"type": "string"}, "default": []},
             "viewer_principals": {"type": "array", "items": {"type": "string"}, "default": []},
             "publisher_principals": {"type": "array", "items": {"type": "string"}, "default": []},
-            "from_stack_config": {"type": "boolean", "default": False}},
+            "from_stack_config": {"type": "boolean", "default": False},
+            # break-glass and the deployer; and whether the config names its deployer (then it names everyone)
+            "cluster_admin_principals": {"type": "array", "items": {"type": "string"}, "default": []},
+            "deployer_named": {"type": "boolean", "default": False}},
     check_resource=check,
     resource_types=frozenset({EKS_ACCESS_ENTRY, EKS_ACCESS_POLICY, EKS_CLUSTER}),
     standards=("CIS EKS 4.1.1", "EKS User Guide: access entries and access policies",

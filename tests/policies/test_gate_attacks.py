@@ -636,6 +636,16 @@ def _schedule_batch(size):
     return tamper
 
 
+def _cluster_admin_for(principal):
+    def tamper(rs):
+        _add("aws:eks/accessEntry:AccessEntry", "pods-entry", {"clusterName": "seedance-prod", "principalArn": principal,
+                                                               "type": "STANDARD"})(rs)
+        _add("aws:eks/accessPolicyAssociation:AccessPolicyAssociation", "pods-admin", {
+            "clusterName": "seedance-prod", "principalArn": principal, "accessScope": {"type": "cluster"},
+            "policyArn": "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"})(rs)
+    return tamper
+
+
 def _external_key(rs):
     _add("aws:kms/externalKey:ExternalKey", "imported", {"policy": OPEN_KEY_POLICY, "enabled": True})(rs)
 
@@ -673,6 +683,8 @@ REVIEW_3 = [
                                                              "verbs": ["deletecollection"]}]}), ROLE),
     ("access", "the administrators' admin policy in every namespace by a wildcard", _admins_in("*"), ACCESS),
     ("access", "the administrators' admin policy in kube-system", _admins_in("video-api", "kube-system"), ACCESS),
+    ("access", "Triton's pod role given cluster-admin (a principal the config names nowhere)", _cluster_admin_for(
+        "arn:aws:iam::123456789012:role/seedance-prod-triton-video-models"), ACCESS),
     ("access", "a team's people given a node's access entry (EC2_LINUX: system:nodes)", lambda rs: next(
         r for r in rs if r["type"] == "aws:eks/accessEntry:AccessEntry" and "engineers" in r["inputs"]["principalArn"])[
         "inputs"].update(type="EC2_LINUX", kubernetesGroups=[]), ACCESS),
