@@ -22,7 +22,8 @@ from components.pricing.prices import HOURS_PER_MONTH, Price, SnapshotPriceSourc
 from components.capacity.mix import asg_mix, expected_spot_rate, hourly, price_mix
 from components.cluster.versions import kubernetes_version
 from components.compute.labels import CAPACITY_BLOCK_TAG
-from components.plan.resources import (ASG, ASG_SCHEDULE, CAPACITY_RESERVATION, EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, EKS_NODE_GROUP, ELASTIC_IP,
+from components.plan.resources import (ASG, ASG_SCHEDULE, CAPACITY_RESERVATION, EBS_VOLUME, EC2_INSTANCE,
+                                       EKS_CLUSTER, EKS_NODE_GROUP, ELASTIC_IP,
                                        EXPECTED_GB_TAG, K8S_SERVICE, KMS_KEY, LAUNCH_TEMPLATE, LOAD_BALANCER, LOG_GROUP,
                                        K8S_CLAIM, K8S_STORAGE_CLASS, NAT_GATEWAY, TRANSIT_GATEWAY_ATTACHMENT,
                                        VPC_ENDPOINT, PlanResource, is_unknown, tags_of)
@@ -117,10 +118,11 @@ def _gpu_group(resource: PlanResource, catalog: PriceCatalog, templates: dict[st
     if not overrides or mix is None:
         raise UnknownValue("an Auto Scaling group without a MixedInstancesPolicy is not priced")
     units = _desired(props)
-    for stopped in (scheduled.get(EVERY_GROUP), scheduled.get(props.get("name") or resource.id)):
+    group = props.get("name") or resource.id
+    for stopped in (scheduled.get(EVERY_GROUP), scheduled.get(group)):
         if isinstance(stopped, Exception):
             raise stopped
-    units = max(units, scheduled.get(props.get("name") or resource.id, 0.0))  # its scheduled actions' largest size
+    units = max(units, scheduled.get(group, 0.0))  # the largest size its scheduled actions set
     first = overrides[0]
     if not first.get("instanceType"):
         raise UnknownValue("its overrides choose instance types by attributes (instanceRequirements), so any type "
@@ -198,12 +200,17 @@ def _launch_template(group: PlanResource, named: Callable[[], Any],
     return next((t for t in templates.values() if t.id and t.id == template_id), None)
 
 
+def _own_template(launcher: PlanResource, templates: dict[str, PlanResource]) -> PlanResource | None:
+    """The launch template a group, node group or instance names as its own (`launchTemplate.id`)."""
+    return _launch_template(launcher, lambda: (launcher.props.get("launchTemplate") or {}).get("id"), templates)
+
+
 def _capacity_block_group(resource: PlanResource, catalog: PriceCatalog,
                           templates: dict[str, PlanResource]) -> tuple[float, str]:
     """A purchased Capacity Block's group: its instance hours were paid at purchase, so only their root
     volumes bill, at the size the group declares (the block's count inside its window, 0 outside)."""
     instances = _desired(resource.props)
-    template = _launch_template(resource, lambda: (resource.props.get("launchTemplate") or {}).get("id"), templates)
+    template = _own_template(resource, templates)
     disk = _root_volume(template, catalog) * instances if template is not None else 0.0
     reservation = tags_of(resource)[CAPACITY_BLOCK_TAG]
     return disk, (f"Capacity Block {reservation}: instances paid at purchase; {instances:g} running, root volumes "
@@ -225,7 +232,7 @@ def _node_group(resource: PlanResource, catalog: PriceCatalog,
     """A managed node group's instances on demand, and the volumes its launch template gives each."""
     scaling = resource.props.get("scalingConfig") or {}
     desired = float(_known(scaling.get("desiredSize"), "the desired size"))
-    template = _launch_template(resource, lambda: (resource.props.get("launchTemplate") or {}).get("id"), templates)
+    template = _own_template(resource, templates)
     instance_type = _instance_type(resource.props.get("instanceTypes") or [None], template, EKS_DEFAULT_INSTANCE_TYPE)
     hourly = catalog.instance_hour(instance_type)
     disk = _root_volume(template, catalog) * desired if template is not None else 0.0
@@ -248,7 +255,7 @@ def _instance_type(named: list, template: PlanResource | None, default: str | No
 
 def _instance(resource: PlanResource, catalog: PriceCatalog,
               templates: dict[str, PlanResource]) -> tuple[float, str]:
-    template = _launch_template(resource, lambda: (resource.props.get("launchTemplate") or {}).get("id"), templates)
+    template = _own_template(resource, templates)
     instance_type = _instance_type([resource.props.get("instanceType")], template)
     hourly = catalog.instance_hour(instance_type)
     return hourly * HOURS_PER_MONTH, f"{instance_type} on-demand at ${hourly:.4f}/h"
@@ -450,7 +457,8 @@ def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog, on: date 
             # Inputs of a shape no engine writes (a hand-edited plan): not priced, and said so.
             result.lines.append(CostLine(resource.urn, resource.type, None, f"unknown: unreadable inputs ({error!r})"))
         except UnknownValueError as unknown:
-            result.lines.append(CostLine(resource.urn, resource.type, None, f"unknown: {unknown.message}", waits_on=unknown))
+            result.lines.append(CostLine(resource.urn, resource.type, None, f"unknown: {unknown.message}",
+                                         waits_on=unknown))
     return result
 
 

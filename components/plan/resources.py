@@ -201,6 +201,12 @@ class PlanResource:
     id: str | None = None  # the physical id, when the plan knows it (offline plans do)
 
 
+def listed(value: Any) -> list:
+    """A value a document may give as one item or a list of them (IAM's elements; a block, which Terraform's
+    plans write as a list), as a list."""
+    return value if isinstance(value, list) else [value]
+
+
 def tags_of(resource: PlanResource) -> dict[str, str] | None:
     """The resource's tags as a map (ASGs tag with a list); None when it has no `tags` input."""
     tags = resource.props.get("tags")

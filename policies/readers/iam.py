@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple
 
+from components.plan.resources import listed
+
 # Operators that hold only when the key is present and equal to (or like) a value.
 POSITIVE_OPERATORS = frozenset({"stringequals", "stringequalsignorecase", "stringlike", "arnequals", "arnlike"})
 NEGATED_OPERATORS = frozenset({"stringnotequals", "stringnotequalsignorecase", "stringnotlike", "arnnotequals",
@@ -100,14 +102,10 @@ class Grant:
         return self.statement.what()
 
 
-def _listed(value: Any) -> list:
-    return value if isinstance(value, list) else [value]
-
-
 def _strings(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         return (value,)
-    return tuple(str(v) for v in _listed(value) if v is not None)
+    return tuple(str(v) for v in listed(value) if v is not None)
 
 
 # Each element's two spellings as IAM writes them and in lower case (built once: a plan has thousands of
@@ -166,7 +164,7 @@ def parse(document: Any) -> list[Statement]:
         raise PolicyDocumentError(f"a policy document is an object, not {type(document).__name__}")
     _, body = _field(document, {str(k).lower(): k for k in document}, "Statement")
     statements = []
-    for index, raw in enumerate(_listed(body if body is not None else [])):
+    for index, raw in enumerate(listed(body if body is not None else [])):
         if not isinstance(raw, dict):
             raise PolicyDocumentError(f"statement #{index} is not an object")
         statements.append(statement_of(raw, index))

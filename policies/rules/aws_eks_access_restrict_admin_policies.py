@@ -57,7 +57,8 @@ def check(resource, config):
         kind = str(resource.props.get("type") or "STANDARD")
         if kind != "STANDARD" and _person(principal, config):
             # EKS puts a node entry's principal in system:nodes (CreateAccessEntry, type): a node's powers.
-            yield f"{resource.name}: gives {principal}, a person the stack config names, a {kind} entry: a node's identity"
+            yield f"{resource.name}: gives {principal}, a person the stack config names, a {kind} entry: a " \
+                  "node's identity"
         groups = [str(g) for g in resource.props.get("kubernetesGroups") or []]
         allowed = [f"{TENANT_GROUP_PREFIX}{team}"] if team else []
         for group in groups:

@@ -4,17 +4,13 @@ default object ownership since 2023, BucketOwnerEnforced): ownership controls th
 ACL grant another account (a canonical user) in, which no public access switch stops."""
 
 from components.plan.resources import (S3_ACL_HOLDERS as ACL_HOLDERS, S3_BUCKETS as BUCKETS,
-                                       S3_OWNERSHIP_CONTROLS as OWNERSHIP, S3_PUBLIC_ACCESS_BLOCK as BLOCK)
+                                       S3_OWNERSHIP_CONTROLS as OWNERSHIP, S3_PUBLIC_ACCESS_BLOCK as BLOCK, listed)
 from components.plan.unknowns import of_types
 from policies.framework import Rule
 from policies.rules._helpers import bucket_name
 
 SWITCHES = ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets")
 PUBLIC_ACLS = {"public-read", "public-read-write", "authenticated-read"}
-
-
-def _listed(value) -> list:
-    return value if isinstance(value, list) else [value]
 
 
 def check(resources, config):
@@ -27,7 +23,7 @@ def check(resources, config):
         if resource.type in ACL_HOLDERS and resource.props.get("acl") in PUBLIC_ACLS:
             yield resource.urn, f"{resource.name}: ACL {resource.props.get('acl')} makes it public"
     for resource in of_types(resources, OWNERSHIP):
-        owned = [rule.get("objectOwnership") for rule in _listed(resource.props.get("rule")) if isinstance(rule, dict)]
+        owned = [rule.get("objectOwnership") for rule in listed(resource.props.get("rule")) if isinstance(rule, dict)]
         if owned != ["BucketOwnerEnforced"]:
             yield resource.urn, (f"{resource.name}: object ownership {', '.join(map(str, owned)) or 'unset'} turns ACLs "
                                  "back on: a grant to another account lets it in past the bucket policy and the "

@@ -2,8 +2,8 @@
 (failurePolicy Fail, the API's default) and is bound by a binding whose actions include Deny (a binding
 set to Audit or Warn lets every request through); the guards the stack config requires are all there, each
 guarding what the platform built it to guard and refusing what it built it to refuse: its matchConstraints,
-matchConditions, variables and validations as built, and no binding of it narrowed by matchResources (a selector nobody matches, a condition that never holds: a guard
-in name only)."""
+matchConditions, variables and validations as built, and no binding of it narrowed by matchResources (a
+selector nobody matches, a condition that never holds: a guard in name only)."""
 
 from components.plan.resources import K8S_ADMISSION_BINDING as BINDING, K8S_ADMISSION_POLICY as POLICY
 from policies.expectations import GUARD_KEYS
