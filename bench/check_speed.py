@@ -21,17 +21,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from components.cost.estimate import estimate_of_plan  # noqa: E402
-from components.plan.resources import HELM_RELEASE, PlanResource  # noqa: E402
-from components.plan.unknowns import ReadPlan, read_plan  # noqa: E402
-from policies.framework import rule_settings  # noqa: E402
-from policies.framework import load_enforcement, run_rules  # noqa: E402
-from policies.expectations import stack_policy_config  # noqa: E402
-from policies.rules import ALL_RULES  # noqa: E402
-from seedance.check_command import RENDERED_RULES, check, cluster_version, plan_resources, rendered_releases  # noqa: E402
-from seedance.cli import offline_plan  # noqa: E402
-from seedance.stack_input import load_stack  # noqa: E402
-
+from components.cost.estimate import estimate_of_plan
+from components.plan.resources import HELM_RELEASE, PlanResource
+from components.plan.unknowns import ReadPlan, read_plan
+from policies.expectations import stack_policy_config
+from policies.framework import (
+    load_enforcement,
+    rule_settings,
+    run_rules,
+)
+from policies.rules import ALL_RULES
+from seedance.check_command import RENDERED_RULES, check, cluster_version, plan_resources, rendered_releases
+from seedance.cli import offline_plan
+from seedance.stack_input import load_stack
 
 
 def generated(base, count):
@@ -92,36 +94,48 @@ def main() -> int:
     enforcement = load_enforcement("prod")
     config = load_stack(None, "prod", None)[1]
     extra = stack_policy_config(config)  # what the gate judges against: the stack config's expectations
-    print(f"rules: {len(ALL_RULES)}; base plan: prod stack, {len(base)} resources; checks best of {checks}, "
-          f"the rest best of {repeats}")
+    print(
+        f"rules: {len(ALL_RULES)}; base plan: prod stack, {len(base)} resources; checks best of {checks}, "
+        f"the rest best of {repeats}"
+    )
     totals = {}
     for size in sizes:
         resources = generated(base, size)
         seconds = best_of(lambda: check(resources, "prod", "us-east-1", extra), checks)
         floor = best_of(lambda: straight(resources, enforcement, extra), repeats)
         read = read_plan(resources)  # each rule timed alone, on a plan read once (else each would pay the scan)
-        per_rule = {rule.name: best_of(lambda rule=rule: run_rules([rule], read, enforcement, extra), repeats)
-                    for rule in ALL_RULES}
+        per_rule = {
+            rule.name: best_of(lambda rule=rule: run_rules([rule], read, enforcement, extra), repeats)
+            for rule in ALL_RULES
+        }
         slowest = max(per_rule, key=per_rule.get)
         totals[size] = seconds
-        print(f"{size:>6} resources: {seconds * 1e3:8.1f} ms, {size / seconds:>9,.0f} resources/s, "
-              f"{seconds / floor:.2f}x the rules called straight; slowest rule {slowest} takes "
-              f"{per_rule[slowest] / sum(per_rule.values()):.0%} of the rules' time")
+        print(
+            f"{size:>6} resources: {seconds * 1e3:8.1f} ms, {size / seconds:>9,.0f} resources/s, "
+            f"{seconds / floor:.2f}x the rules called straight; slowest rule {slowest} takes "
+            f"{per_rule[slowest] / sum(per_rule.values()):.0%} of the rules' time"
+        )
     small, large = sizes
     print(f"time ratio {large} / {small}: {totals[large] / totals[small]:.1f} (10 is linear)")
     rng = random.Random(7)
-    previewed = [PlanResource(r.urn, r.type, r.name, with_unknowns(r.props, rng), r.parent, r.dependencies, r.id)
-                 for r in generated(base, large)]
+    previewed = [
+        PlanResource(r.urn, r.type, r.name, with_unknowns(r.props, rng), r.parent, r.dependencies, r.id)
+        for r in generated(base, large)
+    ]
     seconds = best_of(lambda: check(previewed, "prod", "us-east-1", extra), checks)
-    print(f"{large:>6} resources, ~3 % of values unknown: {seconds * 1e3:8.1f} ms, {large / seconds:>9,.0f} resources/s")
+    print(
+        f"{large:>6} resources, ~3 % of values unknown: {seconds * 1e3:8.1f} ms, {large / seconds:>9,.0f} resources/s"
+    )
     version = cluster_version(base, config)
     started = time.perf_counter()
     rendered, unrendered = rendered_releases(base, version)
     rendering = time.perf_counter() - started
     judging = best_of(lambda: run_rules(RENDERED_RULES, rendered, enforcement, extra), repeats)
     releases = sum(1 for r in base if r.type == HELM_RELEASE)
-    print(f"charts: {releases} releases rendered in {rendering * 1e3:.0f} ms ({len(rendered)} objects, "
-          f"{len(unrendered)} not rendered), judged in {judging * 1e3:.1f} ms")
+    print(
+        f"charts: {releases} releases rendered in {rendering * 1e3:.0f} ms ({len(rendered)} objects, "
+        f"{len(unrendered)} not rendered), judged in {judging * 1e3:.1f} ms"
+    )
     return 0
 
 

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 from seedance.cli import offline_plan
-from seedance_client.engine import run_program
 from seedance.offline_cloud import OfflineCloud
+from seedance_client.engine import run_program
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -47,8 +47,9 @@ def main() -> None:
         )
         flat_times = []
         for _ in range(args.repeat):
-            elapsed, _ = _timed(lambda: run_program(program, project="flat", stack="bench", config={},
-                                                    mocks=OfflineCloud("us-east-1")))
+            elapsed, _ = _timed(
+                lambda: run_program(program, project="flat", stack="bench", config={}, mocks=OfflineCloud("us-east-1"))
+            )
             flat_times.append(elapsed)
 
     stack_median, flat_median = statistics.median(stack_times), statistics.median(flat_times)

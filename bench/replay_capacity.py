@@ -73,26 +73,37 @@ import sys
 import time
 from collections import deque
 from dataclasses import dataclass, field, fields, replace
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from components.capacity.mix import GroupMix  # noqa: E402
-from components.capacity.plan import CapacityPlan, GroupRequest, PlannerSettings  # noqa: E402
-from components.pricing.prices import HOURS_PER_MONTH  # noqa: E402
-from components.capacity.planner import decide  # noqa: E402
-from components.capacity.rules import distribution, placement_questions  # noqa: E402
-from components.catalog.instance_types import gpu_instance_type  # noqa: E402
-from components.pricing.prices import InterruptionFrequency, PlacementScore, Price, PriceBook  # noqa: E402
-from components.capacity.workload_classes import workload_classes  # noqa: E402
-from components.pricing.reserved import SAVINGS_PLAN, ReservedHolding  # noqa: E402
+from components.capacity.mix import GroupMix
+from components.capacity.plan import CapacityPlan, GroupRequest, PlannerSettings
+from components.capacity.planner import decide
+from components.capacity.rules import distribution, placement_questions
+from components.capacity.workload_classes import workload_classes
+from components.catalog.instance_types import gpu_instance_type
+from components.pricing.prices import (
+    HOURS_PER_MONTH,
+    InterruptionFrequency,
+    PlacementScore,
+    Price,
+    PriceBook,
+)
+from components.pricing.reserved import SAVINGS_PLAN, ReservedHolding
 
 ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")
-START = datetime(2026, 11, 1, tzinfo=timezone.utc)
+START = datetime(2026, 11, 1, tzinfo=UTC)
 ON_DEMAND = {  # us-east-1 $/h, as in the bundled snapshot
-    "g4dn.12xlarge": 3.912, "g5.12xlarge": 5.672, "g6.12xlarge": 4.6016, "g6e.12xlarge": 10.49264,
-    "g4dn.xlarge": 0.526, "g5.xlarge": 1.006, "g6.xlarge": 0.8048, "p5.48xlarge": 55.04,
+    "g4dn.12xlarge": 3.912,
+    "g5.12xlarge": 5.672,
+    "g6.12xlarge": 4.6016,
+    "g6e.12xlarge": 10.49264,
+    "g4dn.xlarge": 0.526,
+    "g5.xlarge": 1.006,
+    "g6.xlarge": 0.8048,
+    "p5.48xlarge": 55.04,
 }
 # Costs of disruption, in GPU-hours at the group's on-demand GPU rate: the workload classes' own figures.
 CLASSES = workload_classes()
@@ -129,21 +140,52 @@ class Regime:
 
 
 DEFAULT_DISCOUNT = {"g4dn": 0.52, "g5": 0.48, "g6": 0.50, "g6e": 0.58, "p5": 0.55}
-REGIMES = {r.name: r for r in (
-    Regime("default", "spot about half of on-demand, rare jumps and droughts", DEFAULT_DISCOUNT),
-    Regime("hover-0.6", "spot hovering around 0.6 of on-demand for weeks, calm",
-           {"g4dn": 0.61, "g5": 0.60, "g6": 0.62, "g6e": 0.63}, volatility=0.02, jump_rate=0.002),
-    Regime("long-droughts", "pools lose capacity often and for two days at a time", DEFAULT_DISCOUNT,
-           drought_start=0.01, drought_end=0.02, on_demand_drought_start=0.01, on_demand_drought_end=0.02),
-    Regime("deep-discount", "spot at 0.25-0.35 of on-demand", {"g4dn": 0.30, "g5": 0.25, "g6": 0.28, "g6e": 0.35}),
-    Regime("jumpy", "frequent large jumps and high volatility", DEFAULT_DISCOUNT,
-           volatility=0.08, jump_rate=0.06, jump_mean=0.5, reversion=0.15),
-    Regime("scarce", "GPU spot near on-demand (popular types in a shortage)",
-           {"g4dn": 0.97, "g5": 0.90, "g6": 0.88, "g6e": 0.90, "p5": 0.95},
-           on_demand_drought_start=0.03, on_demand_drought_end=0.03),
-    Regime("api-outages", "the price API fails for half a day, often", DEFAULT_DISCOUNT,
-           outage_rate=0.04, outage_hours=12),
-)}
+REGIMES = {
+    r.name: r
+    for r in (
+        Regime("default", "spot about half of on-demand, rare jumps and droughts", DEFAULT_DISCOUNT),
+        Regime(
+            "hover-0.6",
+            "spot hovering around 0.6 of on-demand for weeks, calm",
+            {"g4dn": 0.61, "g5": 0.60, "g6": 0.62, "g6e": 0.63},
+            volatility=0.02,
+            jump_rate=0.002,
+        ),
+        Regime(
+            "long-droughts",
+            "pools lose capacity often and for two days at a time",
+            DEFAULT_DISCOUNT,
+            drought_start=0.01,
+            drought_end=0.02,
+            on_demand_drought_start=0.01,
+            on_demand_drought_end=0.02,
+        ),
+        Regime("deep-discount", "spot at 0.25-0.35 of on-demand", {"g4dn": 0.30, "g5": 0.25, "g6": 0.28, "g6e": 0.35}),
+        Regime(
+            "jumpy",
+            "frequent large jumps and high volatility",
+            DEFAULT_DISCOUNT,
+            volatility=0.08,
+            jump_rate=0.06,
+            jump_mean=0.5,
+            reversion=0.15,
+        ),
+        Regime(
+            "scarce",
+            "GPU spot near on-demand (popular types in a shortage)",
+            {"g4dn": 0.97, "g5": 0.90, "g6": 0.88, "g6e": 0.90, "p5": 0.95},
+            on_demand_drought_start=0.03,
+            on_demand_drought_end=0.03,
+        ),
+        Regime(
+            "api-outages",
+            "the price API fails for half a day, often",
+            DEFAULT_DISCOUNT,
+            outage_rate=0.04,
+            outage_hours=12,
+        ),
+    )
+}
 
 
 def regimes_from_file(path: Path) -> list[Regime]:
@@ -246,8 +288,12 @@ def allocate(types, market: Market, running=()) -> tuple[list[tuple[float, tuple
         else:
             homeless += 1
     taken = {pool for _, pool in placed}
-    spare = sorted(((t, z) not in running, per_gpu(t, market.price((t, z))), (t, z)) for t in types for z in ZONES
-                   if market.available((t, z)) and (t, z) not in taken)
+    spare = sorted(
+        ((t, z) not in running, per_gpu(t, market.price((t, z))), (t, z))
+        for t in types
+        for z in ZONES
+        if market.available((t, z)) and (t, z) not in taken
+    )
     moved = [(price, pool) for _, price, pool in spare[:homeless]]
     return placed + moved, homeless - len(moved)
 
@@ -260,8 +306,16 @@ class Commitment:
     rate: float = 0.0
 
 
-def charge(ledger: Ledger, mix: Mix, market: Market, group: str, desired: int, cap: float,
-           hindsight: bool = False, commitment: Commitment = Commitment()) -> None:
+def charge(
+    ledger: Ledger,
+    mix: Mix,
+    market: Market,
+    group: str,
+    desired: int,
+    cap: float,
+    hindsight: bool = False,
+    commitment: Commitment = Commitment(),
+) -> None:
     """One hour of `mix`, its spot share placed by `allocate`; a part left over is priced on-demand.
     With hindsight (the oracle) the hour costs the least any listing of the group's types would
     pay, each part at its pool or on-demand, whichever is cheaper, and no reclaim or roll is paid.
@@ -277,8 +331,10 @@ def charge(ledger: Ledger, mix: Mix, market: Market, group: str, desired: int, c
         ledger.unused_commitment += max(0.0, commitment.gpus - on_demand_gpus)
     if hindsight:
         listings = [s for size in range(1, len(types) + 1) for s in itertools.combinations(types, size)]
-        cost += min(part * (sum(min(price, on_demand_rate) for price, _ in placed) + left * on_demand_rate)
-                    for placed, left in (allocate(s, market) for s in listings))
+        cost += min(
+            part * (sum(min(price, on_demand_rate) for price, _ in placed) + left * on_demand_rate)
+            for placed, left in (allocate(s, market) for s in listings)
+        )
         ledger.cost += cost
         ledger.gpu_hours += desired
         return
@@ -335,13 +391,19 @@ def observed_book(market: Market, now: datetime, request: GroupRequest) -> Price
 
 # Two policies within 0.01 % of each other tie (a cent in 23,000 GPU-hours of the hover regime).
 TIE = 1e-4
-POLICIES = ("all on-demand", "naive 0.6 rule", "static 70/30", "spot at cap", "planner, 0.6 guard", "planner",
-            "oracle")
+POLICIES = ("all on-demand", "naive 0.6 rule", "static 70/30", "spot at cap", "planner, 0.6 guard", "planner", "oracle")
 PLANNERS = {"planner, 0.6 guard": PlannerSettings(spot_price_ratio=0.6), "planner": PlannerSettings()}
 
 
-def replay(regime: Regime, seed: int, days: int, group: str, placement_gate: bool = True,
-           commitment_share: float = 0.0, commitment_rate: float = 0.7) -> tuple[dict[str, Ledger], float]:
+def replay(
+    regime: Regime,
+    seed: int,
+    days: int,
+    group: str,
+    placement_gate: bool = True,
+    commitment_share: float = 0.0,
+    commitment_rate: float = 0.7,
+) -> tuple[dict[str, Ledger], float]:
     spec = GROUPS[group]
     klass = CLASSES[group] if placement_gate else replace(CLASSES[group], min_placement_score=None)
     desired, types = spec["desired"], spec["types"]
@@ -351,8 +413,21 @@ def replay(regime: Regime, seed: int, days: int, group: str, placement_gate: boo
     unit = gpu_instance_type(types[0]).gpus
     instances = math.floor(desired * commitment_share / unit)
     commitment = Commitment(instances * unit, commitment_rate * per_gpu(types[0], ON_DEMAND[types[0]]))
-    holdings = ((ReservedHolding(types[0], instances, commitment_rate * ON_DEMAND[types[0]], "replay", SAVINGS_PLAN,
-                                 "sp-replay", ends_at=START + timedelta(days=365)),) if instances else ())
+    holdings = (
+        (
+            ReservedHolding(
+                types[0],
+                instances,
+                commitment_rate * ON_DEMAND[types[0]],
+                "replay",
+                SAVINGS_PLAN,
+                "sp-replay",
+                ends_at=START + timedelta(days=365),
+            ),
+        )
+        if instances
+        else ()
+    )
     request = GroupRequest(group, klass, types, ZONES, 0, desired, spec["max_gpus"], holdings)
     # The baselines' form knows no commitment; the planner's and the oracle's do.
     base, percentage = distribution(replace(request, holdings=()), use_spot=True)
@@ -391,8 +466,16 @@ def replay(regime: Regime, seed: int, days: int, group: str, placement_gate: boo
             mix = Mix(plan.mix.spot_units(desired), plan.spot_types)
             charge(ledgers[name], mix, market, group, desired, cap, commitment=commitment)
 
-        charge(ledgers["oracle"], Mix(spot_when_held, types), market, group, desired, cap, hindsight=True,
-               commitment=commitment)
+        charge(
+            ledgers["oracle"],
+            Mix(spot_when_held, types),
+            market,
+            group,
+            desired,
+            cap,
+            hindsight=True,
+            commitment=commitment,
+        )
     return ledgers, planner_seconds
 
 
@@ -412,8 +495,9 @@ def pooled(runs: list[dict[str, Ledger]]) -> dict[str, Ledger]:
     return total
 
 
-def verdicts(group: str, ledgers: dict[str, Ledger], worst_seed_ratio: float, months: float,
-             committed: bool = False) -> list[tuple[str, bool]]:
+def verdicts(
+    group: str, ledgers: dict[str, Ledger], worst_seed_ratio: float, months: float, committed: bool = False
+) -> list[tuple[str, bool]]:
     """The issue's goals. "Far fewer changes": at most a fifth of the naive rule's, or at most one a
     month (per seed) where the naive rule itself barely changes, since then a fifth is below one. With
     a commitment (issue 38): within 2 % of the oracle, and no committed hour left unused while buying spot."""
@@ -424,16 +508,33 @@ def verdicts(group: str, ledgers: dict[str, Ledger], worst_seed_ratio: float, mo
     cheapest = min(compliant, key=compliant.get)
     naive = ledgers["naive 0.6 rule"].changes
     within = 1.02 if committed else 1.05
-    extra = [(f"{group}: no committed GPU-hour unused while buying spot ({ours.unused_commitment:g})",
-              ours.unused_commitment == 0)] if committed else []
+    extra = (
+        [
+            (
+                f"{group}: no committed GPU-hour unused while buying spot ({ours.unused_commitment:g})",
+                ours.unused_commitment == 0,
+            )
+        ]
+        if committed
+        else []
+    )
     return extra + [
-        (f"{group}: within {within - 1:.0%} of the oracle (pooled {ours.rate / oracle:.3f}, worst seed "
-         f"{worst_seed_ratio:.3f})", worst_seed_ratio <= within),
-        (f"{group}: never above the cheapest cap-keeping baseline ({cheapest}, "
-         f"{ours.rate / compliant[cheapest] - 1:+.3%})", ours.rate <= compliant[cheapest] * (1 + TIE)),
+        (
+            f"{group}: within {within - 1:.0%} of the oracle (pooled {ours.rate / oracle:.3f}, worst seed "
+            f"{worst_seed_ratio:.3f})",
+            worst_seed_ratio <= within,
+        ),
+        (
+            f"{group}: never above the cheapest cap-keeping baseline ({cheapest}, "
+            f"{ours.rate / compliant[cheapest] - 1:+.3%})",
+            ours.rate <= compliant[cheapest] * (1 + TIE),
+        ),
         (f"{group}: zero cap violations", ours.cap_violations == 0),
-        (f"{group}: far fewer changes than the naive rule ({ours.changes} vs {naive}; at most "
-         f"{max(naive / 5, months):g})", ours.changes <= max(naive / 5, months)),
+        (
+            f"{group}: far fewer changes than the naive rule ({ours.changes} vs {naive}; at most "
+            f"{max(naive / 5, months):g})",
+            ours.changes <= max(naive / 5, months),
+        ),
     ]
 
 
@@ -458,7 +559,7 @@ class CapacityHistory:
     def campaign_chance(self, hours_needed: int, window: int) -> float:
         history = list(self.hours)
         starts = range(0, len(history) - window + 1) if len(history) >= window else range(1)
-        return sum(sum(history[s:s + window]) >= hours_needed for s in starts) / len(starts)
+        return sum(sum(history[s : s + window]) >= hours_needed for s in starts) / len(starts)
 
 
 class OnDemandCapacity:
@@ -531,26 +632,48 @@ def block_campaigns(regime: Regime, seed: int, campaigns: int) -> dict[str, floa
     totals = {name: 0.0 for name in BLOCK_POLICIES}
     for _ in range(campaigns):
         spot_now = [market.price((BLOCK_TYPE, z)) for z in ZONES if market.available((BLOCK_TYPE, z))]
-        campaign = Campaign(need, START + timedelta(hours=horizon), gpus, ON_DEMAND[BLOCK_TYPE],
-                            capacity.history.campaign_chance(CAMPAIGN_DAYS * 24, horizon),
-                            need * gpu_rate * MISS_MULTIPLIER, min(spot_now) if spot_now else None,
-                            market.reclaimed_per_month(BLOCK_TYPE), LOST_WORK_HOURS["batch"] + WARMUP_HOURS["batch"],
-                            spot.campaign_chance(CAMPAIGN_DAYS * 24, horizon))
+        campaign = Campaign(
+            need,
+            START + timedelta(hours=horizon),
+            gpus,
+            ON_DEMAND[BLOCK_TYPE],
+            capacity.history.campaign_chance(CAMPAIGN_DAYS * 24, horizon),
+            need * gpu_rate * MISS_MULTIPLIER,
+            min(spot_now) if spot_now else None,
+            market.reclaimed_per_month(BLOCK_TYPE),
+            LOST_WORK_HOURS["batch"] + WARMUP_HOURS["batch"],
+            spot.campaign_chance(CAMPAIGN_DAYS * 24, horizon),
+        )
         offerings = []
         for index, (count, hours) in enumerate(shapes(need, gpus, horizon - 72)):
             start = START + timedelta(hours=rng.randrange(0, 72))
-            offerings.append(Offering(f"cb-{index}", BLOCK_TYPE, rng.choice(ZONES), count, start,
-                                      start + timedelta(hours=hours), hours,
-                                      round(count * hours * ON_DEMAND[BLOCK_TYPE] * rng.uniform(0.6, 1.0), 2)))
+            offerings.append(
+                Offering(
+                    f"cb-{index}",
+                    BLOCK_TYPE,
+                    rng.choice(ZONES),
+                    count,
+                    start,
+                    start + timedelta(hours=hours),
+                    hours,
+                    round(count * hours * ON_DEMAND[BLOCK_TYPE] * rng.uniform(0.6, 1.0), 2),
+                )
+            )
         verdicts = judge(offerings, campaign)
         trace = []
         for _hour in range(horizon):
             step()
-            trace.append({"spot": {z: market.price((BLOCK_TYPE, z)) for z in ZONES if market.available((BLOCK_TYPE, z))},
-                          "on_demand": capacity.there})
+            trace.append(
+                {
+                    "spot": {z: market.price((BLOCK_TYPE, z)) for z in ZONES if market.available((BLOCK_TYPE, z))},
+                    "on_demand": capacity.there,
+                }
+            )
         without = realize_without_block(trace, 0, need, CAMPAIGN_INSTANCES, gpu_rate)
-        realized = {v.offering.offering_id: realize_block(trace, v.offering, need, CAMPAIGN_INSTANCES, gpu_rate)
-                    for v in verdicts}
+        realized = {
+            v.offering.offering_id: realize_block(trace, v.offering, need, CAMPAIGN_INSTANCES, gpu_rate)
+            for v in verdicts
+        }
         bought = next((v for v in verdicts if v.buy), None)
         totals["never buy"] += without
         totals["always buy"] += realized[verdicts[0].offering.offering_id] if verdicts else without
@@ -564,25 +687,41 @@ def block_verdicts(totals: dict[str, float]) -> list[tuple[str, bool]]:
     goal per regime: picking the regime's better one takes hindsight; the report shows both."""
     ours = totals["verdict"]
     fixed = ", ".join(f"{name} {totals[name] / totals['oracle']:.3f}" for name in ("never buy", "always buy"))
-    return [(f"blocks: within 2% of the oracle ({ours / totals['oracle']:.3f}; fixed choices: {fixed})",
-             ours <= totals["oracle"] * 1.02)]
+    return [
+        (
+            f"blocks: within 2% of the oracle ({ours / totals['oracle']:.3f}; fixed choices: {fixed})",
+            ours <= totals["oracle"] * 1.02,
+        )
+    ]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--regime", action="append", choices=sorted(REGIMES),
-                        help="a built-in regime (repeatable; default: all)")
+    parser.add_argument(
+        "--regime", action="append", choices=sorted(REGIMES), help="a built-in regime (repeatable; default: all)"
+    )
     parser.add_argument("--market", type=Path, help="a JSON file of regimes (see regimes_from_file)")
     parser.add_argument("--seeds", type=int, default=3, help="seeds per regime")
     parser.add_argument("--first-seed", type=int, default=20261202)
     parser.add_argument("--days", type=int, default=30)
-    parser.add_argument("--no-placement-gate", action="store_true",
-                        help="plan without the classes' placement-score gate, to measure what it costs")
-    parser.add_argument("--commitment-share", type=float, default=0.25,
-                        help="replay each regime again with a Savings Plan for this share of desired GPUs (0: off)")
+    parser.add_argument(
+        "--no-placement-gate",
+        action="store_true",
+        help="plan without the classes' placement-score gate, to measure what it costs",
+    )
+    parser.add_argument(
+        "--commitment-share",
+        type=float,
+        default=0.25,
+        help="replay each regime again with a Savings Plan for this share of desired GPUs (0: off)",
+    )
     parser.add_argument("--commitment-rate", type=float, default=0.7, help="its rate, as a share of on-demand")
-    parser.add_argument("--campaigns", type=int, default=20,
-                        help="Capacity Block campaigns per seed, in regimes where on-demand comes and goes (0: off)")
+    parser.add_argument(
+        "--campaigns",
+        type=int,
+        default=20,
+        help="Capacity Block campaigns per seed, in regimes where on-demand comes and goes (0: off)",
+    )
     args = parser.parse_args()
     regimes = [REGIMES[name] for name in args.regime or ([] if args.market else REGIMES)]
     regimes += regimes_from_file(args.market) if args.market else []
@@ -601,21 +740,26 @@ def main() -> int:
         for group in GROUPS:
             runs, ratios = [], []
             for seed in seeds:
-                ledgers, seconds = replay(regime, seed, args.days, group, not args.no_placement_gate, share,
-                                          args.commitment_rate)
+                ledgers, seconds = replay(
+                    regime, seed, args.days, group, not args.no_placement_gate, share, args.commitment_rate
+                )
                 runs.append(ledgers)
                 ratios.append(ledgers["planner"].rate / ledgers["oracle"].rate)
                 decision_seconds += seconds
                 decisions += args.days * 24
             ledgers = pooled(runs)
             oracle = ledgers["oracle"].rate
-            print(f"  {group} ({GROUPS[group]['desired']} GPUs): "
-                  f"{'policy':18} {'$/GPU-h':>8} {'x oracle':>9} {'changes':>8} {'cap viol.':>9} {'interrupted':>11} "
-                  f"{'unlaunched':>10} {'unused commit.':>14}")
+            print(
+                f"  {group} ({GROUPS[group]['desired']} GPUs): "
+                f"{'policy':18} {'$/GPU-h':>8} {'x oracle':>9} {'changes':>8} {'cap viol.':>9} {'interrupted':>11} "
+                f"{'unlaunched':>10} {'unused commit.':>14}"
+            )
             for name, ledger in ledgers.items():
-                print(f"  {'':{len(group) + 11}}{name:18} {ledger.rate:8.4f} {ledger.rate / oracle:9.3f} "
-                      f"{ledger.changes:8d} {ledger.cap_violations:9d} {ledger.interruptions:11.1f} {ledger.unlaunched:10.1f} "
-                      f"{ledger.unused_commitment:14.1f}")
+                print(
+                    f"  {'':{len(group) + 11}}{name:18} {ledger.rate:8.4f} {ledger.rate / oracle:9.3f} "
+                    f"{ledger.changes:8d} {ledger.cap_violations:9d} {ledger.interruptions:11.1f} {ledger.unlaunched:10.1f} "
+                    f"{ledger.unused_commitment:14.1f}"
+                )
             months = len(seeds) * args.days / 30
             results += [(label, text, ok) for text, ok in verdicts(group, ledgers, max(ratios), months, share > 0)]
     for regime in (r for r in regimes if r.on_demand_drought_start > 0 and args.campaigns > 0):
@@ -624,10 +768,12 @@ def main() -> int:
             for name, usd in block_campaigns(regime, seed, args.campaigns).items():
                 totals[name] += usd
         count = args.campaigns * len(seeds)
-        print(f"\n== {regime.name}+blocks: {count} campaigns of {CAMPAIGN_INSTANCES} x {BLOCK_TYPE} for "
-              f"{CAMPAIGN_DAYS} days within {CAMPAIGN_DEADLINE_DAYS}, on-demand there "
-              f"{regime.on_demand_drought_end / (regime.on_demand_drought_start + regime.on_demand_drought_end):.0%} "
-              "of hours")
+        print(
+            f"\n== {regime.name}+blocks: {count} campaigns of {CAMPAIGN_INSTANCES} x {BLOCK_TYPE} for "
+            f"{CAMPAIGN_DAYS} days within {CAMPAIGN_DEADLINE_DAYS}, on-demand there "
+            f"{regime.on_demand_drought_end / (regime.on_demand_drought_start + regime.on_demand_drought_end):.0%} "
+            "of hours"
+        )
         for name, usd in totals.items():
             print(f"  {name:12} ${usd / count:12,.2f} per campaign {usd / totals['oracle']:7.3f} x oracle")
         results += [(f"{regime.name}+blocks", text, ok) for text, ok in block_verdicts(totals)]

@@ -33,13 +33,24 @@ def source_copy(folder: Path) -> Path:
 def install(folder: Path, target: str, source: Path, smoke: bool) -> tuple[float, int, int]:
     started = time.perf_counter()
     subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
-    pip = [str(folder / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-           *(["--no-deps"] if smoke else [])]
+    pip = [
+        str(folder / "bin" / "python"),
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        *(["--no-deps"] if smoke else []),
+    ]
     subprocess.run([*pip, target], check=True, cwd=source, capture_output=True)
     seconds = time.perf_counter() - started
     size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file() and not f.is_symlink())
-    listed = subprocess.run([str(folder / "bin" / "python"), "-m", "pip", "list", "--format=freeze"],
-                            check=True, capture_output=True, text=True).stdout.split()
+    listed = subprocess.run(
+        [str(folder / "bin" / "python"), "-m", "pip", "list", "--format=freeze"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
     return seconds, size, len(listed)
 
 
@@ -49,12 +60,16 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:
         source = source_copy(Path(directory) / "source")
-        results = {name: install(Path(directory) / name, target, source, args.smoke)
-                   for name, target in (("make plan (package)", "."), ("make test (dev extras)", ".[dev]"))}
+        results = {
+            name: install(Path(directory) / name, target, source, args.smoke)
+            for name, target in (("make plan (package)", "."), ("make test (dev extras)", ".[dev]"))
+        }
     for name, (seconds, size, count) in results.items():
         print(f"{name:<24} {seconds:7.1f} s  {size / 2**20:7.0f} MiB  {count:4d} distributions")
     (plan_s, plan_size, _), (test_s, test_size, _) = results.values()
-    print(f"the main job installs in {plan_s / test_s:.2f}x the time and {plan_size / test_size:.2f}x the disk of the tests' venv")
+    print(
+        f"the main job installs in {plan_s / test_s:.2f}x the time and {plan_size / test_size:.2f}x the disk of the tests' venv"
+    )
     return 0
 
 

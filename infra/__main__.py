@@ -1,6 +1,6 @@
 """seedance-gpu: GPU training and inference on EKS. Run with `pulumi up` or `seedance plan`."""
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pulumi
@@ -8,35 +8,36 @@ import pulumi_aws as aws
 from pulumi.runtime.mocks import MockMonitor
 from pulumi.runtime.settings import get_monitor
 
-from components.pricing.live import LivePriceSource
-from components.cost.breaker import BudgetBreaker
-from components.cost.budget import BudgetAlerts
-from components.cluster.cluster import Cluster
 from components.cluster.autoscaler import ClusterAutoscaler
+from components.cluster.cluster import Cluster
 from components.cluster.config import rebalance_summary
 from components.cluster.descheduler import Descheduler
-from components.encryption.stack_key import StackKey
+from components.compute.block_expiry import CapacityBlockExpiry
 from components.compute.config import helm_device_plugin_sharing
 from components.compute.gpu_node_group import GpuNodeGroup
 from components.compute.node_identity import PoolIdentity
-from components.serving.model_repository import ModelRepository
-from components.serving.publishing import publisher_role_name
-from components.network.vpc import Network
-from components.network.endpoints import PrivateEndpoints
-from components.compute.block_expiry import CapacityBlockExpiry
 from components.compute.spot_interruptions import SpotInterruptionHandling
-from components.storage.storage_classes import CheckpointStorage, LocalStorage, VolumeGuard
-from components.monitoring.config import NAMESPACE as MONITORING_NAMESPACE, PROMETHEUS_SERVER_LABELS
+from components.cost.breaker import BudgetBreaker
+from components.cost.budget import BudgetAlerts
+from components.encryption.stack_key import StackKey
+from components.monitoring.config import NAMESPACE as MONITORING_NAMESPACE
+from components.monitoring.config import PROMETHEUS_SERVER_LABELS
 from components.monitoring.dashboards import ServedSet
 from components.monitoring.metrics_pipeline import CostMonitoring, MetricsPipeline
+from components.network.endpoints import PrivateEndpoints
+from components.network.vpc import Network
+from components.pricing.live import LivePriceSource
+from components.serving.model_repository import ModelRepository
+from components.serving.publishing import publisher_role_name
 from components.serving.triton import TritonServing
-from components.tenancy.tenants import TenantCostLabels, TenantGuards, TenantSpace
-from components.stack.config import check_stack_env
-from components.stack.program import config_errors_as_run_errors, load_from_pulumi
 from components.stack.capacity import RunMode
+from components.stack.config import check_stack_env
 from components.stack.contract import platform_contract
 from components.stack.derivation import derive, stack_reports
 from components.stack.placeholders import refuse_placeholders
+from components.stack.program import config_errors_as_run_errors, load_from_pulumi
+from components.storage.storage_classes import CheckpointStorage, LocalStorage, VolumeGuard
+from components.tenancy.tenants import TenantCostLabels, TenantGuards, TenantSpace
 
 STACKS_DIR = Path(__file__).resolve().parent.parent / "stacks"
 
@@ -45,15 +46,22 @@ with config_errors_as_run_errors():
     config = load_from_pulumi()
     check_stack_env(config, pulumi.get_stack())
     # Availability zones only: an opted-in Local or Wavelength Zone takes neither EKS control-plane subnets nor NAT.
-    available = aws.get_availability_zones(state="available", filters=[
-        aws.GetAvailabilityZonesFilterArgs(name="zone-type", values=["availability-zone"])])
+    available = aws.get_availability_zones(
+        state="available", filters=[aws.GetAvailabilityZonesFilterArgs(name="zone-type", values=["availability-zone"])]
+    )
     zones = config.usable_zones(dict(zip(available.names, available.zone_ids)))
     # Under Pulumi's mock runtime (`seedance plan`, tests) there is no cloud to ask: prices come from the snapshot.
     offline = isinstance(get_monitor(), MockMonitor)
     if not offline:
         refuse_placeholders(config)  # an offline plan lists them instead
-    derived = derive(config, pulumi.get_stack(), zones, STACKS_DIR, datetime.now(timezone.utc),
-                     RunMode.offline_plan() if offline else RunMode(live=LivePriceSource()))
+    derived = derive(
+        config,
+        pulumi.get_stack(),
+        zones,
+        STACKS_DIR,
+        datetime.now(UTC),
+        RunMode.offline_plan() if offline else RunMode(live=LivePriceSource()),
+    )
 capacity = derived.capacity
 tags = config.resource_tags
 name = config.cluster_name
@@ -67,14 +75,31 @@ model_bucket = config.model_bucket_name(identity.account_id)
 
 key = StackKey(name, region=config.region, tags=tags)
 # Each served prefix is written by its set's publisher role only (the role TritonServing creates).
-publishers = {prefix: [f"arn:{partition}:iam::{identity.account_id}:role/"
-                       f"{publisher_role_name(config.serving_component(serving))}"]
-              for serving in config.serving for prefix in serving.prefixes}
-models = ModelRepository(f"{name}-models", bucket_name=model_bucket, kms_key_arn=key.key_arn, tags=tags,
-                         publishers=publishers,
-                         administrators=[deployer_arn, *config.cluster.break_glass_principal_arns])
-network = Network(name, config.network, zones=zones, cluster_name=name, kms_key_arn=key.key_arn, tags=tags,
-                  nat_gb_month=derived.nat_gb_per_gateway, deployer_cidrs=config.cluster.deployer_cidrs)
+publishers = {
+    prefix: [
+        f"arn:{partition}:iam::{identity.account_id}:role/{publisher_role_name(config.serving_component(serving))}"
+    ]
+    for serving in config.serving
+    for prefix in serving.prefixes
+}
+models = ModelRepository(
+    f"{name}-models",
+    bucket_name=model_bucket,
+    kms_key_arn=key.key_arn,
+    tags=tags,
+    publishers=publishers,
+    administrators=[deployer_arn, *config.cluster.break_glass_principal_arns],
+)
+network = Network(
+    name,
+    config.network,
+    zones=zones,
+    cluster_name=name,
+    kms_key_arn=key.key_arn,
+    tags=tags,
+    nat_gb_month=derived.nat_gb_per_gateway,
+    deployer_cidrs=config.cluster.deployer_cidrs,
+)
 endpoints = PrivateEndpoints(
     f"{name}-endpoints",
     config.endpoints_with_tenants,
@@ -109,7 +134,7 @@ node_groups = {
         kubernetes_version=config.cluster.kubernetes_version,
         join=cluster.join,
         # Subnets in zone order: a single-zone group launches in the first, where checkpoint volumes live.
-        subnet_ids=network.private_subnet_ids.apply(lambda ids, group=group: ids[:len(group.launch_zones(zones))]),
+        subnet_ids=network.private_subnet_ids.apply(lambda ids, group=group: ids[: len(group.launch_zones(zones))]),
         node_security_group_id=cluster.node_security_group_id,
         kms_key_arn=key.key_arn,
         tags=tags,
@@ -143,13 +168,23 @@ if config.storage.checkpoints is not None:
         csi_driver=cluster.ebs_csi_addon,
         tags=tags,
     )
-    checkpoint_claims = [{"name": claim, "namespace": config.storage.checkpoints.namespace, "zone": zones[0],
-                          "size_gib": derived.checkpoint.chosen.size_gib,
-                          "node_group": config.storage.checkpoints.node_group} for claim in checkpoints.claim_names]
+    checkpoint_claims = [
+        {
+            "name": claim,
+            "namespace": config.storage.checkpoints.namespace,
+            "zone": zones[0],
+            "size_gib": derived.checkpoint.chosen.size_gib,
+            "node_group": config.storage.checkpoints.node_group,
+        }
+        for claim in checkpoints.claim_names
+    ]
 if config.local_storage_groups:
     LocalStorage(f"{name}-local-nvme", config.storage.local, zones=zones, provider=cluster.provider, tags=tags)
-VolumeGuard(f"{name}-volume-guard", provider=cluster.provider,
-            local_namespace=config.storage.local.namespace if config.local_storage_groups else None)
+VolumeGuard(
+    f"{name}-volume-guard",
+    provider=cluster.provider,
+    local_namespace=config.storage.local.namespace if config.local_storage_groups else None,
+)
 budget = BudgetAlerts(
     f"{name}-budget",
     monthly_usd=config.budget.monthly_usd,
@@ -161,19 +196,36 @@ budget = BudgetAlerts(
     tags=tags,
 )
 # The budget's alerts act by themselves: 85 % stops experiments growing, 95 % moves dev/staging to spot.
-BudgetBreaker(f"{name}-breaker", stack=pulumi.get_stack(), env=config.env, cluster_name=name,
-              budget_name=budget.budget_name, topic_arn=budget.topic_arn, kms_key_arn=key.key_arn, partition=partition,
-              region=config.region, account_id=identity.account_id,
-              node_role_arns=[group.node_role_arn for group in node_groups.values()],
-              template_arns=[group.template_arn for group in node_groups.values()], tags=tags)
+BudgetBreaker(
+    f"{name}-breaker",
+    stack=pulumi.get_stack(),
+    env=config.env,
+    cluster_name=name,
+    budget_name=budget.budget_name,
+    topic_arn=budget.topic_arn,
+    kms_key_arn=key.key_arn,
+    partition=partition,
+    region=config.region,
+    account_id=identity.account_id,
+    node_role_arns=[group.node_role_arn for group in node_groups.values()],
+    template_arns=[group.template_arn for group in node_groups.values()],
+    tags=tags,
+)
 # A block's expiration warning drains its group at once, should the scheduled drain not have emptied it.
 if blocked := [group for group in config.gpu_node_groups if group.capacity_blocks]:
-    CapacityBlockExpiry(f"{name}-block-expiry", cluster_name=name,
-                        reservation_ids=[block.reservation_id for group in blocked for block in group.capacity_blocks],
-                        partition=partition, region=config.region, account_id=identity.account_id,
-                        template_arns=[arn for group in blocked for arn in node_groups[group.name].block_template_arns],
-                        node_role_arns=[node_groups[group.name].node_role_arn for group in blocked],
-                        alert_topic_arn=budget.topic_arn, kms_key_arn=key.key_arn, tags=tags)
+    CapacityBlockExpiry(
+        f"{name}-block-expiry",
+        cluster_name=name,
+        reservation_ids=[block.reservation_id for group in blocked for block in group.capacity_blocks],
+        partition=partition,
+        region=config.region,
+        account_id=identity.account_id,
+        template_arns=[arn for group in blocked for arn in node_groups[group.name].block_template_arns],
+        node_role_arns=[node_groups[group.name].node_role_arn for group in blocked],
+        alert_topic_arn=budget.topic_arn,
+        kms_key_arn=key.key_arn,
+        tags=tags,
+    )
 triton = {
     serving.name: TritonServing(
         config.serving_component(serving),
@@ -199,31 +251,59 @@ if config.tenants:
     TenantCostLabels(f"{name}-tenant-cost-labels", provider=cluster.provider)
     guards = TenantGuards(f"{name}-tenant-guards", provider=cluster.provider)
 for tenant in config.tenants:
-    TenantSpace(f"{name}-tenant-{tenant.name}", tenant, triton_namespaces=config.client_sets(tenant),
-                observed_namespaces=[s.namespace for s in config.serving if s.name in tenant.publishes],
-                pools=config.tenant_pools(tenant), cluster_name=cluster.name, provider=cluster.provider, tags=tags,
-                opts=pulumi.ResourceOptions(depends_on=[*cluster.priority_classes, guards,
-                                                        *(triton[s] for s in tenant.publishes)]))
+    TenantSpace(
+        f"{name}-tenant-{tenant.name}",
+        tenant,
+        triton_namespaces=config.client_sets(tenant),
+        observed_namespaces=[s.namespace for s in config.serving if s.name in tenant.publishes],
+        pools=config.tenant_pools(tenant),
+        cluster_name=cluster.name,
+        provider=cluster.provider,
+        tags=tags,
+        opts=pulumi.ResourceOptions(
+            depends_on=[*cluster.priority_classes, guards, *(triton[s] for s in tenant.publishes)]
+        ),
+    )
 if config.scheduling.descheduler:
-    Descheduler(f"{name}-descheduler", config.scheduling, kubernetes_version=config.cluster.kubernetes_version,
-                provider=cluster.provider, tags=tags,
-                training_namespaces=[config.storage.checkpoints.namespace] if config.storage.checkpoints else [])
+    Descheduler(
+        f"{name}-descheduler",
+        config.scheduling,
+        kubernetes_version=config.cluster.kubernetes_version,
+        provider=cluster.provider,
+        tags=tags,
+        training_namespaces=[config.storage.checkpoints.namespace] if config.storage.checkpoints else [],
+    )
 # Every stack: the HPAs' metrics, and GPU utilisation per pod for people.
-MetricsPipeline(f"{name}-metrics", config.monitoring,
-                vpc_cidr=config.network.vpc_cidr, api_service_ip=config.cluster.api_service_ip,
-                provider=cluster.provider, cost=CostMonitoring(
-                    cluster_name=name, monthly_budget_usd=config.budget.monthly_usd,
-                    rebalance=rebalance_summary(config.scheduling), rates=derived.cost_rates,
-                    served=tuple(ServedSet(s.namespace, s.requests_per_second_target) for s in config.serving),
-                    planned_spot_share={g: p.max_spot_share for g, p in capacity.plans.items()},
-                    series=derived.series, alert_topic_arn=budget.topic_arn, kms_key_arn=key.key_arn,
-                    oidc_provider_arn=cluster.oidc_provider_arn, oidc_issuer_url=cluster.oidc_issuer_url,
-                    region=config.region, tags=tags), csi_driver=cluster.ebs_csi_addon)
+MetricsPipeline(
+    f"{name}-metrics",
+    config.monitoring,
+    vpc_cidr=config.network.vpc_cidr,
+    api_service_ip=config.cluster.api_service_ip,
+    provider=cluster.provider,
+    cost=CostMonitoring(
+        cluster_name=name,
+        monthly_budget_usd=config.budget.monthly_usd,
+        rebalance=rebalance_summary(config.scheduling),
+        rates=derived.cost_rates,
+        served=tuple(ServedSet(s.namespace, s.requests_per_second_target) for s in config.serving),
+        planned_spot_share={g: p.max_spot_share for g, p in capacity.plans.items()},
+        series=derived.series,
+        alert_topic_arn=budget.topic_arn,
+        kms_key_arn=key.key_arn,
+        oidc_provider_arn=cluster.oidc_provider_arn,
+        oidc_issuer_url=cluster.oidc_issuer_url,
+        region=config.region,
+        tags=tags,
+    ),
+    csi_driver=cluster.ebs_csi_addon,
+)
 if node_groups:
     # A kubelet may label and taint its Node only as the pool its IAM role belongs to.
-    PoolIdentity(f"{name}-pool-identity",
-                 {group.name: (node_groups[group.name].node_role_arn, group.workload_class)
-                  for group in config.gpu_node_groups}, provider=cluster.provider)
+    PoolIdentity(
+        f"{name}-pool-identity",
+        {group.name: (node_groups[group.name].node_role_arn, group.workload_class) for group in config.gpu_node_groups},
+        provider=cluster.provider,
+    )
     SpotInterruptionHandling(
         f"{name}-interruptions",
         region=config.region,
@@ -236,19 +316,23 @@ if node_groups:
     )
 
 # Exactly the platform contract, so application teams can rely on every field.
-contract = platform_contract(config, derived, {
-    "vpc_id": network.vpc_id,
-    "private_subnet_ids": network.private_subnet_ids,
-    "cluster_name": cluster.name,
-    "cluster_endpoint": cluster.endpoint,
-    "kubeconfig": cluster.kubeconfig,
-    "oidc_provider_arn": cluster.oidc_provider_arn,
-    "kms_key_arn": key.key_arn,
-    "model_repository_bucket": models.bucket_name,
-    "triton_endpoints": {serving_name: serving.endpoints for serving_name, serving in triton.items()},
-    "endpoint_ids": endpoints.endpoint_ids,
-    "reports": stack_reports(config, pulumi.get_stack(), derived, {g: n.asg_name for g, n in node_groups.items()}),
-    "checkpoint_claims": checkpoint_claims,
-})
+contract = platform_contract(
+    config,
+    derived,
+    {
+        "vpc_id": network.vpc_id,
+        "private_subnet_ids": network.private_subnet_ids,
+        "cluster_name": cluster.name,
+        "cluster_endpoint": cluster.endpoint,
+        "kubeconfig": cluster.kubeconfig,
+        "oidc_provider_arn": cluster.oidc_provider_arn,
+        "kms_key_arn": key.key_arn,
+        "model_repository_bucket": models.bucket_name,
+        "triton_endpoints": {serving_name: serving.endpoints for serving_name, serving in triton.items()},
+        "endpoint_ids": endpoints.endpoint_ids,
+        "reports": stack_reports(config, pulumi.get_stack(), derived, {g: n.asg_name for g, n in node_groups.items()}),
+        "checkpoint_claims": checkpoint_claims,
+    },
+)
 for output_name, value in contract.items():
     pulumi.export(output_name, value)

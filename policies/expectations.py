@@ -8,22 +8,26 @@ from typing import Any
 
 from components.cluster.config import PRINCIPAL_LISTS
 from components.compute.device_plugin import NAMESPACE as DEVICE_PLUGIN_NAMESPACE
-from components.monitoring.config import GPU_AGENTS_NAMESPACE, NAMESPACE as MONITORING_NAMESPACE
+from components.monitoring.config import GPU_AGENTS_NAMESPACE
+from components.monitoring.config import NAMESPACE as MONITORING_NAMESPACE
 from components.monitoring.grafana import NAMESPACE as GRAFANA_NAMESPACE
 from components.monitoring.opencost import NAMESPACE as OPENCOST_NAMESPACE
 from components.serving.publishing import publisher_role_name
 from components.stack.config import StackConfig
-from components.storage.manifests import persistent_volume_policy, provisioner_user
-from components.tenancy.manifests import tenant_cost_label_policy, tenant_guard_policies, tenant_pod_policy
 from components.storage.config import LocalStorageConfig
-from components.storage.manifests import LOCAL_DISKS_DIR, PROVISIONER_NAME
+from components.storage.manifests import LOCAL_DISKS_DIR, PROVISIONER_NAME, persistent_volume_policy, provisioner_user
+from components.tenancy.manifests import tenant_cost_label_policy, tenant_guard_policies, tenant_pod_policy
 
 # The Pod Security level of each namespace the platform itself runs, whatever the stack: node agents that
 # need the host get their own namespace at privileged; kube-system holds the API server's add-ons at
 # baseline (it enforces nothing itself: the gate does).
 PLATFORM_NAMESPACE_LEVELS = {
-    "kube-system": "baseline", DEVICE_PLUGIN_NAMESPACE: "privileged", GPU_AGENTS_NAMESPACE: "privileged",
-    MONITORING_NAMESPACE: "baseline", OPENCOST_NAMESPACE: "restricted", GRAFANA_NAMESPACE: "restricted",
+    "kube-system": "baseline",
+    DEVICE_PLUGIN_NAMESPACE: "privileged",
+    GPU_AGENTS_NAMESPACE: "privileged",
+    MONITORING_NAMESPACE: "baseline",
+    OPENCOST_NAMESPACE: "restricted",
+    GRAFANA_NAMESPACE: "restricted",
 }
 
 
@@ -62,8 +66,11 @@ def publisher_principals(config: StackConfig) -> list[str]:
 
 def publisher_prefixes(config: StackConfig) -> list[dict[str, Any]]:
     """Each served prefix and the names of the publisher roles that alone may write it."""
-    return [{"prefix": prefix, "publisher_roles": [publisher_role_name(config.serving_component(serving))]}
-            for serving in config.serving for prefix in serving.prefixes]
+    return [
+        {"prefix": prefix, "publisher_roles": [publisher_role_name(config.serving_component(serving))]}
+        for serving in config.serving
+        for prefix in serving.prefixes
+    ]
 
 
 def guard_expectations(config: StackConfig) -> dict[str, Any]:
@@ -73,12 +80,16 @@ def guard_expectations(config: StackConfig) -> dict[str, Any]:
     built = [*persistent_volume_policy(provisioner_user(local) if local else None)]
     if config.tenants:
         built += [*tenant_cost_label_policy(), *tenant_guard_policies()]
-        built += [manifest for tenant in config.tenants
-                  for manifest in tenant_pod_policy(tenant, config.tenant_pools(tenant))]
+        built += [
+            manifest for tenant in config.tenants for manifest in tenant_pod_policy(tenant, config.tenant_pools(tenant))
+        ]
     guards = [m for m in built if m["kind"] == "ValidatingAdmissionPolicy"]
-    return {"required_policies": [guard["metadata"]["name"] for guard in guards],
-            "required_specs": {guard["metadata"]["name"]: {key: guard["spec"].get(key) for key in GUARD_KEYS}
-                               for guard in guards}}
+    return {
+        "required_policies": [guard["metadata"]["name"] for guard in guards],
+        "required_specs": {
+            guard["metadata"]["name"]: {key: guard["spec"].get(key) for key in GUARD_KEYS} for guard in guards
+        },
+    }
 
 
 # What decides which requests a ValidatingAdmissionPolicy sees (the binding's matchResources narrows it more)
@@ -91,35 +102,53 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
     group_classes = {"group_classes": {group.name: group.workload_class for group in config.gpu_node_groups}}
     budget = {"monthly_budget_usd": config.budget.monthly_usd, "basis": config.budget.basis, **regional}
     return {
-        "budget-monthly-cost-limit": budget, "budget-monthly-cost-warn-near-budget": budget,
-        "aws-ebs-volume-disallow-gp2-io1": regional, "aws-ebs-volume-flag-overprovisioned-io2": regional,
+        "budget-monthly-cost-limit": budget,
+        "budget-monthly-cost-warn-near-budget": budget,
+        "aws-ebs-volume-disallow-gp2-io1": regional,
+        "aws-ebs-volume-flag-overprovisioned-io2": regional,
         "kubernetes-claim-flag-costly-volume": regional,
         # The roles it names are trusted by their exact ARN; their accounts are not home as a whole.
         "aws-iam-policy-disallow-public-principal": {"home_principals": named_principals(config)},
         "kubernetes-pod-enforce-pod-security-standards": {
-            "namespace_levels": namespace_levels(config), "default_level": "restricted",
+            "namespace_levels": namespace_levels(config),
+            "default_level": "restricted",
             "exemptions": platform_exemptions(config.storage.local.namespace),
-            "non_root_namespaces": [serving.namespace for serving in config.serving]},
-        "kubernetes-namespace-require-pod-security-level": {"namespace_levels": namespace_levels(config),
-                                                            "default_level": "restricted"},
+            "non_root_namespaces": [serving.namespace for serving in config.serving],
+        },
+        "kubernetes-namespace-require-pod-security-level": {
+            "namespace_levels": namespace_levels(config),
+            "default_level": "restricted",
+        },
         "kubernetes-admission-binding-require-deny": guard_expectations(config),
-        "aws-autoscaling-group-limit-spot-share": {**group_classes, "capacity_blocks": [
-            block.reservation_id for group in config.gpu_node_groups for block in group.capacity_blocks]},
+        "aws-autoscaling-group-limit-spot-share": {
+            **group_classes,
+            "capacity_blocks": [
+                block.reservation_id for group in config.gpu_node_groups for block in group.capacity_blocks
+            ],
+        },
         "aws-autoscaling-group-require-on-demand-baseline": group_classes,
         "kubernetes-rbac-binding-disallow-escalating-roles": {
-            "tenant_namespaces": [name for tenant in config.tenants for name in tenant.namespace_names]},
+            "tenant_namespaces": [name for tenant in config.tenants for name in tenant.namespace_names]
+        },
         "kubernetes-deployment-require-triton-model-control": {
-            "namespace_modes": {serving.namespace: [serving.model_control_mode] for serving in config.serving}},
+            "namespace_modes": {serving.namespace: [serving.model_control_mode] for serving in config.serving}
+        },
         "aws-eks-access-restrict-admin-policies": {
             "tenant_principals": {arn: tenant.name for tenant in config.tenants for arn in tenant.principal_arns},
             "admin_principals": config.cluster.admin_principal_arns,
-            "viewer_principals": config.cluster.viewer_principal_arns, "from_stack_config": True,
+            "viewer_principals": config.cluster.viewer_principal_arns,
+            "from_stack_config": True,
             "publisher_principals": publisher_principals(config),
-            "cluster_admin_principals": [*config.cluster.break_glass_principal_arns,
-                                         *([config.cluster.deployer_role_arn] if config.cluster.deployer_role_arn else [])],
-            "deployer_named": config.cluster.deployer_role_arn is not None},
+            "cluster_admin_principals": [
+                *config.cluster.break_glass_principal_arns,
+                *([config.cluster.deployer_role_arn] if config.cluster.deployer_role_arn else []),
+            ],
+            "deployer_named": config.cluster.deployer_role_arn is not None,
+        },
         "aws-s3-bucket-require-model-publisher-deny": {
-            "bucket_prefix": f"{config.cluster_name}-models-", "prefixes": publisher_prefixes(config)},
+            "bucket_prefix": f"{config.cluster_name}-models-",
+            "prefixes": publisher_prefixes(config),
+        },
     }
 
 
@@ -129,5 +158,6 @@ def team_policy_config(contract: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "kubernetes-tenant-require-contract-fit": {"contracts": [dict(contract)]},
         "kubernetes-claim-flag-costly-volume": {
             "region": contract.get("region") or "us-east-1",
-            "storage_classes": (contract.get("storage_classes") or {}).get("volumes") or {}},
+            "storage_classes": (contract.get("storage_classes") or {}).get("volumes") or {},
+        },
     }

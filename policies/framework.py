@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Literal
+from typing import Any, Literal
 
 from components.plan.resources import PlanResource
 from components.plan.unknowns import UnknownValueError, as_read, preview_message, read_plan
@@ -150,14 +150,19 @@ def resource_findings(rule: Rule, resource: PlanResource, config: Mapping[str, A
     return list(rule.check_resource(as_read(resource), config))
 
 
-def stack_findings(rule: Rule, resources: Sequence[PlanResource],
-                   config: Mapping[str, Any]) -> list[tuple[str | None, str]]:
+def stack_findings(
+    rule: Rule, resources: Sequence[PlanResource], config: Mapping[str, Any]
+) -> list[tuple[str | None, str]]:
     return list(rule.check_stack([as_read(r) for r in resources], config))
 
 
-def run_rules(rules: Sequence[Rule], resources: Sequence[PlanResource], enforcement: Mapping[str, Any],
-              extra_config: Mapping[str, Mapping[str, Any]] | None = None,
-              unknowns: Literal["advisory", "fail"] = "advisory") -> list[Violation]:
+def run_rules(
+    rules: Sequence[Rule],
+    resources: Sequence[PlanResource],
+    enforcement: Mapping[str, Any],
+    extra_config: Mapping[str, Mapping[str, Any]] | None = None,
+    unknowns: Literal["advisory", "fail"] = "advisory",
+) -> list[Violation]:
     """Violations as the engine would report them, including its advisory for a rule that read an
     unknown at preview (the same wording, so both paths say the same). `unknowns="fail"` (prod): a
     mandatory rule that cannot decide fails closed, naming the value it could not read."""
@@ -172,14 +177,25 @@ def run_rules(rules: Sequence[Rule], resources: Sequence[PlanResource], enforcem
 
         def preview_advisory(urn: str | None, error: UnknownValueError) -> Violation:
             closed = unknowns == "fail" and level == "mandatory"
-            return Violation(rule.name, "mandatory" if closed else "advisory", urn,
-                             preview_message(rule.name, PACK_NAME, PACK_VERSION, error)
-                             + ("; this environment fails closed on what it cannot check" if closed else ""),
-                             rule.remediation, kind="preview")
+            return Violation(
+                rule.name,
+                "mandatory" if closed else "advisory",
+                urn,
+                preview_message(rule.name, PACK_NAME, PACK_VERSION, error)
+                + ("; this environment fails closed on what it cannot check" if closed else ""),
+                rule.remediation,
+                kind="preview",
+            )
 
         if rule.check_resource is not None:
-            judged = read if not rule.narrowed else [
-                read[i] for i in sorted(i for token, found in positions.items() if rule.judges(token) for i in found)]
+            judged = (
+                read
+                if not rule.narrowed
+                else [
+                    read[i]
+                    for i in sorted(i for token, found in positions.items() if rule.judges(token) for i in found)
+                ]
+            )
             judge = rule.check_resource
             for resource in judged:
                 try:
@@ -218,8 +234,13 @@ def _resource(args: Any) -> PlanResource:
     engine's links between resources, e.g. a group and its launch template)."""
     depends = [d.urn for d in getattr(args, "dependencies", None) or []]
     depends += [d.urn for ds in (getattr(args, "property_dependencies", None) or {}).values() for d in ds]
-    return PlanResource(urn=args.urn, type=args.resource_type, name=args.name, props=_plain(args.props),
-                        dependencies=tuple(dict.fromkeys(depends)))
+    return PlanResource(
+        urn=args.urn,
+        type=args.resource_type,
+        name=args.name,
+        props=_plain(args.props),
+        dependencies=tuple(dict.fromkeys(depends)),
+    )
 
 
 @contextlib.contextmanager
@@ -244,18 +265,25 @@ def to_crossguard(rule: Rule, enforcement: Mapping[str, Any] | None = None) -> A
     level, defaults = rule_settings(rule, enforcement or {})
     properties = {k: {**v, **({"default": defaults[k]} if k in defaults else {})} for k, v in rule.config.items()}
     schema = sdk.PolicyConfigSchema(properties=properties) if rule.config else None
-    common = dict(description=rule.description, config_schema=schema, severity=sdk.Severity(rule.severity),
-                  remediation_steps=rule.remediation, tags=list(rule.topics),
-                  enforcement_level=sdk.EnforcementLevel(level))
+    common = dict(
+        description=rule.description,
+        config_schema=schema,
+        severity=sdk.Severity(rule.severity),
+        remediation_steps=rule.remediation,
+        tags=list(rule.topics),
+        enforcement_level=sdk.EnforcementLevel(level),
+    )
 
     def configured(args: Any) -> dict:
         return {**defaults, **dict(args.get_config() or {})}
 
     if rule.check_resource is not None:
+
         def validate_resource(args, report_violation):
             with _as_sdk_unknown():
                 for message in resource_findings(rule, _resource(args), configured(args)):
                     report_violation(message, None)
+
         return sdk.ResourceValidationPolicy(name=rule.name, validate=validate_resource, **common)
 
     def validate_stack(args, report_violation):
@@ -263,4 +291,5 @@ def to_crossguard(rule: Rule, enforcement: Mapping[str, Any] | None = None) -> A
         with _as_sdk_unknown():
             for urn, message in stack_findings(rule, resources, configured(args)):
                 report_violation(message, urn)
+
     return sdk.StackValidationPolicy(name=rule.name, validate=validate_stack, **common)

@@ -26,8 +26,9 @@ from pathlib import Path
 from generated_table import write_table
 
 TYPE_TOKEN = re.compile(r'@pulumi\.type_token\("(aws:[^"]+)"\)\s*class (\w+)\(pulumi\.CustomResource\)')
-GETTER = re.compile(r'@pulumi\.getter(?:\(name="(\w+)"\))?\s*(?:@_utilities\.deprecated\(""".*?"""\)\s*)?def (\w+)\(self\)',
-                    re.S)
+GETTER = re.compile(
+    r'@pulumi\.getter(?:\(name="(\w+)"\))?\s*(?:@_utilities\.deprecated\(""".*?"""\)\s*)?def (\w+)\(self\)', re.S
+)
 COMPUTED = re.compile(r'__props__\.__dict__\["(\w+)"\] = None')
 
 
@@ -43,8 +44,10 @@ def resource_classes(sdk: Path) -> dict[str, tuple[str, str]]:
         for match in TYPE_TOKEN.finditer(text):
             start = match.end()
             following = re.search(r"\n(?:@|class )", text[start:])
-            found[match.group(1)] = (text[start:start + following.start()] if following else text[start:],
-                                     match.group(2))
+            found[match.group(1)] = (
+                text[start : start + following.start()] if following else text[start:],
+                match.group(2),
+            )
     return found
 
 
@@ -81,8 +84,11 @@ def main(argv: list[str] | None = None) -> int:
     except SdkChanged as error:
         print(f"generate_computed_outputs: {error}", file=sys.stderr)
         return 2
-    document = {"generated_by": "scripts/generate_computed_outputs.py", "pulumi-aws": args.pulumi_aws_version,
-                "types": types}
+    document = {
+        "generated_by": "scripts/generate_computed_outputs.py",
+        "pulumi-aws": args.pulumi_aws_version,
+        "types": types,
+    }
     return write_table(document, args.out, indent=1)
 
 

@@ -90,8 +90,6 @@ def _skip_string(src: str, i: int) -> int:
     return j
 
 
-
-
 def _brackets(src: str, start: int = 0):
     """(index, character, bracket depth after it) for each character outside strings, from `start`."""
     depth, j = 0, start
@@ -137,7 +135,7 @@ def split_key_value(item: str) -> tuple[str, str] | None:
         elif c in "})]":
             depth -= 1
         elif c == ":" and depth == 0:
-            return item[:j].strip(), item[j + 1:].strip()
+            return item[:j].strip(), item[j + 1 :].strip()
         j += 1
     return None
 
@@ -147,7 +145,7 @@ def literal_fields(expr: str) -> dict[str, str]:
     i = expr.find("{")
     if i < 0:
         return {}
-    body = expr[i + 1:match_close(expr, i)]
+    body = expr[i + 1 : match_close(expr, i)]
     fields = {}
     for item in split_top(body):
         kv = split_key_value(item)
@@ -161,7 +159,7 @@ def literal_items(expr: str) -> list[tuple[str, str]]:
     i = expr.find("{", expr.find("]") + 1 if expr.startswith("map[") else 0)
     if i < 0:
         return []
-    body = expr[i + 1:match_close(expr, i)]
+    body = expr[i + 1 : match_close(expr, i)]
     return [kv for kv in (split_key_value(item) for item in split_top(body)) if kv]
 
 
@@ -177,13 +175,13 @@ _CONST_RE = re.compile(r"^\s*(\w+)\s*(?:\w+\s*)?=\s*\"([^\"]*)\"\s*$", re.M)
 @dataclass
 class Package:
     path: str
-    funcs: dict[str, str] = field(default_factory=dict)     # name -> body text
-    methods: dict[tuple[str, str], str] = field(default_factory=dict)   # (receiver type, name) -> body
-    structs: dict[str, str] = field(default_factory=dict)   # name -> struct body
-    consts: dict[str, str] = field(default_factory=dict)    # name -> string value
-    vars: dict[str, str] = field(default_factory=dict)      # name -> initialiser expression (package vars)
-    texts: dict[str, str] = field(default_factory=dict)     # file name -> comment-stripped text
-    raw: dict[str, str] = field(default_factory=dict)       # file name -> raw text (annotations live in comments)
+    funcs: dict[str, str] = field(default_factory=dict)  # name -> body text
+    methods: dict[tuple[str, str], str] = field(default_factory=dict)  # (receiver type, name) -> body
+    structs: dict[str, str] = field(default_factory=dict)  # name -> struct body
+    consts: dict[str, str] = field(default_factory=dict)  # name -> string value
+    vars: dict[str, str] = field(default_factory=dict)  # name -> initialiser expression (package vars)
+    texts: dict[str, str] = field(default_factory=dict)  # file name -> comment-stripped text
+    raw: dict[str, str] = field(default_factory=dict)  # file name -> raw text (annotations live in comments)
 
 
 def load_package(directory: str) -> Package:
@@ -200,19 +198,19 @@ def load_package(directory: str) -> Package:
             brace = re.compile(r"{\s*\n").search(text, m.end())
             if not brace:
                 continue
-            body = text[brace.start():match_close(text, brace.start()) + 1]
+            body = text[brace.start() : match_close(text, brace.start()) + 1]
             if m.group(1):
                 pkg.methods[(m.group(1), m.group(2))] = body
             else:
                 pkg.funcs.setdefault(m.group(2), body)
         for m in _TYPE_RE.finditer(text):
             start = m.end() - 1
-            pkg.structs[m.group(1)] = text[start:match_close(text, start) + 1]
+            pkg.structs[m.group(1)] = text[start : match_close(text, start) + 1]
         for block in re.finditer(r"^(?:const|var)\s*\(", text, re.M):
             start = block.end() - 1
-            _block_specs(text[start + 1:match_close(text, start)], pkg)
+            _block_specs(text[start + 1 : match_close(text, start)], pkg)
         for c in re.finditer(r"^(?:const|var)\s+(\w+)\s*(?:[\w.*\[\]]+\s*)?=\s*", text, re.M):
-            _add_spec(c.group(1), text[c.end():], pkg)
+            _add_spec(c.group(1), text[c.end() :], pkg)
         # Trees extracted symbol by symbol (one declaration per file, block members without their
         # `var (`/`const (` line) leave bare `name = value` lines after the imports.
         body = re.sub(r"^package\s+\w+\s*|^import\s*\([^)]*\)|^import\s+\S+", "", text, flags=re.M).strip()
@@ -224,7 +222,7 @@ def load_package(directory: str) -> Package:
 def _block_specs(block: str, pkg: Package) -> None:
     """`name = value` specs of a var/const block (one level of indentation)."""
     for c in re.finditer(r"^\s{0,8}(\w+)\s*(?:[\w.*\[\]]+\s*)?=\s*", block, re.M):
-        _add_spec(c.group(1), block[c.end():], pkg)
+        _add_spec(c.group(1), block[c.end() :], pkg)
 
 
 def _add_spec(name: str, rest: str, pkg: Package) -> None:
@@ -232,10 +230,10 @@ def _add_spec(name: str, rest: str, pkg: Package) -> None:
     if string:
         pkg.consts.setdefault(name, string.group(1))
         return
-    brace = re.match(r"[^\n{(]*[{(]", rest)       # a composite literal or call on the same line
+    brace = re.match(r"[^\n{(]*[{(]", rest)  # a composite literal or call on the same line
     if brace:
         end = match_close(rest, brace.end() - 1)
-        pkg.vars.setdefault(name, rest[:end + 1])
+        pkg.vars.setdefault(name, rest[: end + 1])
     return pkg
 
 
@@ -250,23 +248,60 @@ def load_names(source: str) -> dict[str, str]:
 
 
 # Fallback for a tree without names/: AttrKMSKeyID -> kms_key_id. Acronyms are matched greedily.
-_ACRONYMS = sorted(["ARNs", "ARN", "AWS", "CIDR", "DNS", "EC2", "IDs", "ID", "IAM", "IPv4", "IPv6", "IP", "KMS",
-                    "S3", "SNS", "SQS", "URL", "URI", "VPC", "JSON", "TLS", "SSL", "HTTPS", "HTTP", "API", "ACL",
-                    "AZ", "EBS", "ECS", "EKS", "MFA", "OIDC", "TTL", "XML"], key=len, reverse=True)
+_ACRONYMS = sorted(
+    [
+        "ARNs",
+        "ARN",
+        "AWS",
+        "CIDR",
+        "DNS",
+        "EC2",
+        "IDs",
+        "ID",
+        "IAM",
+        "IPv4",
+        "IPv6",
+        "IP",
+        "KMS",
+        "S3",
+        "SNS",
+        "SQS",
+        "URL",
+        "URI",
+        "VPC",
+        "JSON",
+        "TLS",
+        "SSL",
+        "HTTPS",
+        "HTTP",
+        "API",
+        "ACL",
+        "AZ",
+        "EBS",
+        "ECS",
+        "EKS",
+        "MFA",
+        "OIDC",
+        "TTL",
+        "XML",
+    ],
+    key=len,
+    reverse=True,
+)
 
 
 def attr_const_to_snake(name: str) -> str:
-    words, s = [], name[len("Attr"):] if name.startswith("Attr") else name
+    words, s = [], name[len("Attr") :] if name.startswith("Attr") else name
     while s:
         for a in _ACRONYMS:
             if s.startswith(a) and (len(s) == len(a) or not s[len(a)].islower()):
                 words.append(a.lower())
-                s = s[len(a):]
+                s = s[len(a) :]
                 break
         else:
             m = re.match(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])|.", s)
             words.append(m.group(0).lower())
-            s = s[m.end():]
+            s = s[m.end() :]
     return "_".join(words)
 
 
@@ -329,7 +364,7 @@ class Source:
                     continue
                 for m in re.finditer(r"TypeName:\s*" + re.escape(quoted), text):
                     start = text.rfind("{", 0, m.start())
-                    element = text[start:match_close(text, start) + 1]
+                    element = text[start : match_close(text, start) + 1]
                     factory = re.search(r"Factory:\s*(\w+)", element)
                     if factory:
                         regional = "Region:" in element and "RegionDisabled" not in element
@@ -373,7 +408,7 @@ class Walker:
         if key.startswith('"'):
             return key.strip('"')
         if key.startswith("names."):
-            const = key[len("names."):]
+            const = key[len("names.") :]
             return self.src.names.get(const) or attr_const_to_snake(const)
         if key in self.pkg.consts:
             return self.pkg.consts[key]
@@ -388,11 +423,11 @@ class Walker:
         m = re.search(r"\breturn\s+", body)
         if not m:
             return None
-        rest = body[m.end():]
+        rest = body[m.end() :]
         brace = re.search(r"[{(]", rest)
         if not brace:
             return None
-        return rest[:match_close(rest, brace.start()) + 1]
+        return rest[: match_close(rest, brace.start()) + 1]
 
     def local_call(self, expr: str) -> str | None:
         """`fooSchema()` or `fooSchema` naming a function of this package -> the expression it returns."""
@@ -422,9 +457,9 @@ class Walker:
         expr = expr.strip()
         if expr.startswith("func()"):
             # SchemaFunc: func() map[string]*schema.Schema { return map[...]...{...} }
-            body = expr[expr.find("{", expr.find("Schema")):]
+            body = expr[expr.find("{", expr.find("Schema")) :]
             m = re.search(r"\breturn\s+", body)
-            expr = body[m.end():] if m else ""
+            expr = body[m.end() :] if m else ""
         clone = re.fullmatch(r"maps\.Clone\((\w+)\)", expr)
         if clone:
             expr = clone.group(1)
@@ -445,7 +480,7 @@ class Walker:
         value = value.strip()
         if not (value.startswith("{") or value.startswith("&schema.Schema")):
             resolved = self.local_call(value)
-            if resolved is None:   # another package's helper (tftags.TagsSchema(), ...): not force-new
+            if resolved is None:  # another package's helper (tftags.TagsSchema(), ...): not force-new
                 return
             value = resolved
         f = literal_fields(value)
@@ -454,7 +489,7 @@ class Walker:
         is_input = f.get("Optional") == "true" or f.get("Required") == "true"
         if f.get("ForceNew") == "true" and is_input:
             self.result.paths.add(path)
-            return                       # the whole block replaces: its children add nothing
+            return  # the whole block replaces: its children add nothing
         elem = f.get("Elem", "").strip()
         if elem and not re.match(r"&?schema\.Schema\s*{", elem):
             self.sdk_resource(elem, path + ".")
@@ -465,7 +500,7 @@ class Walker:
         for text in texts:
             for m in re.finditer(r"(?:ForceNewIfChange(?:Value)?|\.ForceNew)\(\s*([\w.\"]+)", text):
                 name = self.key_name(m.group(1))
-                if name:   # "compute_config.0.node_role_arn" -> "computeConfig.nodeRoleArn"
+                if name:  # "compute_config.0.node_role_arn" -> "computeConfig.nodeRoleArn"
                     self.result.conditional.add(".".join(camel(p) for p in name.split(".") if not p.isdigit()))
 
     # -- framework
@@ -483,7 +518,7 @@ class Walker:
         if not s:
             self.result.warnings.append(f"{m.group(1)}: Schema is not a literal")
             return
-        self.fw_object(schema_body[s.start():match_close(schema_body, s.end() - 1) + 1], "")
+        self.fw_object(schema_body[s.start() : match_close(schema_body, s.end() - 1) + 1], "")
 
     def schema_method(self, type_name: str, depth: int = 0) -> str | None:
         if (type_name, "Schema") in self.pkg.methods:
@@ -514,12 +549,15 @@ class Walker:
         if not value.startswith("schema."):
             resolved = self.local_call(value)
             if resolved is None or not resolved.startswith("schema."):
-                return              # framework.IDAttribute(), tftags.TagsAttribute(), ...: not replacing
+                return  # framework.IDAttribute(), tftags.TagsAttribute(), ...: not replacing
             value = resolved
-        kind = value[len("schema."):value.find("{")].strip()
+        kind = value[len("schema.") : value.find("{")].strip()
         f = literal_fields(value)
-        single = kind.startswith("Single") or "SizeAtMost(1)" in f.get("Validators", "") or \
-            "SizeBetween(0, 1)" in f.get("Validators", "")
+        single = (
+            kind.startswith("Single")
+            or "SizeAtMost(1)" in f.get("Validators", "")
+            or "SizeBetween(0, 1)" in f.get("Validators", "")
+        )
         is_list = kind.startswith(("List", "Set")) and not single
         path = prefix + (plural(camel(name)) if is_list else camel(name))
         modifiers = f.get("PlanModifiers", "")
@@ -553,7 +591,7 @@ def sdk_properties(sdk_dir: str, token: str) -> set[str] | None:
         with open(os.path.join(d, name), encoding="utf-8") as f:
             text = f.read()
         if not re.search(r"__init__\(\s*'" + re.escape(token) + r"',\s*resource_name", text):
-            continue   # (v2 classes mention the new token as an alias)
+            continue  # (v2 classes mention the new token as an alias)
         props = set()
         for m in re.finditer(r'@pulumi\.getter(?:\(name="(\w+)"\))?\s*\n(?:\s*@.*\n)*\s*def (\w+)\(', text):
             props.add(m.group(1) or m.group(2))
@@ -566,8 +604,11 @@ def fix_names(paths: set[str], props: set[str], warnings: list[str]) -> set[str]
     for p in paths:
         head, dot, rest = p.partition(".")
         if head not in props:
-            for alt in (plural(head), head[:-1] if head.endswith("s") else None,
-                        head[:-3] + "y" if head.endswith("ies") else None):
+            for alt in (
+                plural(head),
+                head[:-1] if head.endswith("s") else None,
+                head[:-3] + "y" if head.endswith("ies") else None,
+            ):
                 if alt and alt in props:
                     warnings.append(f"{head} -> {alt} (named so in the Pulumi SDK)")
                     head = alt
@@ -605,8 +646,9 @@ def rename(paths: set[str], renames: dict[str, str]) -> set[str]:
 
 def source_commit(root: str) -> str:
     try:
-        return subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True,
-                              check=True).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 

@@ -27,11 +27,14 @@ import json
 import re
 import sys
 from pathlib import Path
-
-from generated_table import write_table
 from typing import Any
 
-TOKEN = re.compile(r'\s+|//[^\n]*|/\*.*?\*/|"(?:[^"\\]|\\.)*"|\.\.\.|:=|&&|\|\||[!=]=|[A-Za-z_][A-Za-z0-9_.]*|[{}()\[\],:;+*=!<>&]', re.S)
+from generated_table import write_table
+
+TOKEN = re.compile(
+    r'\s+|//[^\n]*|/\*.*?\*/|"(?:[^"\\]|\\.)*"|\.\.\.|:=|&&|\|\||[!=]=|[A-Za-z_][A-Za-z0-9_.]*|[{}()\[\],:;+*=!<>&]',
+    re.S,
+)
 
 
 class SourceChanged(Exception):
@@ -43,7 +46,7 @@ def tokens(text: str) -> list[str]:
     while at < len(text):
         match = TOKEN.match(text, at)
         if not match:
-            raise SourceChanged(f"unexpected text at offset {at}: {text[at:at + 40]!r}")
+            raise SourceChanged(f"unexpected text at offset {at}: {text[at : at + 40]!r}")
         token = match.group()
         if not (token.isspace() or token.startswith("//") or token.startswith("/*")):
             found.append(token)
@@ -84,8 +87,11 @@ class GoFile:
             elif toks[at] == "func" and toks[at + 1] != "(":
                 name, params_at = toks[at + 1], at + 2
                 params_end = self._matching(params_at)
-                params = [toks[i] for i in range(params_at + 1, params_end)
-                          if toks[i] not in (",", "string", "...") and toks[i - 1] in ("(", ",")]
+                params = [
+                    toks[i]
+                    for i in range(params_at + 1, params_end)
+                    if toks[i] not in (",", "string", "...") and toks[i - 1] in ("(", ",")
+                ]
                 variadic = "..." in toks[params_at:params_end]
                 body_at = params_end + 1
                 while toks[body_at] != "{":
@@ -241,10 +247,15 @@ def table(text: str) -> dict[str, Any]:
     if not method:
         raise SourceChanged("forceNewProperties is not where it was")
     defaults: dict[str, list[str]] = {}
-    for check, kind, flag in (("IsSecret", "Secret", "enableSecretMutable"),
-                              ("IsConfigMap", "ConfigMap", "enableConfigMapMutable")):
-        branch = re.search(rf"clients\.{check}\(obj\) && \(!k\.{flag} \|\| clients\.IsImmutable\(obj\)\) \{{\s*"
-                           r"props = append\(props, properties\{([^}]*)\}\.\.\.\)", method.group())
+    for check, kind, flag in (
+        ("IsSecret", "Secret", "enableSecretMutable"),
+        ("IsConfigMap", "ConfigMap", "enableConfigMapMutable"),
+    ):
+        branch = re.search(
+            rf"clients\.{check}\(obj\) && \(!k\.{flag} \|\| clients\.IsImmutable\(obj\)\) \{{\s*"
+            r"props = append\(props, properties\{([^}]*)\}\.\.\.\)",
+            method.group(),
+        )
         if not branch:
             raise SourceChanged(f"the {kind} branch of forceNewProperties changed")
         defaults[f"core/v1:{kind}"] = sorted(json.loads(s).lstrip(".") for s in re.findall(r'"[^"]*"', branch.group(1)))
@@ -263,8 +274,12 @@ def main(argv: list[str] | None = None) -> int:
     except SourceChanged as error:
         print(f"generate_force_new_kubernetes: {error}", file=sys.stderr)
         return 2
-    document = {"generated_by": "scripts/generate_force_new_kubernetes.py",
-                "pulumi-kubernetes": args.pulumi_kubernetes_version, "source": args.source, **generated}
+    document = {
+        "generated_by": "scripts/generate_force_new_kubernetes.py",
+        "pulumi-kubernetes": args.pulumi_kubernetes_version,
+        "source": args.source,
+        **generated,
+    }
     return write_table(document, args.out, indent=2)
 
 

@@ -28,14 +28,15 @@ import csv
 import json
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from generated_table import write_table
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from components.pricing.prices import ASSUMED_PRICE_MARK  # noqa: E402
+
 SNAPSHOT = ROOT / "components/pricing/data/price_snapshot.json"
 _GENERATED = re.compile(r"^// generated at (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ) for ", re.M)
 _PAIR = re.compile(r'"([a-z0-9-]+\.[a-z0-9-]+)": ([0-9]+\.[0-9]+),?')
@@ -56,7 +57,7 @@ def region_prices(go_source: str, region: str) -> tuple[str, dict[str, float]]:
     except ValueError:
         raise TableError(f"the table has no map for {region}") from None
     prices: dict[str, float] = {}
-    for number, line in enumerate(lines[start + 1:], start + 2):
+    for number, line in enumerate(lines[start + 1 :], start + 2):
         text = line.strip()
         if text == "},":
             return generated.group(1), prices
@@ -64,7 +65,7 @@ def region_prices(go_source: str, region: str) -> tuple[str, dict[str, float]]:
             continue
         pairs = _PAIR.findall(text)
         if _PAIR.sub("", text).strip():
-            raise TableError(f"line {number} is not `\"type\": price` pairs: {text[:80]}")
+            raise TableError(f'line {number} is not `"type": price` pairs: {text[:80]}')
         prices.update((name, float(value)) for name, value in pairs)
     raise TableError(f"{region}'s map is not closed")
 
@@ -84,15 +85,17 @@ def parity_table(csv_text: str) -> dict[str, dict[str, float]]:
     return table
 
 
-def parity_evidence(instance_type: str, region: str, base: str, table: dict[str, dict[str, float]],
-                    table_source: str) -> str:
+def parity_evidence(
+    instance_type: str, region: str, base: str, table: dict[str, dict[str, float]], table_source: str
+) -> str:
     """What the parity table says of pricing `instance_type` in `region` at `base`'s price."""
     theirs, ours = table.get(region, {}).get(instance_type), table.get(base, {}).get(instance_type)
     if theirs is None or ours is None:
         return f"{instance_type} is not in {table_source}: parity unchecked"
     if theirs != ours:
-        raise TableError(f"{table_source} prices {instance_type} at {theirs} in {region} and {ours} in {base}: "
-                         "not assumed equal")
+        raise TableError(
+            f"{table_source} prices {instance_type} at {theirs} in {region} and {ours} in {base}: not assumed equal"
+        )
     return f"{region} and {base} priced it the same in {table_source}"
 
 
@@ -101,8 +104,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--table", type=Path, required=True)
     parser.add_argument("--region", required=True)
     parser.add_argument("--source", required=True, help="the table's repository, commit and path")
-    parser.add_argument("--assumed-in", action="append", default=[], metavar="REGION",
-                        help="also price REGION's listed types at these prices, marked as an assumption")
+    parser.add_argument(
+        "--assumed-in",
+        action="append",
+        default=[],
+        metavar="REGION",
+        help="also price REGION's listed types at these prices, marked as an assumption",
+    )
     parser.add_argument("--parity", type=Path, help="an older licensed table to check the assumption against")
     parser.add_argument("--parity-source", default="", help="the parity table's repository, commit, licence and date")
     parser.add_argument("--snapshot", type=Path, default=SNAPSHOT)
@@ -117,11 +125,18 @@ def main(argv: list[str] | None = None) -> int:
         _write(document, args.region, prices, generated_at, lambda _: source)
         parity = parity_table(args.parity.read_text()) if args.parity else None
         for region in args.assumed_in:
+
             def assumed_source(instance_type: str, region: str = region) -> str:
-                evidence = f"; {parity_evidence(instance_type, region, args.region, parity, args.parity_source)}" \
-                    if parity is not None else ""
-                return (f"assumed equal to {args.region}'s price, {ASSUMED_PRICE_MARK} (no licensed table of "
-                        f"{region}'s current prices found{evidence}): {source}")
+                evidence = (
+                    f"; {parity_evidence(instance_type, region, args.region, parity, args.parity_source)}"
+                    if parity is not None
+                    else ""
+                )
+                return (
+                    f"assumed equal to {args.region}'s price, {ASSUMED_PRICE_MARK} (no licensed table of "
+                    f"{region}'s current prices found{evidence}): {source}"
+                )
+
             _write(document, region, prices, generated_at, assumed_source)
     except (TableError, KeyError) as error:
         print(f"generate_on_demand_snapshot: {error}", file=sys.stderr)
@@ -129,15 +144,19 @@ def main(argv: list[str] | None = None) -> int:
     return write_table(document, args.out)
 
 
-def _write(document: dict, region: str, prices: dict[str, float], generated_at: str,
-           source_of: Callable[[str], str]) -> None:
+def _write(
+    document: dict, region: str, prices: dict[str, float], generated_at: str, source_of: Callable[[str], str]
+) -> None:
     listed = document["regions"][region]["on_demand"]
     missing = sorted(set(listed) - set(prices))
     if missing:
         raise TableError(f"the table has no price for {region}'s {', '.join(missing)}")
     for instance_type in listed:
-        listed[instance_type] = {"usd_per_hour": prices[instance_type], "observed_at": generated_at,
-                                  "source": source_of(instance_type)}
+        listed[instance_type] = {
+            "usd_per_hour": prices[instance_type],
+            "observed_at": generated_at,
+            "source": source_of(instance_type),
+        }
 
 
 if __name__ == "__main__":

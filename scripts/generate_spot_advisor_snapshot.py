@@ -37,12 +37,26 @@ def main(argv: list[str] | None = None) -> int:
     feed = json.loads(args.feed.read_text())
     types = sorted(json.loads((ROOT / "components/catalog/data/gpu_instance_types.json").read_text())["types"])
     regions = sorted(json.loads((ROOT / "components/catalog/data/aws_regions.json").read_text())["regions"])
-    advisor = {region: {"Linux": {t: feed["spot_advisor"][region]["Linux"][t] for t in types
-                                  if t in feed["spot_advisor"].get(region, {}).get("Linux", {})}}
-               for region in regions}
-    document = {"_source": {"source": args.source, "observed": args.observed, "licence": "Apache-2.0",
-                            "generated_by": "scripts/generate_spot_advisor_snapshot.py"},
-                "ranges": feed["ranges"], "spot_advisor": advisor}
+    advisor = {
+        region: {
+            "Linux": {
+                t: feed["spot_advisor"][region]["Linux"][t]
+                for t in types
+                if t in feed["spot_advisor"].get(region, {}).get("Linux", {})
+            }
+        }
+        for region in regions
+    }
+    document = {
+        "_source": {
+            "source": args.source,
+            "observed": args.observed,
+            "licence": "Apache-2.0",
+            "generated_by": "scripts/generate_spot_advisor_snapshot.py",
+        },
+        "ranges": feed["ranges"],
+        "spot_advisor": advisor,
+    }
     return write_table(document, args.out)
 
 

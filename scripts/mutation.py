@@ -35,6 +35,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 from seedance.charts import chart_cache  # noqa: E402  (the repository's own package, from its checkout)
+
 # package -> (the modules mutated, the tests that judge them)
 # (Tests that run the policy engine end to end judge its agreement with `seedance check`, not a rule's
 # logic: they cover every function and would make every mutant cost half a minute.)
@@ -42,35 +43,89 @@ PACKAGES = {
     # The planner's own tests, the golden decisions, the lock's and the commitments' readers; those that plan
     # whole stacks, or replay a month of markets (the bench's), would run for every mutant (hours). Blocks,
     # the preview and holdings are the holdings package's.
-    "decision": ([f"components/capacity/{m}.py" for m in ("planner", "plan", "context", "costs", "rules", "explanation",
-                                                          "lock", "config", "mix", "workload_classes")],
-                 ["tests/components/capacity/test_planner.py", "tests/components/capacity/test_planner_properties.py",
-                  "tests/components/capacity/test_mix.py", "tests/components/capacity/test_decision_golden.py",
-                  "tests/components/capacity/test_commitments.py", "tests/components/capacity/test_lock.py",
-                  "tests/components/capacity/test_config.py", "tests/components/capacity/test_plan.py",
-                  "tests/components/capacity/test_explanation.py",
-                  "tests/seedance/test_capacity_commands.py"]),
-    "cost": (["components/cost/estimate.py", "components/cost/gate.py"],
-             ["tests/components/capacity/test_mix_pricing.py", "tests/components/cost",
-              "tests/policies/test_unknowns.py", "tests/policies/test_spot_plans.py", "tests/policies/test_rules.py",
-              "tests/infra/test_estimate_coverage.py", "tests/seedance/test_cost_gate.py"]),
+    "decision": (
+        [
+            f"components/capacity/{m}.py"
+            for m in (
+                "planner",
+                "plan",
+                "context",
+                "costs",
+                "rules",
+                "explanation",
+                "lock",
+                "config",
+                "mix",
+                "workload_classes",
+            )
+        ],
+        [
+            "tests/components/capacity/test_planner.py",
+            "tests/components/capacity/test_planner_properties.py",
+            "tests/components/capacity/test_mix.py",
+            "tests/components/capacity/test_decision_golden.py",
+            "tests/components/capacity/test_commitments.py",
+            "tests/components/capacity/test_lock.py",
+            "tests/components/capacity/test_config.py",
+            "tests/components/capacity/test_plan.py",
+            "tests/components/capacity/test_explanation.py",
+            "tests/seedance/test_capacity_commands.py",
+        ],
+    ),
+    "cost": (
+        ["components/cost/estimate.py", "components/cost/gate.py"],
+        [
+            "tests/components/capacity/test_mix_pricing.py",
+            "tests/components/cost",
+            "tests/policies/test_unknowns.py",
+            "tests/policies/test_spot_plans.py",
+            "tests/policies/test_rules.py",
+            "tests/infra/test_estimate_coverage.py",
+            "tests/seedance/test_cost_gate.py",
+        ],
+    ),
     # The plan readers' own tests and the rules' (which read plans through them); those that plan whole
     # stacks twice (day two) or run checkov (the check command) would cost minutes a mutant.
-    "plan-reading": (["components/plan/*"],
-                     ["tests/components/plan", "tests/policies/test_unknowns.py",
-                      "tests/policies/test_rules.py", "tests/policies/test_security_gate.py"]),
+    "plan-reading": (
+        ["components/plan/*"],
+        [
+            "tests/components/plan",
+            "tests/policies/test_unknowns.py",
+            "tests/policies/test_rules.py",
+            "tests/policies/test_security_gate.py",
+        ],
+    ),
     # What the account holds and Capacity Blocks (issue 38): readers, allocation, the block verdict, the preview.
-    "holdings": (["components/pricing/commitments.py", "components/capacity/holdings.py", "components/capacity/blocks.py",
-                  "components/capacity/preview.py"],
-                 ["tests/components/capacity/test_commitments.py", "tests/components/capacity/test_blocks.py",
-                  "tests/components/capacity/test_preview.py", "tests/components/pricing/test_live_commitments.py"]),
-    "policy": (["policies/rules/*", "policies/readers/*", "policies/framework.py", "policies/expectations.py"],
-               ["tests/policies/test_rules.py", "tests/policies/test_pack.py", "tests/policies/test_expectations.py",
-                "tests/policies/test_security_gate.py",
-                "tests/policies/test_spot_plans.py",
-                "tests/policies/test_unknowns.py", "tests/policies/test_iam_meaning.py",
-                "tests/policies/test_network_meaning.py", "tests/policies/test_pod_security_meaning.py",
-                "tests/policies/test_rbac_meaning.py", "tests/policies/test_gate_attacks.py"]),
+    "holdings": (
+        [
+            "components/pricing/commitments.py",
+            "components/capacity/holdings.py",
+            "components/capacity/blocks.py",
+            "components/capacity/preview.py",
+        ],
+        [
+            "tests/components/capacity/test_commitments.py",
+            "tests/components/capacity/test_blocks.py",
+            "tests/components/capacity/test_preview.py",
+            "tests/components/pricing/test_live_commitments.py",
+        ],
+    ),
+    "policy": (
+        ["policies/rules/*", "policies/readers/*", "policies/framework.py", "policies/expectations.py"],
+        [
+            "tests/policies/test_rules.py",
+            "tests/policies/test_pack.py",
+            "tests/policies/test_expectations.py",
+            "tests/policies/test_security_gate.py",
+            "tests/policies/test_spot_plans.py",
+            "tests/policies/test_unknowns.py",
+            "tests/policies/test_iam_meaning.py",
+            "tests/policies/test_network_meaning.py",
+            "tests/policies/test_pod_security_meaning.py",
+            "tests/policies/test_rbac_meaning.py",
+            "tests/policies/test_gate_attacks.py",
+        ],
+    ),
 }
 SOURCES = ["components", "policies", "seedance", "infra", "seedance_client"]
 # What the tests read besides the code and the tests (mutmut copies the sources and tests/ itself).
@@ -96,13 +151,16 @@ def workspace(directory: Path, modules: list[str], tests: list[str]) -> Path:
         shutil.copy2(REPO / name, target)
     (directory / ".venv").symlink_to(REPO / ".venv")
     with (directory / "pyproject.toml").open("a") as config:
-        config.write("\n[tool.mutmut]\n" + f"source_paths = {json.dumps(SOURCES)}\n"
-                     f"only_mutate = {json.dumps(modules)}\n" f"also_copy = {json.dumps(ALSO_COPY)}\n"
-                     f"pytest_add_cli_args_test_selection = {json.dumps(tests)}\n"
-                     # Forked from a server that ran no test: forked from mutmut's own process (which ran them
-                     # all to collect coverage), mutants' test runs sat in a futex wait at ~10 % CPU until
-                     # mutmut's time limit (a lock some test's thread held at the fork), counted as timed out.
-                     'process_isolation = "forkserver"\n')
+        config.write(
+            "\n[tool.mutmut]\n" + f"source_paths = {json.dumps(SOURCES)}\n"
+            f"only_mutate = {json.dumps(modules)}\n"
+            f"also_copy = {json.dumps(ALSO_COPY)}\n"
+            f"pytest_add_cli_args_test_selection = {json.dumps(tests)}\n"
+            # Forked from a server that ran no test: forked from mutmut's own process (which ran them
+            # all to collect coverage), mutants' test runs sat in a futex wait at ~10 % CPU until
+            # mutmut's time limit (a lock some test's thread held at the fork), counted as timed out.
+            'process_isolation = "forkserver"\n'
+        )
     return directory
 
 
@@ -113,8 +171,15 @@ def verdicts(directory: Path) -> dict[str, Counter]:
         module = meta.relative_to(directory / "mutants").as_posix()[: -len(".meta")]
         counts = Counter()
         for code in json.loads(meta.read_text())["exit_code_by_key"].values():
-            counts["not run" if code in NOT_RUN else "survived" if code in SURVIVED
-                   else "timed out" if code in TIMED_OUT else "killed"] += 1
+            counts[
+                "not run"
+                if code in NOT_RUN
+                else "survived"
+                if code in SURVIVED
+                else "timed out"
+                if code in TIMED_OUT
+                else "killed"
+            ] += 1
         per_module[module] = counts
     return per_module
 
@@ -124,8 +189,11 @@ SAMPLE_SEED = 34  # the issue's number: the same sample every run, so runs compa
 
 def mutant_names(directory: Path) -> list[str]:
     """Every mutant mutmut generated in `directory`, in a stable order."""
-    return sorted(key for meta in (directory / "mutants").rglob("*.py.meta")
-                  for key in json.loads(meta.read_text())["exit_code_by_key"])
+    return sorted(
+        key
+        for meta in (directory / "mutants").rglob("*.py.meta")
+        for key in json.loads(meta.read_text())["exit_code_by_key"]
+    )
 
 
 def rerun_alone(directory: Path, environment: dict[str, str], limit_s: float = RERUN_LIMIT_S) -> Counter:
@@ -142,11 +210,28 @@ def rerun_alone(directory: Path, environment: dict[str, str], limit_s: float = R
         timed_out = [mutant for mutant, code in data["exit_code_by_key"].items() if code in TIMED_OUT]
         for mutant in timed_out:
             tests = sorted(reaching.get(mangled_name_from_mutant_name(mutant.replace("__init__.", "")), []))
-            command = [str(REPO / ".venv" / "bin" / "python"), "-m", "pytest", "--rootdir=.", "--tb=native", "-x", "-q",
-                       "-p", "no:randomly", "-p", "no:random-order", *tests]
+            command = [
+                str(REPO / ".venv" / "bin" / "python"),
+                "-m",
+                "pytest",
+                "--rootdir=.",
+                "--tb=native",
+                "-x",
+                "-q",
+                "-p",
+                "no:randomly",
+                "-p",
+                "no:random-order",
+                *tests,
+            ]
             try:
-                done = subprocess.run(command, cwd=directory / "mutants", capture_output=True, timeout=limit_s,
-                                      env={**environment, "MUTANT_UNDER_TEST": mutant})
+                done = subprocess.run(
+                    command,
+                    cwd=directory / "mutants",
+                    capture_output=True,
+                    timeout=limit_s,
+                    env={**environment, "MUTANT_UNDER_TEST": mutant},
+                )
             except subprocess.TimeoutExpired:
                 outcome["timed out"] += 1
                 continue
@@ -179,8 +264,10 @@ def run(package: str, keep: Path | None, sample: int | None = None, seed: int = 
             raise SystemExit(f"mutmut failed for {package}: {(done.stdout + done.stderr)[-3000:]}")
         rerun = rerun_alone(directory, environment)
         if rerun:
-            print(f"{package}: {sum(rerun.values())} timed out under mutmut; rerun alone: " +
-                  ", ".join(f"{count} {verdict}" for verdict, count in sorted(rerun.items())))
+            print(
+                f"{package}: {sum(rerun.values())} timed out under mutmut; rerun alone: "
+                + ", ".join(f"{count} {verdict}" for verdict, count in sorted(rerun.items()))
+            )
         results = verdicts(directory)
         print(f"{package}: {time.perf_counter() - started:.0f} s")
         if keep:
@@ -209,19 +296,34 @@ def main() -> int:
         results = run(package, args.keep, args.sample, args.seed)
         for module, counts in results.items():
             judged = counts["killed"] + counts["survived"]
-            print(f"  {module:48} killed {counts['killed']:4d}  survived {counts['survived']:4d}  "
-                  f"({counts['killed'] / judged:.0%} killed){_timeouts(counts['timed out'])}" if judged else
-                  f"  {module:48} {'none sampled' if counts['not run'] else 'no mutants'}")
+            print(
+                f"  {module:48} killed {counts['killed']:4d}  survived {counts['survived']:4d}  "
+                f"({counts['killed'] / judged:.0%} killed){_timeouts(counts['timed out'])}"
+                if judged
+                else f"  {module:48} {'none sampled' if counts['not run'] else 'no mutants'}"
+            )
         total = sum(results.values(), Counter())
         judged = total["killed"] + total["survived"]
-        summary.append((package, total["killed"], total["survived"], total["killed"] / judged if judged else 1.0,
-                        total["timed out"]))
+        summary.append(
+            (
+                package,
+                total["killed"],
+                total["survived"],
+                total["killed"] / judged if judged else 1.0,
+                total["timed out"],
+            )
+        )
     print()
     for package, killed, survived, share, timed_out in summary:
-        interval = " (sample; 95 %% interval %.1f%%-%.1f%%)" % tuple(100 * x for x in wilson(killed, killed + survived)) \
-            if args.sample and killed + survived else ""
-        print(f"{package:14} killed {killed:5d}  survived {survived:5d}  {share:.1%}{interval} killed (goal 90 %)"
-              f"{_timeouts(timed_out)}")
+        interval = (
+            " (sample; 95 %% interval %.1f%%-%.1f%%)" % tuple(100 * x for x in wilson(killed, killed + survived))
+            if args.sample and killed + survived
+            else ""
+        )
+        print(
+            f"{package:14} killed {killed:5d}  survived {survived:5d}  {share:.1%}{interval} killed (goal 90 %)"
+            f"{_timeouts(timed_out)}"
+        )
     return 0
 
 

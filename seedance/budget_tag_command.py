@@ -10,7 +10,8 @@ state, and with `--activate` (run with the payer account's credentials) activate
 from __future__ import annotations
 
 import argparse
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from components.pricing.live import boto3_clients
 
@@ -31,7 +32,8 @@ def tag_state(cost_explorer: Any, key: str) -> str | None:
 def activate(cost_explorer: Any, key: str) -> str | None:
     """Activate the key; returns the error Cost Explorer reports for it, if any."""
     errors = cost_explorer.update_cost_allocation_tags_status(
-        CostAllocationTagsStatus=[{"TagKey": key, "Status": "Active"}]).get("Errors", [])
+        CostAllocationTagsStatus=[{"TagKey": key, "Status": "Active"}]
+    ).get("Errors", [])
     return next((f"{e.get('Code')}: {e.get('Message')}" for e in errors if e.get("TagKey") == key), None)
 
 
@@ -41,17 +43,23 @@ def run(args: argparse.Namespace, stack_config: Callable[[argparse.Namespace], A
     cost_explorer = clients("ce", COST_EXPLORER_REGION)
     state = tag_state(cost_explorer, key)
     if state is None:
-        print(f"cost-allocation tag {key!r} is not in billing data yet: Cost Explorer lists a key up to 24 hours "
-              "after a resource first carries it. The budget counts nothing until it is active; run this again "
-              "after the first `pulumi up` has had a day.")
+        print(
+            f"cost-allocation tag {key!r} is not in billing data yet: Cost Explorer lists a key up to 24 hours "
+            "after a resource first carries it. The budget counts nothing until it is active; run this again "
+            "after the first `pulumi up` has had a day."
+        )
         return EXIT_NOT_ACTIVE
     if state == "Active":
-        print(f"cost-allocation tag {key!r} is active: budget {config.cluster_name} counts "
-              f"user:{key}={config.resource_tags[key]}")
+        print(
+            f"cost-allocation tag {key!r} is active: budget {config.cluster_name} counts "
+            f"user:{key}={config.resource_tags[key]}"
+        )
         return EXIT_ACTIVE
     if not args.activate:
-        print(f"cost-allocation tag {key!r} is inactive: the budget counts nothing. Activate it with "
-              f"`seedance budget-tag --stack {args.stack} --activate` using the organization's management account")
+        print(
+            f"cost-allocation tag {key!r} is inactive: the budget counts nothing. Activate it with "
+            f"`seedance budget-tag --stack {args.stack} --activate` using the organization's management account"
+        )
         return EXIT_NOT_ACTIVE
     error = activate(cost_explorer, key)
     if error:
@@ -64,6 +72,7 @@ def run(args: argparse.Namespace, stack_config: Callable[[argparse.Namespace], A
 def register(commands: Any, stack_arguments: Callable, stack_config: Callable) -> None:
     command = commands.add_parser("budget-tag", help="is the budget's cost-allocation tag active? (--activate it)")
     stack_arguments(command)
-    command.add_argument("--activate", action="store_true",
-                         help="activate the tag (needs the organization's management account)")
+    command.add_argument(
+        "--activate", action="store_true", help="activate the tag (needs the organization's management account)"
+    )
     command.set_defaults(run=lambda args: run(args, stack_config))

@@ -19,13 +19,34 @@ import yaml
 from components.plan.resources import HELM_RELEASE, PlanResource, reveal_secrets
 
 # What every supported cluster version serves beyond the core groups, which charts test for.
-API_VERSIONS = ["apiregistration.k8s.io/v1", "policy/v1", "autoscaling/v2", "networking.k8s.io/v1",
-                "rbac.authorization.k8s.io/v1", "scheduling.k8s.io/v1", "apps/v1", "batch/v1"]
+API_VERSIONS = [
+    "apiregistration.k8s.io/v1",
+    "policy/v1",
+    "autoscaling/v2",
+    "networking.k8s.io/v1",
+    "rbac.authorization.k8s.io/v1",
+    "scheduling.k8s.io/v1",
+    "apps/v1",
+    "batch/v1",
+]
 # Kinds Helm gives the release's namespace when a template names none.
-CLUSTER_SCOPED = frozenset({"Namespace", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition",
-                            "PriorityClass", "StorageClass", "PersistentVolume", "APIService",
-                            "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",
-                            "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "PodSecurityPolicy"})
+CLUSTER_SCOPED = frozenset(
+    {
+        "Namespace",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "CustomResourceDefinition",
+        "PriorityClass",
+        "StorageClass",
+        "PersistentVolume",
+        "APIService",
+        "ValidatingWebhookConfiguration",
+        "MutatingWebhookConfiguration",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+        "PodSecurityPolicy",
+    }
+)
 
 
 class ChartMissingError(LookupError):
@@ -48,12 +69,26 @@ def pinned_sources() -> dict[str, str]:
     from components.cluster.descheduler import CHART_REPOSITORY as DESCHEDULER
     from components.compute.device_plugin import CHART_REPOSITORY as DEVICE_PLUGIN
     from components.compute.spot_interruptions import NTH_CHART
-    from components.monitoring.metrics_pipeline import (COMMUNITY_CHARTS, DCGM_CHARTS, GRAFANA_CHARTS,
-                                                        METRICS_SERVER_CHARTS, OPENCOST_CHARTS)
-    return {"cluster-autoscaler": AUTOSCALER, "descheduler": DESCHEDULER, "nvidia-device-plugin": DEVICE_PLUGIN,
-            NTH_CHART.rsplit("/", 1)[-1]: NTH_CHART, "prometheus": COMMUNITY_CHARTS,
-            "prometheus-adapter": COMMUNITY_CHARTS, "dcgm-exporter": DCGM_CHARTS, "grafana": GRAFANA_CHARTS,
-            "metrics-server": METRICS_SERVER_CHARTS, "opencost": OPENCOST_CHARTS}
+    from components.monitoring.metrics_pipeline import (
+        COMMUNITY_CHARTS,
+        DCGM_CHARTS,
+        GRAFANA_CHARTS,
+        METRICS_SERVER_CHARTS,
+        OPENCOST_CHARTS,
+    )
+
+    return {
+        "cluster-autoscaler": AUTOSCALER,
+        "descheduler": DESCHEDULER,
+        "nvidia-device-plugin": DEVICE_PLUGIN,
+        NTH_CHART.rsplit("/", 1)[-1]: NTH_CHART,
+        "prometheus": COMMUNITY_CHARTS,
+        "prometheus-adapter": COMMUNITY_CHARTS,
+        "dcgm-exporter": DCGM_CHARTS,
+        "grafana": GRAFANA_CHARTS,
+        "metrics-server": METRICS_SERVER_CHARTS,
+        "opencost": OPENCOST_CHARTS,
+    }
 
 
 def source_of(inputs: dict[str, Any]) -> str:
@@ -75,9 +110,11 @@ def chart_folder(inputs: dict[str, Any]) -> Path:
     """`<cache>/<chart>-<version>` (an OCI reference's last part names the chart)."""
     folder = chart_cache() / f"{str(inputs.get('chart')).rsplit('/', 1)[-1]}-{inputs.get('version')}"
     if not folder.is_dir():
-        raise ChartMissingError(f"chart {inputs.get('chart')} {inputs.get('version')} is not in {chart_cache()}: "
-                                "`make charts` pulls the pinned charts there (or point SEEDANCE_CHART_CACHE at a "
-                                "folder that has them)")
+        raise ChartMissingError(
+            f"chart {inputs.get('chart')} {inputs.get('version')} is not in {chart_cache()}: "
+            "`make charts` pulls the pinned charts there (or point SEEDANCE_CHART_CACHE at a "
+            "folder that has them)"
+        )
     return folder
 
 
@@ -86,12 +123,22 @@ def render(inputs: dict[str, Any], kubernetes_version: str, values: dict | None 
     from helm_python import Chart, _native  # the native engine loads only when a chart is rendered
 
     chart = Chart.load(chart_folder(inputs))
-    options = {"name": inputs["name"], "namespace": inputs["namespace"], "is_install": True,
-               "kube_version": f"v{kubernetes_version}.0", "api_versions": API_VERSIONS}
+    options = {
+        "name": inputs["name"],
+        "namespace": inputs["namespace"],
+        "is_install": True,
+        "kube_version": f"v{kubernetes_version}.0",
+        "api_versions": API_VERSIONS,
+    }
     given = reveal_secrets(inputs.get("values") or {}) if values is None else values
     rendered = json.loads(_native.call_string("helm_render", chart._raw(), json.dumps(given), json.dumps(options)))
-    return [document for path, text in sorted(rendered.items()) if path.endswith((".yaml", ".yml"))
-            for document in yaml.safe_load_all(text) if isinstance(document, dict)]
+    return [
+        document
+        for path, text in sorted(rendered.items())
+        if path.endswith((".yaml", ".yml"))
+        for document in yaml.safe_load_all(text)
+        if isinstance(document, dict)
+    ]
 
 
 def _type_token(manifest: dict) -> str:
@@ -110,8 +157,9 @@ def rendered_resources(release: PlanResource, kubernetes_version: str) -> list[P
         props = {k: v for k, v in manifest.items() if k not in ("apiVersion", "kind")} | {"metadata": metadata}
         type_ = _type_token(manifest)
         name = f"{release.name}/{manifest.get('kind')}/{metadata.get('name')}"
-        found.append(PlanResource(urn=f"{release.urn}${type_}::{name}", type=type_, name=name, props=props,
-                                  parent=release.urn))
+        found.append(
+            PlanResource(urn=f"{release.urn}${type_}::{name}", type=type_, name=name, props=props, parent=release.urn)
+        )
     return found
 
 
@@ -133,14 +181,16 @@ def pinned_charts(resources: list[PlanResource]) -> list[dict[str, str]]:
     for release in resources:
         if release.type == HELM_RELEASE:
             props = release.props
-            entry = {"chart": str(props.get("chart")), "version": str(props.get("version")),
-                     "repo": str((props.get("repositoryOpts") or {}).get("repo") or "")}
+            entry = {
+                "chart": str(props.get("chart")),
+                "version": str(props.get("version")),
+                "repo": str((props.get("repositoryOpts") or {}).get("repo") or ""),
+            }
             found[(entry["chart"], entry["version"])] = entry
     return list(found.values())
 
 
-def _get(opener, url: str, deadline: float, headers: dict[str, str] | None = None,
-         bearer: str | None = None) -> bytes:
+def _get(opener, url: str, deadline: float, headers: dict[str, str] | None = None, bearer: str | None = None) -> bytes:
     import time
     import urllib.request
 
@@ -179,10 +229,18 @@ def _from_repository(opener, entry: dict[str, str], deadline: float) -> bytes:
 def _from_registry(opener, entry: dict[str, str], deadline: float) -> bytes:
     reference = entry["chart"].removeprefix("oci://")
     host, _, path = reference.partition("/")
-    token = json.loads(_get(opener, f"https://{host}/token/?service={host}&scope=repository:{path}:pull",
-                            deadline))["token"]
-    manifest = json.loads(_get(opener, f"https://{host}/v2/{path}/manifests/{entry['version'].replace('+', '_')}",
-                               deadline, {"Accept": MANIFESTS}, token))
+    token = json.loads(_get(opener, f"https://{host}/token/?service={host}&scope=repository:{path}:pull", deadline))[
+        "token"
+    ]
+    manifest = json.loads(
+        _get(
+            opener,
+            f"https://{host}/v2/{path}/manifests/{entry['version'].replace('+', '_')}",
+            deadline,
+            {"Accept": MANIFESTS},
+            token,
+        )
+    )
     layer = next((l for l in manifest.get("layers") or [] if l.get("mediaType") in CHART_LAYERS), None)
     if layer is None:
         raise ChartFetchError(f"{entry['chart']} {entry['version']}: the manifest has no chart layer")

@@ -14,34 +14,36 @@ from typing import Any
 
 import pulumi
 
-from seedance_client.files import MAX_PLAN_BYTES, InputFileError, load_json
-from components.cost.estimate import CostEstimate, catalog_for, estimate, estimate_of_plan
-from components.pricing.prices import PriceSourceError
-from components.plan.diff import Change, plan_diff, render_diff, replaced_nodes
-from components.plan.document import PlanDocumentError, plan_document_resources
 from components.capacity.mix import HOLDINGS_TAG, holdings_from_tag
 from components.cluster.config import ClusterConfig
+from components.cost.estimate import CostEstimate, catalog_for, estimate, estimate_of_plan
+from components.plan.diff import Change, plan_diff, render_diff, replaced_nodes
+from components.plan.document import PlanDocumentError, plan_document_resources
 from components.plan.resources import EKS_CLUSTER, HELM_RELEASE, PlanResource, is_unknown, tags_of
 from components.plan.unknowns import UnknownValueError, read_plan
+from components.pricing.prices import PriceSourceError
 from components.stack.config import ENVIRONMENTS, PROJECT, StackConfig
 from policies.expectations import stack_policy_config, team_policy_config
-from policies.framework import CONFIG_DIR, fails_closed, PolicyConfigError, Violation, load_enforcement, run_rules
+from policies.framework import CONFIG_DIR, PolicyConfigError, Violation, fails_closed, load_enforcement, run_rules
 from policies.rules import ALL_RULES
 from seedance.charts import ChartMissingError, chart_cache, foreign_source, pinned_sources, pull, rendered_resources
-from seedance_client.engine import STACK_REFERENCE, Plan, Secret
-from seedance.plan_output import MASK, asset_json
-from seedance_client.project import StackFileError, find_project
-from seedance.stack_input import load_stack
 from seedance.deadline import timeout_seconds
+from seedance.plan_output import MASK, asset_json
+from seedance.stack_input import load_stack
 from seedance_client.contract import ContractVersionError, read_contract
+from seedance_client.engine import STACK_REFERENCE, Plan, Secret
+from seedance_client.files import MAX_PLAN_BYTES, InputFileError, load_json
+from seedance_client.project import StackFileError, find_project
+
 
 class CheckInputError(Exception):
     """A plan file or stack that cannot be read: exit code 2."""
 
 
 def plan_resources(plan: Plan) -> list[PlanResource]:
-    return [PlanResource(r.urn, r.type, r.name, _revealed(r.inputs), r.parent, r.dependencies, r.id)
-            for r in plan.resources]
+    return [
+        PlanResource(r.urn, r.type, r.name, _revealed(r.inputs), r.parent, r.dependencies, r.id) for r in plan.resources
+    ]
 
 
 def _revealed(value: Any) -> Any:
@@ -90,8 +92,9 @@ def _stack_settings(args: argparse.Namespace, stack: str | None) -> StackConfig 
     try:
         stack_file = project.stack_file(stack)
     except StackFileError:  # a plan file names its stack: untrusted, and never a path
-        raise CheckInputError(f"the plan's stack {stack!r} is not a stack name (letters, digits, '-', '_' and "
-                              "'.')") from None
+        raise CheckInputError(
+            f"the plan's stack {stack!r} is not a stack name (letters, digits, '-', '_' and '.')"
+        ) from None
     if args.plan and args.stack_file is None and not stack_file.exists():
         return None
     return load_stack(args.program, stack, args.stack_file)[1]
@@ -147,8 +150,9 @@ UNREAD_RELEASE_INPUTS = {
 }
 
 
-def rendered_releases(resources: list[PlanResource], kubernetes_version: str
-                      ) -> tuple[list[PlanResource], list[dict[str, str]]]:
+def rendered_releases(
+    resources: list[PlanResource], kubernetes_version: str
+) -> tuple[list[PlanResource], list[dict[str, str]]]:
     """The objects the plan's Helm releases install, and the releases that could not be rendered."""
     rendered, unrendered = [], []
     pinned = pinned_sources()
@@ -162,8 +166,13 @@ def rendered_releases(resources: list[PlanResource], kubernetes_version: str
             unrendered.append({"urn": release.urn, "reason": " and ".join(UNREAD_RELEASE_INPUTS[f] for f in beyond)})
             continue
         if release.props.get("values") == MASK:
-            unrendered.append({"urn": release.urn, "reason": "its values are [secret] in the plan file (write it with "
-                               "`seedance plan --json FILE --show-secrets`)"})
+            unrendered.append(
+                {
+                    "urn": release.urn,
+                    "reason": "its values are [secret] in the plan file (write it with "
+                    "`seedance plan --json FILE --show-secrets`)",
+                }
+            )
             continue
         try:
             rendered += rendered_resources(release, kubernetes_version)
@@ -184,14 +193,18 @@ RENDERED_RULES = [rule for rule in ALL_RULES if "security" in rule.topics and ru
 def cluster_version(resources: list[PlanResource], config: StackConfig | None) -> str:
     """The Kubernetes version charts render for: the plan's cluster's, else the stack's, else the default."""
     for resource in resources:
-        if resource.type == EKS_CLUSTER and isinstance(resource.props.get("version"), str) \
-                and not is_unknown(resource.props["version"]):
+        if (
+            resource.type == EKS_CLUSTER
+            and isinstance(resource.props.get("version"), str)
+            and not is_unknown(resource.props["version"])
+        ):
             return resource.props["version"]
     return (config.cluster if config else ClusterConfig()).kubernetes_version
 
 
-def _with_setting(extra: dict[str, dict[str, Any]] | None, rules: tuple[str, ...], key: str,
-                  value: Any) -> dict[str, dict[str, Any]]:
+def _with_setting(
+    extra: dict[str, dict[str, Any]] | None, rules: tuple[str, ...], key: str, value: Any
+) -> dict[str, dict[str, Any]]:
     """The rules' extra config with one more setting for each of `rules` (a copy: the caller's is kept)."""
     return {**(extra or {}), **{rule: {**(extra or {}).get(rule, {}), key: value} for rule in rules}}
 
@@ -211,9 +224,14 @@ def _collector_paused():
             gc.enable()
 
 
-def check(resources: list[PlanResource], env: str, region: str, extra: dict[str, dict[str, Any]] | None = None,
-          storage_classes: dict[str, dict[str, str]] | None = None,
-          kubernetes_version: str | None = None) -> tuple[list[Violation], CostEstimate]:
+def check(
+    resources: list[PlanResource],
+    env: str,
+    region: str,
+    extra: dict[str, dict[str, Any]] | None = None,
+    storage_classes: dict[str, dict[str, str]] | None = None,
+    kubernetes_version: str | None = None,
+) -> tuple[list[Violation], CostEstimate]:
     """Every rule over the plan and what its Helm releases render (when `kubernetes_version` is given), and
     the cost of the plan."""
     rendered: list[PlanResource] = []
@@ -226,9 +244,14 @@ def check(resources: list[PlanResource], env: str, region: str, extra: dict[str,
         return _judged(resources, rendered, env, region, extra, storage_classes)
 
 
-def _judged(resources: list[PlanResource], rendered: list[PlanResource], env: str, region: str,
-            extra: dict[str, dict[str, Any]] | None,
-            storage_classes: dict[str, dict[str, str]] | None) -> tuple[list[Violation], CostEstimate]:
+def _judged(
+    resources: list[PlanResource],
+    rendered: list[PlanResource],
+    env: str,
+    region: str,
+    extra: dict[str, dict[str, Any]] | None,
+    storage_classes: dict[str, dict[str, str]] | None,
+) -> tuple[list[Violation], CostEstimate]:
     unknowns = "fail" if fails_closed(env) else "advisory"
     read = read_plan(resources)  # scanned for unknowns once: the rules and the estimate read the same list
     try:
@@ -249,8 +272,9 @@ def _short(urn: str | None) -> str:
     return urn.rsplit("::", 1)[-1] if urn else "(stack)"
 
 
-def render_text(violations: list[Violation], cost: CostEstimate, delta: float | None,
-                changes: list[Change] | None = None) -> str:
+def render_text(
+    violations: list[Violation], cost: CostEstimate, delta: float | None, changes: list[Change] | None = None
+) -> str:
     lines = [f"Policy violations ({len(violations)}):" if violations else "Policy violations: none"]
     for v in violations:
         lines.append(f"  [{v.level}] {v.policy}: {_short(v.urn)}: {v.message}")
@@ -266,27 +290,52 @@ def render_text(violations: list[Violation], cost: CostEstimate, delta: float | 
     return "\n".join(lines)
 
 
-def render_markdown(violations: list[Violation], cost: CostEstimate, delta: float | None, title: str,
-                    changes: list[Change] | None = None) -> str:
+def render_markdown(
+    violations: list[Violation],
+    cost: CostEstimate,
+    delta: float | None,
+    title: str,
+    changes: list[Change] | None = None,
+) -> str:
     mandatory = [v for v in violations if v.level == "mandatory"]
     verdict = "fails" if mandatory else "passes"
-    lines = [f"### seedance check: {title} {verdict}", "",
-             f"**Estimated cost:** ${cost.monthly_usd:,.2f}/month"
-             + (f" ({_signed_usd(delta)} against the base plan)" if delta is not None else ""), ""]
+    lines = [
+        f"### seedance check: {title} {verdict}",
+        "",
+        f"**Estimated cost:** ${cost.monthly_usd:,.2f}/month"
+        + (f" ({_signed_usd(delta)} against the base plan)" if delta is not None else ""),
+        "",
+    ]
     if violations:
         lines += ["| level | policy | resource | message | fix |", "| --- | --- | --- | --- | --- |"]
-        lines += [f"| {v.level} | `{v.policy}` | `{_short(v.urn)}` | {v.message.replace('|', '/')} | {v.remediation} |"
-                  for v in violations]
+        lines += [
+            f"| {v.level} | `{v.policy}` | `{_short(v.urn)}` | {v.message.replace('|', '/')} | {v.remediation} |"
+            for v in violations
+        ]
     else:
         lines.append("No policy violations.")
     if changes is not None:
         rolled = replaced_nodes(changes)
-        lines += ["", "**Nodes replaced:** " + ("; ".join(f"`{group}`: {effect.summary()}" for group, effect in rolled)
-                                                if rolled else "none"),
-                  "", "<details><summary>Changes to the running system</summary>", "", "```",
-                  *render_diff(changes), "```", "", "</details>"]
-    lines += ["", "<details><summary>Cost by resource</summary>", "", "| resource | monthly | basis |",
-              "| --- | ---: | --- |"]
+        lines += [
+            "",
+            "**Nodes replaced:** "
+            + ("; ".join(f"`{group}`: {effect.summary()}" for group, effect in rolled) if rolled else "none"),
+            "",
+            "<details><summary>Changes to the running system</summary>",
+            "",
+            "```",
+            *render_diff(changes),
+            "```",
+            "",
+            "</details>",
+        ]
+    lines += [
+        "",
+        "<details><summary>Cost by resource</summary>",
+        "",
+        "| resource | monthly | basis |",
+        "| --- | ---: | --- |",
+    ]
     for line in sorted(cost.lines, key=lambda l: -(l.monthly_usd or 0)):
         shown = "unknown" if line.monthly_usd is None else f"${line.monthly_usd:,.2f}"
         lines.append(f"| `{_short(line.urn)}` | {shown} | {line.basis} |")
@@ -305,8 +354,10 @@ def run(args: argparse.Namespace, offline_plan, stack_outputs) -> int:
         env = args.env or (plan_stack if plan_stack in ENVIRONMENTS else None)
         config = _stack_settings(args, plan_stack or env) if plan_stack or args.stack_file else None
         if env is None:
-            raise CheckInputError(f"{args.plan}: the plan's stack {plan_stack!r} is not an environment; give --env "
-                                  f"({', '.join(ENVIRONMENTS)}) to choose whose rules apply")
+            raise CheckInputError(
+                f"{args.plan}: the plan's stack {plan_stack!r} is not an environment; give --env "
+                f"({', '.join(ENVIRONMENTS)}) to choose whose rules apply"
+            )
         title = f"plan {args.plan.name}"
     else:
         if not args.stack:
@@ -317,16 +368,27 @@ def run(args: argparse.Namespace, offline_plan, stack_outputs) -> int:
         config = _stack_settings(args, args.stack)
         env = args.env or (config.env if config else args.stack if args.stack in ENVIRONMENTS else None)
         if env is None:
-            raise CheckInputError(f"stack {args.stack!r} is not an environment; give --env ({', '.join(ENVIRONMENTS)}) "
-                                  "to choose whose rules apply")
+            raise CheckInputError(
+                f"stack {args.stack!r} is not an environment; give --env ({', '.join(ENVIRONMENTS)}) "
+                "to choose whose rules apply"
+            )
         title = f"stack {args.stack}"
     if not (CONFIG_DIR / f"{env}.json").exists():
         raise CheckInputError(f"no policy config for environment {env!r}; known: {', '.join(ENVIRONMENTS)}")
-    region = config.region if config else load_enforcement(env).get("budget-monthly-cost-limit", {}).get("region", "us-east-1")
+    region = (
+        config.region
+        if config
+        else load_enforcement(env).get("budget-monthly-cost-limit", {}).get("region", "us-east-1")
+    )
     try:
-        violations, cost = check(resources, env, region, rule_config(config, contracts),
-                                 referenced_storage_classes(contracts),
-                                 cluster_version(resources, config))
+        violations, cost = check(
+            resources,
+            env,
+            region,
+            rule_config(config, contracts),
+            referenced_storage_classes(contracts),
+            cluster_version(resources, config),
+        )
     except PolicyConfigError as error:
         raise CheckInputError(f"policy config for {env}: {error}") from None
     delta, changes = None, None
@@ -337,8 +399,11 @@ def run(args: argparse.Namespace, offline_plan, stack_outputs) -> int:
     if args.format == "json":
         document = {"violations": [v.to_json() for v in violations], "cost": cost.to_json()}
         if delta is not None:
-            document["compare"] = {"base": str(args.compare), "monthly_delta_usd": delta,
-                                   "changes": render_diff(changes)}
+            document["compare"] = {
+                "base": str(args.compare),
+                "monthly_delta_usd": delta,
+                "changes": render_diff(changes),
+            }
         print(json.dumps(document, indent=2))
     elif args.format == "markdown":
         print(render_markdown(violations, cost, delta, title, changes))
@@ -358,8 +423,10 @@ def diff(args: argparse.Namespace, offline_plan) -> int:
         head, head_stack = plan_resources(offline_plan(args.stack, args.program, args.stack_file)[0]), args.stack
     # Two stacks' plans share no resource: every one would read as deleted and created.
     if base_stack and head_stack and base_stack != head_stack and not args.across_stacks:
-        raise CheckInputError(f"the base is a plan of stack {base_stack!r} and the head of {head_stack!r}: a diff is "
-                              "of one stack; pass --across-stacks to compare them anyway")
+        raise CheckInputError(
+            f"the base is a plan of stack {base_stack!r} and the head of {head_stack!r}: a diff is "
+            "of one stack; pass --across-stacks to compare them anyway"
+        )
     print("\n".join(render_diff(plan_diff(base, head))))
     return 0
 
@@ -376,14 +443,25 @@ def pull_charts(args: argparse.Namespace) -> int:
 def register(commands: argparse._SubParsersAction, run_check, run_diff) -> None:
     charts = commands.add_parser("charts", help="the Helm charts the gate renders")
     charts_verbs = charts.add_subparsers(dest="verb", required=True)
-    pull_command = charts_verbs.add_parser("pull", help="fetch every chart a plan's releases pin into the chart cache "
-                                                        "($SEEDANCE_CHART_CACHE), checked against its digest")
+    pull_command = charts_verbs.add_parser(
+        "pull",
+        help="fetch every chart a plan's releases pin into the chart cache "
+        "($SEEDANCE_CHART_CACHE), checked against its digest",
+    )
     pull_command.add_argument("--plan", type=Path, required=True, metavar="FILE", help="a `seedance plan --json` file")
-    pull_command.add_argument("--timeout", type=timeout_seconds, default=300.0, metavar="SECONDS",
-                              help="one deadline for every download (default 300)")
+    pull_command.add_argument(
+        "--timeout",
+        type=timeout_seconds,
+        default=300.0,
+        metavar="SECONDS",
+        help="one deadline for every download (default 300)",
+    )
     pull_command.set_defaults(run=pull_charts)
-    changes = commands.add_parser("diff", help="what a change does to the running system: created, updated, "
-                                               "replaced resources, and the GPU nodes an instance refresh replaces")
+    changes = commands.add_parser(
+        "diff",
+        help="what a change does to the running system: created, updated, "
+        "replaced resources, and the GPU nodes an instance refresh replaces",
+    )
     changes.add_argument("base", type=Path, metavar="BASE.json", help="the plan before (`seedance plan --json`)")
     changes.add_argument("head", type=Path, nargs="?", metavar="HEAD.json", help="the plan after")
     changes.add_argument("--stack", help="plan this stack offline as the head")
@@ -394,11 +472,19 @@ def register(commands: argparse._SubParsersAction, run_check, run_diff) -> None:
     check = commands.add_parser("check", help="run the policy pack and the cost estimate over a plan")
     check.add_argument("--stack", help="plan this stack offline and check it")
     check.add_argument("--program", type=Path, help="Pulumi Python program directory (default: the project's main)")
-    check.add_argument("--stack-file", type=Path, help="use this stack config file instead of the project's (with "
-                       "--plan: the config the plan is judged against; default: the project's file of its stack)")
+    check.add_argument(
+        "--stack-file",
+        type=Path,
+        help="use this stack config file instead of the project's (with "
+        "--plan: the config the plan is judged against; default: the project's file of its stack)",
+    )
     check.add_argument("--plan", type=Path, metavar="FILE", help="check a plan JSON instead of running a program")
     check.add_argument("--env", choices=ENVIRONMENTS, help="enforcement levels to use (default: the stack's name)")
     check.add_argument("--format", choices=("text", "json", "markdown"), default="text")
-    check.add_argument("--compare", type=Path, metavar="BASE.json",
-                       help="report the cost change and what changes in the running system against a base plan")
+    check.add_argument(
+        "--compare",
+        type=Path,
+        metavar="BASE.json",
+        help="report the cost change and what changes in the running system against a base plan",
+    )
     check.set_defaults(run=run_check)

@@ -14,40 +14,49 @@ import os
 import subprocess
 import sys
 import tempfile
+from datetime import UTC, datetime
 from importlib import metadata
-from datetime import datetime, timezone
 from pathlib import Path
 
 import yaml
 from botocore.exceptions import BotoCoreError, ClientError
 
 from components.cluster.versions import kubernetes_version
-from seedance_client.files import InputFileError, OutputFileError, write_text
 from components.common.validation import clipped
-from components.cost.estimate import catalog_for, estimate
 from components.compute.capacity_block import block_lines
 from components.compute.labels import NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL, pool_tolerations
-from components.pricing.prices import PriceSourceError
-from components.storage.manifests import fio_checkpoint_test
-from components.network.egress import report_lines
-from components.serving.capacity import table_lines
+from components.cost.estimate import catalog_for, estimate
 from components.cost.gate import GateInputError
 from components.monitoring.sizing import cost_loop_monthly_usd, history_volume_gib
-from seedance_client.publishing import PublishError
+from components.network.egress import report_lines
+from components.pricing.prices import PriceSourceError
+from components.serving.capacity import table_lines
 from components.stack.capacity import RunMode, reference_previews, table_zones
 from components.stack.config import PROJECT
 from components.stack.derivation import account_steps, capacity_report, checkpoint_decision, derive
 from components.stack.placeholders import placeholders
-from seedance import (breaker_command, budget_tag_command, capacity_blocks_command, capacity_commands, check_command,
-                      config_reference, cost_gate_command, images_command, model_command, preflight)
-
-from seedance_client.engine import Plan, ProgramFailed, ProgramInputError, run_program
-from seedance.offline_cloud import OfflineCloud
+from components.storage.manifests import fio_checkpoint_test
+from seedance import (
+    breaker_command,
+    budget_tag_command,
+    capacity_blocks_command,
+    capacity_commands,
+    check_command,
+    config_reference,
+    cost_gate_command,
+    images_command,
+    model_command,
+    preflight,
+)
 from seedance.charts import ChartFetchError
+from seedance.offline_cloud import OfflineCloud
 from seedance.plan_output import plan_to_json, plan_to_text
-from seedance_client.project import StackFileError, find_project, load_stack_config
 from seedance.stack_input import StackInputError, load_stack
 from seedance.tfplan import terraform_plan
+from seedance_client.engine import Plan, ProgramFailed, ProgramInputError, run_program
+from seedance_client.files import InputFileError, OutputFileError, write_text
+from seedance_client.project import StackFileError, find_project, load_stack_config
+from seedance_client.publishing import PublishError
 
 EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
 DEFAULT_OFFLINE_REGION = "us-east-1"
@@ -74,12 +83,20 @@ def offline_plan(stack: str, program: Path | None, stack_file: Path | None) -> t
     except ValueError as error:
         raise UsageError(f"invalid config aws:region = {json.dumps(region)}: {error}") from None
     try:
-        plan = run_program(program_dir, project=project.name, stack=stack, config=config.values,
-                           secret_keys=config.secret_keys, mocks=cloud)
+        plan = run_program(
+            program_dir,
+            project=project.name,
+            stack=stack,
+            config=config.values,
+            secret_keys=config.secret_keys,
+            mocks=cloud,
+        )
     except ProgramInputError as error:
         raise UsageError(str(error)) from None
-    header = (f"Offline plan (no cloud calls) of stack '{stack}' of project '{project.name}', "
-              f"config {config_file}, program {program_dir}")
+    header = (
+        f"Offline plan (no cloud calls) of stack '{stack}' of project '{project.name}', "
+        f"config {config_file}, program {program_dir}"
+    )
     return plan, header
 
 
@@ -89,7 +106,7 @@ def _derived_sections(args: argparse.Namespace, plan: Plan) -> list[list[str]]:
     if plan.project != PROJECT:  # an application team's program: its stack config is not ours to read
         return [_cost_section(plan)]
     project, config = load_stack(args.program, args.stack, args.stack_file)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     derived = derive(config, args.stack, table_zones(config), project.stack_config_dir, now, RunMode.offline_plan())
     warning = kubernetes_version(config.cluster.kubernetes_version).warning(now.date())
     storage = derived.checkpoint.lines() if derived.checkpoint else []
@@ -98,31 +115,53 @@ def _derived_sections(args: argparse.Namespace, plan: Plan) -> list[list[str]]:
     return [
         ["Checkpoint volume sizing (monthly, per volume):", *[f"  {line}" for line in storage]] if storage else [],
         ["Egress to AWS services, per month (through NAT only vs this stack's endpoints):", *egress],
-        capacity_commands.capacity_section({"capacity": capacity_report(derived.capacity, {})},
-                                           reference_previews(config, table_zones(config), now)),
+        capacity_commands.capacity_section(
+            {"capacity": capacity_report(derived.capacity, {})}, reference_previews(config, table_zones(config), now)
+        ),
         _cost_section(plan),
-        ["Capacity Blocks, each run by its pool in its own group:",
-         *[line for group in config.gpu_node_groups for block in group.capacity_blocks
-           for line in block_lines(group.name, block, derived.blocks[block.reservation_id])]]
-        if derived.blocks else [],
-        ["Triton pods the autoscalers may ask for, against each group at its maximum:", *serving] if serving else [],
-        ["Prometheus series at the groups' maxima (rules, dashboards and OpenCost included):", *derived.series.lines(),
-         f"  history: {history_volume_gib(config.monitoring, derived.series)} GiB for "
-         f"{config.monitoring.retention_hours} h, "
-         + ("on a gp3 claim (survives a node's replacement)" if config.monitoring.persistent else
-            "on an emptyDir (restarts with the pod: monitoring.persistent is false)"),
-         "The cost loop's in-cluster parts, a month (their requests at OpenCost's rates; the breaker's function and "
-         "bucket: a few invocations and kilobytes, under $0.01):",
-         *[f"  {part}: ${usd:,.2f}" for part, usd in cost_loop_monthly_usd(derived.series).items()]],
-        [f"Warning: {warning}"] if warning else [],
-        ["Placeholders (an offline plan keeps them; a real `pulumi up` refuses them):",
-         *[f"  - {PROJECT}:{key} = {value} ({what})" for key, value, what in found]] if (found := placeholders(config))
+        [
+            "Capacity Blocks, each run by its pool in its own group:",
+            *[
+                line
+                for group in config.gpu_node_groups
+                for block in group.capacity_blocks
+                for line in block_lines(group.name, block, derived.blocks[block.reservation_id])
+            ],
+        ]
+        if derived.blocks
         else [],
-        ["GPU node images not pinned (an offline plan reads the recommended one; a real `pulumi up` refuses):",
-         *[f"  - {key}: run `seedance images pin --stack {args.stack}`" for key in derived.unpinned_images]]
-        if derived.unpinned_images else [],
-        ["Steps outside `pulumi up` (AWS requires them):",
-         *[f"  - {step}" for step in account_steps(config, args.stack)]],
+        ["Triton pods the autoscalers may ask for, against each group at its maximum:", *serving] if serving else [],
+        [
+            "Prometheus series at the groups' maxima (rules, dashboards and OpenCost included):",
+            *derived.series.lines(),
+            f"  history: {history_volume_gib(config.monitoring, derived.series)} GiB for "
+            f"{config.monitoring.retention_hours} h, "
+            + (
+                "on a gp3 claim (survives a node's replacement)"
+                if config.monitoring.persistent
+                else "on an emptyDir (restarts with the pod: monitoring.persistent is false)"
+            ),
+            "The cost loop's in-cluster parts, a month (their requests at OpenCost's rates; the breaker's function and "
+            "bucket: a few invocations and kilobytes, under $0.01):",
+            *[f"  {part}: ${usd:,.2f}" for part, usd in cost_loop_monthly_usd(derived.series).items()],
+        ],
+        [f"Warning: {warning}"] if warning else [],
+        [
+            "Placeholders (an offline plan keeps them; a real `pulumi up` refuses them):",
+            *[f"  - {PROJECT}:{key} = {value} ({what})" for key, value, what in found],
+        ]
+        if (found := placeholders(config))
+        else [],
+        [
+            "GPU node images not pinned (an offline plan reads the recommended one; a real `pulumi up` refuses):",
+            *[f"  - {key}: run `seedance images pin --stack {args.stack}`" for key in derived.unpinned_images],
+        ]
+        if derived.unpinned_images
+        else [],
+        [
+            "Steps outside `pulumi up` (AWS requires them):",
+            *[f"  - {step}" for step in account_steps(config, args.stack)],
+        ],
     ]
 
 
@@ -137,9 +176,13 @@ def _fio_job_command(args: argparse.Namespace) -> int:
     if checkpoints is None:
         raise UsageError(f"stack {args.stack} has no {PROJECT}:storage.checkpoints")
     group = next(g for g in config.gpu_node_groups if g.name == checkpoints.node_group)
-    manifests = fio_checkpoint_test(checkpoints.storage_class_name, checkpoint_decision(config).chosen.size_gib,
-                                    checkpoints.namespace, {WORKLOAD_CLASS_LABEL: group.workload_class,
-                                                            NODE_GROUP_LABEL: group.name}, pool_tolerations(group.name))
+    manifests = fio_checkpoint_test(
+        checkpoints.storage_class_name,
+        checkpoint_decision(config).chosen.size_gib,
+        checkpoints.namespace,
+        {WORKLOAD_CLASS_LABEL: group.workload_class, NODE_GROUP_LABEL: group.name},
+        pool_tolerations(group.name),
+    )
     print(yaml.safe_dump_all(manifests, sort_keys=False), end="")
     return EXIT_OK
 
@@ -161,14 +204,21 @@ def _cost_section(plan: Plan) -> list[str]:
         cost = estimate(check_command.plan_resources(plan), catalog_for(region))
     except PriceSourceError:
         return []
-    expected = (f"; ${cost.expected_monthly_usd:,.2f} expected with spot at the plans' prices"
-                if cost.expected_monthly_usd != cost.monthly_usd else "")
-    lines = [f"Estimated cost: ${cost.monthly_usd:,.2f}/month worst case, spot at on-demand{expected} "
-             "(730 h; `seedance check` lists every resource)"]
+    expected = (
+        f"; ${cost.expected_monthly_usd:,.2f} expected with spot at the plans' prices"
+        if cost.expected_monthly_usd != cost.monthly_usd
+        else ""
+    )
+    lines = [
+        f"Estimated cost: ${cost.monthly_usd:,.2f}/month worst case, spot at on-demand{expected} "
+        "(730 h; `seedance check` lists every resource)"
+    ]
     for line in sorted(cost.lines, key=lambda l: -(l.monthly_usd or 0))[:6]:
         shown = "unknown" if line.monthly_usd is None else f"${line.monthly_usd:,.2f}"
-        lines.append(f"  {shown:>12}  {line.urn.rsplit('::', 1)[-1]}"
-                     + (f"  (expected ${line.expected_usd:,.2f})" if line.expected_usd is not None else ""))
+        lines.append(
+            f"  {shown:>12}  {line.urn.rsplit('::', 1)[-1]}"
+            + (f"  (expected ${line.expected_usd:,.2f})" if line.expected_usd is not None else "")
+        )
     return lines
 
 
@@ -182,8 +232,22 @@ def platform_stack_outputs(reference: str) -> dict | None:
         return None
     with tempfile.TemporaryDirectory() as directory:
         out = Path(directory) / "platform.json"
-        result = subprocess.run([sys.executable, "-m", "seedance.cli", "plan", "--stack", parts[2], "--program",
-                                 str(PLATFORM_PROGRAM), "--json", str(out)], capture_output=True, text=True)
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "seedance.cli",
+                "plan",
+                "--stack",
+                parts[2],
+                "--program",
+                str(PLATFORM_PROGRAM),
+                "--json",
+                str(out),
+            ],
+            capture_output=True,
+            text=True,
+        )
         if result.returncode != 0:
             raise ProgramFailed(f"offline plan of the referenced stack {reference} failed: {result.stderr.strip()}")
         return json.loads(out.read_text())["outputs"]
@@ -193,7 +257,9 @@ def _plan_command(args: argparse.Namespace) -> int:
     plan, header = offline_plan(args.stack, args.program, args.stack_file)
     # Written before the long printout, so that a reader who stops it (| head) still gets the file.
     if args.json:
-        write_text(args.json, json.dumps(plan_to_json(plan, args.show_secrets), indent=2, sort_keys=True) + "\n", "plan JSON")
+        write_text(
+            args.json, json.dumps(plan_to_json(plan, args.show_secrets), indent=2, sort_keys=True) + "\n", "plan JSON"
+        )
     sections = _derived_sections(args, plan)
     print(plan_to_text(plan, header, omit_outputs=("reports",) if "reports" in plan.outputs else ()))
     for lines in sections:
@@ -225,9 +291,12 @@ def _parser() -> argparse.ArgumentParser:
     plan = commands.add_parser("plan", help="offline plan of a stack: resource tree, counts, outputs")
     _stack_arguments(plan)
     plan.add_argument("--json", type=Path, metavar="FILE", help="also write the plan as JSON to FILE")
-    plan.add_argument("--show-secrets", action="store_true",
-                      help="write secret inputs into the JSON instead of [secret] (offline they are stand-ins), so "
-                           "`seedance check --plan` can render Helm releases whose values hold one")
+    plan.add_argument(
+        "--show-secrets",
+        action="store_true",
+        help="write secret inputs into the JSON instead of [secret] (offline they are stand-ins), so "
+        "`seedance check --plan` can render Helm releases whose values hold one",
+    )
     plan.set_defaults(run=_plan_command)
     fio = commands.add_parser("fio-job", help="print the fio checkpoint-write Job for the stack's checkpoint class")
     _stack_arguments(fio)
@@ -236,14 +305,19 @@ def _parser() -> argparse.ArgumentParser:
     capacity_blocks_command.register(commands, _stack_arguments)
     preflight.register(commands, _stack_arguments)
     model_command.register(commands)
-    check_command.register(commands, lambda args: check_command.run(args, offline_plan, platform_stack_outputs),
-                           lambda args: check_command.diff(args, offline_plan))
+    check_command.register(
+        commands,
+        lambda args: check_command.run(args, offline_plan, platform_stack_outputs),
+        lambda args: check_command.diff(args, offline_plan),
+    )
     config = commands.add_parser("config", help="the configuration reference, from the pydantic models")
     config_verbs = config.add_subparsers(dest="verb", required=True)
     config_verbs.add_parser("schema", help="print the JSON Schema of a stack's config").set_defaults(
-        run=lambda args: print(config_reference.json_schema()) or EXIT_OK)
+        run=lambda args: print(config_reference.json_schema()) or EXIT_OK
+    )
     config_verbs.add_parser("docs", help="print the markdown reference (docs/configuration.md)").set_defaults(
-        run=lambda args: print(config_reference.markdown_reference(), end="") or EXIT_OK)
+        run=lambda args: print(config_reference.markdown_reference(), end="") or EXIT_OK
+    )
     breaker_command.register(commands, _stack_arguments, _stack_config)
     budget_tag_command.register(commands, _stack_arguments, _stack_config)
     images_command.register(commands, _stack_arguments)
@@ -258,7 +332,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _stack_arguments(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--stack", required=True, help="stack name, e.g. dev (reads <stackConfigDir>/Pulumi.<stack>.yaml)")
+    command.add_argument(
+        "--stack", required=True, help="stack name, e.g. dev (reads <stackConfigDir>/Pulumi.<stack>.yaml)"
+    )
     command.add_argument("--program", type=Path, help="Pulumi Python program directory (default: the project's main)")
     command.add_argument("--stack-file", type=Path, help="use this stack config file instead of the project's")
 
@@ -287,9 +363,19 @@ def main(argv: list[str] | None = None) -> int:
         # The reader stopped reading (`| head`): what it read is what it wanted.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
-    except (UsageError, capacity_commands.CommandError, check_command.CheckInputError,
-            breaker_command.BreakerRefused, StackInputError, InputFileError, OutputFileError,
-            PublishError, images_command.ImagesError, GateInputError, ChartFetchError) as error:
+    except (
+        UsageError,
+        capacity_commands.CommandError,
+        check_command.CheckInputError,
+        breaker_command.BreakerRefused,
+        StackInputError,
+        InputFileError,
+        OutputFileError,
+        PublishError,
+        images_command.ImagesError,
+        GateInputError,
+        ChartFetchError,
+    ) as error:
         _say(f"seedance: error: {error}")
         return EXIT_CONFIG
     except ProgramFailed as error:

@@ -47,7 +47,8 @@ def _plain(annotation: Any) -> Any:
         return _plain(typing.get_args(annotation)[0])
     arguments = typing.get_args(annotation)
     if typing.get_origin(annotation) in (typing.Union, types.UnionType) and any(
-            typing.get_origin(a) is typing.Annotated for a in arguments):
+        typing.get_origin(a) is typing.Annotated for a in arguments
+    ):
         return functools.reduce(operator.or_, (_plain(a) for a in arguments))
     return annotation
 

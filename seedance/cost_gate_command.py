@@ -13,7 +13,8 @@ import json
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from components.cost.gate import GateInputError, allocation_cost, instant_value, judge, requests_query, window_hours
 from seedance.deadline import timeout_seconds, within
@@ -56,19 +57,27 @@ def run(args: argparse.Namespace) -> int:
     _project, config = load_stack(args.program, args.stack, args.stack_file)
     sets = {s.name: s for s in config.serving}
     if args.service not in sets:
-        raise GateInputError(f"--service = {args.service!r}: allowed: {', '.join(sets) or 'none (the stack serves nothing)'}")
+        raise GateInputError(
+            f"--service = {args.service!r}: allowed: {', '.join(sets) or 'none (the stack serves nothing)'}"
+        )
     serving = sets[args.service]
     if serving.max_usd_per_1000_requests is None:
-        raise GateInputError(f"serving[{list(sets).index(args.service)}].max_usd_per_1000_requests is not set: the "
-                             "gate has no threshold for this set")
+        raise GateInputError(
+            f"serving[{list(sets).index(args.service)}].max_usd_per_1000_requests is not set: the "
+            "gate has no threshold for this set"
+        )
     hours = window_hours(args.window)
     opencost, prometheus = _api("--opencost-url", args.opencost_url), _api("--prometheus-url", args.prometheus_url)
     query = requests_query(serving.namespace, hours)
 
     def read() -> tuple[Any, Any]:
-        return (get(f"{opencost}/allocation?" + urllib.parse.urlencode(
-                    {"window": f"{hours}h", "aggregate": "namespace", "accumulate": "true"})),
-                get(f"{prometheus}/api/v1/query?" + urllib.parse.urlencode({"query": query})))
+        return (
+            get(
+                f"{opencost}/allocation?"
+                + urllib.parse.urlencode({"window": f"{hours}h", "aggregate": "namespace", "accumulate": "true"})
+            ),
+            get(f"{prometheus}/api/v1/query?" + urllib.parse.urlencode({"query": query})),
+        )
 
     try:
         allocation, answer = within(args.timeout, read)
@@ -88,6 +97,11 @@ def register(commands: Any, stack_arguments: Callable) -> None:
     gate.add_argument("--window", default="7d", help="how far back: 1h to 30d (default 7d)")
     gate.add_argument("--opencost-url", default="http://localhost:9003", help="OpenCost's API (port-forwarded)")
     gate.add_argument("--prometheus-url", default="http://localhost:9090", help="Prometheus's API (port-forwarded)")
-    gate.add_argument("--timeout", type=timeout_seconds, default=60.0, metavar="SECONDS",
-                      help="one deadline for both APIs (default 60); past it: exit 2")
+    gate.add_argument(
+        "--timeout",
+        type=timeout_seconds,
+        default=60.0,
+        metavar="SECONDS",
+        help="one deadline for both APIs (default 60); past it: exit 2",
+    )
     gate.set_defaults(run=run)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import argparse
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def within(seconds: float, work: Callable[[], Any]) -> Any:
@@ -34,6 +35,7 @@ def within(seconds: float, work: Callable[[], Any]) -> Any:
 
 def bounded(low: float, high: float, allowed: str, *, above_low: bool = False) -> Callable[[str], float]:
     """An argparse type: a number from `low` (or above it) to `high`, else one line saying what is allowed."""
+
     def parse(text: str) -> float:
         try:
             value = float(text)
@@ -42,6 +44,7 @@ def bounded(low: float, high: float, allowed: str, *, above_low: bool = False) -
         if not ((low < value) if above_low else (low <= value)) or not value <= high:
             raise argparse.ArgumentTypeError(f"{text!r}: allowed: {allowed}")
         return value
+
     return parse
 
 

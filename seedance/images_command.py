@@ -9,17 +9,26 @@ parameter the program used to read at every `up`) and the image's name from EC2,
 from __future__ import annotations
 
 import argparse
-from datetime import datetime, timezone
-from typing import Any, Callable
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from seedance_client.files import write_text
 from components.compute.node_bootstrap import ami_ssm_parameter
-from components.compute.node_images import (NodeImage, NodeImageError, NodeImagesDocument, group_image_key,
-                                            images_path, pinned_images, read_node_images, render_node_images)
+from components.compute.node_images import (
+    NodeImage,
+    NodeImageError,
+    NodeImagesDocument,
+    group_image_key,
+    images_path,
+    pinned_images,
+    read_node_images,
+    render_node_images,
+)
 from components.pricing.live import boto3_clients
 from seedance.stack_input import load_stack
+from seedance_client.files import write_text
 
 # Tests replace this to answer with recorded API responses.
 clients: Callable[[str, str], Any] = boto3_clients
@@ -49,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     # A file for another Kubernetes version pins nothing worth keeping (the images are built per version).
     kept = previous.images if previous and previous.kubernetes_version == version else {}
     ssm, ec2 = clients("ssm", config.region), clients("ec2", config.region)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     images = {}
     for group in config.gpu_node_groups:
         key = group_image_key(group)
@@ -68,8 +77,9 @@ def run(args: argparse.Namespace) -> int:
             images[key] = latest
             moved = f"{old.image_id} ({old.name}) -> " if old else ""
             print(f"{key}: {moved}{latest.image_id} ({latest.name})")
-    document = NodeImagesDocument(images_version=1, stack=args.stack, region=config.region,
-                                  kubernetes_version=version, images=images)
+    document = NodeImagesDocument(
+        images_version=1, stack=args.stack, region=config.region, kubernetes_version=version, images=images
+    )
     write_text(path, render_node_images(document), "node images file")
     print(f"{path}: written; `seedance diff` shows which nodes a changed image replaces, and at what pace")
     return 0
@@ -82,8 +92,9 @@ def check(args: argparse.Namespace) -> int:
     project, config = load_stack(args.program, args.stack, args.stack_file)
     try:
         document = read_node_images(images_path(project.stack_config_dir, args.stack))
-        pinned, missing = pinned_images(document, args.stack, config.region, config.cluster.kubernetes_version,
-                                        config.gpu_node_groups)
+        pinned, missing = pinned_images(
+            document, args.stack, config.region, config.cluster.kubernetes_version, config.gpu_node_groups
+        )
     except NodeImageError as error:
         raise ImagesError(str(error)) from None
     ssm, ec2 = clients("ssm", config.region), clients("ec2", config.region)
@@ -96,20 +107,26 @@ def check(args: argparse.Namespace) -> int:
         seen.add(key)
         parameter = ami_ssm_parameter(group.ami_family, config.cluster.kubernetes_version, group.arch)
         try:
-            latest = recommended_image(ssm, ec2, parameter, datetime.now(timezone.utc))
-            owners = {i["ImageId"]: i.get("OwnerId") for i in ec2.describe_images(
-                ImageIds=sorted({pinned[group.name], latest.image_id}))["Images"]}
+            latest = recommended_image(ssm, ec2, parameter, datetime.now(UTC))
+            owners = {
+                i["ImageId"]: i.get("OwnerId")
+                for i in ec2.describe_images(ImageIds=sorted({pinned[group.name], latest.image_id}))["Images"]
+            }
         except (ClientError, BotoCoreError) as error:
             raise ImagesError(f"reading {key}'s images in {config.region}: {error}") from None
         image = pinned[group.name]
         if image not in owners:
             failed.append(f"{key}: {image} is not in {config.region} (deregistered, or another region's)")
         elif owners[image] != owners.get(latest.image_id):
-            failed.append(f"{key}: {image} is owned by {owners[image]}, not by the publisher of AWS's recommended "
-                          f"image ({owners.get(latest.image_id)}); pin again")
+            failed.append(
+                f"{key}: {image} is owned by {owners[image]}, not by the publisher of AWS's recommended "
+                f"image ({owners.get(latest.image_id)}); pin again"
+            )
         elif image != latest.image_id:
-            print(f"{key}: {image} is pinned; AWS now recommends {latest.image_id} ({latest.name}): `seedance "
-                  f"images pin` and a paced roll when you choose")
+            print(
+                f"{key}: {image} is pinned; AWS now recommends {latest.image_id} ({latest.name}): `seedance "
+                f"images pin` and a paced roll when you choose"
+            )
         else:
             print(f"{key}: {image} is pinned and recommended")
     for line in failed:
@@ -123,8 +140,9 @@ def register(commands: Any, stack_arguments: Callable) -> None:
     pin = verbs.add_parser("pin", help="pin each GPU group's image to the one AWS recommends now")
     stack_arguments(pin)
     pin.set_defaults(run=run)
-    checked = verbs.add_parser("check", help="read-only: the pinned images exist, come from AWS's publisher, "
-                                             "and whether newer ones are recommended")
+    checked = verbs.add_parser(
+        "check",
+        help="read-only: the pinned images exist, come from AWS's publisher, and whether newer ones are recommended",
+    )
     stack_arguments(checked)
     checked.set_defaults(run=check)
-

@@ -10,14 +10,14 @@ import base64
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pulumi
 
 import components
-
 from components.catalog.regions import Region, regions
 from seedance_client.offline import OFFLINE_ACCOUNT_ID  # AWS's documentation account: obviously not a real one
 
@@ -44,8 +44,11 @@ _ID_PREFIXES = {
 }
 
 # Resources whose physical name lives in an input other than `name`.
-_NAME_INPUTS = {"aws:s3/bucketV2:BucketV2": "bucket", "aws:s3/bucket:Bucket": "bucket",
-                "aws:eks/nodeGroup:NodeGroup": "nodeGroupName"}
+_NAME_INPUTS = {
+    "aws:s3/bucketV2:BucketV2": "bucket",
+    "aws:s3/bucket:Bucket": "bucket",
+    "aws:eks/nodeGroup:NodeGroup": "nodeGroupName",
+}
 
 # The names AWS gives service-linked roles (not derivable from the service name in general).
 _SERVICE_LINKED_ROLE_NAMES = {"autoscaling.amazonaws.com": "AWSServiceRoleForAutoScaling"}
@@ -60,8 +63,10 @@ COMPUTED_OUTPUTS_TABLE = Path(components.__file__).parent / "plan" / "data" / "c
 def provider_outputs() -> dict[str, tuple[frozenset[str], frozenset[str]]]:
     """token -> (its properties, those only the provider computes)."""
     document = json.loads(COMPUTED_OUTPUTS_TABLE.read_text())
-    return {token: (frozenset(entry["properties"]), frozenset(entry["computed"]))
-            for token, entry in document["types"].items()}
+    return {
+        token: (frozenset(entry["properties"]), frozenset(entry["computed"]))
+        for token, entry in document["types"].items()
+    }
 
 
 # Each type's ARN as the Service Authorization Reference writes its resource (docs.aws.amazon.com/service-
@@ -71,7 +76,7 @@ def provider_outputs() -> dict[str, tuple[frozenset[str], frozenset[str]]]:
 _EC2 = "arn:{partition}:ec2:{region}:{account}:"
 ARN_FORMATS = {
     "aws:autoscaling/group:Group": "arn:{partition}:autoscaling:{region}:{account}:autoScalingGroup:{uuid}:"
-                                   "autoScalingGroupName/{name}",
+    "autoScalingGroupName/{name}",
     "aws:budgets/budget:Budget": "arn:{partition}:budgets::{account}:budget/{name}",
     "aws:cloudwatch/eventRule:EventRule": "arn:{partition}:events:{region}:{account}:rule/{name}",
     "aws:cloudwatch/logGroup:LogGroup": "arn:{partition}:logs:{region}:{account}:log-group:{name}",
@@ -133,8 +138,9 @@ def _tls_outputs(token: str, name: str) -> dict:
 class OfflineCloud(pulumi.runtime.Mocks):
     """`pulumi.runtime.Mocks` for one AWS region, answering from the bundled tables."""
 
-    def __init__(self, region_name: str, stack_outputs: Callable[[str], dict] | None = None,
-                 existing_roles: tuple[str, ...] = ()):
+    def __init__(
+        self, region_name: str, stack_outputs: Callable[[str], dict] | None = None, existing_roles: tuple[str, ...] = ()
+    ):
         try:
             self.region: Region = regions()[region_name]
         except KeyError:
@@ -160,9 +166,7 @@ class OfflineCloud(pulumi.runtime.Mocks):
         answer = self._invokes.get(args.token)
         if answer is None:
             supported = ", ".join(sorted(self._invokes))
-            raise NotImplementedError(
-                f"offline mode has no answer for invoke {args.token}; it answers: {supported}"
-            )
+            raise NotImplementedError(f"offline mode has no answer for invoke {args.token}; it answers: {supported}")
         return answer(args.args)
 
     def _availability_zones(self, args: dict) -> dict:
@@ -173,8 +177,13 @@ class OfflineCloud(pulumi.runtime.Mocks):
         if ["availability-zone"] not in zone_types:
             names.insert(0, f"{self.region.name}-atl-2a")
             ids.insert(0, f"{ids[0].split('-')[0]}-atl2-az1")
-        return {"id": self.region.name, "names": names, "zoneIds": ids,
-                "groupNames": [self.region.name] * len(names), "state": "available"}
+        return {
+            "id": self.region.name,
+            "names": names,
+            "zoneIds": ids,
+            "groupNames": [self.region.name] * len(names),
+            "state": "available",
+        }
 
     def _caller_identity(self, _args: dict) -> dict:
         """A CI deployer as it usually is: a role's session."""
@@ -193,29 +202,48 @@ class OfflineCloud(pulumi.runtime.Mocks):
         if match is None:
             return {"id": arn, "arn": arn, "issuerArn": arn, "issuerId": "", "issuerName": "", "sessionName": ""}
         partition, account, role, session = match.groups()
-        return {"id": arn, "arn": arn, "issuerArn": f"arn:{partition}:iam::{account}:role/{role}",
-                "issuerId": "AROAOFFLINEPLAN", "issuerName": role, "sessionName": session}
+        return {
+            "id": arn,
+            "arn": arn,
+            "issuerArn": f"arn:{partition}:iam::{account}:role/{role}",
+            "issuerId": "AROAOFFLINEPLAN",
+            "issuerName": role,
+            "sessionName": session,
+        }
 
     def _partition(self, _args: dict) -> dict:
         return {"id": self.region.partition, "partition": self.region.partition, "dnsSuffix": "amazonaws.com"}
 
     def _region(self, _args: dict) -> dict:
-        return {"id": self.region.name, "name": self.region.name, "region": self.region.name,
-                "endpoint": f"ec2.{self.region.name}.amazonaws.com"}
+        return {
+            "id": self.region.name,
+            "name": self.region.name,
+            "region": self.region.name,
+            "endpoint": f"ec2.{self.region.name}.amazonaws.com",
+        }
 
     def _roles(self, args: dict) -> dict:
         prefix = args.get("pathPrefix") or "/"
         pattern = re.compile(args.get("nameRegex") or ".*")
-        found = [arn for arn in self._existing_roles
-                 if f"/{arn.split(':role/', 1)[1]}".startswith(prefix) and pattern.search(arn.rsplit("/", 1)[1])]
+        found = [
+            arn
+            for arn in self._existing_roles
+            if f"/{arn.split(':role/', 1)[1]}".startswith(prefix) and pattern.search(arn.rsplit("/", 1)[1])
+        ]
         return {"id": self.region.name, "arns": found, "names": [arn.rsplit("/", 1)[1] for arn in found]}
 
     def _ssm_parameter(self, args: dict) -> dict:
         name = args["name"]
         # Public AMI parameters resolve to an image id; the id is a stand-in derived from the name.
         value = f"ami-{_digest(self.region.name, name)[:17]}" if "/image_id" in name else f"offline:{name}"
-        return {"id": name, "name": name, "value": value, "insecureValue": value, "type": "String",
-                "arn": f"arn:{self.region.partition}:ssm:{self.region.name}::parameter{name}"}
+        return {
+            "id": name,
+            "name": name,
+            "value": value,
+            "insecureValue": value,
+            "type": "String",
+            "arn": f"arn:{self.region.partition}:ssm:{self.region.name}::parameter{name}",
+        }
 
     # -- resources -----------------------------------------------------------------------
 
@@ -237,8 +265,10 @@ class OfflineCloud(pulumi.runtime.Mocks):
     def _stack_reference(self, stack: str):
         outputs = self._stack_outputs(stack) if self._stack_outputs else None
         if outputs is None:
-            raise NotImplementedError(f"offline mode cannot read stack {stack!r}: it answers StackReferences only "
-                                      "for stacks of a seedance project it can plan")
+            raise NotImplementedError(
+                f"offline mode cannot read stack {stack!r}: it answers StackReferences only "
+                "for stacks of a seedance project it can plan"
+            )
         return stack, {"name": stack, "outputs": outputs, "secretOutputNames": []}
 
     def _kubernetes_state(self, name: str, inputs: dict, digest: str) -> dict:
@@ -271,9 +301,15 @@ class OfflineCloud(pulumi.runtime.Mocks):
         if template is None:
             raise NotImplementedError(f"offline mode has no ARN form for {token}, which the pinned SDK gives an arn")
         fields = {key: value for key, value in state.items() if isinstance(value, str)}
-        fields.update(partition=self.region.partition, region=self.region.name, account=OFFLINE_ACCOUNT_ID,
-                      id=resource_id, uuid=_uuid(digest), path=state.get("path") or "/",
-                      host=str(state.get("url", "")).removeprefix("https://"))
+        fields.update(
+            partition=self.region.partition,
+            region=self.region.name,
+            account=OFFLINE_ACCOUNT_ID,
+            id=resource_id,
+            uuid=_uuid(digest),
+            path=state.get("path") or "/",
+            host=str(state.get("url", "")).removeprefix("https://"),
+        )
         return template.format_map(fields)
 
     def _computed_attributes(self, token: str, inputs: dict, digest: str, physical_name: str) -> dict[str, Any]:

@@ -49,8 +49,15 @@ def plan_to_json(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
         "project": plan.project,
         "stack": plan.stack,
         "resources": [
-            {"urn": r.urn, "type": r.type, "name": r.name, "id": r.id, "parent": r.parent,
-             "dependencies": list(r.dependencies), "inputs": masked(r.inputs, show_secrets)}
+            {
+                "urn": r.urn,
+                "type": r.type,
+                "name": r.name,
+                "id": r.id,
+                "parent": r.parent,
+                "dependencies": list(r.dependencies),
+                "inputs": masked(r.inputs, show_secrets),
+            }
             for r in plan.resources
         ],
         "outputs": masked(plan.outputs),

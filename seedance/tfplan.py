@@ -17,8 +17,12 @@ PROVIDER = "registry.terraform.io/hashicorp/aws"
 # Attributes that are maps in the Terraform schema, not blocks.
 MAP_ATTRIBUTES = {"tags", "tags_all", "labels", "parameters", "variables", "environment", "dimensions"}
 # Repeated blocks Pulumi names in the plural where Terraform uses the singular block name.
-TERRAFORM_BLOCK_NAMES = {"rules": "rule", "overrides": "override", "notifications": "notification",
-                         "cost_filters": "cost_filter"}
+TERRAFORM_BLOCK_NAMES = {
+    "rules": "rule",
+    "overrides": "override",
+    "notifications": "notification",
+    "cost_filters": "cost_filter",
+}
 
 
 def _snake(name: str) -> str:
@@ -100,16 +104,37 @@ def terraform_plan(resources: list[PlanResource]) -> dict[str, Any]:
     for resource, kind, name, address, after in entries:
         common = {"address": address, "mode": "managed", "type": kind, "name": name, "provider_name": PROVIDER}
         planned.append({**common, "schema_version": 0, "values": after, "sensitive_values": {}})
-        changes.append({**common, "change": {"actions": ["create"], "before": None, "after": after,
-                                             "after_unknown": {}, "before_sensitive": False, "after_sensitive": {}}})
-        configured.append({"address": address, "mode": "managed", "type": kind, "name": name,
-                           "provider_config_key": "aws", "schema_version": 0,
-                           "expressions": _expressions(after, addresses, address) or {}})
+        changes.append(
+            {
+                **common,
+                "change": {
+                    "actions": ["create"],
+                    "before": None,
+                    "after": after,
+                    "after_unknown": {},
+                    "before_sensitive": False,
+                    "after_sensitive": {},
+                },
+            }
+        )
+        configured.append(
+            {
+                "address": address,
+                "mode": "managed",
+                "type": kind,
+                "name": name,
+                "provider_config_key": "aws",
+                "schema_version": 0,
+                "expressions": _expressions(after, addresses, address) or {},
+            }
+        )
     return {
         "format_version": "1.2",
         "terraform_version": "1.9.8",
         "planned_values": {"root_module": {"resources": planned}},
         "resource_changes": changes,
-        "configuration": {"provider_config": {"aws": {"name": "aws", "full_name": PROVIDER}},
-                          "root_module": {"resources": configured}},
+        "configuration": {
+            "provider_config": {"aws": {"name": "aws", "full_name": PROVIDER}},
+            "root_module": {"resources": configured},
+        },
     }

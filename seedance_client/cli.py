@@ -51,19 +51,32 @@ def check_command(args: argparse.Namespace) -> int:
 
 
 def _register_team_verbs(commands: argparse._SubParsersAction) -> None:
-    for verb, run, summary in (("plan", plan_command, "plan the team's program offline against a platform contract"),
-                               ("check", check_command, "hold the team's offline plan to the platform's contract")):
+    for verb, run, summary in (
+        ("plan", plan_command, "plan the team's program offline against a platform contract"),
+        ("check", check_command, "hold the team's offline plan to the platform's contract"),
+    ):
         parser = commands.add_parser(verb, help=summary)
         parser.add_argument("--stack", required=True, help="the team's stack (its Pulumi.<stack>.yaml)")
-        parser.add_argument("--contract", type=Path, required=True, metavar="FILE",
-                            help="the platform stack's outputs: `pulumi stack output --json -s <org>/seedance-gpu/<env>` "
-                                 "(or the platform's `seedance plan --json`); it answers every StackReference")
-        parser.add_argument("--program", type=Path, default=Path.cwd(),
-                            help="the team's Pulumi project directory (default: here)")
+        parser.add_argument(
+            "--contract",
+            type=Path,
+            required=True,
+            metavar="FILE",
+            help="the platform stack's outputs: `pulumi stack output --json -s <org>/seedance-gpu/<env>` "
+            "(or the platform's `seedance plan --json`); it answers every StackReference",
+        )
+        parser.add_argument(
+            "--program", type=Path, default=Path.cwd(), help="the team's Pulumi project directory (default: here)"
+        )
         parser.add_argument("--stack-file", type=Path, help="use this stack config file instead of the project's")
         if verb == "check":
-            parser.add_argument("--claim-limit", type=float, default=COSTLY_CLAIM_USD, metavar="USD",
-                                help=f"name claims above this a month (default {COSTLY_CLAIM_USD:,.0f})")
+            parser.add_argument(
+                "--claim-limit",
+                type=float,
+                default=COSTLY_CLAIM_USD,
+                metavar="USD",
+                help=f"name claims above this a month (default {COSTLY_CLAIM_USD:,.0f})",
+            )
         parser.set_defaults(run=run)
 
 
@@ -71,9 +84,12 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] in PLATFORM_COMMANDS:
         # The same `seedance` name as the platform's command: say which package has the rest.
-        print(f"seedance: error: `seedance {argv[0]}` comes with the platform's package (pip install "
-              f"\"seedance-infra @ git+https://<platform repo>@<commit>\", docs/onboarding.md); this environment has "
-              "the client only: seedance model | plan | check", file=sys.stderr)
+        print(
+            f"seedance: error: `seedance {argv[0]}` comes with the platform's package (pip install "
+            f'"seedance-infra @ git+https://<platform repo>@<commit>", docs/onboarding.md); this environment has '
+            "the client only: seedance model | plan | check",
+            file=sys.stderr,
+        )
         return 2
     parser = argparse.ArgumentParser(prog="seedance", description="A team's side of a seedance platform")
     commands = parser.add_subparsers(dest="command", required=True)

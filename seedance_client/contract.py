@@ -31,9 +31,12 @@ class GpuPool(BaseModel):
     gpu_models: dict[str, str] = Field({}, description="The GPU model of each instance type (NVIDIA's name).")
     gpu_memory_gib: dict[str, int] = Field({}, description="Memory of one GPU of each instance type, GiB.")
     # 1.2
-    zones: list[str] = Field([], description="Where the pool launches. A pool of one zone keeps a job with a "
-                             "zonal volume (a checkpoint claim) schedulable after an interruption: its nodes come back "
-                             "in the volume's zone.")
+    zones: list[str] = Field(
+        [],
+        description="Where the pool launches. A pool of one zone keeps a job with a "
+        "zonal volume (a checkpoint claim) schedulable after an interruption: its nodes come back "
+        "in the volume's zone.",
+    )
 
     @property
     def single_zone(self) -> str | None:
@@ -65,16 +68,27 @@ class StorageClasses(BaseModel):
     checkpoint: str | None = Field(description="EBS class for training checkpoints (io2 or gp3, sized).")
     local: str | None = Field(description="Local NVMe class (WaitForFirstConsumer).")
     # 1.1
-    training_namespace: str | None = Field(None, description="Where training jobs and their claims run (Pod "
-                                           "Security baseline, default deny but DNS, its own pods and HTTPS).")
-    checkpoint_interval_seconds: int | None = Field(None, description="How often a trainer should checkpoint: at "
-                                                    "most half the batch class's interruption tolerance.")
-    volumes: dict[str, dict[str, str]] = Field({}, description="What a claim of each EBS class gets (type, iops, "
-                                               "throughput): what `seedance check` prices a team's claims at.")
+    training_namespace: str | None = Field(
+        None,
+        description="Where training jobs and their claims run (Pod "
+        "Security baseline, default deny but DNS, its own pods and HTTPS).",
+    )
+    checkpoint_interval_seconds: int | None = Field(
+        None,
+        description="How often a trainer should checkpoint: at most half the batch class's interruption tolerance.",
+    )
+    volumes: dict[str, dict[str, str]] = Field(
+        {},
+        description="What a claim of each EBS class gets (type, iops, "
+        "throughput): what `seedance check` prices a team's claims at.",
+    )
     # 1.3
-    claim_prices: dict[str, ClaimPrice] = Field({}, description="What a claim of each EBS class costs a month, in "
-                                                "the platform's region (its own cost model): a team's `seedance "
-                                                "check` prices its claims with these, without the platform.")
+    claim_prices: dict[str, ClaimPrice] = Field(
+        {},
+        description="What a claim of each EBS class costs a month, in "
+        "the platform's region (its own cost model): a team's `seedance "
+        "check` prices its claims with these, without the platform.",
+    )
 
 
 class TritonEndpoint(BaseModel):
@@ -131,15 +145,24 @@ class PlatformContract(BaseModel):
     storage_classes: StorageClasses
     triton_endpoints: dict[str, TritonEndpoint]
     endpoint_ids: dict[str, str]
-    reports: dict[str, Any] = Field({}, description="For people (capacity, egress, sizing, account steps, serving "
-                                                      "capacity); its shape may change within a version.")
+    reports: dict[str, Any] = Field(
+        {},
+        description="For people (capacity, egress, sizing, account steps, serving "
+        "capacity); its shape may change within a version.",
+    )
     # 1.1
     checkpoint_claims: list[CheckpointClaim] = Field([], description="Pre-provisioned checkpoint claims.")
     tenants: list[Tenant] = Field([], description="The teams on the platform.")
-    priority_classes: dict[str, str] = Field({}, description="The PriorityClass a pod of each workload class names "
-                                             "(serving preempts batch; a team's GPU quota per class counts by it).")
-    cost_label_keys: list[str] = Field([], description="Labels every team object carries for cost allocation "
-                                                       "(pods, claims): the budget and the cost reports group by them.")
+    priority_classes: dict[str, str] = Field(
+        {},
+        description="The PriorityClass a pod of each workload class names "
+        "(serving preempts batch; a team's GPU quota per class counts by it).",
+    )
+    cost_label_keys: list[str] = Field(
+        [],
+        description="Labels every team object carries for cost allocation "
+        "(pods, claims): the budget and the cost reports group by them.",
+    )
 
     def pool(self, name: str) -> GpuPool:
         for pool in self.gpu_pools:
@@ -164,8 +187,9 @@ def read_contract(values: dict[str, Any], stack: str, requires: str = CONTRACT_V
     try:
         return PlatformContract.model_validate({**present, **{f: "[secret]" for f in SECRET_FIELDS}})
     except ValueError as error:
-        raise ContractVersionError(f"{stack}: its outputs do not match contract {values.get('contract_version')}: "
-                                   f"{error}".replace("\n", " ")) from None
+        raise ContractVersionError(
+            f"{stack}: its outputs do not match contract {values.get('contract_version')}: {error}".replace("\n", " ")
+        ) from None
 
 
 def check_compatible(producer: str, consumer: str = CONTRACT_VERSION) -> None:
@@ -173,8 +197,11 @@ def check_compatible(producer: str, consumer: str = CONTRACT_VERSION) -> None:
         produced = tuple(int(p) for p in producer.split("."))
         needed = tuple(int(p) for p in consumer.split("."))
     except (AttributeError, ValueError):
-        raise ContractVersionError(f"the platform stack exports contract_version {producer!r}, not major.minor") from None
+        raise ContractVersionError(
+            f"the platform stack exports contract_version {producer!r}, not major.minor"
+        ) from None
     if produced[0] != needed[0] or produced[1] < needed[1]:
         raise ContractVersionError(
             f"the platform stack exports contract {producer}; this program needs {needed[0]}.{needed[1]} or a later "
-            f"{needed[0]}.x: upgrade seedance-infra-client here to match, or ask the platform team to deploy it")
+            f"{needed[0]}.x: upgrade seedance-infra-client here to match, or ask the platform team to deploy it"
+        )

@@ -16,9 +16,10 @@ import os
 import runpy
 import threading
 import traceback
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import pulumi
 from pulumi.runtime import mocks as pulumi_mocks
@@ -26,7 +27,8 @@ from pulumi.runtime import rpc, settings
 from pulumi.runtime.config import set_all_config
 from pulumi.runtime.stack import run_in_stack
 
-from seedance_client.tokens import STACK as STACK_TYPE, STACK_REFERENCE
+from seedance_client.tokens import STACK as STACK_TYPE
+from seedance_client.tokens import STACK_REFERENCE
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,7 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
         self.stack_urn: str | None = None
         self.stack_outputs: dict[str, Any] = {}
 
-    def RegisterResource(self, request):  # noqa: N802 - gRPC method name
+    def RegisterResource(self, request):
         response = super().RegisterResource(request)
         if request.type == STACK_TYPE:
             self.stack_urn = response.urn
@@ -110,24 +112,33 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
             retain_on_delete=bool(request.retainOnDelete),
             delete_before_replace=bool(request.deleteBeforeReplace),
             ignore_changes=tuple(request.ignoreChanges),
-            custom_timeouts={k: v for k in ("create", "update", "delete")
-                             if (v := getattr(request.customTimeouts, k, ""))},
+            custom_timeouts={
+                k: v for k in ("create", "update", "delete") if (v := getattr(request.customTimeouts, k, ""))
+            },
         )
         with self._lock:
             self.registered.append(resource)
         return response
 
-    def ReadResource(self, request):  # noqa: N802 - gRPC method name
+    def ReadResource(self, request):
         """A read resource (a StackReference): kept in the plan, so readers know which stacks it reads."""
         response = super().ReadResource(request)
         if request.type == STACK_REFERENCE:
             with self._lock:
-                self.registered.append(PlannedResource(
-                    urn=response.urn, type=request.type, name=request.name, parent=request.parent or None,
-                    custom=True, inputs={"name": request.id}, id=request.id))
+                self.registered.append(
+                    PlannedResource(
+                        urn=response.urn,
+                        type=request.type,
+                        name=request.name,
+                        parent=request.parent or None,
+                        custom=True,
+                        inputs={"name": request.id},
+                        id=request.id,
+                    )
+                )
         return response
 
-    def RegisterResourceOutputs(self, request):  # noqa: N802 - gRPC method name
+    def RegisterResourceOutputs(self, request):
         if request.urn == self.stack_urn:
             outputs = rpc.deserialize_properties(request.outputs, keep_unknowns=True)
             self.stack_outputs = unwrap_secrets(outputs)
@@ -218,9 +229,7 @@ def run_program(
         set_all_config(dict(config), list(secret_keys))
         try:
             with _working_directory(program_dir):
-                loop.run_until_complete(
-                    run_in_stack(lambda: runpy.run_path(str(program_dir), run_name="__main__"))
-                )
+                loop.run_until_complete(run_in_stack(lambda: runpy.run_path(str(program_dir), run_name="__main__")))
         finally:
             for task in asyncio.all_tasks(loop):
                 task.cancel()
@@ -237,7 +246,7 @@ def run_program(
         contextvars.copy_context().run(execute)
     except pulumi.RunError as error:
         raise ProgramInputError(str(error)) from None
-    except Exception as error:  # noqa: BLE001 - any crash of the user's program is reported, not raised
+    except Exception as error:
         detail = "".join(traceback.format_exception(error))
         raise ProgramFailed(f"the program failed: {error}\n{detail}") from None
     finally:

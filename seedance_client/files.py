@@ -65,21 +65,26 @@ class _BoundedLoader(yaml.SafeLoader):
 
     yaml_implicit_resolvers = {
         first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:bool"]
-        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
 
     def construct_mapping(self, node, deep=False):
         # The mapping's own keys, before merge keys (<<) bring theirs in: a merged key yields to an own key
         # of the same name (YAML's merge), two own keys of one name are a mistake.
-        own = [(k, v) for k, v in node.value if k.tag != "tag:yaml.org,2002:merge"] \
-            if isinstance(node, yaml.MappingNode) else []
+        own = (
+            [(k, v) for k, v in node.value if k.tag != "tag:yaml.org,2002:merge"]
+            if isinstance(node, yaml.MappingNode)
+            else []
+        )
         seen = set()
         for key_node, _value in own:
             key = self.construct_object(key_node, deep=True)
             try:
                 duplicate = key in seen
             except TypeError:
-                raise yaml.constructor.ConstructorError(None, None, "found an unhashable key",
-                                                        key_node.start_mark) from None
+                raise yaml.constructor.ConstructorError(
+                    None, None, "found an unhashable key", key_node.start_mark
+                ) from None
             if duplicate:
                 raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
             seen.add(key)
@@ -88,8 +93,9 @@ class _BoundedLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep)
 
 
-_BoundedLoader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
-                                     list("tTfF"))
+_BoundedLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
 
 
 def _expanded_size(node: yaml.Node, depth: int, sizes: dict[int, int], path: Path, what: str) -> int:
@@ -103,11 +109,15 @@ def _expanded_size(node: yaml.Node, depth: int, sizes: dict[int, int], path: Pat
     if isinstance(node, yaml.SequenceNode):
         size += sum(_expanded_size(child, depth + 1, sizes, path, what) for child in node.value)
     elif isinstance(node, yaml.MappingNode):
-        size += sum(_expanded_size(k, depth + 1, sizes, path, what) + _expanded_size(v, depth + 1, sizes, path, what)
-                    for k, v in node.value)
+        size += sum(
+            _expanded_size(k, depth + 1, sizes, path, what) + _expanded_size(v, depth + 1, sizes, path, what)
+            for k, v in node.value
+        )
     if size > MAX_EXPANDED_NODES:
-        raise InputFileError(f"{path}: {what} expands to more than {MAX_EXPANDED_NODES:,} values "
-                             "(YAML aliases repeat what they point at)")
+        raise InputFileError(
+            f"{path}: {what} expands to more than {MAX_EXPANDED_NODES:,} values "
+            "(YAML aliases repeat what they point at)"
+        )
     sizes[id(node)] = size
     return size
 
@@ -183,8 +193,9 @@ def write_text(path: Path, text: str, what: str) -> None:
     if path.is_dir():
         raise OutputFileError(f"{path}: is a directory; give a file name for the {what}")
     if not path.parent.is_dir():
-        raise OutputFileError(f"{path}: the folder {path.parent} does not exist; create it or give another path "
-                              f"for the {what}")
+        raise OutputFileError(
+            f"{path}: the folder {path.parent} does not exist; create it or give another path for the {what}"
+        )
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as error:

@@ -21,12 +21,21 @@ import hashlib
 import json
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from seedance_client.publishing import (MARKER_NAME, PublishError, model_name, pin_version, pinned_versions,
-                                        rollback_target, split_repository, without_version_policy)
+from seedance_client.publishing import (
+    MARKER_NAME,
+    PublishError,
+    model_name,
+    pin_version,
+    pinned_versions,
+    rollback_target,
+    split_repository,
+    without_version_policy,
+)
 
 MAX_FILES = 10_000  # a model version is a handful of files; a directory of millions is a mistake
 MAX_FILE_BYTES = 5 << 30  # one conditional PUT; larger weights: split them (Triton backends read shards)
@@ -87,8 +96,9 @@ def read_model(model_dir: Path, version: int) -> LocalModel:
         if entry.is_file() and entry.name != "config.pbtxt":
             model_files[entry.name] = entry
         elif entry.is_dir() and not entry.name.isdigit():
-            raise PublishError(f"{entry}: a directory Triton ignores (a model holds config.pbtxt, its files and "
-                               "numbered versions)")
+            raise PublishError(
+                f"{entry}: a directory Triton ignores (a model holds config.pbtxt, its files and numbered versions)"
+            )
     for path in sorted(version_dir.rglob("*")):
         _refuse_links(path, model_dir)
         if path.is_file():
@@ -124,8 +134,10 @@ def _put(s3: Any, bucket: str, key: str, body: bytes, etag: str | None, what: st
         s3.put_object(Bucket=bucket, Key=key, Body=body, **condition, **extra)
     except Exception as error:
         if _code(error) in ("PreconditionFailed", "ConditionalRequestConflict", "412"):
-            raise PublishError(f"s3://{bucket}/{key}: {what} changed while this ran (another publish?); "
-                               "nothing of it was overwritten: look, then run again") from None
+            raise PublishError(
+                f"s3://{bucket}/{key}: {what} changed while this ran (another publish?); "
+                "nothing of it was overwritten: look, then run again"
+            ) from None
         raise
 
 
@@ -136,8 +148,10 @@ class Repository:
         self.s3, self.who, self.say = s3, who, say
         self.bucket, self.prefix = split_repository(url)
         if _get_head(s3, self.bucket, f"{self.prefix}/{MARKER_NAME}") is None:
-            raise PublishError(f"s3://{self.bucket}/{self.prefix}/ has no platform marker ({MARKER_NAME}): no Triton "
-                               "reads this prefix (a typo? the contract's serving sets name the served prefixes)")
+            raise PublishError(
+                f"s3://{self.bucket}/{self.prefix}/ has no platform marker ({MARKER_NAME}): no Triton "
+                "reads this prefix (a typo? the contract's serving sets name the served prefixes)"
+            )
 
     def key(self, model: str, name: str) -> str:
         return f"{self.prefix}/{model}/{name}"
@@ -158,14 +172,35 @@ class Repository:
         """Serve `versions` (with `config`, else the served config), and record the switch."""
         text, etag, before = self.served(model)
         body = pin_version(config if config is not None else text or "", *versions)
-        _put(self.s3, self.bucket, self.key(model, "config.pbtxt"), body.encode(), etag, "the served config",
-             ContentType="text/plain")
+        _put(
+            self.s3,
+            self.bucket,
+            self.key(model, "config.pbtxt"),
+            body.encode(),
+            etag,
+            "the served config",
+            ContentType="text/plain",
+        )
         found = _get(self.s3, self.bucket, self.key(model, HISTORY))
         history = json.loads(found[0]) if found else []
-        history.append({"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "by": self.who, "action": action,
-                        "from": before, "to": sorted(set(versions))})
-        _put(self.s3, self.bucket, self.key(model, HISTORY), json.dumps(history[-HISTORY_KEPT:], indent=1).encode(),
-             found[1] if found else None, "the promotion history", ContentType="application/json")
+        history.append(
+            {
+                "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "by": self.who,
+                "action": action,
+                "from": before,
+                "to": sorted(set(versions)),
+            }
+        )
+        _put(
+            self.s3,
+            self.bucket,
+            self.key(model, HISTORY),
+            json.dumps(history[-HISTORY_KEPT:], indent=1).encode(),
+            found[1] if found else None,
+            "the promotion history",
+            ContentType="application/json",
+        )
 
     def history(self, model: str) -> list[dict]:
         found = _get(self.s3, self.bucket, self.key(model, HISTORY))
@@ -183,32 +218,49 @@ def _get_head(s3: Any, bucket: str, key: str) -> dict | None:
 
 def _model_file_heads(repository: Repository, model: LocalModel) -> dict[str, tuple[dict | None, str]]:
     """Each model-level file's bucket copy (None when absent) and the local file's SHA-256, read once."""
-    return {name: (_get_head(repository.s3, repository.bucket, repository.key(model.name, name)), sha256(path))
-            for name, path in model.model_files.items()}
+    return {
+        name: (_get_head(repository.s3, repository.bucket, repository.key(model.name, name)), sha256(path))
+        for name, path in model.model_files.items()
+    }
 
 
-def publish(repository: Repository, model_dir: Path, version: int, alongside: bool = False,
-            config_change: bool = False, resume: bool = False) -> None:
+def publish(
+    repository: Repository,
+    model_dir: Path,
+    version: int,
+    alongside: bool = False,
+    config_change: bool = False,
+    resume: bool = False,
+) -> None:
     """Upload version N whole (every file conditional), mark it complete, then switch to it."""
     model = read_model(model_dir, version)
     if repository.complete(model.name, version) is not None:
-        raise PublishError(f"{model.name} version {version} is published and immutable (servers may hold it); "
-                           f"publish {version + 1}, or `promote`/`rollback` to serve a published one")
+        raise PublishError(
+            f"{model.name} version {version} is published and immutable (servers may hold it); "
+            f"publish {version + 1}, or `promote`/`rollback` to serve a published one"
+        )
     served_text, _etag, served = repository.served(model.name)
     heads = _model_file_heads(repository, model)
     # Model-level files serve with every version: one that differs from the bucket's changes the served ones.
-    changes = [name for name, (head, digest) in heads.items()
-               if head is not None and head.get("Metadata", {}).get("sha256") != digest]
+    changes = [
+        name
+        for name, (head, digest) in heads.items()
+        if head is not None and head.get("Metadata", {}).get("sha256") != digest
+    ]
     if served_text is not None and without_version_policy(served_text) != without_version_policy(model.config):
         changes.insert(0, "config.pbtxt")
     if changes and served and not config_change:
-        raise PublishError(f"{', '.join(changes)} differ from what serves version(s) {served}: publishing would "
-                           "change the served versions' configuration too; pass --config-change if that is meant")
+        raise PublishError(
+            f"{', '.join(changes)} differ from what serves version(s) {served}: publishing would "
+            "change the served versions' configuration too; pass --config-change if that is meant"
+        )
     base = f"{repository.prefix}/{model.name}"
     started = repository.s3.list_objects_v2(Bucket=repository.bucket, Prefix=f"{base}/{version}/", MaxKeys=1)
     if started.get("KeyCount", 0) and not resume:
-        raise PublishError(f"s3://{repository.bucket}/{base}/{version}/ is incomplete (an upload was cut off, or "
-                           "another run is publishing it): --resume completes it from these files")
+        raise PublishError(
+            f"s3://{repository.bucket}/{base}/{version}/ is incomplete (an upload was cut off, or "
+            "another run is publishing it): --resume completes it from these files"
+        )
     files = {}
     for key, path in model.version_files.items():
         digest = sha256(path)
@@ -216,40 +268,76 @@ def publish(repository: Repository, model_dir: Path, version: int, alongside: bo
         head = _get_head(repository.s3, repository.bucket, repository.key(model.name, key)) if resume else None
         if head is not None:
             if head.get("Metadata", {}).get("sha256") != digest:
-                raise PublishError(f"s3://{repository.bucket}/{base}/{key} differs from {path}: a version's files "
-                                   "never change; publish the next version")
+                raise PublishError(
+                    f"s3://{repository.bucket}/{base}/{key} differs from {path}: a version's files "
+                    "never change; publish the next version"
+                )
             continue
-        _put(repository.s3, repository.bucket, repository.key(model.name, key), path.read_bytes(), None,
-             "a version file", Metadata={"sha256": digest})
+        _put(
+            repository.s3,
+            repository.bucket,
+            repository.key(model.name, key),
+            path.read_bytes(),
+            None,
+            "a version file",
+            Metadata={"sha256": digest},
+        )
         repository.say(f"uploaded s3://{repository.bucket}/{base}/{key}")
     for name, path in model.model_files.items():
         head, digest = heads[name]
         if head is None or head.get("Metadata", {}).get("sha256") != digest:
-            _put(repository.s3, repository.bucket, repository.key(model.name, name), path.read_bytes(),
-                 head["ETag"] if head else None, "a model file", Metadata={"sha256": digest})
+            _put(
+                repository.s3,
+                repository.bucket,
+                repository.key(model.name, name),
+                path.read_bytes(),
+                head["ETag"] if head else None,
+                "a model file",
+                Metadata={"sha256": digest},
+            )
             repository.say(f"uploaded s3://{repository.bucket}/{base}/{name}")
-    marker = {"version": version, "files": files, "published_by": repository.who,
-              "published_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    _put(repository.s3, repository.bucket, repository.key(model.name, version_marker(version)),
-         json.dumps(marker, indent=1).encode(), None, f"version {version}'s completion marker",
-         ContentType="application/json")
+    marker = {
+        "version": version,
+        "files": files,
+        "published_by": repository.who,
+        "published_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    _put(
+        repository.s3,
+        repository.bucket,
+        repository.key(model.name, version_marker(version)),
+        json.dumps(marker, indent=1).encode(),
+        None,
+        f"version {version}'s completion marker",
+        ContentType="application/json",
+    )
     versions = sorted({version, *served}) if alongside else [version]
     repository.switch(model.name, versions, "canary" if alongside else "publish", model.config)
-    repository.say(f"switched s3://{repository.bucket}/{base}/config.pbtxt to version(s) "
-                   f"{', '.join(map(str, versions))}: servers load {version} within their poll interval and keep "
-                   f"what they serve if it fails; ready when GET /v2/models/{model.name}/versions/{version}/ready "
-                   "answers 200" + (f"; callers reach it at /v2/models/{model.name}/versions/{version}/infer, "
-                                    "then `seedance model promote`" if alongside and len(versions) > 1 else ""))
+    repository.say(
+        f"switched s3://{repository.bucket}/{base}/config.pbtxt to version(s) "
+        f"{', '.join(map(str, versions))}: servers load {version} within their poll interval and keep "
+        f"what they serve if it fails; ready when GET /v2/models/{model.name}/versions/{version}/ready "
+        "answers 200"
+        + (
+            f"; callers reach it at /v2/models/{model.name}/versions/{version}/infer, then `seedance model promote`"
+            if alongside and len(versions) > 1
+            else ""
+        )
+    )
 
 
 def promote(repository: Repository, model: str, version: int, action: str = "promote") -> None:
     """Serve one published, complete version alone (the canary after its trial, or any earlier one)."""
     if repository.complete(model, version) is None:
-        raise PublishError(f"{model} version {version} is not a complete published version in "
-                           f"s3://{repository.bucket}/{repository.prefix}/{model}/ (publish it first)")
+        raise PublishError(
+            f"{model} version {version} is not a complete published version in "
+            f"s3://{repository.bucket}/{repository.prefix}/{model}/ (publish it first)"
+        )
     repository.switch(model, [version], action)
-    repository.say(f"s3://{repository.bucket}/{repository.prefix}/{model}/config.pbtxt now serves version {version} "
-                   "alone; the others unload once it is ready everywhere")
+    repository.say(
+        f"s3://{repository.bucket}/{repository.prefix}/{model}/config.pbtxt now serves version {version} "
+        "alone; the others unload once it is ready everywhere"
+    )
 
 
 def rollback(repository: Repository, model: str) -> int:
@@ -269,8 +357,13 @@ def caller_arn(s3: Any) -> str:
 
     try:
         credentials = s3._request_signer._credentials
-        sts = boto3.client("sts", region_name=s3.meta.region_name, aws_access_key_id=credentials.access_key,
-                           aws_secret_access_key=credentials.secret_key, aws_session_token=credentials.token)
+        sts = boto3.client(
+            "sts",
+            region_name=s3.meta.region_name,
+            aws_access_key_id=credentials.access_key,
+            aws_secret_access_key=credentials.secret_key,
+            aws_session_token=credentials.token,
+        )
         return sts.get_caller_identity()["Arn"]
     except Exception as error:  # botocore's errors, without importing botocore here
         if type(error).__module__.startswith("botocore"):
@@ -286,10 +379,15 @@ def publisher_s3(region: str | None, role_arn: str | None) -> Any:
     if role_arn is None:
         return boto3.client("s3", region_name=region)
     credentials = boto3.client("sts", region_name=region).assume_role(
-        RoleArn=role_arn, RoleSessionName="seedance-model-publish")["Credentials"]
-    return boto3.client("s3", region_name=region, aws_access_key_id=credentials["AccessKeyId"],
-                        aws_secret_access_key=credentials["SecretAccessKey"],
-                        aws_session_token=credentials["SessionToken"])
+        RoleArn=role_arn, RoleSessionName="seedance-model-publish"
+    )["Credentials"]
+    return boto3.client(
+        "s3",
+        region_name=region,
+        aws_access_key_id=credentials["AccessKeyId"],
+        aws_secret_access_key=credentials["SecretAccessKey"],
+        aws_session_token=credentials["SessionToken"],
+    )
 
 
 # Tests replace this with a stubbed client.
@@ -340,18 +438,24 @@ def register(commands: argparse._SubParsersAction) -> None:
     publish_verb = verbs.add_parser("publish", help="upload <model>/<N>/ and the model's files whole, then switch to N")
     publish_verb.add_argument("model_dir", type=Path, help="the model directory: config.pbtxt, its files and <N>/")
     publish_verb.add_argument("--version", type=_version, required=True, help="the version directory to publish")
-    publish_verb.add_argument("--alongside", action="store_true",
-                              help="the canary step: serve N beside the versions served now (then `promote`)")
-    publish_verb.add_argument("--config-change", action="store_true",
-                              help="allow a config.pbtxt or model file that differs from the served one (it changes "
-                                   "the served versions too)")
+    publish_verb.add_argument(
+        "--alongside",
+        action="store_true",
+        help="the canary step: serve N beside the versions served now (then `promote`)",
+    )
+    publish_verb.add_argument(
+        "--config-change",
+        action="store_true",
+        help="allow a config.pbtxt or model file that differs from the served one (it changes the served versions too)",
+    )
     publish_verb.add_argument("--resume", action="store_true", help="complete a version an earlier run left incomplete")
     common(publish_verb)
     publish_verb.set_defaults(run=_publish)
-    for name, help_text, run in (("promote", "serve one published version alone (after a canary, or an older one)",
-                                  _promote),
-                                 ("rollback", "serve the version that served before the last switch", _rollback),
-                                 ("history", "every switch of a model: when, who, from, to", _history)):
+    for name, help_text, run in (
+        ("promote", "serve one published version alone (after a canary, or an older one)", _promote),
+        ("rollback", "serve the version that served before the last switch", _rollback),
+        ("history", "every switch of a model: when, who, from, to", _history),
+    ):
         verb = verbs.add_parser(name, help=help_text)
         verb.add_argument("model", help="the model's name (its directory under the prefix)")
         if name == "promote":

@@ -49,8 +49,12 @@ class ContractCloud(pulumi.runtime.Mocks):
         self._invokes = {
             GET_REGION: {"id": region, "name": region, "region": region, "endpoint": f"ec2.{region}.amazonaws.com"},
             GET_PARTITION: {"id": "aws", "partition": "aws", "dnsSuffix": "amazonaws.com"},
-            GET_CALLER_IDENTITY: {"id": OFFLINE_ACCOUNT_ID, "accountId": OFFLINE_ACCOUNT_ID, "userId": "offline",
-                                  "arn": f"arn:aws:sts::{OFFLINE_ACCOUNT_ID}:assumed-role/team-ci/offline-plan"},
+            GET_CALLER_IDENTITY: {
+                "id": OFFLINE_ACCOUNT_ID,
+                "accountId": OFFLINE_ACCOUNT_ID,
+                "userId": "offline",
+                "arn": f"arn:aws:sts::{OFFLINE_ACCOUNT_ID}:assumed-role/team-ci/offline-plan",
+            },
         }
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
@@ -61,13 +65,16 @@ class ContractCloud(pulumi.runtime.Mocks):
     def call(self, args: pulumi.runtime.MockCallArgs):
         answer = self._invokes.get(args.token)
         if answer is None:
-            raise NotImplementedError(f"the client's offline plan has no answer for invoke {args.token}; it answers "
-                                      f"{', '.join(sorted(self._invokes))} (the platform's `seedance plan` answers more)")
+            raise NotImplementedError(
+                f"the client's offline plan has no answer for invoke {args.token}; it answers "
+                f"{', '.join(sorted(self._invokes))} (the platform's `seedance plan` answers more)"
+            )
         return answer
 
 
-def plan_team_program(program: Path, stack: str, contract_file: Path, stack_file: Path | None = None
-                      ) -> tuple[Plan, PlatformContract, str]:
+def plan_team_program(
+    program: Path, stack: str, contract_file: Path, stack_file: Path | None = None
+) -> tuple[Plan, PlatformContract, str]:
     """The team's program at `program` for `stack` (its config from the project's stack file, or
     `stack_file`), every StackReference answered by `contract_file`: the plan, the contract, and a line
     saying what was planned."""
@@ -78,8 +85,19 @@ def plan_team_program(program: Path, stack: str, contract_file: Path, stack_file
     except StackFileError as error:
         raise OfflineInputError(str(error)) from None
     region = config.get("aws:region") or contract.region
-    plan = run_program(project.program_dir if program.resolve() == project.root else program, project=project.name,
-                       stack=stack, config=config.values, secret_keys=config.secret_keys,
-                       mocks=ContractCloud(outputs, region))
-    return plan, contract, (f"Offline plan (no cloud calls) of stack '{stack}' of project '{project.name}' against "
-                            f"the platform contract {contract.contract_version} in {contract_file}")
+    plan = run_program(
+        project.program_dir if program.resolve() == project.root else program,
+        project=project.name,
+        stack=stack,
+        config=config.values,
+        secret_keys=config.secret_keys,
+        mocks=ContractCloud(outputs, region),
+    )
+    return (
+        plan,
+        contract,
+        (
+            f"Offline plan (no cloud calls) of stack '{stack}' of project '{project.name}' against "
+            f"the platform contract {contract.contract_version} in {contract_file}"
+        ),
+    )

@@ -28,8 +28,9 @@ class Project:
     def stack_file(self, stack: str) -> Path:
         # Pulumi's own rule for stack names; a name is never a path.
         if not re.fullmatch(r"[A-Za-z0-9_.-]{1,100}", stack) or stack in (".", ".."):
-            raise StackFileError(f"--stack = {stack!r}: allowed: letters, digits, '-', '_' and '.' (a stack name, "
-                                 "not a path)")
+            raise StackFileError(
+                f"--stack = {stack!r}: allowed: letters, digits, '-', '_' and '.' (a stack name, not a path)"
+            )
         return self.stack_config_dir / f"Pulumi.{stack}.yaml"
 
 

@@ -14,9 +14,14 @@ from typing import Any
 
 import pulumi
 
-from seedance_client.contract import (CONTRACT_VERSION, SECRET_FIELDS, ContractVersionError, GpuPool,
-                                      PlatformContract, read_contract)
-
+from seedance_client.contract import (
+    CONTRACT_VERSION,
+    SECRET_FIELDS,
+    ContractVersionError,
+    GpuPool,
+    PlatformContract,
+    read_contract,
+)
 
 
 class IncompatiblePlatform(pulumi.RunError):
@@ -38,10 +43,12 @@ class PlatformReference:
         reference = pulumi.StackReference(stack, opts=opts)
         fields = [name for name in PlatformContract.model_fields if name not in SECRET_FIELDS]
         self.contract = pulumi.Output.all(*[reference.get_output(name) for name in fields]).apply(
-            lambda values: parse_contract(dict(zip(fields, values)), stack, requires))
+            lambda values: parse_contract(dict(zip(fields, values)), stack, requires)
+        )
         # Waits for the contract, so a version mismatch is reported before anything uses the cluster.
         self.kubeconfig = pulumi.Output.secret(
-            pulumi.Output.all(self.contract, reference.require_output("kubeconfig")).apply(lambda v: v[1]))
+            pulumi.Output.all(self.contract, reference.require_output("kubeconfig")).apply(lambda v: v[1])
+        )
 
     def pool(self, name: str) -> pulumi.Output[GpuPool]:
         return self.contract.apply(lambda contract: contract.pool(name))

@@ -8,8 +8,9 @@ same function (rule `kubernetes-tenant-require-contract-fit`). Objects are judge
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from seedance_client.contract import GpuPool, PlatformContract
 from seedance_client.tokens import HELM_RELEASE, LOCAL_KUBERNETES_COMPONENTS, REMOTE_KUBERNETES_COMPONENTS
@@ -18,9 +19,26 @@ from seedance_client.tokens import HELM_RELEASE, LOCAL_KUBERNETES_COMPONENTS, RE
 COSTLY_CLAIM_USD = 1000.0
 # Kubernetes's quantity grammar (apimachinery resource.Quantity): a signed decimal, then a binary or
 # decimal SI suffix or a decimal exponent.
-_QUANTITY = re.compile(r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)|[eE]([+-]?[0-9]+))?$")
-_FACTORS = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60, "n": 10**-9, "u": 10**-6,
-            "m": 10**-3, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
+_QUANTITY = re.compile(
+    r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)|[eE]([+-]?[0-9]+))?$"
+)
+_FACTORS = {
+    "Ki": 2**10,
+    "Mi": 2**20,
+    "Gi": 2**30,
+    "Ti": 2**40,
+    "Pi": 2**50,
+    "Ei": 2**60,
+    "n": 10**-9,
+    "u": 10**-6,
+    "m": 10**-3,
+    "k": 10**3,
+    "M": 10**6,
+    "G": 10**9,
+    "T": 10**12,
+    "P": 10**15,
+    "E": 10**18,
+}
 
 
 def quantity_gib(quantity: Any) -> float:
@@ -66,10 +84,16 @@ def _term_allows(term: list[tuple[str, str, list[str]]], labels: Mapping[str, st
 def _selector_terms(spec: Mapping[str, Any]) -> list[list[tuple[str, str, list[str]]]]:
     """The pod's node constraints as OR-ed terms: its nodeSelector AND-ed into each required affinity term."""
     base = [(k, "In", [str(v)]) for k, v in (spec.get("nodeSelector") or {}).items()]
-    required = (((spec.get("affinity") or {}).get("nodeAffinity") or {})
-                .get("requiredDuringSchedulingIgnoredDuringExecution") or {})
-    terms = [[(e.get("key"), e.get("operator"), [str(v) for v in e.get("values") or []])
-              for e in term.get("matchExpressions") or []] for term in required.get("nodeSelectorTerms") or []]
+    required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ) or {}
+    terms = [
+        [
+            (e.get("key"), e.get("operator"), [str(v) for v in e.get("values") or []])
+            for e in term.get("matchExpressions") or []
+        ]
+        for term in required.get("nodeSelectorTerms") or []
+    ]
     return [base + term for term in terms] if terms else [base]
 
 
@@ -81,8 +105,9 @@ def _tolerates(tolerations: list[Mapping[str, Any]], needed: Mapping[str, Any]) 
     side of finding."""
     for t in tolerations:
         key_ok = t.get("key") == needed.get("key") or (not t.get("key") and t.get("operator") == "Exists")
-        value_ok = (t.get("operator") == "Exists" or needed.get("operator") == "Exists"
-                    or t.get("value") == needed.get("value"))
+        value_ok = (
+            t.get("operator") == "Exists" or needed.get("operator") == "Exists" or t.get("value") == needed.get("value")
+        )
         if key_ok and value_ok and (not t.get("effect") or t.get("effect") == needed.get("effect")):
             return True
     return False
@@ -100,12 +125,17 @@ def pools_reached(spec: Mapping[str, Any], pools: Iterable[GpuPool]) -> tuple[li
     terms = [[e for e in term if e[0] in pool_keys] for term in _selector_terms(spec)]
     asks = any(term for term in terms)
     tolerations = [t for t in spec.get("tolerations") or [] if isinstance(t, Mapping)]
-    return [p for p in pools if any(_term_allows(term, p.node_selector) for term in terms)
-            and all(_tolerates(tolerations, needed) for needed in p.tolerations)], asks
+    return [
+        p
+        for p in pools
+        if any(_term_allows(term, p.node_selector) for term in terms)
+        and all(_tolerates(tolerations, needed) for needed in p.tolerations)
+    ], asks
 
 
-def contract_fit(token: str, name: str, props: Mapping[str, Any], contracts: list[PlatformContract],
-                 renders_charts: bool = False) -> list[str]:
+def contract_fit(
+    token: str, name: str, props: Mapping[str, Any], contracts: list[PlatformContract], renders_charts: bool = False
+) -> list[str]:
     """Why a team's Kubernetes object (its type token and inputs) does not fit its platforms: a namespace no
     team owns (or none: the provider's default, or a cluster-wide object), another team's label, a
     priority class the platform does not have, a pool it does not have or where the team has no GPUs; an
@@ -115,8 +145,10 @@ def contract_fit(token: str, name: str, props: Mapping[str, Any], contracts: lis
         return []  # not a Kubernetes object, a platform's own plan, or a component whose children are judged
     kind = props.get("kind") or token.rsplit(":", 1)[-1]  # the SDK writes `kind`; a hand-written plan may not
     if token in REMOTE_KUBERNETES_COMPONENTS:
-        return [f"{name}: a {kind} is built by the provider at deploy time, so its objects cannot be judged "
-                "offline; declare them as objects (or a Helm v3 release, which the platform's check renders)"]
+        return [
+            f"{name}: a {kind} is built by the provider at deploy time, so its objects cannot be judged "
+            "offline; declare them as objects (or a Helm v3 release, which the platform's check renders)"
+        ]
     release = token == HELM_RELEASE
     metadata = props.get("metadata") or {}
     namespace = props.get("namespace") if release else metadata.get("namespace")  # a release names its own
@@ -125,17 +157,24 @@ def contract_fit(token: str, name: str, props: Mapping[str, Any], contracts: lis
     if owners:  # a platform that has not divided its cluster among teams (no tenants) owns no namespace to check
         teams = ", ".join(sorted(set(owners.values())))
         if not namespace:
-            return [f"{name}: a {kind} without a namespace is cluster-wide or lands in the provider's default "
-                    f"namespace, and neither is a team's ({teams} own namespaces of their own)"]
+            return [
+                f"{name}: a {kind} without a namespace is cluster-wide or lands in the provider's default "
+                f"namespace, and neither is a team's ({teams} own namespaces of their own)"
+            ]
         if owner is None:
             return [f"{name}: namespace {namespace} belongs to no team of the platform ({teams})"]
         label = (metadata.get("labels") or {}).get("team")
         if label != owner and not release:  # a release's labels are its objects', judged when rendered
             found.append(f"{name}: labelled team {label!r} in namespace {namespace}, which is team {owner!r}'s")
     if release:
-        return found + ([] if renders_charts else [
-            f"{name}: a Helm release's objects are not rendered by the client's check; run the platform's "
-            "`seedance check` (it renders pinned charts), or declare the objects"])
+        return found + (
+            []
+            if renders_charts
+            else [
+                f"{name}: a Helm release's objects are not rendered by the client's check; run the platform's "
+                "`seedance check` (it renders pinned charts), or declare the objects"
+            ]
+        )
     spec = pod_spec(props)
     if spec is None:
         return found
@@ -149,8 +188,9 @@ def contract_fit(token: str, name: str, props: Mapping[str, Any], contracts: lis
     gpus = {k for c in contracts for t in c.tenants if t.name == owner for k, n in t.gpus.items() if n}
     for pool in reached if owner is not None else ():
         if pool.workload_class not in gpus:
-            found.append(f"{name}: may run on pool {pool.name!r} ({pool.workload_class}), where team {owner!r} has "
-                         "no GPUs")
+            found.append(
+                f"{name}: may run on pool {pool.name!r} ({pool.workload_class}), where team {owner!r} has no GPUs"
+            )
     return found
 
 
@@ -175,8 +215,12 @@ def claim_cost(name: str, props: Mapping[str, Any], contracts: list[PlatformCont
     if cls in local:
         return ClaimCost(name, cls, 0.0, f"class {cls}: the node's instance store (in the node's price)")
     if cls not in prices:
-        return ClaimCost(name, cls, None, f"class {cls!r} has no price in the platform's contract (contract 1.3 "
-                         "exports its classes' prices)")
+        return ClaimCost(
+            name,
+            cls,
+            None,
+            f"class {cls!r} has no price in the platform's contract (contract 1.3 exports its classes' prices)",
+        )
     try:
         size = quantity_gib(((spec.get("resources") or {}).get("requests") or {}).get("storage"))
     except ValueError as error:
@@ -196,8 +240,11 @@ class Finding:
     message: str
 
 
-def team_findings(objects: Iterable[tuple[str, str, Mapping[str, Any]]], contracts: list[PlatformContract],
-                  claim_limit_usd: float = COSTLY_CLAIM_USD) -> tuple[list[Finding], list[ClaimCost]]:
+def team_findings(
+    objects: Iterable[tuple[str, str, Mapping[str, Any]]],
+    contracts: list[PlatformContract],
+    claim_limit_usd: float = COSTLY_CLAIM_USD,
+) -> tuple[list[Finding], list[ClaimCost]]:
     """A team's planned objects (type token, name, inputs) against its platforms: what does not fit, the
     claims above the limit, and every claim's cost."""
     findings, costs = [], []
@@ -210,7 +257,14 @@ def team_findings(objects: Iterable[tuple[str, str, Mapping[str, Any]]], contrac
             continue
         costs.append(cost)
         if cost.monthly_usd is not None and cost.monthly_usd > claim_limit_usd:
-            findings.append(Finding("advisory", COSTLY_CLAIM_RULE, (
-                f"{name}: ${cost.monthly_usd:,.2f}/month ({cost.reason}), above ${claim_limit_usd:,.0f}; the volume "
-                "outlives the job when its class retains it")))
+            findings.append(
+                Finding(
+                    "advisory",
+                    COSTLY_CLAIM_RULE,
+                    (
+                        f"{name}: ${cost.monthly_usd:,.2f}/month ({cost.reason}), above ${claim_limit_usd:,.0f}; the volume "
+                        "outlives the job when its class retains it"
+                    ),
+                )
+            )
     return findings, costs

@@ -15,7 +15,15 @@ GET_CALLER_IDENTITY = "aws:index/getCallerIdentity:getCallerIdentity"
 # The SDK's local components (yaml ConfigFile/ConfigGroup, helm v3 Chart, kustomize Directory) register
 # their children as plain objects, which are judged.
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
-REMOTE_KUBERNETES_COMPONENTS = ("kubernetes:yaml/v2:ConfigFile", "kubernetes:yaml/v2:ConfigGroup",
-                                "kubernetes:helm.sh/v4:Chart", "kubernetes:kustomize/v2:Directory")
-LOCAL_KUBERNETES_COMPONENTS = ("kubernetes:yaml:ConfigFile", "kubernetes:yaml:ConfigGroup",
-                               "kubernetes:helm.sh/v3:Chart", "kubernetes:kustomize:Directory")
+REMOTE_KUBERNETES_COMPONENTS = (
+    "kubernetes:yaml/v2:ConfigFile",
+    "kubernetes:yaml/v2:ConfigGroup",
+    "kubernetes:helm.sh/v4:Chart",
+    "kubernetes:kustomize/v2:Directory",
+)
+LOCAL_KUBERNETES_COMPONENTS = (
+    "kubernetes:yaml:ConfigFile",
+    "kubernetes:yaml:ConfigGroup",
+    "kubernetes:helm.sh/v3:Chart",
+    "kubernetes:kustomize:Directory",
+)

@@ -13,13 +13,17 @@ def _evaluate(expression: str, activation: dict):
     return _ENV.program(_ENV.compile(expression)).evaluate(activation)
 
 
-def denials(policy_spec: dict, request: dict, obj: dict, old: dict | None = None,
-            namespace_object: dict | None = None) -> list[str] | None:
+def denials(
+    policy_spec: dict, request: dict, obj: dict, old: dict | None = None, namespace_object: dict | None = None
+) -> list[str] | None:
     """The messages of the validations that fail; None when the policy does not apply (a match
     condition is false). `namespace_object`: the object's namespace, as the API server passes it."""
-    activation = {"request": json_to_cel(request), "object": json_to_cel(obj),
-                  "oldObject": json_to_cel(old) if old is not None else json_to_cel(None),
-                  "namespaceObject": json_to_cel(namespace_object)}
+    activation = {
+        "request": json_to_cel(request),
+        "object": json_to_cel(obj),
+        "oldObject": json_to_cel(old) if old is not None else json_to_cel(None),
+        "namespaceObject": json_to_cel(namespace_object),
+    }
     if not all(bool(_evaluate(c["expression"], activation)) for c in policy_spec.get("matchConditions", [])):
         return None
     variables: dict = {}

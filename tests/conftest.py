@@ -15,7 +15,6 @@ from tests.components.markets import NOW, FakeLiveSource
 from tests.stacks import REPO, STACKS, stack_config
 
 
-
 # Plans are cached for the session, once per mutant under mutation testing (scripts/mutation.py): mutmut
 # forks each mutant's run from a process that planned with the code unmutated.
 def _mutant() -> str | None:
@@ -57,8 +56,9 @@ def _spot_plan(stack: str, _mutant: str | None) -> Plan:
     zones = table_zones(config)  # the zones an offline plan of the stack uses
     market = FakeLiveSource(0.3, zones=zones, placement_score=lambda _question: 9)
     decided = decide_stack(config, zones, [market], config.capacity.configured_holdings(), {}, NOW)
-    lock = build_lock(None, stack, config.region, NOW, "live", config.capacity.settings(), decided.decisions,
-                      decided.book)
+    lock = build_lock(
+        None, stack, config.region, NOW, "live", config.capacity.settings(), decided.decisions, decided.book
+    )
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / f"capacity.{stack}.lock.json"
         path.write_text(render_lock(lock))

@@ -34,9 +34,14 @@ def _whole_numbers(value):
 def declared_manifests(plan: Plan, parent_type: str | None = None) -> list[dict]:
     """The Kubernetes objects of the plan (not Helm releases), optionally only inside components of one type."""
     parents = {r.urn for r in plan.resources if r.type == parent_type} if parent_type else None
-    return [_whole_numbers(r.inputs) for r in plan.resources
-            if r.type.startswith("kubernetes:") and "helm.sh" not in r.type and "apiVersion" in r.inputs
-            and (parents is None or r.parent in parents)]
+    return [
+        _whole_numbers(r.inputs)
+        for r in plan.resources
+        if r.type.startswith("kubernetes:")
+        and "helm.sh" not in r.type
+        and "apiVersion" in r.inputs
+        and (parents is None or r.parent in parents)
+    ]
 
 
 # Custom resources: the official schemas do not cover them (their CRDs ship with their operators).
@@ -60,8 +65,23 @@ def checkov_results(manifests: list[dict], workdir: Path) -> dict:
     # checkov takes a file with `{{ }}` for a Helm template and skips it whole; the EBS driver's tag
     # templates ({{ .PVCNamespace }}) are opaque values to every check, so they are scanned as plain words.
     path.write_text(re.sub(r"\{\{\s*\.(\w+)\s*\}\}", r"\1", yaml.safe_dump_all(manifests)))
-    result = subprocess.run([str(CHECKOV), "-f", str(path), "--framework", "kubernetes", "-o", "json", "--quiet",
-                             "--compact", "--skip-download"], capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [
+            str(CHECKOV),
+            "-f",
+            str(path),
+            "--framework",
+            "kubernetes",
+            "-o",
+            "json",
+            "--quiet",
+            "--compact",
+            "--skip-download",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     document = json.loads(result.stdout)
     document = document[0] if isinstance(document, list) else document
     assert "results" in document, f"checkov scanned nothing: {document}"  # a skipped file is not a clean one
@@ -95,17 +115,22 @@ def assert_checkov_clean_and_every_skip_needed(manifests: list[dict], workdir: P
     failing = {(c["resource"], c["check_id"]) for c in bare["results"]["failed_checks"]}
     for manifest in manifests:
         for check in skip_annotations(manifest):
-            assert (checkov_resource(manifest), check) in failing, f"{checkov_resource(manifest)} skips {check} needlessly"
+            assert (checkov_resource(manifest), check) in failing, (
+                f"{checkov_resource(manifest)} skips {check} needlessly"
+            )
 
 
 def node_labels(asg):
     prefix = "k8s.io/cluster-autoscaler/node-template/label/"
-    return {t["key"][len(prefix):]: t["value"] for t in asg.inputs["tags"] if t["key"].startswith(prefix)}
+    return {t["key"][len(prefix) :]: t["value"] for t in asg.inputs["tags"] if t["key"].startswith(prefix)}
 
 
 def selects(affinity, labels):
     """Required node affinity (In / NotIn / Exists) against a node's labels."""
     terms = affinity["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
-    checks = {"In": lambda e: labels.get(e["key"]) in e["values"], "NotIn": lambda e: labels.get(e["key"]) not in e["values"],
-              "Exists": lambda e: e["key"] in labels}
+    checks = {
+        "In": lambda e: labels.get(e["key"]) in e["values"],
+        "NotIn": lambda e: labels.get(e["key"]) not in e["values"],
+        "Exists": lambda e: e["key"] in labels,
+    }
     return any(all(checks[e["operator"]](e) for e in term["matchExpressions"]) for term in terms)

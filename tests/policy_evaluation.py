@@ -43,8 +43,9 @@ def _conditions_hold(conditions: dict[str, dict[str, Any]], context: dict[str, s
         negated, wildcard = operator in _NEGATED, {**_OPERATORS, **_NEGATED}[operator]
         for key, expected in tests.items():
             actual = context.get(key)
-            matched = actual is not None and any(_matches(v, actual) if wildcard else v == actual
-                                                 for v in _listed(expected))
+            matched = actual is not None and any(
+                _matches(v, actual) if wildcard else v == actual for v in _listed(expected)
+            )
             if matched == negated:
                 return False
     return True
@@ -55,9 +56,11 @@ def _applies(statement: dict[str, Any], request: Request) -> bool:
         raise NotImplementedError("Not* elements are not modelled")
     actions = _listed(statement.get("Action", []))
     resources = _listed(statement.get("Resource", "*"))
-    return (any(_matches(a, request.action, case_sensitive=False) for a in actions)
-            and any(_matches(r, request.resource) for r in resources)
-            and _conditions_hold(statement.get("Condition", {}), request.context))
+    return (
+        any(_matches(a, request.action, case_sensitive=False) for a in actions)
+        and any(_matches(r, request.resource) for r in resources)
+        and _conditions_hold(statement.get("Condition", {}), request.context)
+    )
 
 
 def denies(policy: dict[str, Any], request: Request) -> bool:
@@ -67,5 +70,6 @@ def denies(policy: dict[str, Any], request: Request) -> bool:
 
 def allows(policy: dict[str, Any], request: Request) -> bool:
     """True when some statement allows the request and none denies it."""
-    return not denies(policy, request) and any(s["Effect"] == "Allow" and _applies(s, request)
-                                               for s in policy["Statement"])
+    return not denies(policy, request) and any(
+        s["Effect"] == "Allow" and _applies(s, request) for s in policy["Statement"]
+    )

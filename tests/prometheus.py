@@ -13,8 +13,9 @@ import yaml
 def promtool() -> str:
     found = shutil.which("promtool")
     if found is None:
-        raise AssertionError("promtool is not installed: `apt-get install prometheus` (Debian's package carries it; "
-                             ".ci/run installs it)")
+        raise AssertionError(
+            "promtool is not installed: `apt-get install prometheus` (Debian's package carries it; .ci/run installs it)"
+        )
     return found
 
 
@@ -29,9 +30,12 @@ def check_rules(directory: Path, files: dict[str, dict]) -> subprocess.Completed
     return subprocess.run([promtool(), "check", "rules", *names], cwd=directory, capture_output=True, text=True)
 
 
-def test_rules(directory: Path, files: dict[str, dict], tests: list[dict], interval: str = "1m") -> subprocess.CompletedProcess:
+def test_rules(
+    directory: Path, files: dict[str, dict], tests: list[dict], interval: str = "1m"
+) -> subprocess.CompletedProcess:
     """Run promtool's rule unit tests (`tests`: its test groups) against the rule files."""
     names = write_rules(directory, files)
-    (directory / "tests.yml").write_text(yaml.safe_dump(
-        {"rule_files": names, "evaluation_interval": interval, "tests": tests}, sort_keys=False))
+    (directory / "tests.yml").write_text(
+        yaml.safe_dump({"rule_files": names, "evaluation_interval": interval, "tests": tests}, sort_keys=False)
+    )
     return subprocess.run([promtool(), "test", "rules", "tests.yml"], cwd=directory, capture_output=True, text=True)

@@ -22,8 +22,11 @@ def client_wheel(tmp_path_factory):
     root = tmp_path_factory.mktemp("wheel")
     source = root / "seedance_client"  # a build writes beside its sources: build a copy
     shutil.copytree(CLIENT, source, ignore=shutil.ignore_patterns("__pycache__"))
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(root), str(source)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(root), str(source)],
+        check=True,
+        capture_output=True,
+    )
     (wheel,) = root.glob("seedance_infra_client-*.whl")
     return wheel
 
@@ -33,8 +36,10 @@ def test_the_client_wheel_holds_the_client_only(client_wheel):
     top_level = {name.split("/")[0] for name in zipfile.ZipFile(wheel).namelist()}
     assert {name for name in top_level if not name.endswith(".dist-info")} == {"seedance_client"}
     modules = {name for name in zipfile.ZipFile(wheel).namelist() if name.startswith("seedance_client/")}
-    assert {f"seedance_client/{m}.py" for m in ("contract", "reference", "publishing", "cli", "offline", "engine",
-                                                "team_rules", "project", "files")} <= modules
+    assert {
+        f"seedance_client/{m}.py"
+        for m in ("contract", "reference", "publishing", "cli", "offline", "engine", "team_rules", "project", "files")
+    } <= modules
     assert not any(name.endswith("pyproject.toml") for name in modules)
     entry_points = next(n for n in zipfile.ZipFile(wheel).namelist() if n.endswith("entry_points.txt"))
     assert "seedance = seedance_client.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
@@ -61,13 +66,35 @@ def team_python(tmp_path_factory, client_wheel):
     site = next((team / "lib").glob("python3*/site-packages"))
     # This venv's site-packages as a path, not its .pth files, so the platform's editable install is not on it.
     (site / "dependencies.pth").write_text(str(Path(pydantic.__file__).parents[1]) + "\n")
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q", "--prefix", str(team),
-                    str(client_wheel)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--no-index",
+            "-q",
+            "--prefix",
+            str(team),
+            str(client_wheel),
+        ],
+        check=True,
+        capture_output=True,
+    )
     python = team / "bin" / "python"
-    imports = subprocess.run([str(python), "-c", "import seedance_client.reference, seedance_client.cli\n"
-                              "import importlib.util; print(importlib.util.find_spec('seedance') is None, "
-                              "importlib.util.find_spec('components') is None)"], capture_output=True, text=True,
-                             cwd=root)  # not the checkout: `-c` puts the working directory on the path
+    imports = subprocess.run(
+        [
+            str(python),
+            "-c",
+            "import seedance_client.reference, seedance_client.cli\n"
+            "import importlib.util; print(importlib.util.find_spec('seedance') is None, "
+            "importlib.util.find_spec('components') is None)",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=root,
+    )  # not the checkout: `-c` puts the working directory on the path
     assert imports.stdout.split() == ["True", "True"], imports.stderr  # the platform is not there
     return python
 
@@ -85,21 +112,28 @@ def test_a_fresh_venv_with_only_the_client_wheel_plans_checks_and_publishes(team
     # where the platform is importable): run its function with the team venv's interpreter instead.
     script = next((python.parent).glob("seedance"))
     assert script.read_text().startswith("#!") and "seedance_client.cli" in script.read_text()
-    run = lambda *args: subprocess.run([str(python), "-c", "import sys; from seedance_client.cli import main; "
-                                        "sys.exit(main(sys.argv[1:]))", *args], capture_output=True, text=True,
-                                       cwd=tmp_path, timeout=300)
+    run = lambda *args: subprocess.run(
+        [str(python), "-c", "import sys; from seedance_client.cli import main; sys.exit(main(sys.argv[1:]))", *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
     for stack in ("dev", "prod"):
         outputs = {k: v.value if isinstance(v, Secret) else v for k, v in plan_of(stack).outputs.items()}
         (tmp_path / f"{stack}.json").write_text(json.dumps(outputs))
     for example in ("training-job", "model-deploy"):
         program = str(REPO / "examples" / example)
         planned = run("plan", "--stack", "dev", "--program", program, "--contract", "dev.json")
-        assert planned.returncode == 0 and "pulumi:pulumi:StackReference  my-org/seedance-gpu/dev" in planned.stdout, \
+        assert planned.returncode == 0 and "pulumi:pulumi:StackReference  my-org/seedance-gpu/dev" in planned.stdout, (
             planned.stderr
+        )
         checked = run("check", "--stack", "dev", "--program", program, "--contract", "dev.json")
         assert checked.returncode == 0 and "fits the platform's contract" in checked.stdout, checked.stderr
     # Against prod, whose teams own other namespaces: refused, with the io2 claim's cost named.
-    refused = run("check", "--stack", "dev", "--program", str(REPO / "examples" / "training-job"), "--contract", "prod.json")
+    refused = run(
+        "check", "--stack", "dev", "--program", str(REPO / "examples" / "training-job"), "--contract", "prod.json"
+    )
     assert refused.returncode == 1, refused.stderr
     assert "namespace training belongs to no team of the platform (video-ml)" in refused.stdout
     assert "checkpoints: $3,544.00/month" in refused.stdout
@@ -132,7 +166,8 @@ with mock_aws():
 
 
 def test_in_a_client_only_venv_a_team_publishes_canaries_promotes_rolls_back_and_resumes_training(
-        team_python, tmp_path):
+    team_python, tmp_path
+):
     """Issue 36's way through with nothing but the client: the model's life in the bucket, and the
     reference trainer through an interruption and a resume (the same end as a run never stopped)."""
     import os
@@ -142,10 +177,21 @@ def test_in_a_client_only_venv_a_team_publishes_canaries_promotes_rolls_back_and
     model = tmp_path / "identity"
     shutil.copytree(REPO / "examples" / "model-deploy" / "model_repository" / "identity", model)
     shutil.copytree(model / "1", model / "2")
-    environment = {**os.environ, "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-                   "AWS_SESSION_TOKEN": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
-    published = subprocess.run([str(team_python), "-c", PUBLISHING, str(model), "team-models", "seedance/video"],
-                               capture_output=True, text=True, env=environment, cwd=tmp_path, timeout=300)
+    environment = {
+        **os.environ,
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_SESSION_TOKEN": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }
+    published = subprocess.run(
+        [str(team_python), "-c", PUBLISHING, str(model), "team-models", "seedance/video"],
+        capture_output=True,
+        text=True,
+        env=environment,
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert published.returncode == 0, published.stderr
     assert "rollback [2] -> [1]" in published.stdout and "versions: [ 1 ]" in published.stdout.split("rollback")[-1]
     interrupt_and_resume(tmp_path, team_python)

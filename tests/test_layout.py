@@ -14,8 +14,9 @@ PURE = next(c for c in CONTRACTS if c["id"] == "pure")
 
 
 def test_import_contracts_are_kept():
-    result = subprocess.run([str(Path(sys.executable).parent / "lint-imports"), "--no-cache"], cwd=REPO,
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [str(Path(sys.executable).parent / "lint-imports"), "--no-cache"], cwd=REPO, capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert f"Contracts: {len(CONTRACTS)} kept, 0 broken." in result.stdout
 
@@ -33,9 +34,12 @@ def imports_of(path: Path) -> set[str]:
 def test_every_module_that_can_be_pure_is_under_the_pure_contract():
     """Impure: imports Pulumi or the AWS SDK, itself or through another module of components/ or the client."""
     forbidden = set(PURE["forbidden_modules"])
-    modules = {".".join(p.relative_to(REPO).with_suffix("").parts): imports_of(p)
-               for package in ("components", "seedance_client")
-               for p in (REPO / package).rglob("*.py") if p.name != "__init__.py"}
+    modules = {
+        ".".join(p.relative_to(REPO).with_suffix("").parts): imports_of(p)
+        for package in ("components", "seedance_client")
+        for p in (REPO / package).rglob("*.py")
+        if p.name != "__init__.py"
+    }
     impure = {m for m, names in modules.items() if {n.split(".")[0] for n in names} & forbidden}
     while grown := {m for m, names in modules.items() if m not in impure and names & impure}:
         impure |= grown

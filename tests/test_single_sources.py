@@ -39,9 +39,11 @@ def modules():
 
 def module_names(tree):
     for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        targets = (
+            node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        )
         for target in targets:
-            for name in (target.elts if isinstance(target, ast.Tuple) else [target]):
+            for name in target.elts if isinstance(target, ast.Tuple) else [target]:
                 if isinstance(name, ast.Name):
                     yield name.id, node.lineno
         if isinstance(node, ast.FunctionDef):
@@ -88,8 +90,11 @@ def test_the_lint_sees_a_copy(tmp_path, monkeypatch):
     planted = REPO / "components" / "common" / "_planted_copy_for_lint_test.py"
     planted.write_text('HOURS_PER_MONTH = 730\nTYPE = "aws:ec2/vpc:Vpc"\n')
     try:
-        for check in (test_each_constant_and_shared_function_is_defined_in_its_home_only,
-                      test_no_literal_copy_of_a_single_source_value, test_type_tokens_are_spelled_in_one_place):
+        for check in (
+            test_each_constant_and_shared_function_is_defined_in_its_home_only,
+            test_no_literal_copy_of_a_single_source_value,
+            test_type_tokens_are_spelled_in_one_place,
+        ):
             try:
                 check()
             except AssertionError as found:

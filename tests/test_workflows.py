@@ -70,11 +70,20 @@ def test_no_expression_is_spliced_into_a_shell_script():
 def test_what_changes_the_gate_has_code_owners():
     owners = (REPO / ".github" / "CODEOWNERS").read_text()
     owned = {line.split()[0] for line in owners.splitlines() if line.strip() and not line.startswith("#")}
-    exceptions = {f"/{path.relative_to(REPO).as_posix()}" for path in (REPO / "components").rglob("*.py")
-                  if "checkov_skips(" in path.read_text()}
-    required = {"/policies/", "/.github/", "/stacks/", "/tests/fixtures/policies/",
-                "/tests/fixtures/checkov_tfplan_exceptions.json", "/components/plan/resources.py",
-                "/seedance/check_command.py"} | exceptions
+    exceptions = {
+        f"/{path.relative_to(REPO).as_posix()}"
+        for path in (REPO / "components").rglob("*.py")
+        if "checkov_skips(" in path.read_text()
+    }
+    required = {
+        "/policies/",
+        "/.github/",
+        "/stacks/",
+        "/tests/fixtures/policies/",
+        "/tests/fixtures/checkov_tfplan_exceptions.json",
+        "/components/plan/resources.py",
+        "/seedance/check_command.py",
+    } | exceptions
     assert required <= owned, required - owned
 
 
@@ -107,7 +116,10 @@ def test_the_pull_requests_code_only_plans_and_hands_the_plan_on():
     plan = JOBS["plan"]
     assert [c for c in _checkouts(plan)] == [{"persist-credentials": False}]
     commands = [s["run"] for s in plan["steps"] if "run" in s]
-    assert commands == ["make venv", '.venv/bin/seedance plan --stack "$STACK" --json "plan-$STACK.json" --show-secrets']
+    assert commands == [
+        "make venv",
+        '.venv/bin/seedance plan --stack "$STACK" --json "plan-$STACK.json" --show-secrets',
+    ]
 
 
 def test_the_preview_runs_the_base_branchs_policy_pack():
@@ -122,5 +134,13 @@ def test_the_preview_runs_the_base_branchs_policy_pack():
 def test_every_path_that_shapes_a_plan_or_a_verdict_has_code_owners():
     owners = (REPO / ".github" / "CODEOWNERS").read_text()
     owned = {line.split()[0] for line in owners.splitlines() if line.strip() and not line.startswith("#")}
-    assert {"/components/", "/infra/", "/seedance/", "/policies/", "/stacks/", "/pyproject.toml", "/Makefile",
-            "/.github/"} <= owned
+    assert {
+        "/components/",
+        "/infra/",
+        "/seedance/",
+        "/policies/",
+        "/stacks/",
+        "/pyproject.toml",
+        "/Makefile",
+        "/.github/",
+    } <= owned

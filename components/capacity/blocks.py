@@ -20,9 +20,9 @@ A block is recommended when it costs less than the cheapest alternative's expect
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Iterable, Sequence
+from datetime import UTC, datetime
 
 from components.pricing.prices import HOURS_PER_MONTH, utc_text
 
@@ -40,8 +40,7 @@ def block_durations_hours() -> list[int]:
     return [d * HOURS_PER_DAY for d in days]
 
 
-def shapes(gpu_hours: float, gpus_per_instance: int, hours_available: float,
-           limit: int = 3) -> list[tuple[int, int]]:
+def shapes(gpu_hours: float, gpus_per_instance: int, hours_available: float, limit: int = 3) -> list[tuple[int, int]]:
     """(instances, hours) requests that cover `gpu_hours` within `hours_available`, least waste first."""
     found = []
     for count in ASKED_COUNTS:
@@ -116,27 +115,36 @@ def judge(offerings: Iterable[Offering], campaign: Campaign) -> list[Verdict]:
         block_usd = offering.upfront_usd + (campaign.gpu_hours - covered) * gpu_rate
         buy = block_usd < best_usd
         share = f"covers {covered:,.0f} of {campaign.gpu_hours:,.0f} GPU-hours"
-        reason = (f"{share} for ${block_usd:,.2f}, below the expected ${best_usd:,.2f} {best_name}" if buy else
-                  f"{share} for ${block_usd:,.2f}, not below the expected ${best_usd:,.2f} {best_name}")
+        reason = (
+            f"{share} for ${block_usd:,.2f}, below the expected ${best_usd:,.2f} {best_name}"
+            if buy
+            else f"{share} for ${block_usd:,.2f}, not below the expected ${best_usd:,.2f} {best_name}"
+        )
         verdicts.append(Verdict(offering, buy, round(block_usd, 2), best_name, round(best_usd, 2), reason))
     return sorted(verdicts, key=lambda v: v.block_usd)
 
 
 def block_config_entry(group: str, offering: Offering) -> str:
     """The stack-file entry that runs a purchased block: YAML for the group's `capacity_blocks`."""
-    return "\n".join([f"capacity_blocks:  # in seedance-gpu:gpu_node_groups, the entry named {group}",
-                      "  - reservation_id: cr-...  # from the purchase",
-                      f"    instance_type: {offering.instance_type}",
-                      f"    zone: {offering.zone}",
-                      f"    instance_count: {offering.instances}",
-                      f"    starts_at: \"{utc_text(offering.start)}\"",
-                      f"    ends_at: \"{utc_text(offering.end)}\""])
+    return "\n".join(
+        [
+            f"capacity_blocks:  # in seedance-gpu:gpu_node_groups, the entry named {group}",
+            "  - reservation_id: cr-...  # from the purchase",
+            f"    instance_type: {offering.instance_type}",
+            f"    zone: {offering.zone}",
+            f"    instance_count: {offering.instances}",
+            f'    starts_at: "{utc_text(offering.start)}"',
+            f'    ends_at: "{utc_text(offering.end)}"',
+        ]
+    )
 
 
 def purchase_command(offering: Offering, region: str) -> str:
     """What a person runs to buy it (the program never does): blocks cannot be cancelled."""
-    return (f"aws ec2 purchase-capacity-block --region {region} --capacity-block-offering-id {offering.offering_id} "
-            "--instance-platform Linux/UNIX")
+    return (
+        f"aws ec2 purchase-capacity-block --region {region} --capacity-block-offering-id {offering.offering_id} "
+        "--instance-platform Linux/UNIX"
+    )
 
 
 def offerings_from_answer(answer: Sequence[dict]) -> list[Offering]:
@@ -146,9 +154,18 @@ def offerings_from_answer(answer: Sequence[dict]) -> list[Offering]:
         try:
             fee = float(item["UpfrontFee"])
             start, end = (_utc(item["StartDate"]), _utc(item["EndDate"]))
-            found.append(Offering(str(item["CapacityBlockOfferingId"]), str(item["InstanceType"]),
-                                  str(item.get("AvailabilityZone", "")), int(item["InstanceCount"]),
-                                  start, end, int(item["CapacityBlockDurationHours"]), fee))
+            found.append(
+                Offering(
+                    str(item["CapacityBlockOfferingId"]),
+                    str(item["InstanceType"]),
+                    str(item.get("AvailabilityZone", "")),
+                    int(item["InstanceCount"]),
+                    start,
+                    end,
+                    int(item["CapacityBlockDurationHours"]),
+                    fee,
+                )
+            )
         except (KeyError, TypeError, ValueError, AttributeError):
             continue  # an offering of another shape is not judged
         if item.get("CurrencyCode", "USD") != "USD":
@@ -158,4 +175,4 @@ def offerings_from_answer(answer: Sequence[dict]) -> list[Offering]:
 
 def _utc(moment: datetime) -> datetime:
     """EC2's times, which botocore parses aware; one without a zone is UTC, as AWS's are."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

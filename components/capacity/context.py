@@ -7,9 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from components.capacity.plan import GroupRequest, PlannerSettings
-from components.pricing.prices import HOURS_PER_MONTH
 from components.catalog.instance_types import gpu_instance_type
-from components.pricing.prices import InterruptionFrequency, Price, PriceBook
+from components.pricing.prices import HOURS_PER_MONTH, InterruptionFrequency, Price, PriceBook
 from components.pricing.reserved import RESERVED_INSTANCE
 
 
@@ -28,8 +27,9 @@ class DecisionContext:
     reference_stale: Price | None = None
 
     @classmethod
-    def of(cls, request: GroupRequest, book: PriceBook, now: datetime,
-           settings: PlannerSettings = PlannerSettings()) -> "DecisionContext":
+    def of(
+        cls, request: GroupRequest, book: PriceBook, now: datetime, settings: PlannerSettings = PlannerSettings()
+    ) -> DecisionContext:
         context = cls(request, book, now, settings, None, "")
         rates = []
         for instance_type in request.instance_types:
@@ -48,8 +48,11 @@ class DecisionContext:
     def rate_per_gpu(self, instance_type: str) -> tuple[float | None, Price | None, str]:
         """What a GPU of this type costs off spot: the cheapest RI held for it, else on-demand. (Savings
         Plan headroom and reservations cover the base only; a GPU beyond them pays on-demand.)"""
-        held = [h for h in self.request.holdings
-                if h.instance_type == instance_type and h.count > 0 and h.kind == RESERVED_INSTANCE]
+        held = [
+            h
+            for h in self.request.holdings
+            if h.instance_type == instance_type and h.count > 0 and h.kind == RESERVED_INSTANCE
+        ]
         gpus = gpu_instance_type(instance_type).gpus
         if held:
             cheapest = min(held, key=lambda h: h.usd_per_hour)

@@ -3,14 +3,13 @@ noise between two plans, and the roll a change causes. Pure."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from components.capacity.context import DecisionContext
 from components.capacity.mix import Pool, price_mix
 from components.capacity.plan import CapacityPlan, GroupRequest, PlannerSettings
 from components.catalog.instance_types import gpu_instance_type
 from components.pricing.prices import PriceBook
-
 
 
 def spot_pools(spot_types: Sequence[str], request: GroupRequest, book: PriceBook) -> list[tuple[float, str]] | None:
@@ -38,14 +37,24 @@ def spend(plan: CapacityPlan, request: GroupRequest, book: PriceBook) -> list[tu
     if gpus <= 0 or not plan.instance_types:
         return []
     mix, top = plan.mix, plan.instance_types[0]
-    offers = [(h.instance_type, h.count * gpu_instance_type(h.instance_type).gpus,
-               h.usd_per_hour / gpu_instance_type(h.instance_type).gpus)
-              for h in request.holdings if h.instance_type in plan.instance_types]
+    offers = [
+        (
+            h.instance_type,
+            h.count * gpu_instance_type(h.instance_type).gpus,
+            h.usd_per_hour / gpu_instance_type(h.instance_type).gpus,
+        )
+        for h in request.holdings
+        if h.instance_type in plan.instance_types
+    ]
     price = book.on_demand_price(top)
     pools = spot_pools(plan.spot_types, request, book) if mix.spot_units(gpus) > 0 else []
-    return price_mix(mix, gpus, (top, price.usd_per_hour / gpu_instance_type(top).gpus if price else None),
-                     None if pools is None else [(t, zone, rate) for zone, (rate, t) in zip(request.zones, pools)],
-                     offers)
+    return price_mix(
+        mix,
+        gpus,
+        (top, price.usd_per_hour / gpu_instance_type(top).gpus if price else None),
+        None if pools is None else [(t, zone, rate) for zone, (rate, t) in zip(request.zones, pools)],
+        offers,
+    )
 
 
 def hourly_cost(plan: CapacityPlan, request: GroupRequest, book: PriceBook) -> float | None:
@@ -60,12 +69,15 @@ def expected_cost(plan: CapacityPlan, context: DecisionContext) -> float | None:
     lines = spend(plan, context.request, context.book)
     if lines is None or context.reference is None:
         return None
-    return sum(gpus * (context.spot_gpu_cost(price, t) if market == "spot" else price)
-               for (market, t, _zone), gpus, price in lines)
+    return sum(
+        gpus * (context.spot_gpu_cost(price, t) if market == "spot" else price)
+        for (market, t, _zone), gpus, price in lines
+    )
 
 
-def saving_noise(current: CapacityPlan, new: CapacityPlan, request: GroupRequest, book: PriceBook,
-                 settings: PlannerSettings) -> float:
+def saving_noise(
+    current: CapacityPlan, new: CapacityPlan, request: GroupRequest, book: PriceBook, settings: PlannerSettings
+) -> float:
     """How far the saving of `new` over `current` ($/h) can be off when each market price moves by
     `price_noise`: the noise x the spend the two plans do not share, pool by pool (Reserved
     Instances have fixed rates). Plans on the same pools share their prices, so only what differs is uncertain."""

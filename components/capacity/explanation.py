@@ -6,8 +6,9 @@ explanation, and the same decision must read the same on any later day.
 
 from __future__ import annotations
 
-from datetime import timezone
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from datetime import UTC
+from typing import TYPE_CHECKING
 
 from components.capacity.context import DecisionContext
 from components.capacity.plan import SPOT_ALLOCATION_STRATEGY, CapacityPlan, GroupRequest
@@ -25,7 +26,7 @@ def money(value: float) -> str:
 
 def observed(price: Price | InterruptionFrequency | None) -> str:
     """When a price was observed, as a date (an age would change with every run)."""
-    return "unknown" if price is None else f"observed {price.observed_at.astimezone(timezone.utc):%Y-%m-%d %H:%M}Z"
+    return "unknown" if price is None else f"observed {price.observed_at.astimezone(UTC):%Y-%m-%d %H:%M}Z"
 
 
 def group_lines(request: GroupRequest, book: PriceBook) -> list[str]:
@@ -43,15 +44,20 @@ def group_lines(request: GroupRequest, book: PriceBook) -> list[str]:
         if price is None:
             lines.append(f"on-demand {instance_type}: price unknown in {book.region}, type left out")
             continue
-        lines.append(f"on-demand {instance_type}: {money(price.usd_per_hour)}/h = {money(price.usd_per_hour / gpus)}"
-                     f"/GPU-h ({gpus} GPUs), {price.source}, {observed(price)}")
+        lines.append(
+            f"on-demand {instance_type}: {money(price.usd_per_hour)}/h = {money(price.usd_per_hour / gpus)}"
+            f"/GPU-h ({gpus} GPUs), {price.source}, {observed(price)}"
+        )
     for holding in sorted(request.holdings, key=lambda h: HOLDING_KINDS.index(h.kind)):
         if holding.kind == RESERVED_INSTANCE:
-            lines.append(f"reserved {holding.instance_type}: {holding.count} x {money(holding.usd_per_hour)}/h, "
-                         f"{holding.source}")
+            lines.append(
+                f"reserved {holding.instance_type}: {holding.count} x {money(holding.usd_per_hour)}/h, {holding.source}"
+            )
         else:
-            lines.append(f"held by {holding.described}: paid whether used or not, so in the on-demand base"
-                         + (" (targeted: the group names it)" if holding.targeted else ""))
+            lines.append(
+                f"held by {holding.described}: paid whether used or not, so in the on-demand base"
+                + (" (targeted: the group names it)" if holding.targeted else "")
+            )
     return lines
 
 
@@ -60,31 +66,43 @@ def eligibility_lines(context: DecisionContext, verdicts: Sequence[TypeVerdict])
     settings = context.settings
     max_age_hours = settings.max_price_age.total_seconds() / 3600
     if not any(price for t in context.request.instance_types for price in context.zone_spot_prices(t)):
-        return ["spot: no type eligible: no spot price is known for any of the group's types (the bundled snapshot "
-                "carries none, they move hourly: `seedance decide --source live` reads them)"]
+        return [
+            "spot: no type eligible: no spot price is known for any of the group's types (the bundled snapshot "
+            "carries none, they move hourly: `seedance decide --source live` reads them)"
+        ]
     if context.reference is None:
-        why = (f"{context.reference_basis} price unknown" if context.reference_stale is None else
-               f"{context.reference_basis} price {observed(context.reference_stale)}, not fresh (fresh means "
-               f"observed within {max_age_hours:g} h of the decision)")
+        why = (
+            f"{context.reference_basis} price unknown"
+            if context.reference_stale is None
+            else f"{context.reference_basis} price {observed(context.reference_stale)}, not fresh (fresh means "
+            f"observed within {max_age_hours:g} h of the decision)"
+        )
         return [f"spot: no type eligible, {why}"]
-    lines = [f"spot reference: {context.reference_basis} at {money(context.reference)}/GPU-h, the cheapest non-spot "
-             "GPU of the group"]
+    lines = [
+        f"spot reference: {context.reference_basis} at {money(context.reference)}/GPU-h, the cheapest non-spot "
+        "GPU of the group"
+    ]
     for v in verdicts:
         if v.missing_zones or v.stale_zones:
             why = ([f"spot price missing in {', '.join(v.missing_zones)}"] if v.missing_zones else []) + (
-                [f"spot price older than {max_age_hours:g} h in {', '.join(v.stale_zones)}"] if v.stale_zones else [])
+                [f"spot price older than {max_age_hours:g} h in {', '.join(v.stale_zones)}"] if v.stale_zones else []
+            )
             lines.append(f"spot {v.instance_type}: not eligible, {'; '.join(why)}")
             continue
         if v.frequency is None:
             frequency = "frequency unknown, worst band assumed"
         elif not v.frequency_current:
-            frequency = (f"frequency {observed(v.frequency)}, older than {settings.max_interruption_data_age.days} "
-                         "days: worst band assumed")
+            frequency = (
+                f"frequency {observed(v.frequency)}, older than {settings.max_interruption_data_age.days} "
+                "days: worst band assumed"
+            )
         else:
             frequency = f"{v.per_month:.0%}/month, {v.frequency.source}"
-        line = (f"spot {v.instance_type}: {money(v.spot)}/GPU-h in {v.zone}, its cheapest zone ({observed(v.oldest)}) + "
-                f"interruptions {money(v.interruptions)}/GPU-h ({frequency}) = {money(v.expected)} vs the reference "
-                f"{money(v.limit)}")
+        line = (
+            f"spot {v.instance_type}: {money(v.spot)}/GPU-h in {v.zone}, its cheapest zone ({observed(v.oldest)}) + "
+            f"interruptions {money(v.interruptions)}/GPU-h ({frequency}) = {money(v.expected)} vs the reference "
+            f"{money(v.limit)}"
+        )
         if v.guard is not None:
             ratio, own_basis, own = v.guard
             line += f", guard {ratio:.3f} x {own_basis} {money(own)} = {money(ratio * own)}"
@@ -102,36 +120,54 @@ def placement_line(verdict: PlacementVerdict, request: GroupRequest) -> str:
     answers = []
     for answer in verdict.answers:
         label = f"{answer.label} ({answer.capacity} instance{'s' if answer.capacity > 1 else ''})"
-        answers.append(f"{label}: not scored fresh in every zone" if answer.score is None
-                       else f"{label}: {answer.zones_needed} {answer.score}")
+        answers.append(
+            f"{label}: not scored fresh in every zone"
+            if answer.score is None
+            else f"{label}: {answer.zones_needed} {answer.score}"
+        )
     if verdict.allowed:
         return f"placement scores: {'; '.join(answers)} (>= {verdict.needed} to {verdict.action} spot)"
     if verdict.few_types:
         answers.append("EC2 scores a request of fewer than three instance types low")
-    return (f"placement scores: {'; '.join(answers)} (class {request.workload_class.name} needs {verdict.needed} to "
-            f"{verdict.action} spot)")
+    return (
+        f"placement scores: {'; '.join(answers)} (class {request.workload_class.name} needs {verdict.needed} to "
+        f"{verdict.action} spot)"
+    )
 
 
-def outcome_lines(plan: CapacityPlan, on_demand_plan: CapacityPlan, refusal: str | None, eligible: int,
-                  needed: int) -> list[str]:
+def outcome_lines(
+    plan: CapacityPlan, on_demand_plan: CapacityPlan, refusal: str | None, eligible: int, needed: int
+) -> list[str]:
     if refusal is not None:
         return [f"spot: not used ({refusal}): on-demand only"]
     lines = [f"spot: used, {eligible} eligible types >= {needed} required, allocation {SPOT_ALLOCATION_STRATEGY}"]
     if plan.instance_types[0] != on_demand_plan.instance_types[0]:
-        lines.append(f"on-demand GPUs on {plan.instance_types[0]}, the first spot-eligible or RI-held type, not "
-                     f"{on_demand_plan.instance_types[0]}: the plan is cheaper than all on-demand all the same")
+        lines.append(
+            f"on-demand GPUs on {plan.instance_types[0]}, the first spot-eligible or RI-held type, not "
+            f"{on_demand_plan.instance_types[0]}: the plan is cheaper than all on-demand all the same"
+        )
     return lines
 
 
-def mix_lines(plan: CapacityPlan, request: GroupRequest, reserved: int, baseline: int, expected: float,
-              all_on_demand: float, with_interruptions: float | None) -> list[str]:
+def mix_lines(
+    plan: CapacityPlan,
+    request: GroupRequest,
+    reserved: int,
+    baseline: int,
+    expected: float,
+    all_on_demand: float,
+    with_interruptions: float | None,
+) -> list[str]:
     """The base, the share it leaves spot, and what the plan is expected to cost."""
     klass = request.workload_class
     saving = 1 - expected / all_on_demand if all_on_demand else 0.0
-    risk = (f", {money(with_interruptions)}/h with expected interruptions"
-            if plan.spot_types and with_interruptions else "")
-    kinds = {kind: sum(h.count * gpu_instance_type(h.instance_type).gpus for h in request.holdings if h.kind == kind)
-             for kind in HOLDING_KINDS}
+    risk = (
+        f", {money(with_interruptions)}/h with expected interruptions" if plan.spot_types and with_interruptions else ""
+    )
+    kinds = {
+        kind: sum(h.count * gpu_instance_type(h.instance_type).gpus for h in request.holdings if h.kind == kind)
+        for kind in HOLDING_KINDS
+    }
     parts = " + ".join(f"{gpus} {kind}" for kind, gpus in kinds.items() if gpus)
     held = f" ({parts})" if parts and set(k for k, g in kinds.items() if g) != {RESERVED_INSTANCE} else ""
     return [

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Iterable, Sequence
 
-from components.pricing.reserved import CAPACITY_BLOCK, ReservedHolding
 from components.catalog.instance_types import gpu_instance_type
+from components.pricing.reserved import CAPACITY_BLOCK, ReservedHolding
 
 
-def allocate_holdings(holdings: Iterable[ReservedHolding],
-                      groups: Iterable[tuple[str, tuple[str, ...], int, Sequence[str]]]
-                      ) -> dict[str, tuple[ReservedHolding, ...]]:
+def allocate_holdings(
+    holdings: Iterable[ReservedHolding], groups: Iterable[tuple[str, tuple[str, ...], int, Sequence[str]]]
+) -> dict[str, tuple[ReservedHolding, ...]]:
     """Split account-level holdings between node groups, in the order given (name, instance types,
     max GPUs, zones).
 
@@ -28,8 +28,12 @@ def allocate_holdings(holdings: Iterable[ReservedHolding],
         for instance_type in instance_types:
             gpus = gpu_instance_type(instance_type).gpus
             for index, holding in enumerate(left):
-                if (holding.instance_type != instance_type or holding.count == 0 or room < gpus
-                        or (holding.zone and holding.zone not in zones)):
+                if (
+                    holding.instance_type != instance_type
+                    or holding.count == 0
+                    or room < gpus
+                    or (holding.zone and holding.zone not in zones)
+                ):
                     continue
                 count = min(holding.count, room // gpus)
                 taken.append(replace(holding, count=count))

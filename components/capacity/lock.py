@@ -17,8 +17,8 @@ from typing import Annotated, Literal
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from components.capacity.plan import CapacityPlan, Decision, PlannerSettings
-from seedance_client.files import InputFileError, load_json
 from components.pricing.prices import PriceBook, PriceSourceError, book_from_json, book_to_json, format_time, parse_time
+from seedance_client.files import InputFileError, load_json
 
 LOCK_VERSION = 1
 
@@ -55,7 +55,7 @@ class LockedHolding(_Strict):
     ends_at: str | None = Field(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
 
     @model_validator(mode="after")
-    def _its_kinds_reference(self) -> "LockedHolding":
+    def _its_kinds_reference(self) -> LockedHolding:
         # A reservation is named by EC2's id (what a group would target); a plan by its id.
         pattern = r"cr-[0-9a-f]{8,17}" if self.kind != "savings-plan" else r"[\w-]{1,64}"
         if not re.fullmatch(pattern, self.reference):
@@ -73,12 +73,15 @@ class LockedConstraints(_Strict):
     min_gpus: int = Field(ge=0)
     desired_gpus: int = Field(ge=0)
     max_gpus: int = Field(ge=0)
-    holdings: list[tuple[str, Annotated[int, Field(ge=0)], Annotated[float, Field(ge=0, le=1000, allow_inf_nan=False)]]
-                   | tuple[str, Annotated[int, Field(ge=0)], Annotated[float, Field(ge=0, le=1000, allow_inf_nan=False)],
-                           LockedHolding]]
+    holdings: list[
+        tuple[str, Annotated[int, Field(ge=0)], Annotated[float, Field(ge=0, le=1000, allow_inf_nan=False)]]
+        | tuple[
+            str, Annotated[int, Field(ge=0)], Annotated[float, Field(ge=0, le=1000, allow_inf_nan=False)], LockedHolding
+        ]
+    ]
 
     @model_validator(mode="after")
-    def _paid_for(self) -> "LockedConstraints":
+    def _paid_for(self) -> LockedConstraints:
         # Only a Capacity Block is paid up front ($0 an hour); anything else at $0 would price its GPUs free.
         for entry in self.holdings:
             if entry[2] <= 0 and not (len(entry) == 4 and entry[3].kind == "capacity-block"):
@@ -151,9 +154,15 @@ class CapacityLock:
         return book
 
     def to_json(self) -> dict:
-        return {"lock_version": LOCK_VERSION, "stack": self.stack, "region": self.region,
-                "updated_at": format_time(self.updated_at), "settings": self.settings, "notes": list(self.notes),
-                "groups": self.groups}
+        return {
+            "lock_version": LOCK_VERSION,
+            "stack": self.stack,
+            "region": self.region,
+            "updated_at": format_time(self.updated_at),
+            "settings": self.settings,
+            "notes": list(self.notes),
+            "groups": self.groups,
+        }
 
 
 def settings_to_json(settings: PlannerSettings) -> dict:
@@ -163,8 +172,16 @@ def settings_to_json(settings: PlannerSettings) -> dict:
     return values
 
 
-def build_lock(previous: CapacityLock | None, stack: str, region: str, now: datetime, source: str,
-               settings: PlannerSettings, decisions: list[Decision], book: PriceBook) -> CapacityLock:
+def build_lock(
+    previous: CapacityLock | None,
+    stack: str,
+    region: str,
+    now: datetime,
+    source: str,
+    settings: PlannerSettings,
+    decisions: list[Decision],
+    book: PriceBook,
+) -> CapacityLock:
     """The new lock: a group whose plan was kept keeps its entry as decided (with the prices it was
     decided from); a changed group gets the new plan, its reasons and the prices used."""
     groups = {}
@@ -175,12 +192,21 @@ def build_lock(previous: CapacityLock | None, stack: str, region: str, now: date
             continue
         types = decision.plan.constraints["instance_types"]
         groups[name] = {
-            "decided_at": format_time(now), "source": source, "rule": decision.rule,
-            "reasons": list(decision.reasons), "plan": decision.plan.to_json(),
+            "decided_at": format_time(now),
+            "source": source,
+            "rule": decision.rule,
+            "reasons": list(decision.reasons),
+            "plan": decision.plan.to_json(),
             "prices": book_to_json(book.restricted_to(types, decision.plan.constraints["zones"])),
         }
-    return CapacityLock(stack=stack, region=region, updated_at=now, settings=settings_to_json(settings),
-                        groups=groups, notes=tuple(book.notes))
+    return CapacityLock(
+        stack=stack,
+        region=region,
+        updated_at=now,
+        settings=settings_to_json(settings),
+        groups=groups,
+        notes=tuple(book.notes),
+    )
 
 
 def render_lock(lock: CapacityLock) -> str:
@@ -193,8 +219,10 @@ def read_lock(path: Path) -> CapacityLock:
     except InputFileError as error:
         raise LockError(str(error)) from None
     if not isinstance(document, dict):
-        raise LockError(f"{path} holds a JSON {type(document).__name__}, not a lock object; restore it from git, or "
-                        "delete it and run `seedance decide` again")
+        raise LockError(
+            f"{path} holds a JSON {type(document).__name__}, not a lock object; restore it from git, or "
+            "delete it and run `seedance decide` again"
+        )
     if document.get("lock_version") != LOCK_VERSION:
         raise LockError(f"{path} has lock_version {document.get('lock_version')!r}; this package reads {LOCK_VERSION}")
     try:
@@ -207,11 +235,18 @@ def read_lock(path: Path) -> CapacityLock:
         key = ".".join(str(part) for part in first["loc"])
         shown = "(missing)" if first["type"] == "missing" else json.dumps(first.get("input"), default=str)[:80]
         more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
-        raise LockError(f"{path}: {key} = {shown}: {first['msg']}{more}; locks are written by `seedance decide`, "
-                        "not by hand: restore it from git, or delete it and decide again") from None
-    return CapacityLock(stack=document["stack"], region=document["region"],
-                        updated_at=parse_time(document["updated_at"]), settings=document["settings"],
-                        groups=document["groups"], notes=tuple(document.get("notes", ())))
+        raise LockError(
+            f"{path}: {key} = {shown}: {first['msg']}{more}; locks are written by `seedance decide`, "
+            "not by hand: restore it from git, or delete it and decide again"
+        ) from None
+    return CapacityLock(
+        stack=document["stack"],
+        region=document["region"],
+        updated_at=parse_time(document["updated_at"]),
+        settings=document["settings"],
+        groups=document["groups"],
+        notes=tuple(document.get("notes", ())),
+    )
 
 
 class LockPriceSource:

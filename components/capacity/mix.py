@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence, TypeVar
+from typing import Any, TypeVar
 
 from components.plan.resources import PlanResource, is_unknown, tags_of
 from components.pricing.prices import parse_time, utc_text
@@ -53,10 +54,15 @@ class GroupMix:
         """Share of `size` units on spot (0 for an empty group)."""
         return self.spot_units(size) / size if size > 0 else 0.0
 
-    def in_instances(self, gpus_per_instance: int) -> "GroupMix":
+    def in_instances(self, gpus_per_instance: int) -> GroupMix:
         """This mix of GPUs as the Auto Scaling group runs it (no weights: it counts instances)."""
-        return GroupMix(math.ceil(self.on_demand_base / gpus_per_instance - 1e-9),
-                        self.on_demand_percentage_above_base, self.instance_types, self.spot_types, self.holdings)
+        return GroupMix(
+            math.ceil(self.on_demand_base / gpus_per_instance - 1e-9),
+            self.on_demand_percentage_above_base,
+            self.instance_types,
+            self.spot_types,
+            self.holdings,
+        )
 
 
 def ceil_share(share: float, size: float) -> int:
@@ -74,8 +80,9 @@ def percentage_within_cap(base: float, max_size: float, cap: float) -> int:
     return max(0, math.ceil(100 * (1 - allowed) - 1e-9))
 
 
-def reserved_cover(on_demand_units: float,
-                   offers: Iterable[tuple[Key, float, float]]) -> list[tuple[Key, float, float]]:
+def reserved_cover(
+    on_demand_units: float, offers: Iterable[tuple[Key, float, float]]
+) -> list[tuple[Key, float, float]]:
     """Which on-demand units Reserved Instances bill against: (key, units available, rate per unit)
     offers, cheapest rate first, until the units run out; returns (key, units covered, rate)."""
     covered, left = [], on_demand_units
@@ -92,9 +99,13 @@ def reserved_cover(on_demand_units: float,
 Pool = tuple[str, str, str]  # (market, instance type, zone); on-demand and reserved pools have no zone
 
 
-def price_mix(mix: GroupMix, units: float, on_demand: tuple[str, float | None],
-              spot: Sequence[tuple[str, str, float]] | None,
-              reserved: Iterable[tuple[str, float, float]] = ()) -> list[tuple[Pool, float, float]] | None:
+def price_mix(
+    mix: GroupMix,
+    units: float,
+    on_demand: tuple[str, float | None],
+    spot: Sequence[tuple[str, str, float]] | None,
+    reserved: Iterable[tuple[str, float, float]] = (),
+) -> list[tuple[Pool, float, float]] | None:
     """The one pricing of a mix, as (pool, units, $ per unit-hour) lines, at `units` in the group: the
     on-demand units bill first against `reserved` offers ((type, units, rate): cheapest first), the
     rest at the `on_demand` (type, rate); the spot units split evenly over the `spot` pools (type, zone,
@@ -102,8 +113,9 @@ def price_mix(mix: GroupMix, units: float, on_demand: tuple[str, float | None],
     rates: the planner with the market's, the estimate with the plan's expected spot rate and, for the
     worst case, with spot at on-demand."""
     on_demand_units, spot_units = mix.on_demand_units(units), mix.spot_units(units)
-    lines: list[tuple[Pool, float, float]] = [(("reserved", t, ""), covered, rate)
-                                              for t, covered, rate in reserved_cover(on_demand_units, reserved)]
+    lines: list[tuple[Pool, float, float]] = [
+        (("reserved", t, ""), covered, rate) for t, covered, rate in reserved_cover(on_demand_units, reserved)
+    ]
     remaining = on_demand_units - sum(covered for _pool, covered, _rate in lines)
     if remaining > 0:
         if on_demand[1] is None:
@@ -152,9 +164,15 @@ def holdings_constraint(holdings: Sequence[ReservedHolding]) -> list[list[Any]]:
     for h in holdings:
         entry: list[Any] = [h.instance_type, h.count, h.usd_per_hour]
         if h.kind != RESERVED_INSTANCE:
-            entry.append({"kind": h.kind, "reference": h.reference, "zone": h.zone, "targeted": h.targeted,
-                          "ends_at": utc_text(h.ends_at)
-                          if h.ends_at else None})
+            entry.append(
+                {
+                    "kind": h.kind,
+                    "reference": h.reference,
+                    "zone": h.zone,
+                    "targeted": h.targeted,
+                    "ends_at": utc_text(h.ends_at) if h.ends_at else None,
+                }
+            )
         recorded.append(entry)
     return recorded
 
@@ -166,11 +184,19 @@ def holdings_from_constraints(constraints: dict, source: str = "plan") -> tuple[
         instance_type, count, rate, *what = entry
         meta = dict(what[0]) if what else {}
         ends = meta.get("ends_at")
-        held.append(ReservedHolding(str(instance_type), int(count), float(rate), source,
-                                    meta.get("kind", RESERVED_INSTANCE), meta.get("reference", ""),
-                                    meta.get("zone", ""),
-                                    parse_time(ends) if ends else None,
-                                    bool(meta.get("targeted", False))))
+        held.append(
+            ReservedHolding(
+                str(instance_type),
+                int(count),
+                float(rate),
+                source,
+                meta.get("kind", RESERVED_INSTANCE),
+                meta.get("reference", ""),
+                meta.get("zone", ""),
+                parse_time(ends) if ends else None,
+                bool(meta.get("targeted", False)),
+            )
+        )
     return tuple(held)
 
 
@@ -187,5 +213,10 @@ def asg_mix(resource: PlanResource) -> GroupMix | None:
         return None
     overrides = (policy.get("launchTemplate") or {}).get("overrides") or []
     tag = (tags_of(resource) or {}).get(HOLDINGS_TAG) or ""
-    return GroupMix(float(base or 0), float(100 if percentage is None else percentage),
-                    tuple(o.get("instanceType") for o in overrides), (), holdings_from_tag(tag))
+    return GroupMix(
+        float(base or 0),
+        float(100 if percentage is None else percentage),
+        tuple(o.get("instanceType") for o in overrides),
+        (),
+        holdings_from_tag(tag),
+    )

@@ -32,11 +32,16 @@ class PlannerSettings:
         return (1 - self.price_noise) / (1 + self.price_noise)
 
 
-
 def holding_order(holding: ReservedHolding) -> tuple:
     """Commitments, then RIs, reservations and blocks; within a kind by type, id, zone and rate."""
-    return (HOLDING_KINDS.index(holding.kind), holding.instance_type, holding.reference, holding.zone,
-            holding.usd_per_hour, holding.count)
+    return (
+        HOLDING_KINDS.index(holding.kind),
+        holding.instance_type,
+        holding.reference,
+        holding.zone,
+        holding.usd_per_hour,
+        holding.count,
+    )
 
 
 @dataclass(frozen=True)
@@ -71,7 +76,6 @@ class GroupRequest:
         }
 
 
-
 @dataclass(frozen=True)
 class CapacityPlan:
     group: str
@@ -93,8 +97,13 @@ class CapacityPlan:
     @property
     def mix(self) -> GroupMix:
         """The plan's mix in GPUs, with the Reserved Instances it was decided with."""
-        return GroupMix(self.on_demand_base_gpus, self.on_demand_percentage_above_base, self.instance_types,
-                        self.spot_types, holdings_from_constraints(self.constraints))
+        return GroupMix(
+            self.on_demand_base_gpus,
+            self.on_demand_percentage_above_base,
+            self.instance_types,
+            self.spot_types,
+            holdings_from_constraints(self.constraints),
+        )
 
     def spot_share_at(self, gpus: int) -> float:
         """Share of `gpus` the group runs on spot with this distribution."""
@@ -105,14 +114,23 @@ class CapacityPlan:
         return self.spot_share_at(self.constraints["max_gpus"])
 
     def to_json(self) -> dict:
-        return {**asdict(self), "instance_types": list(self.instance_types), "spot_types": list(self.spot_types),
-                "explanation": list(self.explanation)}
+        return {
+            **asdict(self),
+            "instance_types": list(self.instance_types),
+            "spot_types": list(self.spot_types),
+            "explanation": list(self.explanation),
+        }
 
     @classmethod
-    def from_json(cls, data: dict) -> "CapacityPlan":
-        return cls(**{**data, "instance_types": tuple(data["instance_types"]), "spot_types": tuple(data["spot_types"]),
-                      "explanation": tuple(data["explanation"])})
-
+    def from_json(cls, data: dict) -> CapacityPlan:
+        return cls(
+            **{
+                **data,
+                "instance_types": tuple(data["instance_types"]),
+                "spot_types": tuple(data["spot_types"]),
+                "explanation": tuple(data["explanation"]),
+            }
+        )
 
 
 @dataclass(frozen=True)
@@ -126,7 +144,6 @@ class Decision:
     prices_used: PriceBook = field(repr=False)
 
 
-
 def constraint_changes(decided_for: dict, wanted: dict) -> list[str]:
     """The constraints that differ, by name; for a class, its fields (a plan decided by an earlier
     version lacks the fields added since, and is named as such)."""
@@ -136,26 +153,36 @@ def constraint_changes(decided_for: dict, wanted: dict) -> list[str]:
         if old == value:
             continue
         if isinstance(old, dict) and isinstance(value, dict):
-            changes += [f"{key}.{k}" + (" (new field)" if k not in old else "")
-                        for k in value if old.get(k) != value[k]]
+            changes += [
+                f"{key}.{k}" + (" (new field)" if k not in old else "") for k in value if old.get(k) != value[k]
+            ]
         else:
             changes.append(key)
     return sorted(changes)
 
 
-
 def same_distribution(a: CapacityPlan, b: CapacityPlan) -> bool:
     """Whether two plans deploy the same mixed instances policy."""
-    fields = ("instance_types", "spot_types", "on_demand_base_gpus", "on_demand_percentage_above_base",
-              "capacity_rebalance", "spot_allocation_strategy", "on_demand_allocation_strategy")
+    fields = (
+        "instance_types",
+        "spot_types",
+        "on_demand_base_gpus",
+        "on_demand_percentage_above_base",
+        "capacity_rebalance",
+        "spot_allocation_strategy",
+        "on_demand_allocation_strategy",
+    )
     return all(getattr(a, f) == getattr(b, f) for f in fields)
-
-
 
 
 def spot_only(plan: CapacityPlan) -> CapacityPlan:
     """The budget breaker's plan (the source: at 95 % of budget, dev and staging GPU groups go spot only).
     It sets aside the class caps on purpose, for non-prod stacks only."""
-    return replace(plan, on_demand_base_gpus=0, on_demand_percentage_above_base=0, spot_types=plan.instance_types,
-                   capacity_rebalance=True,
-                   explanation=(*plan.explanation, "budget breaker on (capacity.budget_breaker): spot only"))
+    return replace(
+        plan,
+        on_demand_base_gpus=0,
+        on_demand_percentage_above_base=0,
+        spot_types=plan.instance_types,
+        capacity_rebalance=True,
+        explanation=(*plan.explanation, "budget breaker on (capacity.budget_breaker): spot only"),
+    )

@@ -36,19 +36,34 @@ The rules, in the order they apply:
   fits the group's constraints. Stale or missing prices keep the current plan.
 """
 
-
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Sequence
 
 from components.capacity import explanation
 from components.capacity.context import DecisionContext
 from components.capacity.costs import expected_cost, hourly_cost, saving_noise, spend, switching_cost
-from components.capacity.plan import CapacityPlan, Decision, GroupRequest, PlannerSettings, constraint_changes, same_distribution
-from components.capacity.rules import (baseline_gpus, distributed, held, order_types, placement_allows_spot, reserved_gpus,
-                                       spot_eligibility, spot_refusal, stale_prices)
+from components.capacity.plan import (
+    CapacityPlan,
+    Decision,
+    GroupRequest,
+    PlannerSettings,
+    constraint_changes,
+    same_distribution,
+)
+from components.capacity.rules import (
+    baseline_gpus,
+    distributed,
+    held,
+    order_types,
+    placement_allows_spot,
+    reserved_gpus,
+    spot_eligibility,
+    spot_refusal,
+    stale_prices,
+)
 from components.pricing.prices import PriceBook
 
 
@@ -68,8 +83,10 @@ def _plan(context: DecisionContext, current: CapacityPlan | None) -> CapacityPla
     klass = request.workload_class
     ordered = order_types(request, book, settings.noise_band, current)
     if not ordered:
-        raise ValueError(f"group {request.name}: no on-demand price is known for any of "
-                         f"{', '.join(request.instance_types)} in {book.region}")
+        raise ValueError(
+            f"group {request.name}: no on-demand price is known for any of "
+            f"{', '.join(request.instance_types)} in {book.region}"
+        )
     verdicts = spot_eligibility(context, current)
     needed = min(settings.min_spot_types, len(request.instance_types))
     keeping = current is not None and bool(current.spot_types)
@@ -96,13 +113,28 @@ def _plan(context: DecisionContext, current: CapacityPlan | None) -> CapacityPla
     spot_lines = [(gpus, rate) for (market, _t, _z), gpus, rate in spend(plan, request, book) or [] if market == "spot"]
     spot_gpus = sum(gpus for gpus, _rate in spot_lines)
     spot_rate = round(sum(g * r for g, r in spot_lines) / spot_gpus, 6) if spot_gpus else None
-    lines = [*explanation.group_lines(request, book), *explanation.eligibility_lines(context, verdicts),
-             explanation.placement_line(placement, request),
-             *explanation.outcome_lines(plan, on_demand_plan, why, len(eligible), needed),
-             *explanation.mix_lines(plan, request, reserved_gpus(request), baseline_gpus(request), expected,
-                                    all_on_demand, expected_cost(plan, context))]
-    return replace(plan, expected_usd_per_hour=round(expected, 6), all_on_demand_usd_per_hour=round(all_on_demand, 6),
-                   spot_usd_per_gpu_hour=spot_rate, explanation=tuple(lines))
+    lines = [
+        *explanation.group_lines(request, book),
+        *explanation.eligibility_lines(context, verdicts),
+        explanation.placement_line(placement, request),
+        *explanation.outcome_lines(plan, on_demand_plan, why, len(eligible), needed),
+        *explanation.mix_lines(
+            plan,
+            request,
+            reserved_gpus(request),
+            baseline_gpus(request),
+            expected,
+            all_on_demand,
+            expected_cost(plan, context),
+        ),
+    ]
+    return replace(
+        plan,
+        expected_usd_per_hour=round(expected, 6),
+        all_on_demand_usd_per_hour=round(all_on_demand, 6),
+        spot_usd_per_gpu_hour=spot_rate,
+        explanation=tuple(lines),
+    )
 
 
 def decide(
@@ -125,17 +157,26 @@ def decide(
         return decision(candidate, True, "first-plan", "no current plan: the new plan is adopted")
     if not fits:
         changed = constraint_changes(current.constraints, request.constraints())
-        return decision(candidate, True, "constraint",
-                        f"the current plan was decided for other {', '.join(changed)}: replaced")
+        return decision(
+            candidate, True, "constraint", f"the current plan was decided for other {', '.join(changed)}: replaced"
+        )
     if current.spot_types:
         placement = placement_allows_spot(context, keeping=True)
         if placement.allowed is False:
-            return decision(candidate, True, "constraint", f"{explanation.placement_line(placement, request)}: "
-                            "the current spot share is no longer safe")
+            return decision(
+                candidate,
+                True,
+                "constraint",
+                f"{explanation.placement_line(placement, request)}: the current spot share is no longer safe",
+            )
     stale = stale_prices(context, current)
     if stale:
-        return decision(current, False, "keep:stale-prices",
-                        f"prices stale or missing ({explanation.stale_line(stale)}): the current plan is kept")
+        return decision(
+            current,
+            False,
+            "keep:stale-prices",
+            f"prices stale or missing ({explanation.stale_line(stale)}): the current plan is kept",
+        )
     if same_distribution(candidate, current):
         return decision(current, False, "keep:same-plan", "the new plan deploys as the current one: kept")
     current_cost = expected_cost(current, context)
@@ -147,14 +188,21 @@ def decide(
     noise = saving_noise(current, candidate, request, book, settings)
     repaid = (current_cost - new_cost - noise) * settings.horizon_hours
     money = explanation.money
-    costs = (f"expected current {money(current_cost)}/h now, new {money(new_cost)}/h, less "
-             f"{money(noise)}/h of price noise: over {settings.horizon_hours:g} h saves {money(repaid)} vs the "
-             f"roll's {money(roll)} ({request.reference_gpus} GPUs x {request.workload_class.warmup_seconds} s warm-up)")
+    costs = (
+        f"expected current {money(current_cost)}/h now, new {money(new_cost)}/h, less "
+        f"{money(noise)}/h of price noise: over {settings.horizon_hours:g} h saves {money(repaid)} vs the "
+        f"roll's {money(roll)} ({request.reference_gpus} GPUs x {request.workload_class.warmup_seconds} s warm-up)"
+    )
     if repaid > roll:
         return decision(candidate, True, "saving", f"{costs}: replaced")
     return decision(current, False, "keep:saving-below-roll-cost", f"{costs}: the current plan is kept")
 
 
-def decide_all(requests: Sequence[GroupRequest], book: PriceBook, now: datetime,
-               current: dict[str, CapacityPlan], settings: PlannerSettings = PlannerSettings()) -> list[Decision]:
+def decide_all(
+    requests: Sequence[GroupRequest],
+    book: PriceBook,
+    now: datetime,
+    current: dict[str, CapacityPlan],
+    settings: PlannerSettings = PlannerSettings(),
+) -> list[Decision]:
     return [decide(r, book, now, current.get(r.name), settings) for r in requests]

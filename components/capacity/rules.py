@@ -4,8 +4,8 @@ module words it). Pure. The order they apply in, and why, is in `components.capa
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from components.capacity.context import DecisionContext
 from components.capacity.costs import expected_cost, saving_noise, spot_pools
@@ -70,11 +70,22 @@ def spot_eligibility(context: DecisionContext, current: CapacityPlan | None) -> 
             ratio = settings.spot_price_ratio * band
             ok = ok and spot < ratio * own
             guard = (ratio, own_basis, own)
-        verdicts.append(TypeVerdict(instance_type, ok, spot=spot, zone=zone,
-                                    oldest=max(spot_prices, key=lambda p: p.age(context.now)),
-                                    interruptions=interruptions, frequency=frequency,
-                                    frequency_current=frequency_current, per_month=per_month, expected=expected,
-                                    limit=band * reference, guard=guard))
+        verdicts.append(
+            TypeVerdict(
+                instance_type,
+                ok,
+                spot=spot,
+                zone=zone,
+                oldest=max(spot_prices, key=lambda p: p.age(context.now)),
+                interruptions=interruptions,
+                frequency=frequency,
+                frequency_current=frequency_current,
+                per_month=per_month,
+                expected=expected,
+                limit=band * reference,
+                guard=guard,
+            )
+        )
     return verdicts
 
 
@@ -125,8 +136,10 @@ def placement_allows_spot(context: DecisionContext, keeping: bool) -> PlacementV
     needed, action = (minimum - PLACEMENT_SCORE_SLACK, "keep") if keeping else (minimum, "start")
     answers, answered = [], False
     whole, part = questions
-    for question, label, combine, zones_needed in ((whole, "whole spot share", max, "best zone"),
-                                                   (part, "a zone's part", min, "worst zone")):
+    for question, label, combine, zones_needed in (
+        (whole, "whole spot share", max, "best zone"),
+        (part, "a zone's part", min, "worst zone"),
+    ):
         scores = [context.book.placement_score(question, zone) for zone in request.zones]
         if any(s is None or s.observed_at < context.now - context.settings.max_price_age for s in scores):
             answers.append(PlacementAnswer(label, question.target_capacity, zones_needed, None))
@@ -136,8 +149,13 @@ def placement_allows_spot(context: DecisionContext, keeping: bool) -> PlacementV
         answers.append(PlacementAnswer(label, question.target_capacity, zones_needed, score))
         if score >= needed:
             return PlacementVerdict(True, answers=tuple(answers), needed=needed, action=action)
-    return PlacementVerdict(False if answered else None, answers=tuple(answers), needed=needed, action=action,
-                            few_types=len(whole.instance_types) < 3)
+    return PlacementVerdict(
+        False if answered else None,
+        answers=tuple(answers),
+        needed=needed,
+        action=action,
+        few_types=len(whole.instance_types) < 3,
+    )
 
 
 def order_types(request: GroupRequest, book: PriceBook, band: float, current: CapacityPlan | None) -> list[str]:
@@ -155,7 +173,9 @@ def order_types(request: GroupRequest, book: PriceBook, band: float, current: Ca
     if current is None or not set(current.instance_types) <= set(priced):
         return ordered
     keys = [key(t) for t in current.instance_types]
-    if not all(a[0] < b[0] or (a[0] == b[0] and b[1] >= band * a[1]) for i, a in enumerate(keys) for b in keys[i + 1:]):
+    if not all(
+        a[0] < b[0] or (a[0] == b[0] and b[1] >= band * a[1]) for i, a in enumerate(keys) for b in keys[i + 1 :]
+    ):
         return ordered
     # The current plan's types keep their order, in the places they take in the fresh order.
     kept = iter(current.instance_types)
@@ -203,8 +223,9 @@ def held(instance_type: str, request: GroupRequest) -> bool:
     return any(h.instance_type == instance_type and h.count > 0 for h in request.holdings)
 
 
-def spot_refusal(spot_plan: CapacityPlan, on_demand_plan: CapacityPlan, context: DecisionContext,
-                 current: CapacityPlan | None) -> str | None:
+def spot_refusal(
+    spot_plan: CapacityPlan, on_demand_plan: CapacityPlan, context: DecisionContext, current: CapacityPlan | None
+) -> str | None:
     """Why the group as a whole would not beat on-demand with `spot_plan`, or None when it would.
 
     A type earns its place in its cheapest zone, but every zone's share runs on that zone's cheapest
@@ -219,17 +240,21 @@ def spot_refusal(spot_plan: CapacityPlan, on_demand_plan: CapacityPlan, context:
     band, margin = 1.0, 0.0
     if current is not None:
         sign = 1 if current.spot_types else -1
-        band = settings.noise_band ** -sign
+        band = settings.noise_band**-sign
         margin = sign * saving_noise(on_demand_plan, spot_plan, request, book, settings)
     if per_gpu >= band * reference:
-        return (f"a spot GPU on the eligible types, each zone on its cheapest, is expected to cost "
-                f"{money(per_gpu)} with interruptions, not below the reference {money(band * reference)}")
+        return (
+            f"a spot GPU on the eligible types, each zone on its cheapest, is expected to cost "
+            f"{money(per_gpu)} with interruptions, not below the reference {money(band * reference)}"
+        )
     with_spot = expected_cost(spot_plan, context)
     without = expected_cost(on_demand_plan, context)
     if with_spot > without + margin:
         noise = f" {'+' if margin > 0 else '-'} {money(abs(margin))} of price noise" if margin else ""
-        return (f"expected {money(with_spot)}/h with spot on {', '.join(spot_plan.spot_types)} and on-demand on "
-                f"{spot_plan.instance_types[0]}, above {money(without)}/h all on-demand{noise}")
+        return (
+            f"expected {money(with_spot)}/h with spot on {', '.join(spot_plan.spot_types)} and on-demand on "
+            f"{spot_plan.instance_types[0]}, above {money(without)}/h all on-demand{noise}"
+        )
     return None
 
 

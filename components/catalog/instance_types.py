@@ -44,4 +44,6 @@ def gpu_instance_type(name: str) -> GpuInstanceType:
     try:
         return gpu_instance_types()[name]
     except KeyError:
-        raise ValueError(f"{name!r} is not a known GPU instance type; known: {', '.join(sorted(gpu_instance_types()))}") from None
+        raise ValueError(
+            f"{name!r} is not a known GPU instance type; known: {', '.join(sorted(gpu_instance_types()))}"
+        ) from None

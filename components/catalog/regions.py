@@ -36,4 +36,3 @@ def regions() -> dict[str, Region]:
         )
         for name, entry in table["regions"].items()
     }
-

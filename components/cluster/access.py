@@ -15,11 +15,17 @@ from components.cluster.config import ClusterConfig
 
 CLUSTER_ADMIN = "AmazonEKSClusterAdminPolicy"
 # The policy each config list grants, cluster-wide (EKS access policy names).
-POLICY_OF = {"break_glass_principal_arns": CLUSTER_ADMIN, "admin_principal_arns": "AmazonEKSAdminPolicy",
-             "viewer_principal_arns": "AmazonEKSViewPolicy"}
+POLICY_OF = {
+    "break_glass_principal_arns": CLUSTER_ADMIN,
+    "admin_principal_arns": "AmazonEKSAdminPolicy",
+    "viewer_principal_arns": "AmazonEKSViewPolicy",
+}
 # Resource-name prefixes; admins keep the one their entries had, so existing entries are not replaced.
-NAME_OF = {"break_glass_principal_arns": "break-glass", "admin_principal_arns": "admin",
-           "viewer_principal_arns": "view"}
+NAME_OF = {
+    "break_glass_principal_arns": "break-glass",
+    "admin_principal_arns": "admin",
+    "viewer_principal_arns": "view",
+}
 
 
 VIEW = "AmazonEKSViewPolicy"

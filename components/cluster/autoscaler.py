@@ -10,16 +10,16 @@ GPU group, see `GpuNodeGroupConfig`).
 from __future__ import annotations
 
 import json
-from typing import Mapping
+from collections.abc import Mapping
 
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from components.common.manifests import cost_labels
-from components.common.iam import irsa_trust_policy
 from components.cluster.config import ClusterAutoscalerConfig
 from components.common.addon_resources import ADDON_RESOURCES
+from components.common.iam import irsa_trust_policy
+from components.common.manifests import cost_labels
 from components.compute.labels import system_placement
 from components.compute.priority import CLUSTER_CRITICAL
 
@@ -31,23 +31,45 @@ SERVICE_ACCOUNT = "cluster-autoscaler"
 def autoscaler_policy(partition: str, region: str, account_id: str, cluster_name: str) -> dict:
     """Read what it needs everywhere (Describe calls take no resource); change only this cluster's
     groups (the discovery tag, which EKS also sets on managed node groups)."""
-    return {"Version": "2012-10-17", "Statement": [
-        {"Sid": "Discover", "Effect": "Allow", "Resource": "*", "Action": [
-            "autoscaling:DescribeAutoScalingGroups", "autoscaling:DescribeAutoScalingInstances",
-            "autoscaling:DescribeLaunchConfigurations", "autoscaling:DescribeScalingActivities",
-            "autoscaling:DescribeTags", "ec2:DescribeImages", "ec2:DescribeInstanceTypes",
-            "ec2:DescribeLaunchTemplateVersions", "ec2:GetInstanceTypesFromInstanceRequirements"]},
-        {"Sid": "DescribeThisClustersManagedNodeGroups", "Effect": "Allow", "Action": "eks:DescribeNodegroup",
-         "Resource": f"arn:{partition}:eks:{region}:{account_id}:nodegroup/{cluster_name}/*/*"},
-        {"Sid": "ScaleThisClustersGroups", "Effect": "Allow",
-         "Action": ["autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup"],
-         "Resource": f"arn:{partition}:autoscaling:{region}:{account_id}:autoScalingGroup:*:autoScalingGroupName/*",
-         "Condition": {"StringEquals": {f"aws:ResourceTag/k8s.io/cluster-autoscaler/{cluster_name}": "owned"}}},
-    ]}
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "Discover",
+                "Effect": "Allow",
+                "Resource": "*",
+                "Action": [
+                    "autoscaling:DescribeAutoScalingGroups",
+                    "autoscaling:DescribeAutoScalingInstances",
+                    "autoscaling:DescribeLaunchConfigurations",
+                    "autoscaling:DescribeScalingActivities",
+                    "autoscaling:DescribeTags",
+                    "ec2:DescribeImages",
+                    "ec2:DescribeInstanceTypes",
+                    "ec2:DescribeLaunchTemplateVersions",
+                    "ec2:GetInstanceTypesFromInstanceRequirements",
+                ],
+            },
+            {
+                "Sid": "DescribeThisClustersManagedNodeGroups",
+                "Effect": "Allow",
+                "Action": "eks:DescribeNodegroup",
+                "Resource": f"arn:{partition}:eks:{region}:{account_id}:nodegroup/{cluster_name}/*/*",
+            },
+            {
+                "Sid": "ScaleThisClustersGroups",
+                "Effect": "Allow",
+                "Action": ["autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup"],
+                "Resource": f"arn:{partition}:autoscaling:{region}:{account_id}:autoScalingGroup:*:autoScalingGroupName/*",
+                "Condition": {"StringEquals": {f"aws:ResourceTag/k8s.io/cluster-autoscaler/{cluster_name}": "owned"}},
+            },
+        ],
+    }
 
 
-def autoscaler_values(config: ClusterAutoscalerConfig, *, cluster_name: str, region: str, image_tag: str,
-                      role_arn: str) -> dict:
+def autoscaler_values(
+    config: ClusterAutoscalerConfig, *, cluster_name: str, region: str, image_tag: str, role_arn: str
+) -> dict:
     """Helm values (keys checked in the chart's values.yaml at 9.53.0). Each GPU pod selects its group by
     label, so one group fits a pending pod and the default expander (least-waste) is enough. Nodes with
     emptyDir pods may scale down (Triton's /tmp and /dev/shm are emptyDirs, or online nodes would never
@@ -57,8 +79,13 @@ def autoscaler_values(config: ClusterAutoscalerConfig, *, cluster_name: str, reg
         "awsRegion": region,
         "autoDiscovery": {"clusterName": cluster_name},
         "image": {"tag": image_tag},
-        "rbac": {"serviceAccount": {"create": True, "name": SERVICE_ACCOUNT,
-                                    "annotations": {"eks.amazonaws.com/role-arn": role_arn}}},
+        "rbac": {
+            "serviceAccount": {
+                "create": True,
+                "name": SERVICE_ACCOUNT,
+                "annotations": {"eks.amazonaws.com/role-arn": role_arn},
+            }
+        },
         **system_placement(CLUSTER_CRITICAL),
         "resources": ADDON_RESOURCES["cluster-autoscaler"],
         "extraArgs": {
@@ -72,10 +99,20 @@ def autoscaler_values(config: ClusterAutoscalerConfig, *, cluster_name: str, reg
 
 
 class ClusterAutoscaler(pulumi.ComponentResource):
-    def __init__(self, name: str, config: ClusterAutoscalerConfig, *, cluster_name: str, region: str,
-                 kubernetes_version: str, oidc_provider_arn: pulumi.Input[str], oidc_issuer_url: pulumi.Input[str],
-                 provider: k8s.Provider, tags: Mapping[str, str],
-                 opts: pulumi.ResourceOptions | None = None):
+    def __init__(
+        self,
+        name: str,
+        config: ClusterAutoscalerConfig,
+        *,
+        cluster_name: str,
+        region: str,
+        kubernetes_version: str,
+        oidc_provider_arn: pulumi.Input[str],
+        oidc_issuer_url: pulumi.Input[str],
+        provider: k8s.Provider,
+        tags: Mapping[str, str],
+        opts: pulumi.ResourceOptions | None = None,
+    ):
         super().__init__("seedance:cluster:ClusterAutoscaler", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         invoke = pulumi.InvokeOutputOptions(parent=self)
@@ -84,12 +121,19 @@ class ClusterAutoscaler(pulumi.ComponentResource):
         role = aws.iam.Role(
             f"{name}-role",
             assume_role_policy=pulumi.Output.all(oidc_provider_arn, oidc_issuer_url).apply(
-                lambda v: json.dumps(irsa_trust_policy(v[0], v[1], NAMESPACE, SERVICE_ACCOUNT))),
+                lambda v: json.dumps(irsa_trust_policy(v[0], v[1], NAMESPACE, SERVICE_ACCOUNT))
+            ),
             tags=dict(tags),
             opts=child,
         )
-        aws.iam.RolePolicy(f"{name}-policy", role=role.id, opts=child, policy=pulumi.Output.all(partition, account).apply(
-            lambda v: json.dumps(autoscaler_policy(v[0], region, v[1], cluster_name))))
+        aws.iam.RolePolicy(
+            f"{name}-policy",
+            role=role.id,
+            opts=child,
+            policy=pulumi.Output.all(partition, account).apply(
+                lambda v: json.dumps(autoscaler_policy(v[0], region, v[1], cluster_name))
+            ),
+        )
         k8s.helm.v3.Release(
             f"{name}-release",
             name="cluster-autoscaler",
@@ -97,10 +141,18 @@ class ClusterAutoscaler(pulumi.ComponentResource):
             version=config.chart_for(kubernetes_version),
             namespace=NAMESPACE,
             repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=CHART_REPOSITORY),
-            values=role.arn.apply(lambda arn: {**autoscaler_values(
-                config, cluster_name=cluster_name, region=region, image_tag=config.image_for(kubernetes_version),
-                role_arn=arn),
-                "podLabels": cost_labels(tags, "cluster-autoscaler")}),
+            values=role.arn.apply(
+                lambda arn: {
+                    **autoscaler_values(
+                        config,
+                        cluster_name=cluster_name,
+                        region=region,
+                        image_tag=config.image_for(kubernetes_version),
+                        role_arn=arn,
+                    ),
+                    "podLabels": cost_labels(tags, "cluster-autoscaler"),
+                }
+            ),
             opts=pulumi.ResourceOptions(parent=self, provider=provider),
         )
         self.role_arn = role.arn

@@ -20,7 +20,16 @@ def render_kubeconfig(cluster_name: str, endpoint: str, ca_data: str, region: st
                     "exec": {
                         "apiVersion": "client.authentication.k8s.io/v1beta1",
                         "command": "aws",
-                        "args": ["eks", "get-token", "--cluster-name", cluster_name, "--region", region, "--output", "json"],
+                        "args": [
+                            "eks",
+                            "get-token",
+                            "--cluster-name",
+                            cluster_name,
+                            "--region",
+                            region,
+                            "--output",
+                            "json",
+                        ],
                         "interactiveMode": "Never",
                     }
                 },

@@ -41,26 +41,38 @@ class KubernetesVersion:
     def warning(self, on: date) -> str | None:
         """What a plan on `on` should say about this version's support, or None."""
         if self.support(on) == "unsupported":
-            return (f"Kubernetes {self.minor} is past extended support since {self.end_of_extended:%Y-%m-%d}: EKS "
-                    "creates no cluster of it and upgrades running ones itself; move to a newer version")
-        for end, what in ((self.end_of_standard, "standard support ends"),
-                          (self.end_of_extended, "extended support ends")):
+            return (
+                f"Kubernetes {self.minor} is past extended support since {self.end_of_extended:%Y-%m-%d}: EKS "
+                "creates no cluster of it and upgrades running ones itself; move to a newer version"
+            )
+        for end, what in (
+            (self.end_of_standard, "standard support ends"),
+            (self.end_of_extended, "extended support ends"),
+        ):
             if on < end <= on + timedelta(days=WARNING_DAYS):
-                after = "the control plane then bills at the extended-support rate" if end == self.end_of_standard \
+                after = (
+                    "the control plane then bills at the extended-support rate"
+                    if end == self.end_of_standard
                     else "EKS then upgrades the cluster itself"
+                )
                 return f"Kubernetes {self.minor}: {what} on {end:%Y-%m-%d} (in {(end - on).days} days); {after}"
         if self.support(on) == "extended":
-            return (f"Kubernetes {self.minor} is in extended support since {self.end_of_standard:%Y-%m-%d} (billed "
-                    f"at the extended-support rate) until {self.end_of_extended:%Y-%m-%d}: move to a newer version")
+            return (
+                f"Kubernetes {self.minor} is in extended support since {self.end_of_standard:%Y-%m-%d} (billed "
+                f"at the extended-support rate) until {self.end_of_extended:%Y-%m-%d}: move to a newer version"
+            )
         return None
 
 
-VERSIONS = {v.minor: v for v in (
-    KubernetesVersion("1.33", date(2026, 7, 29), date(2027, 7, 29), "v1.33.6", "9.53.0", "0.33.0"),
-    KubernetesVersion("1.34", date(2026, 12, 2), date(2027, 12, 2), "v1.34.5", "9.53.0", "0.34.0"),
-    KubernetesVersion("1.35", date(2027, 3, 27), date(2028, 3, 27), "v1.35.2", "9.59.0", "0.35.1"),
-    KubernetesVersion("1.36", date(2027, 8, 2), date(2028, 8, 2), "v1.36.1", "9.59.0", "0.36.0"),
-)}
+VERSIONS = {
+    v.minor: v
+    for v in (
+        KubernetesVersion("1.33", date(2026, 7, 29), date(2027, 7, 29), "v1.33.6", "9.53.0", "0.33.0"),
+        KubernetesVersion("1.34", date(2026, 12, 2), date(2027, 12, 2), "v1.34.5", "9.53.0", "0.34.0"),
+        KubernetesVersion("1.35", date(2027, 3, 27), date(2028, 3, 27), "v1.35.2", "9.59.0", "0.35.1"),
+        KubernetesVersion("1.36", date(2027, 8, 2), date(2028, 8, 2), "v1.36.1", "9.59.0", "0.36.0"),
+    )
+}
 
 
 def kubernetes_version(minor: str) -> KubernetesVersion | None:

@@ -7,26 +7,35 @@ from typing import Any
 Document = dict[str, Any]
 
 
-def service_assume_role_policy(service: str, source_account: str | None = None,
-                               source_arn: str | None = None) -> Document:
+def service_assume_role_policy(
+    service: str, source_account: str | None = None, source_arn: str | None = None
+) -> Document:
     """Trust policy letting one AWS service (e.g. `eks.amazonaws.com`) assume the role; with a source, only
     on behalf of this account's resource (confused-deputy protection: another account's cluster or flow
     log cannot make the service act with this role)."""
     statement: Document = {"Effect": "Allow", "Principal": {"Service": service}, "Action": "sts:AssumeRole"}
     if source_account:
-        statement["Condition"] = {"StringEquals": {"aws:SourceAccount": source_account},
-                                  **({"ArnLike": {"aws:SourceArn": source_arn}} if source_arn else {})}
+        statement["Condition"] = {
+            "StringEquals": {"aws:SourceAccount": source_account},
+            **({"ArnLike": {"aws:SourceArn": source_arn}} if source_arn else {}),
+        }
     return {"Version": "2012-10-17", "Statement": [statement]}
 
 
 def flow_log_delivery_policy(log_group_arn: str) -> Document:
     """What VPC flow log delivery needs on its log group (the VPC user guide's role policy, scoped to the
     group the stack creates, so neither CreateLogGroup nor an account-wide DescribeLogGroups)."""
-    return {"Version": "2012-10-17", "Statement": [
-        {"Effect": "Allow", "Action": "logs:DescribeLogStreams", "Resource": log_group_arn},
-        {"Effect": "Allow", "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
-         "Resource": f"{log_group_arn}:log-stream:*"},
-    ]}
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Effect": "Allow", "Action": "logs:DescribeLogStreams", "Resource": log_group_arn},
+            {
+                "Effect": "Allow",
+                "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
+                "Resource": f"{log_group_arn}:log-stream:*",
+            },
+        ],
+    }
 
 
 def irsa_trust_policy(oidc_provider_arn: str, issuer_url: str, namespace: str, service_account: str) -> Document:
@@ -74,24 +83,49 @@ def stack_key_policy(partition: str, account_id: str, region: str, autoscaling_r
     return {
         "Version": "2012-10-17",
         "Statement": [
-            {"Sid": "AccountAdministers", "Effect": "Allow", "Principal": {"AWS": root},
-             "Action": "kms:*", "Resource": "*"},
-            {"Sid": "AutoScalingUsesKeyForVolumes", "Effect": "Allow", "Principal": {"AWS": autoscaling},
-             "Action": ["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"],
-             "Resource": "*"},
-            {"Sid": "AutoScalingGrantsForAttachedVolumes", "Effect": "Allow", "Principal": {"AWS": autoscaling},
-             "Action": "kms:CreateGrant", "Resource": "*",
-             "Condition": {"Bool": {"kms:GrantIsForAWSResource": "true"}}},
-            {"Sid": "BudgetsPublishToTheEncryptedAlertTopic", "Effect": "Allow",
-             "Principal": {"Service": "budgets.amazonaws.com"},
-             "Action": ["kms:GenerateDataKey*", "kms:Decrypt"], "Resource": "*",
-             "Condition": {"StringEquals": {"aws:SourceAccount": account_id},
-                           "ArnLike": {"aws:SourceArn": f"arn:{partition}:budgets::{account_id}:*"}}},
-            {"Sid": "CloudWatchLogsOfThisAccount", "Effect": "Allow",
-             "Principal": {"Service": f"logs.{region}.amazonaws.com"},
-             "Action": ["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"],
-             "Resource": "*",
-             "Condition": {"ArnLike": {"kms:EncryptionContext:aws:logs:arn": f"arn:{partition}:logs:{region}:{account_id}:*"}}},
+            {
+                "Sid": "AccountAdministers",
+                "Effect": "Allow",
+                "Principal": {"AWS": root},
+                "Action": "kms:*",
+                "Resource": "*",
+            },
+            {
+                "Sid": "AutoScalingUsesKeyForVolumes",
+                "Effect": "Allow",
+                "Principal": {"AWS": autoscaling},
+                "Action": ["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"],
+                "Resource": "*",
+            },
+            {
+                "Sid": "AutoScalingGrantsForAttachedVolumes",
+                "Effect": "Allow",
+                "Principal": {"AWS": autoscaling},
+                "Action": "kms:CreateGrant",
+                "Resource": "*",
+                "Condition": {"Bool": {"kms:GrantIsForAWSResource": "true"}},
+            },
+            {
+                "Sid": "BudgetsPublishToTheEncryptedAlertTopic",
+                "Effect": "Allow",
+                "Principal": {"Service": "budgets.amazonaws.com"},
+                "Action": ["kms:GenerateDataKey*", "kms:Decrypt"],
+                "Resource": "*",
+                "Condition": {
+                    "StringEquals": {"aws:SourceAccount": account_id},
+                    "ArnLike": {"aws:SourceArn": f"arn:{partition}:budgets::{account_id}:*"},
+                },
+            },
+            {
+                "Sid": "CloudWatchLogsOfThisAccount",
+                "Effect": "Allow",
+                "Principal": {"Service": f"logs.{region}.amazonaws.com"},
+                "Action": ["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"],
+                "Resource": "*",
+                "Condition": {
+                    "ArnLike": {"kms:EncryptionContext:aws:logs:arn": f"arn:{partition}:logs:{region}:{account_id}:*"}
+                },
+            },
         ],
     }
 
@@ -101,11 +135,17 @@ def kms_volume_use_policy(key_arn: str) -> Document:
     return {
         "Version": "2012-10-17",
         "Statement": [
-            {"Effect": "Allow", "Action": ["kms:CreateGrant", "kms:ListGrants", "kms:RevokeGrant"],
-             "Resource": key_arn, "Condition": {"Bool": {"kms:GrantIsForAWSResource": "true"}}},
-            {"Effect": "Allow",
-             "Action": ["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"],
-             "Resource": key_arn},
+            {
+                "Effect": "Allow",
+                "Action": ["kms:CreateGrant", "kms:ListGrants", "kms:RevokeGrant"],
+                "Resource": key_arn,
+                "Condition": {"Bool": {"kms:GrantIsForAWSResource": "true"}},
+            },
+            {
+                "Effect": "Allow",
+                "Action": ["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"],
+                "Resource": key_arn,
+            },
         ],
     }
 
@@ -130,59 +170,108 @@ def cluster_read_only_buckets(partition: str, region: str) -> list[str]:
     names = [
         f"prod-{region}-starport-layer-bucket",
         _REGISTRY_K8S_BUCKET_EXCEPTIONS.get(region, f"prod-registry-k8s-io-{region}"),
-        f"al2023-repos-{region}-de612dc2", f"al2023-{region}",
-        f"amazonlinux-2-repos-{region}", f"amazonlinux.{region}.amazonaws.com",
-        f"packages.{region}.amazonaws.com", f"repo.{region}.amazonaws.com",
-        "quay-registry", "quayio-production-s3",
+        f"al2023-repos-{region}-de612dc2",
+        f"al2023-{region}",
+        f"amazonlinux-2-repos-{region}",
+        f"amazonlinux.{region}.amazonaws.com",
+        f"packages.{region}.amazonaws.com",
+        f"repo.{region}.amazonaws.com",
+        "quay-registry",
+        "quayio-production-s3",
     ]
     return [f"arn:{partition}:s3:::{name}/*" for name in names]
 
 
-def s3_endpoint_policy(partition: str, account_id: str, region: str, other_account_buckets: list[str],
-                       public_read_buckets: list[str]) -> Document:
+def s3_endpoint_policy(
+    partition: str, account_id: str, region: str, other_account_buckets: list[str], public_read_buckets: list[str]
+) -> Document:
     """S3 through the endpoints, as a data perimeter: this account's principals may use this account's
     buckets (models, checkpoints, datasets) and the listed buckets of other accounts; anyone may read
     the AWS and registry buckets the cluster itself needs. Writing to any other bucket is impossible
     from the VPC, so data cannot be copied out through the endpoint."""
-    read_only = cluster_read_only_buckets(partition, region) + \
-        [f"arn:{partition}:s3:::{name}/*" for name in public_read_buckets]
+    read_only = cluster_read_only_buckets(partition, region) + [
+        f"arn:{partition}:s3:::{name}/*" for name in public_read_buckets
+    ]
     statements = [
-        {"Sid": "ThisAccountsPrincipalsOnThisAccountsBuckets", "Effect": "Allow", "Principal": "*",
-         "Action": "s3:*", "Resource": "*",
-         "Condition": {"StringEquals": {"aws:PrincipalAccount": account_id, "aws:ResourceAccount": account_id}}},
+        {
+            "Sid": "ThisAccountsPrincipalsOnThisAccountsBuckets",
+            "Effect": "Allow",
+            "Principal": "*",
+            "Action": "s3:*",
+            "Resource": "*",
+            "Condition": {"StringEquals": {"aws:PrincipalAccount": account_id, "aws:ResourceAccount": account_id}},
+        },
         # Presigned (ECR) and anonymous (registries, package repositories) reads carry no principal of ours.
-        {"Sid": "ClusterImagesAndPackages", "Effect": "Allow", "Principal": "*", "Action": "s3:GetObject",
-         "Resource": read_only},
+        {
+            "Sid": "ClusterImagesAndPackages",
+            "Effect": "Allow",
+            "Principal": "*",
+            "Action": "s3:GetObject",
+            "Resource": read_only,
+        },
     ]
     if other_account_buckets:
         buckets = [f"arn:{partition}:s3:::{name}" for name in other_account_buckets]
-        statements.append({
-            "Sid": "ListedBucketsOfOtherAccounts", "Effect": "Allow", "Principal": "*",
-            "Action": ["s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:ListBucket", "s3:GetBucketLocation",
-                       "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"],
-            "Resource": [*buckets, *[f"{arn}/*" for arn in buckets]],
-            "Condition": {"StringEquals": {"aws:PrincipalAccount": account_id}},
-        })
+        statements.append(
+            {
+                "Sid": "ListedBucketsOfOtherAccounts",
+                "Effect": "Allow",
+                "Principal": "*",
+                "Action": [
+                    "s3:GetObject",
+                    "s3:PutObject",
+                    "s3:DeleteObject",
+                    "s3:ListBucket",
+                    "s3:GetBucketLocation",
+                    "s3:AbortMultipartUpload",
+                    "s3:ListMultipartUploadParts",
+                ],
+                "Resource": [*buckets, *[f"{arn}/*" for arn in buckets]],
+                "Condition": {"StringEquals": {"aws:PrincipalAccount": account_id}},
+            }
+        )
     return {"Version": "2012-10-17", "Statement": statements}
 
 
 def kms_endpoint_policy(key_arn: str, account_id: str) -> Document:
     """KMS through the endpoint: the stack's key only, for this account's principals."""
-    return {"Version": "2012-10-17", "Statement": [{
-        "Sid": "StackKeyOnly", "Effect": "Allow", "Principal": "*",
-        "Action": ["kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey*", "kms:ReEncrypt*", "kms:DescribeKey",
-                   "kms:CreateGrant"],
-        "Resource": key_arn,
-        "Condition": {"StringEquals": {"aws:PrincipalAccount": account_id}},
-    }]}
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "StackKeyOnly",
+                "Effect": "Allow",
+                "Principal": "*",
+                "Action": [
+                    "kms:Decrypt",
+                    "kms:Encrypt",
+                    "kms:GenerateDataKey*",
+                    "kms:ReEncrypt*",
+                    "kms:DescribeKey",
+                    "kms:CreateGrant",
+                ],
+                "Resource": key_arn,
+                "Condition": {"StringEquals": {"aws:PrincipalAccount": account_id}},
+            }
+        ],
+    }
 
 
 def account_endpoint_policy(account_id: str) -> Document:
     """Other interface endpoints (ECR, logs...): any call, but only by this account's principals."""
-    return {"Version": "2012-10-17", "Statement": [{
-        "Sid": "ThisAccountOnly", "Effect": "Allow", "Principal": "*", "Action": "*", "Resource": "*",
-        "Condition": {"StringEquals": {"aws:PrincipalAccount": account_id}},
-    }]}
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "ThisAccountOnly",
+                "Effect": "Allow",
+                "Principal": "*",
+                "Action": "*",
+                "Resource": "*",
+                "Condition": {"StringEquals": {"aws:PrincipalAccount": account_id}},
+            }
+        ],
+    }
 
 
 def sts_endpoint_policy(account_id: str) -> Document:
@@ -194,15 +283,26 @@ def sts_endpoint_policy(account_id: str) -> Document:
     limits federation to roles of this account with aws:ResourceAccount.
     """
     policy = account_endpoint_policy(account_id)
-    policy["Statement"].append({
-        "Sid": "WebIdentityIntoThisAccountsRoles", "Effect": "Allow", "Principal": "*",
-        "Action": "sts:AssumeRoleWithWebIdentity", "Resource": "*",
-        "Condition": {"StringEquals": {"aws:ResourceAccount": account_id}},
-    })
+    policy["Statement"].append(
+        {
+            "Sid": "WebIdentityIntoThisAccountsRoles",
+            "Effect": "Allow",
+            "Principal": "*",
+            "Action": "sts:AssumeRoleWithWebIdentity",
+            "Resource": "*",
+            "Condition": {"StringEquals": {"aws:ResourceAccount": account_id}},
+        }
+    )
     return policy
 
 
 def deny_plain_http(bucket_arn: str) -> Document:
     """The bucket-policy statement that refuses every request not made over TLS."""
-    return {"Sid": "DenyPlainHttp", "Effect": "Deny", "Principal": "*", "Action": "s3:*",
-            "Resource": [bucket_arn, f"{bucket_arn}/*"], "Condition": {"Bool": {"aws:SecureTransport": "false"}}}
+    return {
+        "Sid": "DenyPlainHttp",
+        "Effect": "Deny",
+        "Principal": "*",
+        "Action": "s3:*",
+        "Resource": [bucket_arn, f"{bucket_arn}/*"],
+        "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+    }

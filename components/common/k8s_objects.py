@@ -21,9 +21,14 @@ _KINDS = {
     ("v1", "PersistentVolumeClaim"): k8s.core.v1.PersistentVolumeClaim,
     ("v1", "Service"): k8s.core.v1.Service,
     ("v1", "ServiceAccount"): k8s.core.v1.ServiceAccount,
-    ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy"): k8s.admissionregistration.v1.ValidatingAdmissionPolicy,
-    ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding"):
-        k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding,
+    (
+        "admissionregistration.k8s.io/v1",
+        "ValidatingAdmissionPolicy",
+    ): k8s.admissionregistration.v1.ValidatingAdmissionPolicy,
+    (
+        "admissionregistration.k8s.io/v1",
+        "ValidatingAdmissionPolicyBinding",
+    ): k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding,
     ("apps/v1", "DaemonSet"): k8s.apps.v1.DaemonSet,
     ("apps/v1", "Deployment"): k8s.apps.v1.Deployment,
     ("autoscaling/v2", "HorizontalPodAutoscaler"): k8s.autoscaling.v2.HorizontalPodAutoscaler,
@@ -40,9 +45,14 @@ _KINDS = {
 def declare(manifest: Manifest, resource_name: str, opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
     kind = _KINDS.get((manifest["apiVersion"], manifest["kind"]))
     if kind is None:  # a custom resource (e.g. a ServiceMonitor): its CRD must exist in the cluster
-        return k8s.apiextensions.CustomResource(resource_name, api_version=manifest["apiVersion"],
-                                                kind=manifest["kind"], metadata=manifest["metadata"],
-                                                spec=manifest["spec"], opts=opts)
+        return k8s.apiextensions.CustomResource(
+            resource_name,
+            api_version=manifest["apiVersion"],
+            kind=manifest["kind"],
+            metadata=manifest["metadata"],
+            spec=manifest["spec"],
+            opts=opts,
+        )
     # Top-level fields are the class's arguments, in snake_case; nested fields pass through as written.
     fields = {_snake(k): v for k, v in manifest.items() if k not in ("apiVersion", "kind")}
     return kind(resource_name, **fields, opts=opts)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, Mapping
+from collections.abc import Mapping
+from typing import Any, Literal
 
 Manifest = dict[str, Any]
 PodSecurityLevel = Literal["restricted", "baseline", "privileged"]
@@ -26,25 +27,40 @@ def namespace(name: str, pod_security: PodSecurityLevel) -> Manifest:
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}}
 
 
-def network_policy(name: str, namespace_name: str, pods: dict[str, str], *, ingress: list | None = None,
-                   egress: list | None = None) -> Manifest:
+def network_policy(
+    name: str, namespace_name: str, pods: dict[str, str], *, ingress: list | None = None, egress: list | None = None
+) -> Manifest:
     """A NetworkPolicy for the pods labelled `pods` (every pod when empty): each direction given is limited
     to its rules (an empty list admits nothing); a direction not given is left alone."""
     directions = {"ingress": ingress, "egress": egress}
-    return {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": metadata(name, namespace_name),
-            "spec": {"podSelector": {"matchLabels": pods} if pods else {},
-                     "policyTypes": [d.capitalize() for d, rules in directions.items() if rules is not None],
-                     **{d: rules for d, rules in directions.items() if rules}}}
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": metadata(name, namespace_name),
+        "spec": {
+            "podSelector": {"matchLabels": pods} if pods else {},
+            "policyTypes": [d.capitalize() for d, rules in directions.items() if rules is not None],
+            **{d: rules for d, rules in directions.items() if rules},
+        },
+    }
 
 
 def namespace_baseline(namespace_name: str) -> list[Manifest]:
     """Default deny in both directions for every pod of the namespace, and name resolution through the
     cluster DNS (each workload's own policy adds what it needs; policies add up)."""
-    dns = {"to": [{"namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: "kube-system"}},
-                   "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}}}],
-           "ports": [{"port": 53, "protocol": "UDP"}, {"port": 53, "protocol": "TCP"}]}
-    return [network_policy("default-deny", namespace_name, {}, ingress=[], egress=[]),
-            network_policy("allow-dns", namespace_name, {}, egress=[dns])]
+    dns = {
+        "to": [
+            {
+                "namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: "kube-system"}},
+                "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}},
+            }
+        ],
+        "ports": [{"port": 53, "protocol": "UDP"}, {"port": 53, "protocol": "TCP"}],
+    }
+    return [
+        network_policy("default-deny", namespace_name, {}, ingress=[], egress=[]),
+        network_policy("allow-dns", namespace_name, {}, egress=[dns]),
+    ]
 
 
 # What every workload's pods carry for cost allocation: the cloud cost tags' keys (the stack's tags and
@@ -60,24 +76,51 @@ def cost_labels(tags: Mapping[str, str], app: str) -> dict[str, str]:
     return {**{key: tags[key] for key in COST_TAG_LABELS if key in tags}, APP_LABEL: app}
 
 
-def admission_policy(name: str, resource_rules: list[dict], validations: list[dict], *,
-                     variables: list[dict] | None = None, conditions: list[dict] | None = None,
-                     namespace_selector: dict | None = None) -> list[Manifest]:
+def admission_policy(
+    name: str,
+    resource_rules: list[dict],
+    validations: list[dict],
+    *,
+    variables: list[dict] | None = None,
+    conditions: list[dict] | None = None,
+    namespace_selector: dict | None = None,
+) -> list[Manifest]:
     """A ValidatingAdmissionPolicy that denies what fails its validations (failing closed), and its binding."""
-    constraints = {"resourceRules": resource_rules, **({"namespaceSelector": namespace_selector}
-                                                       if namespace_selector else {})}
-    policy = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
-              "metadata": metadata(name),
-              "spec": {"failurePolicy": "Fail", "matchConstraints": constraints,
-                       **({"matchConditions": conditions} if conditions else {}),
-                       **({"variables": variables} if variables else {}), "validations": validations}}
-    binding = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
-               "metadata": metadata(name), "spec": {"policyName": name, "validationActions": ["Deny"]}}
+    constraints = {
+        "resourceRules": resource_rules,
+        **({"namespaceSelector": namespace_selector} if namespace_selector else {}),
+    }
+    policy = {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicy",
+        "metadata": metadata(name),
+        "spec": {
+            "failurePolicy": "Fail",
+            "matchConstraints": constraints,
+            **({"matchConditions": conditions} if conditions else {}),
+            **({"variables": variables} if variables else {}),
+            "validations": validations,
+        },
+    }
+    binding = {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicyBinding",
+        "metadata": metadata(name),
+        "spec": {"policyName": name, "validationActions": ["Deny"]},
+    }
     return [policy, binding]
 
 
-_QUANTITY_UNITS = {"m": 1e-3, "Ki": 2**-20, "Mi": 2**-10, "Gi": 1, "Ti": 2**10, "k": 1e3 / 2**30, "M": 1e6 / 2**30,
-                   "G": 1e9 / 2**30}
+_QUANTITY_UNITS = {
+    "m": 1e-3,
+    "Ki": 2**-20,
+    "Mi": 2**-10,
+    "Gi": 1,
+    "Ti": 2**10,
+    "k": 1e3 / 2**30,
+    "M": 1e6 / 2**30,
+    "G": 1e9 / 2**30,
+}
 
 
 def quantity(value: Any) -> float | None:

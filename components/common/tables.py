@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from tabulate import tabulate
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, markdown: bool = False,
-          floatfmt: str = ",.2f") -> list[str]:
+def table(
+    headers: Sequence[str], rows: Sequence[Sequence[Any]], *, markdown: bool = False, floatfmt: str = ",.2f"
+) -> list[str]:
     """Rows under headers, numbers right-aligned; `markdown` for a GitHub table (PR comments, docs)."""
-    text = tabulate(rows, headers=headers, tablefmt="github" if markdown else "simple", floatfmt=floatfmt,
-                    intfmt=",", disable_numparse=False)
+    text = tabulate(
+        rows,
+        headers=headers,
+        tablefmt="github" if markdown else "simple",
+        floatfmt=floatfmt,
+        intfmt=",",
+        disable_numparse=False,
+    )
     return text.splitlines()

@@ -3,7 +3,8 @@ component passes these to pulumi_aws, and the tests read them without the runtim
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from components.capacity.plan import CapacityPlan
 from components.catalog.instance_types import gpu_instance_type
@@ -17,10 +18,12 @@ def instances_distribution(plan: CapacityPlan, gpus_per_instance: int) -> dict[s
     """The plan's distribution in instances (the group counts instances: no weights,
     kubernetes/autoscaler#4851); the on-demand base rounds up, so spot never exceeds the plan's share."""
     mix = plan.mix.in_instances(gpus_per_instance)
-    return {"on_demand_base_capacity": int(mix.on_demand_base),
-            "on_demand_percentage_above_base_capacity": int(mix.on_demand_percentage_above_base),
-            "on_demand_allocation_strategy": plan.on_demand_allocation_strategy,
-            "spot_allocation_strategy": plan.spot_allocation_strategy}
+    return {
+        "on_demand_base_capacity": int(mix.on_demand_base),
+        "on_demand_percentage_above_base_capacity": int(mix.on_demand_percentage_above_base),
+        "on_demand_allocation_strategy": plan.on_demand_allocation_strategy,
+        "spot_allocation_strategy": plan.spot_allocation_strategy,
+    }
 
 
 def capacity_reservation_specification(plan: CapacityPlan) -> dict[str, Any] | None:
@@ -34,12 +37,20 @@ def capacity_reservation_specification(plan: CapacityPlan) -> dict[str, Any] | N
     if not reservations:
         return None
     targeted = sorted({h.reference for h in reservations if h.targeted})
-    return {"capacity_reservation_preference": "capacity-reservations-first",
-            **({"capacity_reservation_target": {"capacity_reservation_ids": targeted}} if targeted else {})}
+    return {
+        "capacity_reservation_preference": "capacity-reservations-first",
+        **({"capacity_reservation_target": {"capacity_reservation_ids": targeted}} if targeted else {}),
+    }
 
 
-def asg_tags(cluster_name: str, node_name: str, labels: Mapping[str, str], taints: list[dict],
-             tags: Mapping[str, str], resources: Mapping[str, str]) -> dict[str, str]:
+def asg_tags(
+    cluster_name: str,
+    node_name: str,
+    labels: Mapping[str, str],
+    taints: list[dict],
+    tags: Mapping[str, str],
+    resources: Mapping[str, str],
+) -> dict[str, str]:
     """Tags of the group, propagated to its instances: cost tags, cluster ownership, autoscaler
     discovery and scale-from-zero templates (labels, taints, resources), termination-handler scope."""
     autoscaler = "k8s.io/cluster-autoscaler"
@@ -61,13 +72,24 @@ def node_template_resources(config: GpuNodeGroupConfig) -> dict[str, str]:
     (it would read the physical count from the type), and the smallest type's CPU and memory, so the
     template never promises more than any override delivers."""
     types = [gpu_instance_type(t) for t in config.instance_types]
-    return {"nvidia.com/gpu": str(config.gpus_per_instance * config.gpu_sharing.gpu_multiplier),
-            "cpu": str(min(t.vcpus for t in types)), "memory": f"{min(t.memory_gib for t in types)}Gi"}
+    return {
+        "nvidia.com/gpu": str(config.gpus_per_instance * config.gpu_sharing.gpu_multiplier),
+        "cpu": str(min(t.vcpus for t in types)),
+        "memory": f"{min(t.memory_gib for t in types)}Gi",
+    }
 
 
-def group_update_statements(*, partition: str, region: str, account_id: str, cluster_name: str,
-                            actions: list[str], template_arns: list[str], node_role_arns: list[str],
-                            tagged: str | None = None) -> list[dict]:
+def group_update_statements(
+    *,
+    partition: str,
+    region: str,
+    account_id: str,
+    cluster_name: str,
+    actions: list[str],
+    template_arns: list[str],
+    node_role_arns: list[str],
+    tagged: str | None = None,
+) -> list[dict]:
     """IAM statements to change this cluster's Auto Scaling groups (those tagged `tagged` only, when given).
     Auto Scaling checks that whoever updates a launch-template group may launch from its template
     (RunInstances, limited to these templates by ec2:LaunchTemplate), tag what it launches and pass its node
@@ -78,14 +100,32 @@ def group_update_statements(*, partition: str, region: str, account_id: str, clu
     return [
         # DescribeAutoScalingGroups has no resource-level permissions.
         {"Sid": "FindGroups", "Effect": "Allow", "Action": "autoscaling:DescribeAutoScalingGroups", "Resource": "*"},
-        {"Sid": "ChangeThisClustersGroups", "Effect": "Allow", "Action": actions,
-         "Resource": f"arn:{partition}:autoscaling:{region}:{account_id}:autoScalingGroup:*:autoScalingGroupName/*",
-         "Condition": condition},
-        {"Sid": "UseTheGroupsLaunchTemplates", "Effect": "Allow", "Action": "ec2:RunInstances", "Resource": "*",
-         "Condition": {"ArnLike": {"ec2:LaunchTemplate": template_arns}}},
-        {"Sid": "TagWhatTheyLaunch", "Effect": "Allow", "Action": "ec2:CreateTags",
-         "Resource": f"arn:{partition}:ec2:{region}:{account_id}:*/*",
-         "Condition": {"StringEquals": {"ec2:CreateAction": "RunInstances"}}},
-        {"Sid": "PassTheNodeRoles", "Effect": "Allow", "Action": "iam:PassRole", "Resource": node_role_arns,
-         "Condition": {"StringEquals": {"iam:PassedToService": "ec2.amazonaws.com"}}},
+        {
+            "Sid": "ChangeThisClustersGroups",
+            "Effect": "Allow",
+            "Action": actions,
+            "Resource": f"arn:{partition}:autoscaling:{region}:{account_id}:autoScalingGroup:*:autoScalingGroupName/*",
+            "Condition": condition,
+        },
+        {
+            "Sid": "UseTheGroupsLaunchTemplates",
+            "Effect": "Allow",
+            "Action": "ec2:RunInstances",
+            "Resource": "*",
+            "Condition": {"ArnLike": {"ec2:LaunchTemplate": template_arns}},
+        },
+        {
+            "Sid": "TagWhatTheyLaunch",
+            "Effect": "Allow",
+            "Action": "ec2:CreateTags",
+            "Resource": f"arn:{partition}:ec2:{region}:{account_id}:*/*",
+            "Condition": {"StringEquals": {"ec2:CreateAction": "RunInstances"}},
+        },
+        {
+            "Sid": "PassTheNodeRoles",
+            "Effect": "Allow",
+            "Action": "iam:PassRole",
+            "Resource": node_role_arns,
+            "Condition": {"StringEquals": {"iam:PassedToService": "ec2.amazonaws.com"}},
+        },
     ]

@@ -26,15 +26,21 @@ WARNING_DETAIL_TYPES = ("Capacity Block Expiration Warning", "Capacity Block Res
 
 def warning_pattern(reservation_ids: list[str]) -> dict:
     """The EventBridge pattern of the warnings for these blocks only."""
-    return {"source": ["aws.ec2"], "detail-type": list(WARNING_DETAIL_TYPES),
-            "detail": {"capacity-reservation-id": sorted(reservation_ids)}}
+    return {
+        "source": ["aws.ec2"],
+        "detail-type": list(WARNING_DETAIL_TYPES),
+        "detail": {"capacity-reservation-id": sorted(reservation_ids)},
+    }
 
 
 def block_groups(autoscaling: Any, cluster_name: str, reservation_id: str) -> list[dict]:
     """This cluster's groups that run the block (tagged with its reservation id), every page."""
-    pages = autoscaling.get_paginator("describe_auto_scaling_groups").paginate(Filters=[
-        {"Name": f"tag:{CAPACITY_BLOCK_TAG}", "Values": [reservation_id]},
-        {"Name": f"tag:kubernetes.io/cluster/{cluster_name}", "Values": ["owned"]}])
+    pages = autoscaling.get_paginator("describe_auto_scaling_groups").paginate(
+        Filters=[
+            {"Name": f"tag:{CAPACITY_BLOCK_TAG}", "Values": [reservation_id]},
+            {"Name": f"tag:kubernetes.io/cluster/{cluster_name}", "Values": ["owned"]},
+        ]
+    )
     return [group for page in pages for group in page["AutoScalingGroups"]]
 
 

@@ -39,24 +39,36 @@ class CapacityBlockConfig(BaseModel):
 
     reservation_id: str = Field(pattern=r"^cr-[0-9a-f]{8,17}$", description="The block's capacity reservation id.")
     instance_type: str = Field(description="The block's instance type: one of the group's.")
-    zone: str = Field(pattern=r"^[a-z]{2}(-[a-z]+)+-\d[a-z]$", description="The block's Availability Zone: one the "
-                      "group launches in.")
+    zone: str = Field(
+        pattern=r"^[a-z]{2}(-[a-z]+)+-\d[a-z]$", description="The block's Availability Zone: one the group launches in."
+    )
     instance_count: int = Field(ge=1, le=64, description="Instances the block holds.")
     starts_at: IsoTime = Field(description="The block's start (UTC), as DescribeCapacityReservations says.")
     ends_at: IsoTime = Field(description="The block's end (UTC).")
-    drain_minutes_before_end: int = Field(90, ge=41, le=720, description="When the group scales to zero: early "
-                                          "enough that every node's drain (the group's termination heartbeat: "
-                                          "30 minutes for batch) ends before the expiration warning, 40 minutes "
-                                          "before the end.")
+    drain_minutes_before_end: int = Field(
+        90,
+        ge=41,
+        le=720,
+        description="When the group scales to zero: early "
+        "enough that every node's drain (the group's termination heartbeat: "
+        "30 minutes for batch) ends before the expiration warning, 40 minutes "
+        "before the end.",
+    )
 
     @model_validator(mode="after")
-    def _window(self) -> "CapacityBlockConfig":
+    def _window(self) -> CapacityBlockConfig:
         if not self.starts_at < self.ends_at <= self.starts_at + LONGEST_BLOCK:
-            raise FieldError("ends_at", self.ends_at.isoformat(), f"allowed: after starts_at "
-                             f"({self.starts_at.isoformat()}) and at most 182 days after it")
+            raise FieldError(
+                "ends_at",
+                self.ends_at.isoformat(),
+                f"allowed: after starts_at ({self.starts_at.isoformat()}) and at most 182 days after it",
+            )
         if self.drain_at <= self.starts_at:
-            raise FieldError("drain_minutes_before_end", self.drain_minutes_before_end,
-                             "the drain would start before the block does; allowed: less than the block's length")
+            raise FieldError(
+                "drain_minutes_before_end",
+                self.drain_minutes_before_end,
+                "the drain would start before the block does; allowed: less than the block's length",
+            )
         return self
 
     @property
@@ -68,10 +80,13 @@ class CapacityBlockConfig(BaseModel):
         needed = WARNING_BEFORE_END + timedelta(seconds=heartbeat_seconds)
         if timedelta(minutes=self.drain_minutes_before_end) < needed:
             minutes = -(-int(needed.total_seconds()) // 60)
-            raise FieldError("drain_minutes_before_end", self.drain_minutes_before_end,
-                             f"a node's drain may take {heartbeat_seconds} s (the group's termination heartbeat) and "
-                             f"must end before the expiration warning, 40 minutes before the end; allowed: {minutes} "
-                             "to 720")
+            raise FieldError(
+                "drain_minutes_before_end",
+                self.drain_minutes_before_end,
+                f"a node's drain may take {heartbeat_seconds} s (the group's termination heartbeat) and "
+                f"must end before the expiration warning, 40 minutes before the end; allowed: {minutes} "
+                "to 720",
+            )
 
     @property
     def gpus(self) -> int:
@@ -97,18 +112,25 @@ class BlockSchedule:
 def block_schedule(block: CapacityBlockConfig, now: datetime) -> BlockSchedule:
     soon = now + SCHEDULE_LEAD
     running = block.starts_at <= soon < block.drain_at
-    return BlockSchedule(size=block.instance_count if running else 0,
-                         scale_out_at=block.starts_at if soon < block.starts_at else None,
-                         drain_at=block.drain_at if soon < block.drain_at else None)
+    return BlockSchedule(
+        size=block.instance_count if running else 0,
+        scale_out_at=block.starts_at if soon < block.starts_at else None,
+        drain_at=block.drain_at if soon < block.drain_at else None,
+    )
 
 
 def block_lines(group: str, block: CapacityBlockConfig, schedule: BlockSchedule) -> list[str]:
     """What a run declares for the block, for people."""
-    head = (f"  {group}: {block.reservation_id}, {block.instance_count} x {block.instance_type} in {block.zone}, "
-            f"{utc_text(block.starts_at)} to {utc_text(block.ends_at)} (paid at purchase)")
+    head = (
+        f"  {group}: {block.reservation_id}, {block.instance_count} x {block.instance_type} in {block.zone}, "
+        f"{utc_text(block.starts_at)} to {utc_text(block.ends_at)} (paid at purchase)"
+    )
     if schedule.over:
         return [head, "    over: drained; remove it from the stack file"]
-    steps = ([f"scales to {block.instance_count} at {utc_text(schedule.scale_out_at)}"] if schedule.scale_out_at else
-             [f"runs {schedule.size} now"])
+    steps = (
+        [f"scales to {block.instance_count} at {utc_text(schedule.scale_out_at)}"]
+        if schedule.scale_out_at
+        else [f"runs {schedule.size} now"]
+    )
     steps.append(f"drains to 0 from {utc_text(schedule.drain_at)} (before the expiration warning)")
     return [head, f"    {'; '.join(steps)}"]

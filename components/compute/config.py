@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal, Sequence
+from collections.abc import Sequence
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -27,8 +28,10 @@ class GpuSharingConfig(BaseModel):
     # No MIG: the device plugin's MIG strategy only advertises partitions, something must create them (the
     # GPU operator's MIG manager, or Bottlerocket's own settings), and this stack deploys neither yet.
     mode: Literal["none", "time-slicing"] = Field(
-        "none", description="time-slicing: each GPU is advertised `replicas` times (no memory isolation). MIG is "
-                            "not offered: no MIG manager is deployed to partition the GPUs.")
+        "none",
+        description="time-slicing: each GPU is advertised `replicas` times (no memory isolation). MIG is "
+        "not offered: no MIG manager is deployed to partition the GPUs.",
+    )
     replicas: int = Field(4, ge=2, le=48, description="Pods sharing one GPU with time-slicing.")
 
     @property
@@ -44,13 +47,21 @@ class WorkloadClassOverrides(BaseModel):
 
     max_spot_share: float | None = Field(None, ge=0, le=1, description="Largest share of the group's GPUs on spot.")
     ri_baseline: float | None = Field(None, ge=0, le=1, description="Share of desired GPUs kept on on-demand/RI.")
-    interruption_tolerance_seconds: int | None = Field(None, ge=0, le=86_400,
-                                                       description="Longest interruption the work tolerates.")
-    min_placement_score: int | None = Field(None, ge=1, le=10, description="Spot starts only when EC2 scores this high some zone for the group's whole spot share, or every zone for its part.")
-    lost_work_seconds: int | None = Field(None, ge=0, le=86_400,
-                                          description="Work an interrupted GPU loses on average (half a checkpoint interval).")
-    warmup_seconds: int | None = Field(None, ge=0, le=7_200,
-                                       description="Time a replacement node takes to do useful work (start, pull, load).")
+    interruption_tolerance_seconds: int | None = Field(
+        None, ge=0, le=86_400, description="Longest interruption the work tolerates."
+    )
+    min_placement_score: int | None = Field(
+        None,
+        ge=1,
+        le=10,
+        description="Spot starts only when EC2 scores this high some zone for the group's whole spot share, or every zone for its part.",
+    )
+    lost_work_seconds: int | None = Field(
+        None, ge=0, le=86_400, description="Work an interrupted GPU loses on average (half a checkpoint interval)."
+    )
+    warmup_seconds: int | None = Field(
+        None, ge=0, le=7_200, description="Time a replacement node takes to do useful work (start, pull, load)."
+    )
 
 
 class GpuNodeGroupConfig(BaseModel):
@@ -67,16 +78,28 @@ class GpuNodeGroupConfig(BaseModel):
     desired_gpus: int = Field(ge=0, le=4096, description="GPUs at creation (the autoscaler owns it later).")
     max_gpus: int = Field(ge=1, le=4096, description="Most GPUs the autoscaler may run.")
     ami_family: Literal["al2023", "bottlerocket"] = Field("al2023", description="EKS-optimised NVIDIA AMI family.")
-    root_volume_gib: int = Field(200, ge=50, le=4000, description="Encrypted gp3 volume for container images (large): "
-                                 "the root volume on al2023, the data volume /dev/xvdb on Bottlerocket.")
+    root_volume_gib: int = Field(
+        200,
+        ge=50,
+        le=4000,
+        description="Encrypted gp3 volume for container images (large): "
+        "the root volume on al2023, the data volume /dev/xvdb on Bottlerocket.",
+    )
     local_storage: bool = Field(False, description="Mount each NVMe instance-store disk for local PersistentVolumes.")
-    single_zone: bool = Field(False, description="Launch only in the stack's first zone, where pre-provisioned "
-                              "checkpoint volumes live (the autoscaler then starts a node where the volume is).")
+    single_zone: bool = Field(
+        False,
+        description="Launch only in the stack's first zone, where pre-provisioned "
+        "checkpoint volumes live (the autoscaler then starts a node where the volume is).",
+    )
     gpu_sharing: GpuSharingConfig = Field(default_factory=GpuSharingConfig)
     class_overrides: WorkloadClassOverrides = Field(default_factory=WorkloadClassOverrides)
-    capacity_blocks: list[CapacityBlockConfig] = Field([], max_length=4, description="Capacity Blocks for ML the "
-                                                       "account bought for this pool: each runs as its own group of "
-                                                       "the pool's nodes, from the block's start to its drain.")
+    capacity_blocks: list[CapacityBlockConfig] = Field(
+        [],
+        max_length=4,
+        description="Capacity Blocks for ML the "
+        "account bought for this pool: each runs as its own group of "
+        "the pool's nodes, from the block's start to its drain.",
+    )
 
     @field_validator("instance_types")
     @classmethod
@@ -91,39 +114,60 @@ class GpuNodeGroupConfig(BaseModel):
             raise ValueError("mixes CPU architectures; one launch template serves one architecture")
         shapes = sorted({(known[v].gpus, known[v].vcpus) for v in values})
         if len(shapes) > 1:
-            raise ValueError(f"mixes instance shapes ({', '.join(f'{g} GPUs/{c} vCPUs' for g, c in shapes)}): the cluster "
-                             "autoscaler models a group as copies of its first type; allowed: one GPU and vCPU count "
-                             "per group (split the group)")
+            raise ValueError(
+                f"mixes instance shapes ({', '.join(f'{g} GPUs/{c} vCPUs' for g, c in shapes)}): the cluster "
+                "autoscaler models a group as copies of its first type; allowed: one GPU and vCPU count "
+                "per group (split the group)"
+            )
         return values
 
     @model_validator(mode="after")
-    def _sizes(self) -> "GpuNodeGroupConfig":
+    def _sizes(self) -> GpuNodeGroupConfig:
         if not self.min_gpus <= self.desired_gpus <= self.max_gpus:
-            raise FieldError("desired_gpus", self.desired_gpus,
-                             f"need min_gpus <= desired_gpus <= max_gpus, got {self.min_gpus}, {self.desired_gpus}, "
-                             f"{self.max_gpus}")
+            raise FieldError(
+                "desired_gpus",
+                self.desired_gpus,
+                f"need min_gpus <= desired_gpus <= max_gpus, got {self.min_gpus}, {self.desired_gpus}, {self.max_gpus}",
+            )
         if self.local_storage:
             without = [t for t in self.instance_types if not gpu_instance_type(t).has_instance_store]
             if without:
-                raise FieldError("local_storage", True, f"{', '.join(without)} have no NVMe instance store; allowed: "
-                                 "false, or only types with instance store")
+                raise FieldError(
+                    "local_storage",
+                    True,
+                    f"{', '.join(without)} have no NVMe instance store; allowed: "
+                    "false, or only types with instance store",
+                )
             if self.ami_family != "al2023":
-                raise FieldError("local_storage", True, "needs ami_family al2023 (nodeadm mounts each disk); "
-                                 "Bottlerocket gives instance store to containerd and kubelet only")
+                raise FieldError(
+                    "local_storage",
+                    True,
+                    "needs ami_family al2023 (nodeadm mounts each disk); "
+                    "Bottlerocket gives instance store to containerd and kubelet only",
+                )
         per_instance = self.gpus_per_instance
         if self.max_gpus < per_instance:
-            raise FieldError("max_gpus", self.max_gpus, f"cannot hold one instance of {per_instance} GPUs; "
-                             f"allowed: >= {per_instance}, or smaller types")
+            raise FieldError(
+                "max_gpus",
+                self.max_gpus,
+                f"cannot hold one instance of {per_instance} GPUs; allowed: >= {per_instance}, or smaller types",
+            )
         for key in ("min_gpus", "desired_gpus", "max_gpus"):
             if getattr(self, key) % per_instance:
-                raise FieldError(key, getattr(self, key), f"the group's instances have {per_instance} GPUs each; "
-                                 f"allowed: a multiple of {per_instance}")
+                raise FieldError(
+                    key,
+                    getattr(self, key),
+                    f"the group's instances have {per_instance} GPUs each; allowed: a multiple of {per_instance}",
+                )
         ids = [block.reservation_id for block in self.capacity_blocks]
         for index, block in enumerate(self.capacity_blocks):
             where = f"capacity_blocks[{index}]"
             if block.instance_type not in self.instance_types:
-                raise FieldError(f"{where}.instance_type", block.instance_type,
-                                 f"allowed: one of the group's instance types ({', '.join(self.instance_types)})")
+                raise FieldError(
+                    f"{where}.instance_type",
+                    block.instance_type,
+                    f"allowed: one of the group's instance types ({', '.join(self.instance_types)})",
+                )
             if ids.index(block.reservation_id) != index:
                 raise FieldError(f"{where}.reservation_id", block.reservation_id, "lists a block twice")
             try:

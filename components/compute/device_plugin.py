@@ -3,16 +3,17 @@ GPUs where a group asks for it (the source's "compute slice": time-slicing or MI
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 
-from components.compute.config import GpuSharingConfig
 from components.common.addon_resources import ADDON_RESOURCES
 from components.common.k8s_objects import declare
-from components.common.manifests import namespace as namespace_manifest, namespace_baseline
+from components.common.manifests import namespace as namespace_manifest
+from components.common.manifests import namespace_baseline
+from components.compute.config import GpuSharingConfig
 from components.compute.labels import AGENT_TOLERATIONS, AMI_FAMILY_LABEL, WORKLOAD_CLASS_LABEL
 from components.compute.node_bootstrap import AMI_FAMILY_TRAITS
 
@@ -26,8 +27,10 @@ DEFAULT_CONFIG = "whole-gpus"
 def sharing_config(sharing: GpuSharingConfig) -> dict:
     """The device plugin's config file for one sharing setting (whole GPUs, or time-slicing)."""
     if sharing.mode == "time-slicing":
-        return {"version": "v1", "sharing": {"timeSlicing": {"resources": [
-            {"name": "nvidia.com/gpu", "replicas": sharing.replicas}]}}}
+        return {
+            "version": "v1",
+            "sharing": {"timeSlicing": {"resources": [{"name": "nvidia.com/gpu", "replicas": sharing.replicas}]}},
+        }
     return {"version": "v1", "flags": {"migStrategy": "none"}}
 
 
@@ -41,17 +44,23 @@ def device_plugin_values(sharing: Mapping[str, GpuSharingConfig] | None = None) 
     configs = {DEFAULT_CONFIG: GpuSharingConfig(), **shared}
     families = sorted(f for f, traits in AMI_FAMILY_TRAITS.items() if not traits.builtin_device_plugin)
     return {
-        "config": {"map": {name: yaml.safe_dump(sharing_config(s)) for name, s in sorted(configs.items())},
-                   "default": DEFAULT_CONFIG},
+        "config": {
+            "map": {name: yaml.safe_dump(sharing_config(s)) for name, s in sorted(configs.items())},
+            "default": DEFAULT_CONFIG,
+        },
         "tolerations": AGENT_TOLERATIONS,
         "resources": ADDON_RESOURCES["nvidia-device-plugin"],
         "affinity": {
             "nodeAffinity": {
                 "requiredDuringSchedulingIgnoredDuringExecution": {
-                    "nodeSelectorTerms": [{"matchExpressions": [
-                        {"key": WORKLOAD_CLASS_LABEL, "operator": "Exists"},
-                        {"key": AMI_FAMILY_LABEL, "operator": "In", "values": families},
-                    ]}]
+                    "nodeSelectorTerms": [
+                        {
+                            "matchExpressions": [
+                                {"key": WORKLOAD_CLASS_LABEL, "operator": "Exists"},
+                                {"key": AMI_FAMILY_LABEL, "operator": "In", "values": families},
+                            ]
+                        }
+                    ]
                 }
             }
         },
@@ -59,16 +68,26 @@ def device_plugin_values(sharing: Mapping[str, GpuSharingConfig] | None = None) 
 
 
 class NvidiaDevicePlugin(pulumi.ComponentResource):
-    def __init__(self, name: str, *, chart_version: str, sharing: Mapping[str, GpuSharingConfig] | None = None,
-                 opts: pulumi.ResourceOptions | None = None):
+    def __init__(
+        self,
+        name: str,
+        *,
+        chart_version: str,
+        sharing: Mapping[str, GpuSharingConfig] | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ):
         super().__init__("seedance:gpu:NvidiaDevicePlugin", name, None, opts)
         # A GPU agent (host paths of the kubelet's device-plugin socket): privileged, in a namespace of its
         # own that nothing may reach and that reaches nothing (it talks to the kubelet through a socket).
-        namespace = declare(namespace_manifest(NAMESPACE, "privileged"), f"{name}-namespace",
-                            pulumi.ResourceOptions(parent=self))
+        namespace = declare(
+            namespace_manifest(NAMESPACE, "privileged"), f"{name}-namespace", pulumi.ResourceOptions(parent=self)
+        )
         for policy in namespace_baseline(NAMESPACE):
-            declare(policy, f"{name}-{policy['metadata']['name']}",
-                    pulumi.ResourceOptions(parent=self, depends_on=[namespace]))
+            declare(
+                policy,
+                f"{name}-{policy['metadata']['name']}",
+                pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
+            )
         release = k8s.helm.v3.Release(
             f"{name}-release",
             name="nvidia-device-plugin",

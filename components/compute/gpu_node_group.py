@@ -6,7 +6,8 @@ needs an Auto Scaling group with a MixedInstancesPolicy, so this is built on `aw
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pulumi
 import pulumi_aws as aws
@@ -14,16 +15,28 @@ import pulumi_aws as aws
 from components.capacity.mix import EXPECTED_SPOT_TAG, HOLDINGS_TAG, holdings_tag
 from components.capacity.plan import CapacityPlan
 from components.catalog.instance_types import gpu_instance_type
+from components.compute.asg import (
+    asg_tags,
+    capacity_reservation_specification,
+    instances_distribution,
+    node_template_resources,
+)
 from components.compute.capacity_block import BlockSchedule, CapacityBlockConfig
-from components.compute.asg import asg_tags, capacity_reservation_specification, instances_distribution, node_template_resources
 from components.compute.config import CONFIG_LABEL, GpuNodeGroupConfig, gpu_pool_selector
-from components.compute.labels import (ACCELERATOR_LABEL, AMI_FAMILY_LABEL, BREAKER_TAG, CAPACITY_BLOCK_TAG, GPU_TAINT,
-                                       LOCAL_NVME_LABEL, accelerator_value, pool_taint)
+from components.compute.labels import (
+    ACCELERATOR_LABEL,
+    AMI_FAMILY_LABEL,
+    BREAKER_TAG,
+    CAPACITY_BLOCK_TAG,
+    GPU_TAINT,
+    LOCAL_NVME_LABEL,
+    accelerator_value,
+    pool_taint,
+)
 from components.compute.node_bootstrap import AMI_FAMILY_TRAITS, ClusterJoin, ami_ssm_parameter, encoded_user_data
 from components.compute.node_role import node_role
-from components.pricing.prices import utc_text
 from components.compute.rollout import SUSPENDED_PROCESSES, refresh_preferences, rollout_pace
-
+from components.pricing.prices import utc_text
 
 
 class GpuNodeGroup(pulumi.ComponentResource):
@@ -60,18 +73,26 @@ class GpuNodeGroup(pulumi.ComponentResource):
         role, attachments = node_role(name, self, tags)
         profile = aws.iam.InstanceProfile(f"{name}-profile", role=role.name, tags=tags, opts=child)
         # EC2_LINUX entries get the node permissions from EKS itself; no policy association.
-        access = aws.eks.AccessEntry(f"{name}-access", cluster_name=join.apply(lambda j: j.cluster_name),
-                                     principal_arn=role.arn,
-                                     type="EC2_LINUX", tags=tags, opts=child)
+        access = aws.eks.AccessEntry(
+            f"{name}-access",
+            cluster_name=join.apply(lambda j: j.cluster_name),
+            principal_arn=role.arn,
+            type="EC2_LINUX",
+            tags=tags,
+            opts=child,
+        )
 
         traits = AMI_FAMILY_TRAITS[config.ami_family]
         shared = config.gpu_sharing.mode != "none"
-        labels = {**gpu_pool_selector(config), AMI_FAMILY_LABEL: config.ami_family,
-                  # Tells the autoscaler a new node is a GPU node before its device plugin reports GPUs.
-                  ACCELERATOR_LABEL: accelerator_value([gpu_instance_type(t).gpu for t in config.instance_types]),
-                  **({LOCAL_NVME_LABEL: "true"} if config.local_storage else {}),
-                  # Sharing goes to the OS's own device plugin, or to the Helm plugin's named config.
-                  **({CONFIG_LABEL: config.name} if shared and not traits.builtin_device_plugin else {})}
+        labels = {
+            **gpu_pool_selector(config),
+            AMI_FAMILY_LABEL: config.ami_family,
+            # Tells the autoscaler a new node is a GPU node before its device plugin reports GPUs.
+            ACCELERATOR_LABEL: accelerator_value([gpu_instance_type(t).gpu for t in config.instance_types]),
+            **({LOCAL_NVME_LABEL: "true"} if config.local_storage else {}),
+            # Sharing goes to the OS's own device plugin, or to the Helm plugin's named config.
+            **({CONFIG_LABEL: config.name} if shared and not traits.builtin_device_plugin else {}),
+        }
         replicas = config.gpu_sharing.replicas if shared and traits.builtin_device_plugin else None
         taints = [GPU_TAINT, pool_taint(config.name)]
         user_data = join.apply(
@@ -87,33 +108,50 @@ class GpuNodeGroup(pulumi.ComponentResource):
             user_data=user_data,
             iam_instance_profile=aws.ec2.LaunchTemplateIamInstanceProfileArgs(arn=profile.arn),
             metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
-                http_endpoint="enabled", http_tokens="required", http_put_response_hop_limit=1,
+                http_endpoint="enabled",
+                http_tokens="required",
+                http_put_response_hop_limit=1,
             ),
-            network_interfaces=[aws.ec2.LaunchTemplateNetworkInterfaceArgs(
-                associate_public_ip_address="false", security_groups=[node_security_group_id],
-                delete_on_termination="true",
-            )],
+            network_interfaces=[
+                aws.ec2.LaunchTemplateNetworkInterfaceArgs(
+                    associate_public_ip_address="false",
+                    security_groups=[node_security_group_id],
+                    delete_on_termination="true",
+                )
+            ],
             # Every device the AMI maps, encrypted with the stack key; the one holding container images
             # gets the configured size, the others keep the AMI's snapshot size.
-            block_device_mappings=[aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
-                device_name=device,
-                ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
-                    volume_type="gp3", encrypted="true", kms_key_id=kms_key_arn, delete_on_termination="true",
-                    volume_size=config.root_volume_gib if device == traits.image_device else None,
-                ),
-            ) for device in traits.block_devices],
-            tag_specifications=[aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=tags)
-                                for kind in ("instance", "volume", "network-interface")],
+            block_device_mappings=[
+                aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
+                    device_name=device,
+                    ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
+                        volume_type="gp3",
+                        encrypted="true",
+                        kms_key_id=kms_key_arn,
+                        delete_on_termination="true",
+                        volume_size=config.root_volume_gib if device == traits.image_device else None,
+                    ),
+                )
+                for device in traits.block_devices
+            ],
+            tag_specifications=[
+                aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=tags)
+                for kind in ("instance", "volume", "network-interface")
+            ],
             update_default_version=True,
             tags=tags,
         )
         template = aws.ec2.LaunchTemplate(f"{name}-template", **template_args, opts=child)
 
-        pool_tags = asg_tags(cluster_name, f"{cluster_name}-{config.name}", labels, taints, tags,
-                             node_template_resources(config))
+        pool_tags = asg_tags(
+            cluster_name, f"{cluster_name}-{config.name}", labels, taints, tags, node_template_resources(config)
+        )
         reserved = holdings_tag(plan.mix.holdings)  # priced by the cost estimate as the decision priced them
-        spot_rate = (f"{plan.spot_usd_per_gpu_hour * config.gpus_per_instance:.6f}"
-                     if plan.spot_usd_per_gpu_hour is not None else None)
+        spot_rate = (
+            f"{plan.spot_usd_per_gpu_hour * config.gpus_per_instance:.6f}"
+            if plan.spot_usd_per_gpu_hour is not None
+            else None
+        )
         group = aws.autoscaling.Group(
             f"{name}-asg",
             vpc_zone_identifiers=subnet_ids,
@@ -134,57 +172,92 @@ class GpuNodeGroup(pulumi.ComponentResource):
             # A zone that cannot launch sends its share to the others, as the planner's placement rule
             # assumes (AWS's default, pinned here): balanced-only would leave the share unlaunched.
             availability_zone_distribution=aws.autoscaling.GroupAvailabilityZoneDistributionArgs(
-                capacity_distribution_strategy="balanced-best-effort"),
-            mixed_instances_policy=mixed_instances_policy(plan, config.gpus_per_instance, template.id,
-                                                          template.latest_version),
+                capacity_distribution_strategy="balanced-best-effort"
+            ),
+            mixed_instances_policy=mixed_instances_policy(
+                plan, config.gpus_per_instance, template.id, template.latest_version
+            ),
             capacity_reservation_specification=(
                 aws.autoscaling.GroupCapacityReservationSpecificationArgs(
                     capacity_reservation_preference=reservations["capacity_reservation_preference"],
                     capacity_reservation_target=aws.autoscaling.GroupCapacityReservationSpecificationCapacityReservationTargetArgs(
-                        **reservations["capacity_reservation_target"]) if "capacity_reservation_target" in reservations
-                    else None)
-                if (reservations := capacity_reservation_specification(plan)) else None),
+                        **reservations["capacity_reservation_target"]
+                    )
+                    if "capacity_reservation_target" in reservations
+                    else None,
+                )
+                if (reservations := capacity_reservation_specification(plan))
+                else None
+            ),
             # New images and user data roll at the class's pace; see components/compute/rollout.py.
             instance_refresh=aws.autoscaling.GroupInstanceRefreshArgs(
                 strategy="Rolling",
                 preferences=aws.autoscaling.GroupInstanceRefreshPreferencesArgs(
-                    **refresh_preferences(rollout_pace(config.workload(), config.workload_class))),
+                    **refresh_preferences(rollout_pace(config.workload(), config.workload_class))
+                ),
             ),
             protect_from_scale_in=True,
             suspended_processes=list(SUSPENDED_PROCESSES),
-            tags=[aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=True)
-                  for k, v in sorted({**pool_tags,
-                                      **({BREAKER_TAG: "on"} if budget_breaker else {}),
-                                      **({HOLDINGS_TAG: reserved} if reserved else {}),
-                                      **({EXPECTED_SPOT_TAG: spot_rate} if spot_rate else {})}.items())],
+            tags=[
+                aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=True)
+                for k, v in sorted(
+                    {
+                        **pool_tags,
+                        **({BREAKER_TAG: "on"} if budget_breaker else {}),
+                        **({HOLDINGS_TAG: reserved} if reserved else {}),
+                        **({EXPECTED_SPOT_TAG: spot_rate} if spot_rate else {}),
+                    }.items()
+                )
+            ],
             # The cluster autoscaler owns the size once the group exists (pulumi-eks #321, #709, #985).
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[access, *attachments],
-                                        ignore_changes=["desiredCapacity"]),
+            opts=pulumi.ResourceOptions(
+                parent=self, depends_on=[access, *attachments], ignore_changes=["desiredCapacity"]
+            ),
         )
         drain_hook(f"{name}-drain", group, config, child)
         block_groups = [
-            CapacityBlockGroup(f"{name}-{block.reservation_id}", config, block, (blocks or {})[block.reservation_id],
-                               template_args=template_args, pool_tags=pool_tags, depends_on=[access, *attachments],
-                               subnet_ids=pulumi.Output.from_input(subnet_ids).apply(
-                                   lambda ids, zone=block.zone: [ids[list(zones).index(zone)]]),
-                               opts=child)
-            for block in config.capacity_blocks]
+            CapacityBlockGroup(
+                f"{name}-{block.reservation_id}",
+                config,
+                block,
+                (blocks or {})[block.reservation_id],
+                template_args=template_args,
+                pool_tags=pool_tags,
+                depends_on=[access, *attachments],
+                subnet_ids=pulumi.Output.from_input(subnet_ids).apply(
+                    lambda ids, zone=block.zone: [ids[list(zones).index(zone)]]
+                ),
+                opts=child,
+            )
+            for block in config.capacity_blocks
+        ]
         self.asg_name = group.name
         self.asg_arn = group.arn
         self.node_role_arn = role.arn
         self.template_arn = template.arn
         self.block_template_arns = [block.template_arn for block in block_groups]
-        self.register_outputs({"asg_name": self.asg_name, "asg_arn": self.asg_arn, "node_role_arn": self.node_role_arn,
-                               "template_arn": self.template_arn})
+        self.register_outputs(
+            {
+                "asg_name": self.asg_name,
+                "asg_arn": self.asg_arn,
+                "node_role_arn": self.node_role_arn,
+                "template_arn": self.template_arn,
+            }
+        )
 
 
-def drain_hook(name: str, group: aws.autoscaling.Group, config: GpuNodeGroupConfig,
-               opts: pulumi.ResourceOptions) -> aws.autoscaling.LifecycleHook:
+def drain_hook(
+    name: str, group: aws.autoscaling.Group, config: GpuNodeGroupConfig, opts: pulumi.ResourceOptions
+) -> aws.autoscaling.LifecycleHook:
     """Scale-in and rebalancing terminations wait for the termination handler to drain the node."""
-    return aws.autoscaling.LifecycleHook(name, autoscaling_group_name=group.name,
-                                         lifecycle_transition="autoscaling:EC2_INSTANCE_TERMINATING",
-                                         heartbeat_timeout=config.termination_heartbeat_seconds,
-                                         default_result="CONTINUE", opts=opts)
+    return aws.autoscaling.LifecycleHook(
+        name,
+        autoscaling_group_name=group.name,
+        lifecycle_transition="autoscaling:EC2_INSTANCE_TERMINATING",
+        heartbeat_timeout=config.termination_heartbeat_seconds,
+        default_result="CONTINUE",
+        opts=opts,
+    )
 
 
 class CapacityBlockGroup(pulumi.ComponentResource):
@@ -197,65 +270,97 @@ class CapacityBlockGroup(pulumi.ComponentResource):
     asg_name: pulumi.Output[str]
     template_arn: pulumi.Output[str]
 
-    def __init__(self, name: str, config: GpuNodeGroupConfig, block: CapacityBlockConfig, schedule: BlockSchedule, *,
-                 template_args: Mapping[str, Any], pool_tags: Mapping[str, str], subnet_ids: pulumi.Input[list[str]],
-                 depends_on: Sequence[pulumi.Resource] = (), opts: pulumi.ResourceOptions | None = None):
+    def __init__(
+        self,
+        name: str,
+        config: GpuNodeGroupConfig,
+        block: CapacityBlockConfig,
+        schedule: BlockSchedule,
+        *,
+        template_args: Mapping[str, Any],
+        pool_tags: Mapping[str, str],
+        subnet_ids: pulumi.Input[list[str]],
+        depends_on: Sequence[pulumi.Resource] = (),
+        opts: pulumi.ResourceOptions | None = None,
+    ):
         super().__init__("seedance:compute:CapacityBlockGroup", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         template = aws.ec2.LaunchTemplate(
-            f"{name}-template", **template_args, instance_type=block.instance_type,
+            f"{name}-template",
+            **template_args,
+            instance_type=block.instance_type,
             instance_market_options=aws.ec2.LaunchTemplateInstanceMarketOptionsArgs(market_type="capacity-block"),
             capacity_reservation_specification=aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs(
                 capacity_reservation_target=aws.ec2.LaunchTemplateCapacityReservationSpecificationCapacityReservationTargetArgs(
-                    capacity_reservation_id=block.reservation_id)),
-            opts=child)
+                    capacity_reservation_id=block.reservation_id
+                )
+            ),
+            opts=child,
+        )
         size = schedule.size
         group = aws.autoscaling.Group(
             f"{name}-asg",
             vpc_zone_identifiers=subnet_ids,
-            min_size=size, max_size=size, desired_capacity=size,
+            min_size=size,
+            max_size=size,
+            desired_capacity=size,
             # AWS: a specific version, never $Latest or $Default.
             launch_template=aws.autoscaling.GroupLaunchTemplateArgs(
-                id=template.id, version=template.latest_version.apply(str)),
+                id=template.id, version=template.latest_version.apply(str)
+            ),
             wait_for_capacity_timeout="0",
             ignore_failed_scaling_activities=True,
             # Scale-in must terminate (and the hook drain) at the scheduled drain: no scale-in protection.
             protect_from_scale_in=False,
             suspended_processes=list(SUSPENDED_PROCESSES),
-            tags=[aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=True)
-                  for k, v in sorted({**pool_tags, CAPACITY_BLOCK_TAG: block.reservation_id}.items())],
+            tags=[
+                aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=True)
+                for k, v in sorted({**pool_tags, CAPACITY_BLOCK_TAG: block.reservation_id}.items())
+            ],
             # The size the actions that have run set (a run declares what is right now, so an `up` after an
             # edited or missed drain puts it right); nodes join once the pool's access entry exists.
             opts=pulumi.ResourceOptions(parent=self, depends_on=list(depends_on)),
         )
         drain_hook(f"{name}-drain", group, config, child)
-        for action, moment, count in (("start", schedule.scale_out_at, block.instance_count),
-                                      ("drain", schedule.drain_at, 0)):
+        for action, moment, count in (
+            ("start", schedule.scale_out_at, block.instance_count),
+            ("drain", schedule.drain_at, 0),
+        ):
             if moment is not None:
-                aws.autoscaling.Schedule(f"{name}-{action}", autoscaling_group_name=group.name,
-                                         scheduled_action_name=f"capacity-block-{action}",
-                                         start_time=utc_text(moment), min_size=count, max_size=count,
-                                         desired_capacity=count, opts=child)
+                aws.autoscaling.Schedule(
+                    f"{name}-{action}",
+                    autoscaling_group_name=group.name,
+                    scheduled_action_name=f"capacity-block-{action}",
+                    start_time=utc_text(moment),
+                    min_size=count,
+                    max_size=count,
+                    desired_capacity=count,
+                    opts=child,
+                )
         self.asg_name = group.name
         self.template_arn = template.arn
         self.register_outputs({"asg_name": self.asg_name, "template_arn": self.template_arn})
 
 
-def mixed_instances_policy(plan: CapacityPlan, gpus_per_instance: int, template_id: pulumi.Input[str],
-                           template_version: pulumi.Input[int]) -> aws.autoscaling.GroupMixedInstancesPolicyArgs:
+def mixed_instances_policy(
+    plan: CapacityPlan, gpus_per_instance: int, template_id: pulumi.Input[str], template_version: pulumi.Input[int]
+) -> aws.autoscaling.GroupMixedInstancesPolicyArgs:
     """The plan in instances. No weights (kubernetes/autoscaler#4851: the autoscaler ignores them and
     counts instances); see `instances_distribution`."""
     return aws.autoscaling.GroupMixedInstancesPolicyArgs(
         instances_distribution=aws.autoscaling.GroupMixedInstancesPolicyInstancesDistributionArgs(
-            **instances_distribution(plan, gpus_per_instance)),
+            **instances_distribution(plan, gpus_per_instance)
+        ),
         launch_template=aws.autoscaling.GroupMixedInstancesPolicyLaunchTemplateArgs(
             launch_template_specification=aws.autoscaling.GroupMixedInstancesPolicyLaunchTemplateLaunchTemplateSpecificationArgs(
                 # A version number, not "$Latest": the provider starts no instance refresh for "$Latest",
                 # so new AMIs and user data would never roll.
-                launch_template_id=template_id, version=pulumi.Output.from_input(template_version).apply(str),
+                launch_template_id=template_id,
+                version=pulumi.Output.from_input(template_version).apply(str),
             ),
-            overrides=[aws.autoscaling.GroupMixedInstancesPolicyLaunchTemplateOverrideArgs(instance_type=instance_type)
-                       for instance_type in plan.instance_types],
+            overrides=[
+                aws.autoscaling.GroupMixedInstancesPolicyLaunchTemplateOverrideArgs(instance_type=instance_type)
+                for instance_type in plan.instance_types
+            ],
         ),
     )
-

@@ -17,8 +17,11 @@ SYSTEM_TOLERATIONS = [{"key": SYSTEM_TAINT_KEY, "operator": "Exists", "effect": 
 def system_placement(priority_class: str) -> dict:
     """Helm values (the keys most charts share) that run an add-on on the system nodes, tolerating their
     taint, at `priority_class`: one of the platform's, above every class a team may name."""
-    return {"nodeSelector": dict(SYSTEM_NODE_SELECTOR), "tolerations": SYSTEM_TOLERATIONS,
-            "priorityClassName": priority_class}
+    return {
+        "nodeSelector": dict(SYSTEM_NODE_SELECTOR),
+        "tolerations": SYSTEM_TOLERATIONS,
+        "priorityClassName": priority_class,
+    }
 
 
 # The node's AMI family: node add-ons that the OS may already run (the NVIDIA device plugin) select on it.
@@ -62,5 +65,7 @@ def accelerator_value(gpu_models: list[str]) -> str:
     `node.kubernetes.io/instance-type`, which the kubelet sets from the instance itself)."""
     models = {model.lower() for model in gpu_models}
     return f"nvidia-{models.pop()}" if len(models) == 1 else "nvidia"
+
+
 # Nodes whose NVMe instance store is mounted for local PersistentVolumes.
 LOCAL_NVME_LABEL = "seedance.io/local-nvme"

@@ -30,8 +30,9 @@ AMI_FAMILY_TRAITS = {
     "al2023": AmiFamilyTraits(block_devices=("/dev/xvda",), image_device="/dev/xvda", builtin_device_plugin=False),
     # Bottlerocket: a small OS volume and a data volume for images and containers; its NVIDIA variants
     # run the k8s device plugin as a host service, configured by settings.kubelet-device-plugins.
-    "bottlerocket": AmiFamilyTraits(block_devices=("/dev/xvda", "/dev/xvdb"), image_device="/dev/xvdb",
-                                    builtin_device_plugin=True),
+    "bottlerocket": AmiFamilyTraits(
+        block_devices=("/dev/xvda", "/dev/xvdb"), image_device="/dev/xvdb", builtin_device_plugin=True
+    ),
 }
 
 
@@ -48,7 +49,9 @@ class ClusterJoin:
 def ami_ssm_parameter(family: AmiFamily, kubernetes_version: str, arch: str) -> str:
     """The public SSM parameter holding the current EKS-optimised NVIDIA AMI id."""
     if family == "al2023":
-        return f"/aws/service/eks/optimized-ami/{kubernetes_version}/amazon-linux-2023/{arch}/nvidia/recommended/image_id"
+        return (
+            f"/aws/service/eks/optimized-ami/{kubernetes_version}/amazon-linux-2023/{arch}/nvidia/recommended/image_id"
+        )
     return f"/aws/service/bottlerocket/aws-k8s-{kubernetes_version}-nvidia/{arch}/latest/image_id"
 
 
@@ -63,36 +66,45 @@ def al2023_user_data(join: ClusterJoin, labels: dict[str, str], taints: list[dic
     flags = [f"--node-labels={','.join(f'{k}={v}' for k, v in sorted(labels.items()))}"]
     if taints:
         flags.append(f"--register-with-taints={','.join(_taint_text(t) for t in taints)}")
-    node_config = "\n".join([
-        "apiVersion: node.eks.aws/v1alpha1",
-        "kind: NodeConfig",
-        "spec:",
-        "  cluster:",
-        f"    name: {join.cluster_name}",
-        f"    apiServerEndpoint: {join.endpoint}",
-        f"    certificateAuthority: {join.certificate_authority}",
-        f"    cidr: {join.service_cidr}",
-        "  kubelet:",
-        "    flags:",
-        *[f"      - {json.dumps(flag)}" for flag in flags],
-        *(["  instance:", "    localStorage:", "      strategy: Mount"] if local_disks else []),
-    ])
-    return "\n".join([
-        "MIME-Version: 1.0",
-        f'Content-Type: multipart/mixed; boundary="{_MIME_BOUNDARY}"',
-        "",
-        f"--{_MIME_BOUNDARY}",
-        "Content-Type: application/node.eks.aws",
-        "",
-        node_config,
-        "",
-        f"--{_MIME_BOUNDARY}--",
-        "",
-    ])
+    node_config = "\n".join(
+        [
+            "apiVersion: node.eks.aws/v1alpha1",
+            "kind: NodeConfig",
+            "spec:",
+            "  cluster:",
+            f"    name: {join.cluster_name}",
+            f"    apiServerEndpoint: {join.endpoint}",
+            f"    certificateAuthority: {join.certificate_authority}",
+            f"    cidr: {join.service_cidr}",
+            "  kubelet:",
+            "    flags:",
+            *[f"      - {json.dumps(flag)}" for flag in flags],
+            *(["  instance:", "    localStorage:", "      strategy: Mount"] if local_disks else []),
+        ]
+    )
+    return "\n".join(
+        [
+            "MIME-Version: 1.0",
+            f'Content-Type: multipart/mixed; boundary="{_MIME_BOUNDARY}"',
+            "",
+            f"--{_MIME_BOUNDARY}",
+            "Content-Type: application/node.eks.aws",
+            "",
+            node_config,
+            "",
+            f"--{_MIME_BOUNDARY}--",
+            "",
+        ]
+    )
 
 
-def bottlerocket_user_data(join: ClusterJoin, labels: dict[str, str], taints: list[dict], local_disks: bool = False,
-                           time_slicing_replicas: int | None = None) -> str:
+def bottlerocket_user_data(
+    join: ClusterJoin,
+    labels: dict[str, str],
+    taints: list[dict],
+    local_disks: bool = False,
+    time_slicing_replicas: int | None = None,
+) -> str:
     """Bottlerocket settings TOML (strings quoted JSON-style, which TOML basic strings accept).
     Local disks are not offered on Bottlerocket (the config refuses them): its ephemeral-storage
     API gives instance store to containerd and kubelet, not to a discovery directory. GPU
@@ -112,15 +124,28 @@ def bottlerocket_user_data(join: ClusterJoin, labels: dict[str, str], taints: li
         lines += ["", "[settings.kubernetes.node-taints]"]
         lines += [f"{json.dumps(t['key'])} = [{json.dumps(t['value'] + ':' + t['effect'])}]" for t in taints]
     if time_slicing_replicas:
-        lines += ["", "[settings.kubelet-device-plugins.nvidia]", 'device-sharing-strategy = "time-slicing"',
-                  "", "[settings.kubelet-device-plugins.nvidia.time-slicing]", f"replicas = {time_slicing_replicas}",
-                  # The resource keeps its name (nvidia.com/gpu), as with the Helm plugin's config.
-                  "rename-by-default = false", "fail-requests-greater-than-one = false"]
+        lines += [
+            "",
+            "[settings.kubelet-device-plugins.nvidia]",
+            'device-sharing-strategy = "time-slicing"',
+            "",
+            "[settings.kubelet-device-plugins.nvidia.time-slicing]",
+            f"replicas = {time_slicing_replicas}",
+            # The resource keeps its name (nvidia.com/gpu), as with the Helm plugin's config.
+            "rename-by-default = false",
+            "fail-requests-greater-than-one = false",
+        ]
     return "\n".join(lines) + "\n"
 
 
-def render_user_data(family: AmiFamily, join: ClusterJoin, labels: dict[str, str], taints: list[dict],
-                     local_disks: bool = False, time_slicing_replicas: int | None = None) -> str:
+def render_user_data(
+    family: AmiFamily,
+    join: ClusterJoin,
+    labels: dict[str, str],
+    taints: list[dict],
+    local_disks: bool = False,
+    time_slicing_replicas: int | None = None,
+) -> str:
     """`time_slicing_replicas` only for families whose OS runs the device plugin (elsewhere the Helm
     plugin's config map carries sharing)."""
     if family == "al2023":
@@ -130,8 +155,14 @@ def render_user_data(family: AmiFamily, join: ClusterJoin, labels: dict[str, str
     return bottlerocket_user_data(join, labels, taints, local_disks, time_slicing_replicas)
 
 
-def encoded_user_data(family: AmiFamily, join: ClusterJoin, labels: dict[str, str], taints: list[dict],
-                      local_disks: bool = False, time_slicing_replicas: int | None = None) -> str:
+def encoded_user_data(
+    family: AmiFamily,
+    join: ClusterJoin,
+    labels: dict[str, str],
+    taints: list[dict],
+    local_disks: bool = False,
+    time_slicing_replicas: int | None = None,
+) -> str:
     """User data as a launch template takes it: base64."""
     rendered = render_user_data(family, join, labels, taints, local_disks, time_slicing_replicas)
     return base64.b64encode(rendered.encode()).decode()

@@ -13,9 +13,9 @@ from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from seedance_client.files import InputFileError, load_json
 from components.compute.config import GpuNodeGroupConfig
 from components.compute.node_bootstrap import AMI_FAMILIES, ami_ssm_parameter
+from seedance_client.files import InputFileError, load_json
 
 IMAGES_VERSION = 1
 AMI_ID = r"^ami-[0-9a-f]{8}(?:[0-9a-f]{9})?$"
@@ -79,20 +79,29 @@ def read_node_images(path: Path) -> NodeImagesDocument | None:
     except ValidationError as error:
         first = error.errors()[0]
         key = ".".join(str(part) for part in first["loc"])
-        raise NodeImageError(f"{path}: {key}: {first['msg']}; this file is written by `seedance images pin`: restore "
-                             "it from git or pin again") from None
+        raise NodeImageError(
+            f"{path}: {key}: {first['msg']}; this file is written by `seedance images pin`: restore "
+            "it from git or pin again"
+        ) from None
 
 
-def pinned_images(document: NodeImagesDocument | None, stack: str, region: str, kubernetes_version: str,
-                  groups: list[GpuNodeGroupConfig]) -> tuple[dict[str, str], list[str]]:
+def pinned_images(
+    document: NodeImagesDocument | None,
+    stack: str,
+    region: str,
+    kubernetes_version: str,
+    groups: list[GpuNodeGroupConfig],
+) -> tuple[dict[str, str], list[str]]:
     """(group name -> pinned AMI id, image keys no file pins). A file for another stack, region or
     Kubernetes version pins nothing here: an image is built for one Kubernetes minor version, so a
     cluster upgrade needs a new pin, which the upgrade's pull request carries."""
     if document is not None:
         for key, mine in (("stack", stack), ("region", region), ("kubernetes_version", kubernetes_version)):
             if getattr(document, key) != mine:
-                raise NodeImageError(f"node-images.{stack}.json: {key} = {getattr(document, key)!r}, but the stack "
-                                     f"has {mine!r}; run `seedance images pin --stack {stack}` to pin images for it")
+                raise NodeImageError(
+                    f"node-images.{stack}.json: {key} = {getattr(document, key)!r}, but the stack "
+                    f"has {mine!r}; run `seedance images pin --stack {stack}` to pin images for it"
+                )
     images = document.images if document else {}
     for group in groups:
         pinned = images.get(group_image_key(group))
@@ -100,8 +109,10 @@ def pinned_images(document: NodeImagesDocument | None, stack: str, region: str, 
         if pinned is not None and pinned.parameter != expected:
             # A hand edit, or a pin for another family: only what `seedance images pin` read from AWS's
             # parameter for this group's image is deployed.
-            raise NodeImageError(f"node-images.{stack}.json: images.{group_image_key(group)}.parameter = "
-                                 f"{pinned.parameter!r}, not {expected!r}; run `seedance images pin --stack {stack}`")
+            raise NodeImageError(
+                f"node-images.{stack}.json: images.{group_image_key(group)}.parameter = "
+                f"{pinned.parameter!r}, not {expected!r}; run `seedance images pin --stack {stack}`"
+            )
     chosen = {g.name: images[group_image_key(g)].image_id for g in groups if group_image_key(g) in images}
     missing = sorted({group_image_key(g) for g in groups} - set(images))
     return chosen, missing
@@ -109,4 +120,3 @@ def pinned_images(document: NodeImagesDocument | None, stack: str, region: str, 
 
 def render_node_images(document: NodeImagesDocument) -> str:
     return document.model_dump_json(indent=2) + "\n"
-

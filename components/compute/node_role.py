@@ -6,7 +6,7 @@ The VPC CNI's permissions are not here: it runs with its own IRSA role.
 from __future__ import annotations
 
 import json
-from typing import Mapping
+from collections.abc import Mapping
 
 import pulumi
 import pulumi_aws as aws
@@ -16,7 +16,9 @@ from components.common.iam import service_assume_role_policy
 NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistryPullOnly")
 
 
-def node_role(name: str, parent: pulumi.Resource, tags: Mapping[str, str]) -> tuple[aws.iam.Role, list[pulumi.Resource]]:
+def node_role(
+    name: str, parent: pulumi.Resource, tags: Mapping[str, str]
+) -> tuple[aws.iam.Role, list[pulumi.Resource]]:
     """The role and its policy attachments (nodes must wait for the attachments)."""
     child = pulumi.ResourceOptions(parent=parent)
     partition = aws.get_partition_output(opts=pulumi.InvokeOutputOptions(parent=parent)).partition

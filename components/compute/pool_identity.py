@@ -44,30 +44,54 @@ def pool_identity_policy(pools: dict[str, tuple[str, str]]) -> list[Manifest]:
     variables = [
         {"name": "pools", "expression": _cel({canonical_role_arn(arn): pool for arn, (pool, _k) in pools.items()})},
         {"name": "classes", "expression": _cel({canonical_role_arn(arn): k for arn, (_pool, k) in pools.items()})},
-        {"name": "role", "expression": "has(request.userInfo.extra) && 'canonicalArn' in request.userInfo.extra && "
-                                        "size(request.userInfo.extra['canonicalArn']) > 0 ? "
-                                        "request.userInfo.extra['canonicalArn'][0] : ''"},
+        {
+            "name": "role",
+            "expression": "has(request.userInfo.extra) && 'canonicalArn' in request.userInfo.extra && "
+            "size(request.userInfo.extra['canonicalArn']) > 0 ? "
+            "request.userInfo.extra['canonicalArn'][0] : ''",
+        },
         {"name": "pool", "expression": "variables.role in variables.pools ? variables.pools[variables.role] : ''"},
         {"name": "klass", "expression": "variables.role in variables.classes ? variables.classes[variables.role] : ''"},
         {"name": "labels", "expression": "has(object.metadata.labels) ? object.metadata.labels : {}"},
         {"name": "taints", "expression": "has(object.spec.taints) ? object.spec.taints : []"},
     ]
     validations = [
-        {"expression": f"!({group_label} in variables.labels) || variables.labels[{group_label}] == variables.pool",
-         "message": f"a node may carry only the {NODE_GROUP_LABEL} of the pool its IAM role belongs to"},
-        {"expression": f"!({class_label} in variables.labels) || variables.labels[{class_label}] == variables.klass",
-         "message": f"a node may carry only the {WORKLOAD_CLASS_LABEL} of the pool its IAM role belongs to"},
-        {"expression": f"variables.taints.all(t, t.key != {taint_key} || t.value == variables.pool)",
-         "message": f"a node may carry only its own pool's {POOL_TAINT_KEY} taint"},
-        {"expression": f"variables.pool == '' || variables.taints.exists(t, t.key == {taint_key} && "
-                       "t.value == variables.pool && t.effect == 'NoSchedule')",
-         "message": f"a pool's node keeps its {POOL_TAINT_KEY} taint"},
+        {
+            "expression": f"!({group_label} in variables.labels) || variables.labels[{group_label}] == variables.pool",
+            "message": f"a node may carry only the {NODE_GROUP_LABEL} of the pool its IAM role belongs to",
+        },
+        {
+            "expression": f"!({class_label} in variables.labels) || variables.labels[{class_label}] == variables.klass",
+            "message": f"a node may carry only the {WORKLOAD_CLASS_LABEL} of the pool its IAM role belongs to",
+        },
+        {
+            "expression": f"variables.taints.all(t, t.key != {taint_key} || t.value == variables.pool)",
+            "message": f"a node may carry only its own pool's {POOL_TAINT_KEY} taint",
+        },
+        {
+            "expression": f"variables.pool == '' || variables.taints.exists(t, t.key == {taint_key} && "
+            "t.value == variables.pool && t.effect == 'NoSchedule')",
+            "message": f"a pool's node keeps its {POOL_TAINT_KEY} taint",
+        },
     ]
     return admission_policy(
         POLICY_NAME,
         # a status update carries the labels too
-        [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"],
-          "resources": ["nodes", "nodes/status"]}],
-        validations, variables=variables,
+        [
+            {
+                "apiGroups": [""],
+                "apiVersions": ["v1"],
+                "operations": ["CREATE", "UPDATE"],
+                "resources": ["nodes", "nodes/status"],
+            }
+        ],
+        validations,
+        variables=variables,
         # Kubelets only: people and controllers (the autoscaler, taint managers) are RBAC's to govern.
-        conditions=[{"name": "kubelets", "expression": "has(request.userInfo.groups) && request.userInfo.groups.exists(g, g == 'system:nodes')"}])
+        conditions=[
+            {
+                "name": "kubelets",
+                "expression": "has(request.userInfo.groups) && request.userInfo.groups.exists(g, g == 'system:nodes')",
+            }
+        ],
+    )

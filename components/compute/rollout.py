@@ -44,13 +44,21 @@ def rollout_pace(workload: WorkloadClass, workload_class: str) -> RolloutPace:
     before the next wave drains. Online surges: new nodes join and warm up before old ones drain, so
     serving capacity never drops."""
     if workload_class == "online":
-        return RolloutPace(min_healthy_percentage=100, max_healthy_percentage=150,
-                           instance_warmup_seconds=workload.warmup_seconds, checkpoint_percentages=(),
-                           checkpoint_delay_seconds=0)
+        return RolloutPace(
+            min_healthy_percentage=100,
+            max_healthy_percentage=150,
+            instance_warmup_seconds=workload.warmup_seconds,
+            checkpoint_percentages=(),
+            checkpoint_delay_seconds=0,
+        )
     interval = max(2 * workload.lost_work_seconds, workload.warmup_seconds)
-    return RolloutPace(min_healthy_percentage=90, max_healthy_percentage=100,
-                       instance_warmup_seconds=workload.warmup_seconds, checkpoint_percentages=(10, 50, 100),
-                       checkpoint_delay_seconds=workload.warmup_seconds + interval)
+    return RolloutPace(
+        min_healthy_percentage=90,
+        max_healthy_percentage=100,
+        instance_warmup_seconds=workload.warmup_seconds,
+        checkpoint_percentages=(10, 50, 100),
+        checkpoint_delay_seconds=workload.warmup_seconds + interval,
+    )
 
 
 def refresh_preferences(pace: RolloutPace) -> dict:
@@ -62,6 +70,12 @@ def refresh_preferences(pace: RolloutPace) -> dict:
         "min_healthy_percentage": pace.min_healthy_percentage,
         "max_healthy_percentage": pace.max_healthy_percentage,
         "instance_warmup": str(pace.instance_warmup_seconds),
-        **({"checkpoint_percentages": list(pace.checkpoint_percentages),
-            "checkpoint_delay": str(pace.checkpoint_delay_seconds)} if pace.checkpoint_percentages else {}),
+        **(
+            {
+                "checkpoint_percentages": list(pace.checkpoint_percentages),
+                "checkpoint_delay": str(pace.checkpoint_delay_seconds),
+            }
+            if pace.checkpoint_percentages
+            else {}
+        ),
     }

@@ -4,18 +4,18 @@ aws-node-termination-handler in queue mode, so GPU nodes are cordoned and draine
 from __future__ import annotations
 
 import json
-from typing import Mapping
+from collections.abc import Mapping
 
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from components.common.manifests import cost_labels
+from components.common.addon_resources import ADDON_RESOURCES
 from components.common.iam import irsa_trust_policy
+from components.common.manifests import cost_labels
 from components.compute.asg import NTH_MANAGED_TAG
 from components.compute.labels import system_placement
 from components.compute.priority import CLUSTER_CRITICAL
-from components.common.addon_resources import ADDON_RESOURCES
 
 NTH_CHART = "oci://public.ecr.aws/aws-ec2/helm/aws-node-termination-handler"
 NTH_NAMESPACE = "kube-system"
@@ -33,8 +33,11 @@ INTERRUPTION_EVENTS = {
     "spot-interruption": {"source": ["aws.ec2"], "detail-type": ["EC2 Spot Instance Interruption Warning"]},
     "state-change": {"source": ["aws.ec2"], "detail-type": ["EC2 Instance State-change Notification"]},
     "asg-terminate": {"source": ["aws.autoscaling"], "detail-type": ["EC2 Instance-terminate Lifecycle Action"]},
-    "scheduled-change": {"source": ["aws.health"], "detail-type": ["AWS Health Event"],
-                         "detail": {"service": ["EC2"], "eventTypeCategory": ["scheduledChange"]}},
+    "scheduled-change": {
+        "source": ["aws.health"],
+        "detail-type": ["AWS Health Event"],
+        "detail": {"service": ["EC2"], "eventTypeCategory": ["scheduledChange"]},
+    },
 }
 
 
@@ -42,13 +45,15 @@ def queue_policy(queue_arn: str, rule_arns: list[str]) -> dict:
     """Only this stack's EventBridge rules may send to the queue."""
     return {
         "Version": "2012-10-17",
-        "Statement": [{
-            "Effect": "Allow",
-            "Principal": {"Service": "events.amazonaws.com"},
-            "Action": "sqs:SendMessage",
-            "Resource": queue_arn,
-            "Condition": {"ArnEquals": {"aws:SourceArn": rule_arns}},
-        }],
+        "Statement": [
+            {
+                "Effect": "Allow",
+                "Principal": {"Service": "events.amazonaws.com"},
+                "Action": "sqs:SendMessage",
+                "Resource": queue_arn,
+                "Condition": {"ArnEquals": {"aws:SourceArn": rule_arns}},
+            }
+        ],
     }
 
 
@@ -61,8 +66,15 @@ def handler_policy(queue_arn: str, group_arns: list[str]) -> dict:
             {"Effect": "Allow", "Action": ["sqs:ReceiveMessage", "sqs:DeleteMessage"], "Resource": queue_arn},
             {"Effect": "Allow", "Action": ["autoscaling:CompleteLifecycleAction"], "Resource": group_arns},
             # Describe calls take no resource-level permissions.
-            {"Effect": "Allow", "Resource": "*", "Action": [
-                "autoscaling:DescribeAutoScalingInstances", "autoscaling:DescribeTags", "ec2:DescribeInstances"]},
+            {
+                "Effect": "Allow",
+                "Resource": "*",
+                "Action": [
+                    "autoscaling:DescribeAutoScalingInstances",
+                    "autoscaling:DescribeTags",
+                    "ec2:DescribeInstances",
+                ],
+            },
         ],
     }
 
@@ -81,18 +93,30 @@ def handler_values(queue_url: str, region: str, role_arn: str) -> dict:
         **system_placement(CLUSTER_CRITICAL),  # it drains every node the stack loses
         "enablePrometheusServer": True,
         "prometheusServerPort": NTH_METRICS_PORT,
-        "podAnnotations": {"prometheus.io/scrape": "true", "prometheus.io/port": str(NTH_METRICS_PORT),
-                           "prometheus.io/path": "/metrics"},
+        "podAnnotations": {
+            "prometheus.io/scrape": "true",
+            "prometheus.io/port": str(NTH_METRICS_PORT),
+            "prometheus.io/path": "/metrics",
+        },
     }
 
 
 class SpotInterruptionHandling(pulumi.ComponentResource):
     queue_url: pulumi.Output[str]
 
-    def __init__(self, name: str, *, region: str, oidc_provider_arn: pulumi.Input[str],
-                 oidc_issuer_url: pulumi.Input[str], group_arns: list[pulumi.Input[str]], chart_version: str,
-                 provider: k8s.Provider,
-                 tags: Mapping[str, str], opts: pulumi.ResourceOptions | None = None):
+    def __init__(
+        self,
+        name: str,
+        *,
+        region: str,
+        oidc_provider_arn: pulumi.Input[str],
+        oidc_issuer_url: pulumi.Input[str],
+        group_arns: list[pulumi.Input[str]],
+        chart_version: str,
+        provider: k8s.Provider,
+        tags: Mapping[str, str],
+        opts: pulumi.ResourceOptions | None = None,
+    ):
         super().__init__("seedance:compute:SpotInterruptionHandling", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         tags = dict(tags)
@@ -124,17 +148,26 @@ class SpotInterruptionHandling(pulumi.ComponentResource):
             tags=tags,
             opts=child,
         )
-        aws.iam.RolePolicy(f"{name}-handler-policy", role=role.id,
-                           policy=pulumi.Output.all(queue.arn, *group_arns).apply(
-                               lambda v: json.dumps(handler_policy(v[0], list(v[1:])))), opts=child)
+        aws.iam.RolePolicy(
+            f"{name}-handler-policy",
+            role=role.id,
+            policy=pulumi.Output.all(queue.arn, *group_arns).apply(
+                lambda v: json.dumps(handler_policy(v[0], list(v[1:])))
+            ),
+            opts=child,
+        )
         k8s.helm.v3.Release(
             f"{name}-handler",
             name="aws-node-termination-handler",
             chart=NTH_CHART,
             version=chart_version,
             namespace=NTH_NAMESPACE,
-            values=pulumi.Output.all(queue.url, role.arn).apply(lambda v: {
-                **handler_values(v[0], region, v[1]), "podLabels": cost_labels(tags, "aws-node-termination-handler")}),
+            values=pulumi.Output.all(queue.url, role.arn).apply(
+                lambda v: {
+                    **handler_values(v[0], region, v[1]),
+                    "podLabels": cost_labels(tags, "aws-node-termination-handler"),
+                }
+            ),
             opts=pulumi.ResourceOptions(parent=self, provider=provider),
         )
         self.queue_url = queue.url

@@ -28,7 +28,7 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -72,8 +72,13 @@ def parse_budget_message(text: str) -> BudgetAlert | None:
         return None
     if budgeted <= 0:
         return None
-    return BudgetAlert(budget=fields["Budget Name"], alert_type=fields["Alert Type"].upper(),
-                       percent=round(100 * threshold / budgeted, 1), budgeted_usd=budgeted, period=f"{day:%Y-%m}")
+    return BudgetAlert(
+        budget=fields["Budget Name"],
+        alert_type=fields["Alert Type"].upper(),
+        percent=round(100 * threshold / budgeted, 1),
+        budgeted_usd=budgeted,
+        period=f"{day:%Y-%m}",
+    )
 
 
 def step_of(alert: BudgetAlert) -> int | None:
@@ -95,16 +100,26 @@ def gpu_groups(autoscaling: Any, cluster_name: str) -> list[dict]:
     """The cluster's seedance GPU groups (tagged with a workload class), every page; not a Capacity Block's
     group: it is paid, and a plain launch template has no mix to move."""
     pages = autoscaling.get_paginator("describe_auto_scaling_groups").paginate(
-        Filters=[{"Name": "tag-key", "Values": [f"kubernetes.io/cluster/{cluster_name}"]}])
-    return [g for page in pages for g in page["AutoScalingGroups"]
-            if CLASS_TAG in _tags(g) and CAPACITY_BLOCK_TAG not in _tags(g)]
+        Filters=[{"Name": "tag-key", "Values": [f"kubernetes.io/cluster/{cluster_name}"]}]
+    )
+    return [
+        g
+        for page in pages
+        for g in page["AutoScalingGroups"]
+        if CLASS_TAG in _tags(g) and CAPACITY_BLOCK_TAG not in _tags(g)
+    ]
 
 
 def spot_only_policy(described: dict) -> dict:
     """The group's whole mixed instances policy with a zero On-Demand base and percentage. Describe
     returns the template by id and by name; an update may name it only one way."""
-    policy = {"InstancesDistribution": {**described.get("InstancesDistribution", {}), "OnDemandBaseCapacity": 0,
-                                        "OnDemandPercentageAboveBaseCapacity": 0}}
+    policy = {
+        "InstancesDistribution": {
+            **described.get("InstancesDistribution", {}),
+            "OnDemandBaseCapacity": 0,
+            "OnDemandPercentageAboveBaseCapacity": 0,
+        }
+    }
     if "LaunchTemplate" in described:
         template = dict(described["LaunchTemplate"])
         spec = dict(template.get("LaunchTemplateSpecification", {}))
@@ -126,8 +141,11 @@ class GroupChange:
 
 def _current(group: dict) -> dict:
     distribution = _distribution(group)
-    return {"max_size": group["MaxSize"], "on_demand_base": distribution.get("OnDemandBaseCapacity", 0),
-            "on_demand_percentage": distribution.get("OnDemandPercentageAboveBaseCapacity", 100)}
+    return {
+        "max_size": group["MaxSize"],
+        "on_demand_base": distribution.get("OnDemandBaseCapacity", 0),
+        "on_demand_percentage": distribution.get("OnDemandPercentageAboveBaseCapacity", 100),
+    }
 
 
 def planned_changes(groups: list[dict], env: str, step: int) -> list[GroupChange]:
@@ -139,8 +157,9 @@ def planned_changes(groups: list[dict], env: str, step: int) -> list[GroupChange
         tags = _tags(group)
         recorded = json.loads(tags.get(BEFORE_TAG, "{}"))
         current = _current(group)
-        change = GroupChange(group["AutoScalingGroupName"], group.get("AutoScalingGroupARN"), tags.get(CLASS_TAG),
-                             tags.get("team"))
+        change = GroupChange(
+            group["AutoScalingGroupName"], group.get("AutoScalingGroupARN"), tags.get(CLASS_TAG), tags.get("team")
+        )
         if env in CHANGEABLE_ENVS:
             ceiling = max(group["DesiredCapacity"], group["MinSize"])
             if step >= DEGRADE and tags.get(CLASS_TAG) == "batch" and current["max_size"] > ceiling:
@@ -155,8 +174,13 @@ def planned_changes(groups: list[dict], env: str, step: int) -> list[GroupChange
 
 
 def _tag(name: str, key: str, value: str) -> dict:
-    return {"ResourceId": name, "ResourceType": "auto-scaling-group", "Key": key, "Value": value,
-            "PropagateAtLaunch": False}
+    return {
+        "ResourceId": name,
+        "ResourceType": "auto-scaling-group",
+        "Key": key,
+        "Value": value,
+        "PropagateAtLaunch": False,
+    }
 
 
 def apply_changes(autoscaling: Any, groups: list[dict], changes: list[GroupChange]) -> None:
@@ -193,27 +217,62 @@ def reset(autoscaling: Any, groups: list[dict]) -> list[str]:
             update["MaxSize"] = before["max_size"]
         if "on_demand_base" in before:
             policy = spot_only_policy(group.get("MixedInstancesPolicy", {}))
-            policy["InstancesDistribution"].update(OnDemandBaseCapacity=before["on_demand_base"],
-                                                   OnDemandPercentageAboveBaseCapacity=before["on_demand_percentage"])
+            policy["InstancesDistribution"].update(
+                OnDemandBaseCapacity=before["on_demand_base"],
+                OnDemandPercentageAboveBaseCapacity=before["on_demand_percentage"],
+            )
             update["MixedInstancesPolicy"] = policy
         autoscaling.update_auto_scaling_group(**update)
         keys = [BEFORE_TAG, *([BREAKER_TAG] if "on_demand_base" in before else [])]
-        autoscaling.delete_tags(Tags=[{"ResourceId": group["AutoScalingGroupName"], "ResourceType": "auto-scaling-group",
-                                       "Key": key} for key in keys])
+        autoscaling.delete_tags(
+            Tags=[
+                {"ResourceId": group["AutoScalingGroupName"], "ResourceType": "auto-scaling-group", "Key": key}
+                for key in keys
+            ]
+        )
         done.append(group["AutoScalingGroupName"])
     return done
 
 
-def incident_record(*, stack: str, env: str, step: int | None, alert: BudgetAlert | None, changes: list[GroupChange],
-                    applied: bool, now: datetime, message_id: str | None = None) -> dict:
+def incident_record(
+    *,
+    stack: str,
+    env: str,
+    step: int | None,
+    alert: BudgetAlert | None,
+    changes: list[GroupChange],
+    applied: bool,
+    now: datetime,
+    message_id: str | None = None,
+) -> dict:
     return {
         "event": f"budget-breaker-{step}-percent" if step else "budget-alert-recorded",
-        "stack": stack, "env": env, "at": now.isoformat(), "applied": applied, "message_id": message_id,
-        "alert": None if alert is None else {"budget": alert.budget, "type": alert.alert_type,
-                                             "percent": alert.percent, "budgeted_usd": alert.budgeted_usd,
-                                             "period": alert.period},
-        "groups": [{"name": c.name, "arn": c.arn, "workload_class": c.workload_class, "owner": c.owner,
-                    "changed": c.before != c.after, "before": c.before, "after": c.after} for c in changes],
+        "stack": stack,
+        "env": env,
+        "at": now.isoformat(),
+        "applied": applied,
+        "message_id": message_id,
+        "alert": None
+        if alert is None
+        else {
+            "budget": alert.budget,
+            "type": alert.alert_type,
+            "percent": alert.percent,
+            "budgeted_usd": alert.budgeted_usd,
+            "period": alert.period,
+        },
+        "groups": [
+            {
+                "name": c.name,
+                "arn": c.arn,
+                "workload_class": c.workload_class,
+                "owner": c.owner,
+                "changed": c.before != c.after,
+                "before": c.before,
+                "after": c.after,
+            }
+            for c in changes
+        ],
     }
 
 
@@ -229,11 +288,17 @@ class Settings:
     topic_arn: str
 
     @classmethod
-    def from_environment(cls, environ: dict) -> "Settings":
-        return cls(stack=environ["STACK"], env=environ["STACK_ENV"], cluster_name=environ["CLUSTER_NAME"],
-                   budget_name=environ["BUDGET_NAME"], account_id=environ["ACCOUNT_ID"],
-                   bucket=environ["INCIDENT_BUCKET"], key_arn=environ["INCIDENT_KEY_ARN"],
-                   topic_arn=environ["TOPIC_ARN"])
+    def from_environment(cls, environ: dict) -> Settings:
+        return cls(
+            stack=environ["STACK"],
+            env=environ["STACK_ENV"],
+            cluster_name=environ["CLUSTER_NAME"],
+            budget_name=environ["BUDGET_NAME"],
+            account_id=environ["ACCOUNT_ID"],
+            bucket=environ["INCIDENT_BUCKET"],
+            key_arn=environ["INCIDENT_KEY_ARN"],
+            topic_arn=environ["TOPIC_ARN"],
+        )
 
 
 def confirmed_percent(budgets: Any, settings: Settings) -> float:
@@ -247,8 +312,9 @@ def confirmed_percent(budgets: Any, settings: Settings) -> float:
 
 def _recorded_steps(s3: Any, settings: Settings, prefix: str) -> set[int]:
     listed = s3.list_objects_v2(Bucket=settings.bucket, Prefix=prefix).get("Contents", [])
-    return {int(Path(o["Key"]).stem) for o in listed
-            if Path(o["Key"]).suffix == ".json" and Path(o["Key"]).stem.isdigit()}
+    return {
+        int(Path(o["Key"]).stem) for o in listed if Path(o["Key"]).suffix == ".json" and Path(o["Key"]).stem.isdigit()
+    }
 
 
 def _error_code(error: Exception) -> str | None:
@@ -259,8 +325,14 @@ def _claimed(s3: Any, settings: Settings, key: str, message_id: str) -> bool:
     """Whether this message may act on the step: the first to write the claim (a conditional write, so two
     deliveries at once cannot both act), or a retry of the message that wrote it."""
     try:
-        _put_if_absent(s3, Bucket=settings.bucket, Key=key, Body=message_id.encode(),
-                       ServerSideEncryption="aws:kms", SSEKMSKeyId=settings.key_arn)
+        _put_if_absent(
+            s3,
+            Bucket=settings.bucket,
+            Key=key,
+            Body=message_id.encode(),
+            ServerSideEncryption="aws:kms",
+            SSEKMSKeyId=settings.key_arn,
+        )
         return True
     except Exception as error:  # botocore's ClientError: the runtime's SDK, not imported here
         if _error_code(error) not in ("PreconditionFailed", "ConditionalRequestConflict"):
@@ -293,9 +365,16 @@ def state_of(groups: list[dict]) -> list[GroupChange]:
     for group in groups:
         tags = _tags(group)
         recorded, current = json.loads(tags.get(BEFORE_TAG, "{}")), _current(group)
-        changes.append(GroupChange(group["AutoScalingGroupName"], group.get("AutoScalingGroupARN"),
-                                   tags.get(CLASS_TAG), tags.get("team"), before=recorded,
-                                   after={key: current[key] for key in recorded}))
+        changes.append(
+            GroupChange(
+                group["AutoScalingGroupName"],
+                group.get("AutoScalingGroupARN"),
+                tags.get(CLASS_TAG),
+                tags.get("team"),
+                before=recorded,
+                after={key: current[key] for key in recorded},
+            )
+        )
     return changes
 
 
@@ -306,8 +385,11 @@ def held_step(s3: Any, settings: Settings, now: datetime) -> int | None:
     """The step the breaker holds this month: the highest it recorded, unless a reset was recorded after it."""
     prefix = f"incidents/{now:%Y-%m}/{settings.budget_name}/"
     listed = s3.list_objects_v2(Bucket=settings.bucket, Prefix=prefix).get("Contents", [])
-    steps = [(o["LastModified"], int(Path(o["Key"]).stem)) for o in listed
-             if Path(o["Key"]).suffix == ".json" and Path(o["Key"]).stem.isdigit()]
+    steps = [
+        (o["LastModified"], int(Path(o["Key"]).stem))
+        for o in listed
+        if Path(o["Key"]).suffix == ".json" and Path(o["Key"]).stem.isdigit()
+    ]
     resets = [o["LastModified"] for o in listed if Path(o["Key"]).name.startswith(RESET_PREFIX)]
     if not steps or (resets and max(resets) >= max(steps)[0]):
         return None
@@ -328,8 +410,12 @@ def record_reset(s3: Any, bucket: str, budget_name: str, groups: list[str], now:
     """The reset as a record: the breaker holds no step of this month past it (the bucket's default
     encryption, the stack key, applies)."""
     key = f"incidents/{now:%Y-%m}/{budget_name}/{RESET_PREFIX}{now:%Y%m%dT%H%M%S}.json"
-    s3.put_object(Bucket=bucket, Key=key, Body=json.dumps({"event": "budget-breaker-reset", "at": now.isoformat(),
-                                                           "groups": groups}).encode(), ContentType="application/json")
+    s3.put_object(
+        Bucket=bucket,
+        Key=key,
+        Body=json.dumps({"event": "budget-breaker-reset", "at": now.isoformat(), "groups": groups}).encode(),
+        ContentType="application/json",
+    )
     return key
 
 
@@ -346,19 +432,32 @@ def hold(settings: Settings, clients: dict, now: datetime) -> dict | None:
     if not any(c.after for c in changes):
         return None
     apply_changes(autoscaling, groups, changes)
-    record = incident_record(stack=settings.stack, env=settings.env, step=step, alert=None,
-                             changes=[c for c in changes if c.after], applied=True, now=now)
+    record = incident_record(
+        stack=settings.stack,
+        env=settings.env,
+        step=step,
+        alert=None,
+        changes=[c for c in changes if c.after],
+        applied=True,
+        now=now,
+    )
     record["event"] = f"budget-breaker-{step}-percent-held"
     body = json.dumps(record, indent=2, sort_keys=True)
-    clients["s3"].put_object(Bucket=settings.bucket,
-                             Key=f"incidents/{now:%Y-%m}/{settings.budget_name}/held-{now:%Y%m%dT%H%M%S}.json",
-                             Body=body.encode(), ContentType="application/json", ServerSideEncryption="aws:kms",
-                             SSEKMSKeyId=settings.key_arn)
+    clients["s3"].put_object(
+        Bucket=settings.bucket,
+        Key=f"incidents/{now:%Y-%m}/{settings.budget_name}/held-{now:%Y%m%dT%H%M%S}.json",
+        Body=body.encode(),
+        ContentType="application/json",
+        ServerSideEncryption="aws:kms",
+        SSEKMSKeyId=settings.key_arn,
+    )
     changed = [c.name for c in changes if c.after]
-    clients["sns"].publish(TopicArn=settings.topic_arn,
-                           Subject=f"{SUBJECT_PREFIX}: {step}% step put back ({settings.env})"[:100],
-                           Message=f"{', '.join(changed)} had left the breaker's {step}% step (an `up` or a hand); "
-                                   f"put back. `seedance breaker --stack {settings.stack} --reset` ends the step.\n\n{body}")
+    clients["sns"].publish(
+        TopicArn=settings.topic_arn,
+        Subject=f"{SUBJECT_PREFIX}: {step}% step put back ({settings.env})"[:100],
+        Message=f"{', '.join(changed)} had left the breaker's {step}% step (an `up` or a hand); "
+        f"put back. `seedance breaker --stack {settings.stack} --reset` ends the step.\n\n{body}",
+    )
     return record
 
 
@@ -369,10 +468,13 @@ def handle_message(sns: dict, settings: Settings, clients: dict, now: datetime) 
     alert = parse_budget_message(sns.get("Message", ""))
     if alert is None:
         # Not a budget notification as this function reads them: say so, loudly, once per message.
-        clients["sns"].publish(TopicArn=settings.topic_arn, Subject=f"{SUBJECT_PREFIX}: message not understood",
-                               Message=f"The budget breaker of {settings.stack} could not read message "
-                                       f"{sns.get('MessageId')}; nothing was changed. Run `seedance breaker "
-                                       f"--stack {settings.stack}` by hand if the budget was crossed.")
+        clients["sns"].publish(
+            TopicArn=settings.topic_arn,
+            Subject=f"{SUBJECT_PREFIX}: message not understood",
+            Message=f"The budget breaker of {settings.stack} could not read message "
+            f"{sns.get('MessageId')}; nothing was changed. Run `seedance breaker "
+            f"--stack {settings.stack}` by hand if the budget was crossed.",
+        )
         return None
     if alert.budget != settings.budget_name:
         return None  # another budget on a shared topic
@@ -384,9 +486,12 @@ def handle_message(sns: dict, settings: Settings, clients: dict, now: datetime) 
         return hold(settings, clients, now)
     confirmed = confirmed_percent(clients["budgets"], settings)
     if confirmed < step:
-        clients["sns"].publish(TopicArn=settings.topic_arn, Subject=f"{SUBJECT_PREFIX}: alert not confirmed",
-                               Message=f"A message on the topic says {alert.budget} crossed {step}%, but AWS Budgets "
-                                       f"reports {confirmed:.1f}% spent: nothing was changed ({sns.get('MessageId')}).")
+        clients["sns"].publish(
+            TopicArn=settings.topic_arn,
+            Subject=f"{SUBJECT_PREFIX}: alert not confirmed",
+            Message=f"A message on the topic says {alert.budget} crossed {step}%, but AWS Budgets "
+            f"reports {confirmed:.1f}% spent: nothing was changed ({sns.get('MessageId')}).",
+        )
         return None
     message_id = sns.get("MessageId") or "unknown"
     if not _claimed(clients["s3"], settings, f"{prefix}{step}.claim", message_id):
@@ -395,16 +500,31 @@ def handle_message(sns: dict, settings: Settings, clients: dict, now: datetime) 
     groups = gpu_groups(autoscaling, settings.cluster_name)
     apply_changes(autoscaling, groups, planned_changes(groups, settings.env, step))
     changes = state_of(gpu_groups(autoscaling, settings.cluster_name))
-    record = incident_record(stack=settings.stack, env=settings.env, step=step, alert=alert, changes=changes,
-                             applied=True, now=now, message_id=message_id)
+    record = incident_record(
+        stack=settings.stack,
+        env=settings.env,
+        step=step,
+        alert=alert,
+        changes=changes,
+        applied=True,
+        now=now,
+        message_id=message_id,
+    )
     body = json.dumps(record, indent=2, sort_keys=True)
-    clients["s3"].put_object(Bucket=settings.bucket, Key=f"{prefix}{step}.json", Body=body.encode(),
-                             ContentType="application/json", ServerSideEncryption="aws:kms",
-                             SSEKMSKeyId=settings.key_arn)
+    clients["s3"].put_object(
+        Bucket=settings.bucket,
+        Key=f"{prefix}{step}.json",
+        Body=body.encode(),
+        ContentType="application/json",
+        ServerSideEncryption="aws:kms",
+        SSEKMSKeyId=settings.key_arn,
+    )
     changed = [c.name for c in changes if c.before != c.after]
-    clients["sns"].publish(TopicArn=settings.topic_arn,
-                           Subject=f"{SUBJECT_PREFIX}: {alert.budget} at {step}% ({settings.env})"[:100],
-                           Message=f"{len(changed)} GPU group(s) changed: {', '.join(changed) or 'none'}.\n\n{body}")
+    clients["sns"].publish(
+        TopicArn=settings.topic_arn,
+        Subject=f"{SUBJECT_PREFIX}: {alert.budget} at {step}% ({settings.env})"[:100],
+        Message=f"{len(changed)} GPU group(s) changed: {', '.join(changed) or 'none'}.\n\n{body}",
+    )
     return record
 
 
@@ -415,9 +535,8 @@ def handler(event: dict, context: Any = None) -> dict:
     settings = Settings.from_environment(dict(os.environ))
     clients = {name: boto3.client(name) for name in ("autoscaling", "s3", "sns")}
     clients["budgets"] = boto3.client("budgets", region_name="us-east-1")  # Budgets' one endpoint
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     if event.get("source") == "aws.events":  # the schedule: hold the month's step through any `up`
         return {"handled": int(hold(settings, clients, now) is not None)}
     records = [handle_message(r.get("Sns", {}), settings, clients, now) for r in event.get("Records", [])]
     return {"handled": sum(1 for r in records if r is not None)}
-

@@ -8,7 +8,7 @@ The source's breaker acts on those thresholds by itself: the topic invokes `Budg
 from __future__ import annotations
 
 import json
-from typing import Mapping
+from collections.abc import Mapping
 
 import pulumi
 import pulumi_aws as aws
@@ -23,12 +23,22 @@ def topic_policy(topic_arn: str, account_id: str) -> dict:
     """Only AWS Budgets of this account may publish to the alert topic (the Budgets guide's statement:
     aws:SourceAccount and aws:SourceArn)."""
     partition = topic_arn.split(":")[1]
-    return {"Version": "2012-10-17", "Statement": [{
-        "Sid": "BudgetsOfThisAccountPublish", "Effect": "Allow", "Principal": {"Service": BUDGET_SERVICE},
-        "Action": "SNS:Publish", "Resource": topic_arn,
-        "Condition": {"StringEquals": {"aws:SourceAccount": account_id},
-                      "ArnLike": {"aws:SourceArn": f"arn:{partition}:budgets::{account_id}:*"}},
-    }]}
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "BudgetsOfThisAccountPublish",
+                "Effect": "Allow",
+                "Principal": {"Service": BUDGET_SERVICE},
+                "Action": "SNS:Publish",
+                "Resource": topic_arn,
+                "Condition": {
+                    "StringEquals": {"aws:SourceAccount": account_id},
+                    "ArnLike": {"aws:SourceArn": f"arn:{partition}:budgets::{account_id}:*"},
+                },
+            }
+        ],
+    }
 
 
 def tag_filter(tags: Mapping[str, str], key: str) -> str:
@@ -40,9 +50,19 @@ class BudgetAlerts(pulumi.ComponentResource):
     topic_arn: pulumi.Output[str]
     budget_name: str
 
-    def __init__(self, name: str, *, monthly_usd: float, emails: list[str], topic_arns: list[str], filter_tag: str,
-                 account_id: str,
-                 kms_key_arn: pulumi.Input[str], tags: Mapping[str, str], opts: pulumi.ResourceOptions | None = None):
+    def __init__(
+        self,
+        name: str,
+        *,
+        monthly_usd: float,
+        emails: list[str],
+        topic_arns: list[str],
+        filter_tag: str,
+        account_id: str,
+        kms_key_arn: pulumi.Input[str],
+        tags: Mapping[str, str],
+        opts: pulumi.ResourceOptions | None = None,
+    ):
         super().__init__("seedance:cost:BudgetAlerts", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         tags = dict(tags)
@@ -54,12 +74,16 @@ class BudgetAlerts(pulumi.ComponentResource):
             direct_emails = list(emails)
         else:
             topic = aws.sns.Topic(f"{name}-alerts", kms_master_key_id=kms_key_arn, tags=tags, opts=child)
-            aws.sns.TopicPolicy(f"{name}-alerts-policy", arn=topic.arn,
-                                policy=topic.arn.apply(lambda arn: json.dumps(topic_policy(arn, account_id))),
-                                opts=child)
+            aws.sns.TopicPolicy(
+                f"{name}-alerts-policy",
+                arn=topic.arn,
+                policy=topic.arn.apply(lambda arn: json.dumps(topic_policy(arn, account_id))),
+                opts=child,
+            )
             for index, email in enumerate(emails):
-                aws.sns.TopicSubscription(f"{name}-mail-{index}", topic=topic.arn, protocol="email", endpoint=email,
-                                          opts=child)
+                aws.sns.TopicSubscription(
+                    f"{name}-mail-{index}", topic=topic.arn, protocol="email", endpoint=email, opts=child
+                )
             topic_arn, direct_emails = topic.arn, []
         self.budget_name = f"{name}-monthly"
         aws.budgets.Budget(
@@ -72,11 +96,15 @@ class BudgetAlerts(pulumi.ComponentResource):
             cost_filters=[aws.budgets.BudgetCostFilterArgs(name="TagKeyValue", values=[tag_filter(tags, filter_tag)])],
             notifications=[
                 aws.budgets.BudgetNotificationArgs(
-                    comparison_operator="GREATER_THAN", threshold=threshold, threshold_type="PERCENTAGE",
-                    notification_type=kind, subscriber_sns_topic_arns=[topic_arn],
+                    comparison_operator="GREATER_THAN",
+                    threshold=threshold,
+                    threshold_type="PERCENTAGE",
+                    notification_type=kind,
+                    subscriber_sns_topic_arns=[topic_arn],
                     subscriber_email_addresses=direct_emails or None,
                 )
-                for threshold in THRESHOLDS for kind in ("ACTUAL", "FORECASTED")
+                for threshold in THRESHOLDS
+                for kind in ("ACTUAL", "FORECASTED")
             ],
             tags=tags,
             opts=child,

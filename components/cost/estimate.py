@@ -9,25 +9,44 @@ that resource's cost unknown, never a guess.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from functools import cache
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
-from components.pricing.ebs import EBS_VOLUME_TYPES, ebs_monthly
-from components.storage.ebs_csi import class_parameters, given, volume_types
-from seedance_client.team_rules import quantity_gib
-from components.plan.unknowns import ReadPlan, UnknownValueError, of_types, read_plan
-from components.pricing.prices import HOURS_PER_MONTH, Price, SnapshotPriceSource, UnitPrice
 from components.capacity.mix import asg_mix, expected_spot_rate, hourly, price_mix
 from components.cluster.versions import kubernetes_version
 from components.compute.labels import CAPACITY_BLOCK_TAG
-from components.plan.resources import (ASG, ASG_SCHEDULE, CAPACITY_RESERVATION, EBS_VOLUME, EC2_INSTANCE,
-                                       EKS_CLUSTER, EKS_NODE_GROUP, ELASTIC_IP,
-                                       EXPECTED_GB_TAG, K8S_SERVICE, KMS_KEY, LAUNCH_TEMPLATE, LOAD_BALANCER, LOG_GROUP,
-                                       K8S_CLAIM, K8S_STORAGE_CLASS, NAT_GATEWAY, TRANSIT_GATEWAY_ATTACHMENT,
-                                       VPC_ENDPOINT, PlanResource, is_unknown, tags_of)
-
+from components.plan.resources import (
+    ASG,
+    ASG_SCHEDULE,
+    CAPACITY_RESERVATION,
+    EBS_VOLUME,
+    EC2_INSTANCE,
+    EKS_CLUSTER,
+    EKS_NODE_GROUP,
+    ELASTIC_IP,
+    EXPECTED_GB_TAG,
+    K8S_CLAIM,
+    K8S_SERVICE,
+    K8S_STORAGE_CLASS,
+    KMS_KEY,
+    LAUNCH_TEMPLATE,
+    LOAD_BALANCER,
+    LOG_GROUP,
+    NAT_GATEWAY,
+    TRANSIT_GATEWAY_ATTACHMENT,
+    VPC_ENDPOINT,
+    PlanResource,
+    is_unknown,
+    tags_of,
+)
+from components.plan.unknowns import ReadPlan, UnknownValueError, of_types, read_plan
+from components.pricing.ebs import EBS_VOLUME_TYPES, ebs_monthly
+from components.pricing.prices import HOURS_PER_MONTH, Price, SnapshotPriceSource, UnitPrice
+from components.storage.ebs_csi import class_parameters, given, volume_types
+from seedance_client.team_rules import quantity_gib
 
 
 class UnknownValue(Exception):
@@ -71,8 +90,9 @@ class CostEstimate:
     @property
     def expected_monthly_usd(self) -> float:
         """The total with each GPU group's spot at its plan's expected price (where the plan says one)."""
-        return round(sum((line.monthly_usd if line.expected_usd is None else line.expected_usd) or 0.0
-                         for line in self.lines), 2)
+        return round(
+            sum((line.monthly_usd if line.expected_usd is None else line.expected_usd) or 0.0 for line in self.lines), 2
+        )
 
     def total(self, basis: str) -> float:
         """The total a budget is judged by: `worst_case` (spot at on-demand) or `expected`."""
@@ -83,11 +103,20 @@ class CostEstimate:
         return [line for line in self.lines if line.monthly_usd is None]
 
     def to_json(self) -> dict:
-        return {"monthly_usd": self.monthly_usd,
-                "expected_monthly_usd": self.expected_monthly_usd,
-                "resources": [{"urn": line.urn, "type": line.type, "monthly_usd": line.monthly_usd,
-                               **({"expected_usd": line.expected_usd} if line.expected_usd is not None else {}),
-                               "basis": line.basis} for line in self.lines]}
+        return {
+            "monthly_usd": self.monthly_usd,
+            "expected_monthly_usd": self.expected_monthly_usd,
+            "resources": [
+                {
+                    "urn": line.urn,
+                    "type": line.type,
+                    "monthly_usd": line.monthly_usd,
+                    **({"expected_usd": line.expected_usd} if line.expected_usd is not None else {}),
+                    "basis": line.basis,
+                }
+                for line in self.lines
+            ],
+        }
 
 
 def _known(value: Any, what: str) -> Any:
@@ -106,8 +135,12 @@ def _volume(resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
     return cost, f"{volume_type} {size:g} GiB" + (f", {props['iops']:g} IOPS" if props.get("iops") else "")
 
 
-def _gpu_group(resource: PlanResource, catalog: PriceCatalog, templates: dict[str, PlanResource],
-               scheduled: Mapping[str, float | Exception]) -> tuple[float, str, float | None]:
+def _gpu_group(
+    resource: PlanResource,
+    catalog: PriceCatalog,
+    templates: dict[str, PlanResource],
+    scheduled: Mapping[str, float | Exception],
+) -> tuple[float, str, float | None]:
     """(worst case $/month, basis, expected $/month or None): the group's mix priced by `price_mix`, its
     spot units at on-demand (spot prices are not bundled and move hourly; one zone may pay more than the
     plan expected) and, where the plan says its expected spot price, at that price too."""
@@ -125,8 +158,10 @@ def _gpu_group(resource: PlanResource, catalog: PriceCatalog, templates: dict[st
     units = max(units, scheduled.get(group, 0.0))  # the largest size its scheduled actions set
     first = overrides[0]
     if not first.get("instanceType"):
-        raise UnknownValue("its overrides choose instance types by attributes (instanceRequirements), so any type "
-                           "may run: name the types")
+        raise UnknownValue(
+            "its overrides choose instance types by attributes (instanceRequirements), so any type "
+            "may run: name the types"
+        )
     weight = float(first.get("weightedCapacity") or 1)
     rate = catalog.instance_hour(first["instanceType"]) / weight
     offers = [(h.instance_type, h.count, h.usd_per_hour) for h in mix.holdings]  # RIs, at their effective rates
@@ -134,23 +169,40 @@ def _gpu_group(resource: PlanResource, catalog: PriceCatalog, templates: dict[st
     spot_rate = expected_spot_rate(resource)
     expected = None
     if spot_rate is not None and mix.spot_units(units) > 0:
-        expected = price_mix(mix, units, (first["instanceType"], rate),
-                             [(first["instanceType"], "", min(spot_rate / weight, rate))], offers)
+        expected = price_mix(
+            mix,
+            units,
+            (first["instanceType"], rate),
+            [(first["instanceType"], "", min(spot_rate / weight, rate))],
+            offers,
+        )
     instances = units / weight
-    template = _launch_template(resource, lambda: ((policy.get("launchTemplate") or {})
-                                                   .get("launchTemplateSpecification") or {}).get("launchTemplateId"),
-                                templates)
+    template = _launch_template(
+        resource,
+        lambda: ((policy.get("launchTemplate") or {}).get("launchTemplateSpecification") or {}).get("launchTemplateId"),
+        templates,
+    )
     disk = _root_volume(template, catalog) * instances if template is not None else 0.0
     reserved = [(u, r) for (market, _t, _z), u, r in worst if market == "reserved"]
     covered, reserved_cost = sum(u for u, _r in reserved), sum(u * r for u, r in reserved)
-    basis = (f"{units:g} units: " + (f"{covered:g} reserved for ${reserved_cost:.4f}/h, " if covered else "")
-             + f"{mix.on_demand_units(units) - covered:g} on-demand at ${rate:.4f}/unit-h"
-             f" ({first['instanceType']}), {mix.spot_units(units):g} spot priced as on-demand (worst case)"
-             + (f"; expected ${hourly(expected) * HOURS_PER_MONTH + disk:,.2f} with spot at the plan's "
-                f"${min(spot_rate / weight, rate):.4f}/unit-h" if expected else "")
-             + (f", root volumes ${disk:,.2f}" if disk else ""))
-    return (hourly(worst) * HOURS_PER_MONTH + disk, basis,
-            None if expected is None else round(hourly(expected) * HOURS_PER_MONTH + disk, 2))
+    basis = (
+        f"{units:g} units: "
+        + (f"{covered:g} reserved for ${reserved_cost:.4f}/h, " if covered else "")
+        + f"{mix.on_demand_units(units) - covered:g} on-demand at ${rate:.4f}/unit-h"
+        f" ({first['instanceType']}), {mix.spot_units(units):g} spot priced as on-demand (worst case)"
+        + (
+            f"; expected ${hourly(expected) * HOURS_PER_MONTH + disk:,.2f} with spot at the plan's "
+            f"${min(spot_rate / weight, rate):.4f}/unit-h"
+            if expected
+            else ""
+        )
+        + (f", root volumes ${disk:,.2f}" if disk else "")
+    )
+    return (
+        hourly(worst) * HOURS_PER_MONTH + disk,
+        basis,
+        None if expected is None else round(hourly(expected) * HOURS_PER_MONTH + disk, 2),
+    )
 
 
 EVERY_GROUP = "*"  # a scheduled action whose group is known only at apply: it may be any group
@@ -168,8 +220,9 @@ def _scheduled_sizes(resources: ReadPlan) -> dict[str, float | Exception]:
             sizes[EVERY_GROUP] = unknown
             continue
         try:
-            set_to = [float(v) for v in (action.props.get("desiredCapacity"), action.props.get("minSize"))
-                      if v is not None]
+            set_to = [
+                float(v) for v in (action.props.get("desiredCapacity"), action.props.get("minSize")) if v is not None
+            ]
         except UnknownValueError as unknown:
             sizes[group] = unknown
             continue
@@ -188,8 +241,9 @@ def _desired(props: Mapping[str, Any]) -> float:
     return float(_known(props.get("minSize") if desired is None else desired, "the desired capacity"))
 
 
-def _launch_template(group: PlanResource, named: Callable[[], Any],
-                     templates: dict[str, PlanResource]) -> PlanResource | None:
+def _launch_template(
+    group: PlanResource, named: Callable[[], Any], templates: dict[str, PlanResource]
+) -> PlanResource | None:
     """The group's launch template: the one it depends on (how the engine links them; its id is a
     plan-only value or unknown at preview), else the one whose id `named()` reads (a plan file without
     links; read only then, as it is unknown at preview)."""
@@ -205,16 +259,18 @@ def _own_template(launcher: PlanResource, templates: dict[str, PlanResource]) ->
     return _launch_template(launcher, lambda: (launcher.props.get("launchTemplate") or {}).get("id"), templates)
 
 
-def _capacity_block_group(resource: PlanResource, catalog: PriceCatalog,
-                          templates: dict[str, PlanResource]) -> tuple[float, str]:
+def _capacity_block_group(
+    resource: PlanResource, catalog: PriceCatalog, templates: dict[str, PlanResource]
+) -> tuple[float, str]:
     """A purchased Capacity Block's group: its instance hours were paid at purchase, so only their root
     volumes bill, at the size the group declares (the block's count inside its window, 0 outside)."""
     instances = _desired(resource.props)
     template = _own_template(resource, templates)
     disk = _root_volume(template, catalog) * instances if template is not None else 0.0
     reservation = tags_of(resource)[CAPACITY_BLOCK_TAG]
-    return disk, (f"Capacity Block {reservation}: instances paid at purchase; {instances:g} running, root volumes "
-                  f"${disk:,.2f}")
+    return disk, (
+        f"Capacity Block {reservation}: instances paid at purchase; {instances:g} running, root volumes ${disk:,.2f}"
+    )
 
 
 def _root_volume(template: PlanResource, catalog: PriceCatalog) -> float:
@@ -222,13 +278,17 @@ def _root_volume(template: PlanResource, catalog: PriceCatalog) -> float:
     for mapping in template.props.get("blockDeviceMappings") or []:
         ebs = mapping.get("ebs") or {}
         if ebs.get("volumeSize"):
-            total += ebs_monthly(ebs.get("volumeType") or "gp3", float(ebs["volumeSize"]), ebs.get("iops"),
-                                 ebs.get("throughput"), catalog.services)
+            total += ebs_monthly(
+                ebs.get("volumeType") or "gp3",
+                float(ebs["volumeSize"]),
+                ebs.get("iops"),
+                ebs.get("throughput"),
+                catalog.services,
+            )
     return total
 
 
-def _node_group(resource: PlanResource, catalog: PriceCatalog,
-                templates: dict[str, PlanResource]) -> tuple[float, str]:
+def _node_group(resource: PlanResource, catalog: PriceCatalog, templates: dict[str, PlanResource]) -> tuple[float, str]:
     """A managed node group's instances on demand, and the volumes its launch template gives each."""
     scaling = resource.props.get("scalingConfig") or {}
     desired = float(_known(scaling.get("desiredSize"), "the desired size"))
@@ -236,9 +296,11 @@ def _node_group(resource: PlanResource, catalog: PriceCatalog,
     instance_type = _instance_type(resource.props.get("instanceTypes") or [None], template, EKS_DEFAULT_INSTANCE_TYPE)
     hourly = catalog.instance_hour(instance_type)
     disk = _root_volume(template, catalog) * desired if template is not None else 0.0
-    return (desired * hourly * HOURS_PER_MONTH + disk,
-            f"{desired:g} x {instance_type} on-demand at ${hourly:.4f}/h"
-            + (f", root volumes ${disk:,.2f}" if disk else ""))
+    return (
+        desired * hourly * HOURS_PER_MONTH + disk,
+        f"{desired:g} x {instance_type} on-demand at ${hourly:.4f}/h"
+        + (f", root volumes ${disk:,.2f}" if disk else ""),
+    )
 
 
 # EKS's type for a node group whose launch template and instanceTypes name none (CreateNodegroup).
@@ -253,8 +315,7 @@ def _instance_type(named: list, template: PlanResource | None, default: str | No
     return _known(default if named[0] is None else named[0], "the instance type")
 
 
-def _instance(resource: PlanResource, catalog: PriceCatalog,
-              templates: dict[str, PlanResource]) -> tuple[float, str]:
+def _instance(resource: PlanResource, catalog: PriceCatalog, templates: dict[str, PlanResource]) -> tuple[float, str]:
     template = _own_template(resource, templates)
     instance_type = _instance_type([resource.props.get("instanceType")], template)
     hourly = catalog.instance_hour(instance_type)
@@ -267,16 +328,20 @@ def _capacity_reservation(resource: PlanResource, catalog: PriceCatalog) -> tupl
     count = float(_known(resource.props.get("instanceCount"), "the instance count"))
     instance_type = _known(resource.props.get("instanceType"), "the instance type")
     hourly = catalog.instance_hour(instance_type)
-    return (count * hourly * HOURS_PER_MONTH,
-            f"capacity reservation of {count:g} x {instance_type} at ${hourly:.4f}/h, billed used or not")
+    return (
+        count * hourly * HOURS_PER_MONTH,
+        f"capacity reservation of {count:g} x {instance_type} at ${hourly:.4f}/h, billed used or not",
+    )
 
 
 def _endpoint(resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
     if resource.props.get("vpcEndpointType", "Gateway") != "Interface":
         return 0.0, "gateway endpoint: free"
     zones = len(_known(resource.props.get("subnetIds"), "the endpoint's subnets"))
-    return (zones * HOURS_PER_MONTH * catalog.unit("interface_endpoint_az_hour"),
-            f"interface endpoint in {zones} zones (data processed: see the egress report)")
+    return (
+        zones * HOURS_PER_MONTH * catalog.unit("interface_endpoint_az_hour"),
+        f"interface endpoint in {zones} zones (data processed: see the egress report)",
+    )
 
 
 def _service(resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
@@ -296,14 +361,16 @@ def _expected_gb(resource: PlanResource) -> float:
 def _nat_gateway(resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
     gb = _expected_gb(resource)
     hours = catalog.unit("nat_gateway_hour") * HOURS_PER_MONTH
-    return hours + gb * catalog.unit("nat_gateway_gb"), (f"NAT gateway hours ${hours:,.2f} + {gb:,.0f} GB processed "
-                                                         "(the egress model's, tagged on the gateway)")
+    return hours + gb * catalog.unit("nat_gateway_gb"), (
+        f"NAT gateway hours ${hours:,.2f} + {gb:,.0f} GB processed (the egress model's, tagged on the gateway)"
+    )
 
 
 def _log_group(resource: PlanResource, catalog: PriceCatalog) -> tuple[float, str]:
     gb = _expected_gb(resource)
-    return gb * catalog.unit("cloudwatch_logs_ingestion_gb"), (f"{gb:,.0f} GB/month ingested (the stack's stated "
-                                                               "assumption; storage not included)")
+    return gb * catalog.unit("cloudwatch_logs_ingestion_gb"), (
+        f"{gb:,.0f} GB/month ingested (the stack's stated assumption; storage not included)"
+    )
 
 
 # Priced by the month or the hour at one unit price, whatever the resource's inputs: (price, basis).
@@ -312,8 +379,10 @@ FIXED: dict[str, tuple[str, str]] = {
     LOAD_BALANCER: ("load_balancer_hour", "load balancer hours (LCUs not included)"),
     KMS_KEY: ("kms_key_month", "customer managed key (requests not included)"),
     # Billed to the VPC's owner per attachment-hour; the deployer's traffic through it is small.
-    TRANSIT_GATEWAY_ATTACHMENT: ("transit_gateway_attachment_hour",
-                                 "Transit Gateway attachment hours (data processed not included)"),
+    TRANSIT_GATEWAY_ATTACHMENT: (
+        "transit_gateway_attachment_hour",
+        "Transit Gateway attachment hours (data processed not included)",
+    ),
 }
 
 
@@ -339,14 +408,18 @@ def _eks_cluster(resource: PlanResource, catalog: PriceCatalog, on: date) -> tup
     minor = _known(resource.props.get("version"), "the Kubernetes version")
     version = kubernetes_version(str(minor))
     if version is None:
-        return catalog.unit("eks_cluster_hour") * HOURS_PER_MONTH, f"EKS control plane, Kubernetes {minor} (not in " \
-            "the version table: priced at standard support)"
+        return (
+            catalog.unit("eks_cluster_hour") * HOURS_PER_MONTH,
+            f"EKS control plane, Kubernetes {minor} (not in the version table: priced at standard support)",
+        )
     support = version.support(on)
     if support == "unsupported":
         raise UnknownValue(f"Kubernetes {minor} is past extended support on {on:%Y-%m-%d}: EKS upgrades the cluster")
     service = "eks_cluster_hour" if support == "standard" else "eks_cluster_extended_hour"
-    return (catalog.unit(service) * HOURS_PER_MONTH,
-            f"EKS control plane, Kubernetes {minor} in {support} support on {on:%Y-%m-%d}")
+    return (
+        catalog.unit(service) * HOURS_PER_MONTH,
+        f"EKS control plane, Kubernetes {minor} in {support} support on {on:%Y-%m-%d}",
+    )
 
 
 def _gib(quantity: Any) -> float:
@@ -356,8 +429,9 @@ def _gib(quantity: Any) -> float:
         raise UnknownValue(str(error)) from None
 
 
-def _claim(resource: PlanResource, catalog: PriceCatalog,
-           classes: Mapping[str, Mapping[str, str] | str | None]) -> tuple[float, str]:
+def _claim(
+    resource: PlanResource, catalog: PriceCatalog, classes: Mapping[str, Mapping[str, str] | str | None]
+) -> tuple[float, str]:
     """A claim's volume, at its class's type and performance: EBS classes bill by size and performance,
     instance-store classes nothing beyond their node; a claim bound to a declared volume is priced there."""
     spec = resource.props.get("spec") or {}
@@ -394,8 +468,10 @@ def _ebs_class(parameters: Mapping[str, Any]) -> dict[str, str] | str:
     """The EBS parameters a claim of the class gets (the driver's default type when none is named), or why
     they cannot be priced: one parameter given twice, spelled in two letter cases, with two values (the
     driver takes either), or both `iops` and `iopsPerGB` (the driver refuses the class)."""
-    priced = {"type": volume_types(parameters), **{name: [str(v) for v in given(parameters, name)]
-                                                    for name in PRICED_PARAMETERS}}
+    priced = {
+        "type": volume_types(parameters),
+        **{name: [str(v) for v in given(parameters, name)] for name in PRICED_PARAMETERS},
+    }
     for name, values in priced.items():
         if len(set(values)) > 1:
             return f"gives {name} as {' and '.join(sorted(set(values)))} in two spellings: the driver takes either"
@@ -423,11 +499,15 @@ def storage_classes_of(resources: Iterable[PlanResource]) -> dict[str, dict[str,
     return found
 
 
-def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog, on: date | None = None,
-             storage_classes: Mapping[str, Mapping[str, str] | None] | None = None) -> CostEstimate:
+def estimate(
+    resources: Iterable[PlanResource],
+    catalog: PriceCatalog,
+    on: date | None = None,
+    storage_classes: Mapping[str, Mapping[str, str] | None] | None = None,
+) -> CostEstimate:
     """What the resources cost a month; `on` (default: today, UTC) decides the EKS support rate;
     `storage_classes` adds classes the plan uses but does not declare (a team's plan: the platform's)."""
-    on = on or datetime.now(timezone.utc).date()
+    on = on or datetime.now(UTC).date()
     resources = read_plan(resources)
     templates = {r.urn: r for r in of_types(resources, LAUNCH_TEMPLATE)}
     scheduled = _scheduled_sizes(resources)
@@ -457,8 +537,9 @@ def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog, on: date 
             # Inputs of a shape no engine writes (a hand-edited plan): not priced, and said so.
             result.lines.append(CostLine(resource.urn, resource.type, None, f"unknown: unreadable inputs ({error!r})"))
         except UnknownValueError as unknown:
-            result.lines.append(CostLine(resource.urn, resource.type, None, f"unknown: {unknown.message}",
-                                         waits_on=unknown))
+            result.lines.append(
+                CostLine(resource.urn, resource.type, None, f"unknown: {unknown.message}", waits_on=unknown)
+            )
     return result
 
 
@@ -468,15 +549,19 @@ def estimate(resources: Iterable[PlanResource], catalog: PriceCatalog, on: date 
 _last_estimate: list = [None, None, None]
 
 
-def estimate_of_plan(resources: ReadPlan, region: str,
-                     storage_classes: Mapping[str, Mapping[str, str] | None] | None = None) -> CostEstimate:
+def estimate_of_plan(
+    resources: ReadPlan, region: str, storage_classes: Mapping[str, Mapping[str, str] | None] | None = None
+) -> CostEstimate:
     """`estimate` of a read plan at the region's snapshot prices, made once for every reader of it."""
     resources = read_plan(resources)  # a plain list is read first (and so never matches the one held)
     key = (len(resources), region, storage_classes or None)
     held = _last_estimate[0]
     if held is None or held() is not resources or _last_estimate[1] != key:
-        _last_estimate[:] = [weakref.ref(resources), key,
-                             estimate(resources, catalog_for(region), storage_classes=storage_classes)]
+        _last_estimate[:] = [
+            weakref.ref(resources),
+            key,
+            estimate(resources, catalog_for(region), storage_classes=storage_classes),
+        ]
     return _last_estimate[2]
 
 

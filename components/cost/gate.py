@@ -51,19 +51,27 @@ def allocation_cost(document: Any, namespace: str, hours: int) -> float:
             minutes += float(covered)
         found, total = True, total + float(cost)
     if not found:
-        raise GateInputError(f"OpenCost holds no cost for namespace {namespace} in the window (is the set deployed, "
-                             "and OpenCost running as long as the window?)")
+        raise GateInputError(
+            f"OpenCost holds no cost for namespace {namespace} in the window (is the set deployed, "
+            "and OpenCost running as long as the window?)"
+        )
     if minutes > MAX_COVERAGE * hours * 60:
-        raise GateInputError(f"OpenCost says {namespace} ran {minutes / 60:,.0f} h in the {hours} h window: more than "
-                             "the window holds, not an allocation of it")
+        raise GateInputError(
+            f"OpenCost says {namespace} ran {minutes / 60:,.0f} h in the {hours} h window: more than "
+            "the window holds, not an allocation of it"
+        )
     if total == 0:
         # A deployed set's pods hold nodes; no cost means OpenCost priced nothing (its custom prices missing).
-        raise GateInputError(f"OpenCost prices {namespace} at $0 over {minutes / 60:,.0f} h: it holds no prices "
-                             "for the set's nodes (is its custom pricing loaded?)")
+        raise GateInputError(
+            f"OpenCost prices {namespace} at $0 over {minutes / 60:,.0f} h: it holds no prices "
+            "for the set's nodes (is its custom pricing loaded?)"
+        )
     if minutes < MIN_COVERAGE * hours * 60:
-        raise GateInputError(f"OpenCost holds {minutes / 60:.0f} h of the {hours} h window for {namespace} (its "
-                             "history is Prometheus's: monitoring.retention_hours, and none before its last "
-                             "restart); judge a shorter --window")
+        raise GateInputError(
+            f"OpenCost holds {minutes / 60:.0f} h of the {hours} h window for {namespace} (its "
+            "history is Prometheus's: monitoring.retention_hours, and none before its last "
+            "restart); judge a shorter --window"
+        )
     return total
 
 
@@ -74,8 +82,10 @@ def instant_value(document: Any, query: str) -> float:
         raise GateInputError(f"Prometheus answered {str(document)[:120]!r} to {query}, not a vector")
     result = data.get("result") or []
     if len(result) != 1:
-        raise GateInputError(f"Prometheus has {'no' if not result else len(result)} series for {query} (the set's "
-                             "requests are counted by Triton's nv_inference_request_success)")
+        raise GateInputError(
+            f"Prometheus has {'no' if not result else len(result)} series for {query} (the set's "
+            "requests are counted by Triton's nv_inference_request_success)"
+        )
     try:
         value = float(result[0]["value"][1])
     except (KeyError, IndexError, TypeError, ValueError):
@@ -102,9 +112,11 @@ class GateResult:
 
     def line(self, name: str, window: str) -> str:
         per_dollar = f"{self.requests / self.cost_usd:,.0f}" if self.cost_usd else "unbounded"
-        return (f"{name}: ${self.cost_usd:,.2f} over {window} for {self.requests:,.0f} successful requests: "
-                f"${self.usd_per_1000:.4f} per 1,000 requests ({per_dollar} requests per dollar); threshold "
-                f"${self.threshold:.4f}: {'passes' if self.passed else 'FAILS'}")
+        return (
+            f"{name}: ${self.cost_usd:,.2f} over {window} for {self.requests:,.0f} successful requests: "
+            f"${self.usd_per_1000:.4f} per 1,000 requests ({per_dollar} requests per dollar); threshold "
+            f"${self.threshold:.4f}: {'passes' if self.passed else 'FAILS'}"
+        )
 
 
 def judge(cost_usd: float, requests: float, threshold: float) -> GateResult:

@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 import json
-from typing import Mapping
+from collections.abc import Mapping
 
 import pulumi
 import pulumi_aws as aws
 
-from components.common.iam import (AUTOSCALING_ROLE_NAME, AUTOSCALING_ROLE_PATH, AUTOSCALING_SERVICE,
-                                      stack_key_policy)
+from components.common.iam import AUTOSCALING_ROLE_NAME, AUTOSCALING_ROLE_PATH, AUTOSCALING_SERVICE, stack_key_policy
 
 
 class StackKey(pulumi.ComponentResource):
     key_arn: pulumi.Output[str]
     key_id: pulumi.Output[str]
 
-    def __init__(self, name: str, *, region: str, tags: Mapping[str, str],
-                 opts: pulumi.ResourceOptions | None = None):
+    def __init__(self, name: str, *, region: str, tags: Mapping[str, str], opts: pulumi.ResourceOptions | None = None):
         super().__init__("seedance:encryption:StackKey", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         identity = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self))
@@ -48,8 +46,11 @@ class StackKey(pulumi.ComponentResource):
         the account, not the stack: it is retained on destroy, and once it exists later runs find it
         and simply stop declaring it (retained, so nothing is deleted).
         """
-        found = aws.iam.get_roles(path_prefix=AUTOSCALING_ROLE_PATH, name_regex=f"^{AUTOSCALING_ROLE_NAME}$",
-                                  opts=pulumi.InvokeOptions(parent=self))
+        found = aws.iam.get_roles(
+            path_prefix=AUTOSCALING_ROLE_PATH,
+            name_regex=f"^{AUTOSCALING_ROLE_NAME}$",
+            opts=pulumi.InvokeOptions(parent=self),
+        )
         if found.arns:
             return pulumi.Output.from_input(sorted(found.arns)[0])
         role = aws.iam.ServiceLinkedRole(

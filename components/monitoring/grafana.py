@@ -31,13 +31,42 @@ def grafana_values(prometheus_url: str) -> dict:
         "initChownData": {"enabled": False},
         "resources": ADDON_RESOURCES["grafana"],
         **system_placement(PLATFORM_PRIORITY_CLASS),
-        "grafana.ini": {"analytics": {"check_for_updates": False, "reporting_enabled": False},
-                        "users": {"allow_sign_up": False}, "auth.anonymous": {"enabled": False}},
-        "datasources": {"datasources.yaml": {"apiVersion": 1, "datasources": [{
-            "name": "Prometheus", "type": "prometheus", "uid": DATASOURCE_UID, "access": "proxy",
-            "url": prometheus_url, "isDefault": True, "editable": False}]}},
-        "dashboardProviders": {"dashboardproviders.yaml": {"apiVersion": 1, "providers": [{
-            "name": PROVIDER, "orgId": 1, "folder": "seedance", "type": "file", "disableDeletion": True,
-            "editable": False, "options": {"path": f"/var/lib/grafana/dashboards/{PROVIDER}"}}]}},
+        "grafana.ini": {
+            "analytics": {"check_for_updates": False, "reporting_enabled": False},
+            "users": {"allow_sign_up": False},
+            "auth.anonymous": {"enabled": False},
+        },
+        "datasources": {
+            "datasources.yaml": {
+                "apiVersion": 1,
+                "datasources": [
+                    {
+                        "name": "Prometheus",
+                        "type": "prometheus",
+                        "uid": DATASOURCE_UID,
+                        "access": "proxy",
+                        "url": prometheus_url,
+                        "isDefault": True,
+                        "editable": False,
+                    }
+                ],
+            }
+        },
+        "dashboardProviders": {
+            "dashboardproviders.yaml": {
+                "apiVersion": 1,
+                "providers": [
+                    {
+                        "name": PROVIDER,
+                        "orgId": 1,
+                        "folder": "seedance",
+                        "type": "file",
+                        "disableDeletion": True,
+                        "editable": False,
+                        "options": {"path": f"/var/lib/grafana/dashboards/{PROVIDER}"},
+                    }
+                ],
+            }
+        },
         "dashboardsConfigMaps": {PROVIDER: DASHBOARDS_CONFIG_MAP},
     }

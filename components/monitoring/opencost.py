@@ -12,16 +12,17 @@ spot price) needs the account's spot data feed, which the stack does not subscri
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from components.capacity.plan import CapacityPlan
-from components.pricing.prices import HOURS_PER_MONTH
 from components.catalog.instance_types import gpu_instance_type
 from components.common.addon_resources import ADDON_RESOURCES
 from components.compute.labels import SYSTEM_NODE_SELECTOR, SYSTEM_TOLERATIONS
 from components.compute.priority import PLATFORM_PRIORITY_CLASS
-from components.monitoring.config import NAMESPACE as MONITORING_NAMESPACE, PROMETHEUS_RELEASE, PROMETHEUS_SERVER_LABELS
+from components.monitoring.config import NAMESPACE as MONITORING_NAMESPACE
+from components.monitoring.config import PROMETHEUS_RELEASE, PROMETHEUS_SERVER_LABELS
+from components.pricing.prices import HOURS_PER_MONTH
 
 NAMESPACE = "opencost"
 RELEASE = "opencost"
@@ -40,10 +41,15 @@ class ClusterRates:
 
     def cost_model(self) -> dict[str, str]:
         monthly = lambda hourly: f"{hourly * HOURS_PER_MONTH:.4f}"  # noqa: E731
-        return {"description": "seedance: GPU from the capacity plans' prices, CPU and RAM OpenCost's defaults",
-                "CPU": monthly(self.cpu), "RAM": monthly(self.ram), "GPU": monthly(self.gpu),
-                # Nodes carry no spot label: every node is priced at the blended rates above.
-                "spotCPU": monthly(self.cpu), "spotRAM": monthly(self.ram)}
+        return {
+            "description": "seedance: GPU from the capacity plans' prices, CPU and RAM OpenCost's defaults",
+            "CPU": monthly(self.cpu),
+            "RAM": monthly(self.ram),
+            "GPU": monthly(self.gpu),
+            # Nodes carry no spot label: every node is priced at the blended rates above.
+            "spotCPU": monthly(self.cpu),
+            "spotRAM": monthly(self.ram),
+        }
 
 
 def gpu_rate(plan: CapacityPlan) -> float:
@@ -68,28 +74,47 @@ def opencost_values(rates: ClusterRates, cluster_name: str, api_server_egress: d
     scraped by Prometheus's own job for it (`opencost_scrape_job`), not by annotations."""
     return {
         "opencost": {
-            "exporter": {"defaultClusterId": cluster_name, "resources": ADDON_RESOURCES["opencost"],
-                         "securityContext": {"runAsNonRoot": True, "readOnlyRootFilesystem": True,
-                                             "allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}},
-            "prometheus": {"internal": {"enabled": True, "serviceName": f"{PROMETHEUS_RELEASE}-server",
-                                        "namespaceName": MONITORING_NAMESPACE, "port": 80}},
+            "exporter": {
+                "defaultClusterId": cluster_name,
+                "resources": ADDON_RESOURCES["opencost"],
+                "securityContext": {
+                    "runAsNonRoot": True,
+                    "readOnlyRootFilesystem": True,
+                    "allowPrivilegeEscalation": False,
+                    "capabilities": {"drop": ["ALL"]},
+                },
+            },
+            "prometheus": {
+                "internal": {
+                    "enabled": True,
+                    "serviceName": f"{PROMETHEUS_RELEASE}-server",
+                    "namespaceName": MONITORING_NAMESPACE,
+                    "port": 80,
+                }
+            },
             "customPricing": {"enabled": True, "provider": "custom", "costModel": rates.cost_model()},
             "ui": {"enabled": False},
             "mcp": {"enabled": False},
-            "nodeSelector": SYSTEM_NODE_SELECTOR, "tolerations": SYSTEM_TOLERATIONS,
+            "nodeSelector": SYSTEM_NODE_SELECTOR,
+            "tolerations": SYSTEM_TOLERATIONS,
         },
         "priorityClassName": PLATFORM_PRIORITY_CLASS,  # the chart reads it at the top level, the rest under opencost
         "podSecurityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
         # The chart's policy: in from the Prometheus server on 9003, out to it on 9090; plus the API server.
-        "networkPolicies": {"enabled": True,
-                            "prometheus": {"namespace": MONITORING_NAMESPACE, "port": 9090,
-                                           "labels": PROMETHEUS_SERVER_LABELS},
-                            "extraEgress": [api_server_egress]},
+        "networkPolicies": {
+            "enabled": True,
+            "prometheus": {"namespace": MONITORING_NAMESPACE, "port": 9090, "labels": PROMETHEUS_SERVER_LABELS},
+            "extraEgress": [api_server_egress],
+        },
     }
 
 
 def opencost_scrape_job(interval_seconds: int) -> dict:
     """OpenCost's metrics carry the namespace, pod and node they price: its job alone keeps them
     (`honor_labels`), where the pods job never lets a scraped pod name another's series."""
-    return {"job_name": "opencost", "honor_labels": True, "scrape_interval": f"{max(60, interval_seconds)}s",
-            "static_configs": [{"targets": [f"{RELEASE}.{NAMESPACE}.svc:{API_PORT}"]}]}
+    return {
+        "job_name": "opencost",
+        "honor_labels": True,
+        "scrape_interval": f"{max(60, interval_seconds)}s",
+        "static_configs": [{"targets": [f"{RELEASE}.{NAMESPACE}.svc:{API_PORT}"]}],
+    }

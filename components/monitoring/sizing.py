@@ -17,11 +17,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from components.pricing.prices import HOURS_PER_MONTH
 from components.common.addon_resources import ADDON_RESOURCES
 from components.common.manifests import quantity
 from components.monitoring.config import MonitoringConfig
 from components.monitoring.opencost import CPU_USD_PER_HOUR, RAM_USD_PER_GIB_HOUR
+from components.pricing.prices import HOURS_PER_MONTH
 
 SYSTEM_NODE_CONTAINERS = 20
 GPU_NODE_CONTAINERS = 8
@@ -68,19 +68,24 @@ class SeriesEstimate:
     def lines(self) -> list[str]:
         return [f"  {source}: {count:,} series" for source, count in self.by_source.items()] + [
             f"  total {self.total:,} active series at the maxima: memory request {self.memory_request_mib} MiB, "
-            f"limit {self.memory_limit_mib} MiB"]
+            f"limit {self.memory_limit_mib} MiB"
+        ]
 
 
-def series_estimate(*, system_nodes: int, gpu_nodes: int, gpus: int, triton_pods: int, namespaces: int) -> SeriesEstimate:
+def series_estimate(
+    *, system_nodes: int, gpu_nodes: int, gpus: int, triton_pods: int, namespaces: int
+) -> SeriesEstimate:
     containers = system_nodes * SYSTEM_NODE_CONTAINERS + gpu_nodes * GPU_NODE_CONTAINERS
     nodes = system_nodes + gpu_nodes
-    return SeriesEstimate({
-        "cAdvisor (kept metrics)": containers * CADVISOR_PER_CONTAINER,
-        "OpenCost": containers * OPENCOST_PER_CONTAINER + nodes * OPENCOST_PER_NODE,
-        "DCGM exporter": gpus * DCGM_PER_GPU,
-        "Triton": triton_pods * (MODELS_PER_TRITON_POD * TRITON_PER_MODEL + TRITON_PER_POD),
-        "recording rules": namespaces * RULE_SERIES_PER_NAMESPACE + nodes,
-    })
+    return SeriesEstimate(
+        {
+            "cAdvisor (kept metrics)": containers * CADVISOR_PER_CONTAINER,
+            "OpenCost": containers * OPENCOST_PER_CONTAINER + nodes * OPENCOST_PER_NODE,
+            "DCGM exporter": gpus * DCGM_PER_GPU,
+            "Triton": triton_pods * (MODELS_PER_TRITON_POD * TRITON_PER_MODEL + TRITON_PER_POD),
+            "recording rules": namespaces * RULE_SERIES_PER_NAMESPACE + nodes,
+        }
+    )
 
 
 def history_volume_gib(config: MonitoringConfig, series: SeriesEstimate) -> int:
@@ -95,12 +100,17 @@ UNSIZED_SERVER_MIB = 512
 def cost_loop_monthly_usd(series: SeriesEstimate) -> dict[str, float]:
     """What the cost loop's in-cluster parts take of the system nodes a month, at OpenCost's rates (the
     share of a node they reserve; the nodes grow only if the requests no longer fit)."""
+
     def monthly(cpu: float, gib: float) -> float:
         return round((cpu * CPU_USD_PER_HOUR + gib * RAM_USD_PER_GIB_HOUR) * HOURS_PER_MONTH, 2)
 
-    parts = {name: monthly(quantity(ADDON_RESOURCES[name]["requests"]["cpu"]),
-                           quantity(ADDON_RESOURCES[name]["requests"]["memory"]))
-             for name in ("opencost", "grafana", "alertmanager")}
+    parts = {
+        name: monthly(
+            quantity(ADDON_RESOURCES[name]["requests"]["cpu"]), quantity(ADDON_RESOURCES[name]["requests"]["memory"])
+        )
+        for name in ("opencost", "grafana", "alertmanager")
+    }
     parts["prometheus (memory sized from the series)"] = monthly(
-        0, max(0, series.memory_request_mib - UNSIZED_SERVER_MIB) / 1024)
+        0, max(0, series.memory_request_mib - UNSIZED_SERVER_MIB) / 1024
+    )
     return parts

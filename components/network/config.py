@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import ipaddress
 from typing import Literal
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-from components.common.validation import S3_BUCKET_NAME, all_match, parse_cidr
-from components.common.log_retention import valid_retention
 
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from components.common.log_retention import valid_retention
+from components.common.validation import S3_BUCKET_NAME, all_match, parse_cidr
 
 InterfaceService = Literal["ecr.api", "ecr.dkr", "sts", "ec2", "logs", "sqs"]
 
@@ -25,16 +26,26 @@ class NetworkConfig(BaseModel):
     private_subnet_prefix: int = Field(19, ge=16, le=24, description="Prefix length of each private (node) subnet.")
     public_subnet_prefix: int = Field(24, ge=20, le=28, description="Prefix length of each public (NAT) subnet.")
     transit_gateway_id: str | None = Field(
-        None, pattern=r"^tgw-[0-9a-zA-Z]{8,17}$", description="A Transit Gateway the deployer's network reaches: the "
+        None,
+        pattern=r"^tgw-[0-9a-zA-Z]{8,17}$",
+        description="A Transit Gateway the deployer's network reaches: the "
         "stack attaches the VPC to it and routes every deployer CIDR outside the VPC through it, from every private "
-        "route table, in the same run (the VPC cannot be attached before the run that creates it).")
+        "route table, in the same run (the VPC cannot be attached before the run that creates it).",
+    )
     flow_logs: Literal["reject", "all", "off"] = Field(
-        "reject", description="VPC flow logs to CloudWatch Logs: reject logs rejected traffic VPC-wide and all "
-                              "traffic of the NAT gateways' subnets (what leaves for the internet), at a fraction of "
-                              "the ingestion cost of all traffic on GPU-sized S3 transfers; all; or off.")
+        "reject",
+        description="VPC flow logs to CloudWatch Logs: reject logs rejected traffic VPC-wide and all "
+        "traffic of the NAT gateways' subnets (what leaves for the internet), at a fraction of "
+        "the ingestion cost of all traffic on GPU-sized S3 transfers; all; or off.",
+    )
     flow_log_retention_days: int = Field(30, description="Retention of the flow log group, days (a CloudWatch value).")
-    flow_log_gb_month: float = Field(5.0, ge=0, le=100_000, description="Flow-log ingestion assumed for the estimate, "
-                                     "GB per month (rejects only are small; all traffic is far more).")
+    flow_log_gb_month: float = Field(
+        5.0,
+        ge=0,
+        le=100_000,
+        description="Flow-log ingestion assumed for the estimate, "
+        "GB per month (rejects only are small; all traffic is far more).",
+    )
 
     def outside_vpc(self, cidrs: list[str]) -> list[str]:
         """The networks a route must carry back to: those not inside the VPC itself."""
@@ -64,21 +75,30 @@ class EndpointsConfig(BaseModel):
 
     s3_gateway: bool = Field(True, description="S3 gateway endpoint on every private route table (free).")
     s3_interface: bool | None = Field(
-        None, description="S3 interface endpoint with private DNS; default on in staging and prod, off in dev.")
+        None, description="S3 interface endpoint with private DNS; default on in staging and prod, off in dev."
+    )
     s3_interface_inbound_resolver_only: bool = Field(
-        True, description="Private DNS of the S3 interface endpoint answers only Route 53 inbound-resolver clients "
-                          "(on-premises), so in-VPC S3 traffic keeps using the free gateway. Needs s3_gateway.")
+        True,
+        description="Private DNS of the S3 interface endpoint answers only Route 53 inbound-resolver clients "
+        "(on-premises), so in-VPC S3 traffic keeps using the free gateway. Needs s3_gateway.",
+    )
     kms_interface: bool = Field(True, description="KMS interface endpoint with private DNS.")
     interface_services: list[InterfaceService] = Field(
-        [], description="Further interface endpoints for a private cluster (image pulls and API calls off NAT).")
+        [], description="Further interface endpoints for a private cluster (image pulls and API calls off NAT)."
+    )
     interface_az_count: int | None = Field(
-        None, ge=1, le=6, description="Zones that get interface endpoint network interfaces; default every zone.")
+        None, ge=1, le=6, description="Zones that get interface endpoint network interfaces; default every zone."
+    )
     s3_bucket_names: list[str] = Field(
-        [], description="Buckets of other accounts this account's principals may read and write through the S3 "
-                        "endpoints (this account's own buckets are always reachable by its principals).")
+        [],
+        description="Buckets of other accounts this account's principals may read and write through the S3 "
+        "endpoints (this account's own buckets are always reachable by its principals).",
+    )
     s3_public_read_buckets: list[str] = Field(
-        [], description="Third-party buckets the nodes read anonymously through the S3 gateway, besides ECR, "
-                        "registry.k8s.io and the Amazon Linux repositories (e.g. a registry's blob store).")
+        [],
+        description="Third-party buckets the nodes read anonymously through the S3 gateway, besides ECR, "
+        "registry.k8s.io and the Amazon Linux repositories (e.g. a registry's blob store).",
+    )
 
     @field_validator("interface_services")
     @classmethod

@@ -20,7 +20,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from components.common.tables import table
 from components.pricing.prices import HOURS_PER_MONTH, UnitPrice
 
-
 # Which interface endpoint carries each kind of traffic (S3 is handled apart: gateway first).
 TRAFFIC_ENDPOINTS = {"kms_gb": "kms", "sts_gb": "sts", "logs_gb": "logs", "ecr_gb": "ecr.dkr"}
 
@@ -116,15 +115,27 @@ def egress_report(traffic: EgressTraffic, layout: EndpointLayout, prices: dict[s
     else:
         s3_path, s3_cost = "NAT", via_nat(s3_gb)
     s3_endpoint = "s3" if s3_path == "S3 interface endpoint" else None
-    lines.append(EgressLine("S3 (incl. ECR image layers)", s3_gb, via_nat(s3_gb), s3_cost, s3_path, s3_endpoint,
-                            s3_path == "NAT"))
-    lines.append(EgressLine("image pulls from outside AWS", traffic.public_image_pull_gb,
-                            via_nat(traffic.public_image_pull_gb), via_nat(traffic.public_image_pull_gb),
-                            "NAT (no endpoint serves them; mirror into ECR to save this)", through_nat=True))
+    lines.append(
+        EgressLine(
+            "S3 (incl. ECR image layers)", s3_gb, via_nat(s3_gb), s3_cost, s3_path, s3_endpoint, s3_path == "NAT"
+        )
+    )
+    lines.append(
+        EgressLine(
+            "image pulls from outside AWS",
+            traffic.public_image_pull_gb,
+            via_nat(traffic.public_image_pull_gb),
+            via_nat(traffic.public_image_pull_gb),
+            "NAT (no endpoint serves them; mirror into ECR to save this)",
+            through_nat=True,
+        )
+    )
     for name, service in TRAFFIC_ENDPOINTS.items():
         gb = getattr(traffic, name)
         if service in layout.interface_services:
-            lines.append(EgressLine(service, gb, via_nat(gb), via_interface(gb), f"{service} interface endpoint", service))
+            lines.append(
+                EgressLine(service, gb, via_nat(gb), via_interface(gb), f"{service} interface endpoint", service)
+            )
         else:
             lines.append(EgressLine(service, gb, via_nat(gb), via_nat(gb), "NAT (no endpoint)", through_nat=True))
 
@@ -132,13 +143,17 @@ def egress_report(traffic: EgressTraffic, layout: EndpointLayout, prices: dict[s
     endpoint_hours = {service: hour for service in layout.interface_services}
     notes = []
     if "s3" in layout.interface_services and layout.s3_gateway and layout.s3_interface_inbound_only:
-        notes.append(f"the S3 interface endpoint costs ${hour:,.2f}/month and carries no in-VPC traffic (the free "
-                     "gateway does): it pays only for on-premises or DNS-resolver clients; it costs more than it saves here")
+        notes.append(
+            f"the S3 interface endpoint costs ${hour:,.2f}/month and carries no in-VPC traffic (the free "
+            "gateway does): it pays only for on-premises or DNS-resolver clients; it costs more than it saves here"
+        )
     for line in lines:
         saved = line.via_nat_usd - line.via_endpoints_usd
         if line.endpoint in endpoint_hours and saved < endpoint_hours[line.endpoint]:
-            notes.append(f"the {line.endpoint} interface endpoint saves ${saved:,.2f} in traffic but costs "
-                         f"${endpoint_hours[line.endpoint]:,.2f}/month in AZ-hours (kept for keeping the calls private)")
+            notes.append(
+                f"the {line.endpoint} interface endpoint saves ${saved:,.2f} in traffic but costs "
+                f"${endpoint_hours[line.endpoint]:,.2f}/month in AZ-hours (kept for keeping the calls private)"
+            )
     nat_hours = layout.nat_gateways * HOURS_PER_MONTH * prices["nat_gateway_hour"].usd
     sources = sorted({f"{p.source}, {p.observed_at:%Y-%m-%d}" for p in prices.values()})
     return EgressReport(lines, endpoint_hours, nat_hours, notes, sources)
@@ -146,9 +161,13 @@ def egress_report(traffic: EgressTraffic, layout: EndpointLayout, prices: dict[s
 
 def report_lines(report: EgressReport) -> list[str]:
     """The report as a table and its notes, for `seedance plan` and the stack's reports."""
-    rows = [[line.traffic, round(line.gb), line.via_nat_usd, line.via_endpoints_usd, line.path] for line in report.lines]
+    rows = [
+        [line.traffic, round(line.gb), line.via_nat_usd, line.via_endpoints_usd, line.path] for line in report.lines
+    ]
     rows += [[f"{service} endpoint AZ-hours", None, 0.0, usd, ""] for service, usd in report.endpoint_hours_usd.items()]
-    rows.append(["total", None, report.via_nat_usd, report.with_endpoints_usd, f"saving ${report.saving_usd:,.2f}/month"])
+    rows.append(
+        ["total", None, report.via_nat_usd, report.with_endpoints_usd, f"saving ${report.saving_usd:,.2f}/month"]
+    )
     lines = table(["traffic", "GB/month", "via NAT $", "this stack $", "path"], rows)
     lines.append(f"NAT gateway hours (kept either way): ${report.nat_hours_usd:,.2f}/month")
     lines += [f"note: {note}" for note in report.notes]

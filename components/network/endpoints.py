@@ -4,15 +4,14 @@ pays NAT processing or crosses zones to reach a NAT gateway."""
 from __future__ import annotations
 
 import json
-from typing import Mapping
+from collections.abc import Mapping
 
 import pulumi
 import pulumi_aws as aws
 
-from components.network.security_groups import https_from
-from components.common.iam import (account_endpoint_policy, kms_endpoint_policy, s3_endpoint_policy,
-                                      sts_endpoint_policy)
+from components.common.iam import account_endpoint_policy, kms_endpoint_policy, s3_endpoint_policy, sts_endpoint_policy
 from components.network.config import EndpointsConfig
+from components.network.security_groups import https_from
 
 
 class PrivateEndpoints(pulumi.ComponentResource):
@@ -45,8 +44,10 @@ class PrivateEndpoints(pulumi.ComponentResource):
             return f"com.amazonaws.{region}.{service}"
 
         s3_policy = pulumi.Output.all(partition, account).apply(
-            lambda v: json.dumps(s3_endpoint_policy(v[0], v[1], region, config.s3_bucket_names,
-                                                   config.s3_public_read_buckets)))
+            lambda v: json.dumps(
+                s3_endpoint_policy(v[0], v[1], region, config.s3_bucket_names, config.s3_public_read_buckets)
+            )
+        )
         gateway = None
         if config.s3_gateway:
             gateway = aws.ec2.VpcEndpoint(
@@ -64,20 +65,50 @@ class PrivateEndpoints(pulumi.ComponentResource):
         interfaces = []
         if config.kms_interface:
             kms_policy = pulumi.Output.all(kms_key_arn, account).apply(
-                lambda v: json.dumps(kms_endpoint_policy(v[0], v[1])))
+                lambda v: json.dumps(kms_endpoint_policy(v[0], v[1]))
+            )
             interfaces.append(("kms", kms_policy))
         policies = {"sts": sts_endpoint_policy}  # the others: this account's principals only
-        interfaces += [(service, account.apply(
-            lambda a, service=service: json.dumps(policies.get(service, account_endpoint_policy)(a))))
-            for service in config.interface_services]
+        interfaces += [
+            (
+                service,
+                account.apply(lambda a, service=service: json.dumps(policies.get(service, account_endpoint_policy)(a))),
+            )
+            for service in config.interface_services
+        ]
         if interfaces or s3_interface:
-            ids.update(self._interface_endpoints(name, config, interfaces, s3_interface, s3_policy, gateway,
-                                                 service_name, vpc_id, vpc_cidr, private_subnet_ids, tags))
+            ids.update(
+                self._interface_endpoints(
+                    name,
+                    config,
+                    interfaces,
+                    s3_interface,
+                    s3_policy,
+                    gateway,
+                    service_name,
+                    vpc_id,
+                    vpc_cidr,
+                    private_subnet_ids,
+                    tags,
+                )
+            )
         self.endpoint_ids = pulumi.Output.all(**ids)
         self.register_outputs({"endpoint_ids": self.endpoint_ids})
 
-    def _interface_endpoints(self, name, config, interfaces, s3_interface, s3_policy, gateway, service_name,
-                             vpc_id, vpc_cidr, private_subnet_ids, tags) -> dict[str, pulumi.Output[str]]:
+    def _interface_endpoints(
+        self,
+        name,
+        config,
+        interfaces,
+        s3_interface,
+        s3_policy,
+        gateway,
+        service_name,
+        vpc_id,
+        vpc_cidr,
+        private_subnet_ids,
+        tags,
+    ) -> dict[str, pulumi.Output[str]]:
         child = pulumi.ResourceOptions(parent=self)
         group = aws.ec2.SecurityGroup(
             f"{name}-interface-endpoints",
@@ -109,8 +140,11 @@ class PrivateEndpoints(pulumi.ComponentResource):
         if s3_interface:
             # Private DNS on an S3 interface endpoint needs the gateway endpoint to exist first.
             ids["s3_interface"] = interface(
-                "s3", s3_policy, depends_on=[gateway] if gateway else [],
+                "s3",
+                s3_policy,
+                depends_on=[gateway] if gateway else [],
                 dns_options=aws.ec2.VpcEndpointDnsOptionsArgs(
-                    private_dns_only_for_inbound_resolver_endpoint=config.s3_interface_inbound_resolver_only),
+                    private_dns_only_for_inbound_resolver_endpoint=config.s3_interface_inbound_resolver_only
+                ),
             ).id
         return ids

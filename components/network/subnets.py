@@ -21,9 +21,7 @@ def plan_subnets(vpc_cidr: str, zones: list[str], private_prefix: int, public_pr
     """
     vpc = ipaddress.ip_network(vpc_cidr)
     if not vpc.prefixlen <= private_prefix <= public_prefix:
-        raise ValueError(
-            f"need VPC /{vpc.prefixlen} <= private /{private_prefix} <= public /{public_prefix}"
-        )
+        raise ValueError(f"need VPC /{vpc.prefixlen} <= private /{private_prefix} <= public /{public_prefix}")
     private_size, public_size = 2 ** (32 - private_prefix), 2 ** (32 - public_prefix)
     needed = len(zones) * (private_size + public_size)
     # Public blocks start on a private-sized boundary, so they stay aligned to their own size.

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Mapping
+from collections.abc import Mapping
 
 import pulumi
 import pulumi_aws as aws
 
 from components.common.iam import flow_log_delivery_policy, service_assume_role_policy
-from components.network.subnets import plan_subnets
 from components.network.config import NetworkConfig
+from components.network.subnets import plan_subnets
 from components.plan.resources import EXPECTED_GB_TAG
 
 
@@ -98,8 +98,12 @@ class Network(pulumi.ComponentResource):
                 availability_zone=zone.zone,
                 cidr_block=zone.private_cidr,
                 map_public_ip_on_launch=False,
-                tags={**tags, **cluster_tag, "Name": f"{name}-private-{zone.zone}",
-                      "kubernetes.io/role/internal-elb": "1"},
+                tags={
+                    **tags,
+                    **cluster_tag,
+                    "Name": f"{name}-private-{zone.zone}",
+                    "kubernetes.io/role/internal-elb": "1",
+                },
                 opts=child,
             )
             # One private route table per zone even with a single NAT: endpoints attach to each,
@@ -112,8 +116,13 @@ class Network(pulumi.ComponentResource):
                 tags={**tags, "Name": f"{name}-private-{zone.zone}"},
                 opts=child,
             )
-            aws.ec2.Route(f"{name}-private-{zone.zone}-default", route_table_id=private_rt.id,
-                          destination_cidr_block="0.0.0.0/0", nat_gateway_id=nat_ids[-1], opts=child)
+            aws.ec2.Route(
+                f"{name}-private-{zone.zone}-default",
+                route_table_id=private_rt.id,
+                destination_cidr_block="0.0.0.0/0",
+                nat_gateway_id=nat_ids[-1],
+                opts=child,
+            )
             aws.ec2.RouteTableAssociation(
                 f"{name}-private-{zone.zone}", subnet_id=private.id, route_table_id=private_rt.id, opts=child
             )
@@ -122,8 +131,9 @@ class Network(pulumi.ComponentResource):
 
         if config.flow_logs != "off":
             self._flow_logs(name, config, vpc.id, nat_subnets, kms_key_arn, tags)
-        self.deploy_path = self._deploy_path(name, config, vpc, private_subnets, [z.zone for z in layout], private_rts,
-                                             deployer_cidrs or [], tags)
+        self.deploy_path = self._deploy_path(
+            name, config, vpc, private_subnets, [z.zone for z in layout], private_rts, deployer_cidrs or [], tags
+        )
         self.vpc_id = vpc.id
         self.vpc_cidr = config.vpc_cidr
         self.zones = [z.zone for z in layout]
@@ -137,9 +147,17 @@ class Network(pulumi.ComponentResource):
             }
         )
 
-    def _deploy_path(self, name: str, config: NetworkConfig, vpc: aws.ec2.Vpc, subnets: list[aws.ec2.Subnet],
-                     zones: list[str], route_tables: list[aws.ec2.RouteTable], deployer_cidrs: list[str],
-                     tags: Mapping[str, str]) -> list[pulumi.Resource]:
+    def _deploy_path(
+        self,
+        name: str,
+        config: NetworkConfig,
+        vpc: aws.ec2.Vpc,
+        subnets: list[aws.ec2.Subnet],
+        zones: list[str],
+        route_tables: list[aws.ec2.RouteTable],
+        deployer_cidrs: list[str],
+        tags: Mapping[str, str],
+    ) -> list[pulumi.Resource]:
         """The way back from every private route table to every deployer network outside the VPC: the VPC's
         Transit Gateway attachment and one route per table and network. What the Kubernetes provider
         waits for: without it the private API answers nobody."""
@@ -147,38 +165,89 @@ class Network(pulumi.ComponentResource):
         if not outside or config.transit_gateway_id is None:
             return []
         attachment = aws.ec2transitgateway.VpcAttachment(
-            f"{name}-tgw", transit_gateway_id=config.transit_gateway_id, vpc_id=vpc.id,
-            subnet_ids=[s.id for s in subnets], tags={**tags, "Name": f"{name}-tgw"},
-            opts=pulumi.ResourceOptions(parent=self))
-        routes = [aws.ec2.Route(f"{name}-private-{zone}-to-deployer-{n}", route_table_id=table.id,
-                                destination_cidr_block=cidr, transit_gateway_id=config.transit_gateway_id,
-                                opts=pulumi.ResourceOptions(parent=self, depends_on=[attachment]))
-                  for zone, table in zip(zones, route_tables) for n, cidr in enumerate(outside)]
+            f"{name}-tgw",
+            transit_gateway_id=config.transit_gateway_id,
+            vpc_id=vpc.id,
+            subnet_ids=[s.id for s in subnets],
+            tags={**tags, "Name": f"{name}-tgw"},
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        routes = [
+            aws.ec2.Route(
+                f"{name}-private-{zone}-to-deployer-{n}",
+                route_table_id=table.id,
+                destination_cidr_block=cidr,
+                transit_gateway_id=config.transit_gateway_id,
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[attachment]),
+            )
+            for zone, table in zip(zones, route_tables)
+            for n, cidr in enumerate(outside)
+        ]
         return [attachment, *routes]
 
-    def _flow_logs(self, name: str, config: NetworkConfig, vpc_id: pulumi.Output[str], nat_subnets: dict[str, aws.ec2.Subnet],
-                   kms_key_arn: pulumi.Input[str], tags: Mapping[str, str]) -> None:
+    def _flow_logs(
+        self,
+        name: str,
+        config: NetworkConfig,
+        vpc_id: pulumi.Output[str],
+        nat_subnets: dict[str, aws.ec2.Subnet],
+        kms_key_arn: pulumi.Input[str],
+        tags: Mapping[str, str],
+    ) -> None:
         """Flow logs into an encrypted log group with a retention, delivered by a role that may write
         to that group only. With rejects only VPC-wide, the NAT gateways' subnets log all their traffic:
         what leaves for the internet is seen, at a fraction of all the VPC's traffic (S3 goes through
         the gateway endpoint, not NAT)."""
         child = pulumi.ResourceOptions(parent=self)
-        group = aws.cloudwatch.LogGroup(f"{name}-flow-logs", name=f"/aws/vpc/{name}/flow-logs",
-                                        retention_in_days=config.flow_log_retention_days, kms_key_id=kms_key_arn,
-                                        tags={**tags, EXPECTED_GB_TAG: f"{config.flow_log_gb_month:g}"}, opts=child)
+        group = aws.cloudwatch.LogGroup(
+            f"{name}-flow-logs",
+            name=f"/aws/vpc/{name}/flow-logs",
+            retention_in_days=config.flow_log_retention_days,
+            kms_key_id=kms_key_arn,
+            tags={**tags, EXPECTED_GB_TAG: f"{config.flow_log_gb_month:g}"},
+            opts=child,
+        )
         # The VPC guide's confused-deputy conditions; the flow log's ID is unknown before it exists.
         account_region = group.arn.apply(lambda arn: arn.split(":"))
-        role = aws.iam.Role(f"{name}-flow-logs-role", tags=dict(tags), opts=child,
-                            assume_role_policy=account_region.apply(lambda a: json.dumps(service_assume_role_policy(
-                                "vpc-flow-logs.amazonaws.com", a[4], f"arn:{a[1]}:ec2:{a[3]}:{a[4]}:vpc-flow-log/*"))))
-        aws.iam.RolePolicy(f"{name}-flow-logs-delivery", role=role.id, opts=child,
-                           policy=group.arn.apply(lambda arn: json.dumps(flow_log_delivery_policy(arn))))
-        aws.ec2.FlowLog(f"{name}-flow-log", vpc_id=vpc_id, traffic_type=config.flow_logs.upper(),
-                        log_destination_type="cloud-watch-logs", log_destination=group.arn, iam_role_arn=role.arn,
-                        max_aggregation_interval=600, tags={**tags, "Name": f"{name}-flow-log"}, opts=child)
+        role = aws.iam.Role(
+            f"{name}-flow-logs-role",
+            tags=dict(tags),
+            opts=child,
+            assume_role_policy=account_region.apply(
+                lambda a: json.dumps(
+                    service_assume_role_policy(
+                        "vpc-flow-logs.amazonaws.com", a[4], f"arn:{a[1]}:ec2:{a[3]}:{a[4]}:vpc-flow-log/*"
+                    )
+                )
+            ),
+        )
+        aws.iam.RolePolicy(
+            f"{name}-flow-logs-delivery",
+            role=role.id,
+            opts=child,
+            policy=group.arn.apply(lambda arn: json.dumps(flow_log_delivery_policy(arn))),
+        )
+        aws.ec2.FlowLog(
+            f"{name}-flow-log",
+            vpc_id=vpc_id,
+            traffic_type=config.flow_logs.upper(),
+            log_destination_type="cloud-watch-logs",
+            log_destination=group.arn,
+            iam_role_arn=role.arn,
+            max_aggregation_interval=600,
+            tags={**tags, "Name": f"{name}-flow-log"},
+            opts=child,
+        )
         if config.flow_logs == "reject":
             for zone, subnet in nat_subnets.items():
-                aws.ec2.FlowLog(f"{name}-public-{zone}-flow-log", subnet_id=subnet.id, traffic_type="ALL",
-                                log_destination_type="cloud-watch-logs", log_destination=group.arn,
-                                iam_role_arn=role.arn, max_aggregation_interval=600,
-                                tags={**tags, "Name": f"{name}-public-{zone}-flow-log"}, opts=child)
+                aws.ec2.FlowLog(
+                    f"{name}-public-{zone}-flow-log",
+                    subnet_id=subnet.id,
+                    traffic_type="ALL",
+                    log_destination_type="cloud-watch-logs",
+                    log_destination=group.arn,
+                    iam_role_arn=role.arn,
+                    max_aggregation_interval=600,
+                    tags={**tags, "Name": f"{name}-public-{zone}-flow-log"},
+                    opts=child,
+                )

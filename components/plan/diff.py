@@ -43,8 +43,7 @@ class NodeEffect:
             what = "an instance refresh replaces every node"
         else:
             what = f"an instance refresh replaces the nodes of type {', '.join(self.types)} only"
-        return "; ".join([what + (f" ({self.pace})" if self.pace and self.replaces != "none" else ""),
-                          *self.reasons])
+        return "; ".join([what + (f" ({self.pace})" if self.pace and self.replaces != "none" else ""), *self.reasons])
 
 
 @dataclass(frozen=True)
@@ -71,7 +70,7 @@ def changed_paths(old: Any, new: Any, path: str = "") -> list[str]:
 
 
 def _launch_template_id(group: PlanResource) -> Any:
-    spec = (((group.props.get(_POLICY) or {}).get("launchTemplate") or {}).get("launchTemplateSpecification") or {})
+    spec = ((group.props.get(_POLICY) or {}).get("launchTemplate") or {}).get("launchTemplateSpecification") or {}
     return spec.get("launchTemplateId") or (group.props.get("launchTemplate") or {}).get("id")
 
 
@@ -84,42 +83,56 @@ def _pace(group: PlanResource) -> str | None:
     preferences = (group.props.get("instanceRefresh") or {}).get("preferences") or {}
     if not preferences:
         return None
-    parts = [f"at least {preferences.get('minHealthyPercentage', 90):g}% healthy",
-             f"at most {preferences.get('maxHealthyPercentage', 100):g}%"]
+    parts = [
+        f"at least {preferences.get('minHealthyPercentage', 90):g}% healthy",
+        f"at most {preferences.get('maxHealthyPercentage', 100):g}%",
+    ]
     if preferences.get("checkpointPercentages"):
-        parts.append(f"pausing {preferences.get('checkpointDelay', 3600)} s after "
-                     f"{', '.join(f'{p:g}%' for p in preferences['checkpointPercentages'])}")
+        parts.append(
+            f"pausing {preferences.get('checkpointDelay', 3600)} s after "
+            f"{', '.join(f'{p:g}%' for p in preferences['checkpointPercentages'])}"
+        )
     if preferences.get("instanceWarmup") is not None:
         parts.append(f"{preferences['instanceWarmup']} s warm-up each")
     return ", ".join(parts)
 
 
-def node_effect(base: PlanResource, head: PlanResource, template_changes: list[str] | None,
-                group_changes: list[str]) -> NodeEffect:
+def node_effect(
+    base: PlanResource, head: PlanResource, template_changes: list[str] | None, group_changes: list[str]
+) -> NodeEffect:
     """What an update of a group does to its running nodes. `template_changes`: the changed inputs of the
     launch template the head uses (None: a different template than the base's)."""
     new_version = template_changes is None or any(
-        not any(c == u or c.startswith(u + ".") for u in _UNVERSIONED) for c in template_changes)
+        not any(c == u or c.startswith(u + ".") for u in _UNVERSIONED) for c in template_changes
+    )
     removed = sorted(_instance_types(base) - _instance_types(head))
-    policy_changed = new_version or any(c == _POLICY or c.startswith(_POLICY + ".") or c == "launchTemplate" or
-                                        c.startswith("launchTemplate.") for c in group_changes)
+    policy_changed = new_version or any(
+        c == _POLICY or c.startswith(_POLICY + ".") or c == "launchTemplate" or c.startswith("launchTemplate.")
+        for c in group_changes
+    )
     refresh_settings = head.props.get("instanceRefresh") or {}
     triggers = refresh_settings.get("triggers") or []
-    refresh = bool(refresh_settings) and (policy_changed or any(
-        c == t or c.startswith(t + ".") for c in group_changes for t in triggers))
+    refresh = bool(refresh_settings) and (
+        policy_changed or any(c == t or c.startswith(t + ".") for c in group_changes for t in triggers)
+    )
     reasons = []
     if new_version:
         reasons.append("new launch template version" if template_changes is not None else "another launch template")
     if removed:
         reasons.append(f"{', '.join(removed)} no longer listed")
     if any(c.startswith(_DISTRIBUTION) for c in group_changes):
-        reasons.append("new launches follow the new On-Demand/Spot mix; running nodes are protected from the "
-                       "group's own scale-in, which should keep their purchase option (to verify once on a live "
-                       "group: docs/day-two.md)" if head.props.get("protectFromScaleIn") else
-                       "the group itself gradually replaces running nodes to reach the new On-Demand/Spot mix")
+        reasons.append(
+            "new launches follow the new On-Demand/Spot mix; running nodes are protected from the "
+            "group's own scale-in, which should keep their purchase option (to verify once on a live "
+            "group: docs/day-two.md)"
+            if head.props.get("protectFromScaleIn")
+            else "the group itself gradually replaces running nodes to reach the new On-Demand/Spot mix"
+        )
     if head.props.get("protectFromScaleIn") and not base.props.get("protectFromScaleIn"):
-        reasons.append("nodes running now stay unprotected from the group's scale-in until replaced (the setting "
-                       "applies to launches; docs/day-two.md protects them once)")
+        reasons.append(
+            "nodes running now stay unprotected from the group's scale-in until replaced (the setting "
+            "applies to launches; docs/day-two.md protects them once)"
+        )
     preferences = refresh_settings.get("preferences") or {}
     if not refresh:
         replaces, types = "none", ()
@@ -135,8 +148,9 @@ def node_effect(base: PlanResource, head: PlanResource, template_changes: list[s
     # ScaleInProtectedInstances: Refresh; Ignore skips it; Wait, the default, waits an hour and fails).
     handling = preferences.get("scaleInProtectedInstances") or "Wait"
     if replaces != "none" and head.props.get("protectFromScaleIn") and handling != "Refresh":
-        reasons.append(f"nothing is replaced: the nodes are protected and the refresh's scaleInProtectedInstances is "
-                       f"{handling}")
+        reasons.append(
+            f"nothing is replaced: the nodes are protected and the refresh's scaleInProtectedInstances is {handling}"
+        )
         replaces, types = "none", ()
     return NodeEffect(refresh, replaces, types, tuple(reasons), _pace(head))
 
@@ -149,8 +163,10 @@ def _template_of(group: PlanResource, templates: list[PlanResource]) -> PlanReso
         found = [t for t in templates if t.id == named]
         if len(found) == 1:
             return found[0]
-    for candidates in ([t for t in templates if t.urn in group.dependencies],
-                       [t for t in templates if group.parent and t.parent == group.parent]):
+    for candidates in (
+        [t for t in templates if t.urn in group.dependencies],
+        [t for t in templates if group.parent and t.parent == group.parent],
+    ):
         if len(candidates) == 1:
             return candidates[0]
     return None
@@ -175,7 +191,8 @@ def plan_diff(base: list[PlanResource], head: list[PlanResource]) -> list[Change
             old_template, new_template = _template_of(old, templates_before), _template_of(resource, templates_after)
             # Another template: the group names another id, or launches from another resource.
             another = any(c.endswith("launchTemplateSpecification.launchTemplateId") for c in changed) or (
-                old_template is not None and new_template is not None and old_template.urn != new_template.urn)
+                old_template is not None and new_template is not None and old_template.urn != new_template.urn
+            )
             if another:
                 template_changes = None
             elif old_template is not None and new_template is not None:
@@ -194,8 +211,16 @@ def plan_diff(base: list[PlanResource], head: list[PlanResource]) -> list[Change
         if not changed and nodes is None:
             continue
         action: Action = "replace" if forced else "update"
-        changes.append(Change(action, resource, tuple(changed), None if forced is None else tuple(forced), nodes,
-                              tuple(refused_changes(resource.type, changed))))
+        changes.append(
+            Change(
+                action,
+                resource,
+                tuple(changed),
+                None if forced is None else tuple(forced),
+                nodes,
+                tuple(refused_changes(resource.type, changed)),
+            )
+        )
     gone = NodeEffect(False, "all", (), ("the group is deleted: every node of it is terminated",), None)
     changes += [Change("delete", r, nodes=gone if r.type == ASG else None) for r in base if r.urn not in after]
     return changes
@@ -210,13 +235,16 @@ def render_diff(changes: list[Change]) -> list[str]:
     if not changes:
         return ["No changes to the running system."]
     counts = {action: sum(1 for c in changes if c.action == action) for action in SYMBOLS}
-    lines = [f"Changes to the running system: {counts['create']} to create, {counts['update']} to update in place, "
-             f"{counts['replace']} to replace, {counts['delete']} to delete"]
+    lines = [
+        f"Changes to the running system: {counts['create']} to create, {counts['update']} to update in place, "
+        f"{counts['replace']} to replace, {counts['delete']} to delete"
+    ]
     for change in changes:
         line = f"  {SYMBOLS[change.action]:<2} {change.action:<7} {_label(change.resource)}"
         if change.properties:
-            shown = ", ".join(change.properties[:6]) + (f" (+{len(change.properties) - 6} more)"
-                                                        if len(change.properties) > 6 else "")
+            shown = ", ".join(change.properties[:6]) + (
+                f" (+{len(change.properties) - 6} more)" if len(change.properties) > 6 else ""
+            )
             line += f": {shown}"
         if change.replaced_by:
             line += f" [replaced because of {', '.join(change.replaced_by)}]"

@@ -14,11 +14,27 @@ from typing import Any
 from components.plan.resources import PlanResource, is_unknown, reveal_secrets
 
 # Inputs the estimate and the rules read as amounts: sizes, IOPS, throughput, counts and capacities.
-QUANTITY_INPUTS = frozenset({
-    "size", "iops", "throughput", "volumeSize", "desiredCapacity", "minSize", "maxSize", "desiredSize",
-    "onDemandBaseCapacity", "onDemandPercentageAboveBaseCapacity", "weightedCapacity", "replicas",
-    "minReplicas", "maxReplicas", "retentionInDays", "limitAmount", "threshold",
-})
+QUANTITY_INPUTS = frozenset(
+    {
+        "size",
+        "iops",
+        "throughput",
+        "volumeSize",
+        "desiredCapacity",
+        "minSize",
+        "maxSize",
+        "desiredSize",
+        "onDemandBaseCapacity",
+        "onDemandPercentageAboveBaseCapacity",
+        "weightedCapacity",
+        "replicas",
+        "minReplicas",
+        "maxReplicas",
+        "retentionInDays",
+        "limitAmount",
+        "threshold",
+    }
+)
 
 
 class PlanDocumentError(Exception):
@@ -55,12 +71,19 @@ def _check_quantities(value: Any, path: str, urn: str) -> None:
                 here = f"{where}.{key}" if where else str(key)
                 if key in QUANTITY_INPUTS:
                     problem = _quantity_problem(child)  # a dict or a list is not a number either
-                    if problem is None and key == "weightedCapacity" and child is not None and not is_unknown(child) \
-                            and float(child) == 0:
+                    if (
+                        problem is None
+                        and key == "weightedCapacity"
+                        and child is not None
+                        and not is_unknown(child)
+                        and float(child) == 0
+                    ):
                         problem = "is zero"
                     if problem:
-                        raise PlanDocumentError(f"resource {urn}: inputs.{here} = {child!r} {problem}; a quantity "
-                                                "must be a finite number of zero or more")
+                        raise PlanDocumentError(
+                            f"resource {urn}: inputs.{here} = {child!r} {problem}; a quantity "
+                            "must be a finite number of zero or more"
+                        )
                 pending.append((child, here))
         elif isinstance(item, list):
             pending += [(child, f"{where}[{index}]") for index, child in enumerate(item)]
@@ -71,8 +94,9 @@ def _check_quantities(value: Any, path: str, urn: str) -> None:
 def plan_document_resources(document: Any) -> list[PlanResource]:
     """The document's resources, refused with the resource and field named at the first problem."""
     if not isinstance(document, dict) or not isinstance(document.get("resources"), list):
-        raise PlanDocumentError("not a plan JSON: expected an object with a resources list "
-                                "(as `seedance plan --json` writes)")
+        raise PlanDocumentError(
+            "not a plan JSON: expected an object with a resources list (as `seedance plan --json` writes)"
+        )
     resources, seen = [], set()
     for index, entry in enumerate(document["resources"]):
         if not isinstance(entry, dict):

@@ -71,6 +71,7 @@ _TLS_IN_PLACE = ("earlyRenewalHours",)
 
 def _matching(changed: list[str], paths: tuple[str, ...]) -> list[str]:
     """The changed paths at, under or above a listed one (`[*]` in a listed path is any index)."""
+
     def at_or_under(path: str, listed: str) -> bool:
         return path == listed or path.startswith(listed + ".") or path.startswith(listed + "[")
 

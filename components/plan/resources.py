@@ -6,8 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from seedance_client.tokens import (HELM_RELEASE as CLIENT_HELM_RELEASE, STACK as CLIENT_STACK,
-                                    STACK_REFERENCE as CLIENT_STACK_REFERENCE)
+from seedance_client.tokens import (
+    HELM_RELEASE as CLIENT_HELM_RELEASE,
+)
+from seedance_client.tokens import (
+    STACK as CLIENT_STACK,
+)
+from seedance_client.tokens import (
+    STACK_REFERENCE as CLIENT_STACK_REFERENCE,
+)
 
 ASG = "aws:autoscaling/group:Group"
 EBS_VOLUME = "aws:ebs/volume:Volume"
@@ -58,21 +65,32 @@ BATCH_COMPUTE_ENVIRONMENT = "aws:batch/computeEnvironment:ComputeEnvironment"
 CAPACITY_RESERVATION = "aws:ec2/capacityReservation:CapacityReservation"
 KMS_GRANT = "aws:kms/grant:Grant"
 RAM_PRINCIPAL_ASSOCIATION = "aws:ram/principalAssociation:PrincipalAssociation"
-LOAD_BALANCERS = frozenset({"aws:lb/loadBalancer:LoadBalancer", "aws:alb/loadBalancer:LoadBalancer",
-                            "aws:elb/loadBalancer:LoadBalancer"})
-S3_ENCRYPTION_CONFIGURATIONS = frozenset({
-    "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
-    "aws:s3/bucketServerSideEncryptionConfigurationV2:BucketServerSideEncryptionConfigurationV2"})
+LOAD_BALANCERS = frozenset(
+    {"aws:lb/loadBalancer:LoadBalancer", "aws:alb/loadBalancer:LoadBalancer", "aws:elb/loadBalancer:LoadBalancer"}
+)
+S3_ENCRYPTION_CONFIGURATIONS = frozenset(
+    {
+        "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
+        "aws:s3/bucketServerSideEncryptionConfigurationV2:BucketServerSideEncryptionConfigurationV2",
+    }
+)
 # S3's server-side encryption algorithms that use a KMS key (SSE-KMS and its dual-layer form).
 S3_KMS_ALGORITHMS = frozenset({"aws:kms", "aws:kms:dsse"})
 K8S_NAMESPACE_PATCH = "kubernetes:core/v1:NamespacePatch"
-K8S_WEBHOOK_CONFIGURATIONS = frozenset({"kubernetes:admissionregistration.k8s.io/v1:MutatingWebhookConfiguration",
-                                        "kubernetes:admissionregistration.k8s.io/v1:ValidatingWebhookConfiguration"})
+K8S_WEBHOOK_CONFIGURATIONS = frozenset(
+    {
+        "kubernetes:admissionregistration.k8s.io/v1:MutatingWebhookConfiguration",
+        "kubernetes:admissionregistration.k8s.io/v1:ValidatingWebhookConfiguration",
+    }
+)
 # What attaches a managed policy to a role, a user or a group.
-IAM_POLICY_ATTACHMENTS = ("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "aws:iam/policyAttachment:PolicyAttachment",
-                          "aws:iam/roleManagedPolicyAttachment:RoleManagedPolicyAttachment",
-                          "aws:iam/userPolicyAttachment:UserPolicyAttachment",
-                          "aws:iam/groupPolicyAttachment:GroupPolicyAttachment")
+IAM_POLICY_ATTACHMENTS = (
+    "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+    "aws:iam/policyAttachment:PolicyAttachment",
+    "aws:iam/roleManagedPolicyAttachment:RoleManagedPolicyAttachment",
+    "aws:iam/userPolicyAttachment:UserPolicyAttachment",
+    "aws:iam/groupPolicyAttachment:GroupPolicyAttachment",
+)
 S3_BUCKET_POLICY = "aws:s3/bucketPolicy:BucketPolicy"
 K8S_ADMISSION_POLICY = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"
 K8S_ADMISSION_BINDING = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding"
@@ -83,14 +101,18 @@ K8S_HPA = "kubernetes:autoscaling/v2:HorizontalPodAutoscaler"
 K8S_SERVICE = "kubernetes:core/v1:Service"
 K8S_STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"
 # A claim naming one has the CSI driver modify its volume to these parameters (Kubernetes 1.34 GA).
-K8S_VOLUME_ATTRIBUTES_CLASSES = ("kubernetes:storage.k8s.io/v1:VolumeAttributesClass",
-                                 "kubernetes:storage.k8s.io/v1beta1:VolumeAttributesClass")
+K8S_VOLUME_ATTRIBUTES_CLASSES = (
+    "kubernetes:storage.k8s.io/v1:VolumeAttributesClass",
+    "kubernetes:storage.k8s.io/v1beta1:VolumeAttributesClass",
+)
 K8S_CLAIM = "kubernetes:core/v1:PersistentVolumeClaim"
 K8S_NETWORK_POLICY = "kubernetes:networking.k8s.io/v1:NetworkPolicy"
 K8S_NAMESPACE = "kubernetes:core/v1:Namespace"
 K8S_ROLES = ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "kubernetes:rbac.authorization.k8s.io/v1:Role")
-K8S_ROLE_BINDINGS = ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",
-                     "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding")
+K8S_ROLE_BINDINGS = (
+    "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",
+    "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding",
+)
 S3_BUCKETS = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2")
 # What can carry an S3 ACL, and the bucket's public access block.
 S3_OBJECTS = ("aws:s3/bucketObject:BucketObject", "aws:s3/bucketObjectv2:BucketObjectv2")
@@ -105,8 +127,14 @@ STACK, STACK_REFERENCE = CLIENT_STACK, CLIENT_STACK_REFERENCE
 # interface). Auto Scaling groups, fleets and EKS node groups launch from one of these.
 INSTANCE_LAUNCHERS = (LAUNCH_TEMPLATE, EC2_INSTANCE, SPOT_INSTANCE_REQUEST, LAUNCH_CONFIGURATION)
 # Kubernetes kinds whose pod template is at spec.template.spec.
-K8S_WORKLOADS = ("kubernetes:apps/v1:Deployment", "kubernetes:apps/v1:DaemonSet", "kubernetes:apps/v1:StatefulSet",
-                 "kubernetes:batch/v1:Job", "kubernetes:apps/v1:ReplicaSet", "kubernetes:core/v1:ReplicationController")
+K8S_WORKLOADS = (
+    "kubernetes:apps/v1:Deployment",
+    "kubernetes:apps/v1:DaemonSet",
+    "kubernetes:apps/v1:StatefulSet",
+    "kubernetes:batch/v1:Job",
+    "kubernetes:apps/v1:ReplicaSet",
+    "kubernetes:core/v1:ReplicationController",
+)
 K8S_POD = "kubernetes:core/v1:Pod"
 K8S_CRON_JOB = "kubernetes:batch/v1:CronJob"
 # Every kind that runs pods of its own (`pod_spec` finds the pod in each).
@@ -145,10 +173,26 @@ POLICY_DOCUMENTS = {
 LAMBDA_PERMISSION = "aws:lambda/permission:Permission"
 
 # AWS resources that take tags although a plan may omit them (then they are untagged).
-TAGGABLE_WITHOUT_TAGS_INPUT = (EBS_VOLUME, EC2_INSTANCE, VPC, NAT_GATEWAY, LOAD_BALANCER, KMS_KEY, LAUNCH_TEMPLATE,
-                               "aws:ec2/subnet:Subnet", "aws:s3/bucket:Bucket", "aws:eks/cluster:Cluster",
-                               *KMS_EXTERNAL_KEYS, KMS_REPLICA_KEY, CAPACITY_RESERVATION, EC2_FLEET, SPOT_FLEET,
-                               SPOT_INSTANCE_REQUEST, BATCH_COMPUTE_ENVIRONMENT, ELASTIC_IP)
+TAGGABLE_WITHOUT_TAGS_INPUT = (
+    EBS_VOLUME,
+    EC2_INSTANCE,
+    VPC,
+    NAT_GATEWAY,
+    LOAD_BALANCER,
+    KMS_KEY,
+    LAUNCH_TEMPLATE,
+    "aws:ec2/subnet:Subnet",
+    "aws:s3/bucket:Bucket",
+    "aws:eks/cluster:Cluster",
+    *KMS_EXTERNAL_KEYS,
+    KMS_REPLICA_KEY,
+    CAPACITY_RESERVATION,
+    EC2_FLEET,
+    SPOT_FLEET,
+    SPOT_INSTANCE_REQUEST,
+    BATCH_COMPUTE_ENVIRONMENT,
+    ELASTIC_IP,
+)
 
 # Terraform resource types whose names do not follow the provider's rule (see seedance/tfplan.py).
 TERRAFORM_TYPES = {
@@ -160,10 +204,14 @@ TERRAFORM_TYPES = {
 # How a value not known until the resource exists appears: the engine's sentinels (by the kind the policy
 # SDK names in its messages, pulumi_policy/proxy.py), or as a plan file writes it.
 UNKNOWN_KINDS = {
-    "1c4a061d-8072-4f0a-a4cb-0ff528b18fe7": "boolean", "3eeb2bf0-c639-47a8-9e75-3b44932eb421": "number",
-    "04da6b54-80e4-46f7-96ec-b56ff0331ba9": "string", "6a19a0b0-7e62-4c92-b797-7f8e31da9cc2": "Array",
-    "030794c1-ac77-496b-92df-f27374a8bd58": "asset", "e48ece36-62e2-4504-bad9-02848725956a": "archive",
-    "dd056dcd-154b-4c76-9bd3-c8f88648b5ff": "Object", "(unknown)": "unknown",
+    "1c4a061d-8072-4f0a-a4cb-0ff528b18fe7": "boolean",
+    "3eeb2bf0-c639-47a8-9e75-3b44932eb421": "number",
+    "04da6b54-80e4-46f7-96ec-b56ff0331ba9": "string",
+    "6a19a0b0-7e62-4c92-b797-7f8e31da9cc2": "Array",
+    "030794c1-ac77-496b-92df-f27374a8bd58": "asset",
+    "e48ece36-62e2-4504-bad9-02848725956a": "archive",
+    "dd056dcd-154b-4c76-9bd3-c8f88648b5ff": "Object",
+    "(unknown)": "unknown",
 }
 UNKNOWN_VALUES = frozenset(UNKNOWN_KINDS)
 
@@ -219,8 +267,9 @@ def public_ip_switches(resource: PlanResource) -> list[Any]:
     """Every `associatePublicIpAddress` an instance launcher sets (absent: the subnet decides)."""
     props = resource.props
     switches = [props["associatePublicIpAddress"]] if "associatePublicIpAddress" in props else []
-    return switches + [i["associatePublicIpAddress"] for i in props.get("networkInterfaces") or []
-                       if "associatePublicIpAddress" in i]
+    return switches + [
+        i["associatePublicIpAddress"] for i in props.get("networkInterfaces") or [] if "associatePublicIpAddress" in i
+    ]
 
 
 def pod_spec(resource: PlanResource) -> dict | None:
@@ -237,5 +286,4 @@ def pod_spec(resource: PlanResource) -> dict | None:
 
 def requests_gpu(resource: PlanResource) -> bool:
     spec = pod_spec(resource) or {}
-    return any("nvidia.com/gpu" in ((c.get("resources") or {}).get("limits") or {})
-               for c in spec.get("containers", []))
+    return any("nvidia.com/gpu" in ((c.get("resources") or {}).get("limits") or {}) for c in spec.get("containers", []))

@@ -38,7 +38,7 @@ def _has_unknown(value: dict | list) -> bool:
     pop, push = pending.pop, pending.append
     while pending:
         container = pop()
-        for item in (mapping.values(container) if isinstance(container, mapping) else sequence.__iter__(container)):
+        for item in mapping.values(container) if isinstance(container, mapping) else sequence.__iter__(container):
             kind = type(item)
             if kind is text:
                 if item in unknown:
@@ -73,7 +73,7 @@ class CheckingDict(dict):
     list read from it is itself read through `checking` (when first read: rules read a few fields of
     each resource, so the containers they never open are never copied)."""
 
-    __slots__ = ("_path", "_opened")
+    __slots__ = ("_opened", "_path")
 
     def __init__(self, target: dict, path: list[str]):
         super().__init__(target)
@@ -115,7 +115,7 @@ class CheckingDict(dict):
 
 
 class CheckingList(list):
-    __slots__ = ("_path", "_opened")
+    __slots__ = ("_opened", "_path")
 
     def __init__(self, target: list, path: list[str]):
         super().__init__(target)
@@ -186,8 +186,9 @@ def as_read(resource: PlanResource) -> PlanResource:
     props = checking(resource.props)
     if props is resource.props:
         return resource
-    return PlanResource(resource.urn, resource.type, resource.name, props, resource.parent, resource.dependencies,
-                        resource.id)
+    return PlanResource(
+        resource.urn, resource.type, resource.name, props, resource.parent, resource.dependencies, resource.id
+    )
 
 
 class ReadPlan(list):

@@ -4,8 +4,9 @@ each type's interruption band in a region, read the same way from the live feed 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, Sequence
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -36,8 +37,9 @@ class _AdvisorDocument(BaseModel):
     spot_advisor: dict[str, dict[str, dict[str, _AdvisorPool]]]  # region -> OS -> instance type
 
 
-def interruption_frequencies(document: Any, region: str, instance_types: Sequence[str],
-                             now: datetime) -> dict[str, InterruptionFrequency]:
+def interruption_frequencies(
+    document: Any, region: str, instance_types: Sequence[str], now: datetime
+) -> dict[str, InterruptionFrequency]:
     """Each listed type's band in the region, for Linux; types the advisor does not list are left out.
     Raises ValueError for a document that is not shaped as the advisor's."""
     try:
@@ -55,6 +57,7 @@ def interruption_frequencies(document: Any, region: str, instance_types: Sequenc
         label = labels.get(linux[instance_type].r)
         if label is None:
             raise ValueError(f"{instance_type}: band {linux[instance_type].r} is not among the advisor's ranges")
-        frequencies[instance_type] = InterruptionFrequency(band_upper_edge(label), now,
-                                                           f"Spot Instance Advisor, band {label}")
+        frequencies[instance_type] = InterruptionFrequency(
+            band_upper_edge(label), now, f"Spot Instance Advisor, band {label}"
+        )
     return frequencies

@@ -12,9 +12,10 @@ Capacity Blocks for ML are reservations of type `capacity-block`, paid up front 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from components.catalog.instance_types import gpu_instance_type
 from components.pricing.prices import parse_time
@@ -56,7 +57,7 @@ def _when(value: Any) -> datetime | None:
             value = parse_time(str(value))
         except ValueError:
             return None
-    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 def plan_rates(search_results: Iterable[Mapping], region: str) -> dict[str, float]:
@@ -66,15 +67,25 @@ def plan_rates(search_results: Iterable[Mapping], region: str) -> dict[str, floa
     for result in search_results:
         properties = {p.get("name"): p.get("value") for p in result.get("properties") or []}
         rate = _number(result.get("rate"))
-        if (result.get("productType") == "EC2" and result.get("unit") == "Hrs" and rate
-                and properties.get("region") == region and properties.get("productDescription") == LINUX
-                and properties.get("tenancy") in ("shared", None) and properties.get("instanceType")):
+        if (
+            result.get("productType") == "EC2"
+            and result.get("unit") == "Hrs"
+            and rate
+            and properties.get("region") == region
+            and properties.get("productDescription") == LINUX
+            and properties.get("tenancy") in ("shared", None)
+            and properties.get("instanceType")
+        ):
             rates[properties["instanceType"]] = rate
     return rates
 
 
-def savings_plan_commitments(plans: Iterable[Mapping], rates: Mapping[str, Mapping[str, float]],
-                             unused_by_arn: Mapping[str, float], now: datetime) -> list[SavingsPlanCommitment]:
+def savings_plan_commitments(
+    plans: Iterable[Mapping],
+    rates: Mapping[str, Mapping[str, float]],
+    unused_by_arn: Mapping[str, float],
+    now: datetime,
+) -> list[SavingsPlanCommitment]:
     """The active Compute and EC2 Instance Savings Plans with their headroom (`unused_by_arn`: unused
     commitment per hour by plan ARN; a plan Cost Explorer does not report has none: nothing is assumed
     unused that no one measured)."""
@@ -82,15 +93,29 @@ def savings_plan_commitments(plans: Iterable[Mapping], rates: Mapping[str, Mappi
     for plan in plans:
         ends = _when(plan.get("end"))
         commitment = _number(plan.get("commitment"))
-        if (plan.get("state") != "active" or plan.get("savingsPlanType") not in ("Compute", "EC2Instance")
-                or ends is None or ends <= now or commitment is None or plan.get("currency", "USD") != "USD"):
+        if (
+            plan.get("state") != "active"
+            or plan.get("savingsPlanType") not in ("Compute", "EC2Instance")
+            or ends is None
+            or ends <= now
+            or commitment is None
+            or plan.get("currency", "USD") != "USD"
+        ):
             continue
         unused = min(commitment, unused_by_arn.get(plan.get("savingsPlanArn", ""), 0.0))
-        found.append(SavingsPlanCommitment(
-            plan_id=str(plan.get("savingsPlanId")), plan_type=str(plan["savingsPlanType"]),
-            instance_family=str(plan.get("ec2InstanceFamily") or ""), region=str(plan.get("region") or ""),
-            hourly_commitment=commitment, unused_per_hour=unused, rates=dict(rates.get(plan.get("savingsPlanId"), {})),
-            ends_at=ends, source="describe_savings_plans and Cost Explorer utilisation"))
+        found.append(
+            SavingsPlanCommitment(
+                plan_id=str(plan.get("savingsPlanId")),
+                plan_type=str(plan["savingsPlanType"]),
+                instance_family=str(plan.get("ec2InstanceFamily") or ""),
+                region=str(plan.get("region") or ""),
+                hourly_commitment=commitment,
+                unused_per_hour=unused,
+                rates=dict(rates.get(plan.get("savingsPlanId"), {})),
+                ends_at=ends,
+                source="describe_savings_plans and Cost Explorer utilisation",
+            )
+        )
     return found
 
 
@@ -107,14 +132,15 @@ def unused_commitment_per_hour(details: Iterable[Mapping], hours: float) -> dict
     """Unused commitment per hour by plan ARN, from `GetSavingsPlansUtilizationDetails` over `hours`."""
     unused = {}
     for detail in details:
-        amount = _number(((detail.get("Utilization") or {}).get("UnusedCommitment")))
+        amount = _number((detail.get("Utilization") or {}).get("UnusedCommitment"))
         if detail.get("SavingsPlanArn") and amount is not None and hours > 0:
             unused[detail["SavingsPlanArn"]] = amount / hours
     return unused
 
 
-def commitment_holdings(commitments: Sequence[SavingsPlanCommitment], region: str,
-                        groups: Sequence[tuple[str, Sequence[str], int]]) -> dict[str, tuple[ReservedHolding, ...]]:
+def commitment_holdings(
+    commitments: Sequence[SavingsPlanCommitment], region: str, groups: Sequence[tuple[str, Sequence[str], int]]
+) -> dict[str, tuple[ReservedHolding, ...]]:
     """Savings Plan headroom as instances of the groups' types, group by group in the order given
     ((name, instance types in on-demand order, desired GPUs)): each group takes, of the first type a
     plan covers, the whole instances the headroom pays for at the plan's rate, up to its desired size
@@ -126,23 +152,38 @@ def commitment_holdings(commitments: Sequence[SavingsPlanCommitment], region: st
         room = desired_gpus
         for instance_type in instance_types:
             gpus = gpu_instance_type(instance_type).gpus
-            offers = sorted(((c.rates[instance_type], c) for c in commitments
-                             if instance_type in c.rates and c.covers(instance_type, region)),
-                            key=lambda offer: (offer[0], offer[1].plan_id))  # plans of one rate: by id
+            offers = sorted(
+                (
+                    (c.rates[instance_type], c)
+                    for c in commitments
+                    if instance_type in c.rates and c.covers(instance_type, region)
+                ),
+                key=lambda offer: (offer[0], offer[1].plan_id),
+            )  # plans of one rate: by id
             for rate, commitment in offers:
                 count = min(int(left[commitment.plan_id] / rate + 1e-9), room // gpus)  # 1.2 / 0.4 is 3
                 if count <= 0:
                     continue
                 left[commitment.plan_id] -= count * rate
                 room -= count * gpus
-                taken.append(ReservedHolding(instance_type, count, rate, commitment.source, SAVINGS_PLAN,
-                                             commitment.plan_id, ends_at=commitment.ends_at))
+                taken.append(
+                    ReservedHolding(
+                        instance_type,
+                        count,
+                        rate,
+                        commitment.source,
+                        SAVINGS_PLAN,
+                        commitment.plan_id,
+                        ends_at=commitment.ends_at,
+                    )
+                )
         allocated[name] = tuple(taken)
     return allocated
 
 
-def reservation_holdings(reservations: Iterable[Mapping], on_demand_rate: Callable[[str], float | None],
-                         now: datetime) -> list[ReservedHolding]:
+def reservation_holdings(
+    reservations: Iterable[Mapping], on_demand_rate: Callable[[str], float | None], now: datetime
+) -> list[ReservedHolding]:
     """Active Linux, default-tenancy capacity reservations as holdings in their zones: an On-Demand
     Capacity Reservation at the on-demand rate it bills (left out when that rate is unknown), a Capacity
     Block at its fee over its hours (not reported here: counted at 0, as paid)."""
@@ -150,18 +191,31 @@ def reservation_holdings(reservations: Iterable[Mapping], on_demand_rate: Callab
     for reservation in reservations:
         ends = _when(reservation.get("EndDate"))
         count = reservation.get("TotalInstanceCount")
-        if (reservation.get("State") != "active" or reservation.get("InstancePlatform") != LINUX
-                or reservation.get("Tenancy", "default") != "default" or not isinstance(count, int) or count <= 0
-                or (ends is not None and ends <= now)):
+        if (
+            reservation.get("State") != "active"
+            or reservation.get("InstancePlatform") != LINUX
+            or reservation.get("Tenancy", "default") != "default"
+            or not isinstance(count, int)
+            or count <= 0
+            or (ends is not None and ends <= now)
+        ):
             continue
         block = reservation.get("ReservationType") == CAPACITY_BLOCK
         rate = 0.0 if block else on_demand_rate(str(reservation.get("InstanceType")))
         if rate is None:
             continue
-        holdings.append(ReservedHolding(
-            str(reservation["InstanceType"]), count, rate,
-            "describe_capacity_reservations" + (" (paid up front)" if block else " (billed at on-demand, used or not)"),
-            CAPACITY_BLOCK if block else CAPACITY_RESERVATION, str(reservation.get("CapacityReservationId", "")),
-            str(reservation.get("AvailabilityZone", "")), ends,
-            block or reservation.get("InstanceMatchCriteria") == "targeted"))
+        holdings.append(
+            ReservedHolding(
+                str(reservation["InstanceType"]),
+                count,
+                rate,
+                "describe_capacity_reservations"
+                + (" (paid up front)" if block else " (billed at on-demand, used or not)"),
+                CAPACITY_BLOCK if block else CAPACITY_RESERVATION,
+                str(reservation.get("CapacityReservationId", "")),
+                str(reservation.get("AvailabilityZone", "")),
+                ends,
+                block or reservation.get("InstanceMatchCriteria") == "targeted",
+            )
+        )
     return holdings

@@ -7,23 +7,30 @@ throughput above its included 3,000 / 125 MiB/s; io2 bills IOPS in three tiers.
 from __future__ import annotations
 
 import math
-from typing import Mapping
+from collections.abc import Mapping
 
 from components.pricing.prices import UnitPrice
 
 EBS_VOLUME_TYPES = ("gp3", "io2", "io1", "gp2")
-IO2_IOPS_TIERS = ((32_000, "ebs_io2_iops_month_to_32000"), (64_000, "ebs_io2_iops_month_to_64000"),
-                  (math.inf, "ebs_io2_iops_month_above_64000"))
+IO2_IOPS_TIERS = (
+    (32_000, "ebs_io2_iops_month_to_32000"),
+    (64_000, "ebs_io2_iops_month_to_64000"),
+    (math.inf, "ebs_io2_iops_month_above_64000"),
+)
 
 
-def ebs_monthly(volume_type: str, size_gib: float, iops: float | None, throughput: float | None,
-                prices: Mapping[str, UnitPrice]) -> float:
+def ebs_monthly(
+    volume_type: str, size_gib: float, iops: float | None, throughput: float | None, prices: Mapping[str, UnitPrice]
+) -> float:
     def unit(name: str) -> float:
         return prices[name].usd
 
     if volume_type == "gp3":
-        return (size_gib * unit("ebs_gp3_gb_month") + max(0, (iops or 3000) - 3000) * unit("ebs_gp3_iops_month_above_3000")
-                + max(0, (throughput or 125) - 125) * unit("ebs_gp3_mibps_month_above_125"))
+        return (
+            size_gib * unit("ebs_gp3_gb_month")
+            + max(0, (iops or 3000) - 3000) * unit("ebs_gp3_iops_month_above_3000")
+            + max(0, (throughput or 125) - 125) * unit("ebs_gp3_mibps_month_above_125")
+        )
     if volume_type == "io2":
         cost, below = size_gib * unit("ebs_io2_gb_month"), 0
         for ceiling, key in IO2_IOPS_TIERS:

@@ -12,23 +12,43 @@ import http.client
 import json
 import time
 import urllib.request
-from datetime import datetime, timezone
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
 
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from components.pricing.advisor import interruption_frequencies
-from components.pricing.prices import (PlacementRequest, PlacementScore, Price, PriceBook, PriceSourceError,
-                                       SnapshotPriceSource)
-from components.pricing.commitments import (UTILISATION_HOURS, SavingsPlanCommitment, last_full_day, plan_rates,
-                                           reservation_holdings, savings_plan_commitments, unused_commitment_per_hour)
+from components.pricing.commitments import (
+    UTILISATION_HOURS,
+    SavingsPlanCommitment,
+    last_full_day,
+    plan_rates,
+    reservation_holdings,
+    savings_plan_commitments,
+    unused_commitment_per_hour,
+)
+from components.pricing.prices import (
+    PlacementRequest,
+    PlacementScore,
+    Price,
+    PriceBook,
+    PriceSourceError,
+    SnapshotPriceSource,
+)
 from components.pricing.reserved import ReservedHolding, holdings_from_reserved_instances
 
 # The Price List API is served from these regions only; each answers for every region.
 PRICING_ENDPOINT_REGIONS = {"us": "us-east-1", "eu": "eu-central-1", "ap": "ap-south-1"}
-THROTTLING_CODES = {"RequestLimitExceeded", "Throttling", "ThrottlingException", "TooManyRequestsException",
-                    "RequestThrottled", "RequestThrottledException"}
+THROTTLING_CODES = {
+    "RequestLimitExceeded",
+    "Throttling",
+    "ThrottlingException",
+    "TooManyRequestsException",
+    "RequestThrottled",
+    "RequestThrottledException",
+}
 LINUX_PRODUCT_DESCRIPTIONS = ("Linux/UNIX", "Linux/UNIX (Amazon VPC)")
 BOTOCORE_CONFIG = Config(retries={"mode": "adaptive", "total_max_attempts": 3}, connect_timeout=5, read_timeout=20)
 
@@ -49,7 +69,7 @@ def boto3_clients(service: str, region: str) -> Any:
 
 
 def _utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 ADVISOR_TIMEOUT_SECONDS = 20.0
@@ -63,10 +83,16 @@ def fetch_spot_advisor(timeout_seconds: float) -> Any:
 class LivePriceSource:
     name = "live"
 
-    def __init__(self, clients: ClientFactory = boto3_clients, *, budget_seconds: float = 90.0,
-                 clock: Callable[[], datetime] = _utc_now, sleep: Callable[[float], None] = time.sleep,
-                 monotonic: Callable[[], float] = time.monotonic,
-                 advisor: Callable[[float], Any] = fetch_spot_advisor):
+    def __init__(
+        self,
+        clients: ClientFactory = boto3_clients,
+        *,
+        budget_seconds: float = 90.0,
+        clock: Callable[[], datetime] = _utc_now,
+        sleep: Callable[[float], None] = time.sleep,
+        monotonic: Callable[[], float] = time.monotonic,
+        advisor: Callable[[float], Any] = fetch_spot_advisor,
+    ):
         self._clients = clients
         self._advisor = advisor
         self._budget = budget_seconds
@@ -92,7 +118,7 @@ class LivePriceSource:
             except ClientError as error:
                 code = error.response.get("Error", {}).get("Code", "")
                 remaining = self._deadline - self._monotonic()
-                delay = min(0.5 * 2 ** attempt, 8.0)
+                delay = min(0.5 * 2**attempt, 8.0)
                 if code not in THROTTLING_CODES or remaining <= delay:
                     raise PriceSourceError(f"{operation}: {code or error}") from None
                 self._sleep(delay)
@@ -118,8 +144,13 @@ class LivePriceSource:
 
     # -- prices --------------------------------------------------------------------------
 
-    def prices(self, region: str, instance_types: Sequence[str], zones: Sequence[str],
-               placement: Sequence[PlacementRequest] = ()) -> PriceBook:
+    def prices(
+        self,
+        region: str,
+        instance_types: Sequence[str],
+        zones: Sequence[str],
+        placement: Sequence[PlacementRequest] = (),
+    ) -> PriceBook:
         self._deadline = self._monotonic() + self._budget
         now = self._clock()
         book = PriceBook(region=region)
@@ -132,7 +163,9 @@ class LivePriceSource:
                 zone_by_id = zone_by_id or self._zone_names(region)
                 book.placement.update(self._placement_scores(region, request, zones, zone_by_id, now))
             except PriceSourceError as error:
-                book.notes.append(f"spot placement scores unavailable for {request.target_capacity} instances ({error})")
+                book.notes.append(
+                    f"spot placement scores unavailable for {request.target_capacity} instances ({error})"
+                )
         remaining = self._deadline - self._monotonic()
         if remaining <= 0:
             book.notes.append("Spot Instance Advisor data not read: the price read used its time budget")
@@ -148,9 +181,14 @@ class LivePriceSource:
 
     def _spot_prices(self, region, instance_types, zones, now) -> dict[tuple[str, str], Price]:
         ec2 = self._clients("ec2", region)
-        records = self._pages(ec2, "describe_spot_price_history", "SpotPriceHistory",
-                              InstanceTypes=list(instance_types), ProductDescriptions=list(LINUX_PRODUCT_DESCRIPTIONS),
-                              StartTime=now)
+        records = self._pages(
+            ec2,
+            "describe_spot_price_history",
+            "SpotPriceHistory",
+            InstanceTypes=list(instance_types),
+            ProductDescriptions=list(LINUX_PRODUCT_DESCRIPTIONS),
+            StartTime=now,
+        )
         prices: dict[tuple[str, str], Price] = {}
         for record in records:
             key = (record["InstanceType"], record["AvailabilityZone"])
@@ -160,8 +198,11 @@ class LivePriceSource:
             since = record["Timestamp"]
             # Both product descriptions may answer for a pool: keep the dearer, the safe side.
             if key not in prices or value > prices[key].usd_per_hour:
-                prices[key] = Price(value, now, f"EC2 spot price history ({record['ProductDescription']}, "
-                                                f"in effect since {since:%Y-%m-%dT%H:%MZ})")
+                prices[key] = Price(
+                    value,
+                    now,
+                    f"EC2 spot price history ({record['ProductDescription']}, in effect since {since:%Y-%m-%dT%H:%MZ})",
+                )
         return prices
 
     def _on_demand_prices(self, region, instance_types, now) -> dict[str, Price]:
@@ -169,11 +210,23 @@ class LivePriceSource:
         pricing = self._clients("pricing", endpoint)
         prices = {}
         for instance_type in instance_types:
-            filters = {"instanceType": instance_type, "regionCode": region, "operatingSystem": "Linux",
-                       "tenancy": "Shared", "preInstalledSw": "NA", "licenseModel": "No License required",
-                       "capacitystatus": "Used", "marketoption": "OnDemand"}
-            products = self._pages(pricing, "get_products", "PriceList", ServiceCode="AmazonEC2",
-                                   Filters=[{"Type": "TERM_MATCH", "Field": k, "Value": v} for k, v in filters.items()])
+            filters = {
+                "instanceType": instance_type,
+                "regionCode": region,
+                "operatingSystem": "Linux",
+                "tenancy": "Shared",
+                "preInstalledSw": "NA",
+                "licenseModel": "No License required",
+                "capacitystatus": "Used",
+                "marketoption": "OnDemand",
+            }
+            products = self._pages(
+                pricing,
+                "get_products",
+                "PriceList",
+                ServiceCode="AmazonEC2",
+                Filters=[{"Type": "TERM_MATCH", "Field": k, "Value": v} for k, v in filters.items()],
+            )
             value = on_demand_usd_per_hour(products)
             if value is not None:
                 prices[instance_type] = Price(value, now, f"AWS Price List API ({endpoint})")
@@ -186,19 +239,36 @@ class LivePriceSource:
 
     def _placement_scores(self, region, request: PlacementRequest, zones, zone_by_id, now) -> dict:
         ec2 = self._clients("ec2", region)
-        scores = self._pages(ec2, "get_spot_placement_scores", "SpotPlacementScores",
-                             InstanceTypes=list(request.instance_types), TargetCapacity=request.target_capacity,
-                             TargetCapacityUnitType="units", SingleAvailabilityZone=True, RegionNames=[region])
-        return {(request, zone_by_id[s["AvailabilityZoneId"]]): PlacementScore(int(s["Score"]), now, "EC2 spot placement score")
-                for s in scores if zone_by_id.get(s.get("AvailabilityZoneId")) in zones}
+        scores = self._pages(
+            ec2,
+            "get_spot_placement_scores",
+            "SpotPlacementScores",
+            InstanceTypes=list(request.instance_types),
+            TargetCapacity=request.target_capacity,
+            TargetCapacityUnitType="units",
+            SingleAvailabilityZone=True,
+            RegionNames=[region],
+        )
+        return {
+            (request, zone_by_id[s["AvailabilityZoneId"]]): PlacementScore(
+                int(s["Score"]), now, "EC2 spot placement score"
+            )
+            for s in scores
+            if zone_by_id.get(s.get("AvailabilityZoneId")) in zones
+        }
 
     def available_zones(self, region: str) -> dict[str, str]:
         """The zones this account can use in the region, name -> zone ID (names map to different zones
         per account; IDs do not)."""
         self._deadline = self._monotonic() + self._budget
-        answer = self._call(self._clients("ec2", region), "describe_availability_zones",
-                            Filters=[{"Name": "state", "Values": ["available"]},
-                                     {"Name": "zone-type", "Values": ["availability-zone"]}])
+        answer = self._call(
+            self._clients("ec2", region),
+            "describe_availability_zones",
+            Filters=[
+                {"Name": "state", "Values": ["available"]},
+                {"Name": "zone-type", "Values": ["availability-zone"]},
+            ],
+        )
         return {z["ZoneName"]: z["ZoneId"] for z in answer["AvailabilityZones"]}
 
     def _token_pages(self, client: Any, operation: str, items_key: str, token_key: str, **params) -> list[dict]:
@@ -216,8 +286,12 @@ class LivePriceSource:
         """Active Linux capacity reservations (On-Demand and Capacity Blocks), each at the on-demand rate
         it bills (a block: paid up front)."""
         self._deadline = self._monotonic() + self._budget
-        reservations = self._pages(self._clients("ec2", region), "describe_capacity_reservations",
-                                   "CapacityReservations", Filters=[{"Name": "state", "Values": ["active"]}])
+        reservations = self._pages(
+            self._clients("ec2", region),
+            "describe_capacity_reservations",
+            "CapacityReservations",
+            Filters=[{"Name": "state", "Values": ["active"]}],
+        )
         types = sorted({str(r.get("InstanceType")) for r in reservations})
         rates = {t: p.usd_per_hour for t, p in (self._on_demand_prices(region, types, now) if types else {}).items()}
         try:  # a type the Price List does not answer for: the bundled price, else the read fails
@@ -228,8 +302,10 @@ class LivePriceSource:
             if instance_type not in rates:
                 price = bundled.on_demand_price(instance_type)
                 if price is None:
-                    raise PriceSourceError(f"describe_capacity_reservations: no on-demand price for {instance_type}, "
-                                           "so what its reservation bills is unknown")
+                    raise PriceSourceError(
+                        f"describe_capacity_reservations: no on-demand price for {instance_type}, "
+                        "so what its reservation bills is unknown"
+                    )
                 rates[instance_type] = price.usd_per_hour
         return reservation_holdings(reservations, rates.get, now)
 
@@ -238,30 +314,51 @@ class LivePriceSource:
         what of each commitment the last full day left unused (Cost Explorer, served from us-east-1)."""
         self._deadline = self._monotonic() + self._budget
         client = self._clients("savingsplans", "us-east-1")
-        plans = [p for p in self._token_pages(client, "describe_savings_plans", "savingsPlans", "nextToken",
-                                              states=["active"]) if p.get("savingsPlanId")]
+        plans = [
+            p
+            for p in self._token_pages(client, "describe_savings_plans", "savingsPlans", "nextToken", states=["active"])
+            if p.get("savingsPlanId")
+        ]
         if not plans:
             return []
         rates = {}
         for plan in plans:
             if plan.get("savingsPlanType") in ("Compute", "EC2Instance"):
                 # A Compute plan rates every type, system and tenancy: ask for the groups' types only.
-                found = self._token_pages(client, "describe_savings_plan_rates", "searchResults", "nextToken",
-                                          savingsPlanId=plan["savingsPlanId"], maxResults=1000,
-                                          filters=[{"name": "region", "values": [region]},
-                                                   {"name": "productType", "values": ["EC2"]},
-                                                   {"name": "instanceType", "values": list(instance_types)}])
+                found = self._token_pages(
+                    client,
+                    "describe_savings_plan_rates",
+                    "searchResults",
+                    "nextToken",
+                    savingsPlanId=plan["savingsPlanId"],
+                    maxResults=1000,
+                    filters=[
+                        {"name": "region", "values": [region]},
+                        {"name": "productType", "values": ["EC2"]},
+                        {"name": "instanceType", "values": list(instance_types)},
+                    ],
+                )
                 rates[plan["savingsPlanId"]] = plan_rates(found, region)
-        details = self._token_pages(self._clients("ce", "us-east-1"), "get_savings_plans_utilization_details",
-                                    "SavingsPlansUtilizationDetails", "NextToken", TimePeriod=last_full_day(now))
+        details = self._token_pages(
+            self._clients("ce", "us-east-1"),
+            "get_savings_plans_utilization_details",
+            "SavingsPlansUtilizationDetails",
+            "NextToken",
+            TimePeriod=last_full_day(now),
+        )
         return savings_plan_commitments(plans, rates, unused_commitment_per_hour(details, UTILISATION_HOURS), now)
 
     def reserved_holdings(self, region: str) -> list[ReservedHolding]:
         self._deadline = self._monotonic() + self._budget
         ec2 = self._clients("ec2", region)
-        answer = self._call(ec2, "describe_reserved_instances",
-                            Filters=[{"Name": "state", "Values": ["active"]},
-                                     {"Name": "product-description", "Values": list(LINUX_PRODUCT_DESCRIPTIONS)}])
+        answer = self._call(
+            ec2,
+            "describe_reserved_instances",
+            Filters=[
+                {"Name": "state", "Values": ["active"]},
+                {"Name": "product-description", "Values": list(LINUX_PRODUCT_DESCRIPTIONS)},
+            ],
+        )
         return holdings_from_reserved_instances(answer.get("ReservedInstances", []))
 
 

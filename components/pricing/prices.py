@@ -9,10 +9,11 @@ decision can say how old each number was. A price that is not known is absent, n
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Protocol
 
 # Prices are per hour and budgets per month: the one conversion every reader of a price uses.
 HOURS_PER_MONTH = 730
@@ -99,7 +100,7 @@ class PriceBook:
         values = [*self.on_demand.values(), *self.spot.values(), *self.placement.values(), *self.interruptions.values()]
         return max((v.observed_at for v in values), default=None)
 
-    def restricted_to(self, instance_types: Sequence[str], zones: Sequence[str]) -> "PriceBook":
+    def restricted_to(self, instance_types: Sequence[str], zones: Sequence[str]) -> PriceBook:
         wanted = set(instance_types)
         return PriceBook(
             region=self.region,
@@ -109,7 +110,7 @@ class PriceBook:
             notes=list(self.notes),
         )
 
-    def newest_of(self, other: "PriceBook") -> "PriceBook":
+    def newest_of(self, other: PriceBook) -> PriceBook:
         """Both books together, keeping the more recently observed value of each price."""
 
         def merge(mine: dict, theirs: dict) -> dict:
@@ -150,7 +151,7 @@ def parse_time(text: str) -> datetime:
 def utc_text(moment: datetime) -> str:
     """UTC to the second, `YYYY-MM-DDThh:mm:ssZ`: how the lock records an end and AWS's scheduled actions
     take a start."""
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def format_time(moment: datetime) -> str:
@@ -162,8 +163,9 @@ def price_to_json(price: Price) -> dict:
 
 
 def price_from_json(entry: dict) -> Price:
-    return Price(usd_per_hour=float(entry["usd_per_hour"]), observed_at=parse_time(entry["observed_at"]),
-                 source=entry["source"])
+    return Price(
+        usd_per_hour=float(entry["usd_per_hour"]), observed_at=parse_time(entry["observed_at"]), source=entry["source"]
+    )
 
 
 def book_to_json(book: PriceBook) -> dict:
@@ -173,8 +175,10 @@ def book_to_json(book: PriceBook) -> dict:
         "spot": {f"{t}@{z}": price_to_json(p) for (t, z), p in sorted(book.spot.items())},
     }
     if book.interruptions:
-        document["interruptions"] = {t: {"per_month": f.per_month, "observed_at": format_time(f.observed_at),
-                                         "source": f.source} for t, f in sorted(book.interruptions.items())}
+        document["interruptions"] = {
+            t: {"per_month": f.per_month, "observed_at": format_time(f.observed_at), "source": f.source}
+            for t, f in sorted(book.interruptions.items())
+        }
     return document
 
 
@@ -183,10 +187,16 @@ def book_from_json(region: str, entry: dict) -> PriceBook:
     for key, value in entry.get("spot", {}).items():
         instance_type, zone = key.split("@")
         spot[(instance_type, zone)] = price_from_json(value)
-    interruptions = {t: InterruptionFrequency(float(v["per_month"]), parse_time(v["observed_at"]), v["source"])
-                     for t, v in entry.get("interruptions", {}).items()}
-    return PriceBook(region=region, on_demand={t: price_from_json(v) for t, v in entry.get("on_demand", {}).items()},
-                     spot=spot, interruptions=interruptions)
+    interruptions = {
+        t: InterruptionFrequency(float(v["per_month"]), parse_time(v["observed_at"]), v["source"])
+        for t, v in entry.get("interruptions", {}).items()
+    }
+    return PriceBook(
+        region=region,
+        on_demand={t: price_from_json(v) for t, v in entry.get("on_demand", {}).items()},
+        spot=spot,
+        interruptions=interruptions,
+    )
 
 
 @dataclass(frozen=True)

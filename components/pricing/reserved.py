@@ -10,9 +10,9 @@ anything else, and no spot unit displaces one.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Iterable
+from datetime import UTC, datetime
 
 RESERVED_INSTANCE = "reserved-instance"
 SAVINGS_PLAN = "savings-plan"
@@ -38,13 +38,16 @@ class ReservedHolding:
     def described(self) -> str:
         """The holding as a decision's explanation names it."""
         where = f" in {self.zone}" if self.zone else ""
-        until = f", ends {self.ends_at.astimezone(timezone.utc):%Y-%m-%d %H:%M}Z" if self.ends_at else ""
+        until = f", ends {self.ends_at.astimezone(UTC):%Y-%m-%d %H:%M}Z" if self.ends_at else ""
         name = f"{self.kind} {self.reference}".strip() if self.reference else self.kind
-        return f"{name}: {self.count} x {self.instance_type}{where} at ${self.usd_per_hour:,.4f}/h{until}, {self.source}"
+        return (
+            f"{name}: {self.count} x {self.instance_type}{where} at ${self.usd_per_hour:,.4f}/h{until}, {self.source}"
+        )
 
 
-def effective_hourly_rate(fixed_price: float, duration_seconds: int, usage_price: float,
-                          recurring_hourly: float) -> float:
+def effective_hourly_rate(
+    fixed_price: float, duration_seconds: int, usage_price: float, recurring_hourly: float
+) -> float:
     """Upfront spread over the term's hours, plus the hourly usage and recurring charges."""
     hours = duration_seconds / 3600
     return (fixed_price / hours if hours else 0.0) + usage_price + recurring_hourly
@@ -58,10 +61,17 @@ def holdings_from_reserved_instances(reserved: Iterable[dict]) -> list[ReservedH
         if ri.get("State") != "active":
             continue
         recurring = sum(float(c["Amount"]) for c in ri.get("RecurringCharges", []) if c.get("Frequency") == "Hourly")
-        rate = effective_hourly_rate(float(ri.get("FixedPrice", 0)), int(ri.get("Duration", 0)),
-                                     float(ri.get("UsagePrice", 0)), recurring)
+        rate = effective_hourly_rate(
+            float(ri.get("FixedPrice", 0)), int(ri.get("Duration", 0)), float(ri.get("UsagePrice", 0)), recurring
+        )
         counts[ri["InstanceType"]] += int(ri["InstanceCount"])
         spend[ri["InstanceType"]] += rate * int(ri["InstanceCount"])
-    return [ReservedHolding(instance_type=t, count=counts[t], usd_per_hour=round(spend[t] / counts[t], 6),
-                            source="describe_reserved_instances (active)")
-            for t in sorted(counts)]
+    return [
+        ReservedHolding(
+            instance_type=t,
+            count=counts[t],
+            usd_per_hour=round(spend[t] / counts[t], 6),
+            source="describe_reserved_instances (active)",
+        )
+        for t in sorted(counts)
+    ]

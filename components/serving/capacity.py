@@ -58,28 +58,63 @@ def pods_per_node(instance_types: list[str], gpu_multiplier: int, demand: Servin
     fewest = None
     for name in instance_types:
         spec = gpu_instance_type(name)
-        limits = {"GPUs": spec.gpus * gpu_multiplier // demand.gpus,
-                  "vCPUs": int((spec.vcpus - RESERVED_VCPUS) // demand.cpu),
-                  "memory": int(spec.memory_gib * USABLE_MEMORY // demand.memory_gib)}
+        limits = {
+            "GPUs": spec.gpus * gpu_multiplier // demand.gpus,
+            "vCPUs": int((spec.vcpus - RESERVED_VCPUS) // demand.cpu),
+            "memory": int(spec.memory_gib * USABLE_MEMORY // demand.memory_gib),
+        }
         bound = min(limits, key=limits.get)
         if fewest is None or limits[bound] < fewest[0]:
             fewest = (limits[bound], f"{bound} on {name}")
     return fewest
 
 
-def group_capacity(group: str, instance_types: list[str], gpus_per_instance: int, gpu_multiplier: int,
-                   max_gpus: int, demands: list[ServingDemand]) -> GroupCapacity:
+def group_capacity(
+    group: str,
+    instance_types: list[str],
+    gpus_per_instance: int,
+    gpu_multiplier: int,
+    max_gpus: int,
+    demands: list[ServingDemand],
+) -> GroupCapacity:
     """Model sets sharing a group are packed as the most demanding one (the conservative bound)."""
     per_node, limit = min(pods_per_node(instance_types, gpu_multiplier, d) for d in demands)
-    return GroupCapacity(group=group, gpus_per_node=gpus_per_instance * gpu_multiplier,
-                         max_nodes=max_gpus // gpus_per_instance, pods_per_node=per_node, limited_by=limit,
-                         demands=tuple(demands))
+    return GroupCapacity(
+        group=group,
+        gpus_per_node=gpus_per_instance * gpu_multiplier,
+        max_nodes=max_gpus // gpus_per_instance,
+        pods_per_node=per_node,
+        limited_by=limit,
+        demands=tuple(demands),
+    )
 
 
 def table_lines(capacities: list[GroupCapacity]) -> list[str]:
     """A markdown table: each online group's Triton pods needed at most against what it holds."""
-    rows = [[c.group, c.gpus_per_node, c.max_nodes, f"{c.pods_per_node} ({c.limited_by})",
-             "; ".join(f"{d.name}: {d.hpa_min}-{d.hpa_max} + {SURGE_PODS} + {d.canary}" for d in c.demands),
-             c.needed, c.schedulable, "yes" if c.fits else "NO"] for c in capacities]
-    return table(["group", "GPUs/node", "max nodes", "pods/node (limit)", "model set: HPA min-max + surge + canary",
-                  "pods needed", "pods schedulable", "fits"], rows, markdown=True)
+    rows = [
+        [
+            c.group,
+            c.gpus_per_node,
+            c.max_nodes,
+            f"{c.pods_per_node} ({c.limited_by})",
+            "; ".join(f"{d.name}: {d.hpa_min}-{d.hpa_max} + {SURGE_PODS} + {d.canary}" for d in c.demands),
+            c.needed,
+            c.schedulable,
+            "yes" if c.fits else "NO",
+        ]
+        for c in capacities
+    ]
+    return table(
+        [
+            "group",
+            "GPUs/node",
+            "max nodes",
+            "pods/node (limit)",
+            "model set: HPA min-max + surge + canary",
+            "pods needed",
+            "pods schedulable",
+            "fits",
+        ],
+        rows,
+        markdown=True,
+    )

@@ -13,14 +13,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from components.common.manifests import (
+    NAMESPACE_NAME_LABEL,
+    Manifest,
+    checkov_skips,
+    cost_labels,
+    metadata,
+    namespace_baseline,
+    network_policy,
+)
 from components.compute.labels import NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL, pool_tolerations
 from components.compute.priority import PRIORITY_CLASS
-from components.common.manifests import (NAMESPACE_NAME_LABEL, Manifest, checkov_skips, cost_labels, metadata,
-                                         namespace_baseline, network_policy)
+
 
 def image(registry: str, version: str, digest: str | None) -> str:
     """The image reference: by digest when one is given, so a moved tag changes nothing that runs."""
     return f"{registry}:{version}-py3" + (f"@{digest}" if digest else "")
+
+
 PORTS = {"http": 8000, "grpc": 8001, "metrics": 8002}
 TRITON_UID = 1000  # the image's triton-server user; the image sets no USER
 # Triton's API groups only the platform may call (server r26.07 src/restricted_features.h names them): a
@@ -91,10 +101,18 @@ def triton_args(spec: TritonSpec) -> list[str]:
     # container's env, so the pod spec never holds the key (command_line_parser.cc: <apis>:<key>=<value>).
     restricted = f"{','.join(RESTRICTED_APIS)}:{ADMIN_HEADER}=$({ADMIN_KEY_ENV})"
     args += [f"--http-restricted-api={restricted}", f"--grpc-restricted-protocol={restricted}"]
-    return [*args, "--exit-on-error=false", "--strict-readiness=false", "--allow-metrics=true", "--allow-gpu-metrics=true",
-            "--metrics-config=summary_latencies=true",
-            f"--http-port={PORTS['http']}", f"--grpc-port={PORTS['grpc']}", f"--metrics-port={PORTS['metrics']}",
-            f"--exit-timeout-secs={spec.exit_timeout_seconds}"]
+    return [
+        *args,
+        "--exit-on-error=false",
+        "--strict-readiness=false",
+        "--allow-metrics=true",
+        "--allow-gpu-metrics=true",
+        "--metrics-config=summary_latencies=true",
+        f"--http-port={PORTS['http']}",
+        f"--grpc-port={PORTS['grpc']}",
+        f"--metrics-port={PORTS['metrics']}",
+        f"--exit-timeout-secs={spec.exit_timeout_seconds}",
+    ]
 
 
 def _labels(spec: TritonSpec) -> dict[str, str]:
@@ -112,42 +130,69 @@ def deployment(spec: TritonSpec) -> Manifest:
         "imagePullPolicy": "Always",
         "command": ["tritonserver"],
         "args": triton_args(spec),
-        "env": [{"name": "AWS_REGION", "value": spec.region}, {"name": "AWS_DEFAULT_REGION", "value": spec.region},
-                {"name": ADMIN_KEY_ENV, "valueFrom": {"secretKeyRef": {
-                    "name": admin_key_secret_name(spec.name), "key": ADMIN_KEY_SECRET_KEY}}}],
+        "env": [
+            {"name": "AWS_REGION", "value": spec.region},
+            {"name": "AWS_DEFAULT_REGION", "value": spec.region},
+            {
+                "name": ADMIN_KEY_ENV,
+                "valueFrom": {"secretKeyRef": {"name": admin_key_secret_name(spec.name), "key": ADMIN_KEY_SECRET_KEY}},
+            },
+        ],
         "ports": [{"name": port, "containerPort": number, "protocol": "TCP"} for port, number in PORTS.items()],
         "resources": {"requests": resources, "limits": resources},
         # Model loading takes minutes for large models: the startup probe's budget, then readiness.
         "startupProbe": {**probe, "periodSeconds": 10, "failureThreshold": max(1, spec.startup_budget_seconds // 10)},
         "readinessProbe": {**probe, "periodSeconds": 5, "failureThreshold": 2},
-        "livenessProbe": {"httpGet": {"path": "/v2/health/live", "port": "http"}, "periodSeconds": 10,
-                          "failureThreshold": 3},
+        "livenessProbe": {
+            "httpGet": {"path": "/v2/health/live", "port": "http"},
+            "periodSeconds": 10,
+            "failureThreshold": 3,
+        },
         # Endpoints drop the pod while it sleeps; then SIGTERM makes Triton finish in-flight requests.
         "lifecycle": {"preStop": {"exec": {"command": ["sleep", str(spec.drain_seconds)]}}},
-        "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
-                            "capabilities": {"drop": ["ALL"]}, "runAsNonRoot": True, "runAsUser": TRITON_UID},
+        "securityContext": {
+            "allowPrivilegeEscalation": False,
+            "readOnlyRootFilesystem": True,
+            "capabilities": {"drop": ["ALL"]},
+            "runAsNonRoot": True,
+            "runAsUser": TRITON_UID,
+        },
         "volumeMounts": [{"name": "model-cache", "mountPath": "/tmp"}, {"name": "shm", "mountPath": "/dev/shm"}],
     }
     pod_labels = _labels(spec)
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
-        "metadata": metadata(name, spec.namespace, annotations=checkov_skips(
-            **({} if "@sha256:" in spec.image else {
-                "CKV_K8S_43": "pinned by release tag (never latest); set serving[].image_digest to pin the digest"}),
-            CKV_K8S_40="the image's triton-server user is uid 1000 and owns the server's files; a higher uid breaks it",
-            CKV_K8S_35="Triton takes its admin key on its command line only; the kubelet expands it from this "
-                       "env var, so the pod spec never holds it",
-        )),
+        "metadata": metadata(
+            name,
+            spec.namespace,
+            annotations=checkov_skips(
+                **(
+                    {}
+                    if "@sha256:" in spec.image
+                    else {
+                        "CKV_K8S_43": "pinned by release tag (never latest); set serving[].image_digest to pin the digest"
+                    }
+                ),
+                CKV_K8S_40="the image's triton-server user is uid 1000 and owns the server's files; a higher uid breaks it",
+                CKV_K8S_35="Triton takes its admin key on its command line only; the kubelet expands it from this "
+                "env var, so the pod spec never holds it",
+            ),
+        ),
         "spec": {
             # No `replicas` for the stable track: the HPA owns the count, from the warm pool up.
             **({"replicas": spec.replicas} if spec.replicas is not None else {}),
             "selector": {"matchLabels": pod_labels},
             "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}},
             "template": {
-                "metadata": {"labels": {**cost_labels(dict(spec.tags), f"triton-{spec.name}"), **pod_labels},
-                             "annotations": {"prometheus.io/scrape": "true", "prometheus.io/port": str(PORTS["metrics"]),
-                                             "prometheus.io/path": "/metrics"}},
+                "metadata": {
+                    "labels": {**cost_labels(dict(spec.tags), f"triton-{spec.name}"), **pod_labels},
+                    "annotations": {
+                        "prometheus.io/scrape": "true",
+                        "prometheus.io/port": str(PORTS["metrics"]),
+                        "prometheus.io/path": "/metrics",
+                    },
+                },
                 "spec": {
                     "serviceAccountName": spec.service_account,
                     "automountServiceAccountToken": False,  # IRSA mounts its own token; Triton never calls the API
@@ -155,14 +200,27 @@ def deployment(spec: TritonSpec) -> Manifest:
                     "priorityClassName": PRIORITY_CLASS["online"],  # serving preempts batch for capacity
                     "nodeSelector": {WORKLOAD_CLASS_LABEL: "online", NODE_GROUP_LABEL: spec.node_group},
                     "tolerations": pool_tolerations(spec.node_group),
-                    "securityContext": {"runAsNonRoot": True, "runAsUser": TRITON_UID, "runAsGroup": TRITON_UID,
-                                        "fsGroup": TRITON_UID, "seccompProfile": {"type": "RuntimeDefault"}},
+                    "securityContext": {
+                        "runAsNonRoot": True,
+                        "runAsUser": TRITON_UID,
+                        "runAsGroup": TRITON_UID,
+                        "fsGroup": TRITON_UID,
+                        "seccompProfile": {"type": "RuntimeDefault"},
+                    },
                     "topologySpreadConstraints": [
                         # The source: maxSkew 1 with DoNotSchedule leaves pods Pending on mixed nodes.
-                        {"maxSkew": 2, "topologyKey": "topology.kubernetes.io/zone",
-                         "whenUnsatisfiable": "ScheduleAnyway", "labelSelector": {"matchLabels": pod_labels}},
-                        {"maxSkew": 1, "topologyKey": "kubernetes.io/hostname",
-                         "whenUnsatisfiable": "ScheduleAnyway", "labelSelector": {"matchLabels": pod_labels}},
+                        {
+                            "maxSkew": 2,
+                            "topologyKey": "topology.kubernetes.io/zone",
+                            "whenUnsatisfiable": "ScheduleAnyway",
+                            "labelSelector": {"matchLabels": pod_labels},
+                        },
+                        {
+                            "maxSkew": 1,
+                            "topologyKey": "kubernetes.io/hostname",
+                            "whenUnsatisfiable": "ScheduleAnyway",
+                            "labelSelector": {"matchLabels": pod_labels},
+                        },
                     ],
                     "containers": [container],
                     "volumes": [
@@ -182,9 +240,13 @@ def service(spec: TritonSpec) -> Manifest:
         "apiVersion": "v1",
         "kind": "Service",
         "metadata": metadata(f"triton-{spec.name}", spec.namespace),
-        "spec": {"type": "ClusterIP", "selector": {"app.kubernetes.io/name": f"triton-{spec.name}"},
-                 "ports": [{"name": port, "port": number, "targetPort": port, "protocol": "TCP"}
-                           for port, number in PORTS.items()]},
+        "spec": {
+            "type": "ClusterIP",
+            "selector": {"app.kubernetes.io/name": f"triton-{spec.name}"},
+            "ports": [
+                {"name": port, "port": number, "targetPort": port, "protocol": "TCP"} for port, number in PORTS.items()
+            ],
+        },
     }
 
 
@@ -195,16 +257,22 @@ def disruption_budget(spec: TritonSpec) -> Manifest:
         "apiVersion": "policy/v1",
         "kind": "PodDisruptionBudget",
         "metadata": metadata(f"triton-{spec.name}", spec.namespace),
-        "spec": {"maxUnavailable": 1, "unhealthyPodEvictionPolicy": "AlwaysAllow",
-                 "selector": {"matchLabels": {"app.kubernetes.io/name": f"triton-{spec.name}"}}},
+        "spec": {
+            "maxUnavailable": 1,
+            "unhealthyPodEvictionPolicy": "AlwaysAllow",
+            "selector": {"matchLabels": {"app.kubernetes.io/name": f"triton-{spec.name}"}},
+        },
     }
 
 
 def autoscaler(spec: TritonSpec) -> Manifest:
     """Scale on Triton's queue time per request and request rate; never on CPU (it jitters, per the source)."""
+
     def pods_metric(metric: str, target: int) -> dict:
-        return {"type": "Pods", "pods": {"metric": {"name": metric},
-                                         "target": {"type": "AverageValue", "averageValue": str(target)}}}
+        return {
+            "type": "Pods",
+            "pods": {"metric": {"name": metric}, "target": {"type": "AverageValue", "averageValue": str(target)}},
+        }
 
     return {
         "apiVersion": "autoscaling/v2",
@@ -214,25 +282,36 @@ def autoscaler(spec: TritonSpec) -> Manifest:
             "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": f"triton-{spec.name}"},
             "minReplicas": spec.warm_pool,
             "maxReplicas": spec.max_replicas,
-            "metrics": [pods_metric(QUEUE_METRIC, spec.queue_time_target_us),
-                        pods_metric(RATE_METRIC, spec.requests_per_second_target)],
+            "metrics": [
+                pods_metric(QUEUE_METRIC, spec.queue_time_target_us),
+                pods_metric(RATE_METRIC, spec.requests_per_second_target),
+            ],
             "behavior": {
                 # A new pod loads models for seconds to minutes while the queue is still long: wait a
                 # minute and add at most two pods a minute, so one burst is not answered twice.
-                "scaleUp": {"stabilizationWindowSeconds": 60, "selectPolicy": "Min",
-                            "policies": [{"type": "Pods", "value": 2, "periodSeconds": 60}]},
-                "scaleDown": {"stabilizationWindowSeconds": 600,
-                              "policies": [{"type": "Pods", "value": 1, "periodSeconds": 120}]},
+                "scaleUp": {
+                    "stabilizationWindowSeconds": 60,
+                    "selectPolicy": "Min",
+                    "policies": [{"type": "Pods", "value": 2, "periodSeconds": 60}],
+                },
+                "scaleDown": {
+                    "stabilizationWindowSeconds": 600,
+                    "policies": [{"type": "Pods", "value": 1, "periodSeconds": 120}],
+                },
             },
         },
     }
 
 
 def service_account(spec: TritonSpec) -> Manifest:
-    return {"apiVersion": "v1", "kind": "ServiceAccount",
-            "metadata": metadata(spec.service_account, spec.namespace,
-                                  annotations={"eks.amazonaws.com/role-arn": spec.role_arn}),
-            "automountServiceAccountToken": False}
+    return {
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": metadata(
+            spec.service_account, spec.namespace, annotations={"eks.amazonaws.com/role-arn": spec.role_arn}
+        ),
+        "automountServiceAccountToken": False,
+    }
 
 
 def network_policies(spec: TritonSpec) -> list[Manifest]:
@@ -241,14 +320,44 @@ def network_policies(spec: TritonSpec) -> list[Manifest]:
     gateway endpoint, STS and KMS through theirs)."""
     scraper_namespace, scraper_labels = spec.metrics_scraper
     ports = lambda *names: [{"port": PORTS[n], "protocol": "TCP"} for n in names]  # noqa: E731
-    ingress = [{"from": [{"namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: scraper_namespace}},
-                          "podSelector": {"matchLabels": dict(scraper_labels)}}], "ports": ports("metrics")}]
+    ingress = [
+        {
+            "from": [
+                {
+                    "namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: scraper_namespace}},
+                    "podSelector": {"matchLabels": dict(scraper_labels)},
+                }
+            ],
+            "ports": ports("metrics"),
+        }
+    ]
     if spec.client_namespaces:
-        ingress.insert(0, {"from": [{"namespaceSelector": {"matchExpressions": [
-            {"key": NAMESPACE_NAME_LABEL, "operator": "In", "values": sorted(spec.client_namespaces)}]}}],
-            "ports": ports("http", "grpc")})
-    triton = network_policy(f"triton-{spec.name}", spec.namespace, {"app.kubernetes.io/name": f"triton-{spec.name}"},
-                            ingress=ingress, egress=[{"ports": [{"port": 443, "protocol": "TCP"}]}])
+        ingress.insert(
+            0,
+            {
+                "from": [
+                    {
+                        "namespaceSelector": {
+                            "matchExpressions": [
+                                {
+                                    "key": NAMESPACE_NAME_LABEL,
+                                    "operator": "In",
+                                    "values": sorted(spec.client_namespaces),
+                                }
+                            ]
+                        }
+                    }
+                ],
+                "ports": ports("http", "grpc"),
+            },
+        )
+    triton = network_policy(
+        f"triton-{spec.name}",
+        spec.namespace,
+        {"app.kubernetes.io/name": f"triton-{spec.name}"},
+        ingress=ingress,
+        egress=[{"ports": [{"port": 443, "protocol": "TCP"}]}],
+    )
     return [*namespace_baseline(spec.namespace), triton]
 
 
@@ -258,19 +367,33 @@ def adapter_rules(window: str) -> list[dict]:
     is for gauges and misreads counter resets), over `window` (several scrape intervals)."""
     resources = {"overrides": {"namespace": {"resource": "namespace"}, "pod": {"resource": "pod"}}}
     return [
-        {"seriesQuery": 'nv_inference_queue_duration_us{namespace!="",pod!=""}', "resources": resources,
-         "name": {"matches": "^nv_inference_queue_duration_us$", "as": QUEUE_METRIC},
-         "metricsQuery": (f"avg(increase(nv_inference_queue_duration_us{{<<.LabelMatchers>>}}[{window}])"
-                          f"/(1+increase(nv_inference_request_success{{<<.LabelMatchers>>}}[{window}]))) by (<<.GroupBy>>)")},
-        {"seriesQuery": 'nv_inference_request_success{namespace!="",pod!=""}', "resources": resources,
-         "name": {"matches": "^nv_inference_request_success$", "as": RATE_METRIC},
-         "metricsQuery": f"sum(rate(nv_inference_request_success{{<<.LabelMatchers>>}}[{window}])) by (<<.GroupBy>>)"},
+        {
+            "seriesQuery": 'nv_inference_queue_duration_us{namespace!="",pod!=""}',
+            "resources": resources,
+            "name": {"matches": "^nv_inference_queue_duration_us$", "as": QUEUE_METRIC},
+            "metricsQuery": (
+                f"avg(increase(nv_inference_queue_duration_us{{<<.LabelMatchers>>}}[{window}])"
+                f"/(1+increase(nv_inference_request_success{{<<.LabelMatchers>>}}[{window}]))) by (<<.GroupBy>>)"
+            ),
+        },
+        {
+            "seriesQuery": 'nv_inference_request_success{namespace!="",pod!=""}',
+            "resources": resources,
+            "name": {"matches": "^nv_inference_request_success$", "as": RATE_METRIC},
+            "metricsQuery": f"sum(rate(nv_inference_request_success{{<<.LabelMatchers>>}}[{window}])) by (<<.GroupBy>>)",
+        },
     ]
 
 
 def serving_manifests(spec: TritonSpec, canary: TritonSpec | None) -> list[Manifest]:
-    objects = [service_account(spec), deployment(spec), service(spec), disruption_budget(spec), autoscaler(spec),
-               *network_policies(spec)]
+    objects = [
+        service_account(spec),
+        deployment(spec),
+        service(spec),
+        disruption_budget(spec),
+        autoscaler(spec),
+        *network_policies(spec),
+    ]
     if canary is not None:
         objects.append(deployment(canary))
     return objects

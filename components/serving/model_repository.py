@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Mapping
+from collections.abc import Mapping
 
 import pulumi
 import pulumi_aws as aws
@@ -18,10 +18,19 @@ NONCURRENT_VERSION_DAYS = 30
 
 # What would undo the guard or the history from the bucket's side: a lifecycle rule that expires the
 # models, versioning suspended, the policy rewritten or deleted, replication out, the bucket deleted.
-BUCKET_SETTINGS_ACTIONS = ["s3:PutLifecycleConfiguration", "s3:PutBucketVersioning", "s3:PutBucketPolicy",
-                           "s3:DeleteBucketPolicy", "s3:PutReplicationConfiguration", "s3:PutEncryptionConfiguration",
-                           "s3:PutBucketPublicAccessBlock", "s3:PutBucketAcl", "s3:PutBucketOwnershipControls",
-                           "s3:PutBucketObjectLockConfiguration", "s3:DeleteBucket"]
+BUCKET_SETTINGS_ACTIONS = [
+    "s3:PutLifecycleConfiguration",
+    "s3:PutBucketVersioning",
+    "s3:PutBucketPolicy",
+    "s3:DeleteBucketPolicy",
+    "s3:PutReplicationConfiguration",
+    "s3:PutEncryptionConfiguration",
+    "s3:PutBucketPublicAccessBlock",
+    "s3:PutBucketAcl",
+    "s3:PutBucketOwnershipControls",
+    "s3:PutBucketObjectLockConfiguration",
+    "s3:DeleteBucket",
+]
 
 
 def bucket_policy(bucket_arn: str, publishers: dict[str, list[str]], administrators: list[str]) -> dict:
@@ -29,20 +38,35 @@ def bucket_policy(bucket_arn: str, publishers: dict[str, list[str]], administrat
     model is code the servers run: anyone else's write would be code in serving); and the bucket's own
     settings change only by `administrators` (the deployer and break-glass roles). If those roles are lost,
     the account's root user can still delete a bucket policy (S3 lets it, whatever the policy says)."""
-    settings = {"Sid": "OnlyAdministratorsChangeTheBucket", "Effect": "Deny", "Principal": "*",
-                "Action": BUCKET_SETTINGS_ACTIONS, "Resource": bucket_arn,
-                "Condition": {"ArnNotEquals": {"aws:PrincipalArn": sorted(set(administrators))}}}
-    return {"Version": "2012-10-17", "Statement": [deny_plain_http(bucket_arn), *served_writes_guard(bucket_arn, publishers),
-                                                   settings]}
+    settings = {
+        "Sid": "OnlyAdministratorsChangeTheBucket",
+        "Effect": "Deny",
+        "Principal": "*",
+        "Action": BUCKET_SETTINGS_ACTIONS,
+        "Resource": bucket_arn,
+        "Condition": {"ArnNotEquals": {"aws:PrincipalArn": sorted(set(administrators))}},
+    }
+    return {
+        "Version": "2012-10-17",
+        "Statement": [deny_plain_http(bucket_arn), *served_writes_guard(bucket_arn, publishers), settings],
+    }
 
 
 class ModelRepository(pulumi.ComponentResource):
     bucket_name: pulumi.Output[str]
     bucket_arn: pulumi.Output[str]
 
-    def __init__(self, name: str, *, bucket_name: str, kms_key_arn: pulumi.Input[str], tags: Mapping[str, str],
-                 publishers: dict[str, list[str]], administrators: list[str],
-                 opts: pulumi.ResourceOptions | None = None):
+    def __init__(
+        self,
+        name: str,
+        *,
+        bucket_name: str,
+        kms_key_arn: pulumi.Input[str],
+        tags: Mapping[str, str],
+        publishers: dict[str, list[str]],
+        administrators: list[str],
+        opts: pulumi.ResourceOptions | None = None,
+    ):
         """`publishers`: served prefix -> the role ARNs that alone may write model files under it;
         `administrators`: the roles that alone may change the bucket's settings (the deployer's first)."""
         super().__init__("seedance:serving:ModelRepository", name, None, opts)
@@ -51,19 +75,27 @@ class ModelRepository(pulumi.ComponentResource):
         aws.s3.BucketLifecycleConfiguration(
             f"{name}-lifecycle",
             bucket=bucket.id,
-            rules=[aws.s3.BucketLifecycleConfigurationRuleArgs(
-                id="expire-replaced-model-versions",
-                status="Enabled",
-                filter=aws.s3.BucketLifecycleConfigurationRuleFilterArgs(prefix=""),
-                noncurrent_version_expiration=aws.s3.BucketLifecycleConfigurationRuleNoncurrentVersionExpirationArgs(
-                    noncurrent_days=NONCURRENT_VERSION_DAYS),
-                abort_incomplete_multipart_upload=aws.s3.BucketLifecycleConfigurationRuleAbortIncompleteMultipartUploadArgs(
-                    days_after_initiation=7),
-            )],
+            rules=[
+                aws.s3.BucketLifecycleConfigurationRuleArgs(
+                    id="expire-replaced-model-versions",
+                    status="Enabled",
+                    filter=aws.s3.BucketLifecycleConfigurationRuleFilterArgs(prefix=""),
+                    noncurrent_version_expiration=aws.s3.BucketLifecycleConfigurationRuleNoncurrentVersionExpirationArgs(
+                        noncurrent_days=NONCURRENT_VERSION_DAYS
+                    ),
+                    abort_incomplete_multipart_upload=aws.s3.BucketLifecycleConfigurationRuleAbortIncompleteMultipartUploadArgs(
+                        days_after_initiation=7
+                    ),
+                )
+            ],
             opts=child,
         )
-        aws.s3.BucketPolicy(f"{name}-tls-only", bucket=bucket.id, opts=child, policy=bucket.arn.apply(
-            lambda arn: json.dumps(bucket_policy(arn, publishers, administrators))))
+        aws.s3.BucketPolicy(
+            f"{name}-tls-only",
+            bucket=bucket.id,
+            opts=child,
+            policy=bucket.arn.apply(lambda arn: json.dumps(bucket_policy(arn, publishers, administrators))),
+        )
         self.bucket_name = bucket.bucket
         self.bucket_arn = bucket.arn
         self.register_outputs({"bucket_name": self.bucket_name, "bucket_arn": self.bucket_arn})

@@ -9,9 +9,18 @@ file is never loaded, and it tells whoever lists the prefix how to publish.
 from __future__ import annotations
 
 from seedance_client.publishing import MARKER_NAME
+
 # Writes that change what a server loads: new objects, deletions (of versions too), and their ACLs.
-WRITE_ACTIONS = ["s3:PutObject", "s3:DeleteObject", "s3:DeleteObjectVersion", "s3:PutObjectAcl",
-                 "s3:PutObjectVersionAcl", "s3:RestoreObject", "s3:ReplicateObject", "s3:ReplicateDelete"]
+WRITE_ACTIONS = [
+    "s3:PutObject",
+    "s3:DeleteObject",
+    "s3:DeleteObjectVersion",
+    "s3:PutObjectAcl",
+    "s3:PutObjectVersionAcl",
+    "s3:RestoreObject",
+    "s3:ReplicateObject",
+    "s3:ReplicateDelete",
+]
 
 
 def publisher_role_name(serving_component: str) -> str:
@@ -24,23 +33,40 @@ def served_writes_guard(bucket_arn: str, publishers: dict[str, list[str]]) -> li
     """Bucket-policy statements: under each served prefix, only that prefix's publisher roles may write
     inside a model directory (`<prefix>/*/*`: every model file and config). Files at the prefix's root
     are not models (Triton loads directories only), so the platform's marker stays writable by the deployer."""
-    return [{"Sid": f"OnlyPublishersWrite{index}", "Effect": "Deny", "Principal": "*", "Action": WRITE_ACTIONS,
-             "Resource": f"{bucket_arn}/{prefix}/*/*",
-             "Condition": {"ArnNotLike": {"aws:PrincipalArn": sorted(roles)}}}
-            for index, (prefix, roles) in enumerate(sorted(publishers.items()))]
+    return [
+        {
+            "Sid": f"OnlyPublishersWrite{index}",
+            "Effect": "Deny",
+            "Principal": "*",
+            "Action": WRITE_ACTIONS,
+            "Resource": f"{bucket_arn}/{prefix}/*/*",
+            "Condition": {"ArnNotLike": {"aws:PrincipalArn": sorted(roles)}},
+        }
+        for index, (prefix, roles) in enumerate(sorted(publishers.items()))
+    ]
 
 
 def publisher_policy(bucket_arn: str, prefixes: list[str], key_arn: str, region: str) -> dict:
     """What publishing needs: list the bucket, read and write under the set's prefixes, and encrypt with the
     stack key through S3 only."""
-    return {"Version": "2012-10-17", "Statement": [
-        {"Effect": "Allow", "Action": "s3:ListBucket", "Resource": bucket_arn},
-        # Tagging: an upload with tags (the cost tags) needs it, and Pulumi reads an object's tags back.
-        {"Effect": "Allow", "Action": ["s3:GetObject", "s3:PutObject", "s3:PutObjectTagging", "s3:GetObjectTagging"],
-         "Resource": [f"{bucket_arn}/{prefix}/*" for prefix in prefixes]},
-        {"Effect": "Allow", "Action": ["kms:GenerateDataKey", "kms:Decrypt"], "Resource": key_arn,
-         "Condition": {"StringEquals": {"kms:ViaService": f"s3.{region}.amazonaws.com"}}},
-    ]}
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Effect": "Allow", "Action": "s3:ListBucket", "Resource": bucket_arn},
+            # Tagging: an upload with tags (the cost tags) needs it, and Pulumi reads an object's tags back.
+            {
+                "Effect": "Allow",
+                "Action": ["s3:GetObject", "s3:PutObject", "s3:PutObjectTagging", "s3:GetObjectTagging"],
+                "Resource": [f"{bucket_arn}/{prefix}/*" for prefix in prefixes],
+            },
+            {
+                "Effect": "Allow",
+                "Action": ["kms:GenerateDataKey", "kms:Decrypt"],
+                "Resource": key_arn,
+                "Condition": {"StringEquals": {"kms:ViaService": f"s3.{region}.amazonaws.com"}},
+            },
+        ],
+    }
 
 
 def marker_key(prefix: str) -> str:
@@ -48,10 +74,12 @@ def marker_key(prefix: str) -> str:
 
 
 def marker_text(prefix: str) -> str:
-    return (f"# Triton model repository: {prefix}\n\n"
-            "Written by the platform so Triton can open this prefix before any model exists; Triton ignores "
-            "files here.\n\nA model is `<name>/config.pbtxt` with immutable version directories `<name>/<N>/`. "
-            "Upload a new version directory completely, then switch to it by rewriting `config.pbtxt` with "
-            "`version_policy: { specific: { versions: [N] } }` (`seedance model publish` does both, in that "
-            "order). Triton follows within its poll interval; a version that fails to load leaves the "
-            "loaded one serving. See docs/publishing-models.md.\n")
+    return (
+        f"# Triton model repository: {prefix}\n\n"
+        "Written by the platform so Triton can open this prefix before any model exists; Triton ignores "
+        "files here.\n\nA model is `<name>/config.pbtxt` with immutable version directories `<name>/<N>/`. "
+        "Upload a new version directory completely, then switch to it by rewriting `config.pbtxt` with "
+        "`version_policy: { specific: { versions: [N] } }` (`seedance model publish` does both, in that "
+        "order). Triton follows within its poll interval; a version that fails to load leaves the "
+        "loaded one serving. See docs/publishing-models.md.\n"
+    )

@@ -12,24 +12,32 @@ An offline run (the program under Pulumi's mock runtime: `seedance plan`, tests)
 
 from __future__ import annotations
 
-from dataclasses import replace, dataclass, field
-from datetime import datetime, timezone
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal, Sequence
+from typing import Literal
 
-from components.catalog.regions import regions
-from components.pricing.live import LivePriceSource
+from components.capacity.holdings import allocate_holdings
 from components.capacity.lock import CapacityLock, LockError, LockPriceSource, lock_path, read_lock
-from components.capacity.plan import (ON_DEMAND_ALLOCATION_STRATEGY, SPOT_ALLOCATION_STRATEGY, CapacityPlan, Decision,
-                                      GroupRequest, constraint_changes, spot_only)
+from components.capacity.plan import (
+    ON_DEMAND_ALLOCATION_STRATEGY,
+    SPOT_ALLOCATION_STRATEGY,
+    CapacityPlan,
+    Decision,
+    GroupRequest,
+    constraint_changes,
+    spot_only,
+)
 from components.capacity.planner import decide_all
 from components.capacity.preview import reference_preview
 from components.capacity.rules import baseline_gpus, placement_questions, reserved_gpus
-from components.pricing.prices import PlacementRequest, PriceBook, PriceSource, PriceSourceError, SnapshotPriceSource
-from components.capacity.holdings import allocate_holdings
-from components.pricing.commitments import SavingsPlanCommitment, commitment_holdings
-from components.pricing.reserved import CAPACITY_RESERVATION, RESERVED_INSTANCE, SAVINGS_PLAN, ReservedHolding
 from components.catalog.instance_types import gpu_instance_type
+from components.catalog.regions import regions
+from components.pricing.commitments import SavingsPlanCommitment, commitment_holdings
+from components.pricing.live import LivePriceSource
+from components.pricing.prices import PlacementRequest, PriceBook, PriceSource, PriceSourceError, SnapshotPriceSource
+from components.pricing.reserved import CAPACITY_RESERVATION, RESERVED_INSTANCE, SAVINGS_PLAN, ReservedHolding
 from components.stack.config import PROJECT, ConfigError, StackConfig
 
 
@@ -52,20 +60,36 @@ def decision_zones(config: StackConfig, live: LivePriceSource | None, lock: Capa
     return list(locked[0]) if locked else table_zones(config)
 
 
-def group_requests(config: StackConfig, zones: Sequence[str], holdings: Sequence[ReservedHolding],
-                   commitments: Sequence[SavingsPlanCommitment] = ()) -> list[GroupRequest]:
+def group_requests(
+    config: StackConfig,
+    zones: Sequence[str],
+    holdings: Sequence[ReservedHolding],
+    commitments: Sequence[SavingsPlanCommitment] = (),
+) -> list[GroupRequest]:
     """Each group's request, with the holdings it uses: Reserved Instances and reservations split by
     type (and zone), then Savings Plan headroom for the units the group runs beyond them."""
-    allocated = allocate_holdings(holdings, [(g.name, tuple(g.instance_types), g.max_gpus, g.launch_zones(zones))
-                                             for g in config.gpu_node_groups])
-    held_gpus = {name: sum(h.count * gpu_instance_type(h.instance_type).gpus for h in held)
-                 for name, held in allocated.items()}
-    committed = commitment_holdings(commitments, config.region, [
-        (g.name, tuple(g.instance_types), max(0, g.desired_gpus - held_gpus[g.name])) for g in config.gpu_node_groups])
+    allocated = allocate_holdings(
+        holdings, [(g.name, tuple(g.instance_types), g.max_gpus, g.launch_zones(zones)) for g in config.gpu_node_groups]
+    )
+    held_gpus = {
+        name: sum(h.count * gpu_instance_type(h.instance_type).gpus for h in held) for name, held in allocated.items()
+    }
+    committed = commitment_holdings(
+        commitments,
+        config.region,
+        [(g.name, tuple(g.instance_types), max(0, g.desired_gpus - held_gpus[g.name])) for g in config.gpu_node_groups],
+    )
     return [
-        GroupRequest(name=g.name, workload_class=g.workload(), instance_types=tuple(g.instance_types),
-                     zones=g.launch_zones(zones), min_gpus=g.min_gpus, desired_gpus=g.desired_gpus, max_gpus=g.max_gpus,
-                     holdings=committed[g.name] + allocated[g.name])
+        GroupRequest(
+            name=g.name,
+            workload_class=g.workload(),
+            instance_types=tuple(g.instance_types),
+            zones=g.launch_zones(zones),
+            min_gpus=g.min_gpus,
+            desired_gpus=g.desired_gpus,
+            max_gpus=g.max_gpus,
+            holdings=committed[g.name] + allocated[g.name],
+        )
         for g in config.gpu_node_groups
     ]
 
@@ -86,8 +110,13 @@ class StackDecision:
         return {d.plan.group: d.plan for d in self.decisions}
 
 
-def read_prices(sources: Sequence[PriceSource], region: str, requests: Sequence[GroupRequest],
-                zones: Sequence[str], ask_placement: bool = True) -> tuple[PriceBook, str, list[str]]:
+def read_prices(
+    sources: Sequence[PriceSource],
+    region: str,
+    requests: Sequence[GroupRequest],
+    zones: Sequence[str],
+    ask_placement: bool = True,
+) -> tuple[PriceBook, str, list[str]]:
     """Prices from the first source that answers; past it, the fallbacks' newest prices merged."""
     types = sorted({t for r in requests for t in r.instance_types})
     notes: list[str] = []
@@ -96,8 +125,10 @@ def read_prices(sources: Sequence[PriceSource], region: str, requests: Sequence[
         book = primary.prices(region, types, zones, placement_requests(requests) if ask_placement else ())
         return book, primary.name, notes + book.notes
     except PriceSourceError as error:
-        notes.append(f"{primary.name} prices unavailable ({error})"
-                     + (f"; using {' + '.join(s.name for s in fallbacks)}" if fallbacks else ""))
+        notes.append(
+            f"{primary.name} prices unavailable ({error})"
+            + (f"; using {' + '.join(s.name for s in fallbacks)}" if fallbacks else "")
+        )
     merged: PriceBook | None = None
     for source in fallbacks:
         try:
@@ -111,9 +142,15 @@ def read_prices(sources: Sequence[PriceSource], region: str, requests: Sequence[
     return merged, "+".join(s.name for s in fallbacks), notes
 
 
-def decide_stack(config: StackConfig, zones: Sequence[str], sources: Sequence[PriceSource],
-                 holdings: Sequence[ReservedHolding], current: dict[str, CapacityPlan], now: datetime,
-                 commitments: Sequence[SavingsPlanCommitment] = ()) -> StackDecision:
+def decide_stack(
+    config: StackConfig,
+    zones: Sequence[str],
+    sources: Sequence[PriceSource],
+    holdings: Sequence[ReservedHolding],
+    current: dict[str, CapacityPlan],
+    now: datetime,
+    commitments: Sequence[SavingsPlanCommitment] = (),
+) -> StackDecision:
     requests = group_requests(config, zones, holdings, commitments)
     if not requests:
         return StackDecision([], PriceBook(region=config.region), "none")
@@ -137,17 +174,22 @@ def lock_violations(lock: CapacityLock, config: StackConfig, stack: str, request
     for name, plan in lock.plans().items():
         strange = [z for z in plan.constraints["zones"] if z not in known_zones]
         if strange:
-            problems.append(f"groups.{name}.plan.constraints.zones = {plan.constraints['zones']}: "
-                            f"{', '.join(strange)} not a zone of {config.region}")
+            problems.append(
+                f"groups.{name}.plan.constraints.zones = {plan.constraints['zones']}: "
+                f"{', '.join(strange)} not a zone of {config.region}"
+            )
         elsewhere = [h.zone for h in plan.mix.holdings if h.zone and h.zone not in plan.constraints["zones"]]
         if elsewhere:
-            problems.append(f"groups.{name}.plan.constraints.holdings: a reservation in {', '.join(elsewhere)}, "
-                            "where the group does not run")
+            problems.append(
+                f"groups.{name}.plan.constraints.holdings: a reservation in {', '.join(elsewhere)}, "
+                "where the group does not run"
+            )
     plans = lock.plans()
     unknown = sorted(set(plans) - {r.name for r in requests})
     if unknown:
-        problems.append(f"groups.{unknown[0]}: the stack has no such GPU group "
-                        f"({', '.join(r.name for r in requests) or 'none'})")
+        problems.append(
+            f"groups.{unknown[0]}: the stack has no such GPU group ({', '.join(r.name for r in requests) or 'none'})"
+        )
     for request in requests:
         plan = plans.get(request.name)
         if plan is None or constraint_changes(plan.constraints, request.constraints()):
@@ -157,40 +199,55 @@ def lock_violations(lock: CapacityLock, config: StackConfig, stack: str, request
         if plan.group != request.name:
             problems.append(f"{key}.group = {plan.group!r}: the entry is the {request.name!r} group's")
         if outside or len(set(plan.instance_types)) != len(plan.instance_types):
-            problems.append(f"{key}.instance_types = {list(plan.instance_types)}: allowed: each of the group's types "
-                            f"({', '.join(request.instance_types)}) at most once")
+            problems.append(
+                f"{key}.instance_types = {list(plan.instance_types)}: allowed: each of the group's types "
+                f"({', '.join(request.instance_types)}) at most once"
+            )
         stray = [t for t in plan.spot_types if t not in plan.instance_types]
         if stray:
             problems.append(f"{key}.spot_types = {list(plan.spot_types)}: allowed: types the plan lists")
         floor = min(request.max_gpus, max(reserved_gpus(request), baseline_gpus(request)))
         if not floor <= plan.on_demand_base_gpus <= request.max_gpus:
-            problems.append(f"{key}.on_demand_base_gpus = {plan.on_demand_base_gpus}: allowed: {floor} (the RIs and "
-                            f"the class baseline) to {request.max_gpus} (the group's max_gpus)")
+            problems.append(
+                f"{key}.on_demand_base_gpus = {plan.on_demand_base_gpus}: allowed: {floor} (the RIs and "
+                f"the class baseline) to {request.max_gpus} (the group's max_gpus)"
+            )
         cap = request.workload_class.max_spot_share
         share = plan.mix.spot_share_at(request.max_gpus)
         if share > cap + 1e-9:
-            problems.append(f"{key}.on_demand_percentage_above_base = {plan.on_demand_percentage_above_base}: spot "
-                            f"share {share:.0%} at max {request.max_gpus} GPUs; the {request.workload_class.name} "
-                            f"class allows {cap:.0%}")
+            problems.append(
+                f"{key}.on_demand_percentage_above_base = {plan.on_demand_percentage_above_base}: spot "
+                f"share {share:.0%} at max {request.max_gpus} GPUs; the {request.workload_class.name} "
+                f"class allows {cap:.0%}"
+            )
         if (plan.spot_allocation_strategy, plan.on_demand_allocation_strategy) != (
-                SPOT_ALLOCATION_STRATEGY, ON_DEMAND_ALLOCATION_STRATEGY):
-            problems.append(f"{key}.spot_allocation_strategy = {plan.spot_allocation_strategy!r}, "
-                            f"on_demand_allocation_strategy = {plan.on_demand_allocation_strategy!r}: allowed: "
-                            f"{SPOT_ALLOCATION_STRATEGY!r} and {ON_DEMAND_ALLOCATION_STRATEGY!r}")
+            SPOT_ALLOCATION_STRATEGY,
+            ON_DEMAND_ALLOCATION_STRATEGY,
+        ):
+            problems.append(
+                f"{key}.spot_allocation_strategy = {plan.spot_allocation_strategy!r}, "
+                f"on_demand_allocation_strategy = {plan.on_demand_allocation_strategy!r}: allowed: "
+                f"{SPOT_ALLOCATION_STRATEGY!r} and {ON_DEMAND_ALLOCATION_STRATEGY!r}"
+            )
     return problems
 
 
-def checked_lock(path: Path, config: StackConfig, stack: str, zones: Sequence[str],
-                 now: datetime) -> CapacityLock | None:
+def checked_lock(
+    path: Path, config: StackConfig, stack: str, zones: Sequence[str], now: datetime
+) -> CapacityLock | None:
     """The stack's lock, refused with its first violation named (None when there is none)."""
     lock = optional_lock(path)
     if lock is None:
         return None
-    problems = lock_violations(lock, config, stack, group_requests(config, zones, *stack_holdings(config, lock, None, now)))
+    problems = lock_violations(
+        lock, config, stack, group_requests(config, zones, *stack_holdings(config, lock, None, now))
+    )
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise ConfigError(f"capacity lock {path.name}: {problems[0]}{more}; locks are written by `seedance decide`: "
-                          "restore it from git, or decide again")
+        raise ConfigError(
+            f"capacity lock {path.name}: {problems[0]}{more}; locks are written by `seedance decide`: "
+            "restore it from git, or decide again"
+        )
     return lock
 
 
@@ -216,8 +273,13 @@ class ProgramCapacity:
     decisions: list[Decision] = field(default_factory=list)  # empty when deployed from the lock
 
 
-def stack_holdings(config: StackConfig, lock: CapacityLock | None, live: LivePriceSource | None, now: datetime,
-                   notes: list[str] | None = None) -> tuple[list[ReservedHolding], list[SavingsPlanCommitment]]:
+def stack_holdings(
+    config: StackConfig,
+    lock: CapacityLock | None,
+    live: LivePriceSource | None,
+    now: datetime,
+    notes: list[str] | None = None,
+) -> tuple[list[ReservedHolding], list[SavingsPlanCommitment]]:
     """What the account holds for the groups: Reserved Instances and capacity reservations, and Savings
     Plans with their headroom; from config, or read live. A live read that fails falls back to what the
     lock was decided with (never to holding less, which would leave more room for spot). What has ended
@@ -227,43 +289,82 @@ def stack_holdings(config: StackConfig, lock: CapacityLock | None, live: LivePri
     if capacity.reserved_instances == "config":
         held = list(capacity.configured_holdings())
     else:
-        held = _read_or(lambda: live.reserved_holdings(config.region), live,
-                        [h for h in recorded if h.kind == RESERVED_INSTANCE], notes, "Reserved Instances")
+        held = _read_or(
+            lambda: live.reserved_holdings(config.region),
+            live,
+            [h for h in recorded if h.kind == RESERVED_INSTANCE],
+            notes,
+            "Reserved Instances",
+        )
     commitments: list[SavingsPlanCommitment] = []
     if capacity.commitments == "config":
         book = SnapshotPriceSource().book(config.region) if capacity.capacity_reservations else None
         zones = set(regions()[config.region].zone_names)
         for r in capacity.capacity_reservations:
             if r.zone not in zones:
-                raise ConfigError(f"invalid config {PROJECT}:capacity.capacity_reservations: {r.id} is in {r.zone}, "
-                                  f"not a zone of {config.region}")
+                raise ConfigError(
+                    f"invalid config {PROJECT}:capacity.capacity_reservations: {r.id} is in {r.zone}, "
+                    f"not a zone of {config.region}"
+                )
             price = book.on_demand_price(r.instance_type)
             if price is None:
-                raise ConfigError(f"invalid config {PROJECT}:capacity.capacity_reservations: {r.id} reserves "
-                                  f"{r.instance_type}, which has no bundled on-demand price in {config.region}")
-            held.append(ReservedHolding(r.instance_type, r.count, price.usd_per_hour, "stack config (billed at "
-                                        "on-demand, used or not)", CAPACITY_RESERVATION, r.id, r.zone, r.ends,
-                                        r.targeted))
-        commitments = [SavingsPlanCommitment(p.id, p.plan_type, p.instance_family,
-                                             config.region if p.plan_type == "EC2Instance" else "", 0.0,
-                                             p.unused_usd_per_hour, dict(p.rates), p.ends, "stack config")
-                       for p in capacity.savings_plans]
+                raise ConfigError(
+                    f"invalid config {PROJECT}:capacity.capacity_reservations: {r.id} reserves "
+                    f"{r.instance_type}, which has no bundled on-demand price in {config.region}"
+                )
+            held.append(
+                ReservedHolding(
+                    r.instance_type,
+                    r.count,
+                    price.usd_per_hour,
+                    "stack config (billed at on-demand, used or not)",
+                    CAPACITY_RESERVATION,
+                    r.id,
+                    r.zone,
+                    r.ends,
+                    r.targeted,
+                )
+            )
+        commitments = [
+            SavingsPlanCommitment(
+                p.id,
+                p.plan_type,
+                p.instance_family,
+                config.region if p.plan_type == "EC2Instance" else "",
+                0.0,
+                p.unused_usd_per_hour,
+                dict(p.rates),
+                p.ends,
+                "stack config",
+            )
+            for p in capacity.savings_plans
+        ]
     else:
         types = sorted({t for g in config.gpu_node_groups for t in g.instance_types})
-        reservations = _read_or(lambda: live.capacity_reservations(config.region, now), live, None, notes,
-                                "capacity reservations")
+        reservations = _read_or(
+            lambda: live.capacity_reservations(config.region, now), live, None, notes, "capacity reservations"
+        )
         plans = _read_or(lambda: live.savings_plans(config.region, now, types), live, None, notes, "Savings Plans")
-        held += reservations if reservations is not None else [
-            h for h in recorded if h.kind == CAPACITY_RESERVATION]
+        held += reservations if reservations is not None else [h for h in recorded if h.kind == CAPACITY_RESERVATION]
         # The stack's own groups use what the lock gave them of a plan: Cost Explorer counts that as used,
         # so it is added back to the plan's headroom (up to the commitment), or each decision would see
         # less headroom than the last and move the units the plan pays for to spot.
         own = _recorded_commitments(recorded)
-        commitments = own if plans is None else [
-            replace(c, unused_per_hour=min(c.hourly_commitment, c.unused_per_hour + next(
-                (o.unused_per_hour for o in own if o.plan_id == c.plan_id), 0.0))) for c in plans]
-    return ([h for h in held if h.ends_at is None or h.ends_at > now],
-            [c for c in commitments if c.ends_at > now])
+        commitments = (
+            own
+            if plans is None
+            else [
+                replace(
+                    c,
+                    unused_per_hour=min(
+                        c.hourly_commitment,
+                        c.unused_per_hour + next((o.unused_per_hour for o in own if o.plan_id == c.plan_id), 0.0),
+                    ),
+                )
+                for c in plans
+            ]
+        )
+    return ([h for h in held if h.ends_at is None or h.ends_at > now], [c for c in commitments if c.ends_at > now])
 
 
 def _recorded_commitments(recorded: Sequence[ReservedHolding]) -> list[SavingsPlanCommitment]:
@@ -274,11 +375,23 @@ def _recorded_commitments(recorded: Sequence[ReservedHolding]) -> list[SavingsPl
         if held.kind != SAVINGS_PLAN:
             continue
         plan = plans.get(held.reference) or SavingsPlanCommitment(
-            held.reference, "Compute", "", "", 0.0, 0.0, {}, held.ends_at or datetime.max.replace(tzinfo=timezone.utc),
-            "capacity lock")
+            held.reference,
+            "Compute",
+            "",
+            "",
+            0.0,
+            0.0,
+            {},
+            held.ends_at or datetime.max.replace(tzinfo=UTC),
+            "capacity lock",
+        )
         usd = plan.unused_per_hour + held.count * held.usd_per_hour
-        plans[held.reference] = replace(plan, hourly_commitment=usd, unused_per_hour=usd,
-                                        rates={**plan.rates, held.instance_type: held.usd_per_hour})
+        plans[held.reference] = replace(
+            plan,
+            hourly_commitment=usd,
+            unused_per_hour=usd,
+            rates={**plan.rates, held.instance_type: held.usd_per_hour},
+        )
     return list(plans.values())
 
 
@@ -306,14 +419,15 @@ class RunMode:
     unpinned_images: Literal["refuse", "list"] = "refuse"
 
     @classmethod
-    def offline_plan(cls) -> "RunMode":
+    def offline_plan(cls) -> RunMode:
         """Pulumi's mock runtime (`seedance plan`, tests): no AWS call, and what a deployment would refuse
         is planned and shown instead."""
         return cls(None, "decide_from_snapshot", "list")
 
 
-def program_capacity(config: StackConfig, stack: str, zones: Sequence[str], stacks_dir: Path,
-                     now: datetime, mode: RunMode = RunMode()) -> ProgramCapacity:
+def program_capacity(
+    config: StackConfig, stack: str, zones: Sequence[str], stacks_dir: Path, now: datetime, mode: RunMode = RunMode()
+) -> ProgramCapacity:
     """The plans the program deploys (spot only while the budget breaker is on)."""
     capacity = _decided_capacity(config, stack, zones, stacks_dir, now, mode)
     if config.capacity.budget_breaker:
@@ -322,8 +436,9 @@ def program_capacity(config: StackConfig, stack: str, zones: Sequence[str], stac
     return capacity
 
 
-def _decided_capacity(config: StackConfig, stack: str, zones: Sequence[str], stacks_dir: Path,
-                      now: datetime, mode: RunMode) -> ProgramCapacity:
+def _decided_capacity(
+    config: StackConfig, stack: str, zones: Sequence[str], stacks_dir: Path, now: datetime, mode: RunMode
+) -> ProgramCapacity:
     """The plans from the lock or a decision."""
     if not config.gpu_node_groups:
         return ProgramCapacity({}, "no GPU node groups")
@@ -337,13 +452,19 @@ def _decided_capacity(config: StackConfig, stack: str, zones: Sequence[str], sta
         requests = group_requests(config, zones, *stack_holdings(config, lock, None, now))
         problems = lock_mismatches(lock, requests)
         if problems:
-            raise ConfigError(f"capacity lock {path.name} does not match {PROJECT}:gpu_node_groups: "
-                              f"{'; '.join(problems)}; run `{decide_command}` and commit the lock")
-        return ProgramCapacity({r.name: lock.plans()[r.name] for r in requests},
-                               f"lock {path.name}, updated {lock.updated_at:%Y-%m-%d %H:%M}Z")
+            raise ConfigError(
+                f"capacity lock {path.name} does not match {PROJECT}:gpu_node_groups: "
+                f"{'; '.join(problems)}; run `{decide_command}` and commit the lock"
+            )
+        return ProgramCapacity(
+            {r.name: lock.plans()[r.name] for r in requests},
+            f"lock {path.name}, updated {lock.updated_at:%Y-%m-%d %H:%M}Z",
+        )
     if source == "lock" and mode.without_lock == "refuse":
-        raise ConfigError(f"capacity lock {path} is missing and {PROJECT}:capacity.source is lock: "
-                          f"run `{decide_command}` and commit the lock")
+        raise ConfigError(
+            f"capacity lock {path} is missing and {PROJECT}:capacity.source is lock: "
+            f"run `{decide_command}` and commit the lock"
+        )
 
     current = lock.plans() if lock else {}
     fallbacks = fallback_sources(lock)
@@ -353,9 +474,11 @@ def _decided_capacity(config: StackConfig, stack: str, zones: Sequence[str], sta
         origin = "decided now from live AWS prices"
     else:
         sources = [snapshot, *([LockPriceSource(lock)] if lock else [])]
-        origin = {"lock": f"no lock {path.name}: decided from the bundled price snapshot (offline plan)",
-                  "live": "offline: live prices replaced by the bundled price snapshot",
-                  "snapshot": "decided from the bundled price snapshot"}[source]
+        origin = {
+            "lock": f"no lock {path.name}: decided from the bundled price snapshot (offline plan)",
+            "live": "offline: live prices replaced by the bundled price snapshot",
+            "snapshot": "decided from the bundled price snapshot",
+        }[source]
     notes: list[str] = []
     holdings, commitments = stack_holdings(config, lock, mode.live if use_live else None, now, notes)
     stack_decision = decide_stack(config, zones, sources, holdings, current, now, commitments)
@@ -386,7 +509,9 @@ def _lock_holdings(lock: CapacityLock) -> list[ReservedHolding]:
         for held in plan.mix.holdings:
             key = (held.instance_type, held.kind, held.reference, held.zone, held.usd_per_hour)
             previous = holdings.get(key)
-            holdings[key] = replace(held, count=held.count + (previous.count if previous else 0), source="capacity lock")
+            holdings[key] = replace(
+                held, count=held.count + (previous.count if previous else 0), source="capacity lock"
+            )
     return list(holdings.values())
 
 

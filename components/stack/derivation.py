@@ -9,21 +9,22 @@ holds) is a config error naming the key, raised here, before the program declare
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
+from components.catalog.instance_types import gpu_instance_type
 from components.common.validation import FieldError
+from components.compute.capacity_block import BlockSchedule, block_schedule
+from components.compute.node_images import NodeImageError, images_path, pinned_images, read_node_images
 from components.monitoring.opencost import ClusterRates, cluster_rates
 from components.monitoring.sizing import SeriesEstimate, series_estimate
-from components.compute.node_images import NodeImageError, images_path, pinned_images, read_node_images
-from components.catalog.instance_types import gpu_instance_type
 from components.network.egress import EgressReport, EndpointLayout, egress_report, report_lines
 from components.pricing.prices import PriceSourceError, SnapshotPriceSource
 from components.serving.capacity import GroupCapacity, ServingDemand, group_capacity, table_lines
 from components.stack.capacity import ProgramCapacity, RunMode, program_capacity
-from components.compute.capacity_block import BlockSchedule, block_schedule
 from components.stack.config import StackConfig, field_error
 from components.storage.checkpoint_sizing import SizingDecision, size_checkpoint_volume
 
@@ -53,21 +54,35 @@ class StackDerivation:
         return self.egress.nat_gb / self.endpoints.nat_gateways if self.egress else 0.0
 
 
-def derive(config: StackConfig, stack: str, zones: Sequence[str], stacks_dir: Path, now: datetime,
-           mode: RunMode = RunMode()) -> StackDerivation:
+def derive(
+    config: StackConfig, stack: str, zones: Sequence[str], stacks_dir: Path, now: datetime, mode: RunMode = RunMode()
+) -> StackDerivation:
     serving = serving_capacity(config)
     _check_serving_fits(config, serving)
     checkpoint = checkpoint_decision(config)
     layout = config.endpoint_layout()
     try:
-        egress, problem = egress_report(config.egress_traffic, layout,
-                                        SnapshotPriceSource().service_prices(config.region)), None
+        egress, problem = (
+            egress_report(config.egress_traffic, layout, SnapshotPriceSource().service_prices(config.region)),
+            None,
+        )
     except PriceSourceError as error:
         egress, problem = None, str(error)
     capacity = program_capacity(config, stack, zones, stacks_dir, now, mode)
     images, unpinned = node_images(config, stack, stacks_dir, mode)
-    return StackDerivation(tuple(zones), capacity, checkpoint, tuple(serving), layout, egress, problem, images,
-                           tuple(unpinned), monitoring_series(config), block_schedules(config, zones, now))
+    return StackDerivation(
+        tuple(zones),
+        capacity,
+        checkpoint,
+        tuple(serving),
+        layout,
+        egress,
+        problem,
+        images,
+        tuple(unpinned),
+        monitoring_series(config),
+        block_schedules(config, zones, now),
+    )
 
 
 def block_schedules(config: StackConfig, zones: Sequence[str], now: datetime) -> dict[str, BlockSchedule]:
@@ -78,9 +93,14 @@ def block_schedules(config: StackConfig, zones: Sequence[str], now: datetime) ->
         launch = group.launch_zones(zones)
         for index, block in enumerate(group.capacity_blocks):
             if block.zone not in launch:
-                raise field_error(FieldError(f"gpu_node_groups[{group_index}].capacity_blocks[{index}].zone", block.zone,
-                                             f"group {group.name} launches in {', '.join(launch)}; allowed: one of "
-                                             "those (a block's instances run in its zone only)"))
+                raise field_error(
+                    FieldError(
+                        f"gpu_node_groups[{group_index}].capacity_blocks[{index}].zone",
+                        block.zone,
+                        f"group {group.name} launches in {', '.join(launch)}; allowed: one of "
+                        "those (a block's instances run in its zone only)",
+                    )
+                )
             found[block.reservation_id] = block_schedule(block, now)
     return found
 
@@ -92,23 +112,35 @@ def monitoring_series(config: StackConfig) -> SeriesEstimate:
         gpu_nodes=sum(g.max_gpus // g.gpus_per_instance for g in config.gpu_node_groups),
         gpus=sum(g.max_gpus for g in config.gpu_node_groups),
         triton_pods=sum(s.max_replicas + (s.canary.replicas if s.canary else 0) for s in config.serving),
-        namespaces=len(config.serving) + sum(len(t.namespaces) for t in config.tenants) + 12)
+        namespaces=len(config.serving) + sum(len(t.namespaces) for t in config.tenants) + 12,
+    )
 
 
-def node_images(config: StackConfig, stack: str, stacks_dir: Path,
-                mode: RunMode = RunMode()) -> tuple[dict[str, str], list[str]]:
+def node_images(
+    config: StackConfig, stack: str, stacks_dir: Path, mode: RunMode = RunMode()
+) -> tuple[dict[str, str], list[str]]:
     """The pinned GPU node images; a real run refuses a group whose image is not pinned (an offline
     plan reads the recommended one and lists it, as it lists placeholders)."""
     try:
-        images, unpinned = pinned_images(read_node_images(images_path(stacks_dir, stack)), stack, config.region,
-                                         config.cluster.kubernetes_version, config.gpu_node_groups)
+        images, unpinned = pinned_images(
+            read_node_images(images_path(stacks_dir, stack)),
+            stack,
+            config.region,
+            config.cluster.kubernetes_version,
+            config.gpu_node_groups,
+        )
     except NodeImageError as error:
         raise field_error(FieldError("gpu_node_groups", "(node images)", str(error))) from None
     if unpinned and mode.unpinned_images == "refuse":
-        raise field_error(FieldError("gpu_node_groups", "(node images)",
-                                     f"no pinned image for {', '.join(unpinned)}: a GPU node image moves only when "
-                                     f"the stack says so; run `seedance images pin --stack {stack}` and commit "
-                                     f"{images_path(stacks_dir, stack).name}"))
+        raise field_error(
+            FieldError(
+                "gpu_node_groups",
+                "(node images)",
+                f"no pinned image for {', '.join(unpinned)}: a GPU node image moves only when "
+                f"the stack says so; run `seedance images pin --stack {stack}` and commit "
+                f"{images_path(stacks_dir, stack).name}",
+            )
+        )
     return images, unpinned
 
 
@@ -122,10 +154,13 @@ def checkpoint_decision(config: StackConfig) -> SizingDecision | None:
         prices = SnapshotPriceSource().service_prices(config.region)
         return size_checkpoint_volume(checkpoints.profile, prices, [gpu_instance_type(t) for t in group.instance_types])
     except FieldError as error:
-        raise field_error(FieldError(f"storage.checkpoints.profile.{error.field}", error.value, error.allowed)) from None
+        raise field_error(
+            FieldError(f"storage.checkpoints.profile.{error.field}", error.value, error.allowed)
+        ) from None
     except PriceSourceError as error:
-        raise field_error(FieldError("storage.checkpoints", "(set)",
-                                     f"cannot size volumes in {config.region}: {error}")) from None
+        raise field_error(
+            FieldError("storage.checkpoints", "(set)", f"cannot size volumes in {config.region}: {error}")
+        ) from None
 
 
 def serving_capacity(config: StackConfig) -> list[GroupCapacity]:
@@ -134,12 +169,29 @@ def serving_capacity(config: StackConfig) -> list[GroupCapacity]:
     capacities = []
     for name in dict.fromkeys(s.node_group for s in config.serving):
         group = groups[name]
-        demands = [ServingDemand(name=s.name, gpus=s.gpus, cpu=s.cpu, memory_gib=s.memory,
-                                 hpa_min=config.warm_pool(s), hpa_max=s.max_replicas,
-                                 canary=s.canary.replicas if s.canary else 0)
-                   for s in config.serving if s.node_group == name]
-        capacities.append(group_capacity(name, group.instance_types, group.gpus_per_instance,
-                                         group.gpu_sharing.gpu_multiplier, group.max_gpus, demands))
+        demands = [
+            ServingDemand(
+                name=s.name,
+                gpus=s.gpus,
+                cpu=s.cpu,
+                memory_gib=s.memory,
+                hpa_min=config.warm_pool(s),
+                hpa_max=s.max_replicas,
+                canary=s.canary.replicas if s.canary else 0,
+            )
+            for s in config.serving
+            if s.node_group == name
+        ]
+        capacities.append(
+            group_capacity(
+                name,
+                group.instance_types,
+                group.gpus_per_instance,
+                group.gpu_sharing.gpu_multiplier,
+                group.max_gpus,
+                demands,
+            )
+        )
     return capacities
 
 
@@ -148,16 +200,21 @@ def _check_serving_fits(config: StackConfig, capacities: Sequence[GroupCapacity]
         if not capacity.fits:
             index = next(i for i, s in enumerate(config.serving) if s.node_group == capacity.group)
             group = next(i for i, g in enumerate(config.gpu_node_groups) if g.name == capacity.group)
-            raise field_error(FieldError(
-                f"serving[{index}].max_replicas", config.serving[index].max_replicas,
-                f"group {capacity.group} holds {capacity.schedulable} Triton pods at its maximum "
-                f"({capacity.max_nodes} nodes x {capacity.pods_per_node}, limited by {capacity.limited_by}) but "
-                f"may be asked for {capacity.needed} (HPA maxima + surge + canary); allowed: fewer replicas, or a "
-                f"larger gpu_node_groups[{group}].max_gpus"))
+            raise field_error(
+                FieldError(
+                    f"serving[{index}].max_replicas",
+                    config.serving[index].max_replicas,
+                    f"group {capacity.group} holds {capacity.schedulable} Triton pods at its maximum "
+                    f"({capacity.max_nodes} nodes x {capacity.pods_per_node}, limited by {capacity.limited_by}) but "
+                    f"may be asked for {capacity.needed} (HPA maxima + surge + canary); allowed: fewer replicas, or a "
+                    f"larger gpu_node_groups[{group}].max_gpus",
+                )
+            )
 
 
-def stack_reports(config: StackConfig, stack: str, derived: StackDerivation,
-                  asg_names: Mapping[str, Any]) -> dict[str, Any]:
+def stack_reports(
+    config: StackConfig, stack: str, derived: StackDerivation, asg_names: Mapping[str, Any]
+) -> dict[str, Any]:
     """The `reports` stack output (contract 1.0's shape), from the derivation alone: the same inputs
     give the same reports on any day (prices carry when they were observed, never their age)."""
     return {
@@ -193,16 +250,22 @@ def egress_summary(derived: StackDerivation) -> dict[str, Any]:
     report = derived.egress
     if report is None:
         return {"report": [f"  no egress estimate: {derived.egress_problem}"]}
-    return {"monthly_via_nat_usd": round(report.via_nat_usd, 2),
-            "monthly_with_endpoints_usd": round(report.with_endpoints_usd, 2),
-            "monthly_saving_usd": round(report.saving_usd, 2), "report": report_lines(report)}
+    return {
+        "monthly_via_nat_usd": round(report.via_nat_usd, 2),
+        "monthly_with_endpoints_usd": round(report.with_endpoints_usd, 2),
+        "monthly_saving_usd": round(report.saving_usd, 2),
+        "report": report_lines(report),
+    }
 
 
 def account_steps(config: StackConfig, stack: str) -> list[str]:
     """What AWS requires outside `pulumi up`, with the command or place to do it."""
     cluster = config.cluster
-    reach = (f"public endpoint from {', '.join(cluster.public_endpoint_cidrs)}" if cluster.public_endpoint_cidrs
-             else f"private endpoint from {', '.join(cluster.deployer_cidrs)} (routed to the VPC by your network)")
+    reach = (
+        f"public endpoint from {', '.join(cluster.public_endpoint_cidrs)}"
+        if cluster.public_endpoint_cidrs
+        else f"private endpoint from {', '.join(cluster.deployer_cidrs)} (routed to the VPC by your network)"
+    )
     return [
         f"run `pulumi up` where the cluster API is reachable: {reach}",
         f"a day after the first `pulumi up`, activate the cost-allocation tag {config.budget.filter_tag!r} in the "

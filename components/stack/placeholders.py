@@ -25,8 +25,9 @@ def placeholders(config: StackConfig) -> list[tuple[str, str, str]]:
     """(key, value, what it is) for every placeholder in the config."""
     found = []
     if config.network.transit_gateway_id and "EXAMPLE" in config.network.transit_gateway_id:
-        found.append(("network.transit_gateway_id", config.network.transit_gateway_id,
-                      "an AWS documentation example ID"))
+        found.append(
+            ("network.transit_gateway_id", config.network.transit_gateway_id, "an AWS documentation example ID")
+        )
     for index, cidr in enumerate(config.cluster.public_endpoint_cidrs):
         if _documentation_range(cidr):
             found.append((f"cluster.public_endpoint_cidrs[{index}]", cidr, "a documentation address range (RFC 5737)"))
@@ -37,8 +38,13 @@ def placeholders(config: StackConfig) -> list[tuple[str, str, str]]:
     for serving_index, serving in enumerate(config.serving):
         for index, arn in enumerate(serving.publisher_principal_arns):
             if f":{EXAMPLE_ACCOUNT}:" in arn:
-                found.append((f"serving[{serving_index}].publisher_principal_arns[{index}]", arn,
-                              "the AWS documentation's example account"))
+                found.append(
+                    (
+                        f"serving[{serving_index}].publisher_principal_arns[{index}]",
+                        arn,
+                        "the AWS documentation's example account",
+                    )
+                )
     for index, arn in enumerate(config.budget.alert_topic_arns):
         if f":{EXAMPLE_ACCOUNT}:" in arn:
             found.append((f"budget.alert_topic_arns[{index}]", arn, "the AWS documentation's example account"))
@@ -54,5 +60,7 @@ def refuse_placeholders(config: StackConfig) -> None:
     if found:
         key, value, what = found[0]
         more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-        raise ConfigError(f"invalid config {PROJECT}:{key} = {value!r}: {what}, a placeholder that must not reach a "
-                          f"real account; allowed: your own value{more} (`seedance plan` lists them all)")
+        raise ConfigError(
+            f"invalid config {PROJECT}:{key} = {value!r}: {what}, a placeholder that must not reach a "
+            f"real account; allowed: your own value{more} (`seedance plan` lists them all)"
+        )

@@ -3,8 +3,8 @@ error `pulumi up` (and the offline engine) print without a traceback."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 import pulumi
 

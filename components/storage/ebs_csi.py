@@ -9,7 +9,8 @@ which one the driver takes is Go's map order, so a reader judges every value giv
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from components.plan.resources import K8S_STORAGE_CLASS, K8S_VOLUME_ATTRIBUTES_CLASSES, PlanResource
 

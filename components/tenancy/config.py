@@ -7,11 +7,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from components.common.validation import IAM_ROLE_ARN, S3_BUCKET_NAME, FieldError, all_match
 
 _NAME = r"[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?"
-_PATTERNS = {"namespaces": (_NAME, "a namespace name (lowercase letters, digits, hyphens)"),
-             "principal_arns": (IAM_ROLE_ARN, "an IAM role ARN"),
-             "publisher_principal_arns": (IAM_ROLE_ARN, "an IAM role ARN"),
-             "data_buckets": (S3_BUCKET_NAME, "a bucket name"),
-             "pools": (_NAME, "a GPU node group name")}
+_PATTERNS = {
+    "namespaces": (_NAME, "a namespace name (lowercase letters, digits, hyphens)"),
+    "principal_arns": (IAM_ROLE_ARN, "an IAM role ARN"),
+    "publisher_principal_arns": (IAM_ROLE_ARN, "an IAM role ARN"),
+    "data_buckets": (S3_BUCKET_NAME, "a bucket name"),
+    "pools": (_NAME, "a GPU node group name"),
+}
 
 
 class TenantConfig(BaseModel):
@@ -20,25 +22,43 @@ class TenantConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(pattern=f"^{_NAME}$", description="The team's name: its default namespace, its labels.")
-    namespaces: list[str] = Field([], max_length=10, description="The team's namespaces; default one named after "
-                                                                 "the team.")
-    principal_arns: list[str] = Field(min_length=1, max_length=20, description="The team's people's IAM roles: the "
-                                      "platform's tenant role in its namespaces only (docs/onboarding.md). Never "
-                                      "trusted to publish models.")
+    namespaces: list[str] = Field(
+        [], max_length=10, description="The team's namespaces; default one named after the team."
+    )
+    principal_arns: list[str] = Field(
+        min_length=1,
+        max_length=20,
+        description="The team's people's IAM roles: the "
+        "platform's tenant role in its namespaces only (docs/onboarding.md). Never "
+        "trusted to publish models.",
+    )
     publisher_principal_arns: list[str] = Field(
-        [], max_length=5, description="The team's CI roles that publish the sets in `publishes` (each may assume "
+        [],
+        max_length=5,
+        description="The team's CI roles that publish the sets in `publishes` (each may assume "
         "those sets' publisher roles). Required when `publishes` names a set; never one of `principal_arns`: a "
-        "published model runs as code in serving, so only reviewed pipelines publish.")
-    pools: list[str] = Field([], max_length=20, description="GPU node groups the team's pods may run on (tolerate); "
-                             "default: every group of a workload class its `gpus` gives more than 0.")
-    gpus: dict[str, int] = Field({}, description="GPUs each of the team's namespaces may request at once, per "
-                                 "workload class (batch, online); none: no GPU. A quota is a namespace's: a cap over "
-                                 "all of a team's namespaces needs Kueue (docs/onboarding.md).")
+        "published model runs as code in serving, so only reviewed pipelines publish.",
+    )
+    pools: list[str] = Field(
+        [],
+        max_length=20,
+        description="GPU node groups the team's pods may run on (tolerate); "
+        "default: every group of a workload class its `gpus` gives more than 0.",
+    )
+    gpus: dict[str, int] = Field(
+        {},
+        description="GPUs each of the team's namespaces may request at once, per "
+        "workload class (batch, online); none: no GPU. A quota is a namespace's: a cap over "
+        "all of a team's namespaces needs Kueue (docs/onboarding.md).",
+    )
     cpu: int = Field(64, ge=1, le=10_000, description="vCPUs the team's pods may request in all, per namespace.")
     memory_gib: int = Field(256, ge=1, le=100_000, description="Memory the team's pods may request, per namespace.")
     publishes: list[str] = Field([], description="Serving sets (serving[].name) whose models the team publishes.")
-    data_buckets: list[str] = Field([], max_length=20, description="The team's buckets in other accounts its "
-                                    "pods read and write through the VPC's S3 endpoints.")
+    data_buckets: list[str] = Field(
+        [],
+        max_length=20,
+        description="The team's buckets in other accounts its pods read and write through the VPC's S3 endpoints.",
+    )
 
     @field_validator("namespaces", "principal_arns", "publisher_principal_arns", "data_buckets", "pools")
     @classmethod
@@ -50,19 +70,28 @@ class TenantConfig(BaseModel):
     def _classes(cls, values: dict[str, int]) -> dict[str, int]:
         for klass, count in values.items():
             if klass not in ("batch", "online") or not 0 <= count <= 10_000:
-                raise ValueError(f"{klass}: {count} is not a GPU count (0 to 10,000) of a workload class "
-                                 "(batch, online)")
+                raise ValueError(
+                    f"{klass}: {count} is not a GPU count (0 to 10,000) of a workload class (batch, online)"
+                )
         return values
 
     @model_validator(mode="after")
-    def _publishers_are_pipelines(self) -> "TenantConfig":
+    def _publishers_are_pipelines(self) -> TenantConfig:
         if self.publishes and not self.publisher_principal_arns:
-            raise FieldError("publisher_principal_arns", [], f"is empty but the team publishes "
-                             f"{', '.join(self.publishes)}; allowed: the team's CI role(s), never its people's")
+            raise FieldError(
+                "publisher_principal_arns",
+                [],
+                f"is empty but the team publishes "
+                f"{', '.join(self.publishes)}; allowed: the team's CI role(s), never its people's",
+            )
         for index, arn in enumerate(self.publisher_principal_arns):
             if arn in self.principal_arns:
-                raise FieldError(f"publisher_principal_arns[{index}]", arn, "is also one of the team's "
-                                 "principal_arns (its people); allowed: a CI role only reviewed pipelines assume")
+                raise FieldError(
+                    f"publisher_principal_arns[{index}]",
+                    arn,
+                    "is also one of the team's "
+                    "principal_arns (its people); allowed: a CI role only reviewed pipelines assume",
+                )
         return self
 
     @property
@@ -82,16 +111,21 @@ def check_tenants(tenants: list[TenantConfig], serving_sets: list[str], reserved
     named: set[str] = set()
     for index, tenant in enumerate(tenants):
         if tenant.name in named:  # its roles, quotas and cost label would be declared twice
-            raise FieldError(f"tenants[{index}].name", tenant.name, "is another tenant's name; allowed: one "
-                             "entry per team")
+            raise FieldError(
+                f"tenants[{index}].name", tenant.name, "is another tenant's name; allowed: one entry per team"
+            )
         named.add(tenant.name)
         for name in tenant.namespace_names:
             holder = "the platform" if name in reserved else f"team {owner[name]}" if name in owner else None
             if holder:
-                raise FieldError(f"tenants[{index}].namespaces", name,
-                                 f"is already {holder}'s; allowed: a namespace no one else has")
+                raise FieldError(
+                    f"tenants[{index}].namespaces", name, f"is already {holder}'s; allowed: a namespace no one else has"
+                )
             owner[name] = tenant.name
         for name in tenant.publishes:
             if name not in serving_sets:
-                raise FieldError(f"tenants[{index}].publishes", name, f"names no serving set; this stack has: "
-                                 f"{', '.join(serving_sets) or 'none'}")
+                raise FieldError(
+                    f"tenants[{index}].publishes",
+                    name,
+                    f"names no serving set; this stack has: {', '.join(serving_sets) or 'none'}",
+                )

@@ -11,8 +11,15 @@ from __future__ import annotations
 
 import json
 
-from components.common.manifests import (NAMESPACE_NAME_LABEL, Manifest, admission_policy, metadata, namespace,
-                                         namespace_baseline, network_policy)
+from components.common.manifests import (
+    NAMESPACE_NAME_LABEL,
+    Manifest,
+    admission_policy,
+    metadata,
+    namespace,
+    namespace_baseline,
+    network_policy,
+)
 from components.compute.labels import POOL_TAINT_KEY, SYSTEM_TAINT_KEY
 from components.compute.priority import PLATFORM_CLASSES, PRIORITY_CLASS
 from components.tenancy.config import TenantConfig
@@ -38,51 +45,95 @@ def tenant_role() -> Manifest:
     read everything else there. Not: NetworkPolicies, quotas, limit ranges or RBAC (the platform's
     isolation), Endpoints (a Service pointed anywhere), DaemonSets, impersonation or service account tokens."""
     rule = lambda groups, resources, verbs: {"apiGroups": groups, "resources": resources, "verbs": verbs}  # noqa: E731
-    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": metadata(TENANT_ROLE),
-            "rules": [
-                rule([""], ["pods", "configmaps", "secrets", "persistentvolumeclaims", "services", "serviceaccounts"],
-                     _CRUD),
-                rule([""], ["pods/exec", "pods/attach", "pods/portforward", "pods/eviction"], ["create", "get"]),
-                rule([""], ["pods/log", "pods/status", "events", "endpoints", "resourcequotas", "limitranges",
-                            "persistentvolumeclaims/status", "services/status"], _READ),
-                rule(["apps"], ["deployments", "statefulsets", "replicasets"], _CRUD),
-                rule(["apps"], ["deployments/scale", "statefulsets/scale", "replicasets/scale"], ["get", "update", "patch"]),
-                rule(["apps"], ["daemonsets", "controllerrevisions"], _READ),
-                rule(["batch"], ["jobs", "cronjobs"], _CRUD),
-                rule(["autoscaling"], ["horizontalpodautoscalers"], _CRUD),
-                rule(["policy"], ["poddisruptionbudgets"], _CRUD),
-                rule(["networking.k8s.io"], ["networkpolicies"], _READ),
-                rule(["discovery.k8s.io"], ["endpointslices"], _READ),
-                rule(["metrics.k8s.io"], ["pods"], _READ),
-            ]}
+    return {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRole",
+        "metadata": metadata(TENANT_ROLE),
+        "rules": [
+            rule(
+                [""], ["pods", "configmaps", "secrets", "persistentvolumeclaims", "services", "serviceaccounts"], _CRUD
+            ),
+            rule([""], ["pods/exec", "pods/attach", "pods/portforward", "pods/eviction"], ["create", "get"]),
+            rule(
+                [""],
+                [
+                    "pods/log",
+                    "pods/status",
+                    "events",
+                    "endpoints",
+                    "resourcequotas",
+                    "limitranges",
+                    "persistentvolumeclaims/status",
+                    "services/status",
+                ],
+                _READ,
+            ),
+            rule(["apps"], ["deployments", "statefulsets", "replicasets"], _CRUD),
+            rule(
+                ["apps"], ["deployments/scale", "statefulsets/scale", "replicasets/scale"], ["get", "update", "patch"]
+            ),
+            rule(["apps"], ["daemonsets", "controllerrevisions"], _READ),
+            rule(["batch"], ["jobs", "cronjobs"], _CRUD),
+            rule(["autoscaling"], ["horizontalpodautoscalers"], _CRUD),
+            rule(["policy"], ["poddisruptionbudgets"], _CRUD),
+            rule(["networking.k8s.io"], ["networkpolicies"], _READ),
+            rule(["discovery.k8s.io"], ["endpointslices"], _READ),
+            rule(["metrics.k8s.io"], ["pods"], _READ),
+        ],
+    }
 
 
 def observer_role() -> Manifest:
     """Read-only, in the Triton namespaces of the sets a team publishes to: pods, their logs and events, the
     Deployments (model load state, a failed load's reason). No Secrets, no exec."""
-    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": metadata(OBSERVER_ROLE),
-            "rules": [{"apiGroups": [""], "resources": ["pods", "pods/log", "events", "services"], "verbs": _READ},
-                      {"apiGroups": ["apps"], "resources": ["deployments", "replicasets"], "verbs": _READ}]}
+    return {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRole",
+        "metadata": metadata(OBSERVER_ROLE),
+        "rules": [
+            {"apiGroups": [""], "resources": ["pods", "pods/log", "events", "services"], "verbs": _READ},
+            {"apiGroups": ["apps"], "resources": ["deployments", "replicasets"], "verbs": _READ},
+        ],
+    }
 
 
 def _role_binding(tenant: TenantConfig, name: str, role: str = TENANT_ROLE) -> Manifest:
-    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-            "metadata": metadata(f"{tenant.name}-{role}", name),
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
-            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": tenant_group(tenant.name)}]}
+    return {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "RoleBinding",
+        "metadata": metadata(f"{tenant.name}-{role}", name),
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": tenant_group(tenant.name)}],
+    }
 
 
 def _quotas(tenant: TenantConfig, name: str) -> list[Manifest]:
     """The namespace's total, and per workload class by the pods' priority class: a pod naming no class
     falls under the total only, which holds every GPU the team has."""
-    total = {"requests.cpu": str(tenant.cpu), "requests.memory": f"{tenant.memory_gib}Gi",
-             GPU: str(sum(tenant.gpus.values()))}
-    quotas = [{"apiVersion": "v1", "kind": "ResourceQuota", "metadata": metadata(f"{tenant.name}-total", name),
-               "spec": {"hard": total}}]
+    total = {
+        "requests.cpu": str(tenant.cpu),
+        "requests.memory": f"{tenant.memory_gib}Gi",
+        GPU: str(sum(tenant.gpus.values())),
+    }
+    quotas = [
+        {
+            "apiVersion": "v1",
+            "kind": "ResourceQuota",
+            "metadata": metadata(f"{tenant.name}-total", name),
+            "spec": {"hard": total},
+        }
+    ]
     scoped = lambda quota, hard, classes: {  # noqa: E731
-        "apiVersion": "v1", "kind": "ResourceQuota", "metadata": metadata(f"{tenant.name}-{quota}", name),
-        "spec": {"hard": hard, "scopeSelector": {"matchExpressions": [
-            {"scopeName": "PriorityClass", "operator": "In", "values": classes}]}}}
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": metadata(f"{tenant.name}-{quota}", name),
+        "spec": {
+            "hard": hard,
+            "scopeSelector": {
+                "matchExpressions": [{"scopeName": "PriorityClass", "operator": "In", "values": classes}]
+            },
+        },
+    }
     for klass, count in sorted(tenant.gpus.items()):
         quotas.append(scoped(klass, {GPU: str(count)}, [PRIORITY_CLASS[klass]]))
     # The platform's classes outrank every team's: no pod of a team may run at one of them.
@@ -92,9 +143,20 @@ def _quotas(tenant: TenantConfig, name: str) -> list[Manifest]:
 
 def _defaults(tenant: TenantConfig, name: str) -> Manifest:
     """Requests for a container that states none (a quota refuses such pods otherwise)."""
-    return {"apiVersion": "v1", "kind": "LimitRange", "metadata": metadata(f"{tenant.name}-defaults", name),
-            "spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "250m", "memory": "512Mi"},
-                                 "default": {"cpu": "1", "memory": "2Gi"}}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "LimitRange",
+        "metadata": metadata(f"{tenant.name}-defaults", name),
+        "spec": {
+            "limits": [
+                {
+                    "type": "Container",
+                    "defaultRequest": {"cpu": "250m", "memory": "512Mi"},
+                    "default": {"cpu": "1", "memory": "2Gi"},
+                }
+            ]
+        },
+    }
 
 
 def observer_bindings(tenant: TenantConfig, observed: list[str]) -> list[Manifest]:
@@ -112,12 +174,29 @@ def tenant_manifests(tenant: TenantConfig, triton_namespaces: dict[str, list[str
         ns["metadata"]["labels"][TENANT_LABEL] = tenant.name
         egress = [{"to": [{"podSelector": {}}]}, {"ports": [{"port": 443, "protocol": "TCP"}]}]
         if calls:
-            egress.append({"to": [{"namespaceSelector": {"matchExpressions": [
-                {"key": NAMESPACE_NAME_LABEL, "operator": "In", "values": sorted(calls)}]}}],
-                "ports": [{"port": 8000, "protocol": "TCP"}, {"port": 8001, "protocol": "TCP"}]})
+            egress.append(
+                {
+                    "to": [
+                        {
+                            "namespaceSelector": {
+                                "matchExpressions": [
+                                    {"key": NAMESPACE_NAME_LABEL, "operator": "In", "values": sorted(calls)}
+                                ]
+                            }
+                        }
+                    ],
+                    "ports": [{"port": 8000, "protocol": "TCP"}, {"port": 8001, "protocol": "TCP"}],
+                }
+            )
         team = network_policy(tenant.name, name, {}, ingress=[{"from": [{"podSelector": {}}]}], egress=egress)
-        objects += [ns, *namespace_baseline(name), team, *_quotas(tenant, name), _defaults(tenant, name),
-                    _role_binding(tenant, name)]
+        objects += [
+            ns,
+            *namespace_baseline(name),
+            team,
+            *_quotas(tenant, name),
+            _defaults(tenant, name),
+            _role_binding(tenant, name),
+        ]
     return objects
 
 
@@ -135,26 +214,41 @@ def tenant_pod_policy(tenant: TenantConfig, pools: list[str]) -> list[Manifest]:
     # this policy must pass (a pod's tolerations may only grow, and its class never changes).
     variables = [
         {"name": "tolerations", "expression": "has(object.spec.tolerations) ? object.spec.tolerations : []"},
-        {"name": "before", "expression": "request.operation == 'UPDATE' && "
-                                         "has(oldObject.spec.tolerations) ? oldObject.spec.tolerations : []"},
+        {
+            "name": "before",
+            "expression": "request.operation == 'UPDATE' && "
+            "has(oldObject.spec.tolerations) ? oldObject.spec.tolerations : []",
+        },
     ]
-    tolerations = ("variables.tolerations.all(t, variables.before.exists(o, o == t) || ("
-                   f"has(t.key) && t.key != '' && t.key != {json.dumps(SYSTEM_TAINT_KEY)} && "
-                   f"(t.key != {json.dumps(POOL_TAINT_KEY)} || ((!has(t.operator) || t.operator == 'Equal') && "
-                   f"has(t.value) && t.value in {pool_values}))))")
+    tolerations = (
+        "variables.tolerations.all(t, variables.before.exists(o, o == t) || ("
+        f"has(t.key) && t.key != '' && t.key != {json.dumps(SYSTEM_TAINT_KEY)} && "
+        f"(t.key != {json.dumps(POOL_TAINT_KEY)} || ((!has(t.operator) || t.operator == 'Equal') && "
+        f"has(t.value) && t.value in {pool_values}))))"
+    )
     return admission_policy(
         f"{TENANT_ROLE}-{tenant.name}-pods",
         [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": ["pods"]}],
-        [{"expression": f"request.operation != 'CREATE' || (has(object.spec.priorityClassName) && "
-                        f"object.spec.priorityClassName in {classes})",
-          "message": f"team {tenant.name}'s pods name a priority class its GPU quota covers: "
-                     f"{', '.join(PRIORITY_CLASS[k] for k in tenant.priority_classes) or 'none (no GPU quota)'}"},
-         {"expression": tolerations,
-          "message": f"team {tenant.name}'s pods tolerate only its pools ({', '.join(pools) or 'none'}): no "
-                     f"wildcard toleration, no {SYSTEM_TAINT_KEY}, no other {POOL_TAINT_KEY}"},
-         {"expression": "request.operation != 'CREATE' || !has(object.spec.nodeName) || object.spec.nodeName == ''",
-          "message": "a team's pod is placed by the scheduler (which keeps the pools' taints), never by spec.nodeName"}],
-        variables=variables, namespace_selector=_tenant_namespaces(tenant.name))
+        [
+            {
+                "expression": f"request.operation != 'CREATE' || (has(object.spec.priorityClassName) && "
+                f"object.spec.priorityClassName in {classes})",
+                "message": f"team {tenant.name}'s pods name a priority class its GPU quota covers: "
+                f"{', '.join(PRIORITY_CLASS[k] for k in tenant.priority_classes) or 'none (no GPU quota)'}",
+            },
+            {
+                "expression": tolerations,
+                "message": f"team {tenant.name}'s pods tolerate only its pools ({', '.join(pools) or 'none'}): no "
+                f"wildcard toleration, no {SYSTEM_TAINT_KEY}, no other {POOL_TAINT_KEY}",
+            },
+            {
+                "expression": "request.operation != 'CREATE' || !has(object.spec.nodeName) || object.spec.nodeName == ''",
+                "message": "a team's pod is placed by the scheduler (which keeps the pools' taints), never by spec.nodeName",
+            },
+        ],
+        variables=variables,
+        namespace_selector=_tenant_namespaces(tenant.name),
+    )
 
 
 def _tenant_namespaces(tenant: str | None = None) -> dict:
@@ -168,37 +262,80 @@ def tenant_guard_policies() -> list[Manifest]:
     LoadBalancer in the public subnets the stack tags), and the platform's own objects there (network
     policies, quotas, limit ranges, RBAC) and service account tokens are beyond a team's own requests, even
     if RBAC someday grants them."""
-    from_a_team = [{"name": "from-a-team", "expression":
-                    f"has(request.userInfo.groups) && "
-                    f"request.userInfo.groups.exists(g, g.startsWith({json.dumps(TENANT_GROUP_PREFIX)}))"}]
+    from_a_team = [
+        {
+            "name": "from-a-team",
+            "expression": f"has(request.userInfo.groups) && "
+            f"request.userInfo.groups.exists(g, g.startsWith({json.dumps(TENANT_GROUP_PREFIX)}))",
+        }
+    ]
     services = admission_policy(
         f"{TENANT_ROLE}-services",
         [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": ["services"]}],
         # An update that keeps a Service's type passes (a controller removing a finalizer from one made before).
-        [{"expression": "!has(object.spec.type) || object.spec.type == 'ClusterIP' || (request.operation == 'UPDATE' "
-                        "&& has(oldObject.spec.type) && oldObject.spec.type == object.spec.type)",
-          "message": "a team's Services are ClusterIP only (no LoadBalancer, NodePort or ExternalName)"},
-         {"expression": "!has(object.spec.externalIPs) || size(object.spec.externalIPs) == 0",
-          "message": "a team's Services take no externalIPs"}],
-        namespace_selector=_tenant_namespaces())
+        [
+            {
+                "expression": "!has(object.spec.type) || object.spec.type == 'ClusterIP' || (request.operation == 'UPDATE' "
+                "&& has(oldObject.spec.type) && oldObject.spec.type == object.spec.type)",
+                "message": "a team's Services are ClusterIP only (no LoadBalancer, NodePort or ExternalName)",
+            },
+            {
+                "expression": "!has(object.spec.externalIPs) || size(object.spec.externalIPs) == 0",
+                "message": "a team's Services take no externalIPs",
+            },
+        ],
+        namespace_selector=_tenant_namespaces(),
+    )
     platform_objects = admission_policy(
         f"{TENANT_ROLE}-platform-objects",
-        [{"apiGroups": ["networking.k8s.io"], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE", "DELETE"],
-          "resources": ["networkpolicies"]},
-         {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE", "DELETE"],
-          "resources": ["resourcequotas", "limitranges"]},
-         {"apiGroups": ["rbac.authorization.k8s.io"], "apiVersions": ["v1"],
-          "operations": ["CREATE", "UPDATE", "DELETE"], "resources": ["roles", "rolebindings"]},
-         {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["serviceaccounts/token"]}],
-        [{"expression": "false", "message": "network policies, quotas, limit ranges, RBAC and service account "
-                                            "tokens in a team's namespace are the platform's to change"}],
-        conditions=from_a_team, namespace_selector=_tenant_namespaces())
+        [
+            {
+                "apiGroups": ["networking.k8s.io"],
+                "apiVersions": ["v1"],
+                "operations": ["CREATE", "UPDATE", "DELETE"],
+                "resources": ["networkpolicies"],
+            },
+            {
+                "apiGroups": [""],
+                "apiVersions": ["v1"],
+                "operations": ["CREATE", "UPDATE", "DELETE"],
+                "resources": ["resourcequotas", "limitranges"],
+            },
+            {
+                "apiGroups": ["rbac.authorization.k8s.io"],
+                "apiVersions": ["v1"],
+                "operations": ["CREATE", "UPDATE", "DELETE"],
+                "resources": ["roles", "rolebindings"],
+            },
+            {
+                "apiGroups": [""],
+                "apiVersions": ["v1"],
+                "operations": ["CREATE"],
+                "resources": ["serviceaccounts/token"],
+            },
+        ],
+        [
+            {
+                "expression": "false",
+                "message": "network policies, quotas, limit ranges, RBAC and service account "
+                "tokens in a team's namespace are the platform's to change",
+            }
+        ],
+        conditions=from_a_team,
+        namespace_selector=_tenant_namespaces(),
+    )
     token_secrets = admission_policy(
         f"{TENANT_ROLE}-token-secrets",
         [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": ["secrets"]}],
-        [{"expression": "!has(object.type) || object.type != 'kubernetes.io/service-account-token'",
-          "message": "a team may not mint service account tokens as Secrets"}],
-        conditions=from_a_team, namespace_selector=_tenant_namespaces())
+        [
+            {
+                "expression": "!has(object.type) || object.type != 'kubernetes.io/service-account-token'",
+                "message": "a team may not mint service account tokens as Secrets",
+            }
+        ],
+        conditions=from_a_team,
+        namespace_selector=_tenant_namespaces(),
+    )
     return [tenant_role(), observer_role(), *services, *platform_objects, *token_secrets]
 
 
@@ -211,7 +348,12 @@ def tenant_cost_label_policy() -> list[Manifest]:
     return admission_policy(
         COST_LABEL_POLICY,
         [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": ["pods"]}],
-        [{"expression": f"has(object.metadata.labels) && 'team' in object.metadata.labels && "
-                        f"object.metadata.labels['team'] == namespaceObject.metadata.labels['{TENANT_LABEL}']",
-          "message": "a tenant's pods carry team=<their tenant> (the cost label the platform attributes by)"}],
-        namespace_selector=_tenant_namespaces())
+        [
+            {
+                "expression": f"has(object.metadata.labels) && 'team' in object.metadata.labels && "
+                f"object.metadata.labels['team'] == namespaceObject.metadata.labels['{TENANT_LABEL}']",
+                "message": "a tenant's pods carry team=<their tenant> (the cost label the platform attributes by)",
+            }
+        ],
+        namespace_selector=_tenant_namespaces(),
+    )

@@ -4,7 +4,7 @@ access policy: they put the team's roles in its Kubernetes group, which RBAC bin
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import pulumi
 import pulumi_aws as aws
@@ -12,14 +12,30 @@ import pulumi_kubernetes as k8s
 
 from components.common.k8s_objects import declare
 from components.tenancy.config import TenantConfig
-from components.tenancy.manifests import (observer_bindings, tenant_cost_label_policy, tenant_group,
-                                          tenant_guard_policies, tenant_manifests, tenant_pod_policy)
+from components.tenancy.manifests import (
+    observer_bindings,
+    tenant_cost_label_policy,
+    tenant_group,
+    tenant_guard_policies,
+    tenant_manifests,
+    tenant_pod_policy,
+)
 
 
 class TenantSpace(pulumi.ComponentResource):
-    def __init__(self, name: str, tenant: TenantConfig, *, triton_namespaces: dict[str, list[str]],
-                 observed_namespaces: list[str], pools: list[str], cluster_name: pulumi.Input[str], provider: k8s.Provider,
-                 tags: Mapping[str, str], opts: pulumi.ResourceOptions | None = None):
+    def __init__(
+        self,
+        name: str,
+        tenant: TenantConfig,
+        *,
+        triton_namespaces: dict[str, list[str]],
+        observed_namespaces: list[str],
+        pools: list[str],
+        cluster_name: pulumi.Input[str],
+        provider: k8s.Provider,
+        tags: Mapping[str, str],
+        opts: pulumi.ResourceOptions | None = None,
+    ):
         super().__init__("seedance:tenancy:TenantSpace", name, None, opts)
         in_cluster = pulumi.ResourceOptions(parent=self, provider=provider)
         namespaces = {}
@@ -27,21 +43,31 @@ class TenantSpace(pulumi.ComponentResource):
         for manifest in manifests:
             if manifest["kind"] == "Namespace":
                 namespaces[manifest["metadata"]["name"]] = declare(
-                    manifest, f"{name}-{manifest['metadata']['name']}-namespace", in_cluster)
+                    manifest, f"{name}-{manifest['metadata']['name']}-namespace", in_cluster
+                )
         for manifest in manifests:
             if manifest["kind"] != "Namespace":
                 home = manifest["metadata"]["namespace"]
-                declare(manifest, f"{name}-{home}-{manifest['metadata']['name']}-{manifest['kind'].lower()}",
-                        pulumi.ResourceOptions.merge(in_cluster, pulumi.ResourceOptions(depends_on=[namespaces[home]])))
+                declare(
+                    manifest,
+                    f"{name}-{home}-{manifest['metadata']['name']}-{manifest['kind'].lower()}",
+                    pulumi.ResourceOptions.merge(in_cluster, pulumi.ResourceOptions(depends_on=[namespaces[home]])),
+                )
         # The Triton namespaces of the sets it publishes to: created by their serving sets (the caller orders them).
         for manifest in observer_bindings(tenant, observed_namespaces):
             declare(manifest, f"{name}-{manifest['metadata']['namespace']}-observer-rolebinding", in_cluster)
         for manifest in tenant_pod_policy(tenant, pools):
             declare(manifest, f"{name}-pods-{manifest['kind'].lower()}", in_cluster)
         for role in tenant.principal_arns:
-            aws.eks.AccessEntry(f"{name}-{role.rsplit('/', 1)[-1]}", cluster_name=cluster_name, principal_arn=role,
-                                type="STANDARD", kubernetes_groups=[tenant_group(tenant.name)], tags=dict(tags),
-                                opts=pulumi.ResourceOptions(parent=self, depends_on=list(namespaces.values())))
+            aws.eks.AccessEntry(
+                f"{name}-{role.rsplit('/', 1)[-1]}",
+                cluster_name=cluster_name,
+                principal_arn=role,
+                type="STANDARD",
+                kubernetes_groups=[tenant_group(tenant.name)],
+                tags=dict(tags),
+                opts=pulumi.ResourceOptions(parent=self, depends_on=list(namespaces.values())),
+            )
         self.register_outputs({})
 
 
@@ -51,8 +77,9 @@ class TenantCostLabels(pulumi.ComponentResource):
     def __init__(self, name: str, *, provider: k8s.Provider, opts: pulumi.ResourceOptions | None = None):
         super().__init__("seedance:tenancy:TenantCostLabels", name, None, opts)
         for manifest in tenant_cost_label_policy():
-            declare(manifest, f"{name}-{manifest['kind'].lower()}", pulumi.ResourceOptions(parent=self,
-                                                                                            provider=provider))
+            declare(
+                manifest, f"{name}-{manifest['kind'].lower()}", pulumi.ResourceOptions(parent=self, provider=provider)
+            )
         self.register_outputs({})
 
 
@@ -63,6 +90,9 @@ class TenantGuards(pulumi.ComponentResource):
     def __init__(self, name: str, *, provider: k8s.Provider, opts: pulumi.ResourceOptions | None = None):
         super().__init__("seedance:tenancy:TenantGuards", name, None, opts)
         for manifest in tenant_guard_policies():
-            declare(manifest, f"{name}-{manifest['metadata']['name']}-{manifest['kind'].lower()}",
-                    pulumi.ResourceOptions(parent=self, provider=provider))
+            declare(
+                manifest,
+                f"{name}-{manifest['metadata']['name']}-{manifest['kind'].lower()}",
+                pulumi.ResourceOptions(parent=self, provider=provider),
+            )
         self.register_outputs({})

@@ -22,8 +22,15 @@ serving_set = platform.contract.apply(lambda c: c.triton_endpoints[config.requir
 repository = serving_set.apply(lambda s: s.canary_model_repository if config.get_bool("canary") else s.model_repository)
 prefix = repository.apply(lambda url: url.split("/", 3)[3])
 # Only the set's publisher role may write its model files (the bucket denies everyone else).
-publisher = aws.Provider("publisher", region=aws.get_region().region, assume_roles=[aws.ProviderAssumeRoleArgs(
-    role_arn=serving_set.apply(lambda s: s.publisher_role_arn), session_name="model-deploy")])
+publisher = aws.Provider(
+    "publisher",
+    region=aws.get_region().region,
+    assume_roles=[
+        aws.ProviderAssumeRoleArgs(
+            role_arn=serving_set.apply(lambda s: s.publisher_role_arn), session_name="model-deploy"
+        )
+    ],
+)
 model_dir = Path(__file__).parent / "model_repository" / config.require("model")
 version = config.require_int("version")
 bucket = platform.contract.apply(lambda c: c.model_repository_bucket)
@@ -35,27 +42,42 @@ tags = {"team": config.require("team"), "env": pulumi.get_stack(), "cost-center"
 
 
 def publish(key: str, opts: pulumi.ResourceOptions | None = None, **content) -> aws.s3.BucketObjectv2:
-    return aws.s3.BucketObjectv2(key.replace("/", "-"), bucket=bucket, key=pulumi.Output.concat(prefix, "/", key),
-                                 server_side_encryption="aws:kms", kms_key_id=key_arn, tags=tags,
-                                 opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions(provider=publisher), opts),
-                                 **content)
+    return aws.s3.BucketObjectv2(
+        key.replace("/", "-"),
+        bucket=bucket,
+        key=pulumi.Output.concat(prefix, "/", key),
+        server_side_encryption="aws:kms",
+        kms_key_id=key_arn,
+        tags=tags,
+        opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions(provider=publisher), opts),
+        **content,
+    )
 
 
 def version_files(number: int) -> list[aws.s3.BucketObjectv2]:
     # Published versions stay in the bucket even when their directory leaves this program: a server may
     # hold one, and the pointer can go back to it (rollback is a config.pbtxt change).
-    return [publish(path.relative_to(model_dir.parent).as_posix(), source=pulumi.FileAsset(str(path)),
-                    # and a published version never changes: editing its files here changes nothing there
-                    opts=pulumi.ResourceOptions(retain_on_delete=True, ignore_changes=["source"]))
-            for path in sorted((model_dir / str(number)).rglob("*")) if path.is_file()]
+    return [
+        publish(
+            path.relative_to(model_dir.parent).as_posix(),
+            source=pulumi.FileAsset(str(path)),
+            # and a published version never changes: editing its files here changes nothing there
+            opts=pulumi.ResourceOptions(retain_on_delete=True, ignore_changes=["source"]),
+        )
+        for path in sorted((model_dir / str(number)).rglob("*"))
+        if path.is_file()
+    ]
 
 
 versions = sorted(int(d.name) for d in model_dir.iterdir() if d.is_dir() and d.name.isdigit())
 if version not in versions:
     raise ValueError(f"{model_dir}/{version}: no such version directory")
 files = {number: version_files(number) for number in versions}
-pointer = publish(f"{model_dir.name}/config.pbtxt", content=pin_version(model_config, version),
-                  opts=pulumi.ResourceOptions(depends_on=files[version]))
+pointer = publish(
+    f"{model_dir.name}/config.pbtxt",
+    content=pin_version(model_config, version),
+    opts=pulumi.ResourceOptions(depends_on=files[version]),
+)
 pulumi.export("model_repository", repository)
 pulumi.export("serving_version", version)
 pulumi.export("objects", [o.key for o in [*(f for number in versions for f in files[number]), pointer]])

@@ -37,29 +37,39 @@ pool_name = config.get("pool") or "batch"
 shm_gib = config.get_int("shm_gib") or 8
 # The platform's cost labels (contract `cost_label_keys`): the cloud cost tags' keys, this stack's env and the
 # app's name; OpenCost and the cost dashboards group by them.
-labels = {"team": config.require("team"), "cost-center": config.require("cost_center"), "env": pulumi.get_stack(),
-          "app.kubernetes.io/name": "train"}
+labels = {
+    "team": config.require("team"),
+    "cost-center": config.require("cost_center"),
+    "env": pulumi.get_stack(),
+    "app.kubernetes.io/name": "train",
+}
 # Resumed work is lost work: a spot notice leaves 120 s; the handler's drain and the kubelet take some.
 if not 10 <= flush_seconds <= 90:
-    raise pulumi.RunError(f"invalid config training-job:flush_seconds = {flush_seconds}: a spot notice leaves two "
-                          "minutes, less the drain; allowed: 10 to 90")
+    raise pulumi.RunError(
+        f"invalid config training-job:flush_seconds = {flush_seconds}: a spot notice leaves two "
+        "minutes, less the drain; allowed: 10 to 90"
+    )
 if not 1 <= shm_gib <= 256:
-    raise pulumi.RunError(f"invalid config training-job:shm_gib = {shm_gib}: counted in the pod's memory; "
-                          "allowed: 1 to 256")
+    raise pulumi.RunError(
+        f"invalid config training-job:shm_gib = {shm_gib}: counted in the pod's memory; allowed: 1 to 256"
+    )
 
 
 def fits(pool):
     if gpus > pool.max_gpus_per_pod:
-        raise pulumi.RunError(f"invalid config training-job:gpus = {gpus}: the {pool.name} pool's smallest nodes have "
-                              f"{pool.max_gpus_per_pod} GPU(s); allowed: 1 to {pool.max_gpus_per_pod}")
+        raise pulumi.RunError(
+            f"invalid config training-job:gpus = {gpus}: the {pool.name} pool's smallest nodes have "
+            f"{pool.max_gpus_per_pod} GPU(s); allowed: 1 to {pool.max_gpus_per_pod}"
+        )
     return pool
 
 
 def cost_labels(keys):
     missing = [key for key in keys if key not in labels]
     if missing:
-        raise pulumi.RunError(f"the platform asks every object for the labels {', '.join(keys)}; "
-                              f"missing: {', '.join(missing)}")
+        raise pulumi.RunError(
+            f"the platform asks every object for the labels {', '.join(keys)}; missing: {', '.join(missing)}"
+        )
     return labels
 
 
@@ -71,6 +81,7 @@ def pinned(pool):
     names no zones; then the claim's volume alone holds later pods to its zone)."""
     zone = pool.single_zone or (pool.zones[0] if pool.zones else None)
     return {**pool.node_selector, **({"topology.kubernetes.io/zone": zone} if zone else {})}
+
 
 # A namespace the team owns (its quota applies there, and its access entry reaches it); default: the
 # platform's training namespace, for a platform without tenants.
@@ -88,49 +99,75 @@ trainer = k8s.core.v1.ConfigMap(
 claim = k8s.core.v1.PersistentVolumeClaim(
     "checkpoints",
     metadata={"name": "checkpoints", "namespace": namespace, "labels": object_labels},
-    spec={"accessModes": ["ReadWriteOnce"],
-          "storageClassName": platform.contract.apply(lambda c: c.storage_classes.checkpoint),
-          "resources": {"requests": {"storage": f"{config.get_int('checkpoint_gib') or 64}Gi"}}},
+    spec={
+        "accessModes": ["ReadWriteOnce"],
+        "storageClassName": platform.contract.apply(lambda c: c.storage_classes.checkpoint),
+        "resources": {"requests": {"storage": f"{config.get_int('checkpoint_gib') or 64}Gi"}},
+    },
     opts=cluster,
 )
 # The source's 1 vCPU : 4 GiB; 3 vCPUs per GPU fit the pool's smallest 1-GPU nodes (4 vCPUs, 16 GiB).
 resources = {"cpu": str(3 * gpus), "memory": f"{12 * gpus + shm_gib}Gi", "nvidia.com/gpu": str(gpus)}
 job = k8s.batch.v1.Job(
     "train",
-    metadata={"name": "train", "namespace": namespace, "labels": object_labels,
-              "annotations": {"pulumi.com/skipAwait": "true"}},
+    metadata={
+        "name": "train",
+        "namespace": namespace,
+        "labels": object_labels,
+        "annotations": {"pulumi.com/skipAwait": "true"},
+    },
     spec={
         "backoffLimit": 3,  # the trainer's own failures; disruptions are not counted (below)
-        "podFailurePolicy": {"rules": [
-            {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]},
-        ]},
+        "podFailurePolicy": {
+            "rules": [
+                {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]},
+            ]
+        },
         "template": {
-            "metadata": {"labels": object_labels,
-                         "annotations": {"cluster-autoscaler.kubernetes.io/safe-to-evict": "false"}},
+            "metadata": {
+                "labels": object_labels,
+                "annotations": {"cluster-autoscaler.kubernetes.io/safe-to-evict": "false"},
+            },
             "spec": {
                 "restartPolicy": "Never",
                 "priorityClassName": platform.contract.apply(lambda c: c.priority_classes.get("batch")),
                 "terminationGracePeriodSeconds": flush_seconds + 10,
                 "nodeSelector": batch.apply(pinned),
                 "tolerations": batch.apply(lambda pool: pool.tolerations),
-                "securityContext": {"runAsNonRoot": True, "runAsUser": 10001, "fsGroup": 10001,
-                                    "seccompProfile": {"type": "RuntimeDefault"}},
-                "containers": [{
-                    "name": "train",
-                    "image": config.require("image"),
-                    "command": checkpoint_every.apply(lambda every: [
-                        "python", "/opt/trainer/train.py", "--checkpoint-dir=/checkpoints",
-                        f"--flush-seconds={flush_seconds}", f"--checkpoint-every-seconds={int(every)}"]),
-                    "resources": {"requests": resources, "limits": resources},
-                    "securityContext": {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}},
-                    "volumeMounts": [{"name": "checkpoints", "mountPath": "/checkpoints"},
-                                     {"name": "trainer", "mountPath": "/opt/trainer", "readOnly": True},
-                                     {"name": "shm", "mountPath": "/dev/shm"}],
-                }],
-                "volumes": [{"name": "checkpoints", "persistentVolumeClaim": {"claimName": "checkpoints"}},
-                            {"name": "trainer", "configMap": {"name": "trainer"}},
-                            # Memory-backed, counted in the container's memory limit (sized below).
-                            {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": f"{shm_gib}Gi"}}],
+                "securityContext": {
+                    "runAsNonRoot": True,
+                    "runAsUser": 10001,
+                    "fsGroup": 10001,
+                    "seccompProfile": {"type": "RuntimeDefault"},
+                },
+                "containers": [
+                    {
+                        "name": "train",
+                        "image": config.require("image"),
+                        "command": checkpoint_every.apply(
+                            lambda every: [
+                                "python",
+                                "/opt/trainer/train.py",
+                                "--checkpoint-dir=/checkpoints",
+                                f"--flush-seconds={flush_seconds}",
+                                f"--checkpoint-every-seconds={int(every)}",
+                            ]
+                        ),
+                        "resources": {"requests": resources, "limits": resources},
+                        "securityContext": {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}},
+                        "volumeMounts": [
+                            {"name": "checkpoints", "mountPath": "/checkpoints"},
+                            {"name": "trainer", "mountPath": "/opt/trainer", "readOnly": True},
+                            {"name": "shm", "mountPath": "/dev/shm"},
+                        ],
+                    }
+                ],
+                "volumes": [
+                    {"name": "checkpoints", "persistentVolumeClaim": {"claimName": "checkpoints"}},
+                    {"name": "trainer", "configMap": {"name": "trainer"}},
+                    # Memory-backed, counted in the container's memory limit (sized below).
+                    {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": f"{shm_gib}Gi"}},
+                ],
             },
         },
     },

@@ -13,15 +13,17 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable, NamedTuple
+from typing import Any, NamedTuple
 
 from components.plan.resources import listed
 
 # Operators that hold only when the key is present and equal to (or like) a value.
 POSITIVE_OPERATORS = frozenset({"stringequals", "stringequalsignorecase", "stringlike", "arnequals", "arnlike"})
-NEGATED_OPERATORS = frozenset({"stringnotequals", "stringnotequalsignorecase", "stringnotlike", "arnnotequals",
-                               "arnnotlike"})
+NEGATED_OPERATORS = frozenset(
+    {"stringnotequals", "stringnotequalsignorecase", "stringnotlike", "arnnotequals", "arnnotlike"}
+)
 # Condition keys that name who calls or where from, and what their values are.
 ACCOUNT_KEYS = frozenset({"aws:sourceaccount", "aws:principalaccount", "kms:calleraccount", "aws:sourceowner"})
 ORGANISATION_KEYS = frozenset({"aws:principalorgid", "aws:sourceorgid"})
@@ -110,8 +112,10 @@ def _strings(value: Any) -> tuple[str, ...]:
 
 # Each element's two spellings as IAM writes them and in lower case (built once: a plan has thousands of
 # statements).
-_SPELLINGS = {name: ((name, name.lower()), ("Not" + name, "not" + name.lower()))
-              for name in ("Sid", "Effect", "Principal", "Action", "Resource", "Condition", "Statement")}
+_SPELLINGS = {
+    name: ((name, name.lower()), ("Not" + name, "not" + name.lower()))
+    for name in ("Sid", "Effect", "Principal", "Action", "Resource", "Condition", "Statement")
+}
 
 
 def _field(statement: dict, lowered: dict[str, Any] | None, name: str) -> tuple[str | None, Any]:
@@ -145,7 +149,7 @@ def _conditions(block: Any) -> tuple[Condition, ...]:
         qualifier = None
         for prefix in ("foranyvalue:", "forallvalues:"):
             if name.startswith(prefix):
-                qualifier, name = prefix[:-1], name[len(prefix):]
+                qualifier, name = prefix[:-1], name[len(prefix) :]
         if_exists = name.endswith("ifexists")
         name = name.removesuffix("ifexists")
         for key, values in (tests or {}).items() if isinstance(tests, dict) else ():
@@ -171,8 +175,9 @@ def parse(document: Any) -> list[Statement]:
     return statements
 
 
-CANONICAL = frozenset({"Sid", "Effect", "Principal", "NotPrincipal", "Action", "NotAction", "Resource", "NotResource",
-                       "Condition"})
+CANONICAL = frozenset(
+    {"Sid", "Effect", "Principal", "NotPrincipal", "Action", "NotAction", "Resource", "NotResource", "Condition"}
+)
 
 
 def statement_of(raw: dict, index: int = 0) -> Statement:
@@ -221,8 +226,7 @@ def _home_value(key: str, value: str, home: Home) -> bool:
     if key in ARN_KEYS:
         parts = value.split(":")
         # A wildcard after the account field (a resource path) still names home resources only.
-        return (len(parts) >= 6 and "${" not in value and _literal(":".join(parts[:5]))
-                and parts[4] in home.accounts)
+        return len(parts) >= 6 and "${" not in value and _literal(":".join(parts[:5])) and parts[4] in home.accounts
     if key in ENDPOINT_KEYS:
         return _literal(value) and value in home.endpoints
     if key in VPC_KEYS:
@@ -264,8 +268,13 @@ def _excludes_outside(statement: Statement, home: Home) -> bool:
 def _outside_test(condition: Condition, home: Home) -> bool:
     """A negated condition that holds for every caller outside home (and fails closed: no IfExists)."""
     positive = Condition(condition.operator.replace("not", "", 1), condition.key, condition.values)
-    return (condition.negated and not condition.if_exists and condition.qualifier is None
-            and _names_callers(condition) and narrows_to_home(positive, home))
+    return (
+        condition.negated
+        and not condition.if_exists
+        and condition.qualifier is None
+        and _names_callers(condition)
+        and narrows_to_home(positive, home)
+    )
 
 
 # The issuers of EKS clusters' service-account tokens (oidc.eks.<region>.amazonaws.com[.cn]/id/<id>): their
@@ -282,9 +291,14 @@ def _oidc_issuer(provider: str) -> str | None:
 def _exact(statement: Statement, key: str) -> tuple[str, ...]:
     """The values a fail-closed exact match requires of `key` (empty when no such condition)."""
     for condition in statement.conditions:
-        if (condition.key == key and condition.operator in POSITIVE_OPERATORS and not condition.if_exists
-                and condition.qualifier != "forallvalues" and condition.values
-                and all(_literal(v) for v in condition.values)):
+        if (
+            condition.key == key
+            and condition.operator in POSITIVE_OPERATORS
+            and not condition.if_exists
+            and condition.qualifier != "forallvalues"
+            and condition.values
+            and all(_literal(v) for v in condition.values)
+        ):
             return condition.values
     return ()
 
@@ -353,10 +367,21 @@ def _outside(statement: Statement, principal: Principal, home: Home, trust: bool
 
 ADMIN_ACTIONS = frozenset({"*", "*:*", "iam:*"})
 # IAM actions that let their holder make itself (or a principal it controls) an administrator.
-ESCALATION_ACTIONS = ("iam:attachrolepolicy", "iam:putrolepolicy", "iam:attachuserpolicy", "iam:putuserpolicy",
-                      "iam:attachgrouppolicy", "iam:putgrouppolicy", "iam:createpolicyversion",
-                      "iam:setdefaultpolicyversion", "iam:updateassumerolepolicy", "iam:addusertogroup",
-                      "iam:createaccesskey", "iam:createloginprofile", "iam:updateloginprofile")
+ESCALATION_ACTIONS = (
+    "iam:attachrolepolicy",
+    "iam:putrolepolicy",
+    "iam:attachuserpolicy",
+    "iam:putuserpolicy",
+    "iam:attachgrouppolicy",
+    "iam:putgrouppolicy",
+    "iam:createpolicyversion",
+    "iam:setdefaultpolicyversion",
+    "iam:updateassumerolepolicy",
+    "iam:addusertogroup",
+    "iam:createaccesskey",
+    "iam:createloginprofile",
+    "iam:updateloginprofile",
+)
 # What an escalation acts on: probes a resource pattern must match to reach any such IAM entity.
 _IAM_ENTITIES = ("role", "user", "group", "policy")
 
@@ -365,7 +390,9 @@ _IAM_ENTITIES = ("role", "user", "group", "policy")
 def _wildcard(pattern: str) -> re.Pattern:
     """IAM's wildcard pattern: `*` any run of characters, `?` one; case-insensitive (a plan repeats a few
     patterns thousands of times, so each is compiled once)."""
-    return re.compile(".*".join(".".join(map(re.escape, part.split("?"))) for part in pattern.split("*")), re.IGNORECASE)
+    return re.compile(
+        ".*".join(".".join(map(re.escape, part.split("?"))) for part in pattern.split("*")), re.IGNORECASE
+    )
 
 
 def _matches(pattern: str, value: str) -> bool:
@@ -385,8 +412,9 @@ def _reaches_any_iam_entity(resource: str) -> bool:
     fields = resource.split(":")
     partition = fields[1] if len(fields) > 1 and _literal(fields[1]) else "aws"
     account = fields[4] if len(fields) > 4 and ACCOUNT_ID.fullmatch(fields[4]) else "000000000000"
-    return any(_matches(resource, f"arn:{partition}:iam::{account}:{kind}/Seedance-Probe-{kind}")
-               for kind in _IAM_ENTITIES)
+    return any(
+        _matches(resource, f"arn:{partition}:iam::{account}:{kind}/Seedance-Probe-{kind}") for kind in _IAM_ENTITIES
+    )
 
 
 def admin_grant(statement: Statement) -> str | None:
@@ -402,6 +430,8 @@ def admin_grant(statement: Statement) -> str | None:
     granted = [action for action in ESCALATION_ACTIONS if (action in named) != statement.not_action]
     if granted and (statement.not_resource or any(map(_reaches_any_iam_entity, statement.resources))):
         where = "every resource but " if statement.not_resource else ""
-        return (f"on {where}{', '.join(statement.resources)}, which reaches IAM entities of any name: "
-                f"{granted[0]} there makes any of them an administrator")
+        return (
+            f"on {where}{', '.join(statement.resources)}, which reaches IAM entities of any name: "
+            f"{granted[0]} there makes any of them an administrator"
+        )
     return None

@@ -9,8 +9,20 @@ import ipaddress
 from typing import Any
 
 # Address space a pod should never reach unbounded: everything but private, shared and link-local ranges.
-NOT_PUBLIC = [ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10",
-                                                 "127.0.0.0/8", "169.254.0.0/16", "fc00::/7", "fe80::/10", "::1/128")]
+NOT_PUBLIC = [
+    ipaddress.ip_network(n)
+    for n in (
+        "10.0.0.0/8",
+        "172.16.0.0/12",
+        "192.168.0.0/16",
+        "100.64.0.0/10",
+        "127.0.0.0/8",
+        "169.254.0.0/16",
+        "fc00::/7",
+        "fe80::/10",
+        "::1/128",
+    )
+]
 # A rule whose peers reach this many public addresses (a /8 of IPv4, a /16 of IPv6) reaches the internet.
 PUBLIC_LIMIT = {4: 2**24, 6: 2**112}
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"  # every namespace has it (the API server sets it)
@@ -40,7 +52,9 @@ def selects_all(selector: Any, namespaces: bool) -> bool:
 def selects_every_pod(selector: Any) -> bool:
     """Whether a policy's podSelector covers every pod of its namespace, with no exceptions (a default deny
     that leaves out pods with some label leaves them open)."""
-    return isinstance(selector, dict) and not _dict(selector.get("matchLabels")) and not selector.get("matchExpressions")
+    return (
+        isinstance(selector, dict) and not _dict(selector.get("matchLabels")) and not selector.get("matchExpressions")
+    )
 
 
 def _upper_bound(blocks: list[dict]) -> dict[int, int] | None:
@@ -68,8 +82,10 @@ def public_addresses(blocks: list[dict]) -> dict[int, int]:
         for removed in [*excepts, *NOT_PUBLIC]:
             parts = [piece for part in parts for piece in _without(part, removed)]
         admitted[network.version] += parts
-    return {version: sum(n.num_addresses for n in ipaddress.collapse_addresses(nets)) if nets else 0
-            for version, nets in admitted.items()}
+    return {
+        version: sum(n.num_addresses for n in ipaddress.collapse_addresses(nets)) if nets else 0
+        for version, nets in admitted.items()
+    }
 
 
 def _without(network, removed):
@@ -90,8 +106,11 @@ def admits_everyone(peers: Any) -> str | None:
         peer = _dict(peer)
         if not peer:
             return "every peer (an empty peer)"
-        if "namespaceSelector" in peer and selects_all(peer["namespaceSelector"], namespaces=True) and (
-                "podSelector" not in peer or selects_all(peer["podSelector"], namespaces=False)):
+        if (
+            "namespaceSelector" in peer
+            and selects_all(peer["namespaceSelector"], namespaces=True)
+            and ("podSelector" not in peer or selects_all(peer["podSelector"], namespaces=False))
+        ):
             return "every pod of every namespace"
         if "ipBlock" in peer:
             blocks.append(_dict(peer["ipBlock"]))

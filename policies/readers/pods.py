@@ -9,26 +9,87 @@ reads it.
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 LEVELS = ("privileged", "baseline", "restricted")
 # Baseline: capabilities a container may add (PSS "Capabilities").
-BASELINE_CAPABILITIES = frozenset({"AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD",
-                                   "NET_BIND_SERVICE", "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT"})
+BASELINE_CAPABILITIES = frozenset(
+    {
+        "AUDIT_WRITE",
+        "CHOWN",
+        "DAC_OVERRIDE",
+        "FOWNER",
+        "FSETID",
+        "KILL",
+        "MKNOD",
+        "NET_BIND_SERVICE",
+        "SETFCAP",
+        "SETGID",
+        "SETPCAP",
+        "SETUID",
+        "SYS_CHROOT",
+    }
+)
 # Baseline: the safe sysctls (PSS "Sysctls").
-SAFE_SYSCTLS = frozenset({"kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.ip_unprivileged_port_start",
-                          "net.ipv4.tcp_syncookies", "net.ipv4.ping_group_range", "net.ipv4.ip_local_reserved_ports",
-                          "net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_keepalive_intvl",
-                          "net.ipv4.tcp_keepalive_probes", "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"})  # to 1.32
+SAFE_SYSCTLS = frozenset(
+    {
+        "kernel.shm_rmid_forced",
+        "net.ipv4.ip_local_port_range",
+        "net.ipv4.ip_unprivileged_port_start",
+        "net.ipv4.tcp_syncookies",
+        "net.ipv4.ping_group_range",
+        "net.ipv4.ip_local_reserved_ports",
+        "net.ipv4.tcp_keepalive_time",
+        "net.ipv4.tcp_fin_timeout",
+        "net.ipv4.tcp_keepalive_intvl",
+        "net.ipv4.tcp_keepalive_probes",
+        "net.ipv4.tcp_rmem",
+        "net.ipv4.tcp_wmem",
+    }
+)  # to 1.32
 SELINUX_TYPES = frozenset({"", "container_t", "container_init_t", "container_kvm_t", "container_engine_t"})
 # Restricted: the volume types a pod may use (PSS "Volume Types").
-RESTRICTED_VOLUMES = frozenset({"configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "image",
-                                "persistentVolumeClaim", "projected", "secret"})  # image: from 1.33
-VOLUME_SOURCES = frozenset({"hostPath", "awsElasticBlockStore", "azureDisk", "azureFile", "cephfs", "cinder", "fc",
-                            "flexVolume", "flocker", "gcePersistentDisk", "gitRepo", "glusterfs", "iscsi",
-                            "nfs", "photonPersistentDisk", "portworxVolume", "quobyte", "rbd", "scaleIO", "storageos",
-                            "vsphereVolume", *RESTRICTED_VOLUMES})
+RESTRICTED_VOLUMES = frozenset(
+    {
+        "configMap",
+        "csi",
+        "downwardAPI",
+        "emptyDir",
+        "ephemeral",
+        "image",
+        "persistentVolumeClaim",
+        "projected",
+        "secret",
+    }
+)  # image: from 1.33
+VOLUME_SOURCES = frozenset(
+    {
+        "hostPath",
+        "awsElasticBlockStore",
+        "azureDisk",
+        "azureFile",
+        "cephfs",
+        "cinder",
+        "fc",
+        "flexVolume",
+        "flocker",
+        "gcePersistentDisk",
+        "gitRepo",
+        "glusterfs",
+        "iscsi",
+        "nfs",
+        "photonPersistentDisk",
+        "portworxVolume",
+        "quobyte",
+        "rbd",
+        "scaleIO",
+        "storageos",
+        "vsphereVolume",
+        *RESTRICTED_VOLUMES,
+    }
+)
 APPARMOR_ANNOTATION = "container.apparmor.security.beta.kubernetes.io/"
 PROBES = ("livenessProbe", "readinessProbe", "startupProbe")
 
@@ -94,9 +155,13 @@ def baseline(spec: dict, metadata: dict, exemption: Exemption | None) -> Iterato
     for volume in spec.get("volumes") or []:
         host = _context(volume).get("hostPath")
         if host is not None and normal_path(_context(host).get("path")) not in allowed_paths:
-            yield Finding("HostPath Volumes", f"volume {volume.get('name')}", f"mounts the node's {_context(host).get('path')}")
+            yield Finding(
+                "HostPath Volumes", f"volume {volume.get('name')}", f"mounts the node's {_context(host).get('path')}"
+            )
     for key, value in (metadata.get("annotations") or {}).items():
-        if str(key).startswith(APPARMOR_ANNOTATION) and not (value == "runtime/default" or str(value).startswith("localhost/")):
+        if str(key).startswith(APPARMOR_ANNOTATION) and not (
+            value == "runtime/default" or str(value).startswith("localhost/")
+        ):
             yield Finding("AppArmor", f"annotation {key}", f"is {value}")
     for sysctl in pod.get("sysctls") or []:
         if _context(sysctl).get("name") not in SAFE_SYSCTLS:
@@ -155,7 +220,8 @@ def restricted(spec: dict, exemption: Exemption | None, root_in_own_users: bool 
         sources = [k for k in _context(volume) if k in VOLUME_SOURCES]
         for source in sources:
             if source not in RESTRICTED_VOLUMES and not (
-                    source == "hostPath" and normal_path(_context(volume[source]).get("path")) in allowed_paths):
+                source == "hostPath" and normal_path(_context(volume[source]).get("path")) in allowed_paths
+            ):
                 yield Finding("Volume Types", f"volume {volume.get('name')}", f"is a {source} volume")
     pod_non_root = pod.get("runAsNonRoot")
     pod_seccomp = _context(pod.get("seccompProfile")).get("type")
@@ -186,8 +252,13 @@ def restricted(spec: dict, exemption: Exemption | None, root_in_own_users: bool 
                 yield Finding("Capabilities", where, f"adds {capability} (restricted allows NET_BIND_SERVICE only)")
 
 
-def violations(spec: dict, level: str, metadata: dict | None = None,
-               exemption: Exemption | None = None, root_in_own_users: bool = True) -> list[Finding]:
+def violations(
+    spec: dict,
+    level: str,
+    metadata: dict | None = None,
+    exemption: Exemption | None = None,
+    root_in_own_users: bool = True,
+) -> list[Finding]:
     """The controls of `level` (and the levels below it) the pod breaks."""
     if level == "privileged":
         return []

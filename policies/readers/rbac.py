@@ -5,8 +5,9 @@ them only errs towards refusing) all read as what they cover."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 # Verbs that grant more than they say, on any resource (escalate: edit roles beyond one's own; bind: bind
 # any role; impersonate: act as anyone).
@@ -38,12 +39,23 @@ SENSITIVE = (
 )
 # Built-in ClusterRoles that carry such grants (cluster-admin everything, admin/edit secrets and exec, the
 # aggregation controller escalate), and groups that are everyone or above RBAC.
-ESCALATING_ROLES = frozenset({"cluster-admin", "admin", "edit", "system:aggregate-to-admin", "system:aggregate-to-edit",
-                              "system:controller:clusterrole-aggregation-controller", "system:kube-controller-manager",
-                              "system:node", "system:masters",
-                              "system:kubelet-api-admin"})  # the kubelet's whole API: nodes/proxy, exec in any pod
-EVERYONE_GROUPS = frozenset({"system:masters", "system:authenticated", "system:unauthenticated", "system:anonymous",
-                             "system:serviceaccounts"})  # the last: every service account of every namespace
+ESCALATING_ROLES = frozenset(
+    {
+        "cluster-admin",
+        "admin",
+        "edit",
+        "system:aggregate-to-admin",
+        "system:aggregate-to-edit",
+        "system:controller:clusterrole-aggregation-controller",
+        "system:kube-controller-manager",
+        "system:node",
+        "system:masters",
+        "system:kubelet-api-admin",
+    }
+)  # the kubelet's whole API: nodes/proxy, exec in any pod
+EVERYONE_GROUPS = frozenset(
+    {"system:masters", "system:authenticated", "system:unauthenticated", "system:anonymous", "system:serviceaccounts"}
+)  # the last: every service account of every namespace
 # The controller manager's own roles (`system:controller:<controller>`): each lets its holder do what that
 # controller does to every namespace (create pods, delete anything, sign tokens).
 CONTROLLER_ROLE_PREFIX = "system:controller:"
@@ -78,11 +90,17 @@ def escalations(rules: Any) -> Iterator[Grant]:
         if escalating:  # whatever they name: they have no use but to grant more
             yield Grant(where, f"grants {', '.join(escalating)}")
         for group, resource, dangerous in SENSITIVE:
-            if ("*" in groups or group in groups) and _covers(resources, resource) and (
-                    "*" in verbs or verbs & dangerous - ESCALATING_VERBS):
+            if (
+                ("*" in groups or group in groups)
+                and _covers(resources, resource)
+                and ("*" in verbs or verbs & dangerous - ESCALATING_VERBS)
+            ):
                 shown = sorted(verbs & dangerous) or ["*"]
-                yield Grant(where, f"grants {'/'.join(shown)} on {resource}"
-                                   + (f" (as {', '.join(sorted(resources))})" if resource not in resources else ""))
+                yield Grant(
+                    where,
+                    f"grants {'/'.join(shown)} on {resource}"
+                    + (f" (as {', '.join(sorted(resources))})" if resource not in resources else ""),
+                )
 
 
 def aggregates(role: dict) -> bool:

@@ -6,10 +6,13 @@ from components.cost.estimate import estimate_of_plan
 from components.plan.unknowns import read_plan
 
 # Config both budget rules take (the storage classes are given by `seedance check`, never by a stack).
-BUDGET_CONFIG = {"monthly_budget_usd": {"type": "number"}, "region": {"type": "string", "default": "us-east-1"},
-                 "storage_classes": {"type": "object", "default": {}},
-                 # worst_case: every spot unit at on-demand; expected: at the price its group's plan expects.
-                 "basis": {"type": "string", "enum": ["worst_case", "expected"], "default": "worst_case"}}
+BUDGET_CONFIG = {
+    "monthly_budget_usd": {"type": "number"},
+    "region": {"type": "string", "default": "us-east-1"},
+    "storage_classes": {"type": "object", "default": {}},
+    # worst_case: every spot unit at on-demand; expected: at the price its group's plan expects.
+    "basis": {"type": "string", "enum": ["worst_case", "expected"], "default": "worst_case"},
+}
 
 
 def budget_estimate(resources, config):
@@ -32,8 +35,18 @@ def budget_findings(resources, config, share: float, wording: str, *, report_unk
     used = total / budget
     anchor = None  # the budget is the stack's, not any one resource's
     if unknown and report_unknown:
-        yield anchor, (f"{len(unknown)} resource(s) have costs unknown until they exist "
-                       f"({'; '.join(line.basis for line in unknown[:3])}); the known part is ${total:,.2f}/month")
+        yield (
+            anchor,
+            (
+                f"{len(unknown)} resource(s) have costs unknown until they exist "
+                f"({'; '.join(line.basis for line in unknown[:3])}); the known part is ${total:,.2f}/month"
+            ),
+        )
     if used > share:
-        yield anchor, (f"estimated ${total:,.2f}/month ({basis.replace('_', ' ')}) is {used:.0%} of the "
-                       f"${budget:,.0f} budget, {wording} {share:.0%}")
+        yield (
+            anchor,
+            (
+                f"estimated ${total:,.2f}/month ({basis.replace('_', ' ')}) is {used:.0%} of the "
+                f"${budget:,.0f} budget, {wording} {share:.0%}"
+            ),
+        )

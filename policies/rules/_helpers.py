@@ -5,15 +5,21 @@ from __future__ import annotations
 from typing import Any
 
 from components.capacity.mix import asg_mix
+from components.capacity.workload_classes import workload_classes
 from components.common.manifests import quantity as kubernetes_quantity
-from components.compute.labels import BREAKER_TAG
-from components.compute.labels import CLASS_TAG, NODE_GROUP_TAG
-from components.plan.resources import (ASG, EKS_ACCESS_ENTRY, LAUNCH_TEMPLATE, S3_BUCKETS,
-                                       S3_ENCRYPTION_CONFIGURATIONS, PlanResource, is_unknown, tags_of)
+from components.compute.labels import BREAKER_TAG, CLASS_TAG, NODE_GROUP_TAG
+from components.plan.resources import (
+    ASG,
+    EKS_ACCESS_ENTRY,
+    LAUNCH_TEMPLATE,
+    S3_BUCKETS,
+    S3_ENCRYPTION_CONFIGURATIONS,
+    PlanResource,
+    is_unknown,
+    tags_of,
+)
 from components.plan.unknowns import of_types
 from policies.readers.iam import account_of
-from components.capacity.workload_classes import workload_classes
-
 
 
 def class_table(attribute: str) -> dict[str, float]:
@@ -55,8 +61,10 @@ def capped_class(resource: PlanResource, config: dict, table: str) -> str | None
 
 
 # The settings of the rules that hold GPU groups to their class (the breaker's tag; the config's classes).
-CLASS_SETTINGS = {"breaker_sets_caps_aside": {"type": "boolean", "default": True},
-                  "group_classes": {"type": "object", "default": {}}}  # node group -> class, from the stack config
+CLASS_SETTINGS = {
+    "breaker_sets_caps_aside": {"type": "boolean", "default": True},
+    "group_classes": {"type": "object", "default": {}},
+}  # node group -> class, from the stack config
 
 
 def spot_share_at(resource: PlanResource, size: float) -> float | None:
@@ -77,8 +85,11 @@ def block_devices(resource: PlanResource) -> list[tuple[str, dict]]:
     EBS devices) names: (device name, its EBS settings)."""
     props = resource.props
     if resource.type == LAUNCH_TEMPLATE:
-        return [(str(m.get("deviceName")), m.get("ebs") or {}) for m in props.get("blockDeviceMappings") or []
-                if isinstance(m, dict) and "virtualName" not in m]
+        return [
+            (str(m.get("deviceName")), m.get("ebs") or {})
+            for m in props.get("blockDeviceMappings") or []
+            if isinstance(m, dict) and "virtualName" not in m
+        ]
     devices = [("root", props.get("rootBlockDevice") or {})]
     return devices + [(str(d.get("deviceName")), d) for d in props.get("ebsBlockDevices") or [] if isinstance(d, dict)]
 
@@ -105,9 +116,14 @@ def secrets_encryption(resource: PlanResource) -> tuple[list, Any]:
 def home_accounts(resources, configured) -> frozenset[str]:
     """The stack's accounts: those the config names, else the account the cluster's nodes run in (the account of
     the node roles' access entries; none when the plan has no such entry)."""
-    return frozenset(configured) or frozenset({
-        account_of(str(r.props.get("principalArn"))) for r in of_types(resources, EKS_ACCESS_ENTRY)
-        if r.props.get("type") == "EC2_LINUX"} - {None})
+    return frozenset(configured) or frozenset(
+        {
+            account_of(str(r.props.get("principalArn")))
+            for r in of_types(resources, EKS_ACCESS_ENTRY)
+            if r.props.get("type") == "EC2_LINUX"
+        }
+        - {None}
+    )
 
 
 def bucket_name(resource: PlanResource) -> str:

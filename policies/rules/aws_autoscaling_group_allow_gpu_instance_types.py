@@ -6,8 +6,9 @@ from policies.framework import Rule
 
 def _instance_types(resource):
     if resource.type == ASG:
-        overrides = (((resource.props.get("mixedInstancesPolicy") or {}).get("launchTemplate") or {})
-                     .get("overrides") or [])
+        overrides = ((resource.props.get("mixedInstancesPolicy") or {}).get("launchTemplate") or {}).get(
+            "overrides"
+        ) or []
         return [o.get("instanceType") for o in overrides]
     if resource.type == EKS_NODE_GROUP:
         return list(resource.props.get("instanceTypes") or [])
@@ -23,8 +24,10 @@ def check(resource, config):
         yield f"{resource.name} may launch {', '.join(denied)}; families {', '.join(config['denied_families'])} are not allowed here"
     elif resource.type == ASG and config["denied_families"] and None in types:
         # An override by instanceRequirements: EC2 picks any type with those attributes, a denied family's too.
-        yield f"{resource.name} chooses instance types by attributes, which may pick families " \
-              f"{', '.join(config['denied_families'])} (not allowed here): name the types"
+        yield (
+            f"{resource.name} chooses instance types by attributes, which may pick families "
+            f"{', '.join(config['denied_families'])} (not allowed here): name the types"
+        )
 
 
 RULE = Rule(

@@ -20,8 +20,10 @@ def check(resource, config):
     if block and not policy and (known is None or block in known):
         return  # a purchased block's group: its market is capacity-block, never spot
     if not policy and not is_unknown(policy):
-        yield (f"{resource.name} ({klass}) has no MixedInstancesPolicy: its spot share is not declared (its launch "
-               "template's market options decide it), so the class cap cannot hold")
+        yield (
+            f"{resource.name} ({klass}) has no MixedInstancesPolicy: its spot share is not declared (its launch "
+            "template's market options decide it), so the class cap cannot hold"
+        )
         return
     size = number(resource.props.get("maxSize"))
     share = spot_share_at(resource, size) if size else None
@@ -36,9 +38,12 @@ RULE = Rule(
     severity="high",
     remediation="Raise on_demand_percentage_above_base_capacity (seedance decide computes it), or lower max size.",
     topics=("cost", "reliability"),
-    config={**CLASS_SETTINGS, "caps": {"type": "object", "default": class_table("max_spot_share")},
-            # The stack config's purchased blocks (reservation ids); null without it: a block tag is taken as it is.
-            "capacity_blocks": {"type": ["array", "null"], "items": {"type": "string"}, "default": None}},
+    config={
+        **CLASS_SETTINGS,
+        "caps": {"type": "object", "default": class_table("max_spot_share")},
+        # The stack config's purchased blocks (reservation ids); null without it: a block tag is taken as it is.
+        "capacity_blocks": {"type": ["array", "null"], "items": {"type": "string"}, "default": None},
+    },
     check_resource=check,
     resource_types=frozenset({ASG}),
 )

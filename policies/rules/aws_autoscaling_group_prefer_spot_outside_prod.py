@@ -1,8 +1,8 @@
 """Outside prod, GPU groups run spot above a zero base: the source's budget-breaker stance (advisory)."""
 
+from components.capacity.mix import asg_mix
 from components.plan.resources import ASG
 from policies.framework import Rule
-from components.capacity.mix import asg_mix
 from policies.rules._helpers import workload_class
 
 
@@ -14,8 +14,10 @@ def check(resource, config):
         return
     base, percentage = mix.on_demand_base, mix.on_demand_percentage_above_base
     if base > 0 or percentage >= 100:
-        yield (f"{resource.name} keeps {base:g} GPUs on-demand and {percentage:g}% above them; outside prod run spot "
-               "above a zero base (seedance decide with live prices, or class_overrides ri_baseline: 0)")
+        yield (
+            f"{resource.name} keeps {base:g} GPUs on-demand and {percentage:g}% above them; outside prod run spot "
+            "above a zero base (seedance decide with live prices, or class_overrides ri_baseline: 0)"
+        )
 
 
 RULE = Rule(

@@ -1,8 +1,8 @@
 """A GPU group's on-demand base covers its class's RI baseline share of the desired size."""
 
+from components.capacity.mix import asg_mix, ceil_share
 from components.plan.resources import ASG
 from policies.framework import Rule
-from components.capacity.mix import asg_mix, ceil_share
 from policies.rules._helpers import CLASS_SETTINGS, capped_class, class_table, number
 
 
@@ -17,8 +17,10 @@ def check(resource, config):
     base = mix.on_demand_base
     needed = min(ceil_share(config["baselines"][klass], desired), number(resource.props.get("maxSize")) or desired)
     if base < needed:
-        yield (f"{resource.name} ({klass}) has an on-demand base of {base:g} instances; the {klass} RI baseline "
-               f"needs {needed} of its {desired:g} desired instances")
+        yield (
+            f"{resource.name} ({klass}) has an on-demand base of {base:g} instances; the {klass} RI baseline "
+            f"needs {needed} of its {desired:g} desired instances"
+        )
 
 
 RULE = Rule(

@@ -4,17 +4,32 @@ or route anything through an internet gateway (AWS's own definition of a public 
 nodes on the internet whatever their launch template says. Judged on the subnets, route tables and routes the plan itself creates (a subnet from
 elsewhere is another stack's to judge)."""
 
-from components.plan.resources import (ASG, EKS_NODE_GROUP, INTERNET_GATEWAY, ROUTE, ROUTE_TABLE,
-                                       ROUTE_TABLE_ASSOCIATION as ASSOCIATION, SUBNET)
+from components.plan.resources import (
+    ASG,
+    EKS_NODE_GROUP,
+    INTERNET_GATEWAY,
+    ROUTE,
+    ROUTE_TABLE,
+    SUBNET,
+)
+from components.plan.resources import (
+    ROUTE_TABLE_ASSOCIATION as ASSOCIATION,
+)
 from components.plan.unknowns import of_types
 from policies.framework import Rule
 from policies.readers.pods import on
 
+
 def _internet_route(route, gateways) -> str | None:
     """The destination of a route through an internet gateway (None for any other route)."""
-    destination = route.get("destinationCidrBlock") or route.get("cidrBlock") or route.get(
-        "destinationIpv6CidrBlock") or route.get("ipv6CidrBlock") or route.get(
-        "destinationPrefixListId") or "a destination"
+    destination = (
+        route.get("destinationCidrBlock")
+        or route.get("cidrBlock")
+        or route.get("destinationIpv6CidrBlock")
+        or route.get("ipv6CidrBlock")
+        or route.get("destinationPrefixListId")
+        or "a destination"
+    )
     gateway = str(route.get("gatewayId") or "")
     return str(destination) if gateway.startswith("igw-") or gateway in gateways else None
 
@@ -30,8 +45,11 @@ def public_subnets(resources) -> dict[str, str]:
             routes, table = [resource.props], resource.props.get("routeTableId")
         for destination in filter(None, (_internet_route(route, gateways) for route in routes)):
             to_internet.setdefault(table, destination)
-    routed = {r.props.get("subnetId"): to_internet[r.props.get("routeTableId")]
-              for r in of_types(resources, ASSOCIATION) if r.props.get("routeTableId") in to_internet}
+    routed = {
+        r.props.get("subnetId"): to_internet[r.props.get("routeTableId")]
+        for r in of_types(resources, ASSOCIATION)
+        if r.props.get("routeTableId") in to_internet
+    }
     found = {}
     for subnet in (r for r in of_types(resources, SUBNET) if r.id):
         if on(subnet.props.get("mapPublicIpOnLaunch")):
@@ -53,10 +71,10 @@ def check(resources, config):
 RULE = Rule(
     name="aws-autoscaling-group-require-private-subnets",
     description="Auto Scaling groups and EKS node groups launch into private subnets only (no public IP on launch, "
-                "no internet-gateway default route).",
+    "no internet-gateway default route).",
     severity="critical",
     remediation="Give the group the stack's private subnets (network.private_subnet_ids); egress goes through NAT "
-                "and the VPC endpoints.",
+    "and the VPC endpoints.",
     topics=("security", "network"),
     check_stack=check,
     standards=("CIS EKS 5.4.3", "EKS BPG: Network security - deploy nodes to private subnets"),

@@ -3,8 +3,8 @@ volumes, node root volumes, EBS StorageClasses, nor VolumeAttributesClasses the 
 claim's volume to."""
 
 from components.cost.estimate import catalog_for
-from components.pricing.ebs import ebs_monthly
 from components.plan.resources import EBS_VOLUME, K8S_STORAGE_CLASS, K8S_VOLUME_ATTRIBUTES_CLASSES, LAUNCH_TEMPLATE
+from components.pricing.ebs import ebs_monthly
 from components.storage.ebs_csi import class_parameters, given, modified_parameters, volume_types
 from policies.framework import Rule
 from policies.rules._helpers import number
@@ -30,7 +30,11 @@ def check(resource, config):
     prices = catalog_for(config["region"]).services
     for volume_type, size, iops in _volumes(resource):
         if volume_type == "gp2":
-            saving = f": gp3 saves ${ebs_monthly('gp2', size, None, None, prices) - ebs_monthly('gp3', size, None, None, prices):,.2f}/month" if size else ""
+            saving = (
+                f": gp3 saves ${ebs_monthly('gp2', size, None, None, prices) - ebs_monthly('gp3', size, None, None, prices):,.2f}/month"
+                if size
+                else ""
+            )
             yield f"{resource.name} uses gp2{saving}"
         elif volume_type == "io1":
             yield f"{resource.name} uses io1: io2 has the same price and 100x the durability"

@@ -10,8 +10,10 @@ def check(resource, config):
         return
     size, iops = number(resource.props.get("size")), number(resource.props.get("iops"))
     if size and iops and iops > config["max_iops_per_gib"] * size:
-        yield (f"{resource.name} asks {iops:,.0f} IOPS on {size:g} GiB: io2 allows {config['max_iops_per_gib']:,} per "
-               f"GiB, so at least {iops / config['max_iops_per_gib']:,.0f} GiB")
+        yield (
+            f"{resource.name} asks {iops:,.0f} IOPS on {size:g} GiB: io2 allows {config['max_iops_per_gib']:,} per "
+            f"GiB, so at least {iops / config['max_iops_per_gib']:,.0f} GiB"
+        )
 
 
 RULE = Rule(

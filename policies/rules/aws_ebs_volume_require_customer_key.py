@@ -12,8 +12,10 @@ def check(resource, config):
     parameters = class_parameters(resource)
     if parameters is not None:
         if not encrypts(parameters):
-            yield f"{resource.name}: the EBS CSI driver makes this class's volumes unencrypted (it encrypts only " \
-                  "when every `encrypted` parameter, in any letter case, is \"true\")"
+            yield (
+                f"{resource.name}: the EBS CSI driver makes this class's volumes unencrypted (it encrypts only "
+                'when every `encrypted` parameter, in any letter case, is "true")'
+            )
         elif not (keys := kms_keys(parameters)) or not all(customer_key(key) for key in keys):
             yield f"{resource.name}: the EBS CSI driver encrypts this class's volumes with the AWS-managed key"
         return

@@ -22,12 +22,14 @@ def check(resource, config):
 RULE = Rule(
     name="aws-ec2-instance-launch-require-imdsv2",
     description="Launch templates, instances, spot requests and launch configurations require IMDSv2 with a hop "
-                "limit of 1.",
+    "limit of 1.",
     severity="high",
     remediation="Set metadata_options http_tokens: required, http_put_response_hop_limit: 1.",
     topics=("security",),
-    config={"max_hop_limit": {"type": "integer", "default": 1},
-            "ami_default_hop_limit": {"type": "integer", "default": 2}},
+    config={
+        "max_hop_limit": {"type": "integer", "default": 1},
+        "ami_default_hop_limit": {"type": "integer", "default": 2},
+    },
     check_resource=check,
     resource_types=frozenset(INSTANCE_LAUNCHERS),
     standards=("EKS BPG: IAM - restrict access to the instance profile assigned to the worker node",),

@@ -10,7 +10,6 @@ from components.plan.resources import ASG, EC2_FLEET, EC2_INSTANCE, EKS_NODE_GRO
 from components.plan.unknowns import of_types
 from policies.framework import Rule
 
-
 LAUNCHERS = frozenset({ASG, EKS_NODE_GROUP, EC2_INSTANCE, SPOT_FLEET, EC2_FLEET})
 
 
@@ -36,8 +35,11 @@ def _references(resource) -> list:
         found += [o.get("launchTemplateSpecification") for o in mixed.get("overrides") or [] if isinstance(o, dict)]
         return [r for r in map(_reference, found) if r is not None]
     if resource.type in (SPOT_FLEET, EC2_FLEET):
-        return [_reference(c.get("launchTemplateSpecification")) for c in props.get("launchTemplateConfigs") or []
-                if isinstance(c, dict)]
+        return [
+            _reference(c.get("launchTemplateSpecification"))
+            for c in props.get("launchTemplateConfigs") or []
+            if isinstance(c, dict)
+        ]
     return []
 
 
@@ -48,13 +50,23 @@ def check(resources, config):
     linked = {r.urn for r in templates}
     for resource in resources:
         if resource.type == SPOT_FLEET and resource.props.get("launchSpecifications"):
-            yield resource.urn, (f"{resource.name}: launches from launch specifications, which cannot require "
-                                 "IMDSv2 (no metadata options): use a launch template of the stack's")
+            yield (
+                resource.urn,
+                (
+                    f"{resource.name}: launches from launch specifications, which cannot require "
+                    "IMDSv2 (no metadata options): use a launch template of the stack's"
+                ),
+            )
         for reference in _references(resource):
             if reference in declared or (not known_ids and linked & set(resource.dependencies)):
                 continue
-            yield resource.urn, (f"{resource.name}: launches from launch template {reference}, which the stack does "
-                                 "not declare (its IMDS, public IP and volume settings are unchecked)")
+            yield (
+                resource.urn,
+                (
+                    f"{resource.name}: launches from launch template {reference}, which the stack does "
+                    "not declare (its IMDS, public IP and volume settings are unchecked)"
+                ),
+            )
 
 
 RULE = Rule(

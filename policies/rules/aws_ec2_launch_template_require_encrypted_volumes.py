@@ -21,8 +21,10 @@ def check(resource, config):
     if resource.type == LAUNCH_TEMPLATE and not devices:
         yield f"{resource.name}: names no block device, so the root volume is the AMI's (unencrypted, no key)"
     elif resource.type == LAUNCH_TEMPLATE and not ROOT_DEVICES & {name for name, _ in devices}:
-        yield (f"{resource.name}: names no root device ({', '.join(sorted(ROOT_DEVICES))}), so the root volume is "
-               "the AMI's (unencrypted, no key)")
+        yield (
+            f"{resource.name}: names no root device ({', '.join(sorted(ROOT_DEVICES))}), so the root volume is "
+            "the AMI's (unencrypted, no key)"
+        )
     for name, ebs in devices:
         if not on(ebs.get("encrypted")):
             yield f"{resource.name}: volume {name} is not encrypted"
@@ -33,9 +35,9 @@ def check(resource, config):
 RULE = Rule(
     name="aws-ec2-launch-template-require-encrypted-volumes",
     description="Launch templates and instances encrypt every EBS device, the root included, with a customer "
-                "managed key.",
+    "managed key.",
     severity="high",
-    remediation="Name the root device in blockDeviceMappings with ebs.encrypted \"true\" and the stack's kmsKeyId.",
+    remediation='Name the root device in blockDeviceMappings with ebs.encrypted "true" and the stack\'s kmsKeyId.',
     topics=("security", "encryption"),
     check_resource=check,
     resource_types=frozenset({LAUNCH_TEMPLATE, EC2_INSTANCE}),

@@ -20,8 +20,10 @@ def _cluster(resource):
     access = resource.props.get("accessConfig") or {}
     mode = access.get("authenticationMode") or "CONFIG_MAP"
     if mode != "API":
-        yield f"{resource.name}: authentication mode {mode} lets the aws-auth ConfigMap grant cluster access " \
-              "that no access entry shows"
+        yield (
+            f"{resource.name}: authentication mode {mode} lets the aws-auth ConfigMap grant cluster access "
+            "that no access entry shows"
+        )
     if access.get("bootstrapClusterCreatorAdminPermissions") is not False:
         yield f"{resource.name}: gives whoever creates it a cluster-admin access entry the plan does not show"
 
@@ -40,7 +42,8 @@ def _named_namespaces(namespaces) -> bool:
 def _person(principal: str, config) -> bool:
     """Whether the stack config names the principal as a person or a pipeline (never a node)."""
     return principal in config["tenant_principals"] or any(
-        principal in config[key] for key in ("admin_principals", "viewer_principals", "publisher_principals"))
+        principal in config[key] for key in ("admin_principals", "viewer_principals", "publisher_principals")
+    )
 
 
 def _named(principal: str, config) -> bool:
@@ -57,8 +60,10 @@ def check(resource, config):
         kind = str(resource.props.get("type") or "STANDARD")
         if kind != "STANDARD" and _person(principal, config):
             # EKS puts a node entry's principal in system:nodes (CreateAccessEntry, type): a node's powers.
-            yield f"{resource.name}: gives {principal}, a person the stack config names, a {kind} entry: a " \
-                  "node's identity"
+            yield (
+                f"{resource.name}: gives {principal}, a person the stack config names, a {kind} entry: a "
+                "node's identity"
+            )
         groups = [str(g) for g in resource.props.get("kubernetesGroups") or []]
         allowed = [f"{TENANT_GROUP_PREFIX}{team}"] if team else []
         for group in groups:
@@ -78,11 +83,15 @@ def check(resource, config):
     elif principal in config["viewer_principals"] and policy != VIEW:
         yield f"{resource.name}: gives {policy} to the viewer {principal}"
     elif principal in config["admin_principals"] and not (policy == VIEW or (policy == ADMIN and scope == "namespace")):
-        yield f"{resource.name}: gives {policy} ({scope} scope) to the administrator {principal}; allowed: " \
-              f"{ADMIN} in namespaces named one by one (not {', '.join(SYSTEM_NAMESPACES)}), {VIEW}"
+        yield (
+            f"{resource.name}: gives {policy} ({scope} scope) to the administrator {principal}; allowed: "
+            f"{ADMIN} in namespaces named one by one (not {', '.join(SYSTEM_NAMESPACES)}), {VIEW}"
+        )
     elif principal in config["publisher_principals"] and principal not in config["admin_principals"]:
-        yield f"{resource.name}: gives {policy} to {principal}, a model publisher (publishers write to the model " \
-              "bucket; they get no cluster access)"
+        yield (
+            f"{resource.name}: gives {policy} to {principal}, a model publisher (publishers write to the model "
+            "bucket; they get no cluster access)"
+        )
     elif config["deployer_named"] and not _named(principal, config):
         # With the deployer named too, the config names everyone who may hold an access policy (a pod's role,
         # another pipeline's, is not among them).
@@ -92,23 +101,28 @@ def check(resource, config):
 RULE = Rule(
     name="aws-eks-access-restrict-admin-policies",
     description="EKS access entries and policies give tenants their group only, viewers view, administrators admin "
-                "in namespaces; no entry joins system:masters or another team's group; the cluster admits by "
-                "access entries alone (authentication mode API, no hidden creator admin).",
+    "in namespaces; no entry joins system:masters or another team's group; the cluster admits by "
+    "access entries alone (authentication mode API, no hidden creator admin).",
     severity="critical",
     remediation="Give access through the stack config's lists (cluster.admin_principal_arns, viewer_principal_arns, "
-                "break_glass_principal_arns, tenants[].principal_arns), not extra entries or associations; set the "
-                "cluster's accessConfig to authenticationMode API and bootstrapClusterCreatorAdminPermissions false.",
+    "break_glass_principal_arns, tenants[].principal_arns), not extra entries or associations; set the "
+    "cluster's accessConfig to authenticationMode API and bootstrapClusterCreatorAdminPermissions false.",
     topics=("security", "kubernetes", "iam"),
-    config={"tenant_principals": {"type": "object", "default": {}},
-            "admin_principals": {"type": "array", "items": {"type": "string"}, "default": []},
-            "viewer_principals": {"type": "array", "items": {"type": "string"}, "default": []},
-            "publisher_principals": {"type": "array", "items": {"type": "string"}, "default": []},
-            "from_stack_config": {"type": "boolean", "default": False},
-            # break-glass and the deployer; and whether the config names its deployer (then it names everyone)
-            "cluster_admin_principals": {"type": "array", "items": {"type": "string"}, "default": []},
-            "deployer_named": {"type": "boolean", "default": False}},
+    config={
+        "tenant_principals": {"type": "object", "default": {}},
+        "admin_principals": {"type": "array", "items": {"type": "string"}, "default": []},
+        "viewer_principals": {"type": "array", "items": {"type": "string"}, "default": []},
+        "publisher_principals": {"type": "array", "items": {"type": "string"}, "default": []},
+        "from_stack_config": {"type": "boolean", "default": False},
+        # break-glass and the deployer; and whether the config names its deployer (then it names everyone)
+        "cluster_admin_principals": {"type": "array", "items": {"type": "string"}, "default": []},
+        "deployer_named": {"type": "boolean", "default": False},
+    },
     check_resource=check,
     resource_types=frozenset({EKS_ACCESS_ENTRY, EKS_ACCESS_POLICY, EKS_CLUSTER}),
-    standards=("CIS EKS 4.1.1", "EKS User Guide: access entries and access policies",
-               "EKS User Guide: set the cluster authentication mode (API: access entries only)"),
+    standards=(
+        "CIS EKS 4.1.1",
+        "EKS User Guide: access entries and access policies",
+        "EKS User Guide: set the cluster authentication mode (API: access entries only)",
+    ),
 )

@@ -21,8 +21,13 @@ RULE = Rule(
     severity="high",
     remediation="Add the missing types to enabled_cluster_log_types.",
     topics=("security", "logging"),
-    config={"required_log_types": {"type": "array", "items": {"type": "string"},
-                                   "default": ["api", "audit", "authenticator"]}},
+    config={
+        "required_log_types": {
+            "type": "array",
+            "items": {"type": "string"},
+            "default": ["api", "audit", "authenticator"],
+        }
+    },
     check_resource=check,
     resource_types=frozenset({EKS_CLUSTER}),
     standards=("CIS EKS 2.1.1", "CIS EKS 2.1.2"),

@@ -23,11 +23,10 @@ def check(resource, config):
 
 RULE = Rule(
     name="aws-eks-cluster-restrict-public-endpoint",
-    description="EKS API endpoints are private; where an environment allows a public one, it admits named "
-                "CIDRs only.",
+    description="EKS API endpoints are private; where an environment allows a public one, it admits named CIDRs only.",
     severity="critical",
     remediation="Set vpc_config endpoint_public_access=False (deploy from inside the network), or list "
-                "public_access_cidrs where the environment allows a public endpoint.",
+    "public_access_cidrs where the environment allows a public endpoint.",
     topics=("security", "network"),
     config={"allow_public_endpoint": {"type": "boolean", "default": False}},
     check_resource=check,

@@ -17,7 +17,7 @@ def check(resource, config):
 RULE = Rule(
     name="aws-eks-node-group-require-launch-template",
     description="EKS managed node groups name a launch template (where IMDSv2, the hop limit and volume encryption "
-                "are set and checked).",
+    "are set and checked).",
     severity="high",
     remediation="Give the node group the stack's launch template (launchTemplate.id and version).",
     topics=("security", "compute"),

@@ -6,14 +6,28 @@ a subject of another identity provider than an EKS cluster's (a CI system's) tha
 a service with no source condition, NotPrincipal), and an endpoint lets outside credentials only read
 through it."""
 
-from components.plan.resources import (KMS_GRANT, LAMBDA_PERMISSION, POLICY_DOCUMENTS,
-                                       RAM_PRINCIPAL_ASSOCIATION, VPC, VPC_ENDPOINT)
+from components.plan.resources import (
+    KMS_GRANT,
+    LAMBDA_PERMISSION,
+    POLICY_DOCUMENTS,
+    RAM_PRINCIPAL_ASSOCIATION,
+    VPC,
+    VPC_ENDPOINT,
+)
 from components.plan.unknowns import of_types
 from policies.framework import Rule
+from policies.readers.iam import (
+    Condition,
+    Home,
+    PolicyDocumentError,
+    Principal,
+    Statement,
+    account_of,
+    keeps_data_home,
+    outside_grants,
+    parse,
+)
 from policies.rules._helpers import home_accounts
-from policies.readers.iam import (Condition, Home, account_of, PolicyDocumentError, Principal, Statement, keeps_data_home,
-                                  outside_grants,
-                                  parse)
 
 # What lets a caller in besides a policy document.
 GRANTS = (LAMBDA_PERMISSION, KMS_GRANT, RAM_PRINCIPAL_ASSOCIATION)
@@ -25,20 +39,31 @@ def lambda_permission(props) -> Statement:
     """A Lambda permission as the statement Lambda adds to the function's policy."""
     principal = str(props.get("principal") or "")
     kind = "*" if principal == "*" else "service" if principal.endswith(".amazonaws.com") else "aws"
-    conditions = [Condition("stringequals", key, (str(props[name]),)) for name, key in (
-        ("sourceAccount", "aws:sourceaccount"), ("principalOrgId", "aws:principalorgid")) if props.get(name)]
+    conditions = [
+        Condition("stringequals", key, (str(props[name]),))
+        for name, key in (("sourceAccount", "aws:sourceaccount"), ("principalOrgId", "aws:principalorgid"))
+        if props.get(name)
+    ]
     if props.get("sourceArn"):
         conditions.append(Condition("arnlike", "aws:sourcearn", (str(props["sourceArn"]),)))
-    return Statement("permission", True, (Principal(kind, principal),), actions=(str(props.get("action")).lower(),),
-                     conditions=tuple(conditions))
+    return Statement(
+        "permission",
+        True,
+        (Principal(kind, principal),),
+        actions=(str(props.get("action")).lower(),),
+        conditions=tuple(conditions),
+    )
 
 
 def kms_grant(props) -> Statement:
     """A KMS grant as the statement it amounts to: its grantee (and its retiring principal, who may retire
     it) allowed the grant's operations on the key, under its encryption-context constraints (which name no
     caller, so they narrow nothing here)."""
-    principals = tuple(Principal("service" if p.endswith(".amazonaws.com") else "aws", p)
-                       for p in (str(props.get(k) or "") for k in ("granteePrincipal", "retiringPrincipal")) if p)
+    principals = tuple(
+        Principal("service" if p.endswith(".amazonaws.com") else "aws", p)
+        for p in (str(props.get(k) or "") for k in ("granteePrincipal", "retiringPrincipal"))
+        if p
+    )
     operations = tuple(f"kms:{str(o).lower()}" for o in props.get("operations") or [])
     return Statement("grant", True, principals, actions=operations)
 
@@ -59,11 +84,14 @@ def home_of(resources, config) -> Home:
     """Home: the accounts and organisations the config names (`seedance check` fills them from the stack
     config), else the account the cluster's nodes run in (the account of the node roles' access entries);
     the roles of other accounts the stack config names; the endpoints and VPCs this plan creates."""
-    return Home(accounts=home_accounts(resources, config["home_accounts"]), principals=frozenset(config["home_principals"]),
-                federated_subjects=frozenset(config["home_federated_subjects"]),
-                organisations=frozenset(config["home_organisations"]),
-                endpoints=frozenset(r.id for r in of_types(resources, VPC_ENDPOINT) if r.id),
-                vpcs=frozenset(r.id for r in of_types(resources, VPC) if r.id))
+    return Home(
+        accounts=home_accounts(resources, config["home_accounts"]),
+        principals=frozenset(config["home_principals"]),
+        federated_subjects=frozenset(config["home_federated_subjects"]),
+        organisations=frozenset(config["home_organisations"]),
+        endpoints=frozenset(r.id for r in of_types(resources, VPC_ENDPOINT) if r.id),
+        vpcs=frozenset(r.id for r in of_types(resources, VPC) if r.id),
+    )
 
 
 def _writes(actions) -> bool:
@@ -74,8 +102,10 @@ def findings(resource, home):
     if resource.type == RAM_PRINCIPAL_ASSOCIATION:
         principal = str(resource.props.get("principal"))
         if not _shared_with_home(principal, home):
-            yield f"{resource.name}: shares {resource.props.get('resourceShareArn')} with {principal}, outside " \
-                  "the stack's accounts and organisations"
+            yield (
+                f"{resource.name}: shares {resource.props.get('resourceShareArn')} with {principal}, outside "
+                "the stack's accounts and organisations"
+            )
         return
     if resource.type == LAMBDA_PERMISSION:
         statements, kind = [lambda_permission(resource.props)], "resource"
@@ -95,8 +125,9 @@ def findings(resource, home):
             return
     for grant in outside_grants(statements, home, trust=kind == "trust"):
         statement = grant.statement
-        if kind == "endpoint" and (keeps_data_home(statement, home)
-                                   or not (statement.not_action or _writes(statement.actions))):
+        if kind == "endpoint" and (
+            keeps_data_home(statement, home) or not (statement.not_action or _writes(statement.actions))
+        ):
             continue  # outside credentials may read through it, or reach home resources only
         if kind == "trust":
             yield f"{resource.name}: trust statement {grant.sid} lets {grant.who} assume the role"
@@ -114,21 +145,26 @@ def check(resources, config):
 RULE = Rule(
     name="aws-iam-policy-disallow-public-principal",
     description="No trust or resource policy lets in a caller outside the stack's accounts and organisations; "
-                "OIDC trust names an exact service account (`sub`) and audience (`aud`).",
+    "OIDC trust names an exact service account (`sub`) and audience (`aud`).",
     severity="critical",
     remediation="Name home principals (account root, role ARNs), tie `*` or a service to home with a condition "
-                "that fails closed (StringEquals/ArnLike on aws:PrincipalAccount, aws:PrincipalOrgID, "
-                "aws:SourceAccount, aws:SourceArn), and give OIDC trust StringEquals on `<issuer>:sub` and `:aud`.",
+    "that fails closed (StringEquals/ArnLike on aws:PrincipalAccount, aws:PrincipalOrgID, "
+    "aws:SourceAccount, aws:SourceArn), and give OIDC trust StringEquals on `<issuer>:sub` and `:aud`.",
     topics=("security", "iam"),
-    config={"home_accounts": {"type": "array", "items": {"type": "string", "pattern": r"^\d{12}$"}, "default": []},
-            "home_principals": {"type": "array", "items": {"type": "string"}, "default": []},
-            # "<issuer>:<sub>" of each CI identity let in through another identity provider than the cluster's,
-            # e.g. "token.actions.githubusercontent.com:repo:org/models:ref:refs/heads/main".
-            "home_federated_subjects": {"type": "array", "items": {"type": "string"}, "default": []},
-            "home_organisations": {"type": "array", "items": {"type": "string"}, "default": []}},
+    config={
+        "home_accounts": {"type": "array", "items": {"type": "string", "pattern": r"^\d{12}$"}, "default": []},
+        "home_principals": {"type": "array", "items": {"type": "string"}, "default": []},
+        # "<issuer>:<sub>" of each CI identity let in through another identity provider than the cluster's,
+        # e.g. "token.actions.githubusercontent.com:repo:org/models:ref:refs/heads/main".
+        "home_federated_subjects": {"type": "array", "items": {"type": "string"}, "default": []},
+        "home_organisations": {"type": "array", "items": {"type": "string"}, "default": []},
+    },
     check_stack=check,
-    standards=("CIS EKS 5.2.1 (dedicated, scoped identities)", "EKS BPG: IAM - least-privileged access",
-               "IAM User Guide: cross-service confused deputy prevention",
-               "EKS User Guide: IAM roles for service accounts (sub and aud conditions)",
-               "CIS EKS 4.1.5 (default service accounts not actively used)"),
+    standards=(
+        "CIS EKS 5.2.1 (dedicated, scoped identities)",
+        "EKS BPG: IAM - least-privileged access",
+        "IAM User Guide: cross-service confused deputy prevention",
+        "EKS User Guide: IAM roles for service accounts (sub and aud conditions)",
+        "CIS EKS 4.1.5 (default service accounts not actively used)",
+    ),
 )

@@ -6,15 +6,26 @@ IAM entities of any name (`iam:*Role*` on `*`, `iam:*` on `arn:aws:iam::<account
 node or a pod holding it owns the account. Users and groups are held to the same: the program creates
 none, and one with an administrator policy is a standing key to the account."""
 
-from components.plan.resources import IAM_POLICY_ATTACHMENTS as ATTACHMENTS, IAM_ROLE as ROLE, POLICY_DOCUMENTS
+from components.plan.resources import IAM_POLICY_ATTACHMENTS as ATTACHMENTS
+from components.plan.resources import IAM_ROLE as ROLE
+from components.plan.resources import POLICY_DOCUMENTS
 from policies.framework import Rule
 from policies.readers.iam import PolicyDocumentError, admin_grant, parse
 
 # AWS-managed policies that grant all actions, all of IAM, or the means to make any role (the two
 # service-flavoured administrators: "Grants account administrative permissions", their descriptions say).
-ADMIN_POLICIES = frozenset({"AdministratorAccess", "PowerUserAccess", "IAMFullAccess", "AWSCloudFormationFullAccess",
-                            "AmazonEC2FullAccess", "AWSLambda_FullAccess", "AdministratorAccess-Amplify",
-                            "AdministratorAccess-AWSElasticBeanstalk"})
+ADMIN_POLICIES = frozenset(
+    {
+        "AdministratorAccess",
+        "PowerUserAccess",
+        "IAMFullAccess",
+        "AWSCloudFormationFullAccess",
+        "AmazonEC2FullAccess",
+        "AWSLambda_FullAccess",
+        "AdministratorAccess-Amplify",
+        "AdministratorAccess-AWSElasticBeanstalk",
+    }
+)
 
 
 def _managed(arn) -> str | None:
@@ -32,8 +43,11 @@ def check(resource, config):
     for arn in arns:
         if _managed(arn):
             yield f"{resource.name}: attaches {_managed(arn)}"
-    documents = [p.get("policy") for p in resource.props.get("inlinePolicies") or []
-                 if resource.type == ROLE and isinstance(p, dict)]
+    documents = [
+        p.get("policy")
+        for p in resource.props.get("inlinePolicies") or []
+        if resource.type == ROLE and isinstance(p, dict)
+    ]
     entry = POLICY_DOCUMENTS.get(resource.type)
     if entry and entry[1] == "identity":
         documents.append(resource.props.get(entry[0]))
@@ -51,12 +65,14 @@ def check(resource, config):
 RULE = Rule(
     name="aws-iam-role-disallow-admin-policies",
     description="No role gets an administrator-class AWS-managed policy or an identity policy allowing every "
-                "action (or all of IAM) on every resource.",
+    "action (or all of IAM) on every resource.",
     severity="critical",
     remediation="Attach the service's own scoped policy (AmazonEKSWorkerNodePolicy, AmazonEC2ContainerRegistryPullOnly, "
-                "...) or list the actions and resources the role needs.",
+    "...) or list the actions and resources the role needs.",
     topics=("security", "iam"),
     check_resource=check,
-    resource_types=frozenset({*ATTACHMENTS, ROLE, *(t for t, (_, kind) in POLICY_DOCUMENTS.items() if kind == "identity")}),
+    resource_types=frozenset(
+        {*ATTACHMENTS, ROLE, *(t for t, (_, kind) in POLICY_DOCUMENTS.items() if kind == "identity")}
+    ),
     standards=("CIS EKS 5.2.1 (dedicated, scoped identities)", "EKS BPG: IAM - least-privileged access"),
 )

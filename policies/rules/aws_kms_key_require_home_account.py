@@ -7,17 +7,38 @@ access entries; a plan with neither is not judged (whose key is home cannot be t
 
 from typing import Any
 
-from components.plan.resources import (EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, K8S_STORAGE_CLASS, LAUNCH_TEMPLATE,
-                                       S3_BUCKETS, S3_ENCRYPTION_CONFIGURATIONS)
+from components.plan.resources import (
+    EBS_VOLUME,
+    EC2_INSTANCE,
+    EKS_CLUSTER,
+    K8S_STORAGE_CLASS,
+    LAUNCH_TEMPLATE,
+    S3_BUCKETS,
+    S3_ENCRYPTION_CONFIGURATIONS,
+)
 from components.plan.unknowns import of_types
 from components.storage.ebs_csi import class_parameters, kms_keys
 from policies.framework import Rule
 from policies.readers.iam import account_of
-from policies.rules._helpers import (block_devices, bucket_encryption_rules, encryption_defaults,
-                                     home_accounts, secrets_encryption)
+from policies.rules._helpers import (
+    block_devices,
+    bucket_encryption_rules,
+    encryption_defaults,
+    home_accounts,
+    secrets_encryption,
+)
 
-JUDGED = frozenset({EBS_VOLUME, EC2_INSTANCE, EKS_CLUSTER, K8S_STORAGE_CLASS, LAUNCH_TEMPLATE, *S3_BUCKETS,
-                    *S3_ENCRYPTION_CONFIGURATIONS})
+JUDGED = frozenset(
+    {
+        EBS_VOLUME,
+        EC2_INSTANCE,
+        EKS_CLUSTER,
+        K8S_STORAGE_CLASS,
+        LAUNCH_TEMPLATE,
+        *S3_BUCKETS,
+        *S3_ENCRYPTION_CONFIGURATIONS,
+    }
+)
 
 
 def key_references(resource) -> list[tuple[str, Any]]:
@@ -31,8 +52,10 @@ def key_references(resource) -> list[tuple[str, Any]]:
         return [(f"volume {name}", ebs.get("kmsKeyId")) for name, ebs in block_devices(resource)]
     if resource.type == EKS_CLUSTER:
         return [("Kubernetes secrets", secrets_encryption(resource)[1])]
-    return [("new objects", default.get("kmsMasterKeyId"))
-            for default in encryption_defaults(bucket_encryption_rules(resource))]
+    return [
+        ("new objects", default.get("kmsMasterKeyId"))
+        for default in encryption_defaults(bucket_encryption_rules(resource))
+    ]
 
 
 def check(resources, config):
@@ -43,8 +66,10 @@ def check(resources, config):
         for what, key in key_references(resource):
             account = account_of(key) if isinstance(key, str) and key.startswith("arn:") else None
             if account is not None and account not in home:
-                yield resource.urn, f"{resource.name}: encrypts {what} with a key of account {account} ({key}), " \
-                                    "not one of the stack's"
+                yield (
+                    resource.urn,
+                    f"{resource.name}: encrypts {what} with a key of account {account} ({key}), not one of the stack's",
+                )
 
 
 RULE = Rule(
@@ -52,10 +77,12 @@ RULE = Rule(
     description="Volumes, Kubernetes secrets and bucket objects are encrypted with keys of the stack's own accounts.",
     severity="high",
     remediation="Name the stack key (or another key of the stack's accounts); another account's key policy decides "
-                "who decrypts the data, and that account can disable or delete the key.",
+    "who decrypts the data, and that account can disable or delete the key.",
     topics=("security", "encryption"),
     config={"home_accounts": {"type": "array", "items": {"type": "string", "pattern": r"^\d{12}$"}, "default": []}},
     check_stack=check,
-    standards=("CIS EKS 5.3.1 (secrets under a customer managed key)",
-               "AWS KMS Developer Guide: key policies are the primary way to control access to a key"),
+    standards=(
+        "CIS EKS 5.3.1 (secrets under a customer managed key)",
+        "AWS KMS Developer Guide: key policies are the primary way to control access to a key",
+    ),
 )

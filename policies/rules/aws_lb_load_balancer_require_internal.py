@@ -15,8 +15,11 @@ def check(resource, config):
         return
     internal = resource.props.get("internal")
     if not on(internal) and not is_unknown(internal):
-        said = ("it says nothing, and the provider's default is internet-facing" if internal is None
-                else f"it says internal: {json.dumps(internal)}")
+        said = (
+            "it says nothing, and the provider's default is internet-facing"
+            if internal is None
+            else f"it says internal: {json.dumps(internal)}"
+        )
         yield f"{resource.name}: an internet-facing load balancer: {said}"
 
 

@@ -18,13 +18,18 @@ def check(resource, config):
     if missing:
         yield f"{resource.type} {resource.name} lacks cost tags {', '.join(missing)}: its spend cannot be attributed"
     if resource.type == LAUNCH_TEMPLATE:
-        launched = {str(spec.get("resourceType")): spec.get("tags") or {}
-                    for spec in resource.props.get("tagSpecifications") or [] if isinstance(spec, dict)}
+        launched = {
+            str(spec.get("resourceType")): spec.get("tags") or {}
+            for spec in resource.props.get("tagSpecifications") or []
+            if isinstance(spec, dict)
+        }
         for kind in LAUNCHED:
             missing = [key for key in config["tags"] if not launched.get(kind, {}).get(key)]
             if missing:
-                yield (f"{resource.type} {resource.name} launches {kind}s without cost tags {', '.join(missing)} "
-                       "(tagSpecifications): their spend cannot be attributed")
+                yield (
+                    f"{resource.type} {resource.name} launches {kind}s without cost tags {', '.join(missing)} "
+                    "(tagSpecifications): their spend cannot be attributed"
+                )
 
 
 RULE = Rule(

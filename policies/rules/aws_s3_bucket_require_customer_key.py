@@ -4,8 +4,18 @@ server-side encryption configuration (the resource, or the bucket's own inline b
 key, out of the stack key's policy and its CloudTrail record. An object the plan writes may name its own
 encryption, which overrides the bucket's default: it is held to the same."""
 
-from components.plan.resources import (S3_BUCKETS as BUCKETS, S3_ENCRYPTION_CONFIGURATIONS, S3_KMS_ALGORITHMS as KMS_ALGORITHMS,
-                                       S3_OBJECTS as OBJECTS)
+from components.plan.resources import (
+    S3_BUCKETS as BUCKETS,
+)
+from components.plan.resources import (
+    S3_ENCRYPTION_CONFIGURATIONS,
+)
+from components.plan.resources import (
+    S3_KMS_ALGORITHMS as KMS_ALGORITHMS,
+)
+from components.plan.resources import (
+    S3_OBJECTS as OBJECTS,
+)
 from components.plan.unknowns import of_types
 from policies.framework import Rule
 from policies.rules._helpers import bucket_encryption_rules, bucket_name, customer_key, encryption_defaults
@@ -13,8 +23,9 @@ from policies.rules._helpers import bucket_encryption_rules, bucket_name, custom
 
 def _customer_key(rules) -> bool:
     defaults = encryption_defaults(rules)
-    return bool(defaults) and all(d.get("sseAlgorithm") in KMS_ALGORITHMS and customer_key(d.get("kmsMasterKeyId"))
-                                  for d in defaults)
+    return bool(defaults) and all(
+        d.get("sseAlgorithm") in KMS_ALGORITHMS and customer_key(d.get("kmsMasterKeyId")) for d in defaults
+    )
 
 
 def check(resources, config):
@@ -32,8 +43,12 @@ def check(resources, config):
     for resource in of_types(resources, *OBJECTS):  # a PUT's own encryption header overrides the bucket's default
         algorithm = resource.props.get("serverSideEncryption")
         if algorithm is not None and not (algorithm in KMS_ALGORITHMS and customer_key(resource.props.get("kmsKeyId"))):
-            yield resource.urn, f"{resource.name}: the object is written under {algorithm}" + (
-                " with an AWS-managed key" if algorithm in KMS_ALGORITHMS else "") + ", not a customer managed key"
+            yield (
+                resource.urn,
+                f"{resource.name}: the object is written under {algorithm}"
+                + (" with an AWS-managed key" if algorithm in KMS_ALGORITHMS else "")
+                + ", not a customer managed key",
+            )
 
 
 RULE = Rule(

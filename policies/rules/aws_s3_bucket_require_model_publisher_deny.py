@@ -20,7 +20,12 @@ def _publisher(arn: str, names: set[str]) -> bool:
     """A role ARN of one of the publisher roles, by its exact name, in a named account."""
     head, _, name = arn.partition(":role/")
     parts = head.split(":")
-    return name in names and len(parts) == 5 and parts[:3] == ["arn", "aws", "iam"] and bool(ACCOUNT_ID.fullmatch(parts[4]))
+    return (
+        name in names
+        and len(parts) == 5
+        and parts[:3] == ["arn", "aws", "iam"]
+        and bool(ACCOUNT_ID.fullmatch(parts[4]))
+    )
 
 
 def denies_writes_but_publishers(statements, bucket: str, prefix: str, publishers: set[str]) -> bool:
@@ -35,8 +40,12 @@ def denies_writes_but_publishers(statements, bucket: str, prefix: str, publisher
         if not _covers([r.lower() for r in statement.resources], target):
             continue
         exceptions = [c for c in statement.conditions if c.key == "aws:principalarn"]
-        if len(statement.conditions) == len(exceptions) == 1 and exceptions[0].negated \
-                and not exceptions[0].if_exists and all(_publisher(v, publishers) for v in exceptions[0].values):
+        if (
+            len(statement.conditions) == len(exceptions) == 1
+            and exceptions[0].negated
+            and not exceptions[0].if_exists
+            and all(_publisher(v, publishers) for v in exceptions[0].values)
+        ):
             return True
     return False
 
@@ -44,10 +53,14 @@ def denies_writes_but_publishers(statements, bucket: str, prefix: str, publisher
 def check(resources, config):
     if not config["prefixes"]:
         return
-    policies = [r for r in of_types(resources, BUCKET_POLICY) if str(r.props.get("bucket")).startswith(
-        config["bucket_prefix"])]
+    policies = [
+        r for r in of_types(resources, BUCKET_POLICY) if str(r.props.get("bucket")).startswith(config["bucket_prefix"])
+    ]
     if not policies:
-        yield None, f"no policy on the model bucket ({config['bucket_prefix']}<account>): anyone who may write it publishes"
+        yield (
+            None,
+            f"no policy on the model bucket ({config['bucket_prefix']}<account>): anyone who may write it publishes",
+        )
         return
     for policy in policies:
         bucket = str(policy.props.get("bucket"))
@@ -59,22 +72,37 @@ def check(resources, config):
         for entry in config["prefixes"]:
             publishers = {arn for arn in entry["publisher_roles"]}
             if not denies_writes_but_publishers(statements, bucket, entry["prefix"], publishers):
-                yield policy.urn, (f"{policy.name}: does not deny writes under {entry['prefix']}/ to everyone but "
-                                   f"its publishers ({', '.join(sorted(publishers))})")
+                yield (
+                    policy.urn,
+                    (
+                        f"{policy.name}: does not deny writes under {entry['prefix']}/ to everyone but "
+                        f"its publishers ({', '.join(sorted(publishers))})"
+                    ),
+                )
 
 
 RULE = Rule(
     name="aws-s3-bucket-require-model-publisher-deny",
     description="The model bucket's policy denies writes under each served prefix to everyone but that set's "
-                "publisher roles.",
+    "publisher roles.",
     severity="critical",
     remediation="Keep the model repository's OnlyPublishersWrite statements (components/serving/model_repository.py).",
     topics=("security", "serving", "iam"),
-    config={"bucket_prefix": {"type": "string", "default": ""},
-            "prefixes": {"type": "array", "default": [], "items": {
-                "type": "object", "required": ["prefix", "publisher_roles"],
-                "properties": {"prefix": {"type": "string"},
-                               "publisher_roles": {"type": "array", "items": {"type": "string"}}}}}},  # role names
+    config={
+        "bucket_prefix": {"type": "string", "default": ""},
+        "prefixes": {
+            "type": "array",
+            "default": [],
+            "items": {
+                "type": "object",
+                "required": ["prefix", "publisher_roles"],
+                "properties": {
+                    "prefix": {"type": "string"},
+                    "publisher_roles": {"type": "array", "items": {"type": "string"}},
+                },
+            },
+        },
+    },  # role names
     check_stack=check,
     standards=("EKS BPG: Multi-tenancy - isolate what tenants run", "S3 User Guide: bucket policies that deny writes"),
 )

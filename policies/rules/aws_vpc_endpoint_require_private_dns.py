@@ -5,8 +5,11 @@ from policies.framework import Rule
 
 
 def check(resource, config):
-    if resource.type == VPC_ENDPOINT and resource.props.get("vpcEndpointType") == "Interface" \
-            and resource.props.get("privateDnsEnabled") is not True:
+    if (
+        resource.type == VPC_ENDPOINT
+        and resource.props.get("vpcEndpointType") == "Interface"
+        and resource.props.get("privateDnsEnabled") is not True
+    ):
         yield f"{resource.name} ({resource.props.get('serviceName')}) has private DNS off: clients still go through NAT"
 
 

@@ -26,13 +26,21 @@ def check(resources, config):
         return
     nat_subnets = {n.props.get("subnetId") for n in nat}  # read first: the engine gives no ids to match them by
     vpcs = {r.props.get("vpcId") for r in of_types(resources, SUBNET) if r.id and r.id in nat_subnets} - {None}
-    services = {str(r.props.get("serviceName", "")).rsplit(".", 1)[-1] for r in of_types(resources, VPC_ENDPOINT)
-                if _serves(r, vpcs)}
+    services = {
+        str(r.props.get("serviceName", "")).rsplit(".", 1)[-1]
+        for r in of_types(resources, VPC_ENDPOINT)
+        if _serves(r, vpcs)
+    }
     missing = [service for service in ("s3", "kms") if service not in services]
     if missing:
-        yield None, (f"the VPC has {len(nat)} NAT gateway(s) but no {' or '.join(missing)} endpoint that its traffic "
-                     "reaches (in its VPC, on a route table or in a subnet): that traffic pays NAT processing "
-                     "($0.045/GB) and cross-zone transfer")
+        yield (
+            None,
+            (
+                f"the VPC has {len(nat)} NAT gateway(s) but no {' or '.join(missing)} endpoint that its traffic "
+                "reaches (in its VPC, on a route table or in a subnet): that traffic pays NAT processing "
+                "($0.045/GB) and cross-zone transfer"
+            ),
+        )
 
 
 RULE = Rule(

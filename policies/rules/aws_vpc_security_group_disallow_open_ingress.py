@@ -5,9 +5,22 @@ entries, inline or as entry resources, count as the rule's own ranges). The VPC'
 sends nothing at all: whatever is launched without a group gets it (CIS AWS Foundations: the default group
 restricts all traffic). Judged over the whole plan: a prefix list's entries are other resources."""
 
-from components.plan.resources import (DEFAULT_SECURITY_GROUP as DEFAULT_GROUP, MANAGED_PREFIX_LIST,
-                                       MANAGED_PREFIX_LIST_ENTRY, SECURITY_GROUP as GROUP,
-                                       SECURITY_GROUP_INGRESS_RULE as INGRESS_RULE, SECURITY_GROUP_RULE as GROUP_RULE)
+from components.plan.resources import (
+    DEFAULT_SECURITY_GROUP as DEFAULT_GROUP,
+)
+from components.plan.resources import (
+    MANAGED_PREFIX_LIST,
+    MANAGED_PREFIX_LIST_ENTRY,
+)
+from components.plan.resources import (
+    SECURITY_GROUP as GROUP,
+)
+from components.plan.resources import (
+    SECURITY_GROUP_INGRESS_RULE as INGRESS_RULE,
+)
+from components.plan.resources import (
+    SECURITY_GROUP_RULE as GROUP_RULE,
+)
 from components.plan.unknowns import of_types
 from policies.framework import Rule
 from policies.readers.network import reaches_internet
@@ -21,7 +34,8 @@ def prefix_list_ranges(resources) -> dict[str, list[str]]:
     for resource in of_types(resources, MANAGED_PREFIX_LIST, MANAGED_PREFIX_LIST_ENTRY):
         if resource.type == MANAGED_PREFIX_LIST and resource.id:
             ranges.setdefault(resource.id, []).extend(
-                str(e["cidr"]) for e in resource.props.get("entries") or [] if isinstance(e, dict) and e.get("cidr"))
+                str(e["cidr"]) for e in resource.props.get("entries") or [] if isinstance(e, dict) and e.get("cidr")
+            )
         elif resource.type == MANAGED_PREFIX_LIST_ENTRY and resource.props.get("cidr"):
             ranges.setdefault(str(resource.props.get("prefixListId")), []).append(str(resource.props["cidr"]))
     return ranges
@@ -42,8 +56,10 @@ def findings(resource, lists):
     elif resource.type == DEFAULT_GROUP:
         given = [direction for direction in ("ingress", "egress") if resource.props.get(direction)]
         if given:
-            yield (f"{resource.name}: the VPC's default security group has {' and '.join(given)} rules; it must "
-                   "admit and send nothing (whatever is launched without a group gets it)")
+            yield (
+                f"{resource.name}: the VPC's default security group has {' and '.join(given)} rules; it must "
+                "admit and send nothing (whatever is launched without a group gets it)"
+            )
         return
     else:
         return
@@ -64,12 +80,15 @@ def check(resources, config):
 RULE = Rule(
     name="aws-vpc-security-group-disallow-open-ingress",
     description="No security group ingress admits the internet (ranges, its own or a managed prefix list's, that "
-                "together reach a /8 of public addresses).",
+    "together reach a /8 of public addresses).",
     severity="critical",
     remediation="Admit the VPC, the deployer network (cluster.deployer_cidrs) or a security group, never 0.0.0.0/0 "
-                "(nor a prefix list holding it).",
+    "(nor a prefix list holding it).",
     topics=("security", "network"),
     check_stack=check,
-    standards=("CIS EKS 5.4.1", "EKS BPG: Network security - restrict the cluster security group",
-               "CIS AWS Foundations 5.4 (the default security group restricts all traffic)"),
+    standards=(
+        "CIS EKS 5.4.1",
+        "EKS BPG: Network security - restrict the cluster security group",
+        "CIS AWS Foundations 5.4 (the default security group restricts all traffic)",
+    ),
 )

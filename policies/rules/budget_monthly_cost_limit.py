@@ -20,8 +20,11 @@ def check(resources, config):
     unpriced = [line for line in budget_estimate(resources, config).unknown if line.type in COMPUTE]
     for line in unpriced:
         if line.waits_on is None:
-            yield line.urn, f"its instances cannot be priced ({line.basis.removeprefix('unknown: ')}), so the " \
-                            "budget cannot be checked"
+            yield (
+                line.urn,
+                f"its instances cannot be priced ({line.basis.removeprefix('unknown: ')}), so the "
+                "budget cannot be checked",
+            )
     waiting = [line.waits_on for line in unpriced if line.waits_on is not None]
     if waiting:
         raise waiting[0]

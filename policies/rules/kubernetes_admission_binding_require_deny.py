@@ -5,11 +5,11 @@ guarding what the platform built it to guard and refusing what it built it to re
 matchConditions, variables and validations as built, and no binding of it narrowed by matchResources (a
 selector nobody matches, a condition that never holds: a guard in name only)."""
 
-from components.plan.resources import K8S_ADMISSION_BINDING as BINDING, K8S_ADMISSION_POLICY as POLICY
-from policies.expectations import GUARD_KEYS
+from components.plan.resources import K8S_ADMISSION_BINDING as BINDING
+from components.plan.resources import K8S_ADMISSION_POLICY as POLICY
 from components.plan.unknowns import of_types
+from policies.expectations import GUARD_KEYS
 from policies.framework import Rule
-
 
 
 def check(resources, config):
@@ -21,12 +21,20 @@ def check(resources, config):
         spec = binding.props.get("spec") or {}
         actions = spec.get("validationActions") or []
         if spec.get("policyName") in scopes and spec.get("matchResources"):
-            yield binding.urn, (f"{binding.name}: narrows the guard {spec.get('policyName')} by matchResources; "
-                                "the guard's own matchConstraints say what it guards")
+            yield (
+                binding.urn,
+                (
+                    f"{binding.name}: narrows the guard {spec.get('policyName')} by matchResources; "
+                    "the guard's own matchConstraints say what it guards"
+                ),
+            )
         if "Deny" in actions:
             denying.add(spec.get("policyName"))
         else:
-            yield binding.urn, f"{binding.name}: binds {spec.get('policyName')} with {actions or 'no actions'}, not Deny"
+            yield (
+                binding.urn,
+                f"{binding.name}: binds {spec.get('policyName')} with {actions or 'no actions'}, not Deny",
+            )
     for name, policy in policies:
         if (policy.props.get("spec") or {}).get("failurePolicy", "Fail") != "Fail":
             yield policy.urn, f"{policy.name}: fails open (failurePolicy {policy.props['spec']['failurePolicy']})"
@@ -34,8 +42,13 @@ def check(resources, config):
             yield policy.urn, f"{policy.name}: no binding denies what it refuses"
         for key in (k for k in GUARD_KEYS if k in scopes[name]) if name in scopes else ():
             if (policy.props.get("spec") or {}).get(key) != scopes[name][key]:
-                yield policy.urn, (f"{policy.name}: its {key} are not the ones the platform builds it with, so it "
-                                   "does not guard what it should")
+                yield (
+                    policy.urn,
+                    (
+                        f"{policy.name}: its {key} are not the ones the platform builds it with, so it "
+                        "does not guard what it should"
+                    ),
+                )
     declared = {name for name, _policy in policies}
     for name in config["required_policies"]:
         if name not in declared:
@@ -45,14 +58,16 @@ def check(resources, config):
 RULE = Rule(
     name="kubernetes-admission-binding-require-deny",
     description="Every ValidatingAdmissionPolicy fails closed and is bound with Deny; the stack's required guards "
-                "are declared.",
+    "are declared.",
     severity="critical",
     remediation="Bind each policy with validationActions [Deny] and keep failurePolicy Fail.",
     topics=("security", "kubernetes"),
-    config={"required_policies": {"type": "array", "items": {"type": "string"}, "default": []},
-            # name -> {matchConstraints, matchConditions, variables, validations} of each required guard
-            # (policies/expectations.py)
-            "required_specs": {"type": "object", "default": {}}},
+    config={
+        "required_policies": {"type": "array", "items": {"type": "string"}, "default": []},
+        # name -> {matchConstraints, matchConditions, variables, validations} of each required guard
+        # (policies/expectations.py)
+        "required_specs": {"type": "object", "default": {}},
+    },
     check_stack=check,
     standards=("Kubernetes: ValidatingAdmissionPolicy validationActions", "EKS BPG: Multi-tenancy - policy as code"),
 )

@@ -14,8 +14,10 @@ def check(resource, config):
             continue
         ratio = memory / cpu
         if not low <= ratio <= high:
-            yield (f"{resource.name}: container {container.get('name')} asks {ratio:.1f} GiB per vCPU "
-                   f"({requests['cpu']} CPU, {requests['memory']}); allowed {low:g} to {high:g} (about 4 is right)")
+            yield (
+                f"{resource.name}: container {container.get('name')} asks {ratio:.1f} GiB per vCPU "
+                f"({requests['cpu']} CPU, {requests['memory']}); allowed {low:g} to {high:g} (about 4 is right)"
+            )
 
 
 RULE = Rule(

@@ -6,8 +6,11 @@ from policies.framework import Rule
 
 def check(resource, config):
     for constraint in (pod_spec(resource) or {}).get("topologySpreadConstraints", []):
-        if constraint.get("topologyKey") == "topology.kubernetes.io/zone" and constraint.get("maxSkew") == 1 \
-                and constraint.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule":
+        if (
+            constraint.get("topologyKey") == "topology.kubernetes.io/zone"
+            and constraint.get("maxSkew") == 1
+            and constraint.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule"
+        ):
             yield f"{resource.name} spreads over zones with maxSkew 1 and DoNotSchedule; use maxSkew 2, ScheduleAnyway"
 
 

@@ -24,9 +24,11 @@ def _option(word: str) -> bool:
 def tokens(container: dict) -> list[str]:
     """The words of its command and arguments, a shell string split as a shell would split these options
     (quotes around a value are not part of it)."""
-    return [word.replace('"', "").replace("'", "") for part in [*(container.get("command") or []),
-                                                                *(container.get("args") or [])]
-            for word in str(part).split()]
+    return [
+        word.replace('"', "").replace("'", "")
+        for part in [*(container.get("command") or []), *(container.get("args") or [])]
+        for word in str(part).split()
+    ]
 
 
 def mode_of(words: list[str]) -> str:
@@ -47,8 +49,9 @@ def check(resource, config):
     namespace = (resource.props.get("metadata") or {}).get("namespace")
     allowed = config["namespace_modes"].get(namespace, config["allowed_modes"])
     for where, container in containers(spec):
-        text = " ".join(str(p) for p in [container.get("image"), *(container.get("command") or []),
-                                         *(container.get("args") or [])])
+        text = " ".join(
+            str(p) for p in [container.get("image"), *(container.get("command") or []), *(container.get("args") or [])]
+        )
         if "tritonserver" not in text:
             continue  # not Triton (its image, or a command that starts it)
         mode = mode_of(tokens(container)) if SHORTEST_ABBREVIATION in text else DEFAULT_MODE
@@ -61,10 +64,12 @@ RULE = Rule(
     description="Triton runs with the model control mode its stack config sets (poll or none), never explicit.",
     severity="critical",
     remediation="Set serving[].model_control_mode in the stack config (poll or none); models reach Triton through "
-                "`seedance model publish`, never its load API.",
+    "`seedance model publish`, never its load API.",
     topics=("security", "serving"),
-    config={"allowed_modes": {"type": "array", "items": {"enum": ["poll", "none"]}, "default": ["poll", "none"]},
-            "namespace_modes": {"type": "object", "default": {}}},
+    config={
+        "allowed_modes": {"type": "array", "items": {"enum": ["poll", "none"]}, "default": ["poll", "none"]},
+        "namespace_modes": {"type": "object", "default": {}},
+    },
     check_resource=check,
     resource_types=frozenset(POD_CARRIERS),
     standards=("Triton: model management (model control modes)", "EKS BPG: Multi-tenancy - isolate what tenants run"),

@@ -6,8 +6,12 @@ from policies.framework import Rule
 
 
 def check(resources, config):
-    minimums = {((r.props.get("spec") or {}).get("scaleTargetRef") or {}).get("name"):
-                (r.props.get("spec") or {}).get("minReplicas", 1) for r in of_types(resources, K8S_HPA)}
+    minimums = {
+        ((r.props.get("spec") or {}).get("scaleTargetRef") or {}).get("name"): (r.props.get("spec") or {}).get(
+            "minReplicas", 1
+        )
+        for r in of_types(resources, K8S_HPA)
+    }
     for deployment in (r for r in of_types(resources, K8S_DEPLOYMENT) if requests_gpu(r)):
         name = (deployment.props.get("metadata") or {}).get("name")
         spec = deployment.props.get("spec") or {}
@@ -15,8 +19,13 @@ def check(resources, config):
             continue  # a fixed-size Deployment (e.g. a canary) is not autoscaled
         warm = minimums.get(name, 1)  # no autoscaler and no replicas: the API server's default of one
         if warm < config["min_warm_pool"]:
-            yield deployment.urn, (f"{deployment.name} keeps {warm:g} warm replica(s); at least "
-                                   f"{config['min_warm_pool']} stay loaded so a cold start never serves traffic")
+            yield (
+                deployment.urn,
+                (
+                    f"{deployment.name} keeps {warm:g} warm replica(s); at least "
+                    f"{config['min_warm_pool']} stay loaded so a cold start never serves traffic"
+                ),
+            )
 
 
 RULE = Rule(

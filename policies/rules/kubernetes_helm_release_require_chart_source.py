@@ -13,14 +13,22 @@ def check(resources, config):
 RULE = Rule(
     name="kubernetes-helm-release-require-chart-source",
     description="Every Helm release is rendered from its pinned chart source and its objects judged like the "
-                "plan's own.",
+    "plan's own.",
     severity="high",
     remediation="Put the chart's source at <chart cache>/<chart>-<version> ($SEEDANCE_CHART_CACHE, else "
-                "../shared/charts; the release names the chart and its pinned version) and check again.",
+    "../shared/charts; the release names the chart and its pinned version) and check again.",
     topics=("security", "kubernetes"),
-    config={"unrendered": {"type": "array", "default": [], "items": {
-        "type": "object", "required": ["urn", "reason"],
-        "properties": {"urn": {"type": "string"}, "reason": {"type": "string"}}}}},
+    config={
+        "unrendered": {
+            "type": "array",
+            "default": [],
+            "items": {
+                "type": "object",
+                "required": ["urn", "reason"],
+                "properties": {"urn": {"type": "string"}, "reason": {"type": "string"}},
+            },
+        }
+    },
     check_stack=check,
     standards=("Pod Security Standards: baseline", "EKS BPG: Pod security - audit what charts deploy"),
 )

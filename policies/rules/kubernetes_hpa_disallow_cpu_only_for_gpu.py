@@ -6,16 +6,22 @@ from policies.framework import Rule
 
 
 def check(resources, config):
-    gpu_deployments = {(r.props.get("metadata") or {}).get("name") for r in of_types(resources, K8S_DEPLOYMENT)
-                       if requests_gpu(r)}
+    gpu_deployments = {
+        (r.props.get("metadata") or {}).get("name") for r in of_types(resources, K8S_DEPLOYMENT) if requests_gpu(r)
+    }
     for hpa in of_types(resources, K8S_HPA):
         spec = hpa.props.get("spec") or {}
         if (spec.get("scaleTargetRef") or {}).get("name") not in gpu_deployments:
             continue
         kinds = {m.get("type") for m in spec.get("metrics") or []}
         if not kinds or kinds == {"Resource"}:
-            yield hpa.urn, (f"{hpa.name} scales a GPU deployment on CPU/memory alone; scale on a request metric "
-                            "(queue time, requests per second)")
+            yield (
+                hpa.urn,
+                (
+                    f"{hpa.name} scales a GPU deployment on CPU/memory alone; scale on a request metric "
+                    "(queue time, requests per second)"
+                ),
+            )
 
 
 RULE = Rule(

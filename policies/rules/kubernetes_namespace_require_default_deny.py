@@ -20,16 +20,19 @@ def check(resources, config):
         name = (resource.props.get("metadata") or {}).get("name")
         missing = [d for d in DIRECTIONS if d not in denied.get(name, set())]
         if missing:
-            yield resource.urn, f"{resource.name}: namespace {name} has no default deny for {' or '.join(missing)} over all its pods"
+            yield (
+                resource.urn,
+                f"{resource.name}: namespace {name} has no default deny for {' or '.join(missing)} over all its pods",
+            )
 
 
 RULE = Rule(
     name="kubernetes-namespace-require-default-deny",
     description="Every namespace the stack creates has a default-deny NetworkPolicy for ingress and egress that "
-                "selects all its pods.",
+    "selects all its pods.",
     severity="high",
     remediation="Keep the namespace's `default-deny` NetworkPolicy: podSelector {}, policyTypes [Ingress, Egress], "
-                "no rules (components/common/manifests.py namespace_baseline).",
+    "no rules (components/common/manifests.py namespace_baseline).",
     topics=("security", "network", "kubernetes"),
     check_stack=check,
     standards=("CIS EKS 4.3.2", "EKS BPG: Network security - create a default deny policy"),

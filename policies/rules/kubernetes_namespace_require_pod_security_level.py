@@ -24,23 +24,30 @@ def check(resource, config):
     if required != "privileged" and not at_least(label, required):
         yield f"{resource.name}: namespace {name} enforces {label or 'nothing (privileged)'}; the stack allows it {required}"
     elif required != "privileged" and version is not None and str(version).strip() != "latest":
-        yield (f"{resource.name}: namespace {name} enforces {label} as of {version} ({ENFORCE_VERSION}), without "
-               "the controls added since; enforce the latest version")
+        yield (
+            f"{resource.name}: namespace {name} enforces {label} as of {version} ({ENFORCE_VERSION}), without "
+            "the controls added since; enforce the latest version"
+        )
 
 
 RULE = Rule(
     name="kubernetes-namespace-require-pod-security-level",
     description="Every namespace the stack creates enforces the Pod Security level its stack config gives it, or "
-                "a stricter one.",
+    "a stricter one.",
     severity="critical",
     remediation=f"Set the `{ENFORCE}` label to the level the stack gives the namespace (docs/security.md).",
     topics=("security", "kubernetes"),
-    config={"namespace_levels": {"type": "object", "additionalProperties": {"enum": list(LEVELS)},
-                                 "default": PLATFORM_NAMESPACE_LEVELS},
-            # Without the stack config (the pack under the engine) a namespace the platform table does not name
-            # gets baseline, the least the stack gives any; `seedance check` gives the config's levels and
-            # restricted to every other namespace.
-            "default_level": {"enum": list(LEVELS), "default": "baseline"}},
+    config={
+        "namespace_levels": {
+            "type": "object",
+            "additionalProperties": {"enum": list(LEVELS)},
+            "default": PLATFORM_NAMESPACE_LEVELS,
+        },
+        # Without the stack config (the pack under the engine) a namespace the platform table does not name
+        # gets baseline, the least the stack gives any; `seedance check` gives the config's levels and
+        # restricted to every other namespace.
+        "default_level": {"enum": list(LEVELS), "default": "baseline"},
+    },
     check_resource=check,
     resource_types=frozenset({K8S_NAMESPACE}),
     standards=("Pod Security Admission: namespace labels", "CIS EKS 4.2 (Pod Security Standards)"),

@@ -23,8 +23,7 @@ RULE = Rule(
     name="kubernetes-networkpolicy-disallow-allow-all",
     description="NetworkPolicy rules name their peers or their ports; none admits everyone on every port.",
     severity="high",
-    remediation="Name the namespaces or pods a rule admits (namespaceSelector/podSelector with labels) and "
-                "the ports.",
+    remediation="Name the namespaces or pods a rule admits (namespaceSelector/podSelector with labels) and the ports.",
     topics=("security", "network", "kubernetes"),
     check_resource=check,
     resource_types=frozenset({NETWORK_POLICY}),

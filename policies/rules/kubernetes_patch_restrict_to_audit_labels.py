@@ -8,8 +8,9 @@ from components.plan.resources import K8S_NAMESPACE_PATCH as NAMESPACE_PATCH
 from policies.framework import Rule
 
 PATCH_SUFFIX = "Patch"
-REPORTING_LABELS = frozenset(f"pod-security.kubernetes.io/{mode}{suffix}"
-                             for mode in ("audit", "warn") for suffix in ("", "-version"))
+REPORTING_LABELS = frozenset(
+    f"pod-security.kubernetes.io/{mode}{suffix}" for mode in ("audit", "warn") for suffix in ("", "-version")
+)
 
 
 def _labels_only(props: dict) -> dict | None:
@@ -28,25 +29,32 @@ def check(resource, config):
         return
     kind = resource.type.rsplit(":", 1)[1].removesuffix(PATCH_SUFFIX)
     metadata = resource.props.get("metadata") or {}
-    target = "/".join(str(part) for part in (metadata.get("namespace"), metadata.get("name")) if part) \
-        if isinstance(metadata, dict) else "?"
+    target = (
+        "/".join(str(part) for part in (metadata.get("namespace"), metadata.get("name")) if part)
+        if isinstance(metadata, dict)
+        else "?"
+    )
     if resource.type == NAMESPACE_PATCH:
         labels = _labels_only(resource.props)
         if labels is not None:
             other = sorted(set(labels) - REPORTING_LABELS)
             if not other:
                 return
-            yield (f"{resource.name}: patches namespace {target}'s labels {', '.join(other)}: a patch may add "
-                   "Pod Security audit and warn labels only (an enforce label belongs on a namespace the stack declares)")
+            yield (
+                f"{resource.name}: patches namespace {target}'s labels {', '.join(other)}: a patch may add "
+                "Pod Security audit and warn labels only (an enforce label belongs on a namespace the stack declares)"
+            )
             return
-    yield (f"{resource.name}: a {kind}Patch edits {kind} {target or '?'} past every rule that judges a {kind}: "
-           "declare the object, or set it through its chart's values")
+    yield (
+        f"{resource.name}: a {kind}Patch edits {kind} {target or '?'} past every rule that judges a {kind}: "
+        "declare the object, or set it through its chart's values"
+    )
 
 
 RULE = Rule(
     name="kubernetes-patch-restrict-to-audit-labels",
     description="No Kubernetes patch resource edits an object the gate does not judge; a namespace patch may add "
-                "Pod Security audit and warn labels only.",
+    "Pod Security audit and warn labels only.",
     severity="critical",
     remediation="Declare the object in the stack (or set it in the Helm release's values) so the rules judge it.",
     topics=("security", "kubernetes"),

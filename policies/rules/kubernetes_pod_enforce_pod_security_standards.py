@@ -15,15 +15,16 @@ from policies.readers.pods import LEVELS, Exemption, violations
 def exemption_of(config, namespace, workload) -> Exemption | None:
     for entry in config["exemptions"]:
         if entry["namespace"] == namespace and entry["workload"] == workload:
-            return Exemption(namespace, workload, frozenset(entry.get("host_paths", [])),
-                             frozenset(entry.get("capabilities", [])))
+            return Exemption(
+                namespace, workload, frozenset(entry.get("host_paths", [])), frozenset(entry.get("capabilities", []))
+            )
     return None
 
 
 def pod_metadata(resource) -> dict:
     """The pod template's metadata (where AppArmor annotations live), or a Pod's own."""
     spec = resource.props.get("spec") or {}
-    template = (((spec.get("jobTemplate") or {}).get("spec") or {}).get("template") or spec.get("template") or {})
+    template = ((spec.get("jobTemplate") or {}).get("spec") or {}).get("template") or spec.get("template") or {}
     return template.get("metadata") or (resource.props.get("metadata") if "template" not in spec else {}) or {}
 
 
@@ -46,32 +47,56 @@ def check(resource, config):
 RULE = Rule(
     name="kubernetes-pod-enforce-pod-security-standards",
     description="Pods meet their namespace's Pod Security Standards level (baseline and restricted controls), "
-                "in every pod-carrying kind and every object a Helm release renders.",
+    "in every pod-carrying kind and every object a Helm release renders.",
     severity="critical",
     remediation="Drop what the level forbids (privileged, host namespaces, hostPath, hostPort, added "
-                "capabilities, Unconfined seccomp, Unmasked /proc; under restricted also run as non-root, "
-                "drop ALL, no privilege escalation, RuntimeDefault seccomp), or move the workload to a namespace "
-                "the stack config allows more, with the review that takes.",
+    "capabilities, Unconfined seccomp, Unmasked /proc; under restricted also run as non-root, "
+    "drop ALL, no privilege escalation, RuntimeDefault seccomp), or move the workload to a namespace "
+    "the stack config allows more, with the review that takes.",
     topics=("security", "kubernetes"),
-    config={"namespace_levels": {"type": "object", "additionalProperties": {"enum": list(LEVELS)},
-                                 "default": PLATFORM_NAMESPACE_LEVELS},
-            # Without the stack config (the pack under the engine) a namespace the platform table does not name
-            # gets baseline, the least the stack gives any; `seedance check` gives the config's levels and
-            # restricted to every other namespace.
-            "default_level": {"enum": list(LEVELS), "default": "baseline"},
-            # Where pods run as non-root even in a user namespace of their own (hostUsers: false), which
-            # restricted otherwise lets run as UID 0: Triton's namespaces, the platform's promise.
-            "non_root_namespaces": {"type": "array", "items": {"type": "string"}, "default": []},
-            # Set by the gate for what it renders from the plan's Helm releases (the engine renders nothing).
-            "rendered": {"type": "boolean", "default": False},
-            "exemptions": {"type": "array", "default": PLATFORM_EXEMPTIONS, "items": {
-                "type": "object", "required": ["namespace", "workload"],
-                "properties": {"namespace": {"type": "string"}, "workload": {"type": "string"},
-                               "host_paths": {"type": "array", "items": {"type": "string"}},
-                               "capabilities": {"type": "array", "items": {"type": "string"}}}}}},
+    config={
+        "namespace_levels": {
+            "type": "object",
+            "additionalProperties": {"enum": list(LEVELS)},
+            "default": PLATFORM_NAMESPACE_LEVELS,
+        },
+        # Without the stack config (the pack under the engine) a namespace the platform table does not name
+        # gets baseline, the least the stack gives any; `seedance check` gives the config's levels and
+        # restricted to every other namespace.
+        "default_level": {"enum": list(LEVELS), "default": "baseline"},
+        # Where pods run as non-root even in a user namespace of their own (hostUsers: false), which
+        # restricted otherwise lets run as UID 0: Triton's namespaces, the platform's promise.
+        "non_root_namespaces": {"type": "array", "items": {"type": "string"}, "default": []},
+        # Set by the gate for what it renders from the plan's Helm releases (the engine renders nothing).
+        "rendered": {"type": "boolean", "default": False},
+        "exemptions": {
+            "type": "array",
+            "default": PLATFORM_EXEMPTIONS,
+            "items": {
+                "type": "object",
+                "required": ["namespace", "workload"],
+                "properties": {
+                    "namespace": {"type": "string"},
+                    "workload": {"type": "string"},
+                    "host_paths": {"type": "array", "items": {"type": "string"}},
+                    "capabilities": {"type": "array", "items": {"type": "string"}},
+                },
+            },
+        },
+    },
     check_resource=check,
     resource_types=frozenset(POD_CARRIERS),
-    standards=("Pod Security Standards: baseline", "Pod Security Standards: restricted", "CIS EKS 4.2.1",
-               "CIS EKS 4.2.2", "CIS EKS 4.2.3", "CIS EKS 4.2.4", "CIS EKS 4.2.5", "CIS EKS 4.2.6", "CIS EKS 4.2.7",
-               "CIS EKS 4.2.8", "CIS EKS 4.2.9"),
+    standards=(
+        "Pod Security Standards: baseline",
+        "Pod Security Standards: restricted",
+        "CIS EKS 4.2.1",
+        "CIS EKS 4.2.2",
+        "CIS EKS 4.2.3",
+        "CIS EKS 4.2.4",
+        "CIS EKS 4.2.5",
+        "CIS EKS 4.2.6",
+        "CIS EKS 4.2.7",
+        "CIS EKS 4.2.8",
+        "CIS EKS 4.2.9",
+    ),
 )

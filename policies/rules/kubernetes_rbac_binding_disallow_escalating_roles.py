@@ -8,9 +8,9 @@ Secrets and pods, where Pod Security enforces nothing. People's administrator
 access comes from EKS access entries (docs/security.md), break-glass only."""
 
 from components.plan.resources import K8S_ROLE_BINDINGS as BINDINGS
+from components.tenancy.manifests import TENANT_ROLE
 from policies.framework import Rule
 from policies.readers.rbac import CONTROLLER_ROLE_PREFIX, ESCALATING_ROLES, EVERYONE_GROUPS
-from components.tenancy.manifests import TENANT_ROLE
 from policies.rules.kubernetes_rbac_role_disallow_escalation import EXPECTED_ROLES
 
 CLUSTER_BINDING = BINDINGS[0]
@@ -38,13 +38,15 @@ def check(resource, config):
 RULE = Rule(
     name="kubernetes-rbac-binding-disallow-escalating-roles",
     description="No binding grants cluster-admin, admin, edit or another escalating built-in role, binds a "
-                "namespace-only role cluster-wide, or binds anything to everyone or system:masters.",
+    "namespace-only role cluster-wide, or binds anything to everyone or system:masters.",
     severity="critical",
     remediation="Bind a role that lists what the subject needs, in its namespace.",
     topics=("security", "kubernetes"),
-    config={"namespaced_roles": {"type": "array", "items": {"type": "string"}, "default": sorted(EXPECTED_ROLES)},
-            # The teams' namespaces (from the stack config; none known: not judged).
-            "tenant_namespaces": {"type": "array", "items": {"type": "string"}, "default": []}},
+    config={
+        "namespaced_roles": {"type": "array", "items": {"type": "string"}, "default": sorted(EXPECTED_ROLES)},
+        # The teams' namespaces (from the stack config; none known: not judged).
+        "tenant_namespaces": {"type": "array", "items": {"type": "string"}, "default": []},
+    },
     check_resource=check,
     resource_types=frozenset(BINDINGS),
     standards=("CIS EKS 4.1.1", "Kubernetes RBAC good practices: privilege escalation risks"),

@@ -28,15 +28,19 @@ def check(resource, config):
 RULE = Rule(
     name="kubernetes-rbac-role-disallow-escalation",
     description="Roles grant no escalate, bind or impersonate, no Secret reads, exec, attach, token minting, node "
-                "proxy or admission changes (the platform's expected roles excepted, exactly), and aggregate "
-                "nothing.",
+    "proxy or admission changes (the platform's expected roles excepted, exactly), and aggregate "
+    "nothing.",
     severity="critical",
     remediation="List the verbs and resources the workload needs; give people Secrets and exec through the "
-                "platform's tenant role in their namespaces, not a role of their own.",
+    "platform's tenant role in their namespaces, not a role of their own.",
     topics=("security", "kubernetes"),
     config={"expected_roles": {"type": "object", "default": EXPECTED_ROLES}},
     check_resource=check,
     resource_types=frozenset(ROLES),
-    standards=("CIS EKS 4.1.2", "CIS EKS 4.1.3", "CIS EKS 4.1.8", "Kubernetes RBAC good practices: privilege "
-               "escalation risks"),
+    standards=(
+        "CIS EKS 4.1.2",
+        "CIS EKS 4.1.3",
+        "CIS EKS 4.1.8",
+        "Kubernetes RBAC good practices: privilege escalation risks",
+    ),
 )

@@ -42,9 +42,9 @@ RULE = Rule(
     name="kubernetes-service-require-internal-load-balancer",
     description="LoadBalancer Services are internal, by the annotation their controller reads.",
     severity="critical",
-    remediation=f"Use ClusterIP; or annotate {ANNOTATION}internal: \"true\" (EKS's built-in controller), or "
-                f"{ANNOTATION}scheme: internal with loadBalancerClass {CONTROLLER_CLASS} (the AWS Load Balancer "
-                "Controller).",
+    remediation=f'Use ClusterIP; or annotate {ANNOTATION}internal: "true" (EKS\'s built-in controller), or '
+    f"{ANNOTATION}scheme: internal with loadBalancerClass {CONTROLLER_CLASS} (the AWS Load Balancer "
+    "Controller).",
     topics=("security", "serving", "network"),
     check_resource=check,
     resource_types=frozenset({K8S_SERVICE}),

@@ -5,10 +5,15 @@ from policies.framework import Rule
 
 
 def check(resource, config):
-    if resource.type == K8S_STORAGE_CLASS and resource.props.get("provisioner") == "kubernetes.io/no-provisioner" \
-            and resource.props.get("volumeBindingMode") != "WaitForFirstConsumer":
-        yield (f"{resource.name} binds local volumes immediately: a claim can bind a disk on a node its pod cannot "
-               "use; set WaitForFirstConsumer")
+    if (
+        resource.type == K8S_STORAGE_CLASS
+        and resource.props.get("provisioner") == "kubernetes.io/no-provisioner"
+        and resource.props.get("volumeBindingMode") != "WaitForFirstConsumer"
+    ):
+        yield (
+            f"{resource.name} binds local volumes immediately: a claim can bind a disk on a node its pod cannot "
+            "use; set WaitForFirstConsumer"
+        )
 
 
 RULE = Rule(

@@ -21,10 +21,10 @@ def check(resource, config):
 RULE = Rule(
     name=CONTRACT_FIT_RULE,
     description="A team's objects live in its own namespaces with its team label, name the platform's priority "
-                "classes and run on pools the team has GPUs in.",
+    "classes and run on pools the team has GPUs in.",
     severity="high",
     remediation="Take namespace, labels, priority class and node selector from the contract (PlatformReference): "
-                "the team's namespaces (contract tenants), cost_label_keys, priority_classes, pool(...).",
+    "the team's namespaces (contract tenants), cost_label_keys, priority_classes, pool(...).",
     topics=("tenancy", "kubernetes"),
     config={"contracts": {"type": "array", "items": {"type": "object"}, "default": []}},
     check_resource=check,

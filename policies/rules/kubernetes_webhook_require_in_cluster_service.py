@@ -13,8 +13,10 @@ def check(resource, config):
         client = (webhook.get("clientConfig") or {}) if isinstance(webhook, dict) else {}
         if client.get("url") or not client.get("service"):
             name = webhook.get("name", f"#{index}") if isinstance(webhook, dict) else f"#{index}"
-            yield (f"{resource.name}: webhook {name} calls {client.get('url') or 'no in-cluster service'}: "
-                   "admission requests leave the cluster")
+            yield (
+                f"{resource.name}: webhook {name} calls {client.get('url') or 'no in-cluster service'}: "
+                "admission requests leave the cluster"
+            )
 
 
 RULE = Rule(

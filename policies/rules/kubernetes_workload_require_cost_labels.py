@@ -11,7 +11,7 @@ def _pod_labels(resource):
     if resource.type.endswith(":Pod"):
         return (props.get("metadata") or {}).get("labels") or {}
     if resource.type.endswith(":CronJob"):
-        template = ((((props.get("spec") or {}).get("jobTemplate") or {}).get("spec") or {}).get("template") or {})
+        template = (((props.get("spec") or {}).get("jobTemplate") or {}).get("spec") or {}).get("template") or {}
     else:
         template = (props.get("spec") or {}).get("template") or {}
     return (template.get("metadata") or {}).get("labels") or {}
@@ -31,7 +31,7 @@ RULE = Rule(
     description="Workload pods carry the cost labels: the cloud cost tags' keys and the app's name.",
     severity="medium",
     remediation="Label the pod template with team, cost-center, env and app.kubernetes.io/name (the platform "
-                "contract's cost_label_keys).",
+    "contract's cost_label_keys).",
     topics=("cost", "kubernetes"),
     config={"label_keys": {"type": "array", "items": {"type": "string"}, "default": list(COST_LABEL_KEYS)}},
     check_resource=check,

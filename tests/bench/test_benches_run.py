@@ -23,7 +23,12 @@ def test_every_bench_has_a_smoke_run():
 
 @pytest.mark.parametrize("script", sorted(SMOKE))
 def test_the_bench_runs_and_prints_measured_figures(script):
-    done = subprocess.run([sys.executable, str(REPO / "bench" / script), *SMOKE[script]], cwd=REPO,
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, str(REPO / "bench" / script), *SMOKE[script]],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert re.search(r"\d+\.\d+", done.stdout), done.stdout  # a figure, measured

@@ -34,24 +34,40 @@ def test_market_file_with_an_unknown_field_is_refused_by_name(replay, tmp_path):
 
 
 def test_report_has_every_policy_and_goal_per_regime_and_class(replay, monkeypatch, capsys):
-    monkeypatch.setattr(sys, "argv", ["replay_capacity.py", "--market", str(BENCH / "markets" / "example.json"),
-                                      "--days", "2", "--seeds", "1"])
+    monkeypatch.setattr(
+        sys,
+        "argv",
+        ["replay_capacity.py", "--market", str(BENCH / "markets" / "example.json"), "--days", "2", "--seeds", "1"],
+    )
     assert replay.main() == 0
     out = capsys.readouterr().out
     for regime in ("weekend-squeeze", "flaky-api"):
         assert f"== {regime}:" in out and f"== {regime}+commitment:" in out
         for group in replay.GROUPS:
-            assert sum(line.startswith(("ok   ", "MISS ")) and f"{regime}: {group}:" in line
-                       for line in out.splitlines()) == 4
-            assert sum(line.startswith(("ok   ", "MISS ")) and f"{regime}+commitment: {group}:" in line
-                       for line in out.splitlines()) == 5  # and no committed hour unused while buying spot
+            assert (
+                sum(line.startswith(("ok   ", "MISS ")) and f"{regime}: {group}:" in line for line in out.splitlines())
+                == 4
+            )
+            assert (
+                sum(
+                    line.startswith(("ok   ", "MISS ")) and f"{regime}+commitment: {group}:" in line
+                    for line in out.splitlines()
+                )
+                == 5
+            )  # and no committed hour unused while buying spot
     assert all(policy in out for policy in replay.POLICIES)
 
 
 def test_a_market_where_spot_never_undercuts_on_demand_keeps_the_planner_on_on_demand(replay):
     # Spot at 1.5 x on-demand is capped at on-demand, as AWS caps it.
-    pricey = replay.Regime("pricey", "spot at on-demand", {"g4dn": 1.5, "g5": 1.5, "g6": 1.5, "g6e": 1.5},
-                           volatility=0.0, jump_rate=0.0, drought_start=0.0)
+    pricey = replay.Regime(
+        "pricey",
+        "spot at on-demand",
+        {"g4dn": 1.5, "g5": 1.5, "g6": 1.5, "g6e": 1.5},
+        volatility=0.0,
+        jump_rate=0.0,
+        drought_start=0.0,
+    )
     ledgers, _ = replay.replay(pricey, 1, 3, "batch")
     assert ledgers["planner"].cost == pytest.approx(ledgers["all on-demand"].cost)
     assert ledgers["planner"].changes == 0 and ledgers["planner"].interruptions == 0
@@ -96,8 +112,9 @@ def test_without_the_placement_gate_online_runs_spot_when_every_zone_scores_low(
 
 def test_a_zone_scores_by_how_much_of_a_question_its_free_pools_can_host(replay):
     spec = replay.GROUPS["online"]
-    group = replay.GroupRequest("online", replay.CLASSES["online"], spec["types"], replay.ZONES, 0,
-                                spec["desired"], spec["max_gpus"])
+    group = replay.GroupRequest(
+        "online", replay.CLASSES["online"], spec["types"], replay.ZONES, 0, spec["desired"], spec["max_gpus"]
+    )
     whole, part = replay.placement_questions(group)
     market = replay.Market(replay.REGIMES["default"], 5, list(spec["types"]))
     zone = replay.ZONES[0]
@@ -137,8 +154,12 @@ def test_a_moved_part_takes_the_cheapest_pool_with_room_and_stays_there_while_it
         market.drought[(instance_type, dry)] = True
     placed, _ = replay.allocate(types, market)
     homes = {zone: min(replay.per_gpu(t, market.price((t, zone))) for t in types) for zone in others}
-    spare = sorted(replay.per_gpu(t, market.price((t, z))) for t in types for z in others
-                   if replay.per_gpu(t, market.price((t, z))) != homes[z])
+    spare = sorted(
+        replay.per_gpu(t, market.price((t, z)))
+        for t in types
+        for z in others
+        if replay.per_gpu(t, market.price((t, z))) != homes[z]
+    )
     moved = [price for price, (_, zone) in placed if price != homes[zone]]
     assert moved == spare[:1]
     # Running on the dearest spare pool, the part stays there: the group does not move it for price.
@@ -167,9 +188,13 @@ def test_a_part_going_back_to_its_zone_is_charged_once_and_a_re_pick_inside_a_zo
     hour_cost()
     reclaimed = hour_cost(replay.ZONES[0])  # the zone's pools are reclaimed: its part moves to another zone
     assert ledger.interruptions == 1.0 and reclaimed == pytest.approx(9 * rate + spot_cost() + per_gpu)
-    moved_to = next(pool for pool in ledger.used_pools if pool[1] != replay.ZONES[0]
-                    and replay.per_gpu(pool[0], market.price(pool)) > min(
-                        replay.per_gpu(t, market.price((t, pool[1]))) for t in types))
+    moved_to = next(
+        pool
+        for pool in ledger.used_pools
+        if pool[1] != replay.ZONES[0]
+        and replay.per_gpu(pool[0], market.price(pool))
+        > min(replay.per_gpu(t, market.price((t, pool[1]))) for t in types)
+    )
     for instance_type in types:  # its zone's spare pools get dearer: the part stays, nothing is charged
         if (instance_type, moved_to[1]) != moved_to:
             market.deviation[(instance_type, moved_to[1])] += 0.5
@@ -209,7 +234,8 @@ def test_the_oracle_takes_the_cheapest_listing_and_on_demand_where_spot_is_deare
     market.deviation[("g6.xlarge", first)], market.deviation[("g6.xlarge", second)] = 5.0, -1.0
     cheap = replay.per_gpu("g6.xlarge", market.price(("g6.xlarge", second)))
     assert hour(replay.Mix(3.0, types)) == pytest.approx(
-        10 * rate + cheap + replay.per_gpu("g4dn.xlarge", market.price(("g4dn.xlarge", third))))
+        10 * rate + cheap + replay.per_gpu("g4dn.xlarge", market.price(("g4dn.xlarge", third)))
+    )
 
 
 def test_a_commitment_is_paid_whole_and_never_left_unused_by_the_planner_while_it_buys_spot(replay):
@@ -248,10 +274,34 @@ def test_a_campaigns_chance_is_the_share_of_windows_with_enough_hours(replay):
 
 
 def test_the_block_pass_runs_only_where_on_demand_comes_and_goes(replay, monkeypatch, capsys):
-    monkeypatch.setattr(sys, "argv", ["replay_capacity.py", "--regime", "default", "--regime", "scarce", "--days", "1",
-                                      "--seeds", "1", "--campaigns", "1", "--commitment-share", "0"])
+    monkeypatch.setattr(
+        sys,
+        "argv",
+        [
+            "replay_capacity.py",
+            "--regime",
+            "default",
+            "--regime",
+            "scarce",
+            "--days",
+            "1",
+            "--seeds",
+            "1",
+            "--campaigns",
+            "1",
+            "--commitment-share",
+            "0",
+        ],
+    )
     assert replay.main() == 0
     out = capsys.readouterr().out
     assert "== scarce+blocks:" in out and "+blocks" not in out.replace("scarce+blocks", "")
-    assert any(line.startswith(("ok   scarce+blocks: blocks: within 2% of the oracle",
-                                "MISS scarce+blocks: blocks: within 2% of the oracle")) for line in out.splitlines())
+    assert any(
+        line.startswith(
+            (
+                "ok   scarce+blocks: blocks: within 2% of the oracle",
+                "MISS scarce+blocks: blocks: within 2% of the oracle",
+            )
+        )
+        for line in out.splitlines()
+    )

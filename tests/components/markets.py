@@ -2,24 +2,39 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from components.capacity.plan import GroupRequest
-from components.pricing.reserved import ReservedHolding
-from components.pricing.prices import PlacementScore, Price, PriceBook, PriceSourceError
 from components.capacity.workload_classes import workload_classes
+from components.pricing.prices import PlacementScore, Price, PriceBook, PriceSourceError
+from components.pricing.reserved import ReservedHolding
 
-NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")
 LAST_ZONE_PREMIUM = 1.02  # `book` prices the last zone this much dearer
 ZONE_MEAN = (len(ZONES) - 1 + LAST_ZONE_PREMIUM) / len(ZONES)  # a type's mean spot price over the zones = ratio x this
 # us-east-1 on-demand $/h, as in the bundled snapshot
-ON_DEMAND = {"g5.xlarge": 1.006, "g5.48xlarge": 16.288, "g6.xlarge": 0.8048, "g6e.xlarge": 1.861, "g4dn.xlarge": 0.526,
-             "g5.12xlarge": 5.672, "g6.12xlarge": 4.6016, "g4dn.12xlarge": 3.912, "g6e.12xlarge": 10.49264}
+ON_DEMAND = {
+    "g5.xlarge": 1.006,
+    "g5.48xlarge": 16.288,
+    "g6.xlarge": 0.8048,
+    "g6e.xlarge": 1.861,
+    "g4dn.xlarge": 0.526,
+    "g5.12xlarge": 5.672,
+    "g6.12xlarge": 4.6016,
+    "g4dn.12xlarge": 3.912,
+    "g6e.12xlarge": 10.49264,
+}
 
 
-def book(spot_ratio: dict[str, float], *, age: timedelta = timedelta(minutes=5), on_demand: dict | None = None,
-         zones=ZONES, scores: dict | None = None) -> PriceBook:
+def book(
+    spot_ratio: dict[str, float],
+    *,
+    age: timedelta = timedelta(minutes=5),
+    on_demand: dict | None = None,
+    zones=ZONES,
+    scores: dict | None = None,
+) -> PriceBook:
     """Spot at `ratio` x on-demand in every zone (the last one dearer), all observed `age` ago;
     `scores`: a placement question's score per zone."""
     observed = NOW - age
@@ -36,12 +51,27 @@ def book(spot_ratio: dict[str, float], *, age: timedelta = timedelta(minutes=5),
     return result
 
 
-def request(workload="batch", types=("g6.12xlarge", "g5.12xlarge", "g6e.12xlarge"), *, min_gpus=0, desired=16,
-            max_gpus=64, holdings=(), zones=ZONES, name=None) -> GroupRequest:
-    return GroupRequest(name=name or workload, workload_class=workload_classes()[workload], instance_types=tuple(types),
-                        zones=tuple(zones), min_gpus=min_gpus, desired_gpus=desired, max_gpus=max_gpus,
-                        holdings=tuple(h if isinstance(h, ReservedHolding) else ReservedHolding(*h, "test RI")
-                                       for h in holdings))
+def request(
+    workload="batch",
+    types=("g6.12xlarge", "g5.12xlarge", "g6e.12xlarge"),
+    *,
+    min_gpus=0,
+    desired=16,
+    max_gpus=64,
+    holdings=(),
+    zones=ZONES,
+    name=None,
+) -> GroupRequest:
+    return GroupRequest(
+        name=name or workload,
+        workload_class=workload_classes()[workload],
+        instance_types=tuple(types),
+        zones=tuple(zones),
+        min_gpus=min_gpus,
+        desired_gpus=desired,
+        max_gpus=max_gpus,
+        holdings=tuple(h if isinstance(h, ReservedHolding) else ReservedHolding(*h, "test RI") for h in holdings),
+    )
 
 
 class FakeLiveSource:
@@ -60,8 +90,9 @@ class FakeLiveSource:
         self.asked += placement
         known = [t for t in instance_types if t in ON_DEMAND]
         scores = {q: (self.placement_score(q),) * len(zones) for q in placement} if self.placement_score else {}
-        return book({t: self.spot_ratio for t in known}, zones=zones,
-                    on_demand={t: ON_DEMAND[t] for t in known}, scores=scores)
+        return book(
+            {t: self.spot_ratio for t in known}, zones=zones, on_demand={t: ON_DEMAND[t] for t in known}, scores=scores
+        )
 
     def available_zones(self, region):
         """Name -> zone ID; the IDs sort the zones as their names do."""

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from seedance.cli import main
+from seedance.offline_cloud import OfflineCloud
 from seedance_client.cli import main as client_main
 from seedance_client.engine import ProgramInputError, Secret, run_program
-from seedance.offline_cloud import OfflineCloud
 from seedance_client.project import find_project, load_stack_config
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -32,8 +32,13 @@ def plan_example(name, outputs):
         references.append(stack)
         return outputs
 
-    plan = run_program(project.program_dir, project=project.name, stack="dev", config=config.values,
-                       mocks=OfflineCloud("us-west-2", stack_outputs=answer))
+    plan = run_program(
+        project.program_dir,
+        project=project.name,
+        stack="dev",
+        config=config.values,
+        mocks=OfflineCloud("us-west-2", stack_outputs=answer),
+    )
     return plan, references
 
 
@@ -59,6 +64,7 @@ def test_training_job_survives_spot_as_a_team_should_copy_it(plan_of):
     """Disruptions never use up the Job's retries, the flush fits the grace period, the autoscaler does not
     evict it, `pulumi up` does not wait for it, and the team creates nothing cluster-scoped."""
     from tests.k8s_checks import schema_errors
+
     outputs = platform_outputs(plan_of)
     plan, _ = plan_example("training-job", outputs)
     assert not plan.of_type("kubernetes:core/v1:Namespace")
@@ -71,8 +77,10 @@ def test_training_job_survives_spot_as_a_team_should_copy_it(plan_of):
     flush = int(next(a for a in pod["containers"][0]["command"] if a.startswith("--flush-seconds=")).split("=")[1])
     assert flush < pod["terminationGracePeriodSeconds"] <= 120  # inside the two-minute spot notice
     assert job.inputs["metadata"]["namespace"] == outputs["storage_classes"]["training_namespace"]
-    assert f"--checkpoint-every-seconds={int(outputs['storage_classes']['checkpoint_interval_seconds'])}" in \
-        pod["containers"][0]["command"]
+    assert (
+        f"--checkpoint-every-seconds={int(outputs['storage_classes']['checkpoint_interval_seconds'])}"
+        in pod["containers"][0]["command"]
+    )
     assert set(outputs["cost_label_keys"]) <= set(job.inputs["metadata"]["labels"])
     assert set(outputs["cost_label_keys"]) <= set(spec["template"]["metadata"]["labels"])  # what OpenCost reads
     (claim,) = plan.of_type("kubernetes:core/v1:PersistentVolumeClaim")
@@ -100,10 +108,13 @@ def test_model_deploy_publishes_into_the_repository_under_the_platform_key(plan_
         assert item.inputs["serverSideEncryption"] == "aws:kms" and item.inputs["kmsKeyId"] == outputs["kms_key_arn"]
 
 
-@pytest.mark.parametrize("version, expected", [
-    ("2.0", "exports contract 2.0; this program needs 1.1 or a later 1.x"),
-    (None, "exports contract_version None, not major.minor"),
-])
+@pytest.mark.parametrize(
+    "version, expected",
+    [
+        ("2.0", "exports contract 2.0; this program needs 1.1 or a later 1.x"),
+        (None, "exports contract_version None, not major.minor"),
+    ],
+)
 def test_an_incompatible_platform_stops_the_program_with_one_clear_line(plan_of, version, expected):
     with pytest.raises(ProgramInputError) as error:
         plan_example("training-job", platform_outputs(plan_of, contract_version=version))
@@ -116,8 +127,13 @@ def test_training_job_asking_more_gpus_than_a_node_has_is_refused(plan_of):
     project = find_project(EXAMPLES / "training-job")
     config = dict(load_stack_config(project, project.stack_file("dev")).values, **{"training-job:gpus": "2"})
     with pytest.raises(ProgramInputError, match="training-job:gpus = 2: the batch pool's smallest nodes have 1 GPU"):
-        run_program(project.program_dir, project=project.name, stack="dev", config=config,
-                    mocks=OfflineCloud("us-west-2", stack_outputs=lambda _: outputs))
+        run_program(
+            project.program_dir,
+            project=project.name,
+            stack="dev",
+            config=config,
+            mocks=OfflineCloud("us-west-2", stack_outputs=lambda _: outputs),
+        )
 
 
 def test_a_teams_claim_is_priced_at_the_platforms_class(capsys):
@@ -129,7 +145,9 @@ def test_a_teams_claim_is_priced_at_the_platforms_class(capsys):
 
 @pytest.mark.parametrize("example", ["training-job", "model-deploy"])
 def test_examples_plan_and_pass_the_check_offline(example, capsys, tmp_path):
-    assert main(["plan", "--stack", "dev", "--program", str(EXAMPLES / example), "--json", str(tmp_path / "p.json")]) == 0
+    assert (
+        main(["plan", "--stack", "dev", "--program", str(EXAMPLES / example), "--json", str(tmp_path / "p.json")]) == 0
+    )
     assert main(["check", "--stack", "dev", "--program", str(EXAMPLES / example)]) == 0
     assert "Policy violations: none" in capsys.readouterr().out
     assert main(["check", "--plan", str(tmp_path / "p.json"), "--env", "dev"]) == 0
@@ -144,14 +162,21 @@ def test_an_application_config_error_is_one_line_in_a_fresh_process(tmp_path):
 
     example = Path(__file__).resolve().parents[2] / "examples" / "training-job"
     stack_file = tmp_path / "Pulumi.bad.yaml"
-    stack_file.write_text((example / "Pulumi.dev.yaml").read_text().replace("training-job:gpus: 1", "training-job:gpus: 9"))
+    stack_file.write_text(
+        (example / "Pulumi.dev.yaml").read_text().replace("training-job:gpus: 1", "training-job:gpus: 9")
+    )
     seedance = Path(sys.executable).parent / "seedance"
-    result = subprocess.run([str(seedance), "plan", "--program", str(example), "--stack", "dev",
-                             "--stack-file", str(stack_file)], capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [str(seedance), "plan", "--program", str(example), "--stack", "dev", "--stack-file", str(stack_file)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
         "seedance: error: invalid config training-job:gpus = 9: the batch pool's smallest nodes have 1 GPU(s); "
-        "allowed: 1 to 1"]
+        "allowed: 1 to 1"
+    ]
 
 
 def _team_stack(tmp_path, namespace: str, team: str = "video-ml"):
@@ -164,16 +189,28 @@ def _team_stack(tmp_path, namespace: str, team: str = "video-ml"):
     return path
 
 
-@pytest.mark.parametrize("namespace, team, refused", [
-    ("video-train", "video-ml", None),
-    ("training", "video-ml", "namespace training belongs to no team of the platform"),
-    ("video-train", "speech-ml", "labelled team 'speech-ml' in namespace video-train, which is team 'video-ml''s"),
-])
+@pytest.mark.parametrize(
+    "namespace, team, refused",
+    [
+        ("video-train", "video-ml", None),
+        ("training", "video-ml", "namespace training belongs to no team of the platform"),
+        ("video-train", "speech-ml", "labelled team 'speech-ml' in namespace video-train, which is team 'video-ml''s"),
+    ],
+)
 def test_a_teams_check_holds_its_plan_to_the_platforms_contract(tmp_path, capsys, plan_of, namespace, team, refused):
     """Team checks before apply (issue 36, item 6): its namespace and label from the contract's tenants, and
     a claim on prod's io2 checkpoint class named with its monthly cost."""
-    code = main(["check", "--stack", "dev", "--program", str(EXAMPLES / "training-job"),
-                 "--stack-file", str(_team_stack(tmp_path, namespace, team))])
+    code = main(
+        [
+            "check",
+            "--stack",
+            "dev",
+            "--program",
+            str(EXAMPLES / "training-job"),
+            "--stack-file",
+            str(_team_stack(tmp_path, namespace, team)),
+        ]
+    )
     out = capsys.readouterr().out
     assert "[advisory] kubernetes-claim-flag-costly-volume: checkpoints:" in out and "$3,544.00/month" in out
     if refused is None:
@@ -183,8 +220,22 @@ def test_a_teams_check_holds_its_plan_to_the_platforms_contract(tmp_path, capsys
     # The client alone, with prod's outputs in a file, says the same (one judgement, seedance_client.team_rules).
     contract = tmp_path / "prod-outputs.json"
     contract.write_text(json.dumps(platform_outputs_of(plan_of("prod"))))
-    assert client_main(["check", "--stack", "dev", "--program", str(EXAMPLES / "training-job"), "--contract",
-                        str(contract), "--stack-file", str(_team_stack(tmp_path, namespace, team))]) == code
+    assert (
+        client_main(
+            [
+                "check",
+                "--stack",
+                "dev",
+                "--program",
+                str(EXAMPLES / "training-job"),
+                "--contract",
+                str(contract),
+                "--stack-file",
+                str(_team_stack(tmp_path, namespace, team)),
+            ]
+        )
+        == code
+    )
     client_out = capsys.readouterr().out
     assert "[advisory] kubernetes-claim-flag-costly-volume: checkpoints: $3,544.00/month" in client_out
     assert (refused or "fits the platform's contract") in client_out

@@ -17,8 +17,12 @@ STEPS = ["--steps", "400", "--step-seconds", "0.005", "--checkpoint-every-second
 
 
 def run(directory, *extra, timeout=60, python=sys.executable):
-    result = subprocess.run([str(python), str(TRAINER), "--checkpoint-dir", str(directory), *STEPS, *extra],
-                            capture_output=True, text=True, timeout=timeout)
+    result = subprocess.run(
+        [str(python), str(TRAINER), "--checkpoint-dir", str(directory), *STEPS, *extra],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     return result
 
 
@@ -35,8 +39,9 @@ def interrupt_and_resume(tmp_path, python):
     whole = run(tmp_path / "whole", python=python)
     assert whole.returncode == 0
     interrupted = tmp_path / "interrupted"
-    process = subprocess.Popen([str(python), str(TRAINER), "--checkpoint-dir", str(interrupted), *STEPS],
-                               stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [str(python), str(TRAINER), "--checkpoint-dir", str(interrupted), *STEPS], stdout=subprocess.PIPE, text=True
+    )
     deadline = time.monotonic() + 30
     while not list(interrupted.glob("checkpoint-*.json")) and time.monotonic() < deadline:
         time.sleep(0.02)

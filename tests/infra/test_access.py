@@ -29,14 +29,19 @@ def test_cluster_admin_goes_to_the_deployer_and_break_glass_only(stack_plan):
             assert association.inputs["accessScope"]["type"] == "namespace"
             continue
         assert association.inputs["accessScope"] == {"type": "cluster"}
-        granted.setdefault(association.inputs["principalArn"], set()).add(association.inputs["policyArn"].rsplit("/", 1)[1])
+        granted.setdefault(association.inputs["principalArn"], set()).add(
+            association.inputs["policyArn"].rsplit("/", 1)[1]
+        )
     admins = {arn for arn, policies in granted.items() if CLUSTER_ADMIN in policies}
     assert admins == {DEPLOYER, *config.break_glass_principal_arns}
     assert all(granted[arn] == {"AmazonEKSViewPolicy"} for arn in config.admin_principal_arns)  # + admin, scoped
     assert all(granted[arn] == {"AmazonEKSViewPolicy"} for arn in config.viewer_principal_arns)
     (provider,) = stack_plan.of_type("pulumi:providers:kubernetes")
-    deployer = [a.urn for a in stack_plan.of_type("aws:eks/accessPolicyAssociation:AccessPolicyAssociation")
-                if a.inputs["principalArn"] == DEPLOYER]
+    deployer = [
+        a.urn
+        for a in stack_plan.of_type("aws:eks/accessPolicyAssociation:AccessPolicyAssociation")
+        if a.inputs["principalArn"] == DEPLOYER
+    ]
     assert deployer and set(deployer) <= set(provider.dependencies)  # objects install once the deployer may
 
 
@@ -49,13 +54,21 @@ def test_a_deployer_also_listed_holds_one_entry_with_both_policies():
 
 def test_a_principal_in_two_lists_is_refused_naming_the_key():
     arn = "arn:aws:iam::111122223333:role/ops"
-    values = {"aws:region": "us-east-1", "seedance-gpu:env": "dev",
-              "seedance-gpu:tags": '{"team": "a", "cost-center": "b"}',
-              "seedance-gpu:budget": '{"monthly_usd": 10, "alert_emails": ["a@b.io"]}',
-              "seedance-gpu:cluster": ('{"deployer_cidrs": ["10.0.200.0/24"], "admin_principal_arns": ["%s"], '
-                                       '"viewer_principal_arns": ["%s"]}' % (arn, arn))}
-    with pytest.raises(ConfigError, match=r"seedance-gpu:cluster.viewer_principal_arns\[0\] = .*is already in "
-                                          r"cluster.admin_principal_arns"):
+    values = {
+        "aws:region": "us-east-1",
+        "seedance-gpu:env": "dev",
+        "seedance-gpu:tags": '{"team": "a", "cost-center": "b"}',
+        "seedance-gpu:budget": '{"monthly_usd": 10, "alert_emails": ["a@b.io"]}',
+        "seedance-gpu:cluster": (
+            '{"deployer_cidrs": ["10.0.200.0/24"], "admin_principal_arns": ["%s"], '
+            '"viewer_principal_arns": ["%s"]}' % (arn, arn)
+        ),
+    }
+    with pytest.raises(
+        ConfigError,
+        match=r"seedance-gpu:cluster.viewer_principal_arns\[0\] = .*is already in "
+        r"cluster.admin_principal_arns",
+    ):
         parse_config_values(values)
 
 
@@ -63,13 +76,18 @@ def test_a_named_deployer_is_the_one_given_cluster_admin_whoever_previews(tmp_pa
     """A preview runs as a read-only role; with cluster.deployer_role_arn set, its plan keeps the deployer's
     entry as it is instead of moving cluster-admin to whoever ran it."""
     import json as json_
+
     from seedance.cli import main
     from tests.stacks import bad_stack
+
     named = "arn:aws:iam::123456789012:role/ci-deployer"
     stack_file = bad_stack(tmp_path, ["seedance-gpu:cluster", "deployer_role_arn"], named)
     assert main(["plan", "--stack", "dev", "--stack-file", str(stack_file), "--json", str(tmp_path / "p.json")]) == 0
     resources = json_.loads((tmp_path / "p.json").read_text())["resources"]
-    admins = {r["inputs"]["principalArn"] for r in resources
-              if r["type"] == "aws:eks/accessPolicyAssociation:AccessPolicyAssociation"
-              and r["inputs"]["policyArn"].endswith("/" + CLUSTER_ADMIN)}
+    admins = {
+        r["inputs"]["principalArn"]
+        for r in resources
+        if r["type"] == "aws:eks/accessPolicyAssociation:AccessPolicyAssociation"
+        and r["inputs"]["policyArn"].endswith("/" + CLUSTER_ADMIN)
+    }
     assert admins == {named}

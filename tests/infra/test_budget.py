@@ -7,8 +7,7 @@ import pytest
 
 from components.stack.config import ConfigError, parse_config_values
 from seedance.cli import main
-from tests.stacks import REPO, stack_config
-from tests.stacks import bad_stack
+from tests.stacks import REPO, bad_stack, stack_config
 
 
 def test_budget_with_85_and_95_percent_actual_and_forecast_alerts(plan_of):
@@ -32,18 +31,23 @@ def test_budget_with_85_and_95_percent_actual_and_forecast_alerts(plan_of):
     assert "BudgetsPublishToTheEncryptedAlertTopic" in sids  # without it Budgets cannot publish to the topic
 
 
-@pytest.mark.parametrize("budget", [
-    {"alert_emails": ["ops@corp.example.org"]},
-    {"alert_topic_arns": ["arn:aws:sns:us-east-1:111122223333:chatbot"]},
-    {"alert_emails": ["ops@corp.example.org"], "alert_topic_arns": ["arn:aws:sns:us-east-1:111122223333:chatbot"]},
-])
+@pytest.mark.parametrize(
+    "budget",
+    [
+        {"alert_emails": ["ops@corp.example.org"]},
+        {"alert_topic_arns": ["arn:aws:sns:us-east-1:111122223333:chatbot"]},
+        {"alert_emails": ["ops@corp.example.org"], "alert_topic_arns": ["arn:aws:sns:us-east-1:111122223333:chatbot"]},
+    ],
+)
 def test_every_notification_has_at_most_one_sns_subscriber_and_reaches_each_recipient_once(tmp_path, budget):
     """AWS Budgets refuses a notification with more than one SNS subscriber (and ten e-mails)."""
     stack_file = bad_stack(tmp_path, ["seedance-gpu:budget"], {"monthly_usd": 5000, **budget})
     assert main(["plan", "--stack", "dev", "--stack-file", str(stack_file), "--json", str(tmp_path / "p.json")]) == 0
     resources = json.loads((tmp_path / "p.json").read_text())["resources"]
     (plan_budget,) = [r for r in resources if r["type"] == "aws:budgets/budget:Budget"]
-    subscribed = [r["inputs"]["endpoint"] for r in resources if r["type"] == "aws:sns/topicSubscription:TopicSubscription"]
+    subscribed = [
+        r["inputs"]["endpoint"] for r in resources if r["type"] == "aws:sns/topicSubscription:TopicSubscription"
+    ]
     for notification in plan_budget["inputs"]["notifications"]:
         (topic,) = notification["subscriberSnsTopicArns"]
         assert topic == budget.get("alert_topic_arns", [topic])[0]
@@ -67,20 +71,34 @@ def test_breaker_setting_makes_dev_groups_spot_only_and_passes_its_checks(tmp_pa
     assert main(["check", "--plan", str(tmp_path / "p.json"), "--env", "dev"]) == 0
 
 
-@pytest.mark.parametrize("budget, expected", [
-    ({"monthly_usd": 10, "filter_tag": "owner", "alert_emails": ["a@b.io"]},
-     "budget.filter_tag = \"owner\": must be one of the stack's tags"),
-    ({"monthly_usd": 10, "alert_emails": ["not-an-address"]}, "'not-an-address' is not an e-mail address"),
-    # An SNS topic nobody subscribes to delivers the alerts to nobody.
-    ({"monthly_usd": 10}, "budget.alert_emails = []: a budget must reach someone"),
-    ({"monthly_usd": 10, "alert_topic_arns": ["chatbot"]}, "'chatbot' is not an SNS topic ARN"),
-    ({"monthly_usd": 10, "alert_topic_arns": ["arn:aws:sns:us-east-1:111122223333:a",
-                                              "arn:aws:sns:us-east-1:111122223333:b"]}, "at most 1 item"),
-])
+@pytest.mark.parametrize(
+    "budget, expected",
+    [
+        (
+            {"monthly_usd": 10, "filter_tag": "owner", "alert_emails": ["a@b.io"]},
+            'budget.filter_tag = "owner": must be one of the stack\'s tags',
+        ),
+        ({"monthly_usd": 10, "alert_emails": ["not-an-address"]}, "'not-an-address' is not an e-mail address"),
+        # An SNS topic nobody subscribes to delivers the alerts to nobody.
+        ({"monthly_usd": 10}, "budget.alert_emails = []: a budget must reach someone"),
+        ({"monthly_usd": 10, "alert_topic_arns": ["chatbot"]}, "'chatbot' is not an SNS topic ARN"),
+        (
+            {
+                "monthly_usd": 10,
+                "alert_topic_arns": ["arn:aws:sns:us-east-1:111122223333:a", "arn:aws:sns:us-east-1:111122223333:b"],
+            },
+            "at most 1 item",
+        ),
+    ],
+)
 def test_bad_budget_config_names_the_key(budget, expected):
-    values = {"aws:region": "us-east-1", "seedance-gpu:env": "dev",
-              "seedance-gpu:tags": json.dumps({"team": "a", "cost-center": "b"}), "seedance-gpu:budget": json.dumps(budget),
-              "seedance-gpu:cluster": json.dumps({"deployer_cidrs": ["10.0.200.0/24"]})}
+    values = {
+        "aws:region": "us-east-1",
+        "seedance-gpu:env": "dev",
+        "seedance-gpu:tags": json.dumps({"team": "a", "cost-center": "b"}),
+        "seedance-gpu:budget": json.dumps(budget),
+        "seedance-gpu:cluster": json.dumps({"deployer_cidrs": ["10.0.200.0/24"]}),
+    }
     with pytest.raises(ConfigError, match="seedance-gpu:budget"):
         parse_config_values(values)
     with pytest.raises(ConfigError) as error:
@@ -111,6 +129,7 @@ def test_the_budget_topic_invokes_the_breaker_whose_role_reaches_only_this_clust
     from components.compute.lambda_function import archive_files
     from components.cost import breaker_function
     from tests.policy_evaluation import Request, allows
+
     (function,) = stack_plan.of_type("aws:lambda/function:Function")
     (topic,) = stack_plan.of_type("aws:sns/topic:Topic")
     (budget,) = stack_plan.of_type("aws:budgets/budget:Budget")
@@ -122,10 +141,15 @@ def test_the_budget_topic_invokes_the_breaker_whose_role_reaches_only_this_clust
     assert variables["BUDGET_NAME"] == budget.inputs["name"] and topic_arn.endswith(f":{topic.id}")
     assert variables["STACK_ENV"] == stack_config(stack_plan.stack).env
     assert set(function.inputs["code"].assets) == set(archive_files(Path(breaker_function.__file__)))  # its own files
-    subscriptions = [s.inputs for s in stack_plan.of_type("aws:sns/topicSubscription:TopicSubscription")
-                     if s.inputs["protocol"] == "lambda"]
+    subscriptions = [
+        s.inputs
+        for s in stack_plan.of_type("aws:sns/topicSubscription:TopicSubscription")
+        if s.inputs["protocol"] == "lambda"
+    ]
     assert [s["topic"] for s in subscriptions] == [topic_arn]
-    permissions = {p.inputs["principal"]: p.inputs["sourceArn"] for p in stack_plan.of_type("aws:lambda/permission:Permission")}
+    permissions = {
+        p.inputs["principal"]: p.inputs["sourceArn"] for p in stack_plan.of_type("aws:lambda/permission:Permission")
+    }
     # the budget's topic, and the schedule that holds the step through an `up` (its rule, by ARN)
     assert set(permissions) == {"sns.amazonaws.com", "events.amazonaws.com"}
     assert permissions["sns.amazonaws.com"] == topic_arn and "-breaker-hold" in permissions["events.amazonaws.com"]
@@ -136,8 +160,14 @@ def test_the_budget_topic_invokes_the_breaker_whose_role_reaches_only_this_clust
     group = f"arn:aws:autoscaling:{region}:123456789012:autoScalingGroup:1:autoScalingGroupName/x"
     mine = {f"autoscaling:ResourceTag/kubernetes.io/cluster/{cluster}": "owned"}
     assert allows(document, Request("autoscaling:UpdateAutoScalingGroup", group, mine))
-    assert not allows(document, Request("autoscaling:UpdateAutoScalingGroup", group,
-                                        {"autoscaling:ResourceTag/kubernetes.io/cluster/other": "owned"}))
+    assert not allows(
+        document,
+        Request(
+            "autoscaling:UpdateAutoScalingGroup",
+            group,
+            {"autoscaling:ResourceTag/kubernetes.io/cluster/other": "owned"},
+        ),
+    )
     assert not allows(document, Request("autoscaling:DeleteAutoScalingGroup", group, mine))
     bucket = next(b for b in stack_plan.of_type("aws:s3/bucket:Bucket") if "incidents" in b.name)
     arn = f"arn:aws:s3:::{bucket.inputs['bucket']}"
@@ -148,8 +178,9 @@ def test_the_budget_topic_invokes_the_breaker_whose_role_reaches_only_this_clust
     passed = {"iam:PassedToService": "ec2.amazonaws.com"}
     assert len(node_roles) == len(stack_config(stack_plan.stack).gpu_node_groups) + 1  # and the system nodes'
     gpu_roles = [r for r in node_roles if "system" not in r]
-    assert all(allows(document, Request("iam:PassRole", f"arn:aws:iam::123456789012:role/{r}", passed))
-               for r in gpu_roles)
+    assert all(
+        allows(document, Request("iam:PassRole", f"arn:aws:iam::123456789012:role/{r}", passed)) for r in gpu_roles
+    )
     assert not allows(document, Request("iam:PassRole", "arn:aws:iam::123456789012:role/admin", passed))
     # It launches from the groups' own templates only, and reads its own budget to confirm an alert.
     (template_statement,) = [st for st in document["Statement"] if st["Sid"] == "UseTheGroupsLaunchTemplates"]

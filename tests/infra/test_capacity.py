@@ -4,18 +4,20 @@ from datetime import timedelta
 
 import pytest
 
-from components.stack.capacity import RunMode
 from components.capacity.lock import build_lock, lock_path, read_lock, render_lock
-from components.stack.capacity import decide_stack, program_capacity
+from components.stack.capacity import RunMode, decide_stack, program_capacity
 from components.stack.config import ConfigError
 from tests.components.markets import NOW, ZONES, FakeLiveSource
 from tests.stacks import stack_config
 
+
 def write_lock(tmp_path, config, stack="prod", spot_ratio=0.3, zones=ZONES):
-    result = decide_stack(config, zones, [FakeLiveSource(spot_ratio, zones=zones)], config.capacity.configured_holdings(),
-                          {}, NOW)
-    lock = build_lock(None, stack, config.region, NOW, result.source, config.capacity.settings(),
-                      result.decisions, result.book)
+    result = decide_stack(
+        config, zones, [FakeLiveSource(spot_ratio, zones=zones)], config.capacity.configured_holdings(), {}, NOW
+    )
+    lock = build_lock(
+        None, stack, config.region, NOW, result.source, config.capacity.settings(), result.decisions, result.book
+    )
     lock_path(tmp_path, stack).write_text(render_lock(lock))
     return lock
 

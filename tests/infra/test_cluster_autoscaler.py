@@ -31,8 +31,10 @@ def test_autoscaler_discovers_and_may_resize_every_gpu_group(stack_plan):
     for asg in stack_plan.of_type(ASG):
         tags = {t["key"]: t["value"] for t in asg.inputs["tags"]}
         assert all(key in tags for key in discovery), asg.name
-        arn = (f"arn:aws:autoscaling:{region}:{OFFLINE_ACCOUNT_ID}:autoScalingGroup:0-1:"
-               f"autoScalingGroupName/{asg.name}-abc")
+        arn = (
+            f"arn:aws:autoscaling:{region}:{OFFLINE_ACCOUNT_ID}:autoScalingGroup:0-1:"
+            f"autoScalingGroupName/{asg.name}-abc"
+        )
         context = {f"aws:ResourceTag/{k}": v for k, v in tags.items()}
         for action in ("autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup"):
             assert allows(policy, Request(action, arn, context)), (asg.name, action)

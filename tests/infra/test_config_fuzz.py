@@ -15,8 +15,13 @@ from seedance.cli import main
 REPO = Path(__file__).resolve().parents[2]
 BASES = {stack: yaml.safe_load((REPO / "stacks" / f"Pulumi.{stack}.yaml").read_text()) for stack in ("dev", "prod")}
 JUNK = st.one_of(
-    st.integers(min_value=-10**6, max_value=10**6), st.floats(allow_nan=False), st.text(max_size=12),
-    st.booleans(), st.none(), st.lists(st.integers(), max_size=3), st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
+    st.integers(min_value=-(10**6), max_value=10**6),
+    st.floats(allow_nan=False),
+    st.text(max_size=12),
+    st.booleans(),
+    st.none(),
+    st.lists(st.integers(), max_size=3),
+    st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
 )
 KEY_IN_MESSAGE = re.compile(r"^seedance: error: invalid config (aws:region|seedance-gpu:[\w.\[\]-]+)")
 

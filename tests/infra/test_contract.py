@@ -2,8 +2,7 @@
 
 import pytest
 
-from seedance_client.contract import (CONTRACT_VERSION, ContractVersionError, PlatformContract,
-                                          check_compatible)
+from seedance_client.contract import CONTRACT_VERSION, ContractVersionError, PlatformContract, check_compatible
 from seedance_client.engine import Secret
 from tests.stacks import stack_config
 
@@ -15,17 +14,26 @@ def test_outputs_are_exactly_the_contract(stack_plan):
     contract = PlatformContract.model_validate({**outputs, "kubeconfig": outputs["kubeconfig"].value})
     assert contract.contract_version == CONTRACT_VERSION
     assert [p.name for p in contract.gpu_pools] == [g.name for g in stack_config(stack_plan.stack).gpu_node_groups]
-    assert contract.pool("online").node_selector == {"seedance.io/workload-class": "online",
-                                                      "seedance.io/node-group": "online"}
+    assert contract.pool("online").node_selector == {
+        "seedance.io/workload-class": "online",
+        "seedance.io/node-group": "online",
+    }
     assert contract.pool("online").tolerations[0]["key"] == "nvidia.com/gpu"
     assert contract.storage_classes.checkpoint == "checkpoints" and contract.storage_classes.local == "local-nvme"
     assert contract.triton_endpoints["video"].grpc.endswith(":8001")
     assert {"s3_gateway", "kms"} <= set(contract.endpoint_ids)
 
 
-@pytest.mark.parametrize("producer, consumer, ok", [
-    ("1.0", "1.0", True), ("1.3", "1.1", True), ("1.0", "1.1", False), ("2.0", "1.0", False), ("x", "1.0", False),
-])
+@pytest.mark.parametrize(
+    "producer, consumer, ok",
+    [
+        ("1.0", "1.0", True),
+        ("1.3", "1.1", True),
+        ("1.0", "1.1", False),
+        ("2.0", "1.0", False),
+        ("x", "1.0", False),
+    ],
+)
 def test_version_compatibility(producer, consumer, ok):
     if ok:
         check_compatible(producer, consumer)
@@ -43,27 +51,38 @@ def _outputs(plan):
 def test_a_consumer_ignores_what_a_newer_producer_adds(plan_of):
     """A newer producer (1.4): fields it adds at every level are ignored, not refused."""
     from seedance_client.reference import parse_contract
+
     outputs = _outputs(plan_of("prod"))
-    newer = {**outputs, "contract_version": "1.4", "regions_served": [{"name": "eu"}],
-             "gpu_pools": [{**pool, "interconnect": "nvlink"} for pool in outputs["gpu_pools"]],
-             "triton_endpoints": {k: {**v, "shard": 1} for k, v in outputs["triton_endpoints"].items()}}
+    newer = {
+        **outputs,
+        "contract_version": "1.4",
+        "regions_served": [{"name": "eu"}],
+        "gpu_pools": [{**pool, "interconnect": "nvlink"} for pool in outputs["gpu_pools"]],
+        "triton_endpoints": {k: {**v, "shard": 1} for k, v in outputs["triton_endpoints"].items()},
+    }
     contract = parse_contract(newer, "my-org/seedance-gpu/prod")
     assert contract.pool("batch").gpu_models and contract.triton_endpoints["video"].publisher_role_arn
 
 
 def test_a_consumer_asking_for_1_0_reads_a_1_0_producer_and_one_asking_more_is_told(plan_of):
     from seedance_client.reference import IncompatiblePlatform, parse_contract
+
     outputs = _outputs(plan_of("prod"))
     older = {key: value for key, value in outputs.items() if key not in ("checkpoint_claims", "cost_label_keys")}
     older["contract_version"] = "1.0"
-    older["gpu_pools"] = [{k: v for k, v in pool.items() if k not in ("gpu_models", "gpu_memory_gib")}
-                          for pool in outputs["gpu_pools"]]
-    older["triton_endpoints"] = {k: {f: v[f] for f in ("http", "grpc", "metrics")}
-                                 for k, v in outputs["triton_endpoints"].items()}
+    older["gpu_pools"] = [
+        {k: v for k, v in pool.items() if k not in ("gpu_models", "gpu_memory_gib")} for pool in outputs["gpu_pools"]
+    ]
+    older["triton_endpoints"] = {
+        k: {f: v[f] for f in ("http", "grpc", "metrics")} for k, v in outputs["triton_endpoints"].items()
+    }
     contract = parse_contract(older, "org/seedance-gpu/prod", requires="1.0")
     assert contract.checkpoint_claims == [] and contract.triton_endpoints["video"].publisher_role_arn is None
-    with pytest.raises(IncompatiblePlatform, match=r"^org/seedance-gpu/prod: .*exports contract 1.0; this program "
-                                                   r"needs 1.3"):
+    with pytest.raises(
+        IncompatiblePlatform,
+        match=r"^org/seedance-gpu/prod: .*exports contract 1.0; this program "
+        r"needs 1.3",
+    ):
         parse_contract(older, "org/seedance-gpu/prod")
 
 
@@ -109,9 +128,12 @@ def _read_through_a_stack_reference(outputs: dict, requires: str):
     return found["contract"]
 
 
-@pytest.mark.parametrize("producer, requires", [("1.0", "1.0"), ("1.1", "1.0"), ("1.2", "1.2"), ("1.3", "1.3"),
-                                                     ("1.4", "1.3")])
-def test_the_current_client_reads_older_current_and_newer_producers_through_a_stack_reference(plan_of, producer, requires):
+@pytest.mark.parametrize(
+    "producer, requires", [("1.0", "1.0"), ("1.1", "1.0"), ("1.2", "1.2"), ("1.3", "1.3"), ("1.4", "1.3")]
+)
+def test_the_current_client_reads_older_current_and_newer_producers_through_a_stack_reference(
+    plan_of, producer, requires
+):
     outputs = {**_outputs(plan_of("prod")), "contract_version": producer}
     if producer == "1.0":  # a 1.0 stack exports none of 1.1's fields
         for field in ("checkpoint_claims", "tenants", "priority_classes", "cost_label_keys"):
@@ -132,5 +154,6 @@ def test_the_current_client_reads_older_current_and_newer_producers_through_a_st
     assert contract.pool("train").single_zone == (None if producer in ("1.0", "1.1") else "us-east-1a")
     # 1.3: a claim of prod's checkpoint class (io2, 64,000 IOPS) priced without the platform's package
     prices = contract.storage_classes.claim_prices
-    assert (prices["checkpoints"].monthly_usd(64) if producer >= "1.3" else prices) == (3544.0 if producer >= "1.3"
-                                                                                           else {})
+    assert (prices["checkpoints"].monthly_usd(64) if producer >= "1.3" else prices) == (
+        3544.0 if producer >= "1.3" else {}
+    )

@@ -6,8 +6,8 @@ import json
 
 import yaml
 
-from components.pricing.prices import HOURS_PER_MONTH
 from components.monitoring.rules import rule_files
+from components.pricing.prices import HOURS_PER_MONTH
 from seedance_client.engine import Secret
 from tests.helm import render_release, values_of
 from tests.policy_evaluation import Request, allows
@@ -33,11 +33,22 @@ def test_alertmanager_delivers_the_rules_alerts_to_the_stacks_topic(stack_plan):
     assert prometheus["alerting"]["alertmanagers"]  # the chart points the server at its Alertmanager
     shipped = rule_files(config.budget.monthly_usd, "x")
     assert yaml.safe_load(server["data"]["recording_rules.yml"]) == shipped["recording_rules.yml"]
-    budget = next(r for g in yaml.safe_load(server["data"]["alerting_rules.yml"])["groups"] for r in g["rules"]
-                  if r["alert"] == "BudgetBurnRateHigh")
+    budget = next(
+        r
+        for g in yaml.safe_load(server["data"]["alerting_rules.yml"])["groups"]
+        for r in g["rules"]
+        if r["alert"] == "BudgetBurnRateHigh"
+    )
     assert budget["expr"].endswith(f"> {config.budget.monthly_usd:g}")  # the stack's own budget
-    alert_names = {r["alert"] for g in yaml.safe_load(server["data"]["alerting_rules.yml"])["groups"] for r in g["rules"]}
-    assert {"TritonP99LatencyHigh", "GpuIdleWhileBilled", "BudgetBurnRateHigh", "NodeUtilisationImbalanced"} <= alert_names
+    alert_names = {
+        r["alert"] for g in yaml.safe_load(server["data"]["alerting_rules.yml"])["groups"] for r in g["rules"]
+    }
+    assert {
+        "TritonP99LatencyHigh",
+        "GpuIdleWhileBilled",
+        "BudgetBurnRateHigh",
+        "NodeUtilisationImbalanced",
+    } <= alert_names
     manager = next(o for o in objects if o["kind"] == "ConfigMap" and "alertmanager.yml" in o.get("data", {}))
     receiver = yaml.safe_load(manager["data"]["alertmanager.yml"])["receivers"][0]["sns_configs"][0]
     (topic,) = stack_plan.of_type("aws:sns/topic:Topic")
@@ -48,7 +59,9 @@ def test_alertmanager_delivers_the_rules_alerts_to_the_stacks_topic(stack_plan):
     assert account["metadata"]["annotations"]["eks.amazonaws.com/role-arn"].endswith(f"/{role.id}")
     trust = json.loads(role.inputs["assumeRolePolicy"])["Statement"][0]["Condition"]["StringEquals"]
     assert f"system:serviceaccount:monitoring:{account['metadata']['name']}" in trust.values()
-    (policy,) = [p for p in stack_plan.of_type("aws:iam/rolePolicy:RolePolicy") if p.name.endswith("alertmanager-publish")]
+    (policy,) = [
+        p for p in stack_plan.of_type("aws:iam/rolePolicy:RolePolicy") if p.name.endswith("alertmanager-publish")
+    ]
     document = json.loads(policy.inputs["policy"])
     assert allows(document, Request("sns:Publish", receiver["topic_arn"]))
     assert not allows(document, Request("sns:Publish", receiver["topic_arn"] + "-other"))
@@ -59,14 +72,22 @@ def test_alertmanager_delivers_the_rules_alerts_to_the_stacks_topic(stack_plan):
 def test_opencost_prices_gpus_from_the_plans_below_on_demand_when_they_run_spot(mixed_stack_plan):
     from components.catalog.instance_types import gpu_instance_type
     from components.cost.estimate import catalog_for
+
     config = stack_config(mixed_stack_plan.stack)
     model = values_of(release(mixed_stack_plan, "opencost"))["opencost"]["customPricing"]["costModel"]
     gpu_hourly = float(model["GPU"]) / HOURS_PER_MONTH
     catalog = catalog_for(config.region)
     # The cheapest on-demand GPU-hour any group could buy, less its host's CPU and memory at the same rates.
-    on_demand = min((catalog.instance_hour(t) - gpu_instance_type(t).vcpus * float(model["CPU"]) / HOURS_PER_MONTH
-                     - gpu_instance_type(t).memory_gib * float(model["RAM"]) / HOURS_PER_MONTH) / gpu_instance_type(t).gpus
-                    for g in config.gpu_node_groups for t in g.instance_types)
+    on_demand = min(
+        (
+            catalog.instance_hour(t)
+            - gpu_instance_type(t).vcpus * float(model["CPU"]) / HOURS_PER_MONTH
+            - gpu_instance_type(t).memory_gib * float(model["RAM"]) / HOURS_PER_MONTH
+        )
+        / gpu_instance_type(t).gpus
+        for g in config.gpu_node_groups
+        for t in g.instance_types
+    )
     spot = any(g["spot_types"] for g in mixed_stack_plan.outputs["reports"]["capacity"]["groups"].values())
     assert 0 < gpu_hourly
     if spot:
@@ -92,8 +113,10 @@ def _restricted(pod_spec):
 
 
 def test_opencost_and_grafana_run_restricted_and_grafana_is_reachable_only_by_port_forward(stack_plan):
-    namespaces = {n.inputs["metadata"]["name"]: n.inputs["metadata"]["labels"]["pod-security.kubernetes.io/enforce"]
-                  for n in stack_plan.of_type("kubernetes:core/v1:Namespace")}
+    namespaces = {
+        n.inputs["metadata"]["name"]: n.inputs["metadata"]["labels"]["pod-security.kubernetes.io/enforce"]
+        for n in stack_plan.of_type("kubernetes:core/v1:Namespace")
+    }
     assert namespaces["opencost"] == namespaces["grafana"] == "restricted"
     for chart in ("opencost", "grafana"):
         for deployment in [o for o in rendered(stack_plan, chart) if o["kind"] == "Deployment"]:
@@ -101,8 +124,10 @@ def test_opencost_and_grafana_run_restricted_and_grafana_is_reachable_only_by_po
     objects = rendered(stack_plan, "grafana")
     assert not [o for o in objects if o["kind"] in ("Ingress", "HTTPRoute")]
     assert all(o["spec"].get("type", "ClusterIP") == "ClusterIP" for o in objects if o["kind"] == "Service")
-    policies = {(p.inputs["metadata"]["namespace"], p.inputs["metadata"]["name"]): p.inputs["spec"]
-                for p in stack_plan.of_type("kubernetes:networking.k8s.io/v1:NetworkPolicy")}
+    policies = {
+        (p.inputs["metadata"]["namespace"], p.inputs["metadata"]["name"]): p.inputs["spec"]
+        for p in stack_plan.of_type("kubernetes:networking.k8s.io/v1:NetworkPolicy")
+    }
     assert policies[("grafana", "default-deny")] == {"podSelector": {}, "policyTypes": ["Ingress", "Egress"]}
     assert "ingress" not in policies[("grafana", "grafana")]  # nothing in: port-forward goes through the kubelet
     # The admin password is the chart's random one, in the cluster: never a value the stack holds.
@@ -114,8 +139,11 @@ def test_opencost_and_grafana_run_restricted_and_grafana_is_reachable_only_by_po
 
 
 def test_grafana_mounts_the_generated_dashboards_and_reads_the_stacks_prometheus(stack_plan):
-    (boards,) = [c for c in stack_plan.of_type("kubernetes:core/v1:ConfigMap")
-                 if c.inputs["metadata"]["name"] == "seedance-dashboards"]
+    (boards,) = [
+        c
+        for c in stack_plan.of_type("kubernetes:core/v1:ConfigMap")
+        if c.inputs["metadata"]["name"] == "seedance-dashboards"
+    ]
     assert set(boards.inputs["data"]) == {"seedance-gpus.json", "seedance-serving.json", "seedance-cost.json"}
     (deployment,) = [o for o in rendered(stack_plan, "grafana") if o["kind"] == "Deployment"]
     volumes = {v["name"]: v for v in deployment["spec"]["template"]["spec"]["volumes"]}
@@ -127,9 +155,11 @@ def test_grafana_mounts_the_generated_dashboards_and_reads_the_stacks_prometheus
 
 def test_prometheus_memory_is_sized_from_the_series_it_will_hold(stack_plan):
     from components.stack.derivation import monitoring_series
+
     series = monitoring_series(stack_config(stack_plan.stack))
-    (server,) = [o for o in rendered(stack_plan, "prometheus")
-                 if o["kind"] == "Deployment" and "server" in o["metadata"]["name"]]
+    (server,) = [
+        o for o in rendered(stack_plan, "prometheus") if o["kind"] == "Deployment" and "server" in o["metadata"]["name"]
+    ]
     container = next(c for c in server["spec"]["template"]["spec"]["containers"] if c["name"] == "prometheus-server")
     assert container["resources"]["requests"]["memory"] == f"{series.memory_request_mib}Mi"
     assert series.memory_request_mib >= 512 + series.total * 4 // 1024

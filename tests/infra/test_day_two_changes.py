@@ -3,38 +3,49 @@ the pull-request check shows it (`seedance check --compare`). A change of spot s
 a group may launch never rolls running nodes; a new image or user data rolls them at the class's pace."""
 
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from unittest import mock
 
 import pytest
 import yaml
 
 import components.stack.derivation
-from components.stack.capacity import RunMode
 from components.compute.node_bootstrap import ami_ssm_parameter
 from components.compute.node_images import NodeImage, NodeImagesDocument, render_node_images
 from components.plan.diff import plan_diff
+from components.stack.capacity import RunMode
 from components.stack.config import ConfigError
 from components.stack.derivation import node_images
 from seedance.check_command import plan_resources
 from seedance.cli import offline_plan
 from tests.stacks import REPO, stack_config
 
-PINNED = datetime(2026, 12, 1, tzinfo=timezone.utc)
+PINNED = datetime(2026, 12, 1, tzinfo=UTC)
 
 
 def _images_file(tmp_path, al2023="ami-0a1b2c3d4e5f60718", bottlerocket="ami-0b1b2c3d4e5f60718"):
     config = stack_config("dev")
     version = config.cluster.kubernetes_version
-    document = NodeImagesDocument(images_version=1, stack="dev", region=config.region,
-                                  kubernetes_version=version, images={
-                                      "al2023/x86_64": NodeImage(
-                                          image_id=al2023, name="amazon-eks-node-al2023-x86_64-nvidia-1.36-v20261120",
-                                          parameter=ami_ssm_parameter("al2023", version, "x86_64"), pinned_at=PINNED),
-                                      "bottlerocket/x86_64": NodeImage(
-                                          image_id=bottlerocket, name="bottlerocket-aws-k8s-1.36-nvidia-x86_64-v1.50.0",
-                                          parameter=ami_ssm_parameter("bottlerocket", version, "x86_64"),
-                                          pinned_at=PINNED)})
+    document = NodeImagesDocument(
+        images_version=1,
+        stack="dev",
+        region=config.region,
+        kubernetes_version=version,
+        images={
+            "al2023/x86_64": NodeImage(
+                image_id=al2023,
+                name="amazon-eks-node-al2023-x86_64-nvidia-1.36-v20261120",
+                parameter=ami_ssm_parameter("al2023", version, "x86_64"),
+                pinned_at=PINNED,
+            ),
+            "bottlerocket/x86_64": NodeImage(
+                image_id=bottlerocket,
+                name="bottlerocket-aws-k8s-1.36-nvidia-x86_64-v1.50.0",
+                parameter=ami_ssm_parameter("bottlerocket", version, "x86_64"),
+                pinned_at=PINNED,
+            ),
+        },
+    )
     path = tmp_path / f"images-{al2023}-{bottlerocket}.json"
     path.write_text(render_node_images(document))
     return path
@@ -67,13 +78,25 @@ def base(tmp_path_factory):
 
 def test_a_spot_share_change_replaces_no_running_node(plan_of):
     from tests.conftest import _spot_stack_plan  # the committed stack decided from a spot market
+
     before = plan_resources(plan_of("dev"))
     spot = {r.urn: r for r in plan_resources(_spot_stack_plan("dev"))}
     # The decision's new mix on the program's own groups (the spot lock also prices fewer types).
-    after = [replace(r, props={**r.props, "mixedInstancesPolicy": {
-        **r.props["mixedInstancesPolicy"],
-        "instancesDistribution": spot[r.urn].props["mixedInstancesPolicy"]["instancesDistribution"]}})
-        if r.type == "aws:autoscaling/group:Group" else r for r in before]
+    after = [
+        replace(
+            r,
+            props={
+                **r.props,
+                "mixedInstancesPolicy": {
+                    **r.props["mixedInstancesPolicy"],
+                    "instancesDistribution": spot[r.urn].props["mixedInstancesPolicy"]["instancesDistribution"],
+                },
+            },
+        )
+        if r.type == "aws:autoscaling/group:Group"
+        else r
+        for r in before
+    ]
     changed = _groups(before, after)
     assert changed, "the spot lock should change the groups' mix"
     # A decision changes no launch template (no user data, no tag): what rolls nodes is never a price.
@@ -85,11 +108,13 @@ def test_a_spot_share_change_replaces_no_running_node(plan_of):
 
 def test_an_added_type_replaces_nothing_a_removed_type_only_its_nodes(base):
     directory, before = base
-    added = _plan(directory, _images_file(directory),
-                  lambda c: _group(c, "online")["instance_types"].append("g6e.xlarge"))
+    added = _plan(
+        directory, _images_file(directory), lambda c: _group(c, "online")["instance_types"].append("g6e.xlarge")
+    )
     assert _groups(before, added)["seedance-dev-online-asg"].nodes.replaces == "none"
-    removed = _plan(directory, _images_file(directory),
-                    lambda c: _group(c, "online")["instance_types"].remove("g4dn.xlarge"))
+    removed = _plan(
+        directory, _images_file(directory), lambda c: _group(c, "online")["instance_types"].remove("g4dn.xlarge")
+    )
     nodes = _groups(before, removed)["seedance-dev-online-asg"].nodes
     assert (nodes.replaces, nodes.types) == ("types", ("g4dn.xlarge",))
 
@@ -105,15 +130,16 @@ def test_a_new_image_rolls_only_its_groups_at_the_batch_pace(base):
 
 def test_a_user_data_line_rolls_an_online_group_by_surge(base):
     directory, before = base
-    after = _plan(directory, _images_file(directory),
-                  lambda c: _group(c, "online")["gpu_sharing"].update(replicas=2))
+    after = _plan(directory, _images_file(directory), lambda c: _group(c, "online")["gpu_sharing"].update(replicas=2))
     nodes = _groups(before, after)["seedance-dev-online-asg"].nodes
     assert nodes.replaces == "all" and "at least 100% healthy, at most 150%" in nodes.pace
 
 
 def test_a_tag_on_the_group_alone_replaces_nothing_a_stack_tag_rolls_at_pace(base):
     directory, before = base
-    breaker = _plan(directory, _images_file(directory), lambda c: c["seedance-gpu:capacity"].update(budget_breaker=True))
+    breaker = _plan(
+        directory, _images_file(directory), lambda c: c["seedance-gpu:capacity"].update(budget_breaker=True)
+    )
     assert all(not c.nodes or c.nodes.replaces == "none" for c in _groups(before, breaker).values())
     # Stack tags are also on the nodes' volumes, which only the launch template tags: a new template version.
     retagged = _plan(directory, _images_file(directory), lambda c: c["seedance-gpu:tags"].update(team="vision"))
@@ -122,9 +148,14 @@ def test_a_tag_on_the_group_alone_replaces_nothing_a_stack_tag_rolls_at_pace(bas
 
 def test_a_real_run_refuses_an_unpinned_image_and_a_pin_for_another_version(tmp_path):
     config = stack_config("dev")
-    with pytest.raises(ConfigError, match=r"no pinned image for al2023/x86_64, bottlerocket/x86_64.*seedance images pin"):
+    with pytest.raises(
+        ConfigError, match=r"no pinned image for al2023/x86_64, bottlerocket/x86_64.*seedance images pin"
+    ):
         node_images(config, "dev", tmp_path, RunMode())
-    assert node_images(config, "dev", tmp_path, RunMode.offline_plan()) == ({}, ["al2023/x86_64", "bottlerocket/x86_64"])
+    assert node_images(config, "dev", tmp_path, RunMode.offline_plan()) == (
+        {},
+        ["al2023/x86_64", "bottlerocket/x86_64"],
+    )
     path = _images_file(tmp_path)
     (tmp_path / "node-images.dev.json").write_text(path.read_text().replace(config.cluster.kubernetes_version, "1.30"))
     with pytest.raises(ConfigError, match=r"kubernetes_version = '1.30'"):
@@ -168,7 +199,9 @@ def test_gpu_nodes_are_replaced_only_by_the_refreshes_the_stack_starts(stack_pla
 
 def test_volumes_in_one_zone_need_a_single_zone_group():
     from pydantic import ValidationError
+
     from components.stack.config import StackConfig
+
     config = stack_config("prod")
     values = config.model_dump()
     values["storage"]["checkpoints"]["node_group"] = "batch"

@@ -5,7 +5,7 @@ of their own (an inline list would remove the others), and the Kubernetes provid
 import ipaddress
 
 from seedance.cli import main
-from tests.stacks import stack_config, bad_stack
+from tests.stacks import bad_stack, stack_config
 
 ROUTE, TABLE = "aws:ec2/route:Route", "aws:ec2/routeTable:RouteTable"
 
@@ -21,9 +21,11 @@ def test_every_private_route_table_routes_back_to_every_deployer(stack_plan):
         mine = [r for r in routes if r.inputs["routeTableId"] == table.id]
         assert any(r.inputs["destinationCidrBlock"] == "0.0.0.0/0" and r.inputs.get("natGatewayId") for r in mine)
         for cidr in outside:
-            assert any(r.inputs["destinationCidrBlock"] == cidr
-                       and r.inputs.get("transitGatewayId") == config.network.transit_gateway_id for r in mine), \
-                (stack_plan.stack, table.name, cidr)
+            assert any(
+                r.inputs["destinationCidrBlock"] == cidr
+                and r.inputs.get("transitGatewayId") == config.network.transit_gateway_id
+                for r in mine
+            ), (stack_plan.stack, table.name, cidr)
     if outside:
         (provider,) = stack_plan.of_type("pulumi:providers:kubernetes")
         waited = set(provider.dependencies)
@@ -35,5 +37,5 @@ def test_a_deployer_outside_the_vpc_without_a_way_back_is_refused(tmp_path, caps
     document_path = bad_stack(tmp_path, ["seedance-gpu:network", "transit_gateway_id"], None, stack="prod")
     assert main(["plan", "--stack", "prod", "--stack-file", str(document_path)]) == 2
     err = capsys.readouterr().err
-    assert "seedance-gpu:cluster.deployer_cidrs[0] = \"10.100.0.0/24\": is outside the VPC" in err
+    assert 'seedance-gpu:cluster.deployer_cidrs[0] = "10.100.0.0/24": is outside the VPC' in err
     assert "network.transit_gateway_id" in err and "public_endpoint_cidrs" in err

@@ -2,14 +2,13 @@
 IPv4 address and the data it processes, the Transit Gateway attachment of the deploy path, control-plane and flow-log ingestion at the stack's stated
 assumption, the system nodes' root volumes, and the control plane at its version's support rate."""
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
-from components.stack.capacity import RunMode
 from components.cost.estimate import catalog_for, estimate
 from components.plan.resources import EXPECTED_GB_TAG, tags_of
-from components.stack.capacity import table_zones
+from components.stack.capacity import RunMode, table_zones
 from components.stack.derivation import derive
 from seedance.check_command import plan_resources
 from tests.stacks import REPO, STACKS, stack_config
@@ -26,11 +25,12 @@ def test_nat_addresses_data_logs_and_root_volumes_are_priced(plan_of, stack):
     gateways, addresses = by_type("aws:ec2/natGateway:NatGateway"), by_type("aws:ec2/eip:Eip")
     assert len(addresses) == len(gateways) >= 1
     assert all(a.monthly_usd == pytest.approx(730 * catalog.unit("public_ipv4_hour")) for a in addresses)
-    derived = derive(config, stack, table_zones(config), REPO / "stacks", datetime.now(timezone.utc), RunMode.offline_plan())
+    derived = derive(config, stack, table_zones(config), REPO / "stacks", datetime.now(UTC), RunMode.offline_plan())
     processed = derived.egress.nat_gb / len(gateways)
     for line in gateways:
-        assert line.monthly_usd == pytest.approx(730 * catalog.unit("nat_gateway_hour")
-                                                 + processed * catalog.unit("nat_gateway_gb"), abs=0.01)
+        assert line.monthly_usd == pytest.approx(
+            730 * catalog.unit("nat_gateway_hour") + processed * catalog.unit("nat_gateway_gb"), abs=0.01
+        )
 
     for urn, resource in resources.items():
         if resource.type == "aws:cloudwatch/logGroup:LogGroup":
@@ -40,4 +40,6 @@ def test_nat_addresses_data_logs_and_root_volumes_are_priced(plan_of, stack):
     assert "root volumes" in system.basis
     attachments = by_type("aws:ec2transitgateway/vpcAttachment:VpcAttachment")
     assert len(attachments) == (1 if config.network.transit_gateway_id else 0)
-    assert all(a.monthly_usd == pytest.approx(730 * catalog.unit("transit_gateway_attachment_hour")) for a in attachments)
+    assert all(
+        a.monthly_usd == pytest.approx(730 * catalog.unit("transit_gateway_attachment_hour")) for a in attachments
+    )

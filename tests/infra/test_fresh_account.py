@@ -46,6 +46,10 @@ def test_an_account_that_has_the_role_is_not_asked_to_create_it(monkeypatch):
 
 def test_the_deployer_permissions_table_covers_every_service_the_stacks_use(plan_of):
     documented = (REPO / "docs" / "fresh-account.md").read_text()
-    used = {r.type.split(":")[1].split("/")[0] for stack in ("dev", "staging", "prod")
-            for r in plan_of(stack).resources if r.type.startswith("aws:")}
+    used = {
+        r.type.split(":")[1].split("/")[0]
+        for stack in ("dev", "staging", "prod")
+        for r in plan_of(stack).resources
+        if r.type.startswith("aws:")
+    }
     assert [m for m in sorted(used) if f"`{m}`" not in documented] == []

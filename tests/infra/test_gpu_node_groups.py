@@ -1,8 +1,8 @@
 """The GPU node groups in each stack's offline plan: the ASG renders the capacity plan, nodes are locked down."""
 
 import base64
-import math
 import json
+import math
 
 import pytest
 
@@ -163,28 +163,46 @@ def test_spot_interruptions_reach_the_termination_handler(stack_plan):
     # terminates through the lifecycle hook, drained by the rule above.
     assert "EC2 Instance Rebalance Recommendation" not in kinds
     # Scheduled retirements and maintenance, as the handler's README lists them.
-    assert {"source": ["aws.health"], "detail-type": ["AWS Health Event"],
-            "detail": {"service": ["EC2"], "eventTypeCategory": ["scheduledChange"]}} in patterns
+    assert {
+        "source": ["aws.health"],
+        "detail-type": ["AWS Health Event"],
+        "detail": {"service": ["EC2"], "eventTypeCategory": ["scheduledChange"]},
+    } in patterns
     (queue_policy,) = stack_plan.of_type("aws:sqs/queuePolicy:QueuePolicy")
     statement = json.loads(queue_policy.inputs["policy"])["Statement"][0]
     assert statement["Principal"] == {"Service": "events.amazonaws.com"}
     assert len(statement["Condition"]["ArnEquals"]["aws:SourceArn"]) == len(rules)
-    (release,) = [r for r in stack_plan.of_type("kubernetes:helm.sh/v3:Release")
-                  if "node-termination-handler" in r.inputs["chart"]]
+    (release,) = [
+        r
+        for r in stack_plan.of_type("kubernetes:helm.sh/v3:Release")
+        if "node-termination-handler" in r.inputs["chart"]
+    ]
     values = release.inputs["values"]
     assert values["enableSqsTerminationDraining"] is True
     assert values["queueURL"].startswith("https://sqs.")
     # The chart's IMDS-mode keys do nothing in queue mode (its Deployment does not read them).
-    imds_only = {"enableSpotInterruptionDraining", "enableRebalanceDraining", "enableRebalanceMonitoring",
-                 "enableScheduledEventDraining"}
+    imds_only = {
+        "enableSpotInterruptionDraining",
+        "enableRebalanceDraining",
+        "enableRebalanceMonitoring",
+        "enableScheduledEventDraining",
+    }
     assert not imds_only & set(values)
 
 
 def test_a_lock_with_spot_drives_the_asg(tmp_path, monkeypatch):
     config = stack_config("prod")
-    result = decide_stack(config, ("us-east-1a", "us-east-1b", "us-east-1c"), [FakeLiveSource(0.3)],
-                          config.capacity.configured_holdings(), {}, NOW)
-    lock = build_lock(None, "prod", config.region, NOW, "live", config.capacity.settings(), result.decisions, result.book)
+    result = decide_stack(
+        config,
+        ("us-east-1a", "us-east-1b", "us-east-1c"),
+        [FakeLiveSource(0.3)],
+        config.capacity.configured_holdings(),
+        {},
+        NOW,
+    )
+    lock = build_lock(
+        None, "prod", config.region, NOW, "live", config.capacity.settings(), result.decisions, result.book
+    )
     path = tmp_path / "capacity.prod.lock.json"
     path.write_text(render_lock(lock))
     monkeypatch.setattr(components.stack.capacity, "lock_path", lambda _dir, _stack: path)
@@ -192,10 +210,16 @@ def test_a_lock_with_spot_drives_the_asg(tmp_path, monkeypatch):
     assert plan.outputs["reports"]["capacity"]["origin"].startswith("lock capacity.prod.lock.json")
     batch = lock.plans()["batch"]
     assert batch.spot_types
-    distribution, _ = assert_asg_renders(group_resources(plan, "batch")[ASG], {
-        "on_demand_base_gpus": batch.on_demand_base_gpus,
-        "on_demand_percentage_above_base": batch.on_demand_percentage_above_base,
-        "instance_types": list(batch.instance_types), "spot_types": list(batch.spot_types)}, gpus_per_instance=4)
+    distribution, _ = assert_asg_renders(
+        group_resources(plan, "batch")[ASG],
+        {
+            "on_demand_base_gpus": batch.on_demand_base_gpus,
+            "on_demand_percentage_above_base": batch.on_demand_percentage_above_base,
+            "instance_types": list(batch.instance_types),
+            "spot_types": list(batch.spot_types),
+        },
+        gpus_per_instance=4,
+    )
     assert 0 < spot_share_at(distribution, 64 // 4) <= 0.9
 
 
@@ -209,9 +233,13 @@ def test_no_group_promises_a_gpu_model_some_of_its_nodes_lack(stack_plan):
     g6, g5 and g6e launches L4, A10G or L40S); the autoscaler reads only that the label is there."""
     from components.catalog.instance_types import gpu_instance_type
     from tests.k8s_checks import node_labels
+
     for group in stack_config(stack_plan.stack).gpu_node_groups:
-        (asg,) = [a for a in stack_plan.of_type("aws:autoscaling/group:Group")
-                  if node_labels(a).get("seedance.io/node-group") == group.name]
+        (asg,) = [
+            a
+            for a in stack_plan.of_type("aws:autoscaling/group:Group")
+            if node_labels(a).get("seedance.io/node-group") == group.name
+        ]
         models = {gpu_instance_type(t).gpu.lower() for t in group.instance_types}
         label = node_labels(asg)["k8s.amazonaws.com/accelerator"]
         assert label == (f"nvidia-{models.pop()}" if len(models) == 1 else "nvidia"), group.name

@@ -32,15 +32,24 @@ def variants(values, path):
         if remove:
             del holder[path[-1]]
         else:
-            holder[path[-1]] = (not value if isinstance(value, bool) else value + 1 if isinstance(value, (int, float))
-                                else f"{value}x" if isinstance(value, str) else [] if value else ["x"])
+            holder[path[-1]] = (
+                not value
+                if isinstance(value, bool)
+                else value + 1
+                if isinstance(value, (int, float))
+                else f"{value}x"
+                if isinstance(value, str)
+                else []
+                if value
+                else ["x"]
+            )
         yield copied
 
 
 def _renders_otherwise(release, version, values, full) -> bool:
     try:
         return render_release(release, version, values) != full
-    except Exception:  # noqa: BLE001 - the chart refused the other value: it reads this one
+    except Exception:
         return True
 
 
@@ -83,10 +92,17 @@ def test_no_add_on_runs_best_effort(stack_plan):
             if obj["kind"] not in ("Deployment", "DaemonSet", "StatefulSet"):
                 continue
             containers = obj["spec"]["template"]["spec"]["containers"]
-            sized = [c for c in containers if {"cpu", "memory"} <= set((c.get("resources") or {}).get("requests") or {})
-                     and "memory" in ((c.get("resources") or {}).get("limits") or {})]
-            bare += [f"{release.inputs['name']}: {obj['kind']} {obj['metadata']['name']}/{c['name']}"
-                     for c in containers if c not in sized and c["name"] not in UNSIZABLE]
+            sized = [
+                c
+                for c in containers
+                if {"cpu", "memory"} <= set((c.get("resources") or {}).get("requests") or {})
+                and "memory" in ((c.get("resources") or {}).get("limits") or {})
+            ]
+            bare += [
+                f"{release.inputs['name']}: {obj['kind']} {obj['metadata']['name']}/{c['name']}"
+                for c in containers
+                if c not in sized and c["name"] not in UNSIZABLE
+            ]
             assert sized, f"{obj['metadata']['name']} would be BestEffort"
     assert bare == []
 
@@ -103,6 +119,9 @@ def test_the_custom_metrics_api_survives_one_adapter_down(stack_plan):
 def test_the_resource_metrics_api_is_served(stack_plan):
     """kubectl top and any CPU or memory HPA need the metrics server."""
     (server,) = [r for r in stack_plan.of_type(RELEASE) if r.inputs["name"] == "metrics-server"]
-    services = [o for o in render_release(server, stack_config(stack_plan.stack).cluster.kubernetes_version)
-                if o["kind"] == "APIService"]
+    services = [
+        o
+        for o in render_release(server, stack_config(stack_plan.stack).cluster.kubernetes_version)
+        if o["kind"] == "APIService"
+    ]
     assert [s["metadata"]["name"] for s in services] == ["v1beta1.metrics.k8s.io"]

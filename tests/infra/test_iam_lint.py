@@ -20,9 +20,9 @@ NOT_APPLICABLE = {
     ("trust", "MALFORMED"): "a trust policy has no Resource: the role it is attached to is the resource",
     ("trust", "UNKNOWN_FEDERATION_SOURCE"): "EKS OIDC providers are per cluster; parliament knows only public IdPs",
     ("resource", "RESOURCE_STAR"): "in a key policy `*` is the key itself; in endpoint, queue and topic policies "
-                                   "the conditions narrow it (tests/infra/test_private_endpoints.py evaluates them)",
+    "the conditions narrow it (tests/infra/test_private_endpoints.py evaluates them)",
     ("endpoint", "RESOURCE_STAR"): "an endpoint policy's `*` is narrowed by its conditions "
-                                   "(tests/infra/test_private_endpoints.py evaluates them)",
+    "(tests/infra/test_private_endpoints.py evaluates them)",
 }
 
 
@@ -49,7 +49,8 @@ def accepted_key_policy_finding(finding) -> bool:
     kms:EncryptionContext:aws:logs:arn (a string key holding an ARN), over actions that include DescribeKey."""
     text = f"{finding.detail} {finding.location}"
     return finding.issue in ("MISMATCHED_TYPE", "UNKNOWN_CONDITION_FOR_ACTION") and (
-        "kms:EncryptionContext:aws:logs:arn" in text or "ArnLike requires a value of type Arn" in text)
+        "kms:EncryptionContext:aws:logs:arn" in text or "ArnLike requires a value of type Arn" in text
+    )
 
 
 def unexplained_findings(plan):

@@ -12,8 +12,13 @@ from tests.k8s_checks import node_labels, selects
 from tests.stacks import stack_config
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
-COUNTERS = ("nv_inference_queue_duration_us", "nv_inference_request_success", "nv_inference_count",
-            "nv_inference_request_duration_us", "nv_inference_request_failure")
+COUNTERS = (
+    "nv_inference_queue_duration_us",
+    "nv_inference_request_success",
+    "nv_inference_count",
+    "nv_inference_request_duration_us",
+    "nv_inference_request_failure",
+)
 
 
 def releases(plan):
@@ -93,20 +98,35 @@ def test_prometheus_runs_on_the_system_nodes(stack_plan):
 def test_no_object_waits_for_a_crd_nobody_installs(stack_plan):
     """A custom resource declared before its CRD exists fails the first `pulumi up`. No stack declares
     one: metrics are scraped by annotation, not by ServiceMonitor; no chart here needs CRDs either."""
-    custom = [r.type for r in stack_plan.resources if r.type.startswith("kubernetes:")
-              and r.type.split(":")[1].split("/")[0] not in BUILT_IN_GROUPS]
+    custom = [
+        r.type
+        for r in stack_plan.resources
+        if r.type.startswith("kubernetes:") and r.type.split(":")[1].split("/")[0] not in BUILT_IN_GROUPS
+    ]
     assert custom == []
     for release in stack_plan.of_type(RELEASE):
         values = values_of(release)
         assert not values.get("serviceMonitor", {}).get("enabled", False), release.inputs["chart"]
 
 
-BUILT_IN_GROUPS = {"core", "apps", "batch", "autoscaling", "policy", "networking.k8s.io", "rbac.authorization.k8s.io",
-                   "storage.k8s.io", "admissionregistration.k8s.io", "scheduling.k8s.io", "helm.sh"}
+BUILT_IN_GROUPS = {
+    "core",
+    "apps",
+    "batch",
+    "autoscaling",
+    "policy",
+    "networking.k8s.io",
+    "rbac.authorization.k8s.io",
+    "storage.k8s.io",
+    "admissionregistration.k8s.io",
+    "scheduling.k8s.io",
+    "helm.sh",
+}
 
 
 def rendered(plan, chart):
     from tests.helm import render_release
+
     return render_release(releases(plan)[chart], stack_config(plan.stack).cluster.kubernetes_version)
 
 
@@ -117,13 +137,20 @@ def test_prometheus_reads_no_kubelet_proxy_and_honours_no_scraped_labels(stack_p
     objects = rendered(stack_plan, "prometheus")
     assert not [o for o in objects if o["kind"] in ("ClusterRole", "ClusterRoleBinding")]
     (account,) = [o for o in objects if o["kind"] == "ServiceAccount" and "server" in o["metadata"]["name"]]
-    (role,) = [r for r in stack_plan.of_type("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole")
-               if r.inputs["metadata"]["name"] == "seedance-prometheus"]
+    (role,) = [
+        r
+        for r in stack_plan.of_type("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole")
+        if r.inputs["metadata"]["name"] == "seedance-prometheus"
+    ]
     assert not any("nodes/proxy" in rule["resources"] for rule in role.inputs["rules"])
-    (binding,) = [b for b in stack_plan.of_type("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding")
-                  if b.inputs["roleRef"]["name"] == "seedance-prometheus"]
-    assert binding.inputs["subjects"] == [{"kind": "ServiceAccount", "name": account["metadata"]["name"],
-                                           "namespace": account["metadata"]["namespace"]}]
+    (binding,) = [
+        b
+        for b in stack_plan.of_type("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding")
+        if b.inputs["roleRef"]["name"] == "seedance-prometheus"
+    ]
+    assert binding.inputs["subjects"] == [
+        {"kind": "ServiceAccount", "name": account["metadata"]["name"], "namespace": account["metadata"]["namespace"]}
+    ]
     (config,) = [o for o in objects if o["kind"] == "ConfigMap" and "prometheus.yml" in o.get("data", {})]
     jobs = {job["job_name"]: job for job in yaml.safe_load(config["data"]["prometheus.yml"])["scrape_configs"]}
     assert list(jobs) == ["kubernetes-pods", "kubernetes-cadvisor", "opencost"]
@@ -141,40 +168,56 @@ def test_prometheus_reads_no_kubelet_proxy_and_honours_no_scraped_labels(stack_p
 def test_only_its_readers_reach_the_prometheus_server(stack_plan):
     """The server answers the adapter's, OpenCost's and Grafana's pods only (labels as the pinned charts
     render them), and none of them can stop or reload it: test_prometheus_has_no_lifecycle_api."""
-    (policy,) = [p for p in stack_plan.of_type("kubernetes:networking.k8s.io/v1:NetworkPolicy")
-                 if p.inputs["metadata"]["name"] == "prometheus-server"]
+    (policy,) = [
+        p
+        for p in stack_plan.of_type("kubernetes:networking.k8s.io/v1:NetworkPolicy")
+        if p.inputs["metadata"]["name"] == "prometheus-server"
+    ]
     server = [o for o in rendered(stack_plan, "prometheus") if o["kind"] == "Deployment"][0]
-    assert policy.inputs["spec"]["podSelector"]["matchLabels"].items() <= \
-        server["spec"]["template"]["metadata"]["labels"].items()
+    assert (
+        policy.inputs["spec"]["podSelector"]["matchLabels"].items()
+        <= server["spec"]["template"]["metadata"]["labels"].items()
+    )
     (rule,) = policy.inputs["spec"]["ingress"]
-    readers = [(o["metadata"].get("namespace"), o["spec"]["template"]["metadata"]["labels"])
-               for release in ("prometheus-adapter", "opencost", "grafana")
-               for o in rendered(stack_plan, release) if o["kind"] == "Deployment"]
+    readers = [
+        (o["metadata"].get("namespace"), o["spec"]["template"]["metadata"]["labels"])
+        for release in ("prometheus-adapter", "opencost", "grafana")
+        for o in rendered(stack_plan, release)
+        if o["kind"] == "Deployment"
+    ]
     assert len(readers) == 3 and len(rule["from"]) == 3
     for peer, (namespace, labels) in zip(rule["from"], readers):
         assert peer["podSelector"]["matchLabels"].items() <= labels.items()
-        assert peer.get("namespaceSelector", {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}) == \
-            {"matchLabels": {"kubernetes.io/metadata.name": namespace or "monitoring"}}
+        assert peer.get("namespaceSelector", {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}) == {
+            "matchLabels": {"kubernetes.io/metadata.name": namespace or "monitoring"}
+        }
     assert rule["ports"] == [{"port": 9090, "protocol": "TCP"}]
 
 
 def test_gpu_agents_are_privileged_only_in_their_own_namespace(stack_plan):
-    namespaces = {n.inputs["metadata"]["name"]: n.inputs["metadata"]["labels"]["pod-security.kubernetes.io/enforce"]
-                  for n in stack_plan.of_type("kubernetes:core/v1:Namespace")}
+    namespaces = {
+        n.inputs["metadata"]["name"]: n.inputs["metadata"]["labels"]["pod-security.kubernetes.io/enforce"]
+        for n in stack_plan.of_type("kubernetes:core/v1:Namespace")
+    }
     assert namespaces["monitoring"] == "baseline" and namespaces["gpu-monitoring"] == "privileged"
     assert namespaces["nvidia-device-plugin"] == "privileged"  # the device plugin: a GPU agent of its own
-    denied = {p.inputs["metadata"]["namespace"] for p in stack_plan.of_type("kubernetes:networking.k8s.io/v1:NetworkPolicy")
-              if p.inputs["metadata"]["name"] == "default-deny"}
+    denied = {
+        p.inputs["metadata"]["namespace"]
+        for p in stack_plan.of_type("kubernetes:networking.k8s.io/v1:NetworkPolicy")
+        if p.inputs["metadata"]["name"] == "default-deny"
+    }
     assert {"monitoring", "gpu-monitoring", "nvidia-device-plugin"} <= denied
     assert releases(stack_plan)["dcgm-exporter"].inputs["namespace"] == "gpu-monitoring"
-    assert {r.inputs["namespace"] for c, r in releases(stack_plan).items()
-            if c in ("prometheus", "prometheus-adapter")} == {"monitoring"}
+    assert {
+        r.inputs["namespace"] for c, r in releases(stack_plan).items() if c in ("prometheus", "prometheus-adapter")
+    } == {"monitoring"}
 
 
 def test_the_api_server_verifies_the_metrics_adapter(stack_plan):
     """The chart's APIService skips TLS verification unless it is given a certificate: the stack's own CA
     signs the adapter's, for the Service name the chart renders; the key stays secret."""
     import base64
+
     objects = rendered(stack_plan, "prometheus-adapter")
     services = [o for o in objects if o["kind"] == "APIService"]
     tls = values_of(releases(stack_plan)["prometheus-adapter"])["tls"]
@@ -189,8 +232,10 @@ def test_the_api_server_verifies_the_metrics_adapter(stack_plan):
 
 
 def test_the_monitoring_namespaces_deny_by_default_and_allow_what_scraping_needs(stack_plan):
-    policies = {(p.inputs["metadata"]["namespace"], p.inputs["metadata"]["name"]): p.inputs["spec"]
-                for p in stack_plan.of_type("kubernetes:networking.k8s.io/v1:NetworkPolicy")}
+    policies = {
+        (p.inputs["metadata"]["namespace"], p.inputs["metadata"]["name"]): p.inputs["spec"]
+        for p in stack_plan.of_type("kubernetes:networking.k8s.io/v1:NetworkPolicy")
+    }
     for namespace in ("monitoring", "gpu-monitoring"):
         assert policies[(namespace, "default-deny")] == {"podSelector": {}, "policyTypes": ["Ingress", "Egress"]}
     server = policies[("monitoring", "prometheus-server")]
@@ -204,11 +249,15 @@ def test_the_monitoring_namespaces_deny_by_default_and_allow_what_scraping_needs
     # Both reach the API at the `kubernetes` Service address (judged before translation), not only the VPC's.
     api_ip = stack_config(stack_plan.stack).cluster.api_service_ip
     for name in ("prometheus-server", "prometheus-adapter"):
-        assert any({"ipBlock": {"cidr": f"{api_ip}/32"}} in rule.get("to", []) and rule["ports"][0]["port"] == 443
-                   for rule in policies[("monitoring", name)]["egress"]), name
+        assert any(
+            {"ipBlock": {"cidr": f"{api_ip}/32"}} in rule.get("to", []) and rule["ports"][0]["port"] == 443
+            for rule in policies[("monitoring", name)]["egress"]
+        ), name
     (exporter,) = [o for o in rendered(stack_plan, "dcgm-exporter") if o["kind"] == "DaemonSet"]
-    assert policies[("gpu-monitoring", "dcgm-exporter")]["podSelector"]["matchLabels"].items() <= \
-        exporter["spec"]["template"]["metadata"]["labels"].items()
+    assert (
+        policies[("gpu-monitoring", "dcgm-exporter")]["podSelector"]["matchLabels"].items()
+        <= exporter["spec"]["template"]["metadata"]["labels"].items()
+    )
 
 
 def test_prometheus_has_no_lifecycle_api(stack_plan):
@@ -216,8 +265,11 @@ def test_prometheus_has_no_lifecycle_api(stack_plan):
     neither POST /-/quit nor /-/reload; Prometheus 3.6 rereads its changed config file by itself
     (cmd/prometheus/main.go at v3.6.0: auto-reload-config, --config.auto-reload-interval), so the chart's
     reloader sidecar is gone too."""
-    (server,) = [o for o in rendered(stack_plan, "prometheus") if o["kind"] == "Deployment"
-                 and o["metadata"]["name"].endswith("server")]
+    (server,) = [
+        o
+        for o in rendered(stack_plan, "prometheus")
+        if o["kind"] == "Deployment" and o["metadata"]["name"].endswith("server")
+    ]
     containers = {c["name"]: c for c in server["spec"]["template"]["spec"]["containers"]}
     assert list(containers) == ["prometheus-server"]
     args = containers["prometheus-server"]["args"]
@@ -246,7 +298,9 @@ def test_prometheus_history_survives_a_node_on_the_stacks_own_claim(stack_plan):
     assert volume["persistentVolumeClaim"]["claimName"] == "prometheus-history"
     assert deployment["spec"]["strategy"]["type"] == "Recreate"
     claim = claims["prometheus-history"]
-    assert claim.inputs["metadata"]["namespace"] == prometheus.inputs["namespace"] and claim.urn in prometheus.dependencies
+    assert (
+        claim.inputs["metadata"]["namespace"] == prometheus.inputs["namespace"] and claim.urn in prometheus.dependencies
+    )
     assert int(claim.inputs["spec"]["resources"]["requests"]["storage"][:-2]) == kept_gib + 2
     classes = {r.inputs["metadata"]["name"]: r for r in stack_plan.of_type("kubernetes:storage.k8s.io/v1:StorageClass")}
     storage_class = classes[claim.inputs["spec"]["storageClassName"]]

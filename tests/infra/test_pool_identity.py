@@ -16,14 +16,26 @@ def policy_and_roles(plan):
     (policy,) = [p for p in plan.of_type(POLICY) if p.inputs["metadata"]["name"] == POLICY_NAME]
     roles = {}
     for group in stack_config(plan.stack).gpu_node_groups:
-        (role,) = [r for r in plan.of_type("aws:iam/role:Role") if r.name.startswith(f"{plan.outputs['cluster_name']}-{group.name}-node-role")]
-        roles[group.name] = (f"arn:aws:iam::123456789012:role/{role.inputs.get('name') or role.id}", group.workload_class)
+        (role,) = [
+            r
+            for r in plan.of_type("aws:iam/role:Role")
+            if r.name.startswith(f"{plan.outputs['cluster_name']}-{group.name}-node-role")
+        ]
+        roles[group.name] = (
+            f"arn:aws:iam::123456789012:role/{role.inputs.get('name') or role.id}",
+            group.workload_class,
+        )
     return policy.inputs["spec"], roles
 
 
 def kubelet(role_arn, node="ip-10-0-0-1.ec2.internal"):
-    return {"userInfo": {"username": f"system:node:{node}", "groups": ["system:nodes", "system:authenticated"],
-                         "extra": {"canonicalArn": [role_arn], "sessionName": ["i-0abc"]}}}
+    return {
+        "userInfo": {
+            "username": f"system:node:{node}",
+            "groups": ["system:nodes", "system:authenticated"],
+            "extra": {"canonicalArn": [role_arn], "sessionName": ["i-0abc"]},
+        }
+    }
 
 
 def node(pool, klass, taint_pool=None):
@@ -44,10 +56,14 @@ def test_a_kubelet_cannot_claim_another_pool_or_shed_its_taint(plan_of):
     spec, roles = policy_and_roles(plan_of("prod"))
     batch_role, _ = roles["batch"]
     assert "the seedance.io/node-group of the pool its IAM role belongs to" in " ".join(
-        denials(spec, kubelet(batch_role), node("online", "batch", "batch")))
-    assert "seedance.io/workload-class" in " ".join(denials(spec, kubelet(batch_role), node("batch", "online", "batch")))
+        denials(spec, kubelet(batch_role), node("online", "batch", "batch"))
+    )
+    assert "seedance.io/workload-class" in " ".join(
+        denials(spec, kubelet(batch_role), node("batch", "online", "batch"))
+    )
     assert f"only its own pool's {POOL_TAINT_KEY} taint" in " ".join(
-        denials(spec, kubelet(batch_role), node("batch", "batch", "online")))
+        denials(spec, kubelet(batch_role), node("batch", "batch", "online"))
+    )
     assert "keeps its" in " ".join(denials(spec, kubelet(batch_role), node("batch", "batch", None)))
 
 
@@ -71,7 +87,7 @@ def test_each_pool_registers_its_taint_and_only_its_pods_tolerate_it(stack_plan)
     prefix = "k8s.io/cluster-autoscaler/node-template/taint/"
     for asg in stack_plan.of_type("aws:autoscaling/group:Group"):
         pool = node_labels(asg)[NODE_GROUP_LABEL]
-        taints = {t["key"][len(prefix):]: t["value"] for t in asg.inputs["tags"] if t["key"].startswith(prefix)}
+        taints = {t["key"][len(prefix) :]: t["value"] for t in asg.inputs["tags"] if t["key"].startswith(prefix)}
         assert taints[POOL_TAINT_KEY] == f"{pool}:NoSchedule"
     for deployment in stack_plan.of_type("kubernetes:apps/v1:Deployment"):
         spec = deployment.inputs["spec"]["template"]["spec"]
@@ -79,8 +95,9 @@ def test_each_pool_registers_its_taint_and_only_its_pods_tolerate_it(stack_plan)
             pools = {t.get("value") for t in spec["tolerations"] if t["key"] == POOL_TAINT_KEY}
             assert pools == {spec["nodeSelector"][NODE_GROUP_LABEL]}
     for pool in stack_plan.outputs["gpu_pools"]:
-        assert {"key": POOL_TAINT_KEY, "operator": "Equal", "value": pool["name"], "effect": "NoSchedule"} \
-            in pool["tolerations"]
+        assert {"key": POOL_TAINT_KEY, "operator": "Equal", "value": pool["name"], "effect": "NoSchedule"} in pool[
+            "tolerations"
+        ]
 
 
 def test_the_policy_matches_the_official_schema(stack_plan):
@@ -110,6 +127,7 @@ def test_a_request_without_extra_or_groups_is_judged_not_an_error(plan_of):
 def test_a_node_role_with_an_iam_path_is_matched_without_it():
     """EKS's canonical ARN drops the role's path (aws-iam-authenticator builds it from the STS ARN)."""
     from components.compute.pool_identity import canonical_role_arn, pool_identity_policy
+
     pathed = "arn:aws:iam::123456789012:role/nodes/gpu/seedance-prod-online-node-role"
     (policy, _binding) = pool_identity_policy({pathed: ("online", "online")})
     canonical = "arn:aws:iam::123456789012:role/seedance-prod-online-node-role"

@@ -14,8 +14,10 @@ ENDPOINT = "aws:ec2/vpcEndpoint:VpcEndpoint"
 
 def endpoints(plan):
     region = plan.outputs["region"]
-    return {r.inputs["serviceName"].removeprefix(f"com.amazonaws.{region}.") + "/" + r.inputs["vpcEndpointType"]: r
-            for r in plan.of_type(ENDPOINT)}
+    return {
+        r.inputs["serviceName"].removeprefix(f"com.amazonaws.{region}.") + "/" + r.inputs["vpcEndpointType"]: r
+        for r in plan.of_type(ENDPOINT)
+    }
 
 
 def test_gateway_on_every_private_route_table(stack_plan):
@@ -33,8 +35,11 @@ def test_kms_interface_with_private_dns_in_every_private_subnet(stack_plan):
 
 
 def test_interface_endpoints_accept_https_from_the_vpc_only(stack_plan):
-    (rule,) = [r for r in stack_plan.of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
-               if "interface" in r.name or "https-from-vpc" in r.name]
+    (rule,) = [
+        r
+        for r in stack_plan.of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
+        if "interface" in r.name or "https-from-vpc" in r.name
+    ]
     (vpc,) = stack_plan.of_type("aws:ec2/vpc:Vpc")
     assert rule.inputs["cidrIpv4"] == vpc.inputs["cidrBlock"]
     assert (rule.inputs["fromPort"], rule.inputs["toPort"], rule.inputs["ipProtocol"]) == (443, 443, "tcp")
@@ -54,32 +59,50 @@ def s3_requests(region, account, model_bucket):
     ours = {"aws:PrincipalAccount": account, "aws:ResourceAccount": account}
     foreign = {"aws:PrincipalAccount": account, "aws:ResourceAccount": "999999999999"}
     must_pass = {
-        "node pulls an ECR image layer (presigned by ECR)":
-            Request("s3:GetObject", f"arn:aws:s3:::prod-{region}-starport-layer-bucket/sha256/ab",
-                    {"aws:ResourceAccount": "602401143452"}),
-        "node pulls a registry.k8s.io image (anonymous redirect)":
-            Request("s3:GetObject", f"arn:aws:s3:::prod-registry-k8s-io-{region}/containers/images/sha256:ab"),
-        "node pulls the Prometheus image from quay.io (presigned)":
-            Request("s3:GetObject", "arn:aws:s3:::quayio-production-s3/sha256/ab/abcdef",
-                    {"aws:ResourceAccount": "111111111111"}),
-        "node installs an AL2023 package":
-            Request("s3:GetObject", f"arn:aws:s3:::al2023-repos-{region}-de612dc2/core/mirrors/latest/x86_64/repodata"),
-        "Triton reads its models": Request("s3:GetObject", f"arn:aws:s3:::{model_bucket}/seedance/video/1/model.plan", ours),
-        "a training job reads a dataset bucket of this account":
-            Request("s3:GetObject", "arn:aws:s3:::ml-datasets-prod/shard-0001.tar", ours),
-        "a training job lists a dataset bucket of this account": Request("s3:ListBucket", "arn:aws:s3:::ml-datasets-prod", ours),
-        "a job writes a checkpoint to this account's bucket":
-            Request("s3:PutObject", f"arn:aws:s3:::{model_bucket}/ckpt/step-100", ours),
+        "node pulls an ECR image layer (presigned by ECR)": Request(
+            "s3:GetObject",
+            f"arn:aws:s3:::prod-{region}-starport-layer-bucket/sha256/ab",
+            {"aws:ResourceAccount": "602401143452"},
+        ),
+        "node pulls a registry.k8s.io image (anonymous redirect)": Request(
+            "s3:GetObject", f"arn:aws:s3:::prod-registry-k8s-io-{region}/containers/images/sha256:ab"
+        ),
+        "node pulls the Prometheus image from quay.io (presigned)": Request(
+            "s3:GetObject",
+            "arn:aws:s3:::quayio-production-s3/sha256/ab/abcdef",
+            {"aws:ResourceAccount": "111111111111"},
+        ),
+        "node installs an AL2023 package": Request(
+            "s3:GetObject", f"arn:aws:s3:::al2023-repos-{region}-de612dc2/core/mirrors/latest/x86_64/repodata"
+        ),
+        "Triton reads its models": Request(
+            "s3:GetObject", f"arn:aws:s3:::{model_bucket}/seedance/video/1/model.plan", ours
+        ),
+        "a training job reads a dataset bucket of this account": Request(
+            "s3:GetObject", "arn:aws:s3:::ml-datasets-prod/shard-0001.tar", ours
+        ),
+        "a training job lists a dataset bucket of this account": Request(
+            "s3:ListBucket", "arn:aws:s3:::ml-datasets-prod", ours
+        ),
+        "a job writes a checkpoint to this account's bucket": Request(
+            "s3:PutObject", f"arn:aws:s3:::{model_bucket}/ckpt/step-100", ours
+        ),
     }
     must_not_pass = {
-        "our role writes to another account's bucket (exfiltration)":
-            Request("s3:PutObject", "arn:aws:s3:::attacker-bucket/dump.tar", foreign),
-        "anyone writes to the ECR layer bucket":
-            Request("s3:PutObject", f"arn:aws:s3:::prod-{region}-starport-layer-bucket/x", foreign),
-        "another account's principal reads our models":
-            Request("s3:GetObject", f"arn:aws:s3:::{model_bucket}/seedance/video/1/model.plan",
-                    {"aws:PrincipalAccount": "999999999999", "aws:ResourceAccount": account}),
-        "anonymous read of an arbitrary foreign bucket": Request("s3:GetObject", "arn:aws:s3:::attacker-bucket/payload"),
+        "our role writes to another account's bucket (exfiltration)": Request(
+            "s3:PutObject", "arn:aws:s3:::attacker-bucket/dump.tar", foreign
+        ),
+        "anyone writes to the ECR layer bucket": Request(
+            "s3:PutObject", f"arn:aws:s3:::prod-{region}-starport-layer-bucket/x", foreign
+        ),
+        "another account's principal reads our models": Request(
+            "s3:GetObject",
+            f"arn:aws:s3:::{model_bucket}/seedance/video/1/model.plan",
+            {"aws:PrincipalAccount": "999999999999", "aws:ResourceAccount": account},
+        ),
+        "anonymous read of an arbitrary foreign bucket": Request(
+            "s3:GetObject", "arn:aws:s3:::attacker-bucket/payload"
+        ),
     }
     return must_pass, must_not_pass
 
@@ -109,8 +132,9 @@ def test_sts_endpoint_lets_every_irsa_role_be_assumed(plan_of):
             assert allows(policy, Request("sts:AssumeRoleWithWebIdentity", arn, ours)), role.name
         assert allows(policy, Request("sts:GetCallerIdentity", "*", {"aws:PrincipalAccount": OFFLINE_ACCOUNT_ID}))
         foreign_role = "arn:aws:iam::999999999999:role/exfil"
-        assert not allows(policy, Request("sts:AssumeRoleWithWebIdentity", foreign_role,
-                                          {"aws:ResourceAccount": "999999999999"}))
+        assert not allows(
+            policy, Request("sts:AssumeRoleWithWebIdentity", foreign_role, {"aws:ResourceAccount": "999999999999"})
+        )
         assert not allows(policy, Request("sts:AssumeRole", foreign_role, {"aws:PrincipalAccount": "999999999999"}))
 
 
@@ -136,11 +160,20 @@ def test_plan_output_shows_the_egress_saving(capsys):
     assert "S3 interface endpoint costs $21.90/month" in out
 
 
-@pytest.mark.parametrize("endpoints_config, expected", [
-    ({"interface_services": ["ecr.api", "s3-control"]}, "seedance-gpu:endpoints.interface_services[1] = \"s3-control\""),
-    ({"interface_az_count": 0}, "seedance-gpu:endpoints.interface_az_count = 0: Input should be greater than or equal to 1"),
-    ({"interface_az_count": 3}, "seedance-gpu:endpoints.interface_az_count = 3: the VPC has 2 private subnets"),
-])
+@pytest.mark.parametrize(
+    "endpoints_config, expected",
+    [
+        (
+            {"interface_services": ["ecr.api", "s3-control"]},
+            'seedance-gpu:endpoints.interface_services[1] = "s3-control"',
+        ),
+        (
+            {"interface_az_count": 0},
+            "seedance-gpu:endpoints.interface_az_count = 0: Input should be greater than or equal to 1",
+        ),
+        ({"interface_az_count": 3}, "seedance-gpu:endpoints.interface_az_count = 3: the VPC has 2 private subnets"),
+    ],
+)
 def test_bad_endpoint_config_exits_2_naming_the_key(tmp_path, capsys, endpoints_config, expected):
     stack_file = bad_stack(tmp_path, ["seedance-gpu:endpoints"], endpoints_config)
     assert main(["plan", "--stack", "dev", "--stack-file", str(stack_file)]) == 2

@@ -7,13 +7,12 @@ import pytest
 import yaml
 
 from components.catalog.instance_types import gpu_instance_type
-from components.compute.labels import AMI_FAMILY_LABEL, NODE_GROUP_LABEL
 from components.compute.config import CONFIG_LABEL, GpuSharingConfig
 from components.compute.device_plugin import device_plugin_values
+from components.compute.labels import AMI_FAMILY_LABEL, NODE_GROUP_LABEL
 from seedance.cli import main
-from tests.stacks import stack_config
 from tests.k8s_checks import node_labels, selects
-from tests.stacks import REPO, bad_stack
+from tests.stacks import REPO, bad_stack, stack_config
 
 
 def release(plan, chart):
@@ -22,14 +21,24 @@ def release(plan, chart):
 
 
 def test_time_slicing_configs_for_the_device_plugin():
-    values = device_plugin_values({"online": GpuSharingConfig(mode="time-slicing", replicas=4),
-                                   "train": GpuSharingConfig(mode="time-slicing", replicas=2),
-                                   "batch": GpuSharingConfig()})
+    values = device_plugin_values(
+        {
+            "online": GpuSharingConfig(mode="time-slicing", replicas=4),
+            "train": GpuSharingConfig(mode="time-slicing", replicas=2),
+            "batch": GpuSharingConfig(),
+        }
+    )
     configs = {name: yaml.safe_load(text) for name, text in values["config"]["map"].items()}
     default = values["config"]["default"]
     assert configs == {
-        "online": {"version": "v1", "sharing": {"timeSlicing": {"resources": [{"name": "nvidia.com/gpu", "replicas": 4}]}}},
-        "train": {"version": "v1", "sharing": {"timeSlicing": {"resources": [{"name": "nvidia.com/gpu", "replicas": 2}]}}},
+        "online": {
+            "version": "v1",
+            "sharing": {"timeSlicing": {"resources": [{"name": "nvidia.com/gpu", "replicas": 4}]}},
+        },
+        "train": {
+            "version": "v1",
+            "sharing": {"timeSlicing": {"resources": [{"name": "nvidia.com/gpu", "replicas": 2}]}},
+        },
         default: {"version": "v1", "flags": {"migStrategy": "none"}},
     }
 
@@ -44,8 +53,11 @@ def test_every_gpu_node_runs_one_device_plugin_with_its_groups_sharing(stack_pla
     for asg in stack_plan.of_type("aws:autoscaling/group:Group"):
         labels = node_labels(asg)
         group = labels[NODE_GROUP_LABEL]
-        template = next(t for t in stack_plan.of_type("aws:ec2/launchTemplate:LaunchTemplate")
-                        if t.name.endswith(f"-{group}-template"))
+        template = next(
+            t
+            for t in stack_plan.of_type("aws:ec2/launchTemplate:LaunchTemplate")
+            if t.name.endswith(f"-{group}-template")
+        )
         user_data = base64.b64decode(template.inputs["userData"]).decode()
         helm = selects(values["affinity"], labels)
         builtin = labels[AMI_FAMILY_LABEL] == "bottlerocket"
@@ -74,16 +86,27 @@ def test_mig_is_refused_until_something_partitions_the_gpus(tmp_path, capsys, gr
     and pods asking for them never schedule. Refused on every AMI family and GPU."""
     document = yaml.safe_load((REPO / "stacks" / "Pulumi.dev.yaml").read_text())
     groups = document["config"]["seedance-gpu:gpu_node_groups"]
-    groups[group] = {**groups[group], "instance_types": types, "local_storage": False, "min_gpus": 0,
-                     "desired_gpus": 8, "max_gpus": 16, "gpu_sharing": {"mode": "mig"}}
+    groups[group] = {
+        **groups[group],
+        "instance_types": types,
+        "local_storage": False,
+        "min_gpus": 0,
+        "desired_gpus": 8,
+        "max_gpus": 16,
+        "gpu_sharing": {"mode": "mig"},
+    }
     stack_file = bad_stack(tmp_path, ["seedance-gpu:gpu_node_groups"], groups)
     assert main(["plan", "--stack", "dev", "--stack-file", str(stack_file)]) == 2
-    assert f'gpu_node_groups[{group}].gpu_sharing.mode = "mig": allowed: \'none\' or \'time-slicing\'' \
+    assert (
+        f"gpu_node_groups[{group}].gpu_sharing.mode = \"mig\": allowed: 'none' or 'time-slicing'"
         in capsys.readouterr().err
+    )
 
 
 def test_descheduler_with_the_sources_settings_in_staging_and_prod(plan_of):
-    assert not [r for r in plan_of("dev").of_type("kubernetes:helm.sh/v3:Release") if r.inputs["chart"] == "descheduler"]
+    assert not [
+        r for r in plan_of("dev").of_type("kubernetes:helm.sh/v3:Release") if r.inputs["chart"] == "descheduler"
+    ]
     values = release(plan_of("prod"), "descheduler").inputs["values"]
     (profile,) = values["deschedulerPolicy"]["profiles"]
     plugins = {p["name"]: p.get("args") for p in profile["pluginConfig"]}

@@ -6,9 +6,16 @@ from seedance_client.engine import Secret
 from tests.stacks import stack_config
 
 EXPECTED_TYPES = {
-    "aws:ec2/vpc:Vpc", "aws:ec2/subnet:Subnet", "aws:ec2/natGateway:NatGateway", "aws:eks/cluster:Cluster",
-    "aws:eks/addon:Addon", "aws:kms/key:Key", "aws:iam/openIdConnectProvider:OpenIdConnectProvider",
-    "kubernetes:helm.sh/v3:Release", "pulumi:providers:kubernetes", "aws:eks/nodeGroup:NodeGroup",
+    "aws:ec2/vpc:Vpc",
+    "aws:ec2/subnet:Subnet",
+    "aws:ec2/natGateway:NatGateway",
+    "aws:eks/cluster:Cluster",
+    "aws:eks/addon:Addon",
+    "aws:kms/key:Key",
+    "aws:iam/openIdConnectProvider:OpenIdConnectProvider",
+    "kubernetes:helm.sh/v3:Release",
+    "pulumi:providers:kubernetes",
+    "aws:eks/nodeGroup:NodeGroup",
 }
 ADDONS = {"vpc-cni", "coredns", "kube-proxy", "eks-pod-identity-agent", "aws-ebs-csi-driver"}
 
@@ -18,8 +25,9 @@ def test_stack_declares_the_foundation(stack_plan):
     assert {r.inputs["addonName"] for r in stack_plan.of_type("aws:eks/addon:Addon")} == ADDONS
     (key,) = stack_plan.of_type("aws:kms/key:Key")
     assert key.inputs["enableKeyRotation"] is True
-    (release,) = [r for r in stack_plan.of_type("kubernetes:helm.sh/v3:Release")
-                  if r.inputs["chart"] == "nvidia-device-plugin"]
+    (release,) = [
+        r for r in stack_plan.of_type("kubernetes:helm.sh/v3:Release") if r.inputs["chart"] == "nvidia-device-plugin"
+    ]
     assert release.inputs["values"]["tolerations"][0]["key"] == "nvidia.com/gpu"
 
 
@@ -71,8 +79,15 @@ def test_kubeconfig_is_secret_in_outputs_and_provider(stack_plan):
     assert isinstance(stack_plan.outputs["kubeconfig"], Secret)
     (provider,) = stack_plan.of_type("pulumi:providers:kubernetes")
     assert isinstance(provider.inputs["kubeconfig"], Secret)
-    assert set(stack_plan.outputs) >= {"region", "vpc_id", "private_subnet_ids", "cluster_name",
-                                       "cluster_endpoint", "oidc_provider_arn", "kms_key_arn"}
+    assert set(stack_plan.outputs) >= {
+        "region",
+        "vpc_id",
+        "private_subnet_ids",
+        "cluster_name",
+        "cluster_endpoint",
+        "oidc_provider_arn",
+        "kms_key_arn",
+    }
 
 
 def test_nat_layout_and_zones_follow_the_stack(plan_of):
@@ -106,8 +121,11 @@ def test_the_deployer_can_reach_the_api_it_installs_objects_through(stack_plan):
     (cluster,) = stack_plan.of_type("aws:eks/cluster:Cluster")
     vpc = cluster.inputs["vpcConfig"]
     public = vpc.get("endpointPublicAccess") and vpc.get("publicAccessCidrs")
-    rules = [r for r in stack_plan.of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
-             if cluster.urn in r.dependencies]  # rules on the cluster's own security group
+    rules = [
+        r
+        for r in stack_plan.of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
+        if cluster.urn in r.dependencies
+    ]  # rules on the cluster's own security group
     private = [r for r in rules if (r.inputs["fromPort"], r.inputs["toPort"]) == (443, 443)]
     assert public or private, "neither the public endpoint nor the private one admits the deployer"
     (provider,) = stack_plan.of_type("pulumi:providers:kubernetes")

@@ -20,8 +20,11 @@ def prod(plan_of):
 
 
 def objects(plan, kind, namespace=None):
-    return [r.inputs for r in plan.of_type(kind)
-            if namespace is None or r.inputs.get("metadata", {}).get("namespace") == namespace]
+    return [
+        r.inputs
+        for r in plan.of_type(kind)
+        if namespace is None or r.inputs.get("metadata", {}).get("namespace") == namespace
+    ]
 
 
 def test_the_team_may_edit_its_namespaces_and_nothing_else(prod):
@@ -29,22 +32,30 @@ def test_the_team_may_edit_its_namespaces_and_nothing_else(prod):
     (the whole isolation: tests/infra/test_tenant_isolation.py)."""
     (entry,) = [e.inputs for e in prod.of_type("aws:eks/accessEntry:AccessEntry") if e.inputs["principalArn"] == TEAM]
     assert entry["kubernetesGroups"] == ["seedance-tenant-video-ml"]
-    bindings = {(b["metadata"]["namespace"], b["roleRef"]["name"])
-                for b in objects(prod, "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding")
-                if b["subjects"][0]["name"] == "seedance-tenant-video-ml"}
+    bindings = {
+        (b["metadata"]["namespace"], b["roleRef"]["name"])
+        for b in objects(prod, "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding")
+        if b["subjects"][0]["name"] == "seedance-tenant-video-ml"
+    }
     # and, read-only, the Triton namespace of the set it publishes (test_tenant_isolation.py)
-    assert bindings == {("video-api", "seedance-tenant"), ("video-train", "seedance-tenant"),
-                        ("triton-video", "seedance-tenant-observer")}
+    assert bindings == {
+        ("video-api", "seedance-tenant"),
+        ("video-train", "seedance-tenant"),
+        ("triton-video", "seedance-tenant-observer"),
+    }
 
 
 def test_gpu_quotas_per_workload_class_and_in_all(prod):
     """A pod that names no priority class falls under the total only, which holds every GPU the team has."""
-    quotas = {q["metadata"]["name"]: q["spec"] for q in objects(prod, "kubernetes:core/v1:ResourceQuota", "video-train")}
+    quotas = {
+        q["metadata"]["name"]: q["spec"] for q in objects(prod, "kubernetes:core/v1:ResourceQuota", "video-train")
+    }
     assert quotas["video-ml-total"]["hard"]["requests.nvidia.com/gpu"] == "16"
     batch = quotas["video-ml-batch"]
     assert batch["hard"] == {"requests.nvidia.com/gpu": "16"}
     assert batch["scopeSelector"]["matchExpressions"] == [
-        {"scopeName": "PriorityClass", "operator": "In", "values": ["seedance-batch"]}]
+        {"scopeName": "PriorityClass", "operator": "In", "values": ["seedance-batch"]}
+    ]
     assert quotas["video-ml-online"]["hard"] == {"requests.nvidia.com/gpu": "0"}
     (defaults,) = objects(prod, "kubernetes:core/v1:LimitRange", "video-train")
     assert defaults["spec"]["limits"][0]["defaultRequest"]  # a quota refuses pods without requests otherwise
@@ -62,15 +73,21 @@ def test_serving_preempts_batch(prod):
 
 def test_the_team_reaches_its_serving_set_and_its_own_pods_only(prod):
     """video-api is among triton-video's client namespaces: its egress reaches the inference ports there."""
-    (team,) = [p for p in objects(prod, "kubernetes:networking.k8s.io/v1:NetworkPolicy", "video-api")
-               if p["metadata"]["name"] == "video-ml"]
+    (team,) = [
+        p
+        for p in objects(prod, "kubernetes:networking.k8s.io/v1:NetworkPolicy", "video-api")
+        if p["metadata"]["name"] == "video-ml"
+    ]
     assert team["spec"]["ingress"] == [{"from": [{"podSelector": {}}]}]
     calls = [rule for rule in team["spec"]["egress"] if "namespaceSelector" in str(rule.get("to"))]
     (call,) = calls
     assert call["to"][0]["namespaceSelector"]["matchExpressions"][0]["values"] == ["triton-video"]
     assert {p["port"] for p in call["ports"]} == {8000, 8001}
-    (train,) = [p for p in objects(prod, "kubernetes:networking.k8s.io/v1:NetworkPolicy", "video-train")
-                if p["metadata"]["name"] == "video-ml"]
+    (train,) = [
+        p
+        for p in objects(prod, "kubernetes:networking.k8s.io/v1:NetworkPolicy", "video-train")
+        if p["metadata"]["name"] == "video-ml"
+    ]
     assert "triton-video" not in json.dumps(train["spec"]["egress"])  # not a client: Triton would refuse it anyway
     namespaces = {n["metadata"]["name"]: n["metadata"]["labels"] for n in objects(prod, "kubernetes:core/v1:Namespace")}
     assert namespaces["video-train"]["pod-security.kubernetes.io/enforce"] == "baseline"
@@ -80,41 +97,76 @@ def test_the_team_publishes_its_set_and_reads_its_data(prod):
     (publisher,) = [r for r in prod.of_type("aws:iam/role:Role") if r.name.endswith("triton-video-publisher")]
     trusted = json.loads(publisher.inputs["assumeRolePolicy"])["Statement"][0]["Principal"]["AWS"]
     assert "arn:aws:iam::123456789012:role/video-ml-ci" in trusted and TEAM not in trusted
-    gateway = next(e for e in prod.of_type("aws:ec2/vpcEndpoint:VpcEndpoint") if e.inputs["vpcEndpointType"] == "Gateway")
+    gateway = next(
+        e for e in prod.of_type("aws:ec2/vpcEndpoint:VpcEndpoint") if e.inputs["vpcEndpointType"] == "Gateway"
+    )
     policy = json.loads(gateway.inputs["policy"])
     ours = {"aws:PrincipalAccount": "123456789012", "aws:ResourceAccount": "210987654321"}
     assert allows(policy, Request("s3:GetObject", "arn:aws:s3:::video-ml-datasets-eu/shard-0001.tar", ours))
     assert not allows(policy, Request("s3:GetObject", "arn:aws:s3:::someone-elses-bucket/x", ours))
     (tenant,) = prod.outputs["tenants"]
-    assert tenant == {"name": "video-ml", "namespaces": ["video-api", "video-train"], "gpus": {"batch": 16, "online": 0},
-                      "publishes": ["video"]}
+    assert tenant == {
+        "name": "video-ml",
+        "namespaces": ["video-api", "video-train"],
+        "gpus": {"batch": 16, "online": 0},
+        "publishes": ["video"],
+    }
 
 
 def test_the_teams_objects_match_the_schemas(prod):
     """(checkov has no check for namespaces, quotas, limit ranges or network policies: nothing to scan.)"""
     manifests = declared_manifests(prod, "seedance:tenancy:TenantSpace")
-    assert {m["kind"] for m in manifests} == {"Namespace", "NetworkPolicy", "ResourceQuota", "LimitRange", "RoleBinding",
-                                              "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"}
+    assert {m["kind"] for m in manifests} == {
+        "Namespace",
+        "NetworkPolicy",
+        "ResourceQuota",
+        "LimitRange",
+        "RoleBinding",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+    }
     assert schema_errors(manifests, stack_config("prod").cluster.kubernetes_version) == []
 
 
 def _values(tenants, **cluster):
-    return {"aws:region": "us-east-1", "seedance-gpu:env": "prod",
-            "seedance-gpu:tags": json.dumps({"team": "a", "cost-center": "b"}),
-            "seedance-gpu:budget": json.dumps({"monthly_usd": 10, "alert_emails": ["a@b.io"]}),
-            "seedance-gpu:cluster": json.dumps({"deployer_cidrs": ["10.0.200.0/24"], **cluster}),
-            "seedance-gpu:tenants": json.dumps(tenants)}
+    return {
+        "aws:region": "us-east-1",
+        "seedance-gpu:env": "prod",
+        "seedance-gpu:tags": json.dumps({"team": "a", "cost-center": "b"}),
+        "seedance-gpu:budget": json.dumps({"monthly_usd": 10, "alert_emails": ["a@b.io"]}),
+        "seedance-gpu:cluster": json.dumps({"deployer_cidrs": ["10.0.200.0/24"], **cluster}),
+        "seedance-gpu:tenants": json.dumps(tenants),
+    }
 
 
-@pytest.mark.parametrize("tenants, cluster, expected", [
-    ([{"name": "a", "principal_arns": [TEAM]}, {"name": "b", "namespaces": ["a"], "principal_arns": [TEAM + "2"]}],
-     {}, r"tenants\[1\].namespaces = \"a\": is already team a's"),
-    ([{"name": "monitoring", "principal_arns": [TEAM]}], {}, r"is already the platform's"),
-    ([{"name": "a", "principal_arns": [TEAM], "publishes": ["nope"], "publisher_principal_arns": [TEAM + "-ci"]}], {},
-     r"names no serving set"),
-    ([{"name": "a", "principal_arns": [TEAM]}], {"admin_principal_arns": [TEAM]}, r"is already in cluster.admin"),
-    ([{"name": "a", "principal_arns": [TEAM], "gpus": {"inference": 2}}], {}, r"of a workload class"),
-])
+@pytest.mark.parametrize(
+    "tenants, cluster, expected",
+    [
+        (
+            [
+                {"name": "a", "principal_arns": [TEAM]},
+                {"name": "b", "namespaces": ["a"], "principal_arns": [TEAM + "2"]},
+            ],
+            {},
+            r"tenants\[1\].namespaces = \"a\": is already team a's",
+        ),
+        ([{"name": "monitoring", "principal_arns": [TEAM]}], {}, r"is already the platform's"),
+        (
+            [
+                {
+                    "name": "a",
+                    "principal_arns": [TEAM],
+                    "publishes": ["nope"],
+                    "publisher_principal_arns": [TEAM + "-ci"],
+                }
+            ],
+            {},
+            r"names no serving set",
+        ),
+        ([{"name": "a", "principal_arns": [TEAM]}], {"admin_principal_arns": [TEAM]}, r"is already in cluster.admin"),
+        ([{"name": "a", "principal_arns": [TEAM], "gpus": {"inference": 2}}], {}, r"of a workload class"),
+    ],
+)
 def test_a_tenant_that_would_clash_is_refused_naming_the_key(tenants, cluster, expected):
     with pytest.raises(ConfigError, match=expected):
         parse_config_values(_values(tenants, **cluster))
@@ -127,17 +179,29 @@ def test_a_team_without_namespaces_gets_one_of_its_name():
 def test_a_tenants_pods_can_only_say_they_are_the_tenants(plan_of):
     """The cost label OpenCost attributes by is checked at admission: a team cannot bill its pods to another."""
     from tests.admission import denials
-    (policy,) = [p for p in plan_of("prod").of_type(
-        "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy")
-        if p.inputs["metadata"]["name"] == "seedance-tenant-cost-labels"]
+
+    (policy,) = [
+        p
+        for p in plan_of("prod").of_type("kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy")
+        if p.inputs["metadata"]["name"] == "seedance-tenant-cost-labels"
+    ]
     spec = policy.inputs["spec"]
     assert spec["matchConstraints"]["namespaceSelector"] == {
-        "matchExpressions": [{"key": "seedance.io/tenant", "operator": "Exists"}]}  # tenants' namespaces only
+        "matchExpressions": [{"key": "seedance.io/tenant", "operator": "Exists"}]
+    }  # tenants' namespaces only
     namespace = {"metadata": {"name": "video-train", "labels": {"seedance.io/tenant": "video-ml"}}}
 
     def pod(labels):
-        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "video-train", "labels": labels}}
+        return {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "video-train", "labels": labels},
+        }
+
     request = {"operation": "CREATE", "userInfo": {"username": "alice", "groups": ["system:authenticated"]}}
-    assert denials(spec, request, pod({"team": "video-ml", "app.kubernetes.io/name": "x"}), namespace_object=namespace) == []
+    assert (
+        denials(spec, request, pod({"team": "video-ml", "app.kubernetes.io/name": "x"}), namespace_object=namespace)
+        == []
+    )
     for labels in ({"team": "search"}, {"app.kubernetes.io/name": "x"}, {}):
         assert denials(spec, request, pod(labels), namespace_object=namespace), labels

@@ -7,11 +7,10 @@ import pytest
 from components.catalog.instance_types import gpu_instance_type
 from seedance.cli import main
 from seedance.offline_cloud import OFFLINE_ACCOUNT_ID
-from tests.stacks import stack_config
 from tests.helm import values_of
 from tests.k8s_checks import assert_checkov_clean_and_every_skip_needed, declared_manifests, schema_errors
 from tests.policy_evaluation import Request, allows, denies
-from tests.stacks import bad_stack
+from tests.stacks import bad_stack, stack_config
 
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 HPA = "kubernetes:autoscaling/v2:HorizontalPodAutoscaler"
@@ -83,20 +82,29 @@ def test_only_the_client_namespaces_call_triton_and_only_prometheus_scrapes_it(p
     """A pod elsewhere reaches no port: the namespace denies by default, and Triton's own policy names
     its callers by the namespace name the API server sets (a label nobody can give another namespace)."""
     prod = plan_of("prod")
-    policies = {p.inputs["metadata"]["name"]: p.inputs["spec"]
-                for p in prod.of_type("kubernetes:networking.k8s.io/v1:NetworkPolicy")
-                if p.inputs["metadata"]["namespace"] == "triton-video"}
+    policies = {
+        p.inputs["metadata"]["name"]: p.inputs["spec"]
+        for p in prod.of_type("kubernetes:networking.k8s.io/v1:NetworkPolicy")
+        if p.inputs["metadata"]["namespace"] == "triton-video"
+    }
     assert policies["default-deny"] == {"podSelector": {}, "policyTypes": ["Ingress", "Egress"]}
     callers, scrapes = policies["triton-video"]["ingress"]
-    assert callers["from"] == [{"namespaceSelector": {"matchExpressions": [
-        {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["video-api"]}]}}]
+    assert callers["from"] == [
+        {
+            "namespaceSelector": {
+                "matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["video-api"]}]
+            }
+        }
+    ]
     assert {p["port"] for p in callers["ports"]} == {8000, 8001}
     (prometheus,) = scrapes["from"]
     assert prometheus["namespaceSelector"] == {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}
     assert prometheus["podSelector"]["matchLabels"]["app.kubernetes.io/component"] == "server"
     assert [p["port"] for p in scrapes["ports"]] == [8002]
     assert policies["triton-video"]["egress"] == [{"ports": [{"port": 443, "protocol": "TCP"}]}]
-    (namespace,) = [n for n in prod.of_type("kubernetes:core/v1:Namespace") if n.inputs["metadata"]["name"] == "triton-video"]
+    (namespace,) = [
+        n for n in prod.of_type("kubernetes:core/v1:Namespace") if n.inputs["metadata"]["name"] == "triton-video"
+    ]
     assert namespace.inputs["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
 
 
@@ -104,6 +112,7 @@ def test_the_prometheus_labels_are_the_charts(plan_of):
     """The scrape rule admits the pods the pinned chart labels as its server (rendered with the real chart)."""
     from components.monitoring.config import PROMETHEUS_SERVER_LABELS
     from tests.helm import render_release
+
     prod = plan_of("prod")
     (release,) = [r for r in prod.of_type("kubernetes:helm.sh/v3:Release") if r.inputs["name"] == "prometheus"]
     (server,) = [o for o in render_release(release, "1.35") if o["kind"] == "Deployment"]
@@ -132,7 +141,10 @@ def test_spread_and_rollout(stack_plan):
     spec = stable(stack_plan).inputs["spec"]
     zone, host = spec["template"]["spec"]["topologySpreadConstraints"]
     assert (zone["topologyKey"], zone["maxSkew"], zone["whenUnsatisfiable"]) == (
-        "topology.kubernetes.io/zone", 2, "ScheduleAnyway")
+        "topology.kubernetes.io/zone",
+        2,
+        "ScheduleAnyway",
+    )
     assert host["topologyKey"] == "kubernetes.io/hostname"
     assert spec["strategy"]["rollingUpdate"] == {"maxUnavailable": 0, "maxSurge": 1}
     assert "replicas" not in spec  # the autoscaler owns the count
@@ -147,7 +159,9 @@ def test_autoscaler_keeps_the_warm_pool_and_reads_exactly_the_adapter_metrics(pl
         assert all(m["type"] == "Pods" for m in spec["metrics"])  # never CPU
         assert spec["behavior"]["scaleDown"]["stabilizationWindowSeconds"] >= 300
         assert spec["behavior"]["scaleUp"]["stabilizationWindowSeconds"] > 0
-        (adapter,) = [r for r in plan.of_type("kubernetes:helm.sh/v3:Release") if r.inputs["chart"] == "prometheus-adapter"]
+        (adapter,) = [
+            r for r in plan.of_type("kubernetes:helm.sh/v3:Release") if r.inputs["chart"] == "prometheus-adapter"
+        ]
         published = {rule["name"]["as"] for rule in values_of(adapter)["rules"]["custom"]}
         assert {m["pods"]["metric"]["name"] for m in spec["metrics"]} == published
 
@@ -167,8 +181,11 @@ def test_disruption_budget_service_and_canary(plan_of):
 
 def test_service_account_role_reads_only_the_model_prefixes(plan_of):
     prod = plan_of("prod")
-    (account,) = [a for a in prod.of_type("kubernetes:core/v1:ServiceAccount")
-                  if a.inputs["metadata"]["namespace"] == "triton-video"]
+    (account,) = [
+        a
+        for a in prod.of_type("kubernetes:core/v1:ServiceAccount")
+        if a.inputs["metadata"]["namespace"] == "triton-video"
+    ]
     role_arn = account.inputs["metadata"]["annotations"]["eks.amazonaws.com/role-arn"]
     (role,) = [r for r in prod.of_type("aws:iam/role:Role") if r.name.endswith("triton-video-role")]
     assert role_arn.endswith(f":role/{role.inputs['name']}")
@@ -177,8 +194,10 @@ def test_service_account_role_reads_only_the_model_prefixes(plan_of):
     (policy,) = [p for p in prod.of_type("aws:iam/rolePolicy:RolePolicy") if p.name.endswith("triton-video-models")]
     statements = json.loads(policy.inputs["policy"])["Statement"]
     bucket = prod.outputs["model_repository_bucket"]
-    assert statements[1]["Resource"] == [f"arn:aws:s3:::{bucket}/seedance/video/*",
-                                         f"arn:aws:s3:::{bucket}/seedance/video-next/*"]
+    assert statements[1]["Resource"] == [
+        f"arn:aws:s3:::{bucket}/seedance/video/*",
+        f"arn:aws:s3:::{bucket}/seedance/video-next/*",
+    ]
     assert statements[2]["Condition"]["StringEquals"]["kms:ViaService"] == "s3.us-east-1.amazonaws.com"
 
 
@@ -189,20 +208,32 @@ def test_triton_may_make_every_s3_call_it_makes_at_start_up(plan_of):
     file are s3:GetObject; the objects are SSE-KMS, so kms:Decrypt through S3."""
     prod = plan_of("prod")
     bucket = f"arn:aws:s3:::{prod.outputs['model_repository_bucket']}"
-    (role_policy,) = [json.loads(p.inputs["policy"]) for p in prod.of_type("aws:iam/rolePolicy:RolePolicy")
-                      if p.name.endswith("triton-video-models")]
-    endpoint = json.loads(next(e for e in prod.of_type("aws:ec2/vpcEndpoint:VpcEndpoint")
-                               if e.inputs["vpcEndpointType"] == "Gateway").inputs["policy"])
-    (bucket_policy,) = [json.loads(p.inputs["policy"]) for p in prod.of_type("aws:s3/bucketPolicy:BucketPolicy")
-                        if "models" in p.name]
-    through_endpoint = {"aws:PrincipalAccount": OFFLINE_ACCOUNT_ID, "aws:ResourceAccount": OFFLINE_ACCOUNT_ID,
-                        "aws:SecureTransport": "true"}
+    (role_policy,) = [
+        json.loads(p.inputs["policy"])
+        for p in prod.of_type("aws:iam/rolePolicy:RolePolicy")
+        if p.name.endswith("triton-video-models")
+    ]
+    endpoint = json.loads(
+        next(
+            e for e in prod.of_type("aws:ec2/vpcEndpoint:VpcEndpoint") if e.inputs["vpcEndpointType"] == "Gateway"
+        ).inputs["policy"]
+    )
+    (bucket_policy,) = [
+        json.loads(p.inputs["policy"]) for p in prod.of_type("aws:s3/bucketPolicy:BucketPolicy") if "models" in p.name
+    ]
+    through_endpoint = {
+        "aws:PrincipalAccount": OFFLINE_ACCOUNT_ID,
+        "aws:ResourceAccount": OFFLINE_ACCOUNT_ID,
+        "aws:SecureTransport": "true",
+    }
     for prefix in ("seedance/video", "seedance/video-next"):
-        calls = [Request("s3:ListBucket", bucket),  # HeadBucket
-                 Request("s3:ListBucket", bucket, {"s3:prefix": f"{prefix}/"}),
-                 Request("s3:ListBucket", bucket, {"s3:prefix": f"{prefix}/identity/1/"}),
-                 Request("s3:GetObject", f"{bucket}/{prefix}/identity/config.pbtxt"),  # HeadObject, GetObject
-                 Request("s3:GetObject", f"{bucket}/{prefix}/identity/1/model.py")]
+        calls = [
+            Request("s3:ListBucket", bucket),  # HeadBucket
+            Request("s3:ListBucket", bucket, {"s3:prefix": f"{prefix}/"}),
+            Request("s3:ListBucket", bucket, {"s3:prefix": f"{prefix}/identity/1/"}),
+            Request("s3:GetObject", f"{bucket}/{prefix}/identity/config.pbtxt"),  # HeadObject, GetObject
+            Request("s3:GetObject", f"{bucket}/{prefix}/identity/1/model.py"),
+        ]
         for call in calls:
             with_context = Request(call.action, call.resource, {**call.context, **through_endpoint})
             assert allows(role_policy, call), call
@@ -220,12 +251,16 @@ def test_only_the_sets_publisher_writes_its_models(plan_of):
     the platform's marker at the prefix's root stays the deployer's to write."""
     prod = plan_of("prod")
     bucket = f"arn:aws:s3:::{prod.outputs['model_repository_bucket']}"
-    (bucket_policy,) = [json.loads(p.inputs["policy"]) for p in prod.of_type("aws:s3/bucketPolicy:BucketPolicy")
-                        if "models" in p.name]
+    (bucket_policy,) = [
+        json.loads(p.inputs["policy"]) for p in prod.of_type("aws:s3/bucketPolicy:BucketPolicy") if "models" in p.name
+    ]
     (publisher,) = [r for r in prod.of_type("aws:iam/role:Role") if r.name.endswith("triton-video-publisher")]
     publisher_arn = f"arn:aws:iam::{OFFLINE_ACCOUNT_ID}:role/{publisher.inputs['name']}"
-    (publish,) = [json.loads(p.inputs["policy"]) for p in prod.of_type("aws:iam/rolePolicy:RolePolicy")
-                  if p.name.endswith("triton-video-publish")]
+    (publish,) = [
+        json.loads(p.inputs["policy"])
+        for p in prod.of_type("aws:iam/rolePolicy:RolePolicy")
+        if p.name.endswith("triton-video-publish")
+    ]
     admin = f"arn:aws:iam::{OFFLINE_ACCOUNT_ID}:role/platform-admins"
     for prefix in ("seedance/video", "seedance/video-next"):
         model_file = f"{bucket}/{prefix}/identity/2/model.py"
@@ -243,15 +278,25 @@ def test_only_the_sets_publisher_writes_its_models(plan_of):
 
 def test_model_repository_is_private_encrypted_and_reachable_through_the_endpoint(stack_plan):
     bucket = stack_plan.outputs["model_repository_bucket"]
-    (encryption,) = [e for e in stack_plan.of_type(
-        "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration") if "models" in e.name]
+    (encryption,) = [
+        e
+        for e in stack_plan.of_type(
+            "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"
+        )
+        if "models" in e.name
+    ]
     default = encryption.inputs["rules"][0]["applyServerSideEncryptionByDefault"]
     assert default == {"sseAlgorithm": "aws:kms", "kmsMasterKeyId": stack_plan.outputs["kms_key_arn"]}
-    (block,) = [b for b in stack_plan.of_type("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock")
-                if "models" in b.name]
-    assert all(block.inputs[k] is True for k in ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls",
-                                                  "restrictPublicBuckets"))
-    gateway = next(e for e in stack_plan.of_type("aws:ec2/vpcEndpoint:VpcEndpoint") if e.inputs["vpcEndpointType"] == "Gateway")
+    (block,) = [
+        b for b in stack_plan.of_type("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock") if "models" in b.name
+    ]
+    assert all(
+        block.inputs[k] is True
+        for k in ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets")
+    )
+    gateway = next(
+        e for e in stack_plan.of_type("aws:ec2/vpcEndpoint:VpcEndpoint") if e.inputs["vpcEndpointType"] == "Gateway"
+    )
     policy = json.loads(gateway.inputs["policy"])
     ours = {"aws:PrincipalAccount": OFFLINE_ACCOUNT_ID, "aws:ResourceAccount": OFFLINE_ACCOUNT_ID}
     assert allows(policy, Request("s3:ListBucket", f"arn:aws:s3:::{bucket}", ours))
@@ -261,16 +306,29 @@ def test_model_repository_is_private_encrypted_and_reachable_through_the_endpoin
 def test_a_pinned_digest_is_what_runs(tmp_path):
     """A release tag can be moved; a digest cannot: with one, the pods name it, from the configured registry."""
     import yaml
+
     from tests.seedance.test_cli import REPO
+
     digest = "sha256:" + "ab" * 32
     serving = yaml.safe_load((REPO / "stacks" / "Pulumi.dev.yaml").read_text())["config"]["seedance-gpu:serving"]
-    stack_file = bad_stack(tmp_path, ["seedance-gpu:serving"], [{**serving[0], "image_digest": digest,
-                                                                "registry": "123456789012.dkr.ecr.us-west-2.amazonaws.com/tritonserver"}])
+    stack_file = bad_stack(
+        tmp_path,
+        ["seedance-gpu:serving"],
+        [
+            {
+                **serving[0],
+                "image_digest": digest,
+                "registry": "123456789012.dkr.ecr.us-west-2.amazonaws.com/tritonserver",
+            }
+        ],
+    )
     assert main(["plan", "--stack", "dev", "--stack-file", str(stack_file), "--json", str(tmp_path / "p.json")]) == 0
     plan = json.loads((tmp_path / "p.json").read_text())
     (deployment,) = [r for r in plan["resources"] if r["type"] == DEPLOYMENT and r["name"].endswith("deployment")]
-    assert deployment["inputs"]["spec"]["template"]["spec"]["containers"][0]["image"] == \
-        f"123456789012.dkr.ecr.us-west-2.amazonaws.com/tritonserver:26.07-py3@{digest}"
+    assert (
+        deployment["inputs"]["spec"]["template"]["spec"]["containers"][0]["image"]
+        == f"123456789012.dkr.ecr.us-west-2.amazonaws.com/tritonserver:26.07-py3@{digest}"
+    )
 
 
 def test_objects_match_the_schemas_and_pass_checkov(plan_of, tmp_path):
@@ -288,15 +346,27 @@ def test_plan_json_has_the_serving_objects(tmp_path):
     assert {DEPLOYMENT, HPA, "kubernetes:policy/v1:PodDisruptionBudget"} <= types
 
 
-@pytest.mark.parametrize("change, expected", [
-    ({"image_version": "latest"}, 'seedance-gpu:serving[0].image_version = "latest": must pin a Triton release'),
-    ({"warm_pool": 3, "max_replicas": 2}, "seedance-gpu:serving[0].warm_pool = 3: the warm pool is larger than max_replicas (2)"),
-    ({"gpus": 5}, "seedance-gpu:serving[0].gpus = 5: group online may launch g6.xlarge with 4 GPU(s); allowed: 1 to 4"),
-    ({"node_group": "batch"}, 'seedance-gpu:serving[0].node_group = "batch": must name an online GPU node group'),
-    ({"service_type": "LoadBalancer"}, 'seedance-gpu:serving[0].service_type = "LoadBalancer"'),
-    ({"service_type": "internal-nlb"}, 'service_type = "internal-nlb": needs the AWS Load Balancer Controller'),
-    ({"model_control_mode": "explicit"}, 'serving[0].model_control_mode = "explicit": opens Triton\'s model load API'),
-])
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        ({"image_version": "latest"}, 'seedance-gpu:serving[0].image_version = "latest": must pin a Triton release'),
+        (
+            {"warm_pool": 3, "max_replicas": 2},
+            "seedance-gpu:serving[0].warm_pool = 3: the warm pool is larger than max_replicas (2)",
+        ),
+        (
+            {"gpus": 5},
+            "seedance-gpu:serving[0].gpus = 5: group online may launch g6.xlarge with 4 GPU(s); allowed: 1 to 4",
+        ),
+        ({"node_group": "batch"}, 'seedance-gpu:serving[0].node_group = "batch": must name an online GPU node group'),
+        ({"service_type": "LoadBalancer"}, 'seedance-gpu:serving[0].service_type = "LoadBalancer"'),
+        ({"service_type": "internal-nlb"}, 'service_type = "internal-nlb": needs the AWS Load Balancer Controller'),
+        (
+            {"model_control_mode": "explicit"},
+            'serving[0].model_control_mode = "explicit": opens Triton\'s model load API',
+        ),
+    ],
+)
 def test_bad_serving_config_exits_2_naming_the_key(tmp_path, capsys, change, expected):
     import yaml
 
@@ -320,7 +390,9 @@ def test_pulumi_waits_long_enough_for_a_replica_on_a_new_gpu_node(stack_plan):
     config = stack_config(stack_plan.stack)
     provision = minutes(autoscaler_values(stack_plan)["extraArgs"]["max-node-provision-time"])
     for serving in config.serving:
-        (deployment,) = [d for d in stack_plan.of_type(DEPLOYMENT) if d.inputs["metadata"]["name"] == f"triton-{serving.name}"]
+        (deployment,) = [
+            d for d in stack_plan.of_type(DEPLOYMENT) if d.inputs["metadata"]["name"] == f"triton-{serving.name}"
+        ]
         per_pod = (serving.image_pull_budget_seconds + serving.startup_budget_seconds) / 60
         timeouts = deployment.custom_timeouts
         assert minutes(timeouts["create"]) >= provision + per_pod
@@ -352,8 +424,13 @@ def test_every_replica_the_hpa_may_ask_for_fits_the_group_at_its_maximum(stack_p
     fits = []
     for instance_type, gpus in pool["gpus_per_node"].items():
         spec = gpu_instance_type(instance_type)
-        fits.append(min(gpus // int(per_pod["nvidia.com/gpu"]), int((spec.vcpus - 1) // float(per_pod["cpu"])),
-                        int(spec.memory_gib * 0.85 // int(str(per_pod["memory"]).removesuffix("Gi")))))
+        fits.append(
+            min(
+                gpus // int(per_pod["nvidia.com/gpu"]),
+                int((spec.vcpus - 1) // float(per_pod["cpu"])),
+                int(spec.memory_gib * 0.85 // int(str(per_pod["memory"]).removesuffix("Gi"))),
+            )
+        )
     assert needed <= int(asg.inputs["maxSize"]) * min(fits), (stack_plan.stack, needed, fits)
     assert online.max_gpus // online.gpus_per_instance == int(asg.inputs["maxSize"])
 
@@ -371,19 +448,29 @@ def test_only_the_deployer_and_break_glass_change_the_model_buckets_settings(pla
     settings are the deployer's and break-glass's, admins and the publisher roles included in the denial."""
     from components.serving.model_repository import BUCKET_SETTINGS_ACTIONS
     from seedance.offline_cloud import OFFLINE_DEPLOYER_ROLE
+
     prod = plan_of("prod")
     bucket = f"arn:aws:s3:::{prod.outputs['model_repository_bucket']}"
-    (bucket_policy,) = [json.loads(p.inputs["policy"]) for p in prod.of_type("aws:s3/bucketPolicy:BucketPolicy")
-                        if "models" in p.name]
-    keepers = [f"arn:aws:iam::{OFFLINE_ACCOUNT_ID}:role/{OFFLINE_DEPLOYER_ROLE}",
-               *stack_config("prod").cluster.break_glass_principal_arns]
-    others = [f"arn:aws:iam::{OFFLINE_ACCOUNT_ID}:role/platform-admins",
-              f"arn:aws:iam::{OFFLINE_ACCOUNT_ID}:role/seedance-prod-triton-video-publisher",
-              "arn:aws:iam::123456789012:role/video-ml-ci"]
+    (bucket_policy,) = [
+        json.loads(p.inputs["policy"]) for p in prod.of_type("aws:s3/bucketPolicy:BucketPolicy") if "models" in p.name
+    ]
+    keepers = [
+        f"arn:aws:iam::{OFFLINE_ACCOUNT_ID}:role/{OFFLINE_DEPLOYER_ROLE}",
+        *stack_config("prod").cluster.break_glass_principal_arns,
+    ]
+    others = [
+        f"arn:aws:iam::{OFFLINE_ACCOUNT_ID}:role/platform-admins",
+        f"arn:aws:iam::{OFFLINE_ACCOUNT_ID}:role/seedance-prod-triton-video-publisher",
+        "arn:aws:iam::123456789012:role/video-ml-ci",
+    ]
     for action in [*BUCKET_SETTINGS_ACTIONS, "s3:putlifecycleconfiguration"]:
         for arn in others:
             assert denies(bucket_policy, Request(action, bucket, {"aws:PrincipalArn": arn})), (action, arn)
         for arn in keepers:
             assert not denies(bucket_policy, Request(action, bucket, {"aws:PrincipalArn": arn})), (action, arn)
-    assert {"s3:PutLifecycleConfiguration", "s3:PutBucketVersioning", "s3:PutBucketPolicy",
-            "s3:DeleteBucketPolicy"} <= set(BUCKET_SETTINGS_ACTIONS)
+    assert {
+        "s3:PutLifecycleConfiguration",
+        "s3:PutBucketVersioning",
+        "s3:PutBucketPolicy",
+        "s3:DeleteBucketPolicy",
+    } <= set(BUCKET_SETTINGS_ACTIONS)

@@ -23,8 +23,12 @@ from google.protobuf import empty_pb2, json_format, struct_pb2
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 
 PACK = Path(__file__).resolve().parents[2] / "policies"
-LEVELS = {analyzer_pb2.ADVISORY: "advisory", analyzer_pb2.MANDATORY: "mandatory",
-          analyzer_pb2.REMEDIATE: "remediate", analyzer_pb2.DISABLED: "disabled"}
+LEVELS = {
+    analyzer_pb2.ADVISORY: "advisory",
+    analyzer_pb2.MANDATORY: "mandatory",
+    analyzer_pb2.REMEDIATE: "remediate",
+    analyzer_pb2.DISABLED: "disabled",
+}
 
 
 @dataclass(frozen=True, order=True)
@@ -43,15 +47,27 @@ def _struct(value: dict) -> struct_pb2.Struct:
 
 class RunningPack:
     def __init__(self, stack: str, project: str = "seedance-gpu"):
-        environment = {**os.environ, "PULUMI_PROJECT": project, "PULUMI_STACK": stack, "PULUMI_DRY_RUN": "true",
-                       "PULUMI_CONFIG": "{}"}
+        environment = {
+            **os.environ,
+            "PULUMI_PROJECT": project,
+            "PULUMI_STACK": stack,
+            "PULUMI_DRY_RUN": "true",
+            "PULUMI_CONFIG": "{}",
+        }
         # The engine address is not dialled unless the pack logs; nothing listens there.
-        self.process = subprocess.Popen([sys.executable, "-u", "-m", "pulumi.policy", "127.0.0.1:1", "."], cwd=PACK,
-                                        env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.process = subprocess.Popen(
+            [sys.executable, "-u", "-m", "pulumi.policy", "127.0.0.1:1", "."],
+            cwd=PACK,
+            env=environment,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         port = self.process.stdout.readline().decode().strip()
         if not port.isdigit():
             self.close()
-            raise RuntimeError(f"the pack did not print its port: {port!r}; stderr: {self.process.stderr.read().decode()}")
+            raise RuntimeError(
+                f"the pack did not print its port: {port!r}; stderr: {self.process.stderr.read().decode()}"
+            )
         self.channel = grpc.insecure_channel(f"127.0.0.1:{port}")
         self.analyzer = analyzer_pb2_grpc.AnalyzerStub(self.channel)
 
@@ -60,10 +76,13 @@ class RunningPack:
         info = self.analyzer.GetAnalyzerInfo(empty_pb2.Empty())
         config, levels = {}, {}
         for policy in info.policies:
-            schema = json_format.MessageToDict(policy.configSchema.properties) if policy.HasField("configSchema") else {}
+            schema = (
+                json_format.MessageToDict(policy.configSchema.properties) if policy.HasField("configSchema") else {}
+            )
             defaults = {k: v["default"] for k, v in schema.items() if "default" in v}
-            config[policy.name] = analyzer_pb2.PolicyConfig(enforcementLevel=policy.enforcementLevel,
-                                                            properties=_struct(defaults))
+            config[policy.name] = analyzer_pb2.PolicyConfig(
+                enforcementLevel=policy.enforcementLevel, properties=_struct(defaults)
+            )
             levels[policy.name] = LEVELS[policy.enforcementLevel]
         self.analyzer.Configure(analyzer_pb2.ConfigureAnalyzerRequest(policyConfig=config))
         return levels
@@ -73,13 +92,26 @@ class RunningPack:
         ({urn, type, name, inputs, dependencies}) with inputs as the engine would send them."""
         found = []
         for r in resources:
-            response = self.analyzer.Analyze(analyzer_pb2.AnalyzeRequest(
-                type=r["type"], properties=_struct(r["inputs"]), urn=r["urn"], name=r["name"]))
+            response = self.analyzer.Analyze(
+                analyzer_pb2.AnalyzeRequest(
+                    type=r["type"], properties=_struct(r["inputs"]), urn=r["urn"], name=r["name"]
+                )
+            )
             found += [self._diagnostic(d, r["urn"]) for d in response.diagnostics]
-        response = self.analyzer.AnalyzeStack(analyzer_pb2.AnalyzeStackRequest(resources=[
-            analyzer_pb2.AnalyzerResource(type=r["type"], properties=_struct(r["inputs"]), urn=r["urn"], name=r["name"],
-                                          dependencies=list(r.get("dependencies", [])))
-            for r in resources]))
+        response = self.analyzer.AnalyzeStack(
+            analyzer_pb2.AnalyzeStackRequest(
+                resources=[
+                    analyzer_pb2.AnalyzerResource(
+                        type=r["type"],
+                        properties=_struct(r["inputs"]),
+                        urn=r["urn"],
+                        name=r["name"],
+                        dependencies=list(r.get("dependencies", [])),
+                    )
+                    for r in resources
+                ]
+            )
+        )
         found += [self._diagnostic(d, "") for d in response.diagnostics]
         return sorted(found)
 

@@ -24,8 +24,9 @@ def one_or_list(value) -> st.SearchStrategy:
 
 
 def resource(type_: str, props: dict, name: str = "subject", id_: str | None = None) -> PlanResource:
-    return PlanResource(urn=f"urn:pulumi:prod::seedance-gpu::{type_}::{name}", type=type_, name=name, props=props,
-                        id=id_)
+    return PlanResource(
+        urn=f"urn:pulumi:prod::seedance-gpu::{type_}::{name}", type=type_, name=name, props=props, id=id_
+    )
 
 
 @st.composite
@@ -33,9 +34,17 @@ def iam_document(draw, statement: dict, noise: bool = True) -> str | dict:
     """A policy document holding `statement` (and maybe harmless Deny statements), as text or an object."""
     statements = [statement]
     if noise and draw(st.booleans()):
-        statements.insert(draw(st.integers(0, 1)), {"Sid": "DenyPlainHttp", "Effect": "Deny", "Principal": "*",
-                                                     "Action": "*", "Resource": "*",
-                                                     "Condition": {"Bool": {"aws:SecureTransport": "false"}}})
+        statements.insert(
+            draw(st.integers(0, 1)),
+            {
+                "Sid": "DenyPlainHttp",
+                "Effect": "Deny",
+                "Principal": "*",
+                "Action": "*",
+                "Resource": "*",
+                "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+            },
+        )
     body = statements[0] if len(statements) == 1 and draw(st.booleans()) else statements
     document = {"Version": "2012-10-17", "Statement": body}
     return json.dumps(document) if draw(st.booleans()) else document

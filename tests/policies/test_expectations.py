@@ -6,12 +6,18 @@ from tests.stacks import stack_config
 
 
 def test_a_teams_plan_is_judged_against_its_platforms_contract():
-    contract = {"region": "eu-west-1", "tenants": [{"name": "video-ml"}],
-                "storage_classes": {"volumes": {"checkpoints": {"type": "io2", "iops": "64000"}}}}
+    contract = {
+        "region": "eu-west-1",
+        "tenants": [{"name": "video-ml"}],
+        "storage_classes": {"volumes": {"checkpoints": {"type": "io2", "iops": "64000"}}},
+    }
     assert team_policy_config(contract) == {
         "kubernetes-tenant-require-contract-fit": {"contracts": [contract]},
-        "kubernetes-claim-flag-costly-volume": {"region": "eu-west-1",
-                                                "storage_classes": {"checkpoints": {"type": "io2", "iops": "64000"}}}}
+        "kubernetes-claim-flag-costly-volume": {
+            "region": "eu-west-1",
+            "storage_classes": {"checkpoints": {"type": "io2", "iops": "64000"}},
+        },
+    }
 
 
 def test_a_contract_without_region_or_classes_gets_the_rules_defaults():
@@ -25,8 +31,11 @@ def test_the_budget_and_region_rules_judge_against_the_stacks_own_values():
     rules = stack_policy_config(config)
     budget = {"monthly_budget_usd": config.budget.monthly_usd, "basis": config.budget.basis, "region": config.region}
     assert rules["budget-monthly-cost-limit"] == rules["budget-monthly-cost-warn-near-budget"] == budget
-    for name in ("aws-ebs-volume-disallow-gp2-io1", "aws-ebs-volume-flag-overprovisioned-io2",
-                 "kubernetes-claim-flag-costly-volume"):
+    for name in (
+        "aws-ebs-volume-disallow-gp2-io1",
+        "aws-ebs-volume-flag-overprovisioned-io2",
+        "kubernetes-claim-flag-costly-volume",
+    ):
         assert rules[name] == {"region": config.region}, name
 
 
@@ -43,22 +52,39 @@ def test_every_principal_the_config_names_is_listed_once_admins_and_the_deployer
     from policies.expectations import named_principals
 
     config = stack_config("prod")
-    config = config.model_copy(update={"cluster": config.cluster.model_copy(update={
-        "deployer_role_arn": "arn:aws:iam::123456789012:role/deployer",
-        "viewer_principal_arns": ["arn:aws:iam::123456789012:role/viewers"]})})
+    config = config.model_copy(
+        update={
+            "cluster": config.cluster.model_copy(
+                update={
+                    "deployer_role_arn": "arn:aws:iam::123456789012:role/deployer",
+                    "viewer_principal_arns": ["arn:aws:iam::123456789012:role/viewers"],
+                }
+            )
+        }
+    )
     named = named_principals(config)
-    expected = [*config.cluster.break_glass_principal_arns, *config.cluster.admin_principal_arns,
-                "arn:aws:iam::123456789012:role/viewers", "arn:aws:iam::123456789012:role/deployer",
-                "arn:aws:iam::123456789012:role/video-ml-engineers", "arn:aws:iam::123456789012:role/video-ml-ci"]
-    assert named[:len(expected)] == list(dict.fromkeys(expected)) and len(named) == len(set(named))
+    expected = [
+        *config.cluster.break_glass_principal_arns,
+        *config.cluster.admin_principal_arns,
+        "arn:aws:iam::123456789012:role/viewers",
+        "arn:aws:iam::123456789012:role/deployer",
+        "arn:aws:iam::123456789012:role/video-ml-engineers",
+        "arn:aws:iam::123456789012:role/video-ml-ci",
+    ]
+    assert named[: len(expected)] == list(dict.fromkeys(expected)) and len(named) == len(set(named))
 
 
 def test_the_local_disks_exemption_follows_the_stacks_local_storage_namespace():
     from policies.expectations import platform_exemptions
 
     config = stack_config("prod")
-    moved = config.model_copy(update={"storage": config.storage.model_copy(update={
-        "local": config.storage.local.model_copy(update={"namespace": "nvme-disks"})})})
+    moved = config.model_copy(
+        update={
+            "storage": config.storage.model_copy(
+                update={"local": config.storage.local.model_copy(update={"namespace": "nvme-disks"})}
+            )
+        }
+    )
     rules = stack_policy_config(moved)
     assert rules["kubernetes-pod-enforce-pod-security-standards"]["exemptions"] == platform_exemptions("nvme-disks")
     assert rules["kubernetes-pod-enforce-pod-security-standards"]["exemptions"][0]["namespace"] == "nvme-disks"
@@ -71,8 +97,10 @@ def test_every_expectation_names_a_rule_of_the_pack_and_a_setting_the_rule_decla
 
     declared = {rule.name: set(rule.config) for rule in ALL_RULES}
     contract = {"region": "us-east-1", "tenants": [], "storage_classes": {"volumes": {}}}
-    for where, expectations in [*((env, stack_policy_config(stack_config(env))) for env in ("dev", "staging", "prod")),
-                                ("a team's contract", team_policy_config(contract))]:
+    for where, expectations in [
+        *((env, stack_policy_config(stack_config(env))) for env in ("dev", "staging", "prod")),
+        ("a team's contract", team_policy_config(contract)),
+    ]:
         for rule, settings in expectations.items():
             assert rule in declared, (where, rule)
             assert set(settings) <= declared[rule], (where, rule, set(settings) - declared[rule])

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.stacks import stack_config
 from tests.policies.test_security_gate import _add_statement, _one, gate, prod_plan, tampered  # noqa: F401
+from tests.stacks import stack_config
 
 OTHER = "999988887777"
 ISSUER = "oidc.eks.us-east-1.amazonaws.com/id/D6DE3D052C46DCA983A4D49F00166093"
@@ -30,22 +30,44 @@ def _open(condition):
 def _trust(condition):
     def tamper(rs):
         role = _one(rs, "aws:iam/role:Role", "triton-video-role")
-        role["inputs"]["assumeRolePolicy"] = json.dumps({"Version": "2012-10-17", "Statement": [{
-            "Effect": "Allow", "Principal": {"Federated": f"arn:aws:iam::123456789012:oidc-provider/{ISSUER}"},
-            "Action": "sts:AssumeRoleWithWebIdentity", **({"Condition": condition} if condition else {})}]})
+        role["inputs"]["assumeRolePolicy"] = json.dumps(
+            {
+                "Version": "2012-10-17",
+                "Statement": [
+                    {
+                        "Effect": "Allow",
+                        "Principal": {"Federated": f"arn:aws:iam::123456789012:oidc-provider/{ISSUER}"},
+                        "Action": "sts:AssumeRoleWithWebIdentity",
+                        **({"Condition": condition} if condition else {}),
+                    }
+                ],
+            }
+        )
+
     return tamper
 
 
 def _add(type_, name, inputs):
     def tamper(rs):
-        rs.append({"urn": f"urn:pulumi:prod::seedance-gpu::{type_}::{name}", "type": type_, "name": name, "id": name,
-                   "parent": None, "dependencies": [], "inputs": inputs})
+        rs.append(
+            {
+                "urn": f"urn:pulumi:prod::seedance-gpu::{type_}::{name}",
+                "type": type_,
+                "name": name,
+                "id": name,
+                "parent": None,
+                "dependencies": [],
+                "inputs": inputs,
+            }
+        )
+
     return tamper
 
 
 def _triton(change):
     def tamper(rs):
         change(_one(rs, "kubernetes:apps/v1:Deployment", "triton-video")["inputs"]["spec"]["template"]["spec"])
+
     return tamper
 
 
@@ -59,9 +81,14 @@ def _host_path(path):
 
 def _policy(namespace, change):
     def tamper(rs):
-        policies = [r for r in rs if r["type"] == "kubernetes:networking.k8s.io/v1:NetworkPolicy"
-                    and r["inputs"]["metadata"].get("namespace") == namespace]
+        policies = [
+            r
+            for r in rs
+            if r["type"] == "kubernetes:networking.k8s.io/v1:NetworkPolicy"
+            and r["inputs"]["metadata"].get("namespace") == namespace
+        ]
         change(policies)
+
     return tamper
 
 
@@ -71,19 +98,32 @@ def _ingress(peers, ports=None):
 
 
 def _deny(change):
-    return _policy("triton-video", lambda ps: change(next(p for p in ps if p["inputs"]["spec"] == {
-        "podSelector": {}, "policyTypes": ["Ingress", "Egress"]})["inputs"]["spec"]))
+    return _policy(
+        "triton-video",
+        lambda ps: change(
+            next(p for p in ps if p["inputs"]["spec"] == {"podSelector": {}, "policyTypes": ["Ingress", "Egress"]})[
+                "inputs"
+            ]["spec"]
+        ),
+    )
 
 
 def _tenant_role(rules):
-    return lambda rs: _one(rs, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "seedance-tenant")[
-        "inputs"]["rules"].extend(rules)
+    return lambda rs: _one(rs, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "seedance-tenant")["inputs"][
+        "rules"
+    ].extend(rules)
 
 
 def _binding(kind, role):
-    return _add(f"kubernetes:rbac.authorization.k8s.io/v1:{kind}", "extra-binding", {
-        "metadata": {"name": "extra", "namespace": "video-api"}, "roleRef": {"kind": "ClusterRole", "name": role},
-        "subjects": [{"kind": "ServiceAccount", "name": "default", "namespace": "video-api"}]})
+    return _add(
+        f"kubernetes:rbac.authorization.k8s.io/v1:{kind}",
+        "extra-binding",
+        {
+            "metadata": {"name": "extra", "namespace": "video-api"},
+            "roleRef": {"kind": "ClusterRole", "name": role},
+            "subjects": [{"kind": "ServiceAccount", "name": "default", "namespace": "video-api"}],
+        },
+    )
 
 
 def _values(change):
@@ -98,7 +138,8 @@ def _public_groups(rs):
 def _ipv6_to_internet(rs):
     gateway = _one(rs, "aws:ec2/internetGateway:InternetGateway")["id"]
     _one(rs, "aws:ec2/routeTable:RouteTable", "private-rt")["inputs"]["routes"] = [
-        {"ipv6CidrBlock": "::/0", "gatewayId": gateway}]
+        {"ipv6CidrBlock": "::/0", "gatewayId": gateway}
+    ]
 
 
 def _lt(change):
@@ -110,6 +151,7 @@ def _service(annotations, **spec):
         service = _one(rs, "kubernetes:core/v1:Service", "triton-video")["inputs"]
         service["spec"].update(type="LoadBalancer", **spec)
         service["metadata"]["annotations"] = annotations
+
     return tamper
 
 
@@ -127,214 +169,648 @@ ADMINS = stack_config("prod").cluster.admin_principal_arns
 
 ATTACKS = [
     # IAM: `*` narrowed by someone else, or by nothing that fails closed
-    ("iam", "key * for another account", _statement(*KEY, _open({"StringEquals": {"aws:PrincipalAccount": OTHER}})), IAM),
-    ("iam", "bucket * for another org, key upper case", _statement(*BUCKET, {**_open(
-        {"StringEquals": {"AWS:PRINCIPALORGID": "o-stranger"}}), "Action": "s3:GetObject"}), IAM),
-    ("iam", "queue * from an outside endpoint", _statement(*QUEUE, {**_open(
-        {"StringEquals": {"aws:SourceVpce": "vpce-0outside"}}), "Action": "sqs:SendMessage"}), IAM),
-    ("iam", "key * by a policy variable", _statement(*KEY, _open(
-        {"StringEquals": {"aws:PrincipalAccount": "${aws:PrincipalAccount}"}})), IAM),
-    ("iam", "key to everyone but the home account (NotPrincipal)", _statement(*KEY, {
-        "Effect": "Allow", "NotPrincipal": {"AWS": "arn:aws:iam::123456789012:root"}, "Action": "kms:Decrypt",
-        "Resource": "*"}), IAM),
-    ("iam", "key * under IfExists", _statement(*KEY, _open({"StringEqualsIfExists": {"aws:PrincipalAccount":
-                                                                                     "123456789012"}})), IAM),
+    (
+        "iam",
+        "key * for another account",
+        _statement(*KEY, _open({"StringEquals": {"aws:PrincipalAccount": OTHER}})),
+        IAM,
+    ),
+    (
+        "iam",
+        "bucket * for another org, key upper case",
+        _statement(
+            *BUCKET, {**_open({"StringEquals": {"AWS:PRINCIPALORGID": "o-stranger"}}), "Action": "s3:GetObject"}
+        ),
+        IAM,
+    ),
+    (
+        "iam",
+        "queue * from an outside endpoint",
+        _statement(
+            *QUEUE, {**_open({"StringEquals": {"aws:SourceVpce": "vpce-0outside"}}), "Action": "sqs:SendMessage"}
+        ),
+        IAM,
+    ),
+    (
+        "iam",
+        "key * by a policy variable",
+        _statement(*KEY, _open({"StringEquals": {"aws:PrincipalAccount": "${aws:PrincipalAccount}"}})),
+        IAM,
+    ),
+    (
+        "iam",
+        "key to everyone but the home account (NotPrincipal)",
+        _statement(
+            *KEY,
+            {
+                "Effect": "Allow",
+                "NotPrincipal": {"AWS": "arn:aws:iam::123456789012:root"},
+                "Action": "kms:Decrypt",
+                "Resource": "*",
+            },
+        ),
+        IAM,
+    ),
+    (
+        "iam",
+        "key * under IfExists",
+        _statement(*KEY, _open({"StringEqualsIfExists": {"aws:PrincipalAccount": "123456789012"}})),
+        IAM,
+    ),
     # IAM: OIDC trust and other accounts
     ("trust", "IRSA without sub", _trust({"StringEquals": {f"{ISSUER}:aud": "sts.amazonaws.com"}}), IAM),
-    ("trust", "IRSA sub by wildcard", _trust({"StringEquals": {f"{ISSUER}:aud": "sts.amazonaws.com"},
-                                              "StringLike": {f"{ISSUER}:sub": "system:serviceaccount:*:*"}}), IAM),
+    (
+        "trust",
+        "IRSA sub by wildcard",
+        _trust(
+            {
+                "StringEquals": {f"{ISSUER}:aud": "sts.amazonaws.com"},
+                "StringLike": {f"{ISSUER}:sub": "system:serviceaccount:*:*"},
+            }
+        ),
+        IAM,
+    ),
     ("trust", "IRSA without aud", _trust({"StringEquals": {f"{ISSUER}:sub": "system:serviceaccount:a:b"}}), IAM),
     ("trust", "IRSA with no condition", _trust(None), IAM),
-    ("trust", "the publisher trusts GitHub's OIDC for another repository (exact sub and aud)", lambda rs: _one(
-        rs, "aws:iam/role:Role", "publisher")["inputs"].update(assumeRolePolicy=json.dumps({"Statement": [{
-            "Effect": "Allow", "Principal": {
-                "Federated": "arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com"},
-            "Action": "sts:AssumeRoleWithWebIdentity", "Condition": {"StringEquals": {
-                "token.actions.githubusercontent.com:sub": "repo:someone-else/fork:ref:refs/heads/main",
-                "token.actions.githubusercontent.com:aud": "sts.amazonaws.com"}}}]})), IAM),
-    ("trust", "IRSA for a tenant namespace's default service account", _trust({"StringEquals": {
-        f"{ISSUER}:aud": "sts.amazonaws.com", f"{ISSUER}:sub": "system:serviceaccount:triton-video:default"}}), IAM),
-    ("trust", "another account's root", lambda rs: _one(rs, "aws:iam/role:Role", "publisher")["inputs"].update(
-        assumeRolePolicy=json.dumps({"Statement": [{"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{OTHER}:root"},
-                                                    "Action": "sts:AssumeRole"}]})), IAM),
-    ("resource types", "a Lambda permission for anyone", lambda rs: _one(rs, "aws:lambda/permission:Permission")[
-        "inputs"].update(principal="*", sourceArn=None), IAM),
-    ("resource types", "a Lambda permission for a service acting for any account", lambda rs: _one(
-        rs, "aws:lambda/permission:Permission")["inputs"].update(sourceArn=None), IAM),
-    ("resource types", "a key policy as its own resource", _add("aws:kms/keyPolicy:KeyPolicy", "extra-key-policy", {
-        "keyId": "k", "policy": json.dumps({"Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"},
-                                                           "Action": "kms:*", "Resource": "*"}]})}), IAM),
-    ("resource types", "a trust policy unknown at preview", lambda rs: _one(rs, "aws:iam/role:Role", "publisher")[
-        "inputs"].update(assumeRolePolicy="(unknown)"), IAM),
-    ("resource types", "private subnets shared with another account through RAM", lambda rs: [_add(
-        "aws:ram/resourceAssociation:ResourceAssociation", f"share-{subnet['id']}", {
-            "resourceArn": f"arn:aws:ec2:us-east-1:123456789012:subnet/{subnet['id']}",
-            "resourceShareArn": "arn:aws:ram:us-east-1:123456789012:resource-share/s"})(rs) for subnet in [
-        r for r in rs if r["type"] == "aws:ec2/subnet:Subnet" and "private" in r["name"]]] + [_add(
-        "aws:ram/principalAssociation:PrincipalAssociation", "partner", {
-            "principal": OTHER, "resourceShareArn": "arn:aws:ram:us-east-1:123456789012:resource-share/s"})(rs)], IAM),
-    ("resource types", "a RAM share with another organisation's OU", _add(
-        "aws:ram/principalAssociation:PrincipalAssociation", "partner-ou", {
-            "principal": f"arn:aws:organizations::{OTHER}:ou/o-partner1/ou-ab12-cdef3456",
-            "resourceShareArn": "arn:aws:ram:us-east-1:123456789012:resource-share/s"}), IAM),
-    ("admin", "AdministratorAccess on a node role", _add("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "admin",
-                                                         {"policyArn": "arn:aws:iam::aws:policy/AdministratorAccess",
-                                                          "role": "seedance-prod-online-node-role"}),
-     "aws-iam-role-disallow-admin-policies"),
-    ("admin", "every action inline", _statement("aws:iam/rolePolicy:RolePolicy", "autoscaler-policy",
-                                                {"Effect": "Allow", "NotAction": "iam:*", "Resource": "*"}),
-     "aws-iam-role-disallow-admin-policies"),
-    ("admin", "IAMFullAccess in the role's own list", lambda rs: _one(rs, "aws:iam/role:Role", "batch-node-role")[
-        "inputs"].update(managedPolicyArns=["arn:aws:iam::aws:policy/IAMFullAccess"]),
-     "aws-iam-role-disallow-admin-policies"),
-    ("access", "a tenant given cluster admin", _add("aws:eks/accessPolicyAssociation:AccessPolicyAssociation", "team-admin", {
-        "clusterName": "seedance-prod", "principalArn": "arn:aws:iam::123456789012:role/video-ml-engineers",
-        "policyArn": "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy",
-        "accessScope": {"type": "cluster"}}), "aws-eks-access-restrict-admin-policies"),
-    ("access", "cluster admin for a principal the config names only as a publisher", lambda rs: [_add(
-        "aws:eks/accessEntry:AccessEntry", "ci", {"clusterName": "seedance-prod", "type": "STANDARD",
-                                                  "principalArn": "arn:aws:iam::123456789012:role/video-ml-ci"})(rs),
-        _add("aws:eks/accessPolicyAssociation:AccessPolicyAssociation", "ci-admin", {
-            "clusterName": "seedance-prod", "principalArn": "arn:aws:iam::123456789012:role/video-ml-ci",
-            "policyArn": "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy",
-            "accessScope": {"type": "cluster"}})(rs)], "aws-eks-access-restrict-admin-policies"),
-    ("access", "a tenant in system:masters", lambda rs: next(
-        r for r in rs if r["type"] == "aws:eks/accessEntry:AccessEntry" and "video-ml-engineers" in r["inputs"][
-            "principalArn"])["inputs"]["kubernetesGroups"].append("system:masters"), "aws-eks-access-restrict-admin-policies"),
-    ("access", "an administrator in a team's group", lambda rs: next(
-        r for r in rs if r["type"] == "aws:eks/accessEntry:AccessEntry" and r["inputs"]["principalArn"] in ADMINS)[
-        "inputs"].setdefault("kubernetesGroups", []).append("seedance-tenant-video-ml"),
-     "aws-eks-access-restrict-admin-policies"),
-    ("access", "admins given cluster-wide admin", lambda rs: next(
-        r for r in rs if r["type"] == "aws:eks/accessPolicyAssociation:AccessPolicyAssociation"
-        and "AmazonEKSAdminPolicy" in r["inputs"]["policyArn"])["inputs"].update(accessScope={"type": "cluster"}),
-     "aws-eks-access-restrict-admin-policies"),
-    ("access", "the cluster also reads aws-auth, which maps another account's role to system:masters",
-     lambda rs: (_one(rs, "aws:eks/cluster:Cluster")["inputs"]["accessConfig"].update(
-         authenticationMode="API_AND_CONFIG_MAP"), _add("kubernetes:core/v1:ConfigMap", "aws-auth", {
-             "metadata": {"name": "aws-auth", "namespace": "kube-system"},
-             "data": {"mapRoles": f"- rolearn: arn:aws:iam::{OTHER}:role/ops\n  username: ops\n"
-                                  "  groups: [system:masters]\n"}})(rs)), "aws-eks-access-restrict-admin-policies"),
-    ("access", "the cluster's access config left to EKS's defaults (ConfigMap mode, creator admin)",
-     lambda rs: _one(rs, "aws:eks/cluster:Cluster")["inputs"].pop("accessConfig"),
-     "aws-eks-access-restrict-admin-policies"),
-    ("access", "a hidden cluster-admin entry for whoever creates the cluster",
-     lambda rs: _one(rs, "aws:eks/cluster:Cluster")["inputs"]["accessConfig"].update(
-         bootstrapClusterCreatorAdminPermissions=True), "aws-eks-access-restrict-admin-policies"),
-    ("publisher deny", "removed", lambda rs: _one(rs, *BUCKET)["inputs"].update(policy=json.dumps({"Statement": [
-        s for s in json.loads(_one(rs, *BUCKET)["inputs"]["policy"])["Statement"]
-        if not s["Sid"].startswith("OnlyPublishers")]})), "aws-s3-bucket-require-model-publisher-deny"),
-    ("publisher deny", "a team's people excepted too", lambda rs: _one(rs, *BUCKET)["inputs"].update(
-        policy=_one(rs, *BUCKET)["inputs"]["policy"].replace(
-            '"arn:aws:iam::123456789012:role/seedance-prod-triton-video-publisher"]',
-            '"arn:aws:iam::123456789012:role/seedance-prod-triton-video-publisher", '
-            '"arn:aws:iam::123456789012:role/video-ml-engineers"]')), "aws-s3-bucket-require-model-publisher-deny"),
-    ("publisher deny", "PutObject only", lambda rs: _one(rs, *BUCKET)["inputs"].update(
-        policy=_one(rs, *BUCKET)["inputs"]["policy"].replace('"s3:DeleteObject", ', '')),
-     "aws-s3-bucket-require-model-publisher-deny"),
+    (
+        "trust",
+        "the publisher trusts GitHub's OIDC for another repository (exact sub and aud)",
+        lambda rs: _one(rs, "aws:iam/role:Role", "publisher")["inputs"].update(
+            assumeRolePolicy=json.dumps(
+                {
+                    "Statement": [
+                        {
+                            "Effect": "Allow",
+                            "Principal": {
+                                "Federated": "arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com"
+                            },
+                            "Action": "sts:AssumeRoleWithWebIdentity",
+                            "Condition": {
+                                "StringEquals": {
+                                    "token.actions.githubusercontent.com:sub": "repo:someone-else/fork:ref:refs/heads/main",
+                                    "token.actions.githubusercontent.com:aud": "sts.amazonaws.com",
+                                }
+                            },
+                        }
+                    ]
+                }
+            )
+        ),
+        IAM,
+    ),
+    (
+        "trust",
+        "IRSA for a tenant namespace's default service account",
+        _trust(
+            {
+                "StringEquals": {
+                    f"{ISSUER}:aud": "sts.amazonaws.com",
+                    f"{ISSUER}:sub": "system:serviceaccount:triton-video:default",
+                }
+            }
+        ),
+        IAM,
+    ),
+    (
+        "trust",
+        "another account's root",
+        lambda rs: _one(rs, "aws:iam/role:Role", "publisher")["inputs"].update(
+            assumeRolePolicy=json.dumps(
+                {
+                    "Statement": [
+                        {
+                            "Effect": "Allow",
+                            "Principal": {"AWS": f"arn:aws:iam::{OTHER}:root"},
+                            "Action": "sts:AssumeRole",
+                        }
+                    ]
+                }
+            )
+        ),
+        IAM,
+    ),
+    (
+        "resource types",
+        "a Lambda permission for anyone",
+        lambda rs: _one(rs, "aws:lambda/permission:Permission")["inputs"].update(principal="*", sourceArn=None),
+        IAM,
+    ),
+    (
+        "resource types",
+        "a Lambda permission for a service acting for any account",
+        lambda rs: _one(rs, "aws:lambda/permission:Permission")["inputs"].update(sourceArn=None),
+        IAM,
+    ),
+    (
+        "resource types",
+        "a key policy as its own resource",
+        _add(
+            "aws:kms/keyPolicy:KeyPolicy",
+            "extra-key-policy",
+            {
+                "keyId": "k",
+                "policy": json.dumps(
+                    {"Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "kms:*", "Resource": "*"}]}
+                ),
+            },
+        ),
+        IAM,
+    ),
+    (
+        "resource types",
+        "a trust policy unknown at preview",
+        lambda rs: _one(rs, "aws:iam/role:Role", "publisher")["inputs"].update(assumeRolePolicy="(unknown)"),
+        IAM,
+    ),
+    (
+        "resource types",
+        "private subnets shared with another account through RAM",
+        lambda rs: (
+            [
+                _add(
+                    "aws:ram/resourceAssociation:ResourceAssociation",
+                    f"share-{subnet['id']}",
+                    {
+                        "resourceArn": f"arn:aws:ec2:us-east-1:123456789012:subnet/{subnet['id']}",
+                        "resourceShareArn": "arn:aws:ram:us-east-1:123456789012:resource-share/s",
+                    },
+                )(rs)
+                for subnet in [r for r in rs if r["type"] == "aws:ec2/subnet:Subnet" and "private" in r["name"]]
+            ]
+            + [
+                _add(
+                    "aws:ram/principalAssociation:PrincipalAssociation",
+                    "partner",
+                    {"principal": OTHER, "resourceShareArn": "arn:aws:ram:us-east-1:123456789012:resource-share/s"},
+                )(rs)
+            ]
+        ),
+        IAM,
+    ),
+    (
+        "resource types",
+        "a RAM share with another organisation's OU",
+        _add(
+            "aws:ram/principalAssociation:PrincipalAssociation",
+            "partner-ou",
+            {
+                "principal": f"arn:aws:organizations::{OTHER}:ou/o-partner1/ou-ab12-cdef3456",
+                "resourceShareArn": "arn:aws:ram:us-east-1:123456789012:resource-share/s",
+            },
+        ),
+        IAM,
+    ),
+    (
+        "admin",
+        "AdministratorAccess on a node role",
+        _add(
+            "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+            "admin",
+            {"policyArn": "arn:aws:iam::aws:policy/AdministratorAccess", "role": "seedance-prod-online-node-role"},
+        ),
+        "aws-iam-role-disallow-admin-policies",
+    ),
+    (
+        "admin",
+        "every action inline",
+        _statement(
+            "aws:iam/rolePolicy:RolePolicy",
+            "autoscaler-policy",
+            {"Effect": "Allow", "NotAction": "iam:*", "Resource": "*"},
+        ),
+        "aws-iam-role-disallow-admin-policies",
+    ),
+    (
+        "admin",
+        "IAMFullAccess in the role's own list",
+        lambda rs: _one(rs, "aws:iam/role:Role", "batch-node-role")["inputs"].update(
+            managedPolicyArns=["arn:aws:iam::aws:policy/IAMFullAccess"]
+        ),
+        "aws-iam-role-disallow-admin-policies",
+    ),
+    (
+        "access",
+        "a tenant given cluster admin",
+        _add(
+            "aws:eks/accessPolicyAssociation:AccessPolicyAssociation",
+            "team-admin",
+            {
+                "clusterName": "seedance-prod",
+                "principalArn": "arn:aws:iam::123456789012:role/video-ml-engineers",
+                "policyArn": "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy",
+                "accessScope": {"type": "cluster"},
+            },
+        ),
+        "aws-eks-access-restrict-admin-policies",
+    ),
+    (
+        "access",
+        "cluster admin for a principal the config names only as a publisher",
+        lambda rs: [
+            _add(
+                "aws:eks/accessEntry:AccessEntry",
+                "ci",
+                {
+                    "clusterName": "seedance-prod",
+                    "type": "STANDARD",
+                    "principalArn": "arn:aws:iam::123456789012:role/video-ml-ci",
+                },
+            )(rs),
+            _add(
+                "aws:eks/accessPolicyAssociation:AccessPolicyAssociation",
+                "ci-admin",
+                {
+                    "clusterName": "seedance-prod",
+                    "principalArn": "arn:aws:iam::123456789012:role/video-ml-ci",
+                    "policyArn": "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy",
+                    "accessScope": {"type": "cluster"},
+                },
+            )(rs),
+        ],
+        "aws-eks-access-restrict-admin-policies",
+    ),
+    (
+        "access",
+        "a tenant in system:masters",
+        lambda rs: next(
+            r
+            for r in rs
+            if r["type"] == "aws:eks/accessEntry:AccessEntry" and "video-ml-engineers" in r["inputs"]["principalArn"]
+        )["inputs"]["kubernetesGroups"].append("system:masters"),
+        "aws-eks-access-restrict-admin-policies",
+    ),
+    (
+        "access",
+        "an administrator in a team's group",
+        lambda rs: (
+            next(
+                r
+                for r in rs
+                if r["type"] == "aws:eks/accessEntry:AccessEntry" and r["inputs"]["principalArn"] in ADMINS
+            )["inputs"]
+            .setdefault("kubernetesGroups", [])
+            .append("seedance-tenant-video-ml")
+        ),
+        "aws-eks-access-restrict-admin-policies",
+    ),
+    (
+        "access",
+        "admins given cluster-wide admin",
+        lambda rs: next(
+            r
+            for r in rs
+            if r["type"] == "aws:eks/accessPolicyAssociation:AccessPolicyAssociation"
+            and "AmazonEKSAdminPolicy" in r["inputs"]["policyArn"]
+        )["inputs"].update(accessScope={"type": "cluster"}),
+        "aws-eks-access-restrict-admin-policies",
+    ),
+    (
+        "access",
+        "the cluster also reads aws-auth, which maps another account's role to system:masters",
+        lambda rs: (
+            _one(rs, "aws:eks/cluster:Cluster")["inputs"]["accessConfig"].update(
+                authenticationMode="API_AND_CONFIG_MAP"
+            ),
+            _add(
+                "kubernetes:core/v1:ConfigMap",
+                "aws-auth",
+                {
+                    "metadata": {"name": "aws-auth", "namespace": "kube-system"},
+                    "data": {
+                        "mapRoles": f"- rolearn: arn:aws:iam::{OTHER}:role/ops\n  username: ops\n"
+                        "  groups: [system:masters]\n"
+                    },
+                },
+            )(rs),
+        ),
+        "aws-eks-access-restrict-admin-policies",
+    ),
+    (
+        "access",
+        "the cluster's access config left to EKS's defaults (ConfigMap mode, creator admin)",
+        lambda rs: _one(rs, "aws:eks/cluster:Cluster")["inputs"].pop("accessConfig"),
+        "aws-eks-access-restrict-admin-policies",
+    ),
+    (
+        "access",
+        "a hidden cluster-admin entry for whoever creates the cluster",
+        lambda rs: _one(rs, "aws:eks/cluster:Cluster")["inputs"]["accessConfig"].update(
+            bootstrapClusterCreatorAdminPermissions=True
+        ),
+        "aws-eks-access-restrict-admin-policies",
+    ),
+    (
+        "publisher deny",
+        "removed",
+        lambda rs: _one(rs, *BUCKET)["inputs"].update(
+            policy=json.dumps(
+                {
+                    "Statement": [
+                        s
+                        for s in json.loads(_one(rs, *BUCKET)["inputs"]["policy"])["Statement"]
+                        if not s["Sid"].startswith("OnlyPublishers")
+                    ]
+                }
+            )
+        ),
+        "aws-s3-bucket-require-model-publisher-deny",
+    ),
+    (
+        "publisher deny",
+        "a team's people excepted too",
+        lambda rs: _one(rs, *BUCKET)["inputs"].update(
+            policy=_one(rs, *BUCKET)["inputs"]["policy"].replace(
+                '"arn:aws:iam::123456789012:role/seedance-prod-triton-video-publisher"]',
+                '"arn:aws:iam::123456789012:role/seedance-prod-triton-video-publisher", '
+                '"arn:aws:iam::123456789012:role/video-ml-engineers"]',
+            )
+        ),
+        "aws-s3-bucket-require-model-publisher-deny",
+    ),
+    (
+        "publisher deny",
+        "PutObject only",
+        lambda rs: _one(rs, *BUCKET)["inputs"].update(
+            policy=_one(rs, *BUCKET)["inputs"]["policy"].replace('"s3:DeleteObject", ', "")
+        ),
+        "aws-s3-bucket-require-model-publisher-deny",
+    ),
     # Pods, by the Pod Security Standards
     ("pods", "SYS_ADMIN added", _context(capabilities={"drop": ["ALL"], "add": ["SYS_ADMIN"]}), PSS),
     ("pods", "hostPath /var", _host_path("/var"), PSS),
     ("pods", "hostPath /opt/cni/bin", _host_path("/opt/cni/bin"), PSS),
     ("pods", "hostPath /./etc", _host_path("/./etc"), PSS),
-    ("pods", "hostPort", _triton(lambda spec: spec["containers"][0].setdefault("ports", []).append(
-        {"containerPort": 9999, "hostPort": 9999})), PSS),
-    ("pods", "seccomp Unconfined", _triton(lambda spec: spec["securityContext"].update(
-        seccompProfile={"type": "Unconfined"})), PSS),
+    (
+        "pods",
+        "hostPort",
+        _triton(
+            lambda spec: spec["containers"][0].setdefault("ports", []).append({"containerPort": 9999, "hostPort": 9999})
+        ),
+        PSS,
+    ),
+    (
+        "pods",
+        "seccomp Unconfined",
+        _triton(lambda spec: spec["securityContext"].update(seccompProfile={"type": "Unconfined"})),
+        PSS,
+    ),
     ("pods", "procMount Unmasked", _context(procMount="Unmasked"), PSS),
     ("pods", "runAsNonRoot false in the container", _context(runAsNonRoot=False), PSS),
     ("pods", "privilege escalation allowed", _context(allowPrivilegeEscalation=True), PSS),
-    ("pods", "a privileged ReplicationController", _add("kubernetes:core/v1:ReplicationController", "miner", {
-        "metadata": {"name": "miner", "namespace": "video-api"}, "spec": {"template": {"spec": {"containers": [
-            {"name": "c", "image": "x:1", "securityContext": {"privileged": True}}]}}}}), PSS),
-    ("pods", "a Helm value that turns on a host DaemonSet", _values(
-        lambda values: values["prometheus-node-exporter"].update(enabled=True)), PSS),
+    (
+        "pods",
+        "a privileged ReplicationController",
+        _add(
+            "kubernetes:core/v1:ReplicationController",
+            "miner",
+            {
+                "metadata": {"name": "miner", "namespace": "video-api"},
+                "spec": {
+                    "template": {
+                        "spec": {"containers": [{"name": "c", "image": "x:1", "securityContext": {"privileged": True}}]}
+                    }
+                },
+            },
+        ),
+        PSS,
+    ),
+    (
+        "pods",
+        "a Helm value that turns on a host DaemonSet",
+        _values(lambda values: values["prometheus-node-exporter"].update(enabled=True)),
+        PSS,
+    ),
     # NetworkPolicy, by set reasoning
     ("network", "every namespace and pod", _ingress([{"namespaceSelector": {}, "podSelector": {}}]), NETPOL),
-    ("network", "Exists on the name label", _ingress([{"namespaceSelector": {"matchExpressions": [
-        {"key": "kubernetes.io/metadata.name", "operator": "Exists"}]}}]), NETPOL),
-    ("network", "0.0.0.0/0 with a token except", _ingress([{"ipBlock": {"cidr": "0.0.0.0/0",
-                                                                       "except": ["169.254.169.254/32"]}}]), NETPOL),
-    ("network", "two halves of the internet", _ingress([{"ipBlock": {"cidr": "0.0.0.0/1"}},
-                                                       {"ipBlock": {"cidr": "128.0.0.0/1"}}]), NETPOL),
-    ("network", "every TCP port from anyone", _ingress([{"ipBlock": {"cidr": "0.0.0.0/0"}}], [{"protocol": "TCP"}]), NETPOL),
+    (
+        "network",
+        "Exists on the name label",
+        _ingress(
+            [
+                {
+                    "namespaceSelector": {
+                        "matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "Exists"}]
+                    }
+                }
+            ]
+        ),
+        NETPOL,
+    ),
+    (
+        "network",
+        "0.0.0.0/0 with a token except",
+        _ingress([{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["169.254.169.254/32"]}}]),
+        NETPOL,
+    ),
+    (
+        "network",
+        "two halves of the internet",
+        _ingress([{"ipBlock": {"cidr": "0.0.0.0/1"}}, {"ipBlock": {"cidr": "128.0.0.0/1"}}]),
+        NETPOL,
+    ),
+    (
+        "network",
+        "every TCP port from anyone",
+        _ingress([{"ipBlock": {"cidr": "0.0.0.0/0"}}], [{"protocol": "TCP"}]),
+        NETPOL,
+    ),
     ("default deny", "without Egress", _deny(lambda spec: spec.update(policyTypes=["Ingress"])), DENY),
-    ("default deny", "selecting no pod", _deny(lambda spec: spec.update(podSelector={"matchLabels": {"none": "x"}})),
-     DENY),
-    ("default deny", "removed", _policy("triton-video", lambda ps: [p["inputs"]["spec"].update(podSelector={
-        "matchLabels": {"app": "x"}}) for p in ps]), DENY),
+    (
+        "default deny",
+        "selecting no pod",
+        _deny(lambda spec: spec.update(podSelector={"matchLabels": {"none": "x"}})),
+        DENY,
+    ),
+    (
+        "default deny",
+        "removed",
+        _policy(
+            "triton-video",
+            lambda ps: [p["inputs"]["spec"].update(podSelector={"matchLabels": {"app": "x"}}) for p in ps],
+        ),
+        DENY,
+    ),
     # RBAC escalation
-    ("rbac", "an aggregation rule", lambda rs: _one(rs, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole",
-                                                    "seedance-prometheus")["inputs"].update(
-        aggregationRule={"clusterRoleSelectors": [{"matchLabels": {"x": "y"}}]}), ROLE),
+    (
+        "rbac",
+        "an aggregation rule",
+        lambda rs: _one(rs, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "seedance-prometheus")[
+            "inputs"
+        ].update(aggregationRule={"clusterRoleSelectors": [{"matchLabels": {"x": "y"}}]}),
+        ROLE,
+    ),
     ("rbac", "*/exec", _tenant_role([{"apiGroups": [""], "resources": ["*/exec"], "verbs": ["create"]}]), ROLE),
     ("rbac", "*/token", _tenant_role([{"apiGroups": ["*"], "resources": ["*/token"], "verbs": ["create"]}]), ROLE),
-    ("rbac", "impersonate by *", _tenant_role([{"apiGroups": [""], "resources": ["serviceaccounts"], "verbs": ["*"]}]), ROLE),
+    (
+        "rbac",
+        "impersonate by *",
+        _tenant_role([{"apiGroups": [""], "resources": ["serviceaccounts"], "verbs": ["*"]}]),
+        ROLE,
+    ),
     ("rbac", "admin cluster-wide", _binding("ClusterRoleBinding", "admin"), BINDING),
-    ("rbac", "the aggregation controller's role", _binding("RoleBinding",
-                                                           "system:controller:clusterrole-aggregation-controller"), BINDING),
+    (
+        "rbac",
+        "the aggregation controller's role",
+        _binding("RoleBinding", "system:controller:clusterrole-aggregation-controller"),
+        BINDING,
+    ),
     ("rbac", "the tenant role cluster-wide", _binding("ClusterRoleBinding", "seedance-tenant"), BINDING),
     # The platform's own invariants
-    ("platform", "Triton's namespace lowered to privileged", lambda rs: _one(rs, "kubernetes:core/v1:Namespace",
-                                                                            "triton-video")["inputs"]["metadata"][
-        "labels"].update({"pod-security.kubernetes.io/enforce": "privileged"}),
-     "kubernetes-namespace-require-pod-security-level"),
-    ("platform", "a namespace the stack config does not name, without a label", _add(
-        "kubernetes:core/v1:Namespace", "extra", {"metadata": {"name": "extra"}}),
-     "kubernetes-namespace-require-pod-security-level"),
-    ("platform", "Triton's namespace label removed", lambda rs: _one(rs, "kubernetes:core/v1:Namespace", "triton-video")[
-        "inputs"]["metadata"]["labels"].pop("pod-security.kubernetes.io/enforce"),
-     "kubernetes-namespace-require-pod-security-level"),
-    ("platform", "node identity binding set to Audit", lambda rs: _one(
-        rs, "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding", "pool-identity")[
-        "inputs"]["spec"].update(validationActions=["Audit"]), "kubernetes-admission-binding-require-deny"),
-    ("platform", "the volume guard removed", lambda rs: rs.remove(next(
-        r for r in rs if r["type"] == "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"
-        and r["inputs"]["metadata"]["name"] == "seedance-persistent-volumes")),
-     "kubernetes-admission-binding-require-deny"),
-    ("platform", "a guard failing open", lambda rs: _one(
-        rs, "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy", "volume-guard")[
-        "inputs"]["spec"].update(failurePolicy="Ignore"), "kubernetes-admission-binding-require-deny"),
-    ("platform", "model control explicit", _triton(lambda spec: spec["containers"][0]["args"].append(
-        "--model-control-mode=explicit")), "kubernetes-deployment-require-triton-model-control"),
-    ("platform", "model control explicit as two words", _triton(lambda spec: spec["containers"][0]["args"].extend(
-        ["--model-control-mode", "explicit"])), "kubernetes-deployment-require-triton-model-control"),
+    (
+        "platform",
+        "Triton's namespace lowered to privileged",
+        lambda rs: _one(rs, "kubernetes:core/v1:Namespace", "triton-video")["inputs"]["metadata"]["labels"].update(
+            {"pod-security.kubernetes.io/enforce": "privileged"}
+        ),
+        "kubernetes-namespace-require-pod-security-level",
+    ),
+    (
+        "platform",
+        "a namespace the stack config does not name, without a label",
+        _add("kubernetes:core/v1:Namespace", "extra", {"metadata": {"name": "extra"}}),
+        "kubernetes-namespace-require-pod-security-level",
+    ),
+    (
+        "platform",
+        "Triton's namespace label removed",
+        lambda rs: _one(rs, "kubernetes:core/v1:Namespace", "triton-video")["inputs"]["metadata"]["labels"].pop(
+            "pod-security.kubernetes.io/enforce"
+        ),
+        "kubernetes-namespace-require-pod-security-level",
+    ),
+    (
+        "platform",
+        "node identity binding set to Audit",
+        lambda rs: _one(
+            rs, "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding", "pool-identity"
+        )["inputs"]["spec"].update(validationActions=["Audit"]),
+        "kubernetes-admission-binding-require-deny",
+    ),
+    (
+        "platform",
+        "the volume guard removed",
+        lambda rs: rs.remove(
+            next(
+                r
+                for r in rs
+                if r["type"] == "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"
+                and r["inputs"]["metadata"]["name"] == "seedance-persistent-volumes"
+            )
+        ),
+        "kubernetes-admission-binding-require-deny",
+    ),
+    (
+        "platform",
+        "a guard failing open",
+        lambda rs: _one(rs, "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy", "volume-guard")[
+            "inputs"
+        ]["spec"].update(failurePolicy="Ignore"),
+        "kubernetes-admission-binding-require-deny",
+    ),
+    (
+        "platform",
+        "model control explicit",
+        _triton(lambda spec: spec["containers"][0]["args"].append("--model-control-mode=explicit")),
+        "kubernetes-deployment-require-triton-model-control",
+    ),
+    (
+        "platform",
+        "model control explicit as two words",
+        _triton(lambda spec: spec["containers"][0]["args"].extend(["--model-control-mode", "explicit"])),
+        "kubernetes-deployment-require-triton-model-control",
+    ),
     ("platform", "GPU group in the public subnets", _public_groups, "aws-autoscaling-group-require-private-subnets"),
-    ("platform", "a private route table sending ::/0 to the internet gateway", _ipv6_to_internet,
-     "aws-autoscaling-group-require-private-subnets"),
-    ("platform", "an instance with an unencrypted data volume", _add("aws:ec2/instance:Instance", "scratch", {
-        "instanceType": "t3.large", "metadataOptions": {"httpTokens": "required", "httpPutResponseHopLimit": 1},
-        "rootBlockDevice": {"encrypted": True}, "ebsBlockDevices": [{"deviceName": "/dev/sdf", "encrypted": False}]}),
-     "aws-ec2-launch-template-require-encrypted-volumes"),
-    ("platform", "API open to the internet", lambda rs: _one(rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
-                                                            "")["inputs"].update(cidrIpv4="0.0.0.0/0"),
-     "aws-vpc-security-group-disallow-open-ingress"),
-    ("platform", "API open to the IPv6 internet", lambda rs: _one(
-        rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "")["inputs"].update(cidrIpv6="::/0"),
-     "aws-vpc-security-group-disallow-open-ingress"),
-    ("platform", "API open through a managed prefix list that holds 0.0.0.0/0", lambda rs: (
-        _add("aws:ec2/managedPrefixList:ManagedPrefixList", "anywhere", {
-            "name": "anywhere", "addressFamily": "IPv4", "maxEntries": 1, "entries": [{"cidr": "0.0.0.0/0"}]})(rs),
-        rs[-1].update(id="pl-0anywhere"),
-        _one(rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "")["inputs"].update(
-            prefixListId="pl-0anywhere"),
-        _one(rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "")["inputs"].pop("cidrIpv4", None)),
-     "aws-vpc-security-group-disallow-open-ingress"),
-    ("platform", "unencrypted launch-template volumes", _lt(lambda i: i["blockDeviceMappings"][0]["ebs"].update(
-        encrypted="false")), "aws-ec2-launch-template-require-encrypted-volumes"),
-    ("platform", "node group without a launch template", lambda rs: _one(rs, "aws:eks/nodeGroup:NodeGroup")[
-        "inputs"].pop("launchTemplate"), "aws-eks-node-group-require-launch-template"),
-    ("platform", "an internal annotation EKS's controller does not read", _service({f"{LB}scheme": "internal"}),
-     "kubernetes-service-require-internal-load-balancer"),
-    ("platform", "a load balancer internal=false", _service({f"{LB}internal": "false"}),
-     "kubernetes-service-require-internal-load-balancer"),
-    ("platform", "the controller's class, internet-facing", _service({f"{LB}scheme": "internet-facing"},
-                                                                     loadBalancerClass="service.k8s.aws/nlb"),
-     "kubernetes-service-require-internal-load-balancer"),
+    (
+        "platform",
+        "a private route table sending ::/0 to the internet gateway",
+        _ipv6_to_internet,
+        "aws-autoscaling-group-require-private-subnets",
+    ),
+    (
+        "platform",
+        "an instance with an unencrypted data volume",
+        _add(
+            "aws:ec2/instance:Instance",
+            "scratch",
+            {
+                "instanceType": "t3.large",
+                "metadataOptions": {"httpTokens": "required", "httpPutResponseHopLimit": 1},
+                "rootBlockDevice": {"encrypted": True},
+                "ebsBlockDevices": [{"deviceName": "/dev/sdf", "encrypted": False}],
+            },
+        ),
+        "aws-ec2-launch-template-require-encrypted-volumes",
+    ),
+    (
+        "platform",
+        "API open to the internet",
+        lambda rs: _one(rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "")["inputs"].update(
+            cidrIpv4="0.0.0.0/0"
+        ),
+        "aws-vpc-security-group-disallow-open-ingress",
+    ),
+    (
+        "platform",
+        "API open to the IPv6 internet",
+        lambda rs: _one(rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "")["inputs"].update(
+            cidrIpv6="::/0"
+        ),
+        "aws-vpc-security-group-disallow-open-ingress",
+    ),
+    (
+        "platform",
+        "API open through a managed prefix list that holds 0.0.0.0/0",
+        lambda rs: (
+            _add(
+                "aws:ec2/managedPrefixList:ManagedPrefixList",
+                "anywhere",
+                {"name": "anywhere", "addressFamily": "IPv4", "maxEntries": 1, "entries": [{"cidr": "0.0.0.0/0"}]},
+            )(rs),
+            rs[-1].update(id="pl-0anywhere"),
+            _one(rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "")["inputs"].update(
+                prefixListId="pl-0anywhere"
+            ),
+            _one(rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "")["inputs"].pop("cidrIpv4", None),
+        ),
+        "aws-vpc-security-group-disallow-open-ingress",
+    ),
+    (
+        "platform",
+        "unencrypted launch-template volumes",
+        _lt(lambda i: i["blockDeviceMappings"][0]["ebs"].update(encrypted="false")),
+        "aws-ec2-launch-template-require-encrypted-volumes",
+    ),
+    (
+        "platform",
+        "node group without a launch template",
+        lambda rs: _one(rs, "aws:eks/nodeGroup:NodeGroup")["inputs"].pop("launchTemplate"),
+        "aws-eks-node-group-require-launch-template",
+    ),
+    (
+        "platform",
+        "an internal annotation EKS's controller does not read",
+        _service({f"{LB}scheme": "internal"}),
+        "kubernetes-service-require-internal-load-balancer",
+    ),
+    (
+        "platform",
+        "a load balancer internal=false",
+        _service({f"{LB}internal": "false"}),
+        "kubernetes-service-require-internal-load-balancer",
+    ),
+    (
+        "platform",
+        "the controller's class, internet-facing",
+        _service({f"{LB}scheme": "internet-facing"}, loadBalancerClass="service.k8s.aws/nlb"),
+        "kubernetes-service-require-internal-load-balancer",
+    ),
     # The controller's own type reads the scheme first: internal=true under it does not make it internal.
-    ("platform", "the controller's nlb-ip type, internet-facing", _service({
-        f"{LB}type": "nlb-ip", f"{LB}scheme": "internet-facing", f"{LB}internal": "true"}),
-     "kubernetes-service-require-internal-load-balancer"),
+    (
+        "platform",
+        "the controller's nlb-ip type, internet-facing",
+        _service({f"{LB}type": "nlb-ip", f"{LB}scheme": "internet-facing", f"{LB}internal": "true"}),
+        "kubernetes-service-require-internal-load-balancer",
+    ),
 ]
 
 
@@ -351,20 +827,32 @@ BREAKER = {"key": "seedance.io/budget-breaker", "value": "on", "propagateAtLaunc
 def _guardrail_and(narrower):
     """An open Allow beside a Deny of outsiders that also needs another condition (IAM ANDs them)."""
     allow = _statement(*KEY, {"Effect": "Allow", "Principal": "*", "Action": "kms:Decrypt", "Resource": "*"})
-    deny = _statement(*KEY, {"Effect": "Deny", "Principal": "*", "Action": "*", "Resource": "*", "Condition": {
-        "StringNotEquals": {"aws:PrincipalAccount": "123456789012"}, **narrower}})
+    deny = _statement(
+        *KEY,
+        {
+            "Effect": "Deny",
+            "Principal": "*",
+            "Action": "*",
+            "Resource": "*",
+            "Condition": {"StringNotEquals": {"aws:PrincipalAccount": "123456789012"}, **narrower},
+        },
+    )
     return lambda rs: (allow(rs), deny(rs))
 
 
 def _patch(kind, group, name, namespace, body):
-    return _add(f"kubernetes:{group}:{kind}Patch", f"{name}-patch", {
-        "metadata": {"name": name, **({"namespace": namespace} if namespace else {})}, **body})
+    return _add(
+        f"kubernetes:{group}:{kind}Patch",
+        f"{name}-patch",
+        {"metadata": {"name": name, **({"namespace": namespace} if namespace else {})}, **body},
+    )
 
 
 def _bound(kind, role, subject):
     def tamper(rs):
         _binding(kind, role)(rs)
         rs[-1]["inputs"]["subjects"] = [subject]
+
     return tamper
 
 
@@ -383,178 +871,557 @@ def _template_market(group):
 
 # A second review's attacks (stop 46): spellings of the same controls the first catalogue did not use.
 REVIEW_2 = [
-    ("iam", "a guardrail Deny that also needs SecureTransport false", _guardrail_and(
-        {"Bool": {"aws:SecureTransport": "false"}}), IAM),
-    ("iam", "a guardrail Deny that also needs a region", _guardrail_and(
-        {"StringEquals": {"aws:RequestedRegion": "eu-west-1"}}), IAM),
-    ("resource types", "a KMS grant of the stack key to another account", _add("aws:kms/grant:Grant", "partner", {
-        "keyId": "k", "granteePrincipal": f"arn:aws:iam::{OTHER}:root",
-        "operations": ["Decrypt", "GenerateDataKey", "CreateGrant"]}), IAM),
-    ("admin", "every action on every ARN (arn:*)", _statement("aws:iam/rolePolicy:RolePolicy", "autoscaler-policy", {
-        "Effect": "Allow", "Action": "*", "Resource": "arn:*"}), ADMIN_RULE),
-    ("admin", "all of IAM on the account's IAM entities", _statement(
-        "aws:iam/rolePolicy:RolePolicy", "autoscaler-policy", {
-            "Effect": "Allow", "Action": "iam:*", "Resource": "arn:aws:iam::123456789012:*"}), ADMIN_RULE),
-    ("admin", "role and policy actions by wildcard", _statement("aws:iam/rolePolicy:RolePolicy", "autoscaler-policy", {
-        "Effect": "Allow", "Action": ["iam:*Role*", "iam:*Policy*"], "Resource": "*"}), ADMIN_RULE),
-    ("admin", "AdministratorAccess on a user", _add("aws:iam/userPolicyAttachment:UserPolicyAttachment", "bot-admin", {
-        "policyArn": "arn:aws:iam::aws:policy/AdministratorAccess", "user": "ops-bot"}), ADMIN_RULE),
-    ("pods", "Triton as UID 0 in a user namespace of its own (hostUsers: false)", _triton(lambda spec: (
-        spec.update(hostUsers=False), spec.setdefault("securityContext", {}).update(runAsUser=0, runAsNonRoot=False),
-        [c["securityContext"].update(runAsUser=0, runAsNonRoot=False) for c in spec["containers"]])),
-     "kubernetes-pod-enforce-pod-security-standards"),
-    ("pods", "a privileged hostPID DaemonSet mounting / in the device plugin's namespace", _add(
-        "kubernetes:apps/v1:DaemonSet", "node-debug", {
-            "metadata": {"name": "node-debug", "namespace": "nvidia-device-plugin"},
-            "spec": {"selector": {"matchLabels": {"app": "node-debug"}}, "template": {
-                "metadata": {"labels": {"app": "node-debug"}}, "spec": {
-                    "hostPID": True, "volumes": [{"name": "root", "hostPath": {"path": "/"}}],
-                    "containers": [{"name": "shell", "image": "busybox:1.36", "securityContext": {"privileged": True},
-                                    "volumeMounts": [{"name": "root", "mountPath": "/host"}]}]}}}}),
-     "kubernetes-pod-enforce-pod-security-standards"),
-    ("patch", "a DeploymentPatch making a chart's pods privileged", _patch(
-        "Deployment", "apps/v1", "metrics-server", "kube-system", {"spec": {"template": {"spec": {
-            "hostPID": True, "containers": [{"name": "metrics-server", "securityContext": {"privileged": True}}]}}}}),
-     PATCH),
-    ("patch", "a NamespacePatch lowering Triton's namespace", _patch(
-        "Namespace", "core/v1", "triton-video", None, {"metadata": {"name": "triton-video", "labels": {
-            "pod-security.kubernetes.io/enforce": "privileged"}}}), PATCH),
-    ("patch", "a ServicePatch opening a NodePort", _patch(
-        "Service", "core/v1", "triton-video", "triton-video", {"spec": {"type": "NodePort"}}), PATCH),
-    ("patch", "a ServicePatch making an internet-facing load balancer", _patch(
-        "Service", "core/v1", "triton-video", "triton-video", {"metadata": {
-            "name": "triton-video", "namespace": "triton-video", "annotations": {f"{LB}internal": "false"}},
-            "spec": {"type": "LoadBalancer"}}), PATCH),
-    ("platform", "Triton's namespace enforcing the standard of v1.0", lambda rs: _one(
-        rs, "kubernetes:core/v1:Namespace", "triton-video")["inputs"]["metadata"]["labels"].update(
-        {"pod-security.kubernetes.io/enforce-version": "v1.0"}), "kubernetes-namespace-require-pod-security-level"),
+    (
+        "iam",
+        "a guardrail Deny that also needs SecureTransport false",
+        _guardrail_and({"Bool": {"aws:SecureTransport": "false"}}),
+        IAM,
+    ),
+    (
+        "iam",
+        "a guardrail Deny that also needs a region",
+        _guardrail_and({"StringEquals": {"aws:RequestedRegion": "eu-west-1"}}),
+        IAM,
+    ),
+    (
+        "resource types",
+        "a KMS grant of the stack key to another account",
+        _add(
+            "aws:kms/grant:Grant",
+            "partner",
+            {
+                "keyId": "k",
+                "granteePrincipal": f"arn:aws:iam::{OTHER}:root",
+                "operations": ["Decrypt", "GenerateDataKey", "CreateGrant"],
+            },
+        ),
+        IAM,
+    ),
+    (
+        "admin",
+        "every action on every ARN (arn:*)",
+        _statement(
+            "aws:iam/rolePolicy:RolePolicy",
+            "autoscaler-policy",
+            {"Effect": "Allow", "Action": "*", "Resource": "arn:*"},
+        ),
+        ADMIN_RULE,
+    ),
+    (
+        "admin",
+        "all of IAM on the account's IAM entities",
+        _statement(
+            "aws:iam/rolePolicy:RolePolicy",
+            "autoscaler-policy",
+            {"Effect": "Allow", "Action": "iam:*", "Resource": "arn:aws:iam::123456789012:*"},
+        ),
+        ADMIN_RULE,
+    ),
+    (
+        "admin",
+        "role and policy actions by wildcard",
+        _statement(
+            "aws:iam/rolePolicy:RolePolicy",
+            "autoscaler-policy",
+            {"Effect": "Allow", "Action": ["iam:*Role*", "iam:*Policy*"], "Resource": "*"},
+        ),
+        ADMIN_RULE,
+    ),
+    (
+        "admin",
+        "AdministratorAccess on a user",
+        _add(
+            "aws:iam/userPolicyAttachment:UserPolicyAttachment",
+            "bot-admin",
+            {"policyArn": "arn:aws:iam::aws:policy/AdministratorAccess", "user": "ops-bot"},
+        ),
+        ADMIN_RULE,
+    ),
+    (
+        "pods",
+        "Triton as UID 0 in a user namespace of its own (hostUsers: false)",
+        _triton(
+            lambda spec: (
+                spec.update(hostUsers=False),
+                spec.setdefault("securityContext", {}).update(runAsUser=0, runAsNonRoot=False),
+                [c["securityContext"].update(runAsUser=0, runAsNonRoot=False) for c in spec["containers"]],
+            )
+        ),
+        "kubernetes-pod-enforce-pod-security-standards",
+    ),
+    (
+        "pods",
+        "a privileged hostPID DaemonSet mounting / in the device plugin's namespace",
+        _add(
+            "kubernetes:apps/v1:DaemonSet",
+            "node-debug",
+            {
+                "metadata": {"name": "node-debug", "namespace": "nvidia-device-plugin"},
+                "spec": {
+                    "selector": {"matchLabels": {"app": "node-debug"}},
+                    "template": {
+                        "metadata": {"labels": {"app": "node-debug"}},
+                        "spec": {
+                            "hostPID": True,
+                            "volumes": [{"name": "root", "hostPath": {"path": "/"}}],
+                            "containers": [
+                                {
+                                    "name": "shell",
+                                    "image": "busybox:1.36",
+                                    "securityContext": {"privileged": True},
+                                    "volumeMounts": [{"name": "root", "mountPath": "/host"}],
+                                }
+                            ],
+                        },
+                    },
+                },
+            },
+        ),
+        "kubernetes-pod-enforce-pod-security-standards",
+    ),
+    (
+        "patch",
+        "a DeploymentPatch making a chart's pods privileged",
+        _patch(
+            "Deployment",
+            "apps/v1",
+            "metrics-server",
+            "kube-system",
+            {
+                "spec": {
+                    "template": {
+                        "spec": {
+                            "hostPID": True,
+                            "containers": [{"name": "metrics-server", "securityContext": {"privileged": True}}],
+                        }
+                    }
+                }
+            },
+        ),
+        PATCH,
+    ),
+    (
+        "patch",
+        "a NamespacePatch lowering Triton's namespace",
+        _patch(
+            "Namespace",
+            "core/v1",
+            "triton-video",
+            None,
+            {"metadata": {"name": "triton-video", "labels": {"pod-security.kubernetes.io/enforce": "privileged"}}},
+        ),
+        PATCH,
+    ),
+    (
+        "patch",
+        "a ServicePatch opening a NodePort",
+        _patch("Service", "core/v1", "triton-video", "triton-video", {"spec": {"type": "NodePort"}}),
+        PATCH,
+    ),
+    (
+        "patch",
+        "a ServicePatch making an internet-facing load balancer",
+        _patch(
+            "Service",
+            "core/v1",
+            "triton-video",
+            "triton-video",
+            {
+                "metadata": {
+                    "name": "triton-video",
+                    "namespace": "triton-video",
+                    "annotations": {f"{LB}internal": "false"},
+                },
+                "spec": {"type": "LoadBalancer"},
+            },
+        ),
+        PATCH,
+    ),
+    (
+        "platform",
+        "Triton's namespace enforcing the standard of v1.0",
+        lambda rs: _one(rs, "kubernetes:core/v1:Namespace", "triton-video")["inputs"]["metadata"]["labels"].update(
+            {"pod-security.kubernetes.io/enforce-version": "v1.0"}
+        ),
+        "kubernetes-namespace-require-pod-security-level",
+    ),
     ("helm", "values from files the plan does not hold", _release(valueYamlFiles=["./values-prod.yaml"]), CHART),
     ("helm", "a post-renderer", _release(postrender="./scripts/postrender.sh"), CHART),
-    ("helm", "the autoscaler's chart from another repository", _release(repositoryOpts={
-        "repo": "https://charts.example-attacker.net"}), CHART),
-    ("helm", "the termination handler from another registry", lambda rs: next(
-        r for r in rs if r["type"] == "kubernetes:helm.sh/v3:Release" and "aws-node-termination-handler" in str(
-            r["inputs"]["chart"]))["inputs"].update(chart="oci://ghcr.io/someone-else/aws-node-termination-handler"),
-     CHART),
+    (
+        "helm",
+        "the autoscaler's chart from another repository",
+        _release(repositoryOpts={"repo": "https://charts.example-attacker.net"}),
+        CHART,
+    ),
+    (
+        "helm",
+        "the termination handler from another registry",
+        lambda rs: next(
+            r
+            for r in rs
+            if r["type"] == "kubernetes:helm.sh/v3:Release"
+            and "aws-node-termination-handler" in str(r["inputs"]["chart"])
+        )["inputs"].update(chart="oci://ghcr.io/someone-else/aws-node-termination-handler"),
+        CHART,
+    ),
     ("helm", "both", _release(valueYamlFiles=["./values-prod.yaml"], postrender="kustomize"), CHART),
-    ("rbac", "the tenant role to every service account", _bound("RoleBinding", "seedance-tenant", {
-        "kind": "Group", "name": "system:serviceaccounts", "apiGroup": "rbac.authorization.k8s.io"}), BINDING),
-    ("rbac", "namespaces relabelled by the tenant role", _tenant_role([
-        {"apiGroups": [""], "resources": ["namespaces"], "verbs": ["patch"]}]), ROLE),
-    ("rbac", "the tenant role bound in kube-system", lambda rs: (_bound("RoleBinding", "seedance-tenant", {
-        "kind": "Group", "name": "seedance-tenant-video-ml", "apiGroup": "rbac.authorization.k8s.io"})(rs),
-        rs[-1]["inputs"]["metadata"].update(namespace="kube-system")), BINDING),
-    ("rbac", "a controller's own role to a team", _binding("ClusterRoleBinding",
-                                                          "system:controller:daemon-set-controller"), BINDING),
-    ("rbac", "a role to the anonymous user", _bound("RoleBinding", "view", {
-        "kind": "User", "name": "system:anonymous", "apiGroup": "rbac.authorization.k8s.io"}), BINDING),
-    ("network", "the internet on ports 2-65535", _ingress([{"ipBlock": {"cidr": "0.0.0.0/0"}}], [
-        {"protocol": "TCP", "port": 2, "endPort": 65535}]), NETPOL),
-    ("platform", "a private route table sending 2000::/3 to the internet gateway", lambda rs: _one(
-        rs, "aws:ec2/routeTable:RouteTable", "private-rt")["inputs"].setdefault("routes", []).append({
-            "ipv6CidrBlock": "2000::/3", "gatewayId": _one(rs, "aws:ec2/internetGateway:InternetGateway")["id"]}),
-     "aws-autoscaling-group-require-private-subnets"),
-    ("platform", "a private route table sending half the internet to the internet gateway", lambda rs: _one(
-        rs, "aws:ec2/routeTable:RouteTable", "private-rt")["inputs"].setdefault("routes", []).append({
-            "cidrBlock": "0.0.0.0/1", "gatewayId": _one(rs, "aws:ec2/internetGateway:InternetGateway")["id"]}),
-     "aws-autoscaling-group-require-private-subnets"),
-    ("nodes", "a node group on a template from elsewhere", lambda rs: _one(rs, "aws:eks/nodeGroup:NodeGroup")[
-        "inputs"].update(launchTemplate={"id": "lt-0legacyimdsv1", "version": "3"}), LAUNCHER),
-    ("nodes", "a GPU type overridden onto a template from elsewhere", _online(lambda g: g["mixedInstancesPolicy"][
-        "launchTemplate"]["overrides"].append({"instanceType": "p5.48xlarge", "launchTemplateSpecification": {
-            "launchTemplateName": "someone-elses", "version": "$Latest"}})), LAUNCHER),
-    ("nodes", "a spot fleet of launch specifications", _add("aws:ec2/spotFleetRequest:SpotFleetRequest", "burst", {
-        "iamFleetRole": "arn:aws:iam::123456789012:role/fleet", "targetCapacity": 8, "launchSpecifications": [
-            {"ami": "ami-0p5", "instanceType": "p5.48xlarge", "associatePublicIpAddress": True}]}), LAUNCHER),
-    ("guards", "the volume guard's binding narrowed to objects nobody labels", lambda rs: _one(
-        rs, "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding", "volume-guard")[
-        "inputs"]["spec"].update(matchResources={"objectSelector": {"matchLabels": {"seedance.io/guarded": "yes"}}}),
-     GUARDS),
-    ("guards", "the team's pod guard given a condition that never holds", lambda rs: next(
-        r for r in rs if r["type"] == "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"
-        and r["inputs"]["metadata"]["name"].endswith("-pods"))["inputs"]["spec"].update(
-        matchConditions=[{"name": "never", "expression": "false"}]), GUARDS),
-    ("guards", "the volume guard watching updates only", lambda rs: _one(
-        rs, "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy", "volume-guard")[
-        "inputs"]["spec"]["matchConstraints"]["resourceRules"][0].update(operations=["UPDATE"]), GUARDS),
-    ("guards", "a mutating webhook sending every pod outside, failing open", _add(
-        "kubernetes:admissionregistration.k8s.io/v1:MutatingWebhookConfiguration", "inject", {
-            "metadata": {"name": "inject"}, "webhooks": [{
-                "name": "inject.example.io", "failurePolicy": "Ignore", "sideEffects": "None",
-                "admissionReviewVersions": ["v1"], "clientConfig": {"url": "https://inject.example-attacker.net/mutate"},
-                "rules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}]}]}),
-     "kubernetes-webhook-require-in-cluster-service"),
-    ("network", "the VPC's default group admitting the internet", lambda rs: _one(
-        rs, "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup")["inputs"].update(ingress=[
-            {"protocol": "-1", "fromPort": 0, "toPort": 0, "cidrBlocks": ["0.0.0.0/0"]}]),
-     "aws-vpc-security-group-disallow-open-ingress"),
-    ("network", "an internet-facing load balancer of the stack's own", _add(
-        "aws:lb/loadBalancer:LoadBalancer", "triton-public", {"loadBalancerType": "network", "internal": False}),
-     "aws-lb-load-balancer-require-internal"),
-    ("network", "a classic load balancer that says nothing", _add(
-        "aws:elb/loadBalancer:LoadBalancer", "legacy", {"listeners": [
-            {"instancePort": 8000, "instanceProtocol": "tcp", "lbPort": 80, "lbProtocol": "tcp"}]}),
-     "aws-lb-load-balancer-require-internal"),
-    ("encryption", "a volume under the AWS-managed key's alias", lambda rs: _one(rs, "aws:ebs/volume:Volume", "checkpoints-0")[
-        "inputs"].update(kmsKeyId="arn:aws:kms:us-east-1:123456789012:alias/aws/ebs"),
-     "aws-ebs-volume-require-customer-key"),
-    ("encryption", "a launch template that no longer names the root device", _lt(lambda i: [
-        m.update(deviceName="/dev/xvdb") for m in i["blockDeviceMappings"] if m["deviceName"] == "/dev/xvda"]),
-     "aws-ec2-launch-template-require-encrypted-volumes"),
-    ("encryption", "launch-template volumes under alias/aws/ebs", _lt(lambda i: [
-        m["ebs"].update(kmsKeyId="alias/aws/ebs") for m in i["blockDeviceMappings"]]),
-     "aws-ec2-launch-template-require-encrypted-volumes"),
-    ("encryption", "launch-template volumes under another account's key", _lt(lambda i: [
-        m["ebs"].update(kmsKeyId=f"arn:aws:kms:us-east-1:{OTHER}:key/0a1b2c3d-0000-4000-8000-000000000002")
-        for m in i["blockDeviceMappings"]]), "aws-kms-key-require-home-account"),
-    ("encryption", "secrets under another account's key", lambda rs: _one(rs, "aws:eks/cluster:Cluster")["inputs"][
-        "encryptionConfig"]["provider"].update(keyArn=f"arn:aws:kms:us-east-1:{OTHER}:alias/shared"),
-     "aws-kms-key-require-home-account"),
-    ("encryption", "secrets under the AWS-managed key", lambda rs: _one(rs, "aws:eks/cluster:Cluster")["inputs"][
-        "encryptionConfig"]["provider"].update(keyArn="arn:aws:kms:us-east-1:123456789012:alias/aws/eks"),
-     "aws-eks-cluster-require-secrets-encryption"),
-    ("platform", "model control explicit by an abbreviation getopt_long takes", _triton(
-        lambda spec: spec["containers"][0]["args"].append("--model-control=explicit")),
-     "kubernetes-deployment-require-triton-model-control"),
-    ("encryption", "a StorageClass whose volumes the driver makes plain", lambda rs: _one(
-        rs, "kubernetes:storage.k8s.io/v1:StorageClass", "metrics-history")["inputs"]["parameters"].update(
-        encrypted="false"), "aws-ebs-volume-require-customer-key"),
-    ("encryption", "a StorageClass whose `encrypted` is \"True\" (the driver encrypts for \"true\" only)", lambda rs: _one(
-        rs, "kubernetes:storage.k8s.io/v1:StorageClass", "metrics-history")["inputs"]["parameters"].update(
-        encrypted="True"), "aws-ebs-volume-require-customer-key"),
-    ("encryption", "a second key of another account in a StorageClass, its name in other letters", lambda rs: _one(
-        rs, "kubernetes:storage.k8s.io/v1:StorageClass", "metrics-history")["inputs"]["parameters"].update(
-        KMSKeyId="arn:aws:kms:us-east-1:999988887777:key/1234abcd-12ab-34cd-56ef-1234567890ab"),
-     "aws-kms-key-require-home-account"),
-    ("cost", "a gp2 StorageClass, its type's name in other letters", lambda rs: _one(
-        rs, "kubernetes:storage.k8s.io/v1:StorageClass", "metrics-history")["inputs"]["parameters"].update(
-        Type="gp2"), "aws-ebs-volume-disallow-gp2-io1"),
-    ("encryption", "the model bucket under SSE-S3", lambda rs: _one(
-        rs, "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration", "models")[
-        "inputs"].update(rules=[{"applyServerSideEncryptionByDefault": {"sseAlgorithm": "AES256"}}]),
-     "aws-s3-bucket-require-customer-key"),
-    ("cost", "GPU instances and volumes launched untagged", _lt(lambda i: i.pop("tagSpecifications")),
-     "aws-resource-tags-require-cost-tags"),
-    ("endpoints", "the S3 gateway endpoint on no route table", lambda rs: _one(
-        rs, "aws:ec2/vpcEndpoint:VpcEndpoint", "s3-gateway")["inputs"].update(routeTableIds=[]), ENDPOINTS),
-    ("endpoints", "the KMS endpoint in another VPC", lambda rs: _one(
-        rs, "aws:ec2/vpcEndpoint:VpcEndpoint", "endpoints-kms")["inputs"].update(vpcId="vpc-0elsewhere"), ENDPOINTS),
-    ("endpoints", "the KMS endpoint in no subnet", lambda rs: _one(
-        rs, "aws:ec2/vpcEndpoint:VpcEndpoint", "endpoints-kms")["inputs"].update(subnetIds=[]), ENDPOINTS),
+    (
+        "rbac",
+        "the tenant role to every service account",
+        _bound(
+            "RoleBinding",
+            "seedance-tenant",
+            {"kind": "Group", "name": "system:serviceaccounts", "apiGroup": "rbac.authorization.k8s.io"},
+        ),
+        BINDING,
+    ),
+    (
+        "rbac",
+        "namespaces relabelled by the tenant role",
+        _tenant_role([{"apiGroups": [""], "resources": ["namespaces"], "verbs": ["patch"]}]),
+        ROLE,
+    ),
+    (
+        "rbac",
+        "the tenant role bound in kube-system",
+        lambda rs: (
+            _bound(
+                "RoleBinding",
+                "seedance-tenant",
+                {"kind": "Group", "name": "seedance-tenant-video-ml", "apiGroup": "rbac.authorization.k8s.io"},
+            )(rs),
+            rs[-1]["inputs"]["metadata"].update(namespace="kube-system"),
+        ),
+        BINDING,
+    ),
+    (
+        "rbac",
+        "a controller's own role to a team",
+        _binding("ClusterRoleBinding", "system:controller:daemon-set-controller"),
+        BINDING,
+    ),
+    (
+        "rbac",
+        "a role to the anonymous user",
+        _bound(
+            "RoleBinding", "view", {"kind": "User", "name": "system:anonymous", "apiGroup": "rbac.authorization.k8s.io"}
+        ),
+        BINDING,
+    ),
+    (
+        "network",
+        "the internet on ports 2-65535",
+        _ingress([{"ipBlock": {"cidr": "0.0.0.0/0"}}], [{"protocol": "TCP", "port": 2, "endPort": 65535}]),
+        NETPOL,
+    ),
+    (
+        "platform",
+        "a private route table sending 2000::/3 to the internet gateway",
+        lambda rs: (
+            _one(rs, "aws:ec2/routeTable:RouteTable", "private-rt")["inputs"]
+            .setdefault("routes", [])
+            .append(
+                {"ipv6CidrBlock": "2000::/3", "gatewayId": _one(rs, "aws:ec2/internetGateway:InternetGateway")["id"]}
+            )
+        ),
+        "aws-autoscaling-group-require-private-subnets",
+    ),
+    (
+        "platform",
+        "a private route table sending half the internet to the internet gateway",
+        lambda rs: (
+            _one(rs, "aws:ec2/routeTable:RouteTable", "private-rt")["inputs"]
+            .setdefault("routes", [])
+            .append({"cidrBlock": "0.0.0.0/1", "gatewayId": _one(rs, "aws:ec2/internetGateway:InternetGateway")["id"]})
+        ),
+        "aws-autoscaling-group-require-private-subnets",
+    ),
+    (
+        "nodes",
+        "a node group on a template from elsewhere",
+        lambda rs: _one(rs, "aws:eks/nodeGroup:NodeGroup")["inputs"].update(
+            launchTemplate={"id": "lt-0legacyimdsv1", "version": "3"}
+        ),
+        LAUNCHER,
+    ),
+    (
+        "nodes",
+        "a GPU type overridden onto a template from elsewhere",
+        _online(
+            lambda g: g["mixedInstancesPolicy"]["launchTemplate"]["overrides"].append(
+                {
+                    "instanceType": "p5.48xlarge",
+                    "launchTemplateSpecification": {"launchTemplateName": "someone-elses", "version": "$Latest"},
+                }
+            )
+        ),
+        LAUNCHER,
+    ),
+    (
+        "nodes",
+        "a spot fleet of launch specifications",
+        _add(
+            "aws:ec2/spotFleetRequest:SpotFleetRequest",
+            "burst",
+            {
+                "iamFleetRole": "arn:aws:iam::123456789012:role/fleet",
+                "targetCapacity": 8,
+                "launchSpecifications": [
+                    {"ami": "ami-0p5", "instanceType": "p5.48xlarge", "associatePublicIpAddress": True}
+                ],
+            },
+        ),
+        LAUNCHER,
+    ),
+    (
+        "guards",
+        "the volume guard's binding narrowed to objects nobody labels",
+        lambda rs: _one(
+            rs, "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding", "volume-guard"
+        )["inputs"]["spec"].update(matchResources={"objectSelector": {"matchLabels": {"seedance.io/guarded": "yes"}}}),
+        GUARDS,
+    ),
+    (
+        "guards",
+        "the team's pod guard given a condition that never holds",
+        lambda rs: next(
+            r
+            for r in rs
+            if r["type"] == "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"
+            and r["inputs"]["metadata"]["name"].endswith("-pods")
+        )["inputs"]["spec"].update(matchConditions=[{"name": "never", "expression": "false"}]),
+        GUARDS,
+    ),
+    (
+        "guards",
+        "the volume guard watching updates only",
+        lambda rs: _one(rs, "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy", "volume-guard")[
+            "inputs"
+        ]["spec"]["matchConstraints"]["resourceRules"][0].update(operations=["UPDATE"]),
+        GUARDS,
+    ),
+    (
+        "guards",
+        "a mutating webhook sending every pod outside, failing open",
+        _add(
+            "kubernetes:admissionregistration.k8s.io/v1:MutatingWebhookConfiguration",
+            "inject",
+            {
+                "metadata": {"name": "inject"},
+                "webhooks": [
+                    {
+                        "name": "inject.example.io",
+                        "failurePolicy": "Ignore",
+                        "sideEffects": "None",
+                        "admissionReviewVersions": ["v1"],
+                        "clientConfig": {"url": "https://inject.example-attacker.net/mutate"},
+                        "rules": [
+                            {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}
+                        ],
+                    }
+                ],
+            },
+        ),
+        "kubernetes-webhook-require-in-cluster-service",
+    ),
+    (
+        "network",
+        "the VPC's default group admitting the internet",
+        lambda rs: _one(rs, "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup")["inputs"].update(
+            ingress=[{"protocol": "-1", "fromPort": 0, "toPort": 0, "cidrBlocks": ["0.0.0.0/0"]}]
+        ),
+        "aws-vpc-security-group-disallow-open-ingress",
+    ),
+    (
+        "network",
+        "an internet-facing load balancer of the stack's own",
+        _add("aws:lb/loadBalancer:LoadBalancer", "triton-public", {"loadBalancerType": "network", "internal": False}),
+        "aws-lb-load-balancer-require-internal",
+    ),
+    (
+        "network",
+        "a classic load balancer that says nothing",
+        _add(
+            "aws:elb/loadBalancer:LoadBalancer",
+            "legacy",
+            {"listeners": [{"instancePort": 8000, "instanceProtocol": "tcp", "lbPort": 80, "lbProtocol": "tcp"}]},
+        ),
+        "aws-lb-load-balancer-require-internal",
+    ),
+    (
+        "encryption",
+        "a volume under the AWS-managed key's alias",
+        lambda rs: _one(rs, "aws:ebs/volume:Volume", "checkpoints-0")["inputs"].update(
+            kmsKeyId="arn:aws:kms:us-east-1:123456789012:alias/aws/ebs"
+        ),
+        "aws-ebs-volume-require-customer-key",
+    ),
+    (
+        "encryption",
+        "a launch template that no longer names the root device",
+        _lt(
+            lambda i: [
+                m.update(deviceName="/dev/xvdb") for m in i["blockDeviceMappings"] if m["deviceName"] == "/dev/xvda"
+            ]
+        ),
+        "aws-ec2-launch-template-require-encrypted-volumes",
+    ),
+    (
+        "encryption",
+        "launch-template volumes under alias/aws/ebs",
+        _lt(lambda i: [m["ebs"].update(kmsKeyId="alias/aws/ebs") for m in i["blockDeviceMappings"]]),
+        "aws-ec2-launch-template-require-encrypted-volumes",
+    ),
+    (
+        "encryption",
+        "launch-template volumes under another account's key",
+        _lt(
+            lambda i: [
+                m["ebs"].update(kmsKeyId=f"arn:aws:kms:us-east-1:{OTHER}:key/0a1b2c3d-0000-4000-8000-000000000002")
+                for m in i["blockDeviceMappings"]
+            ]
+        ),
+        "aws-kms-key-require-home-account",
+    ),
+    (
+        "encryption",
+        "secrets under another account's key",
+        lambda rs: _one(rs, "aws:eks/cluster:Cluster")["inputs"]["encryptionConfig"]["provider"].update(
+            keyArn=f"arn:aws:kms:us-east-1:{OTHER}:alias/shared"
+        ),
+        "aws-kms-key-require-home-account",
+    ),
+    (
+        "encryption",
+        "secrets under the AWS-managed key",
+        lambda rs: _one(rs, "aws:eks/cluster:Cluster")["inputs"]["encryptionConfig"]["provider"].update(
+            keyArn="arn:aws:kms:us-east-1:123456789012:alias/aws/eks"
+        ),
+        "aws-eks-cluster-require-secrets-encryption",
+    ),
+    (
+        "platform",
+        "model control explicit by an abbreviation getopt_long takes",
+        _triton(lambda spec: spec["containers"][0]["args"].append("--model-control=explicit")),
+        "kubernetes-deployment-require-triton-model-control",
+    ),
+    (
+        "encryption",
+        "a StorageClass whose volumes the driver makes plain",
+        lambda rs: _one(rs, "kubernetes:storage.k8s.io/v1:StorageClass", "metrics-history")["inputs"][
+            "parameters"
+        ].update(encrypted="false"),
+        "aws-ebs-volume-require-customer-key",
+    ),
+    (
+        "encryption",
+        'a StorageClass whose `encrypted` is "True" (the driver encrypts for "true" only)',
+        lambda rs: _one(rs, "kubernetes:storage.k8s.io/v1:StorageClass", "metrics-history")["inputs"][
+            "parameters"
+        ].update(encrypted="True"),
+        "aws-ebs-volume-require-customer-key",
+    ),
+    (
+        "encryption",
+        "a second key of another account in a StorageClass, its name in other letters",
+        lambda rs: _one(rs, "kubernetes:storage.k8s.io/v1:StorageClass", "metrics-history")["inputs"][
+            "parameters"
+        ].update(KMSKeyId="arn:aws:kms:us-east-1:999988887777:key/1234abcd-12ab-34cd-56ef-1234567890ab"),
+        "aws-kms-key-require-home-account",
+    ),
+    (
+        "cost",
+        "a gp2 StorageClass, its type's name in other letters",
+        lambda rs: _one(rs, "kubernetes:storage.k8s.io/v1:StorageClass", "metrics-history")["inputs"][
+            "parameters"
+        ].update(Type="gp2"),
+        "aws-ebs-volume-disallow-gp2-io1",
+    ),
+    (
+        "encryption",
+        "the model bucket under SSE-S3",
+        lambda rs: _one(
+            rs, "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration", "models"
+        )["inputs"].update(rules=[{"applyServerSideEncryptionByDefault": {"sseAlgorithm": "AES256"}}]),
+        "aws-s3-bucket-require-customer-key",
+    ),
+    (
+        "cost",
+        "GPU instances and volumes launched untagged",
+        _lt(lambda i: i.pop("tagSpecifications")),
+        "aws-resource-tags-require-cost-tags",
+    ),
+    (
+        "endpoints",
+        "the S3 gateway endpoint on no route table",
+        lambda rs: _one(rs, "aws:ec2/vpcEndpoint:VpcEndpoint", "s3-gateway")["inputs"].update(routeTableIds=[]),
+        ENDPOINTS,
+    ),
+    (
+        "endpoints",
+        "the KMS endpoint in another VPC",
+        lambda rs: _one(rs, "aws:ec2/vpcEndpoint:VpcEndpoint", "endpoints-kms")["inputs"].update(
+            vpcId="vpc-0elsewhere"
+        ),
+        ENDPOINTS,
+    ),
+    (
+        "endpoints",
+        "the KMS endpoint in no subnet",
+        lambda rs: _one(rs, "aws:ec2/vpcEndpoint:VpcEndpoint", "endpoints-kms")["inputs"].update(subnetIds=[]),
+        ENDPOINTS,
+    ),
     ("cost", "online group with its market in the launch template", _online(_template_market), SPOT),
-    ("cost", "a forged capacity-block tag on an online group without its mix", _online(lambda g: (
-        _template_market(g), g["tags"].append({"key": "seedance.io/capacity-block", "value": "cr-0ffffffffffffffff",
-                                               "propagateAtLaunch": True}))), SPOT),
-    ("cost", "the online group relabelled batch, 90 % spot", _online(lambda g: (
-        [t.update(value="batch") for t in g["tags"] if t["key"].endswith("seedance.io/workload-class")],
-        g["mixedInstancesPolicy"]["instancesDistribution"].update(onDemandBaseCapacity=1,
-                                                                  onDemandPercentageAboveBaseCapacity=10))), SPOT),
-    ("cost", "the budget breaker's tag on prod's online group", _online(lambda g: (
-        g["tags"].append(BREAKER), g["mixedInstancesPolicy"]["instancesDistribution"].update(
-            onDemandBaseCapacity=0, onDemandPercentageAboveBaseCapacity=0))), SPOT),
-    ("cost", "the breaker's tag lowering the online base", _online(lambda g: (
-        g["tags"].append(BREAKER), g["mixedInstancesPolicy"]["instancesDistribution"].update(
-            onDemandBaseCapacity=0))), "aws-autoscaling-group-require-on-demand-baseline"),
+    (
+        "cost",
+        "a forged capacity-block tag on an online group without its mix",
+        _online(
+            lambda g: (
+                _template_market(g),
+                g["tags"].append(
+                    {"key": "seedance.io/capacity-block", "value": "cr-0ffffffffffffffff", "propagateAtLaunch": True}
+                ),
+            )
+        ),
+        SPOT,
+    ),
+    (
+        "cost",
+        "the online group relabelled batch, 90 % spot",
+        _online(
+            lambda g: (
+                [t.update(value="batch") for t in g["tags"] if t["key"].endswith("seedance.io/workload-class")],
+                g["mixedInstancesPolicy"]["instancesDistribution"].update(
+                    onDemandBaseCapacity=1, onDemandPercentageAboveBaseCapacity=10
+                ),
+            )
+        ),
+        SPOT,
+    ),
+    (
+        "cost",
+        "the budget breaker's tag on prod's online group",
+        _online(
+            lambda g: (
+                g["tags"].append(BREAKER),
+                g["mixedInstancesPolicy"]["instancesDistribution"].update(
+                    onDemandBaseCapacity=0, onDemandPercentageAboveBaseCapacity=0
+                ),
+            )
+        ),
+        SPOT,
+    ),
+    (
+        "cost",
+        "the breaker's tag lowering the online base",
+        _online(
+            lambda g: (
+                g["tags"].append(BREAKER),
+                g["mixedInstancesPolicy"]["instancesDistribution"].update(onDemandBaseCapacity=0),
+            )
+        ),
+        "aws-autoscaling-group-require-on-demand-baseline",
+    ),
 ]
 ATTACKS += REVIEW_2
 
@@ -565,15 +1432,29 @@ BUDGET = "budget-monthly-cost-limit"
 ROTATION = "aws-kms-key-require-rotation"
 ACCESS = "aws-eks-access-restrict-admin-policies"
 ONLINE_TEMPLATE = "lt-e887e258c57bd6501"
-OPEN_KEY_POLICY = json.dumps({"Version": "2012-10-17", "Statement": [
-    {"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "kms:*", "Resource": "*"}]})
+OPEN_KEY_POLICY = json.dumps(
+    {
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "kms:*", "Resource": "*"}],
+    }
+)
 
 
 def _fleet(capacity_type, count):
-    return _add("aws:ec2/fleet:Fleet", f"{capacity_type}-fleet", {
-        "type": "maintain", "launchTemplateConfigs": [{"launchTemplateSpecification": {
-            "launchTemplateId": ONLINE_TEMPLATE, "version": "1"}, "overrides": [{"instanceType": "p5.48xlarge"}]}],
-        "targetCapacitySpecification": {"defaultTargetCapacityType": capacity_type, "totalTargetCapacity": count}})
+    return _add(
+        "aws:ec2/fleet:Fleet",
+        f"{capacity_type}-fleet",
+        {
+            "type": "maintain",
+            "launchTemplateConfigs": [
+                {
+                    "launchTemplateSpecification": {"launchTemplateId": ONLINE_TEMPLATE, "version": "1"},
+                    "overrides": [{"instanceType": "p5.48xlarge"}],
+                }
+            ],
+            "targetCapacitySpecification": {"defaultTargetCapacityType": capacity_type, "totalTargetCapacity": count},
+        },
+    )
 
 
 def _system_nodes_from_template(rs):
@@ -584,8 +1465,11 @@ def _system_nodes_from_template(rs):
 def _pets_from_template(rs):
     _one(rs, "aws:ec2/launchTemplate:LaunchTemplate", "online-template")["inputs"]["instanceType"] = "p5.48xlarge"
     for n in range(2):
-        _add("aws:ec2/instance:Instance", f"pet-{n}", {"launchTemplate": {"id": ONLINE_TEMPLATE, "version": "1"},
-                                                        "metadataOptions": {"httpTokens": "required"}})(rs)
+        _add(
+            "aws:ec2/instance:Instance",
+            f"pet-{n}",
+            {"launchTemplate": {"id": ONLINE_TEMPLATE, "version": "1"}, "metadataOptions": {"httpTokens": "required"}},
+        )(rs)
 
 
 def _batch_at_its_minimum(group):
@@ -595,9 +1479,14 @@ def _batch_at_its_minimum(group):
 
 def _admins_in(*namespaces):
     def tamper(rs):
-        association = next(r for r in rs if r["type"] == "aws:eks/accessPolicyAssociation:AccessPolicyAssociation"
-                           and r["inputs"]["policyArn"].endswith("/AmazonEKSAdminPolicy"))
+        association = next(
+            r
+            for r in rs
+            if r["type"] == "aws:eks/accessPolicyAssociation:AccessPolicyAssociation"
+            and r["inputs"]["policyArn"].endswith("/AmazonEKSAdminPolicy")
+        )
         association["inputs"]["accessScope"] = {"type": "namespace", "namespaces": list(namespaces)}
+
     return tamper
 
 
@@ -605,8 +1494,9 @@ PUBLIC_IP = "aws-ec2-instance-launch-disallow-public-ip"
 
 
 def _guard_spec(name, **spec):
-    return lambda rs: _one(rs, "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy", name)[
-        "inputs"]["spec"].update(spec)
+    return lambda rs: _one(rs, "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy", name)["inputs"][
+        "spec"
+    ].update(spec)
 
 
 def _guard_twice(name, **spec):
@@ -615,34 +1505,67 @@ def _guard_twice(name, **spec):
         guard["urn"] += "-again"
         guard["inputs"]["spec"].update(spec)
         rs.append(guard)
+
     return tamper
 
 
 def _acl_to_another_account(rs):
     bucket = "seedance-prod-models-123456789012"
-    _add("aws:s3/bucketOwnershipControls:BucketOwnershipControls", "models-ownership",
-         {"bucket": bucket, "rule": {"objectOwnership": "ObjectWriter"}})(rs)
-    _add("aws:s3/bucketAclV2:BucketAclV2", "models-acl", {"bucket": bucket, "accessControlPolicy": {
-        "owner": {"id": "1" * 64}, "grants": [{"permission": "READ", "grantee": {"type": "CanonicalUser",
-                                                                                  "id": "9" * 64}}]}})(rs)
+    _add(
+        "aws:s3/bucketOwnershipControls:BucketOwnershipControls",
+        "models-ownership",
+        {"bucket": bucket, "rule": {"objectOwnership": "ObjectWriter"}},
+    )(rs)
+    _add(
+        "aws:s3/bucketAclV2:BucketAclV2",
+        "models-acl",
+        {
+            "bucket": bucket,
+            "accessControlPolicy": {
+                "owner": {"id": "1" * 64},
+                "grants": [{"permission": "READ", "grantee": {"type": "CanonicalUser", "id": "9" * 64}}],
+            },
+        },
+    )(rs)
 
 
 def _schedule_batch(size):
     def tamper(rs):
         group = _one(rs, "aws:autoscaling/group:Group", "batch-asg")
-        _add("aws:autoscaling/schedule:Schedule", "batch-pin", {
-            "autoscalingGroupName": group["inputs"].get("name") or group["id"], "scheduledActionName": "pin",
-            "recurrence": "0 * * * *", "minSize": size, "maxSize": size, "desiredCapacity": size})(rs)
+        _add(
+            "aws:autoscaling/schedule:Schedule",
+            "batch-pin",
+            {
+                "autoscalingGroupName": group["inputs"].get("name") or group["id"],
+                "scheduledActionName": "pin",
+                "recurrence": "0 * * * *",
+                "minSize": size,
+                "maxSize": size,
+                "desiredCapacity": size,
+            },
+        )(rs)
+
     return tamper
 
 
 def _cluster_admin_for(principal):
     def tamper(rs):
-        _add("aws:eks/accessEntry:AccessEntry", "pods-entry", {"clusterName": "seedance-prod", "principalArn": principal,
-                                                               "type": "STANDARD"})(rs)
-        _add("aws:eks/accessPolicyAssociation:AccessPolicyAssociation", "pods-admin", {
-            "clusterName": "seedance-prod", "principalArn": principal, "accessScope": {"type": "cluster"},
-            "policyArn": "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"})(rs)
+        _add(
+            "aws:eks/accessEntry:AccessEntry",
+            "pods-entry",
+            {"clusterName": "seedance-prod", "principalArn": principal, "type": "STANDARD"},
+        )(rs)
+        _add(
+            "aws:eks/accessPolicyAssociation:AccessPolicyAssociation",
+            "pods-admin",
+            {
+                "clusterName": "seedance-prod",
+                "principalArn": principal,
+                "accessScope": {"type": "cluster"},
+                "policyArn": "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy",
+            },
+        )(rs)
+
     return tamper
 
 
@@ -653,74 +1576,218 @@ def _external_key(rs):
 REVIEW_3 = [
     ("capacity", "an EC2 Fleet of p5 on demand from the stack's own online template", _fleet("on-demand", 4), RESTRICT),
     ("capacity", "an EC2 Fleet of the online template, all spot", _fleet("spot", 40), RESTRICT),
-    ("capacity", "an AWS Batch managed spot environment of p5 with no launch template", _add(
-        "aws:batch/computeEnvironment:ComputeEnvironment", "train-batch", {"type": "MANAGED", "computeResources": {
-            "type": "SPOT", "instanceTypes": ["p5.48xlarge"], "minVcpus": 768, "maxVcpus": 1536}}), RESTRICT),
-    ("capacity", "a group launching from a launch configuration by name", _add(
-        "aws:autoscaling/group:Group", "ops", {"launchConfiguration": "legacy-ops-lc-imdsv1", "minSize": 1,
-                                               "maxSize": 1}), RESTRICT),
-    ("cost", "a group with no desired capacity, at a minimum of 40 (Auto Scaling starts it there)", lambda rs: _batch_at_its_minimum(
-        _one(rs, "aws:autoscaling/group:Group", "batch-asg")["inputs"]), BUDGET),
-    ("cost", "an On-Demand Capacity Reservation of 8 p5 (billed used or not)", _add(
-        "aws:ec2/capacityReservation:CapacityReservation", "p5-hold", {
-            "instanceType": "p5.48xlarge", "instanceCount": 8, "endDateType": "unlimited",
-            "tags": {"team": "ml-platform", "env": "prod", "cost-center": "cc-ml-prod-4430"}}), BUDGET),
+    (
+        "capacity",
+        "an AWS Batch managed spot environment of p5 with no launch template",
+        _add(
+            "aws:batch/computeEnvironment:ComputeEnvironment",
+            "train-batch",
+            {
+                "type": "MANAGED",
+                "computeResources": {
+                    "type": "SPOT",
+                    "instanceTypes": ["p5.48xlarge"],
+                    "minVcpus": 768,
+                    "maxVcpus": 1536,
+                },
+            },
+        ),
+        RESTRICT,
+    ),
+    (
+        "capacity",
+        "a group launching from a launch configuration by name",
+        _add(
+            "aws:autoscaling/group:Group",
+            "ops",
+            {"launchConfiguration": "legacy-ops-lc-imdsv1", "minSize": 1, "maxSize": 1},
+        ),
+        RESTRICT,
+    ),
+    (
+        "cost",
+        "a group with no desired capacity, at a minimum of 40 (Auto Scaling starts it there)",
+        lambda rs: _batch_at_its_minimum(_one(rs, "aws:autoscaling/group:Group", "batch-asg")["inputs"]),
+        BUDGET,
+    ),
+    (
+        "cost",
+        "an On-Demand Capacity Reservation of 8 p5 (billed used or not)",
+        _add(
+            "aws:ec2/capacityReservation:CapacityReservation",
+            "p5-hold",
+            {
+                "instanceType": "p5.48xlarge",
+                "instanceCount": 8,
+                "endDateType": "unlimited",
+                "tags": {"team": "ml-platform", "env": "prod", "cost-center": "cc-ml-prod-4430"},
+            },
+        ),
+        BUDGET,
+    ),
     ("cost", "the system node group's type from its template (p5), none named", _system_nodes_from_template, BUDGET),
     ("cost", "instances of p5 from the online template, their type not named", _pets_from_template, BUDGET),
     ("cost", "a scheduled action that sets the batch group to 40 every hour", _schedule_batch(40), BUDGET),
-    ("cost", "the online group's types chosen by attributes", _online(lambda g: g["mixedInstancesPolicy"]["launchTemplate"].update(
-        overrides=[{"instanceRequirements": {"acceleratorCount": {"min": 8}, "vcpuCount": {"min": 192}}}])), BUDGET),
-    ("admin", "AdministratorAccess-Amplify on a node role", _add(
-        "aws:iam/rolePolicyAttachment:RolePolicyAttachment", "amplify", {
-            "role": "seedance-prod-online-node-role", "policyArn": "arn:aws:iam::aws:policy/AdministratorAccess-Amplify"}),
-     ADMIN_RULE),
-    ("rbac", "the built-in system:kubelet-api-admin bound to a team", _bound(
-        "ClusterRoleBinding", "system:kubelet-api-admin", {"kind": "Group", "name": "seedance-tenant-video-ml"}), BINDING),
-    ("rbac", "deletecollection of the admission policy bindings", _add(
-        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "guard-sweeper", {
-            "metadata": {"name": "guard-sweeper"}, "rules": [{"apiGroups": ["admissionregistration.k8s.io"],
-                                                             "resources": ["validatingadmissionpolicybindings"],
-                                                             "verbs": ["deletecollection"]}]}), ROLE),
+    (
+        "cost",
+        "the online group's types chosen by attributes",
+        _online(
+            lambda g: g["mixedInstancesPolicy"]["launchTemplate"].update(
+                overrides=[{"instanceRequirements": {"acceleratorCount": {"min": 8}, "vcpuCount": {"min": 192}}}]
+            )
+        ),
+        BUDGET,
+    ),
+    (
+        "admin",
+        "AdministratorAccess-Amplify on a node role",
+        _add(
+            "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+            "amplify",
+            {
+                "role": "seedance-prod-online-node-role",
+                "policyArn": "arn:aws:iam::aws:policy/AdministratorAccess-Amplify",
+            },
+        ),
+        ADMIN_RULE,
+    ),
+    (
+        "rbac",
+        "the built-in system:kubelet-api-admin bound to a team",
+        _bound("ClusterRoleBinding", "system:kubelet-api-admin", {"kind": "Group", "name": "seedance-tenant-video-ml"}),
+        BINDING,
+    ),
+    (
+        "rbac",
+        "deletecollection of the admission policy bindings",
+        _add(
+            "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole",
+            "guard-sweeper",
+            {
+                "metadata": {"name": "guard-sweeper"},
+                "rules": [
+                    {
+                        "apiGroups": ["admissionregistration.k8s.io"],
+                        "resources": ["validatingadmissionpolicybindings"],
+                        "verbs": ["deletecollection"],
+                    }
+                ],
+            },
+        ),
+        ROLE,
+    ),
     ("access", "the administrators' admin policy in every namespace by a wildcard", _admins_in("*"), ACCESS),
     ("access", "the administrators' admin policy in kube-system", _admins_in("video-api", "kube-system"), ACCESS),
-    ("access", "Triton's pod role given cluster-admin (a principal the config names nowhere)", _cluster_admin_for(
-        "arn:aws:iam::123456789012:role/seedance-prod-triton-video-models"), ACCESS),
-    ("access", "a team's people given a node's access entry (EC2_LINUX: system:nodes)", lambda rs: next(
-        r for r in rs if r["type"] == "aws:eks/accessEntry:AccessEntry" and "engineers" in r["inputs"]["principalArn"])[
-        "inputs"].update(type="EC2_LINUX", kubernetesGroups=[]), ACCESS),
-    ("resource types", "a replica of the stack key with a key policy open to anyone", _add(
-        "aws:kms/replicaKey:ReplicaKey", "replica", {"primaryKeyArn": "arn:aws:kms:us-east-1:123456789012:key/mrk-1",
-                                                     "policy": OPEN_KEY_POLICY}), IAM),
+    (
+        "access",
+        "Triton's pod role given cluster-admin (a principal the config names nowhere)",
+        _cluster_admin_for("arn:aws:iam::123456789012:role/seedance-prod-triton-video-models"),
+        ACCESS,
+    ),
+    (
+        "access",
+        "a team's people given a node's access entry (EC2_LINUX: system:nodes)",
+        lambda rs: next(
+            r
+            for r in rs
+            if r["type"] == "aws:eks/accessEntry:AccessEntry" and "engineers" in r["inputs"]["principalArn"]
+        )["inputs"].update(type="EC2_LINUX", kubernetesGroups=[]),
+        ACCESS,
+    ),
+    (
+        "resource types",
+        "a replica of the stack key with a key policy open to anyone",
+        _add(
+            "aws:kms/replicaKey:ReplicaKey",
+            "replica",
+            {"primaryKeyArn": "arn:aws:kms:us-east-1:123456789012:key/mrk-1", "policy": OPEN_KEY_POLICY},
+        ),
+        IAM,
+    ),
     ("resource types", "a key of imported material with a key policy open to anyone", _external_key, IAM),
     ("encryption", "a key of imported material (it cannot rotate)", _external_key, ROTATION),
-    ("encryption", "model objects written under SSE-S3, which overrides the bucket's default", _add(
-        "aws:s3/bucketObjectv2:BucketObjectv2", "model", {"bucket": "seedance-prod-models-123456789012",
-                                                          "key": "video/1/model.onnx", "serverSideEncryption": "AES256"}),
-     "aws-s3-bucket-require-customer-key"),
-    ("guards", "the volume guard's validations always true", _guard_spec(
-        "volume-guard", validations=[{"expression": "true", "message": "ok"}]), GUARDS),
-    ("guards", "the tenant Service guard's validation admits every type", _guard_spec(
-        "tenant-services", validations=[{"expression": "has(object.spec)", "message": "ok"}]), GUARDS),
-    ("guards", "a second declaration of the volume guard that admits everything", _guard_twice(
-        "volume-guard", validations=[{"expression": "true", "message": "ok"}]), GUARDS),
-    ("public ip", "an Elastic IP on an instance", _add("aws:ec2/eip:Eip", "pet-ip", {"domain": "vpc", "instance": "i-0pet0"}),
-     PUBLIC_IP),
-    ("public ip", "an Elastic IP association with a node's network interface", _add(
-        "aws:ec2/eipAssociation:EipAssociation", "pet-association", {"allocationId": "eipalloc-0pet",
-                                                                     "networkInterfaceId": "eni-0pet"}), PUBLIC_IP),
-    ("public ip", "a private subnet that gives every instance a public address", lambda rs: next(
-        r for r in rs if r["type"] == "aws:ec2/subnet:Subnet" and "private" in r["name"])["inputs"].update(
-        mapPublicIpOnLaunch=True), "aws-autoscaling-group-require-private-subnets"),
-    ("iam", "the model bucket's ACLs turned back on and granted to another account", _acl_to_another_account,
-     "aws-s3-bucket-disallow-public-access"),
-    ("cost", "a VolumeAttributesClass that modifies a claim's volume to gp2", _add(
-        "kubernetes:storage.k8s.io/v1:VolumeAttributesClass", "cheap", {"metadata": {"name": "cheap"},
-                                                                       "driverName": "ebs.csi.aws.com",
-                                                                       "parameters": {"type": "gp2"}}),
-     "aws-ebs-volume-disallow-gp2-io1"),
-    ("cost", "a capacity reservation with no tags", _add("aws:ec2/capacityReservation:CapacityReservation", "hold", {
-        "instanceType": "g6.xlarge", "instanceCount": 1, "endDateType": "unlimited"}),
-     "aws-resource-tags-require-cost-tags"),
+    (
+        "encryption",
+        "model objects written under SSE-S3, which overrides the bucket's default",
+        _add(
+            "aws:s3/bucketObjectv2:BucketObjectv2",
+            "model",
+            {
+                "bucket": "seedance-prod-models-123456789012",
+                "key": "video/1/model.onnx",
+                "serverSideEncryption": "AES256",
+            },
+        ),
+        "aws-s3-bucket-require-customer-key",
+    ),
+    (
+        "guards",
+        "the volume guard's validations always true",
+        _guard_spec("volume-guard", validations=[{"expression": "true", "message": "ok"}]),
+        GUARDS,
+    ),
+    (
+        "guards",
+        "the tenant Service guard's validation admits every type",
+        _guard_spec("tenant-services", validations=[{"expression": "has(object.spec)", "message": "ok"}]),
+        GUARDS,
+    ),
+    (
+        "guards",
+        "a second declaration of the volume guard that admits everything",
+        _guard_twice("volume-guard", validations=[{"expression": "true", "message": "ok"}]),
+        GUARDS,
+    ),
+    (
+        "public ip",
+        "an Elastic IP on an instance",
+        _add("aws:ec2/eip:Eip", "pet-ip", {"domain": "vpc", "instance": "i-0pet0"}),
+        PUBLIC_IP,
+    ),
+    (
+        "public ip",
+        "an Elastic IP association with a node's network interface",
+        _add(
+            "aws:ec2/eipAssociation:EipAssociation",
+            "pet-association",
+            {"allocationId": "eipalloc-0pet", "networkInterfaceId": "eni-0pet"},
+        ),
+        PUBLIC_IP,
+    ),
+    (
+        "public ip",
+        "a private subnet that gives every instance a public address",
+        lambda rs: next(r for r in rs if r["type"] == "aws:ec2/subnet:Subnet" and "private" in r["name"])[
+            "inputs"
+        ].update(mapPublicIpOnLaunch=True),
+        "aws-autoscaling-group-require-private-subnets",
+    ),
+    (
+        "iam",
+        "the model bucket's ACLs turned back on and granted to another account",
+        _acl_to_another_account,
+        "aws-s3-bucket-disallow-public-access",
+    ),
+    (
+        "cost",
+        "a VolumeAttributesClass that modifies a claim's volume to gp2",
+        _add(
+            "kubernetes:storage.k8s.io/v1:VolumeAttributesClass",
+            "cheap",
+            {"metadata": {"name": "cheap"}, "driverName": "ebs.csi.aws.com", "parameters": {"type": "gp2"}},
+        ),
+        "aws-ebs-volume-disallow-gp2-io1",
+    ),
+    (
+        "cost",
+        "a capacity reservation with no tags",
+        _add(
+            "aws:ec2/capacityReservation:CapacityReservation",
+            "hold",
+            {"instanceType": "g6.xlarge", "instanceCount": 1, "endDateType": "unlimited"},
+        ),
+        "aws-resource-tags-require-cost-tags",
+    ),
 ]
 ATTACKS += REVIEW_3
 
@@ -729,8 +1796,15 @@ GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "policies" / "attacks.
 
 
 @pytest.mark.parametrize("kind, spelling, tamper, rule", ATTACKS, ids=[f"{a[0]}: {a[1]}" for a in ATTACKS])
-def test_each_attack_fails_the_prod_gate_naming_the_rule_that_guards_it(prod_plan, tmp_path, capsys,  # noqa: F811
-                                                                          kind, spelling, tamper, rule):
+def test_each_attack_fails_the_prod_gate_naming_the_rule_that_guards_it(
+    prod_plan,
+    tmp_path,
+    capsys,
+    kind,
+    spelling,
+    tamper,
+    rule,
+):
     """...and says what it found, whole, as tests/golden/policies/attacks.json has it (a finding that names
     the wrong control, value or resource shows in review). Regenerate after an intended change:
         UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/policies/test_gate_attacks.py"""

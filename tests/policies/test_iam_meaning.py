@@ -4,7 +4,8 @@ spelling of a home-only grant passes (aws-iam-policy-disallow-public-principal o
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from components.plan.resources import EKS_ACCESS_ENTRY, LAMBDA_PERMISSION
 from policies.framework import run_rules
@@ -12,16 +13,21 @@ from policies.readers.iam import Home, outside_grants, parse
 from policies.rules.aws_iam_policy_disallow_public_principal import RULE
 from tests.policies.spellings import HOME, OTHER, any_case, iam_document, one_or_list, resource
 
-RESOURCE_POLICIES = [("aws:kms/key:Key", "policy"), ("aws:kms/keyPolicy:KeyPolicy", "policy"),
-                     ("aws:s3/bucketPolicy:BucketPolicy", "policy"), ("aws:sqs/queuePolicy:QueuePolicy", "policy"),
-                     ("aws:sns/topicPolicy:TopicPolicy", "policy"),
-                     ("aws:ecr/repositoryPolicy:RepositoryPolicy", "policy"),
-                     ("aws:secretsmanager/secretPolicy:SecretPolicy", "policy")]
+RESOURCE_POLICIES = [
+    ("aws:kms/key:Key", "policy"),
+    ("aws:kms/keyPolicy:KeyPolicy", "policy"),
+    ("aws:s3/bucketPolicy:BucketPolicy", "policy"),
+    ("aws:sqs/queuePolicy:QueuePolicy", "policy"),
+    ("aws:sns/topicPolicy:TopicPolicy", "policy"),
+    ("aws:ecr/repositoryPolicy:RepositoryPolicy", "policy"),
+    ("aws:secretsmanager/secretPolicy:SecretPolicy", "policy"),
+]
 ISSUER = "oidc.eks.us-east-1.amazonaws.com/id/D6DE3D052C46DCA983A4D49F00166093"
 PROVIDER = f"arn:aws:iam::{HOME}:oidc-provider/{ISSUER}"
 # The node role's access entry: how a plan says which account is home when no config names it.
-NODE_ENTRY = resource(EKS_ACCESS_ENTRY, {"type": "EC2_LINUX", "principalArn": f"arn:aws:iam::{HOME}:role/nodes"},
-                      name="nodes")
+NODE_ENTRY = resource(
+    EKS_ACCESS_ENTRY, {"type": "EC2_LINUX", "principalArn": f"arn:aws:iam::{HOME}:role/nodes"}, name="nodes"
+)
 
 
 def findings(resources):
@@ -29,8 +35,9 @@ def findings(resources):
 
 
 everyone = st.sampled_from(["*", ["*"], {"AWS": "*"}, {"AWS": ["*"]}, {"AWS": ["*", f"arn:aws:iam::{HOME}:root"]}])
-other_account = st.sampled_from([OTHER, f"arn:aws:iam::{OTHER}:root", f"arn:aws:iam::{OTHER}:role/x",
-                                 f"arn:aws:sts::{OTHER}:assumed-role/x/y"])
+other_account = st.sampled_from(
+    [OTHER, f"arn:aws:iam::{OTHER}:root", f"arn:aws:iam::{OTHER}:role/x", f"arn:aws:sts::{OTHER}:assumed-role/x/y"]
+)
 home_account = st.sampled_from([HOME, f"arn:aws:iam::{HOME}:root", f"arn:aws:iam::{HOME}:role/platform"])
 
 
@@ -43,38 +50,45 @@ def condition(draw, operator: str, key: str, values) -> dict:
 def not_narrowing(draw) -> dict | None:
     """Conditions on `*` that let outside callers in: naming someone else, absent-key-tolerant, negated,
     a wildcard or a policy variable."""
-    return draw(st.one_of(
-        st.none(),
-        condition("StringEquals", "aws:PrincipalAccount", OTHER),
-        condition("StringEquals", "aws:PrincipalOrgID", "o-stranger"),
-        condition("StringEquals", "aws:SourceVpce", "vpce-0outside"),
-        condition("StringEquals", "aws:PrincipalAccount", "${aws:PrincipalAccount}"),
-        condition("StringEqualsIfExists", "aws:PrincipalAccount", HOME),
-        condition("ForAllValues:StringEquals", "aws:PrincipalAccount", HOME),
-        condition("StringNotEquals", "aws:PrincipalAccount", HOME),
-        condition("StringLike", "aws:PrincipalAccount", "*"),
-        condition("ArnLike", "aws:PrincipalArn", "arn:aws:iam::*:role/x"),
-        condition("Bool", "aws:SecureTransport", "true"),
-        condition("StringEquals", "aws:ResourceAccount", HOME),  # always true of a resource's own policy
-    ))
+    return draw(
+        st.one_of(
+            st.none(),
+            condition("StringEquals", "aws:PrincipalAccount", OTHER),
+            condition("StringEquals", "aws:PrincipalOrgID", "o-stranger"),
+            condition("StringEquals", "aws:SourceVpce", "vpce-0outside"),
+            condition("StringEquals", "aws:PrincipalAccount", "${aws:PrincipalAccount}"),
+            condition("StringEqualsIfExists", "aws:PrincipalAccount", HOME),
+            condition("ForAllValues:StringEquals", "aws:PrincipalAccount", HOME),
+            condition("StringNotEquals", "aws:PrincipalAccount", HOME),
+            condition("StringLike", "aws:PrincipalAccount", "*"),
+            condition("ArnLike", "aws:PrincipalArn", "arn:aws:iam::*:role/x"),
+            condition("Bool", "aws:SecureTransport", "true"),
+            condition("StringEquals", "aws:ResourceAccount", HOME),  # always true of a resource's own policy
+        )
+    )
 
 
 @st.composite
 def narrowing(draw) -> dict:
-    return draw(st.one_of(
-        condition("StringEquals", "aws:PrincipalAccount", HOME),
-        condition("StringEquals", "aws:SourceAccount", HOME),
-        condition("ForAnyValue:StringEquals", "aws:PrincipalAccount", HOME),
-        condition("ArnLike", "aws:SourceArn", f"arn:aws:events:us-east-1:{HOME}:rule/*"),
-        condition("StringEquals", "kms:CallerAccount", HOME),
-    ))
+    return draw(
+        st.one_of(
+            condition("StringEquals", "aws:PrincipalAccount", HOME),
+            condition("StringEquals", "aws:SourceAccount", HOME),
+            condition("ForAnyValue:StringEquals", "aws:PrincipalAccount", HOME),
+            condition("ArnLike", "aws:SourceArn", f"arn:aws:events:us-east-1:{HOME}:rule/*"),
+            condition("StringEquals", "kms:CallerAccount", HOME),
+        )
+    )
 
 
 @st.composite
 def outside_statement(draw) -> dict:
     kind = draw(st.sampled_from(["everyone", "account", "not-principal", "service"]))
-    statement = {"Effect": draw(st.sampled_from(["Allow", "allow"])), "Action": draw(one_or_list("s3:GetObject")),
-                 "Resource": "*"}
+    statement = {
+        "Effect": draw(st.sampled_from(["Allow", "allow"])),
+        "Action": draw(one_or_list("s3:GetObject")),
+        "Resource": "*",
+    }
     if kind == "everyone":
         statement["Principal"] = draw(everyone)
         found = draw(not_narrowing())
@@ -129,8 +143,7 @@ def oidc_trust(draw, sub: bool, aud: bool, exact_sub: bool = True, provider: str
     condition = {operator: tests} if tests else {}
     if not exact_sub:
         condition["StringLike"] = {f"{ISSUER}:sub": draw(st.sampled_from(["system:serviceaccount:*:*", "*"]))}
-    statement = {"Effect": "Allow", "Principal": {"Federated": provider},
-                 "Action": "sts:AssumeRoleWithWebIdentity"}
+    statement = {"Effect": "Allow", "Principal": {"Federated": provider}, "Action": "sts:AssumeRoleWithWebIdentity"}
     if condition:
         statement["Condition"] = condition
     return statement
@@ -139,9 +152,14 @@ def oidc_trust(draw, sub: bool, aud: bool, exact_sub: bool = True, provider: str
 @settings(max_examples=60, deadline=None)
 @given(st.data())
 def test_oidc_trust_without_an_exact_sub_and_aud_fails_and_with_them_passes(data):
-    bad = data.draw(st.one_of(oidc_trust(sub=False, aud=True), oidc_trust(sub=True, aud=False),
-                              oidc_trust(sub=False, aud=True, exact_sub=False),
-                              oidc_trust(sub=True, aud=True, provider=PROVIDER.replace(HOME, OTHER))))
+    bad = data.draw(
+        st.one_of(
+            oidc_trust(sub=False, aud=True),
+            oidc_trust(sub=True, aud=False),
+            oidc_trust(sub=False, aud=True, exact_sub=False),
+            oidc_trust(sub=True, aud=True, provider=PROVIDER.replace(HOME, OTHER)),
+        )
+    )
     role = "aws:iam/role:Role"
     assert findings([resource(role, {"assumeRolePolicy": data.draw(iam_document(bad))})]), bad
     good = data.draw(oidc_trust(sub=True, aud=True))
@@ -149,18 +167,29 @@ def test_oidc_trust_without_an_exact_sub_and_aud_fails_and_with_them_passes(data
 
 
 def test_a_trust_in_another_accounts_root_fails_and_a_named_role_of_it_passes_when_the_config_names_it():
-    trust = {"Statement": [{"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{OTHER}:role/ci"},
-                            "Action": "sts:AssumeRole"}]}
+    trust = {
+        "Statement": [
+            {"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{OTHER}:role/ci"}, "Action": "sts:AssumeRole"}
+        ]
+    }
     role = resource("aws:iam/role:Role", {"assumeRolePolicy": trust})
     assert findings([role])
     named = {RULE.name: {"enforcementLevel": "mandatory", "home_principals": [f"arn:aws:iam::{OTHER}:role/ci"]}}
     assert run_rules([RULE], [role, NODE_ENTRY], named) == []
 
 
-@given(st.sampled_from([
-    ({"principal": "*"}, True), ({"principal": OTHER}, True), ({"principal": "sns.amazonaws.com"}, True),
-    ({"principal": "sns.amazonaws.com", "sourceArn": f"arn:aws:sns:us-east-1:{HOME}:topic"}, False),
-    ({"principal": "events.amazonaws.com", "sourceAccount": HOME}, False), ({"principal": HOME}, False)]))
+@given(
+    st.sampled_from(
+        [
+            ({"principal": "*"}, True),
+            ({"principal": OTHER}, True),
+            ({"principal": "sns.amazonaws.com"}, True),
+            ({"principal": "sns.amazonaws.com", "sourceArn": f"arn:aws:sns:us-east-1:{HOME}:topic"}, False),
+            ({"principal": "events.amazonaws.com", "sourceAccount": HOME}, False),
+            ({"principal": HOME}, False),
+        ]
+    )
+)
 def test_a_lambda_permission_reads_as_the_statement_lambda_adds(case):
     props, outside = case
     found = findings([resource(LAMBDA_PERMISSION, {"action": "lambda:InvokeFunction", "function": "f", **props})])
@@ -169,10 +198,20 @@ def test_a_lambda_permission_reads_as_the_statement_lambda_adds(case):
 
 def test_a_document_aws_refuses_is_a_finding_and_an_organisation_guardrail_closes_every_grant():
     assert findings([resource("aws:sqs/queuePolicy:QueuePolicy", {"policy": "{not json"})])
-    statements = parse({"Statement": [
-        {"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "*"},
-        {"Effect": "Deny", "Principal": "*", "Action": "*", "Resource": "*",
-         "Condition": {"StringNotEquals": {"aws:PrincipalOrgID": "o-home"}}}]})
+    statements = parse(
+        {
+            "Statement": [
+                {"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "*"},
+                {
+                    "Effect": "Deny",
+                    "Principal": "*",
+                    "Action": "*",
+                    "Resource": "*",
+                    "Condition": {"StringNotEquals": {"aws:PrincipalOrgID": "o-home"}},
+                },
+            ]
+        }
+    )
     assert outside_grants(statements, Home(accounts=frozenset({HOME}), organisations=frozenset({"o-home"}))) == []
     assert outside_grants(statements, Home(accounts=frozenset({HOME}))) != []
 
@@ -183,9 +222,15 @@ def test_a_guardrail_deny_narrowed_by_any_other_condition_closes_nothing(data):
     """IAM ANDs a statement's conditions: a Deny of outsiders that also needs `aws:SecureTransport false` (or
     a region, or a time) denies only outsiders it also holds for, so the open Allow beside it stands."""
     guard = data.draw(condition("StringNotEquals", "aws:PrincipalAccount", HOME))
-    narrower = data.draw(st.sampled_from([{"Bool": {"aws:SecureTransport": "false"}},
-                                          {"StringEquals": {"aws:RequestedRegion": "eu-west-1"}},
-                                          {"DateGreaterThan": {"aws:CurrentTime": "2030-01-01T00:00:00Z"}}]))
+    narrower = data.draw(
+        st.sampled_from(
+            [
+                {"Bool": {"aws:SecureTransport": "false"}},
+                {"StringEquals": {"aws:RequestedRegion": "eu-west-1"}},
+                {"DateGreaterThan": {"aws:CurrentTime": "2030-01-01T00:00:00Z"}},
+            ]
+        )
+    )
     deny = {"Effect": "Deny", "Principal": "*", "Action": "*", "Resource": "*", "Condition": {**guard, **narrower}}
     allow = {"Effect": "Allow", "Principal": "*", "Action": "kms:Decrypt", "Resource": "*"}
     home = Home(accounts=frozenset({HOME}))
@@ -193,25 +238,37 @@ def test_a_guardrail_deny_narrowed_by_any_other_condition_closes_nothing(data):
     assert outside_grants(parse({"Statement": [allow, {**deny, "Condition": guard}]}), home) == []
 
 
-@pytest.mark.parametrize("action, resources, how", [
-    ("*", "arn:*", "on arn:*, which reaches IAM entities of any name: iam:attachrolepolicy there"),
-    ("iam:*", f"arn:aws:iam::{HOME}:*", f"on arn:aws:iam::{HOME}:*, which reaches"),
-    (["iam:*Role*", "iam:*Policy*"], "*", "on *, which reaches"),
-    ("IAM:Attach*", "arn:aws:iam::*:role/*", "iam:attachrolepolicy there"),
-    ("iam:CreatePolicyVersion", f"arn:aws:iam::{HOME}:policy/*", "iam:createpolicyversion there"),
-    ("iam:Put?olePolicy", "arn:aws:iam::*:ROLE/*", "iam:putrolepolicy there"),
-])
+@pytest.mark.parametrize(
+    "action, resources, how",
+    [
+        ("*", "arn:*", "on arn:*, which reaches IAM entities of any name: iam:attachrolepolicy there"),
+        ("iam:*", f"arn:aws:iam::{HOME}:*", f"on arn:aws:iam::{HOME}:*, which reaches"),
+        (["iam:*Role*", "iam:*Policy*"], "*", "on *, which reaches"),
+        ("IAM:Attach*", "arn:aws:iam::*:role/*", "iam:attachrolepolicy there"),
+        ("iam:CreatePolicyVersion", f"arn:aws:iam::{HOME}:policy/*", "iam:createpolicyversion there"),
+        ("iam:Put?olePolicy", "arn:aws:iam::*:ROLE/*", "iam:putrolepolicy there"),
+    ],
+)
 def test_iam_escalation_on_entities_of_any_name_is_admin(action, resources, how):
     """Administrator without a literal `*`: an action that attaches or writes policies on a resource pattern
     reaching IAM entities of any name; the same actions on one named role, or harmless actions anywhere, are not."""
     from policies.readers.iam import admin_grant, statement_of
+
     found = admin_grant(statement_of({"Effect": "Allow", "Action": action, "Resource": resources}))
     assert found and how in found
     assert admin_grant(statement_of({"Effect": "Deny", "Action": action, "Resource": resources})) is None
-    assert admin_grant(statement_of({"Effect": "Allow", "Action": action,
-                                     "Resource": f"arn:aws:iam::{HOME}:role/seedance-nodes"})) is None
-    assert admin_grant(statement_of({"Effect": "Allow", "Action": ["s3:*", "iam:PassRole", "iam:Get*"],
-                                     "Resource": resources})) is None
+    assert (
+        admin_grant(
+            statement_of({"Effect": "Allow", "Action": action, "Resource": f"arn:aws:iam::{HOME}:role/seedance-nodes"})
+        )
+        is None
+    )
+    assert (
+        admin_grant(
+            statement_of({"Effect": "Allow", "Action": ["s3:*", "iam:PassRole", "iam:Get*"], "Resource": resources})
+        )
+        is None
+    )
     if resources != "*":  # all but IAM on every resource is PowerUserAccess: admin by the first test
         assert admin_grant(statement_of({"Effect": "Allow", "NotAction": ["iam:*"], "Resource": resources})) is None
     assert admin_grant(statement_of({"Effect": "Allow", "NotAction": ["s3:*"], "Resource": resources}))
@@ -232,8 +289,10 @@ def test_an_endpoint_lets_outside_credentials_read_but_not_write_out():
 
 def test_two_statements_sharing_a_sid_are_each_judged_as_themselves():
     """A grant carries its own statement: a read-only statement named like a writing one does not hide it."""
-    statements = [{"Sid": "S", "Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "*"},
-                  {"Sid": "S", "Effect": "Allow", "Principal": "*", "Action": "s3:PutObject", "Resource": "*"}]
+    statements = [
+        {"Sid": "S", "Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "*"},
+        {"Sid": "S", "Effect": "Allow", "Principal": "*", "Action": "s3:PutObject", "Resource": "*"},
+    ]
     endpoint = resource("aws:ec2/vpcEndpoint:VpcEndpoint", {"policy": {"Statement": statements}})
     (finding,) = findings([endpoint])
     assert "s3:putobject" in finding.message
@@ -248,6 +307,7 @@ def test_a_document_without_statements_has_none():
 
 def test_text_that_is_not_json_is_refused_saying_so():
     import pytest
+
     from policies.readers.iam import PolicyDocumentError, parse
 
     with pytest.raises(PolicyDocumentError, match=r"^not JSON: "):
@@ -261,24 +321,29 @@ def test_the_plans_own_endpoints_are_home():
 
     endpoint = PlanResource("urn:e", "aws:ec2/vpcEndpoint:VpcEndpoint", "e", {}, id="vpce-0a1b2c3d")
     vpc = PlanResource("urn:v", "aws:ec2/vpc:Vpc", "v", {}, id="vpc-0a1b2c3d")
-    home = home_of([endpoint, vpc], {"home_accounts": [], "home_principals": [], "home_organisations": [],
-                                     "home_federated_subjects": []})
+    home = home_of(
+        [endpoint, vpc],
+        {"home_accounts": [], "home_principals": [], "home_organisations": [], "home_federated_subjects": []},
+    )
     assert (home.endpoints, home.vpcs) == (frozenset({"vpce-0a1b2c3d"}), frozenset({"vpc-0a1b2c3d"}))
 
 
 def test_every_spelling_of_anyone_reads_as_the_one_public_principal():
-    """"*", ["*"] and {"AWS": "*"} (alone or in a list) are all anyone; a bare ARN, which AWS's grammar
+    """ "*", ["*"] and {"AWS": "*"} (alone or in a list) are all anyone; a bare ARN, which AWS's grammar
     refuses outside a map, is still read as the AWS principal it names."""
     from policies.readers.iam import Principal, statement_of
 
     def principals(value):
-        return statement_of({"Effect": "Allow", "Principal": value, "Action": "s3:GetObject", "Resource": "*"},
-                            0).principals
+        return statement_of(
+            {"Effect": "Allow", "Principal": value, "Action": "s3:GetObject", "Resource": "*"}, 0
+        ).principals
 
     anyone = (Principal("*", "*"),)
     assert principals("*") == principals(["*"]) == principals({"AWS": "*"}) == principals({"aws": ["*"]}) == anyone
-    assert principals({"AWS": [f"arn:aws:iam::{HOME}:root", "*"]}) == (Principal("aws", f"arn:aws:iam::{HOME}:root"),
-                                                                       *anyone)
+    assert principals({"AWS": [f"arn:aws:iam::{HOME}:root", "*"]}) == (
+        Principal("aws", f"arn:aws:iam::{HOME}:root"),
+        *anyone,
+    )
     assert principals(f"arn:aws:iam::{OTHER}:root") == (Principal("aws", f"arn:aws:iam::{OTHER}:root"),)
 
 
@@ -286,10 +351,22 @@ def test_a_statement_is_read_the_same_whatever_the_case_of_its_element_names():
     """IAM refuses element names in other cases, but a later parser may not: the gate reads them as IAM's."""
     from policies.readers.iam import statement_of
 
-    canonical = {"Sid": "S", "Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "*",
-                 "Condition": {"StringEquals": {"aws:PrincipalAccount": HOME}}}
-    respelled = {"sid": "S", "EFFECT": "Allow", "principal": "*", "aCtIoN": "s3:GetObject", "Resource": "*",
-                 "condition": {"StringEquals": {"aws:PrincipalAccount": HOME}}}
+    canonical = {
+        "Sid": "S",
+        "Effect": "Allow",
+        "Principal": "*",
+        "Action": "s3:GetObject",
+        "Resource": "*",
+        "Condition": {"StringEquals": {"aws:PrincipalAccount": HOME}},
+    }
+    respelled = {
+        "sid": "S",
+        "EFFECT": "Allow",
+        "principal": "*",
+        "aCtIoN": "s3:GetObject",
+        "Resource": "*",
+        "condition": {"StringEquals": {"aws:PrincipalAccount": HOME}},
+    }
     assert statement_of(respelled) == statement_of(canonical)
 
 
@@ -306,8 +383,13 @@ def test_a_deny_of_one_principal_is_no_guardrail():
     """Only a Deny of everyone (Principal *) outside home closes the other statements: one naming a single role
     leaves the open Allow beside it open."""
     allow = {"Effect": "Allow", "Principal": "*", "Action": "kms:Decrypt", "Resource": "*"}
-    deny = {"Effect": "Deny", "Principal": {"AWS": f"arn:aws:iam::{HOME}:role/x"}, "Action": "*", "Resource": "*",
-            "Condition": {"StringNotEquals": {"aws:PrincipalAccount": HOME}}}
+    deny = {
+        "Effect": "Deny",
+        "Principal": {"AWS": f"arn:aws:iam::{HOME}:role/x"},
+        "Action": "*",
+        "Resource": "*",
+        "Condition": {"StringNotEquals": {"aws:PrincipalAccount": HOME}},
+    }
     home = Home(accounts=frozenset({HOME}))
     assert outside_grants(parse({"Statement": [allow, deny]}), home) != []
     assert outside_grants(parse({"Statement": [allow, {**deny, "Principal": "*"}]}), home) == []
@@ -317,12 +399,24 @@ def test_an_organisation_path_names_home_by_its_first_part_and_a_star_of_any_kin
     home = Home(accounts=frozenset({HOME}), organisations=frozenset({"o-home"}))
 
     def under(path):
-        return parse({"Statement": [{"Effect": "Allow", "Principal": "*", "Action": "kms:Decrypt", "Resource": "*",
-                                     "Condition": {"ForAnyValue:StringLike": {"aws:PrincipalOrgPaths": path}}}]})
+        return parse(
+            {
+                "Statement": [
+                    {
+                        "Effect": "Allow",
+                        "Principal": "*",
+                        "Action": "kms:Decrypt",
+                        "Resource": "*",
+                        "Condition": {"ForAnyValue:StringLike": {"aws:PrincipalOrgPaths": path}},
+                    }
+                ]
+            }
+        )
 
     assert outside_grants(under("o-home/r-ab12/ou-ab12-11111111/*"), home) == []
     assert outside_grants(under("o-other/r-ab12/*"), home) != []
     for kind in ("Service", "Federated", "CanonicalUser"):
-        statements = parse({"Statement": [{"Effect": "Allow", "Principal": {kind: "*"}, "Action": "kms:Decrypt",
-                                           "Resource": "*"}]})
+        statements = parse(
+            {"Statement": [{"Effect": "Allow", "Principal": {kind: "*"}, "Action": "kms:Decrypt", "Resource": "*"}]}
+        )
         assert [grant.who for grant in outside_grants(statements, home)] == ["anyone (Principal *)"]

@@ -4,7 +4,8 @@ fails (kubernetes-networkpolicy-disallow-allow-all, kubernetes-namespace-require
 
 from __future__ import annotations
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from components.plan.resources import K8S_NAMESPACE, K8S_NETWORK_POLICY
 from policies.framework import run_rules
@@ -13,28 +14,47 @@ from policies.rules.kubernetes_namespace_require_default_deny import RULE as DEF
 from policies.rules.kubernetes_networkpolicy_disallow_allow_all import RULE as ALLOW_ALL
 from tests.policies.spellings import resource
 
-EVERY_NAMESPACE = [{}, {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "Exists"}]},
-                   {"matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["secret"]}]},
-                   {"matchExpressions": [{"key": "quarantined", "operator": "DoesNotExist"}]}]
+EVERY_NAMESPACE = [
+    {},
+    {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "Exists"}]},
+    {"matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["secret"]}]},
+    {"matchExpressions": [{"key": "quarantined", "operator": "DoesNotExist"}]},
+]
 EVERY_POD = [{}, {"matchExpressions": [{"key": "quarantined", "operator": "DoesNotExist"}]}]
-INTERNET = [[{"ipBlock": {"cidr": "0.0.0.0/0"}}], [{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["169.254.169.254/32"]}}],
-            [{"ipBlock": {"cidr": "0.0.0.0/1"}}, {"ipBlock": {"cidr": "128.0.0.0/1"}}], [{"ipBlock": {"cidr": "::/0"}}],
-            [{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8", "172.16.0.0/12"]}}],
-            [{"ipBlock": {"cidr": "64.0.0.0/2"}}]]
-EVERY_PORT = [None, [], [{"protocol": "TCP"}], [{}], [{"port": 1, "endPort": 65535}], [{"port": 443}, {"protocol": "UDP"}],
-              [{"port": "metrics"}, {"port": 0, "endPort": 65535}], [{"port": 2, "endPort": 65535}],
-              [{"port": 1024, "endPort": 65535}], [{"port": 1, "endPort": 30000}, {"port": 29000, "endPort": 65535}]]
+INTERNET = [
+    [{"ipBlock": {"cidr": "0.0.0.0/0"}}],
+    [{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["169.254.169.254/32"]}}],
+    [{"ipBlock": {"cidr": "0.0.0.0/1"}}, {"ipBlock": {"cidr": "128.0.0.0/1"}}],
+    [{"ipBlock": {"cidr": "::/0"}}],
+    [{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8", "172.16.0.0/12"]}}],
+    [{"ipBlock": {"cidr": "64.0.0.0/2"}}],
+]
+EVERY_PORT = [
+    None,
+    [],
+    [{"protocol": "TCP"}],
+    [{}],
+    [{"port": 1, "endPort": 65535}],
+    [{"port": 443}, {"protocol": "UDP"}],
+    [{"port": "metrics"}, {"port": 0, "endPort": 65535}],
+    [{"port": 2, "endPort": 65535}],
+    [{"port": 1024, "endPort": 65535}],
+    [{"port": 1, "endPort": 30000}, {"port": 29000, "endPort": 65535}],
+]
 
 
 @st.composite
 def everyone(draw) -> list | None:
-    return draw(st.one_of(
-        st.sampled_from([None, [], [{}]]),
-        st.sampled_from(EVERY_NAMESPACE).map(lambda ns: [{"namespaceSelector": ns}]),
-        st.tuples(st.sampled_from(EVERY_NAMESPACE), st.sampled_from(EVERY_POD)).map(
-            lambda pair: [{"namespaceSelector": pair[0], "podSelector": pair[1]}]),
-        st.sampled_from(INTERNET),
-    ))
+    return draw(
+        st.one_of(
+            st.sampled_from([None, [], [{}]]),
+            st.sampled_from(EVERY_NAMESPACE).map(lambda ns: [{"namespaceSelector": ns}]),
+            st.tuples(st.sampled_from(EVERY_NAMESPACE), st.sampled_from(EVERY_POD)).map(
+                lambda pair: [{"namespaceSelector": pair[0], "podSelector": pair[1]}]
+            ),
+            st.sampled_from(INTERNET),
+        )
+    )
 
 
 def policy(direction: str, peers, ports, name="subject"):
@@ -43,8 +63,11 @@ def policy(direction: str, peers, ports, name="subject"):
         rule["from" if direction == "ingress" else "to"] = peers
     if ports is not None:
         rule["ports"] = ports
-    return resource(K8S_NETWORK_POLICY, {"metadata": {"name": name, "namespace": "team"},
-                                         "spec": {"podSelector": {}, direction: [rule]}}, name=name)
+    return resource(
+        K8S_NETWORK_POLICY,
+        {"metadata": {"name": name, "namespace": "team"}, "spec": {"podSelector": {}, direction: [rule]}},
+        name=name,
+    )
 
 
 def allow_all(resources):
@@ -57,22 +80,44 @@ def test_every_spelling_of_everyone_on_every_port_fails(direction, peers, ports)
     assert allow_all([policy(direction, peers, ports)]), (peers, ports)
 
 
-NAMED_PEERS = [[{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "video-api"}}}],
-               [{"namespaceSelector": {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In",
-                                                             "values": ["video-api"]}]}}],
-               [{"podSelector": {}}], [{"podSelector": {"matchLabels": {"app": "api"}}}],
-               [{"namespaceSelector": {}, "podSelector": {"matchLabels": {"app": "prometheus"}}}],
-               [{"ipBlock": {"cidr": "10.0.0.0/8"}}], [{"ipBlock": {"cidr": "172.20.0.1/32"}}],
-               [{"ipBlock": {"cidr": "52.216.0.0/15"}}],
-               [{"ipBlock": {"cidr": "52.0.0.0/8", "except": ["52.0.0.0/9"]}}]]  # half a /8: under the limit
+NAMED_PEERS = [
+    [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "video-api"}}}],
+    [
+        {
+            "namespaceSelector": {
+                "matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["video-api"]}]
+            }
+        }
+    ],
+    [{"podSelector": {}}],
+    [{"podSelector": {"matchLabels": {"app": "api"}}}],
+    [{"namespaceSelector": {}, "podSelector": {"matchLabels": {"app": "prometheus"}}}],
+    [{"ipBlock": {"cidr": "10.0.0.0/8"}}],
+    [{"ipBlock": {"cidr": "172.20.0.1/32"}}],
+    [{"ipBlock": {"cidr": "52.216.0.0/15"}}],
+    [{"ipBlock": {"cidr": "52.0.0.0/8", "except": ["52.0.0.0/9"]}}],
+]  # half a /8: under the limit
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.sampled_from(["ingress", "egress"]), st.one_of(
-    st.tuples(st.sampled_from(NAMED_PEERS), st.sampled_from(EVERY_PORT)),
-    st.tuples(everyone(), st.sampled_from([[{"port": 443}], [{"port": 53, "protocol": "UDP"}, {"port": 53}],
-                                           [{"port": 8000, "endPort": 8002}], [{"port": "metrics"}],
-                                           [{"port": 1025, "endPort": 65535}]]))))
+@given(
+    st.sampled_from(["ingress", "egress"]),
+    st.one_of(
+        st.tuples(st.sampled_from(NAMED_PEERS), st.sampled_from(EVERY_PORT)),
+        st.tuples(
+            everyone(),
+            st.sampled_from(
+                [
+                    [{"port": 443}],
+                    [{"port": 53, "protocol": "UDP"}, {"port": 53}],
+                    [{"port": 8000, "endPort": 8002}],
+                    [{"port": "metrics"}],
+                    [{"port": 1025, "endPort": 65535}],
+                ]
+            ),
+        ),
+    ),
+)
 def test_every_spelling_of_named_peers_or_named_ports_passes(direction, case):
     peers, ports = case
     assert allow_all([policy(direction, peers, ports)]) == []
@@ -84,8 +129,11 @@ def test_each_way_of_admitting_everyone_is_named():
     from policies.readers.network import admits_everyone
 
     assert admits_everyone(None) == admits_everyone([]) == "every peer (no from/to)"
-    assert admits_everyone([{}]) == admits_everyone([{"podSelector": {"matchLabels": {"a": "b"}}}, {}]) == \
-        "every peer (an empty peer)"
+    assert (
+        admits_everyone([{}])
+        == admits_everyone([{"podSelector": {"matchLabels": {"a": "b"}}}, {}])
+        == "every peer (an empty peer)"
+    )
     assert admits_everyone([{"namespaceSelector": {}}]) == "every pod of every namespace"
     assert admits_everyone([{"ipBlock": {"cidr": "0.0.0.0/0"}}]) == "the internet (its ipBlocks together)"
 
@@ -129,8 +177,10 @@ def test_an_except_with_host_bits_is_its_network_as_the_api_server_reads_it():
 
 
 def test_public_addresses_add_up_across_blocks_and_excepts():
-    assert public_addresses([{"cidr": "0.0.0.0/1"}, {"cidr": "128.0.0.0/1"}])[4] == public_addresses(
-        [{"cidr": "0.0.0.0/0"}])[4]
+    assert (
+        public_addresses([{"cidr": "0.0.0.0/1"}, {"cidr": "128.0.0.0/1"}])[4]
+        == public_addresses([{"cidr": "0.0.0.0/0"}])[4]
+    )
     assert public_addresses([{"cidr": "10.0.0.0/8"}]) == {4: 0, 6: 0}
 
 
@@ -148,8 +198,11 @@ def default_deny(draw) -> list:
     policyTypes in any order (and Ingress implied when policyTypes is absent)."""
     if draw(st.booleans()):
         return [deny({"podSelector": {}, "policyTypes": draw(st.permutations(["Ingress", "Egress"]))})]
-    ingress = draw(st.sampled_from([{"podSelector": {}}, {"podSelector": {}, "policyTypes": ["Ingress"]},
-                                    {"podSelector": {}, "ingress": []}]))
+    ingress = draw(
+        st.sampled_from(
+            [{"podSelector": {}}, {"podSelector": {}, "policyTypes": ["Ingress"]}, {"podSelector": {}, "ingress": []}]
+        )
+    )
     return [deny(ingress, "in"), deny({"podSelector": {}, "policyTypes": ["Egress"]}, "out")]
 
 
@@ -164,15 +217,25 @@ def test_every_spelling_of_a_default_deny_passes(policies):
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.sampled_from([
-    [],
-    [deny({"podSelector": {}, "policyTypes": ["Ingress"]})],
-    [deny({"podSelector": {}})],
-    [deny({"podSelector": {"matchLabels": {"app": "none"}}, "policyTypes": ["Ingress", "Egress"]})],
-    [deny({"podSelector": {"matchExpressions": [{"key": "x", "operator": "DoesNotExist"}]},
-           "policyTypes": ["Ingress", "Egress"]})],
-    [deny({"podSelector": {}, "policyTypes": ["Ingress", "Egress"], "ingress": [{}]})],
-]))
+@given(
+    st.sampled_from(
+        [
+            [],
+            [deny({"podSelector": {}, "policyTypes": ["Ingress"]})],
+            [deny({"podSelector": {}})],
+            [deny({"podSelector": {"matchLabels": {"app": "none"}}, "policyTypes": ["Ingress", "Egress"]})],
+            [
+                deny(
+                    {
+                        "podSelector": {"matchExpressions": [{"key": "x", "operator": "DoesNotExist"}]},
+                        "policyTypes": ["Ingress", "Egress"],
+                    }
+                )
+            ],
+            [deny({"podSelector": {}, "policyTypes": ["Ingress", "Egress"], "ingress": [{}]})],
+        ]
+    )
+)
 def test_every_spelling_of_a_missing_or_partial_default_deny_fails(policies):
     assert default_denies([namespace(), *policies])
 
@@ -182,5 +245,7 @@ def test_the_prefix_bound_counts_each_block_by_its_length():
     from policies.readers.network import _upper_bound
 
     assert _upper_bound([{"cidr": "10.0.0.0/8"}, {"cidr": "2001:db8::/32"}, {"cidr": "192.0.2.0/24"}]) == {
-        4: 2 ** 24 + 2 ** 8, 6: 2 ** 96}
+        4: 2**24 + 2**8,
+        6: 2**96,
+    }
     assert _upper_bound([{"cidr": "10.0.0.0/8"}, {"cidr": "10.0.0.1"}]) is None  # no length: parsed instead

@@ -37,7 +37,9 @@ def test_pack_main_builds_every_rule(monkeypatch):
     assert yaml.safe_load((PACK / "PulumiPolicy.yaml").read_text())["runtime"]["name"] == "python"
 
 
-@pytest.mark.parametrize("stack, env", [("dev", "dev"), ("staging", "staging"), ("prod", "prod"), ("my-sandbox", "prod")])
+@pytest.mark.parametrize(
+    "stack, env", [("dev", "dev"), ("staging", "staging"), ("prod", "prod"), ("my-sandbox", "prod")]
+)
 def test_pack_enforces_its_environment_without_a_config_file(monkeypatch, stack, env):
     """`pulumi preview --policy-pack policies` alone (no --policy-pack-config) must block what the
     environment forbids: each policy carries its environment's level and config as its own defaults;
@@ -49,17 +51,24 @@ def test_pack_enforces_its_environment_without_a_config_file(monkeypatch, stack,
         assert policy.enforcement_level.value == level, policy.name
         if isinstance(entry, dict):
             schema = policy.config_schema.properties
-            assert {k: schema[k]["default"] for k in entry if k != "enforcementLevel"} == \
-                {k: v for k, v in entry.items() if k != "enforcementLevel"}
+            assert {k: schema[k]["default"] for k in entry if k != "enforcementLevel"} == {
+                k: v for k, v in entry.items() if k != "enforcementLevel"
+            }
 
 
 def test_wrapped_resource_rule_reports_through_the_sdk_arguments():
     (rule,) = [r for r in ALL_RULES if r.name == "aws-ebs-volume-disallow-gp2-io1"]
     policy = to_crossguard(rule)
     assert isinstance(policy, pulumi_policy.ResourceValidationPolicy) and policy.remediation_steps
-    args = pulumi_policy.ResourceValidationArgs("aws:ebs/volume:Volume", unknown_checking_proxy({"type": "gp2", "size": 100}),
-                                                "urn:pulumi:s::p::aws:ebs/volume:Volume::v", "v", None, None,
-                                                config={"region": "us-east-1"})
+    args = pulumi_policy.ResourceValidationArgs(
+        "aws:ebs/volume:Volume",
+        unknown_checking_proxy({"type": "gp2", "size": 100}),
+        "urn:pulumi:s::p::aws:ebs/volume:Volume::v",
+        "v",
+        None,
+        None,
+        config={"region": "us-east-1"},
+    )
     reports = []
     policy.validate(args, lambda message, urn=None: reports.append(message))
     assert reports == ["v uses gp2: gp3 saves $2.00/month"]
@@ -68,8 +77,17 @@ def test_wrapped_resource_rule_reports_through_the_sdk_arguments():
 def test_wrapped_budget_rule_survives_unknown_values_at_preview():
     (rule,) = [r for r in ALL_RULES if r.name == "budget-monthly-cost-warn-near-budget"]
     policy = to_crossguard(rule)
-    volume = pulumi_policy.PolicyResource("aws:ebs/volume:Volume", unknown_checking_proxy({"type": "gp3", "size": UNKNOWN}),
-                                          "urn:pulumi:s::p::aws:ebs/volume:Volume::v", "v", None, None, None, [], {})
+    volume = pulumi_policy.PolicyResource(
+        "aws:ebs/volume:Volume",
+        unknown_checking_proxy({"type": "gp3", "size": UNKNOWN}),
+        "urn:pulumi:s::p::aws:ebs/volume:Volume::v",
+        "v",
+        None,
+        None,
+        None,
+        [],
+        {},
+    )
     args = pulumi_policy.StackValidationArgs([volume], config={"monthly_budget_usd": 1000})
     reports = []
     policy.validate(args, lambda message, urn=None: reports.append((urn, message)))
@@ -95,8 +113,14 @@ def test_wrapped_rule_that_reads_an_unknown_raises_the_sdks_own_error():
     (rule,) = [r for r in ALL_RULES if r.name == "aws-ec2-instance-launch-require-imdsv2"]
     policy = to_crossguard(rule)
     args = pulumi_policy.ResourceValidationArgs(
-        "aws:ec2/launchTemplate:LaunchTemplate", unknown_checking_proxy({"metadataOptions": "dd056dcd-154b-4c76-9bd3-c8f88648b5ff"}),
-        "urn:pulumi:s::p::aws:ec2/launchTemplate:LaunchTemplate::lt", "lt", None, None, config={})
+        "aws:ec2/launchTemplate:LaunchTemplate",
+        unknown_checking_proxy({"metadataOptions": "dd056dcd-154b-4c76-9bd3-c8f88648b5ff"}),
+        "urn:pulumi:s::p::aws:ec2/launchTemplate:LaunchTemplate::lt",
+        "lt",
+        None,
+        None,
+        config={},
+    )
     with pytest.raises(UnknownValueError):
         policy.validate(args, lambda message, urn=None: None)
 
@@ -113,10 +137,16 @@ def as_engine_sends(plan):
         policy = props.get("mixedInstancesPolicy")
         if policy:
             spec = policy["launchTemplate"]["launchTemplateSpecification"]
-            props["mixedInstancesPolicy"] = {**policy, "launchTemplate": {
-                **policy["launchTemplate"], "launchTemplateSpecification": {**spec, "launchTemplateId": UNKNOWN_ID}}}
-        by_urn[r.urn] = pulumi_policy.PolicyResource(r.type, unknown_checking_proxy(props), r.urn, r.name, None, None,
-                                                     None, [], {})
+            props["mixedInstancesPolicy"] = {
+                **policy,
+                "launchTemplate": {
+                    **policy["launchTemplate"],
+                    "launchTemplateSpecification": {**spec, "launchTemplateId": UNKNOWN_ID},
+                },
+            }
+        by_urn[r.urn] = pulumi_policy.PolicyResource(
+            r.type, unknown_checking_proxy(props), r.urn, r.name, None, None, None, [], {}
+        )
     for r in resources:
         by_urn[r.urn].dependencies = [by_urn[u] for u in r.dependencies if u in by_urn]
     return list(by_urn.values())
@@ -162,28 +192,48 @@ def test_a_stack_policy_reports_on_the_resource_and_reads_every_link_and_list():
             yield resource.urn, f"{resource.name} judged"
 
     policy = to_crossguard(Rule("test-stack-rule", "d", "low", "r", ("t",), check_stack=check))
-    template = pulumi_policy.PolicyResource("aws:ec2/launchTemplate:LaunchTemplate", unknown_checking_proxy({}),
-                                            "urn:lt", "lt", None, None, None, [], {})
-    key = pulumi_policy.PolicyResource("aws:kms/key:Key", unknown_checking_proxy({}), "urn:key", "key", None, None,
-                                       None, [], {})
+    template = pulumi_policy.PolicyResource(
+        "aws:ec2/launchTemplate:LaunchTemplate", unknown_checking_proxy({}), "urn:lt", "lt", None, None, None, [], {}
+    )
+    key = pulumi_policy.PolicyResource(
+        "aws:kms/key:Key", unknown_checking_proxy({}), "urn:key", "key", None, None, None, [], {}
+    )
     group = pulumi_policy.PolicyResource(
         "aws:autoscaling/group:Group",
         unknown_checking_proxy({"vpcZoneIdentifiers": unknown_checking_proxy(["subnet-1", UNKNOWN_ID])}),
-        "urn:asg", "asg", None, None, None, [template], {"launchTemplate": [template, key]})
+        "urn:asg",
+        "asg",
+        None,
+        None,
+        None,
+        [template],
+        {"launchTemplate": [template, key]},
+    )
     reports = []
-    policy.validate(pulumi_policy.StackValidationArgs([template, key, group], config={}),
-                    lambda message, urn=None: reports.append((urn, message)))
+    policy.validate(
+        pulumi_policy.StackValidationArgs([template, key, group], config={}),
+        lambda message, urn=None: reports.append((urn, message)),
+    )
     assert ("urn:asg", "asg judged") in reports and len(reports) == 3
     assert seen["asg"].dependencies == ("urn:lt", "urn:key")
     zones = seen["asg"].props["vpcZoneIdentifiers"]
-    assert isinstance(zones, list) and list.__eq__(zones, ["subnet-1", UNKNOWN_ID])  # unknown inside: read the checking way
+    assert isinstance(zones, list) and list.__eq__(
+        zones, ["subnet-1", UNKNOWN_ID]
+    )  # unknown inside: read the checking way
 
 
 def test_a_resource_policy_reports_without_a_urn():
     """The SDK attaches a resource policy's report to the resource itself; the pack passes no URN."""
     (rule,) = [r for r in ALL_RULES if r.name == "aws-ebs-volume-disallow-gp2-io1"]
-    args = pulumi_policy.ResourceValidationArgs("aws:ebs/volume:Volume", unknown_checking_proxy({"type": "gp2", "size": 10}),
-                                                "urn:v", "v", None, None, config={"region": "us-east-1"})
+    args = pulumi_policy.ResourceValidationArgs(
+        "aws:ebs/volume:Volume",
+        unknown_checking_proxy({"type": "gp2", "size": 10}),
+        "urn:v",
+        "v",
+        None,
+        None,
+        config={"region": "us-east-1"},
+    )
     calls = []
     to_crossguard(rule).validate(args, lambda *arguments: calls.append(arguments))
     assert len(calls) == 1 and len(calls[0]) == 2 and calls[0][1] is None

@@ -27,8 +27,10 @@ def wire(value):
 
 
 def sent(resources):
-    return [{"urn": r.urn, "type": r.type, "name": r.name, "inputs": wire(r.props), "dependencies": r.dependencies}
-            for r in resources]
+    return [
+        {"urn": r.urn, "type": r.type, "name": r.name, "inputs": wire(r.props), "dependencies": r.dependencies}
+        for r in resources
+    ]
 
 
 def expected(resources, stack):
@@ -60,8 +62,10 @@ def revealed(resources):
     """What the SDK hands the rules: secret objects unwrapped."""
     from components.plan.resources import reveal_secrets
 
-    return [PlanResource(r.urn, r.type, r.name, reveal_secrets(wire(r.props)), r.parent, r.dependencies, r.id)
-            for r in resources]
+    return [
+        PlanResource(r.urn, r.type, r.name, reveal_secrets(wire(r.props)), r.parent, r.dependencies, r.id)
+        for r in resources
+    ]
 
 
 @pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
@@ -75,23 +79,42 @@ def test_every_stack_gets_the_same_diagnostics_from_the_engine_and_from_seedance
 def test_a_bad_plan_blocks_through_the_engine_as_offline(pack):
     tags = {"team": "ml", "env": "dev", "cost-center": "cc"}
     resources = [
-        PlanResource("urn:pulumi:dev::app::aws:ebs/volume:Volume::scratch", "aws:ebs/volume:Volume", "scratch",
-                     {"type": "gp2", "size": 500.0, "encrypted": True, "kmsKeyId": "arn:aws:kms:us-west-2:1:key/k",
-                      "tags": tags}),
-        PlanResource("urn:pulumi:dev::app::aws:ec2/instance:Instance::box", "aws:ec2/instance:Instance", "box",
-                     {"instanceType": "g5.xlarge", "associatePublicIpAddress": True}),
+        PlanResource(
+            "urn:pulumi:dev::app::aws:ebs/volume:Volume::scratch",
+            "aws:ebs/volume:Volume",
+            "scratch",
+            {
+                "type": "gp2",
+                "size": 500.0,
+                "encrypted": True,
+                "kmsKeyId": "arn:aws:kms:us-west-2:1:key/k",
+                "tags": tags,
+            },
+        ),
+        PlanResource(
+            "urn:pulumi:dev::app::aws:ec2/instance:Instance::box",
+            "aws:ec2/instance:Instance",
+            "box",
+            {"instanceType": "g5.xlarge", "associatePublicIpAddress": True},
+        ),
     ]
     diagnostics = pack("dev").analyze(sent(resources))
     assert diagnostics == expected(resources, "dev")
     mandatory = {(d.policy, d.urn.rsplit("::", 1)[1]) for d in diagnostics if d.level == "mandatory"}
-    assert {("aws-ebs-volume-disallow-gp2-io1", "scratch"), ("aws-resource-tags-require-cost-tags", "box"),
-            ("aws-ec2-instance-launch-require-imdsv2", "box"), ("aws-ec2-instance-launch-disallow-public-ip", "box")} <= mandatory
+    assert {
+        ("aws-ebs-volume-disallow-gp2-io1", "scratch"),
+        ("aws-resource-tags-require-cost-tags", "box"),
+        ("aws-ec2-instance-launch-require-imdsv2", "box"),
+        ("aws-ec2-instance-launch-disallow-public-ip", "box"),
+    } <= mandatory
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3])
 def test_a_preview_with_unknowns_never_aborts_and_agrees(pack, plan_of, depth):
-    resources = [PlanResource(r.urn, r.type, r.name, unknown_at(r.props, depth), r.parent, r.dependencies, r.id)
-                 for r in plan_resources(plan_of("prod"))]
+    resources = [
+        PlanResource(r.urn, r.type, r.name, unknown_at(r.props, depth), r.parent, r.dependencies, r.id)
+        for r in plan_resources(plan_of("prod"))
+    ]
     diagnostics = pack("prod").analyze(sent(resources))  # a rule that raised would fail the RPC
     assert diagnostics == expected(resources, "prod")
     assert not [d for d in diagnostics if d.level == "mandatory"]
@@ -99,9 +122,20 @@ def test_a_preview_with_unknowns_never_aborts_and_agrees(pack, plan_of, depth):
 
 def test_secret_values_are_judged_by_what_they_hold(pack):
     tags = {"team": Secret("ml"), "env": "dev", "cost-center": Secret("cc")}
-    resources = [PlanResource("urn:pulumi:dev::app::aws:ebs/volume:Volume::v", "aws:ebs/volume:Volume", "v",
-                              {"type": Secret("gp2"), "size": 100.0, "encrypted": True,
-                               "kmsKeyId": "arn:aws:kms:us-west-2:1:key/k", "tags": tags})]
+    resources = [
+        PlanResource(
+            "urn:pulumi:dev::app::aws:ebs/volume:Volume::v",
+            "aws:ebs/volume:Volume",
+            "v",
+            {
+                "type": Secret("gp2"),
+                "size": 100.0,
+                "encrypted": True,
+                "kmsKeyId": "arn:aws:kms:us-west-2:1:key/k",
+                "tags": tags,
+            },
+        )
+    ]
     diagnostics = pack("dev").analyze(sent(resources))
     assert diagnostics == expected(revealed(resources), "dev")
     assert [d.policy for d in diagnostics] == ["aws-ebs-volume-disallow-gp2-io1"]

@@ -27,8 +27,9 @@ def _add_statement(resource, key, statement):
 
 
 def _public_api(rs):
-    _one(rs, "aws:eks/cluster:Cluster")["inputs"]["vpcConfig"].update(endpointPublicAccess=True,
-                                                                        publicAccessCidrs=["0.0.0.0/0"])
+    _one(rs, "aws:eks/cluster:Cluster")["inputs"]["vpcConfig"].update(
+        endpointPublicAccess=True, publicAccessCidrs=["0.0.0.0/0"]
+    )
 
 
 def _no_secrets_encryption(rs):
@@ -40,8 +41,11 @@ def _no_control_plane_logs(rs):
 
 
 def _key_for_anyone(rs):
-    _add_statement(_one(rs, "aws:kms/key:Key"), "policy",
-                   {"Effect": "Allow", "Principal": "*", "Action": "kms:Decrypt", "Resource": "*"})
+    _add_statement(
+        _one(rs, "aws:kms/key:Key"),
+        "policy",
+        {"Effect": "Allow", "Principal": "*", "Action": "kms:Decrypt", "Resource": "*"},
+    )
 
 
 def _rotation_off(rs):
@@ -54,8 +58,12 @@ def _public_bucket(rs):
 
 def _trust_anyone(rs):
     role = _one(rs, "aws:iam/role:Role", "triton")
-    role["inputs"]["assumeRolePolicy"] = json.dumps({"Version": "2012-10-17", "Statement": [
-        {"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}]})
+    role["inputs"]["assumeRolePolicy"] = json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}],
+        }
+    )
 
 
 def _no_hop_limit(rs):
@@ -79,21 +87,30 @@ def _allow_all_network_policy(rs):
 
 def _wildcard_cluster_role(rs):
     _one(rs, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole")["inputs"]["rules"] = [
-        {"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}]
+        {"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}
+    ]
 
 
 def _public_queue(rs):
-    _add_statement(_one(rs, "aws:sqs/queuePolicy:QueuePolicy"), "policy",
-                   {"Effect": "Allow", "Principal": "*", "Action": "sqs:SendMessage", "Resource": "*"})
+    _add_statement(
+        _one(rs, "aws:sqs/queuePolicy:QueuePolicy"),
+        "policy",
+        {"Effect": "Allow", "Principal": "*", "Action": "sqs:SendMessage", "Resource": "*"},
+    )
 
 
 def _public_topic(rs):
-    _add_statement(_one(rs, "aws:sns/topicPolicy:TopicPolicy"), "policy",
-                   {"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "SNS:Publish", "Resource": "*"})
+    _add_statement(
+        _one(rs, "aws:sns/topicPolicy:TopicPolicy"),
+        "policy",
+        {"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "SNS:Publish", "Resource": "*"},
+    )
 
 
 def _cluster_admin_binding(rs):
-    _one(rs, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding")["inputs"]["roleRef"]["name"] = "cluster-admin"
+    _one(rs, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding")["inputs"]["roleRef"]["name"] = (
+        "cluster-admin"
+    )
 
 
 # (control, tampering, the rule that must name it)
@@ -106,7 +123,11 @@ CONTROLS = [
     ("public bucket", _public_bucket, "aws-s3-bucket-disallow-public-access"),
     ("trust AWS *", _trust_anyone, "aws-iam-policy-disallow-public-principal"),
     ("launch template without hop limit", _no_hop_limit, "aws-ec2-instance-launch-require-imdsv2"),
-    ("privileged hostNetwork pod with hostPath /", _privileged_host_pod, "kubernetes-pod-enforce-pod-security-standards"),
+    (
+        "privileged hostNetwork pod with hostPath /",
+        _privileged_host_pod,
+        "kubernetes-pod-enforce-pod-security-standards",
+    ),
     ("NodePort Service", _node_port, "kubernetes-service-disallow-node-port"),
     ("allow-all NetworkPolicy", _allow_all_network_policy, "kubernetes-networkpolicy-disallow-allow-all"),
     ("wildcard ClusterRole", _wildcard_cluster_role, "kubernetes-rbac-role-disallow-escalation"),
@@ -163,10 +184,20 @@ def test_a_public_endpoint_where_allowed_still_names_its_networks():
     """Dev may keep a public endpoint (its config allows one), for named CIDRs only."""
     (rule,) = [r for r in ALL_RULES if r.name == "aws-eks-cluster-restrict-public-endpoint"]
     enforcement = json.loads((REPO / "policies" / "config" / "dev.json").read_text())
-    cluster = PlanResource(urn="urn:c", type="aws:eks/cluster:Cluster", name="c",
-                           props={"vpcConfig": {"endpointPublicAccess": True}})
-    named = PlanResource(urn="urn:n", type="aws:eks/cluster:Cluster", name="n", props={"vpcConfig": {
-        "endpointPublicAccess": True, "publicAccessCidrs": stack_config("dev").cluster.public_endpoint_cidrs}})
+    cluster = PlanResource(
+        urn="urn:c", type="aws:eks/cluster:Cluster", name="c", props={"vpcConfig": {"endpointPublicAccess": True}}
+    )
+    named = PlanResource(
+        urn="urn:n",
+        type="aws:eks/cluster:Cluster",
+        name="n",
+        props={
+            "vpcConfig": {
+                "endpointPublicAccess": True,
+                "publicAccessCidrs": stack_config("dev").cluster.public_endpoint_cidrs,
+            }
+        },
+    )
     assert [v.urn for v in run_rules([rule], [cluster, named], enforcement)] == ["urn:c"]
 
 

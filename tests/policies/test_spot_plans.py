@@ -18,21 +18,40 @@ def test_the_whole_pack_passes_every_spot_plan_with_no_mandatory_finding(mixed_s
     """The planner's own plans sit at the caps (batch 90 %): a rule stricter than the cap, by slack or by
     `>=`, flags them here."""
     resources = plan_resources(mixed_stack_plan)
-    budget = {"monthly_budget_usd": stack_config(mixed_stack_plan.stack).budget.monthly_usd,
-              "region": stack_config(mixed_stack_plan.stack).region}
+    budget = {
+        "monthly_budget_usd": stack_config(mixed_stack_plan.stack).budget.monthly_usd,
+        "region": stack_config(mixed_stack_plan.stack).region,
+    }
     extra = {"budget-monthly-cost-limit": budget, "budget-monthly-cost-warn-near-budget": budget}
     found = run_rules(ALL_RULES, resources, load_enforcement(mixed_stack_plan.stack), extra)
     assert [(v.policy, v.message) for v in found if v.level == "mandatory"] == []
 
 
 def _group(klass, base, percentage, max_size):
-    return PlanResource(f"urn:g-{klass}", ASG, f"g-{klass}", {
-        "desiredCapacity": max_size, "maxSize": max_size, "minSize": 0,
-        "mixedInstancesPolicy": {
-            "instancesDistribution": {"onDemandBaseCapacity": base, "onDemandPercentageAboveBaseCapacity": percentage},
-            "launchTemplate": {"overrides": [{"instanceType": "g6.xlarge"}]}},
-        "tags": [{"key": "k8s.io/cluster-autoscaler/node-template/label/seedance.io/workload-class", "value": klass,
-                  "propagateAtLaunch": True}]})
+    return PlanResource(
+        f"urn:g-{klass}",
+        ASG,
+        f"g-{klass}",
+        {
+            "desiredCapacity": max_size,
+            "maxSize": max_size,
+            "minSize": 0,
+            "mixedInstancesPolicy": {
+                "instancesDistribution": {
+                    "onDemandBaseCapacity": base,
+                    "onDemandPercentageAboveBaseCapacity": percentage,
+                },
+                "launchTemplate": {"overrides": [{"instanceType": "g6.xlarge"}]},
+            },
+            "tags": [
+                {
+                    "key": "k8s.io/cluster-autoscaler/node-template/label/seedance.io/workload-class",
+                    "value": klass,
+                    "propagateAtLaunch": True,
+                }
+            ],
+        },
+    )
 
 
 LIMIT = next(r for r in ALL_RULES if r.name == "aws-autoscaling-group-limit-spot-share")
@@ -64,5 +83,6 @@ def test_the_estimate_prices_spot_units_as_on_demand(mixed_stack_plan):
         alone = PlanResource(group.urn, group.type, group.name, on_demand, group.parent, group.dependencies, group.id)
         others = [r for r in resources if r.urn != group.urn]
         assert priced[group.urn] == pytest.approx(
-            {line.urn: line.monthly_usd for line in estimate([*others, alone], catalog).lines}[group.urn])
+            {line.urn: line.monthly_usd for line in estimate([*others, alone], catalog).lines}[group.urn]
+        )
         assert priced[group.urn] > 0

@@ -6,7 +6,8 @@ another account's key fails its rule; every spelling of a good class passes
 
 from __future__ import annotations
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from components.plan.resources import K8S_STORAGE_CLASS
 from components.storage.ebs_csi import EBS_CSI
@@ -22,8 +23,9 @@ GOOD = {"type": "io2", "encrypted": "true", "kmsKeyId": HOME_KEY_ARN}
 
 
 def storage_class(parameters: dict):
-    return resource(K8S_STORAGE_CLASS, {"metadata": {"name": "subject"}, "provisioner": EBS_CSI,
-                                        "parameters": parameters})
+    return resource(
+        K8S_STORAGE_CLASS, {"metadata": {"name": "subject"}, "provisioner": EBS_CSI, "parameters": parameters}
+    )
 
 
 def judged(rule, parameters: dict) -> list[str]:
@@ -54,8 +56,9 @@ def test_every_spelling_of_a_good_class_passes(data):
 @given(st.data(), st.sampled_from(["gp2", "GP2", "io1", "Io1"]), st.booleans())
 def test_a_gp2_or_io1_class_fails_however_its_type_is_spelled(data, bad, beside_a_good_type):
     good = {key: value for key, value in GOOD.items() if key != "type"}
-    parameters = data.draw(spelled({**good, "type": "gp3"}, {"type": bad}) if beside_a_good_type
-                           else spelled({**good, "type": bad}))
+    parameters = data.draw(
+        spelled({**good, "type": "gp3"}, {"type": bad}) if beside_a_good_type else spelled({**good, "type": bad})
+    )
     assert judged(GP2_IO1, parameters), parameters
 
 
@@ -67,8 +70,11 @@ def test_a_class_that_names_no_type_is_gp3_and_passes():
 @given(st.data(), st.sampled_from(["false", "True", "TRUE", "1", "yes", ""]), st.booleans())
 def test_a_class_the_driver_makes_plain_fails_however_it_is_spelled(data, value, beside_true):
     plain = {key: v for key, v in GOOD.items() if key != "encrypted"}
-    parameters = data.draw(spelled({**plain, "encrypted": "true"}, {"encrypted": value}) if beside_true
-                           else spelled({**plain, "encrypted": value}))
+    parameters = data.draw(
+        spelled({**plain, "encrypted": "true"}, {"encrypted": value})
+        if beside_true
+        else spelled({**plain, "encrypted": value})
+    )
     (message,) = judged(CUSTOMER_KEY, parameters)
     assert "unencrypted" in message
 
@@ -76,8 +82,11 @@ def test_a_class_the_driver_makes_plain_fails_however_it_is_spelled(data, value,
 @settings(max_examples=60, deadline=None)
 @given(st.data(), st.booleans())
 def test_another_accounts_key_fails_however_its_name_is_spelled(data, beside_a_home_key):
-    parameters = data.draw(spelled(GOOD, {"kmsKeyId": OTHER_KEY_ARN}) if beside_a_home_key
-                           else spelled({**GOOD, "kmsKeyId": OTHER_KEY_ARN}))
+    parameters = data.draw(
+        spelled(GOOD, {"kmsKeyId": OTHER_KEY_ARN})
+        if beside_a_home_key
+        else spelled({**GOOD, "kmsKeyId": OTHER_KEY_ARN})
+    )
     (message,) = judged(HOME_KEY, parameters)
     assert OTHER in message
 

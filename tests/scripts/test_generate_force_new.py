@@ -9,7 +9,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 
-WIDGET = '''package widget
+WIDGET = """package widget
 
 // @SDKResource("aws_widget", name="Widget")
 func resourceWidget() *schema.Resource {
@@ -38,7 +38,7 @@ func resourceWidget() *schema.Resource {
 		},
 	}
 }
-'''
+"""
 
 
 def test_the_generator_lists_force_new_paths_of_a_resource(tmp_path):
@@ -48,9 +48,26 @@ def test_the_generator_lists_force_new_paths_of_a_resource(tmp_path):
     types = tmp_path / "types.json"
     types.write_text(json.dumps([["aws:widget/widget:Widget", "aws_widget"]]))
     out = tmp_path / "table.json"
-    done = subprocess.run([sys.executable, str(REPO / "scripts" / "generate_force_new.py"), "--source", str(tmp_path),
-                           "--tf-version", "v6.0.0", "--pulumi-aws-version", "7.0.0", "--types", str(types),
-                           "--source-commit", "test", "--out", str(out)], capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "scripts" / "generate_force_new.py"),
+            "--source",
+            str(tmp_path),
+            "--tf-version",
+            "v6.0.0",
+            "--pulumi-aws-version",
+            "7.0.0",
+            "--types",
+            str(types),
+            "--source-commit",
+            "test",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     table = json.loads(out.read_text())
     assert table["types"] == {"aws:widget/widget:Widget": ["networkConfig.subnetId", "region", "widgetName"]}

@@ -17,9 +17,23 @@ TABLE = REPO / "tests" / "fixtures" / "karpenter-provider-aws" / "zz_generated.p
 SNAPSHOT = REPO / "components" / "pricing" / "data" / "price_snapshot.json"
 SOURCE = "aws/karpenter-provider-aws@6fc13b5236fd pkg/providers/pricing/zz_generated.pricing_aws.go"
 PARITY = REPO / "tests" / "fixtures" / "sparecores-data" / "on_demand_linux_2024-02-21.csv"
-PARITY_SOURCE = "SpareCores/sc-data@ce414d8e src/sc_data/data/sc-data-all.db (CC BY-SA 4.0), Linux on-demand, 2024-02-21"
-ARGS = ("--table", str(TABLE), "--region", "us-east-1", "--assumed-in", "us-west-2", "--source", SOURCE,
-        "--parity", str(PARITY), "--parity-source", PARITY_SOURCE)
+PARITY_SOURCE = (
+    "SpareCores/sc-data@ce414d8e src/sc_data/data/sc-data-all.db (CC BY-SA 4.0), Linux on-demand, 2024-02-21"
+)
+ARGS = (
+    "--table",
+    str(TABLE),
+    "--region",
+    "us-east-1",
+    "--assumed-in",
+    "us-west-2",
+    "--source",
+    SOURCE,
+    "--parity",
+    str(PARITY),
+    "--parity-source",
+    PARITY_SOURCE,
+)
 
 sys.path.insert(0, str(REPO / "scripts"))
 from generate_on_demand_snapshot import TableError, parity_table, region_prices  # noqa: E402
@@ -41,14 +55,26 @@ def test_us_east_1_is_karpenters_price_dated_by_its_generation_and_us_west_2_is_
     assert generated_at == "2026-07-20T13:44:30Z"
     east, west = (document["regions"][r]["on_demand"] for r in ("us-east-1", "us-west-2"))
     assert east["p5.48xlarge"] == {
-        "usd_per_hour": 55.04, "observed_at": generated_at,
-        "source": f"{SOURCE} (Apache-2.0), us-east-1 Linux on-demand, generated {generated_at}"}
+        "usd_per_hour": 55.04,
+        "observed_at": generated_at,
+        "source": f"{SOURCE} (Apache-2.0), us-east-1 Linux on-demand, generated {generated_at}",
+    }
     assert all(entry["usd_per_hour"] == prices[t] and "unverified" not in entry["source"] for t, entry in east.items())
     assumed = "assumed equal to us-east-1's price, unverified (no licensed table of us-west-2's current prices found; "
-    assert all(entry["usd_per_hour"] == prices[t] and entry["source"].startswith(assumed) and entry["source"].endswith(
-        f"): {east[t]['source']}") for t, entry in west.items())
-    checked = {t for t, entry in west.items() if f"us-west-2 and us-east-1 priced it the same in {PARITY_SOURCE})" in entry["source"]}
-    unchecked = {t for t, entry in west.items() if f"{t} is not in {PARITY_SOURCE}: parity unchecked)" in entry["source"]}
+    assert all(
+        entry["usd_per_hour"] == prices[t]
+        and entry["source"].startswith(assumed)
+        and entry["source"].endswith(f"): {east[t]['source']}")
+        for t, entry in west.items()
+    )
+    checked = {
+        t
+        for t, entry in west.items()
+        if f"us-west-2 and us-east-1 priced it the same in {PARITY_SOURCE})" in entry["source"]
+    }
+    unchecked = {
+        t for t, entry in west.items() if f"{t} is not in {PARITY_SOURCE}: parity unchecked)" in entry["source"]
+    }
     assert unchecked == {"g6.xlarge", "g6.12xlarge", "g6e.xlarge", "g6e.12xlarge"}  # launched after the table
     assert checked == set(west) - unchecked
 
@@ -60,8 +86,10 @@ def test_a_type_the_parity_table_prices_differently_in_the_two_regions_is_not_as
     changed.write_text(PARITY.read_text().replace("us-west-2,p5.48xlarge,98.32", "us-west-2,p5.48xlarge,98.33"))
     result = run(*ARGS[:-4], "--parity", str(changed), "--parity-source", "T")
     assert result.returncode == 2 and result.stdout == ""
-    assert result.stderr == ("generate_on_demand_snapshot: T prices p5.48xlarge at 98.33 in us-west-2 and 98.32 in "
-                             "us-east-1: not assumed equal\n")
+    assert result.stderr == (
+        "generate_on_demand_snapshot: T prices p5.48xlarge at 98.33 in us-west-2 and 98.32 in "
+        "us-east-1: not assumed equal\n"
+    )
     with pytest.raises(TableError, match="header is not `region,instance_type,usd_per_hour`"):
         parity_table("zone,instance_type,usd_per_hour\n")
     with pytest.raises(TableError, match="parity table line 3 is not `region,type,price`: us-east-1,g5.xlarge"):
@@ -80,7 +108,7 @@ def test_a_line_the_reader_does_not_understand_or_a_missing_type_stops_it(tmp_pa
     with pytest.raises(TableError, match="no map for eu-west-1"):
         region_prices(text, "eu-west-1")
     with pytest.raises(TableError, match="us-east-1's map is not closed"):
-        region_prices(text[:text.index("\t},\n}")], "us-east-1")
+        region_prices(text[: text.index("\t},\n}")], "us-east-1")
     without = tmp_path / "table.go"
     without.write_text(text.replace('"p5.48xlarge": 55.040000, ', ""))
     result = run("--table", str(without), "--region", "us-east-1", "--source", SOURCE)

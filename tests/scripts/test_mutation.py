@@ -67,12 +67,24 @@ def test_timed_out_mutants_are_rerun_alone_and_judged_by_their_own_tests(tmp_pat
         "        time.sleep(60)\n"
         "    assert not name.endswith('_1')\n"
         "def test_elsewhere():\n"
-        "    raise AssertionError('reaches no mutant: never run')\n")
-    (mutants / "mutmut-stats.json").write_text(json.dumps(
-        {"tests_by_mangled_function_name": {"m.x_f": ["test_probe.py::test_probe"]}}))
+        "    raise AssertionError('reaches no mutant: never run')\n"
+    )
+    (mutants / "mutmut-stats.json").write_text(
+        json.dumps({"tests_by_mangled_function_name": {"m.x_f": ["test_probe.py::test_probe"]}})
+    )
     meta = mutants / "m.py.meta"
-    meta.write_text(json.dumps({"exit_code_by_key": {
-        "m.x_f__mutmut_1": -24, "m.x_f__mutmut_2": -24, "m.x_f__mutmut_3": -24, "m.x_f__mutmut_4": 0}}))
+    meta.write_text(
+        json.dumps(
+            {
+                "exit_code_by_key": {
+                    "m.x_f__mutmut_1": -24,
+                    "m.x_f__mutmut_2": -24,
+                    "m.x_f__mutmut_3": -24,
+                    "m.x_f__mutmut_4": 0,
+                }
+            }
+        )
+    )
     outcome = script().rerun_alone(tmp_path, dict(os.environ), limit_s=10)
     assert dict(outcome) == {"killed": 1, "survived": 1, "timed out": 1}
     codes = json.loads(meta.read_text())["exit_code_by_key"]

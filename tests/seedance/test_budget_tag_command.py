@@ -11,8 +11,17 @@ QUERY = {"TagKeys": ["cost-center"], "Type": "UserDefined"}
 
 
 def tag(status):
-    return {"CostAllocationTags": [{"TagKey": "cost-center", "Type": "UserDefined", "Status": status,
-                                    "LastUpdatedDate": "2026-11-30T00:00:00Z", "LastUsedDate": "2026-12-01T00:00:00Z"}]}
+    return {
+        "CostAllocationTags": [
+            {
+                "TagKey": "cost-center",
+                "Type": "UserDefined",
+                "Status": status,
+                "LastUpdatedDate": "2026-11-30T00:00:00Z",
+                "LastUsedDate": "2026-12-01T00:00:00Z",
+            }
+        ]
+    }
 
 
 @pytest.fixture
@@ -44,23 +53,31 @@ def test_inactive_tag_is_reported_and_activated_only_when_asked(cost_explorer, c
     assert main(["budget-tag", "--stack", "dev"]) == 1
     assert "--activate" in capsys.readouterr().out
     cost_explorer.add_response("list_cost_allocation_tags", tag("Inactive"), QUERY)
-    cost_explorer.add_response("update_cost_allocation_tags_status", {"Errors": []},
-                               {"CostAllocationTagsStatus": [{"TagKey": "cost-center", "Status": "Active"}]})
+    cost_explorer.add_response(
+        "update_cost_allocation_tags_status",
+        {"Errors": []},
+        {"CostAllocationTagsStatus": [{"TagKey": "cost-center", "Status": "Active"}]},
+    )
     assert main(["budget-tag", "--stack", "dev", "--activate"]) == 0
     assert "activated" in capsys.readouterr().out
 
 
 def test_activation_error_is_reported(cost_explorer, capsys):
     cost_explorer.add_response("list_cost_allocation_tags", tag("Inactive"), QUERY)
-    cost_explorer.add_response("update_cost_allocation_tags_status", {"Errors": [
-        {"TagKey": "cost-center", "Code": "TagKeysNotFoundException", "Message": "tag key not found"}]})
+    cost_explorer.add_response(
+        "update_cost_allocation_tags_status",
+        {"Errors": [{"TagKey": "cost-center", "Code": "TagKeysNotFoundException", "Message": "tag key not found"}]},
+    )
     assert main(["budget-tag", "--stack", "dev", "--activate"]) == 1
     assert "TagKeysNotFoundException" in capsys.readouterr().out
 
 
 def test_member_account_gets_one_line_not_a_traceback(cost_explorer, capsys):
-    cost_explorer.add_client_error("list_cost_allocation_tags", "AccessDeniedException",
-                                   "Linked accounts can only access cost allocation tags of the management account")
+    cost_explorer.add_client_error(
+        "list_cost_allocation_tags",
+        "AccessDeniedException",
+        "Linked accounts can only access cost allocation tags of the management account",
+    )
     assert main(["budget-tag", "--stack", "dev"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("seedance: error: AWS:") and "AccessDeniedException" in err and "Traceback" not in err

@@ -69,7 +69,9 @@ def test_live_asked_for_and_unavailable_fails_and_writes_nothing(project, capsys
     lock_file = project / "stacks" / "capacity.prod.lock.json"
     before = lock_file.read_text()
     capsys.readouterr()
-    monkeypatch.setattr(capacity_commands, "live_price_source", lambda **_: FakeLiveSource(fail="pricing endpoint down"))
+    monkeypatch.setattr(
+        capacity_commands, "live_price_source", lambda **_: FakeLiveSource(fail="pricing endpoint down")
+    )
     assert decide(project) == 2
     err = capsys.readouterr().err
     assert "live prices were asked for and are unavailable" in err and "pricing endpoint down" in err
@@ -79,7 +81,9 @@ def test_live_asked_for_and_unavailable_fails_and_writes_nothing(project, capsys
 def test_live_outage_with_fallback_allowed_keeps_the_lock(project, capsys, monkeypatch):
     decide(project, "--source", "snapshot")
     capsys.readouterr()
-    monkeypatch.setattr(capacity_commands, "live_price_source", lambda **_: FakeLiveSource(fail="pricing endpoint down"))
+    monkeypatch.setattr(
+        capacity_commands, "live_price_source", lambda **_: FakeLiveSource(fail="pricing endpoint down")
+    )
     assert decide(project, "--allow-fallback") == 0
     out = capsys.readouterr().out
     assert "note: live prices unavailable (pricing endpoint down)" in out
@@ -121,16 +125,25 @@ def edited(lock, change):
     lock.write_text(json.dumps(document))
 
 
-@pytest.mark.parametrize("change, expected", [
-    (lambda d: d.clear() or d.update(x=1), "lock_version None"),
-    (lambda d: d["groups"]["batch"]["plan"].update(on_demand_base_gpus=-2),
-     "groups.batch.plan.on_demand_base_gpus = -2: Input should be greater than or equal to 0"),
-    (lambda d: d["groups"]["batch"]["plan"].update(on_demand_percentage_above_base="most"),
-     'groups.batch.plan.on_demand_percentage_above_base = "most"'),
-    (lambda d: d["groups"]["online"].pop("plan"), "groups.online.plan = (missing)"),
-    (lambda d: d["groups"]["batch"]["prices"]["on_demand"]["g6.12xlarge"].update(observed_at="last week"),
-     "groups.batch.prices.on_demand.g6.12xlarge.observed_at"),
-])
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        (lambda d: d.clear() or d.update(x=1), "lock_version None"),
+        (
+            lambda d: d["groups"]["batch"]["plan"].update(on_demand_base_gpus=-2),
+            "groups.batch.plan.on_demand_base_gpus = -2: Input should be greater than or equal to 0",
+        ),
+        (
+            lambda d: d["groups"]["batch"]["plan"].update(on_demand_percentage_above_base="most"),
+            'groups.batch.plan.on_demand_percentage_above_base = "most"',
+        ),
+        (lambda d: d["groups"]["online"].pop("plan"), "groups.online.plan = (missing)"),
+        (
+            lambda d: d["groups"]["batch"]["prices"]["on_demand"]["g6.12xlarge"].update(observed_at="last week"),
+            "groups.batch.prices.on_demand.g6.12xlarge.observed_at",
+        ),
+    ],
+)
 def test_a_hand_edited_lock_exits_2_naming_the_key(project, capsys, change, expected):
     decide(project, "--source", "snapshot")
     edited(project / "stacks" / "capacity.prod.lock.json", change)
@@ -172,7 +185,9 @@ def test_breaker_without_credentials_is_one_line(monkeypatch, capsys):
     assert err == "seedance: error: AWS: Unable to locate credentials\n"
 
 
-def test_live_source_against_moto_chooses_zones_by_id_and_falls_back_when_the_price_list_api_fails(project, capsys, monkeypatch):
+def test_live_source_against_moto_chooses_zones_by_id_and_falls_back_when_the_price_list_api_fails(
+    project, capsys, monkeypatch
+):
     """The real LivePriceSource on moto: EC2 answers (zones, the stub spot history), the Price List API
     does not (moto implements no pricing.get_products), so decide falls back, as allowed."""
     import boto3
@@ -185,8 +200,10 @@ def test_live_source_against_moto_chooses_zones_by_id_and_falls_back_when_the_pr
     before = lock_file.read_bytes()
     capsys.readouterr()
     with mock_aws():
-        source = LivePriceSource(clients=lambda service, region: boto3.client(service, region_name=region),
-                                 advisor=lambda _timeout: {"ranges": [], "spot_advisor": {}})
+        source = LivePriceSource(
+            clients=lambda service, region: boto3.client(service, region_name=region),
+            advisor=lambda _timeout: {"ranges": [], "spot_advisor": {}},
+        )
         monkeypatch.setattr(capacity_commands, "live_price_source", lambda **_: source)
         assert decide(project, "--allow-fallback") == 0
     out = capsys.readouterr().out
@@ -199,6 +216,7 @@ def test_live_source_against_moto_chooses_zones_by_id_and_falls_back_when_the_pr
     groups = {g.name: g for g in stack_config("prod").gpu_node_groups}
     for name, entry in lock["groups"].items():
         # A single-zone group decides for the first zone alone.
-        assert entry["plan"]["constraints"]["zones"] == list(groups[name].launch_zones(
-            ["us-east-1b", "us-east-1c", "us-east-1d"]))
+        assert entry["plan"]["constraints"]["zones"] == list(
+            groups[name].launch_zones(["us-east-1b", "us-east-1c", "us-east-1d"])
+        )
         assert entry["source"] == "lock+snapshot" and entry["rule"] == "constraint" and not entry["plan"]["spot_types"]

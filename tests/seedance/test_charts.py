@@ -28,8 +28,12 @@ def archive(files: dict[str, str]) -> bytes:
     return buffer.getvalue()
 
 
-CHART = archive({"demo/Chart.yaml": "apiVersion: v2\nname: demo\nversion: 1.2.3\n",
-                 "demo/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n"})
+CHART = archive(
+    {
+        "demo/Chart.yaml": "apiVersion: v2\nname: demo\nversion: 1.2.3\n",
+        "demo/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n",
+    }
+)
 
 
 class Served:
@@ -46,15 +50,33 @@ class Served:
 
 
 def release(chart="demo", version="1.2.3", repo="https://charts.example.com/stable", values=None):
-    return PlanResource("urn:pulumi:prod::p::kubernetes:helm.sh/v3:Release::r", "kubernetes:helm.sh/v3:Release", "r",
-                        {"chart": chart, "version": version, "name": "demo", "namespace": "apps",
-                         "repositoryOpts": {"repo": repo}, "values": values or {}})
+    return PlanResource(
+        "urn:pulumi:prod::p::kubernetes:helm.sh/v3:Release::r",
+        "kubernetes:helm.sh/v3:Release",
+        "r",
+        {
+            "chart": chart,
+            "version": version,
+            "name": "demo",
+            "namespace": "apps",
+            "repositoryOpts": {"repo": repo},
+            "values": values or {},
+        },
+    )
 
 
 def index(url: str, digest: str) -> bytes:
-    return yaml.safe_dump({"apiVersion": "v1", "entries": {"demo": [
-        {"version": "1.2.2", "urls": ["other.tgz"], "digest": "0" * 64},
-        {"version": "1.2.3", "urls": [url], "digest": digest}]}}).encode()
+    return yaml.safe_dump(
+        {
+            "apiVersion": "v1",
+            "entries": {
+                "demo": [
+                    {"version": "1.2.2", "urls": ["other.tgz"], "digest": "0" * 64},
+                    {"version": "1.2.3", "urls": [url], "digest": digest},
+                ]
+            },
+        }
+    ).encode()
 
 
 @pytest.fixture
@@ -64,26 +86,36 @@ def cache(tmp_path, monkeypatch):
 
 
 def test_a_repository_chart_is_fetched_by_its_relative_url_checked_and_rendered(cache):
-    served = Served({"https://charts.example.com/stable/index.yaml": index("demo-1.2.3.tgz",
-                                                                            hashlib.sha256(CHART).hexdigest()),
-                     "https://charts.example.com/stable/demo-1.2.3.tgz": CHART})
+    served = Served(
+        {
+            "https://charts.example.com/stable/index.yaml": index("demo-1.2.3.tgz", hashlib.sha256(CHART).hexdigest()),
+            "https://charts.example.com/stable/demo-1.2.3.tgz": CHART,
+        }
+    )
     assert charts.pull([release()], opener=served) == [cache / "demo-1.2.3"]
     assert (cache / "demo-1.2.3" / "Chart.yaml").is_file()
     rendered, unrendered = rendered_releases([release()], "1.35")
     assert unrendered == [] and [(r.type, r.props["metadata"]) for r in rendered] == [
-        ("kubernetes:core/v1:ConfigMap", {"name": "demo", "namespace": "apps"})]
+        ("kubernetes:core/v1:ConfigMap", {"name": "demo", "namespace": "apps"})
+    ]
     assert charts.pull([release()], opener=Served({})) == []  # already in the cache: nothing fetched
 
 
 @pytest.mark.parametrize("case", ["digest", "escape", "two-folders", "missing-version", "http"])
 def test_a_chart_that_is_not_what_its_source_publishes_is_refused_and_nothing_is_written(cache, case):
-    data = {"escape": archive({"demo/Chart.yaml": "name: demo", "../evil": "x"}),
-            "two-folders": archive({"demo/Chart.yaml": "name: demo", "other/Chart.yaml": "name: other"})}.get(case, CHART)
+    data = {
+        "escape": archive({"demo/Chart.yaml": "name: demo", "../evil": "x"}),
+        "two-folders": archive({"demo/Chart.yaml": "name: demo", "other/Chart.yaml": "name: other"}),
+    }.get(case, CHART)
     digest = "f" * 64 if case == "digest" else hashlib.sha256(data).hexdigest()
     version = "9.9.9" if case == "missing-version" else "1.2.3"
     repo = "http://charts.example.com/stable" if case == "http" else "https://charts.example.com/stable"
-    served = Served({"https://charts.example.com/stable/index.yaml": index("https://cdn.example.com/demo.tgz", digest),
-                     "https://cdn.example.com/demo.tgz": data})
+    served = Served(
+        {
+            "https://charts.example.com/stable/index.yaml": index("https://cdn.example.com/demo.tgz", digest),
+            "https://cdn.example.com/demo.tgz": data,
+        }
+    )
     with pytest.raises(charts.ChartFetchError):
         charts.pull([release(version=version, repo=repo)], opener=served)
     assert not (cache / f"demo-{version}").exists()
@@ -93,12 +125,20 @@ def test_an_oci_chart_is_pulled_with_a_token_that_never_follows_a_redirect(cache
     digest = "sha256:" + hashlib.sha256(CHART).hexdigest()
     base = "https://public.ecr.aws"
     path = "aws-ec2/helm/demo"
-    served = Served({
-        f"{base}/token/?service=public.ecr.aws&scope=repository:{path}:pull": json.dumps({"token": "t0k"}).encode(),
-        f"{base}/v2/{path}/manifests/1.2.3": json.dumps({"layers": [
-            {"mediaType": "application/vnd.cncf.helm.config.v1+json", "digest": "sha256:" + "1" * 64},
-            {"mediaType": "application/vnd.cncf.helm.chart.content.v1.tar+gzip", "digest": digest}]}).encode(),
-        f"{base}/v2/{path}/blobs/{digest}": CHART})
+    served = Served(
+        {
+            f"{base}/token/?service=public.ecr.aws&scope=repository:{path}:pull": json.dumps({"token": "t0k"}).encode(),
+            f"{base}/v2/{path}/manifests/1.2.3": json.dumps(
+                {
+                    "layers": [
+                        {"mediaType": "application/vnd.cncf.helm.config.v1+json", "digest": "sha256:" + "1" * 64},
+                        {"mediaType": "application/vnd.cncf.helm.chart.content.v1.tar+gzip", "digest": digest},
+                    ]
+                }
+            ).encode(),
+            f"{base}/v2/{path}/blobs/{digest}": CHART,
+        }
+    )
     charts.pull([release(chart=f"oci://public.ecr.aws/{path}", repo="")], opener=served)
     assert (cache / "demo-1.2.3" / "Chart.yaml").is_file()
     blob = served.requests[-1]
@@ -128,20 +168,29 @@ def test_the_cache_is_the_variable_else_the_shared_folder_beside_the_clone_else_
     assert charts.chart_cache(clone) == tmp_path / "mine"
 
 
-@pytest.mark.parametrize("chart, repo", [
-    ("cluster-autoscaler", "https://charts.example-attacker.net"),
-    ("oci://ghcr.io/someone-else/aws-node-termination-handler", None),
-    ("prometheus", "https://grafana-community.github.io/helm-charts"),  # a real repository, not prometheus'
-])
+@pytest.mark.parametrize(
+    "chart, repo",
+    [
+        ("cluster-autoscaler", "https://charts.example-attacker.net"),
+        ("oci://ghcr.io/someone-else/aws-node-termination-handler", None),
+        ("prometheus", "https://grafana-community.github.io/helm-charts"),  # a real repository, not prometheus'
+    ],
+)
 def test_a_platform_chart_from_another_source_is_neither_rendered_nor_pulled(cache, chart, repo):
     """The cache is by chart name: a release naming the platform's chart from elsewhere would install what
     the gate never rendered, and pulling it would put it where the platform's own release is rendered from."""
     foreign = release(chart=chart, version="9.9.9", repo=repo)
     rendered, unrendered = rendered_releases([foreign], "1.35")
     name = chart.rsplit("/", 1)[-1]
-    assert rendered == [] and unrendered == [{"urn": foreign.urn, "reason": (
-        f"its chart comes from {repo or chart}, not {charts.pinned_sources()[name]}, the source the platform pins "
-        f"for {name} (the gate renders the pinned chart)")}]
+    assert rendered == [] and unrendered == [
+        {
+            "urn": foreign.urn,
+            "reason": (
+                f"its chart comes from {repo or chart}, not {charts.pinned_sources()[name]}, the source the platform pins "
+                f"for {name} (the gate renders the pinned chart)"
+            ),
+        }
+    ]
     served = Served({})
     with pytest.raises(charts.ChartFetchError, match=f"the source the platform pins for {name}"):
         charts.pull([foreign], opener=served)
@@ -154,5 +203,6 @@ def test_the_platform_names_its_charts_from_their_pinned_sources(plan_of):
     releases = [r for r in plan_resources(plan_of("prod")) if r.type == "kubernetes:helm.sh/v3:Release"]
     pinned = charts.pinned_sources()
     assert {str(r.props["chart"]).rsplit("/", 1)[-1] for r in releases} == set(pinned)
-    assert all(charts.source_of(r.props) == pinned[str(r.props["chart"]).rsplit("/", 1)[-1]].rstrip("/")
-               for r in releases)
+    assert all(
+        charts.source_of(r.props) == pinned[str(r.props["chart"]).rsplit("/", 1)[-1]].rstrip("/") for r in releases
+    )

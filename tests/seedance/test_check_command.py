@@ -15,12 +15,27 @@ T = {"team": "ml", "env": "dev", "cost-center": "cc-1"}
 
 
 def bad_plan(tmp_path) -> Path:
-    plan = {"stack": "dev", "resources": [
-        {"urn": "urn:pulumi:dev::app::aws:ebs/volume:Volume::scratch", "type": "aws:ebs/volume:Volume",
-         "inputs": {"type": "gp2", "size": 500, "encrypted": True, "kmsKeyId": "arn:aws:kms:us-west-2:1:key/k", "tags": T}},
-        {"urn": "urn:pulumi:dev::app::aws:ec2/instance:Instance::box", "type": "aws:ec2/instance:Instance",
-         "inputs": {"instanceType": "g5.xlarge"}},
-    ]}
+    plan = {
+        "stack": "dev",
+        "resources": [
+            {
+                "urn": "urn:pulumi:dev::app::aws:ebs/volume:Volume::scratch",
+                "type": "aws:ebs/volume:Volume",
+                "inputs": {
+                    "type": "gp2",
+                    "size": 500,
+                    "encrypted": True,
+                    "kmsKeyId": "arn:aws:kms:us-west-2:1:key/k",
+                    "tags": T,
+                },
+            },
+            {
+                "urn": "urn:pulumi:dev::app::aws:ec2/instance:Instance::box",
+                "type": "aws:ec2/instance:Instance",
+                "inputs": {"instanceType": "g5.xlarge"},
+            },
+        ],
+    }
     path = tmp_path / "bad.plan.json"
     path.write_text(json.dumps(plan))
     return path
@@ -92,16 +107,21 @@ def test_unreadable_plan_exits_2(tmp_path, capsys):
     assert "not a plan JSON" in capsys.readouterr().err
 
 
-EXCEPTIONS = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "checkov_tfplan_exceptions.json")
-                        .read_text())["exceptions"]
+EXCEPTIONS = json.loads(
+    (Path(__file__).resolve().parents[1] / "fixtures" / "checkov_tfplan_exceptions.json").read_text()
+)["exceptions"]
 
 
 def checkov_findings(tmp_path, stack):
     out = tmp_path / f"{stack}.json"
     assert main(["export", "tfplan", "--stack", stack, "-o", str(out)]) == 0
     document = json.loads(out.read_text())
-    result = subprocess.run([str(CHECKOV), "-f", str(out), "--framework", "terraform_plan", "-o", "json",
-                             "--compact", "--skip-download"], capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [str(CHECKOV), "-f", str(out), "--framework", "terraform_plan", "-o", "json", "--compact", "--skip-download"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     report = json.loads(result.stdout)
     report = report[0] if isinstance(report, list) else report
     assert report["summary"]["parsing_errors"] == 0
@@ -130,8 +150,11 @@ def test_every_checkov_finding_on_every_stack_is_fixed_or_explained(tmp_path):
         _document, report = checkov_findings(tmp_path, stack)
         for finding in report["results"]["failed_checks"]:
             kind = finding["resource"].split(".")[0]
-            match = [i for i, e in enumerate(EXCEPTIONS)
-                     if (e["check"], e["resource_type"]) == (finding["check_id"], kind) and stack in e["stacks"]]
+            match = [
+                i
+                for i, e in enumerate(EXCEPTIONS)
+                if (e["check"], e["resource_type"]) == (finding["check_id"], kind) and stack in e["stacks"]
+            ]
             assert match, f"{stack}: {finding['check_id']} on {finding['resource']} is neither fixed nor explained"
             used.add((match[0], stack))
     assert all(len(e["reason"]) > 40 for e in EXCEPTIONS)
@@ -143,9 +166,14 @@ def test_secret_markers_of_an_in_process_plan_reach_the_rules_as_values():
     from seedance.check_command import plan_resources
     from seedance_client.engine import Plan, PlannedResource, Secret
 
-    volume = PlannedResource(urn="urn:pulumi:dev::app::aws:ebs/volume:Volume::v", type="aws:ebs/volume:Volume",
-                             name="v", parent=None, custom=True,
-                             inputs={"size": Secret(100), "tags": {"team": Secret("ml")}, "list": [Secret(1)]})
+    volume = PlannedResource(
+        urn="urn:pulumi:dev::app::aws:ebs/volume:Volume::v",
+        type="aws:ebs/volume:Volume",
+        name="v",
+        parent=None,
+        custom=True,
+        inputs={"size": Secret(100), "tags": {"team": Secret("ml")}, "list": [Secret(1)]},
+    )
     (resource,) = plan_resources(Plan(project="app", stack="dev", resources=[volume]))
     assert resource.props == {"size": 100, "tags": {"team": "ml"}, "list": [1]}
 
@@ -155,10 +183,15 @@ def test_the_pr_check_plans_the_base_commit_with_its_own_code():
     installed from its own checkout, never this branch's modules."""
     import yaml
 
-    workflow = yaml.safe_load((Path(__file__).resolve().parents[2] / ".github" / "workflows" / "infra-pr.yml").read_text())
+    workflow = yaml.safe_load(
+        (Path(__file__).resolve().parents[2] / ".github" / "workflows" / "infra-pr.yml").read_text()
+    )
     check = workflow["jobs"]["check"]
-    (root,) = [s for s in check["steps"] if str(s.get("uses", "")).startswith("actions/checkout@")
-               and "path" not in s.get("with", {})]
+    (root,) = [
+        s
+        for s in check["steps"]
+        if str(s.get("uses", "")).startswith("actions/checkout@") and "path" not in s.get("with", {})
+    ]
     assert root["with"]["ref"] == "${{ github.event.pull_request.base.sha }}"  # the job's code is the base's
     (base_step,) = [s for s in check["steps"] if "seedance plan" in s.get("run", "")]
     assert base_step["run"].startswith(".venv/bin/seedance plan") and "--program" not in base_step["run"]
@@ -189,8 +222,10 @@ def test_a_check_reads_each_resource_once_and_estimates_the_plan_once(plan_of, m
     real_read, real_estimate = unknowns.as_read, estimates.estimate
     monkeypatch.setattr(unknowns, "as_read", lambda r: reads.append(r.urn) or real_read(r))
     monkeypatch.setattr(estimates, "estimate", lambda *a, **k: made.append(1) or real_estimate(*a, **k))
-    budget = {name: {"monthly_budget_usd": 1e9} for name in ("budget-monthly-cost-limit",
-                                                             "budget-monthly-cost-warn-near-budget")}
+    budget = {
+        name: {"monthly_budget_usd": 1e9}
+        for name in ("budget-monthly-cost-limit", "budget-monthly-cost-warn-near-budget")
+    }
     violations, cost = check(resources, "prod", "us-east-1", budget)
     assert sorted(reads) == sorted(r.urn for r in resources)
     assert len(made) == 1 and cost.monthly_usd > 0

@@ -3,10 +3,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-
 from seedance.cli import main
 from tests.stacks import REPO, bad_stack
-
 
 
 def test_plan_writes_json_with_the_engine_inputs(tmp_path, capsys):
@@ -48,8 +46,9 @@ def test_crashing_program_exits_1(tmp_path, capsys):
 
 def test_installed_console_script_plans_dev():
     script = Path(sys.executable).parent / "seedance"
-    result = subprocess.run([str(script), "plan", "--stack", "dev"], cwd=REPO, capture_output=True, text=True,
-                            timeout=300)
+    result = subprocess.run(
+        [str(script), "plan", "--stack", "dev"], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, result.stderr
     assert "aws:eks/cluster:Cluster" in result.stdout
 
@@ -60,8 +59,11 @@ def test_plan_shows_each_groups_reference_preview_beside_its_decision(capsys):
     assert main(["plan", "--stack", "prod"]) == 0
     lines = capsys.readouterr().out.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("Capacity decisions"))
-    groups = [i for i, line in enumerate(lines[start:], start) if line.startswith("  ") and not line.startswith("    ")
-              and "base" in line][:3]
+    groups = [
+        i
+        for i, line in enumerate(lines[start:], start)
+        if line.startswith("  ") and not line.startswith("    ") and "base" in line
+    ][:3]
     assert len(groups) == 3
     for index in groups:
         assert "spot on none" in lines[index]

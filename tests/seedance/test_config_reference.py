@@ -10,13 +10,19 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
 
 
 def test_docs_match_the_models():
-    assert DOCS.read_text() == markdown_reference(), "regenerate: .venv/bin/seedance config docs > docs/configuration.md"
+    assert DOCS.read_text() == markdown_reference(), (
+        "regenerate: .venv/bin/seedance config docs > docs/configuration.md"
+    )
 
 
 def test_reference_covers_nested_and_list_models():
     text = markdown_reference()
-    for key in ("`capacity.spot_price_ratio`", "`gpu_node_groups[].gpu_sharing.mode`",
-                "`storage.checkpoints.profile.random_read_iops`", "`serving[].canary.model_prefix`"):
+    for key in (
+        "`capacity.spot_price_ratio`",
+        "`gpu_node_groups[].gpu_sharing.mode`",
+        "`storage.checkpoints.profile.random_read_iops`",
+        "`serving[].canary.model_prefix`",
+    ):
         assert key in text
 
 

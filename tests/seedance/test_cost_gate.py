@@ -16,19 +16,33 @@ NAMESPACE = "triton-video"
 
 def allocation(total_cost, namespace=NAMESPACE, minutes=10080):
     """GET /allocation?window=168h&aggregate=namespace&accumulate=true (opencost.io API docs)."""
-    entry = {"name": namespace, "properties": {"cluster": "default-cluster", "namespace": namespace},
-             "window": {"start": "2026-11-28T00:00:00Z", "end": "2026-12-05T00:00:00Z"},
-             "start": "2026-11-28T00:00:00Z", "end": "2026-12-05T00:00:00Z", "minutes": minutes,
-             "cpuCost": total_cost * 0.1, "gpuCost": total_cost * 0.8, "ramCost": total_cost * 0.1, "pvCost": 0,
-             "networkCost": 0, "loadBalancerCost": 0, "sharedCost": 0, "externalCost": 0, "totalCost": total_cost}
+    entry = {
+        "name": namespace,
+        "properties": {"cluster": "default-cluster", "namespace": namespace},
+        "window": {"start": "2026-11-28T00:00:00Z", "end": "2026-12-05T00:00:00Z"},
+        "start": "2026-11-28T00:00:00Z",
+        "end": "2026-12-05T00:00:00Z",
+        "minutes": minutes,
+        "cpuCost": total_cost * 0.1,
+        "gpuCost": total_cost * 0.8,
+        "ramCost": total_cost * 0.1,
+        "pvCost": 0,
+        "networkCost": 0,
+        "loadBalancerCost": 0,
+        "sharedCost": 0,
+        "externalCost": 0,
+        "totalCost": total_cost,
+    }
     other = {**entry, "name": "kube-system", "properties": {"namespace": "kube-system"}, "totalCost": 99.0}
     return {"code": 200, "status": "success", "data": [{namespace: entry, "kube-system": other}]}
 
 
 def vector(*values):
     """GET /api/v1/query (Prometheus HTTP API): an instant vector."""
-    return {"status": "success", "data": {"resultType": "vector", "result": [
-        {"metric": {}, "value": [1733360400.0, str(v)]} for v in values]}}
+    return {
+        "status": "success",
+        "data": {"resultType": "vector", "result": [{"metric": {}, "value": [1733360400.0, str(v)]} for v in values]},
+    }
 
 
 @pytest.fixture
@@ -36,7 +50,7 @@ def apis():
     answers, seen = {}, []
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802
+        def do_GET(self):
             url = urlparse(self.path)
             seen.append((url.path, parse_qs(url.query)))
             body = json.dumps(answers[url.path]).encode()
@@ -65,7 +79,9 @@ def test_a_release_within_its_threshold_passes_and_one_above_fails(apis, capsys)
     # prod's threshold is $0.01 per 1,000 requests: $500 for 100 M requests is $0.005.
     answers["/allocation"], answers["/api/v1/query"] = allocation(500.0), vector(100_000_000)
     assert gate(urls) == 0
-    assert "$0.0050 per 1,000 requests (200,000 requests per dollar); threshold $0.0100: passes" in capsys.readouterr().out
+    assert (
+        "$0.0050 per 1,000 requests (200,000 requests per dollar); threshold $0.0100: passes" in capsys.readouterr().out
+    )
     assert seen[0] == ("/allocation", {"window": ["168h"], "aggregate": ["namespace"], "accumulate": ["true"]})
     assert seen[1][1]["query"] == ['sum(increase(nv_inference_request_success{namespace="triton-video"}[168h]))']
     answers["/allocation"] = allocation(1500.0, minutes=36 * 60)
@@ -73,15 +89,18 @@ def test_a_release_within_its_threshold_passes_and_one_above_fails(apis, capsys)
     assert "$0.0150 per 1,000 requests" in capsys.readouterr().out and seen[-1][1]["query"][0].endswith("[36h]))")
 
 
-@pytest.mark.parametrize("cost, requests, words", [
-    (allocation(500.0), vector(0), "no successful requests in the window"),
-    (allocation(500.0), vector(), "no series for sum(increase(nv_inference_request_success"),
-    (allocation(500.0, namespace="triton-other"), vector(10), "no cost for namespace triton-video"),
-    ({"code": 500, "message": "boom"}, vector(10), "not an allocation result"),
-    (allocation(float("nan")), vector(10), "not a cost"),
-    # Two days of data for a week's window: Prometheus restarted (or keeps less), the week is not known.
-    (allocation(500.0, minutes=2880), vector(10), "OpenCost holds 48 h of the 168 h window"),
-])
+@pytest.mark.parametrize(
+    "cost, requests, words",
+    [
+        (allocation(500.0), vector(0), "no successful requests in the window"),
+        (allocation(500.0), vector(), "no series for sum(increase(nv_inference_request_success"),
+        (allocation(500.0, namespace="triton-other"), vector(10), "no cost for namespace triton-video"),
+        ({"code": 500, "message": "boom"}, vector(10), "not an allocation result"),
+        (allocation(float("nan")), vector(10), "not a cost"),
+        # Two days of data for a week's window: Prometheus restarted (or keeps less), the week is not known.
+        (allocation(500.0, minutes=2880), vector(10), "OpenCost holds 48 h of the 168 h window"),
+    ],
+)
 def test_what_cannot_be_judged_is_exit_2_with_the_reason(apis, capsys, cost, requests, words):
     answers, _seen, urls = apis
     answers["/allocation"], answers["/api/v1/query"] = cost, requests
@@ -102,7 +121,7 @@ def test_a_server_that_drips_bytes_is_cut_off_at_the_overall_deadline(capsys):
     import time
 
     class Dripping(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802
+        def do_GET(self):
             self.send_response(200)
             self.end_headers()
             for _ in range(60):
@@ -132,7 +151,7 @@ def test_an_api_url_without_a_web_scheme_is_exit_2_naming_the_flag(capsys, url):
 
 def test_an_answer_nested_too_deeply_is_exit_2_not_a_recursion_error(capsys):
     class Nested(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802
+        def do_GET(self):
             body = b"[" * 200_000 + b"]" * 200_000
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))

@@ -44,8 +44,9 @@ def project(tmp_path_factory) -> Path:
     shutil.copytree(REPO / "stacks", root / "stacks", ignore=shutil.ignore_patterns("*.lock.json"))
     code, _out, err = run(["decide", "--stack", "prod", "--source", "snapshot", "--now", AT, "--program", str(root)])
     assert code == 0, err
-    code, _out, err = run(["plan", "--stack", "prod", "--program", str(root / "infra"), "--json",
-                           str(root / "prod.plan.json")])
+    code, _out, err = run(
+        ["plan", "--stack", "prod", "--program", str(root / "infra"), "--json", str(root / "prod.plan.json")]
+    )
     assert code == 0, err
     return root
 
@@ -74,10 +75,19 @@ def edit_plan(root: Path, change) -> Path:
 
 
 def volume(urn_suffix: str, size) -> dict:
-    return {"urn": f"urn:pulumi:prod::seedance-gpu::aws:ebs/volume:Volume::{urn_suffix}",
-            "type": "aws:ebs/volume:Volume", "name": urn_suffix,
-            "inputs": {"type": "io2", "size": size, "iops": 64000, "encrypted": True, "kmsKeyId": "k",
-                       "tags": {"team": "t", "cost-center": "c", "env": "prod"}}}
+    return {
+        "urn": f"urn:pulumi:prod::seedance-gpu::aws:ebs/volume:Volume::{urn_suffix}",
+        "type": "aws:ebs/volume:Volume",
+        "name": urn_suffix,
+        "inputs": {
+            "type": "io2",
+            "size": size,
+            "iops": 64000,
+            "encrypted": True,
+            "kmsKeyId": "k",
+            "tags": {"team": "t", "cost-center": "c", "env": "prod"},
+        },
+    }
 
 
 def group(plan_document: dict, name: str) -> dict:
@@ -85,25 +95,40 @@ def group(plan_document: dict, name: str) -> dict:
 
 
 LOCK_EDITS = {
-    "base beyond max size": (lambda d: group(d, "batch").update(on_demand_base_gpus=1000),
-                             "groups.batch.plan.on_demand_base_gpus = 1000"),
-    "a type the group does not list": (lambda d: group(d, "batch").update(instance_types=["p5.48xlarge"]),
-                                       "groups.batch.plan.instance_types"),
-    "a spot type that is not a GPU type of the plan": (lambda d: group(d, "batch").update(spot_types=["m5.large"]),
-                                                       "groups.batch.plan.spot_types"),
-    "online at 100 % spot": (lambda d: group(d, "online").update(on_demand_base_gpus=0,
-                                                                 on_demand_percentage_above_base=0),
-                             "groups.online.plan.on_demand"),
+    "base beyond max size": (
+        lambda d: group(d, "batch").update(on_demand_base_gpus=1000),
+        "groups.batch.plan.on_demand_base_gpus = 1000",
+    ),
+    "a type the group does not list": (
+        lambda d: group(d, "batch").update(instance_types=["p5.48xlarge"]),
+        "groups.batch.plan.instance_types",
+    ),
+    "a spot type that is not a GPU type of the plan": (
+        lambda d: group(d, "batch").update(spot_types=["m5.large"]),
+        "groups.batch.plan.spot_types",
+    ),
+    "online at 100 % spot": (
+        lambda d: group(d, "online").update(on_demand_base_gpus=0, on_demand_percentage_above_base=0),
+        "groups.online.plan.on_demand",
+    ),
     "another stack's lock": (lambda d: d.update(stack="staging"), "stack = 'staging'"),
     "another region's lock": (lambda d: d.update(region="eu-west-1"), "region = 'eu-west-1'"),
-    "a group the stack does not have": (lambda d: d["groups"].update(ghost=copy.deepcopy(d["groups"]["batch"])),
-                                        "groups.ghost"),
-    "a negative RI rate": (lambda d: group(d, "online")["constraints"].update(holdings=[["g6.xlarge", 2, -50.0]]),
-                           "groups.online.plan.constraints.holdings"),
-    "zones of another region": (lambda d: group(d, "batch")["constraints"].update(zones=["xx-evil-9z"]),
-                                "not a zone of us-east-1"),
-    "zones as a string": (lambda d: group(d, "batch")["constraints"].update(zones="us-east-1a"),
-                          "groups.batch.plan.constraints.zones"),
+    "a group the stack does not have": (
+        lambda d: d["groups"].update(ghost=copy.deepcopy(d["groups"]["batch"])),
+        "groups.ghost",
+    ),
+    "a negative RI rate": (
+        lambda d: group(d, "online")["constraints"].update(holdings=[["g6.xlarge", 2, -50.0]]),
+        "groups.online.plan.constraints.holdings",
+    ),
+    "zones of another region": (
+        lambda d: group(d, "batch")["constraints"].update(zones=["xx-evil-9z"]),
+        "not a zone of us-east-1",
+    ),
+    "zones as a string": (
+        lambda d: group(d, "batch")["constraints"].update(zones="us-east-1a"),
+        "groups.batch.plan.constraints.zones",
+    ),
 }
 
 
@@ -111,8 +136,10 @@ LOCK_EDITS = {
 def test_a_hand_edited_lock_cannot_take_a_plan_beyond_the_config(edited, case):
     change, key = LOCK_EDITS[case]
     edit_lock(edited, change)
-    for argv in (["plan", "--stack", "prod", "--program", str(edited / "infra")],
-                 ["decide", "--stack", "prod", "--source", "snapshot", "--now", AT, "--program", str(edited)]):
+    for argv in (
+        ["plan", "--stack", "prod", "--program", str(edited / "infra")],
+        ["decide", "--stack", "prod", "--source", "snapshot", "--now", AT, "--program", str(edited)],
+    ):
         code, _out, err = run(argv)
         assert code == 2 and key in err and "Traceback" not in err and err.count("\n") == 1, (argv[0], err)
 
@@ -124,11 +151,18 @@ PLAN_EDITS = {
     "a size that is not a number": (lambda d: d["resources"].append(volume("abc", "abc")), "inputs.size = 'abc'"),
     "inputs as a string": (lambda d: d["resources"][0].update(inputs="oops"), "inputs must be an object"),
     "a duplicate URN": (lambda d: d["resources"].append(copy.deepcopy(d["resources"][0])), "appears twice"),
-    "a negative RI rate in a group's tag": (lambda d: asg(d)["inputs"]["tags"].append(
-        {"key": "seedance.io/reserved-instances", "value": "g6.12xlarge=100@-1000", "propagateAtLaunch": True}),
-        "seedance.io/reserved-instances entry"),
-    "a zero weight": (lambda d: asg(d)["inputs"]["mixedInstancesPolicy"]["launchTemplate"]["overrides"][0].update(
-        weightedCapacity="0"), "weightedCapacity = '0' is zero"),
+    "a negative RI rate in a group's tag": (
+        lambda d: asg(d)["inputs"]["tags"].append(
+            {"key": "seedance.io/reserved-instances", "value": "g6.12xlarge=100@-1000", "propagateAtLaunch": True}
+        ),
+        "seedance.io/reserved-instances entry",
+    ),
+    "a zero weight": (
+        lambda d: asg(d)["inputs"]["mixedInstancesPolicy"]["launchTemplate"]["overrides"][0].update(
+            weightedCapacity="0"
+        ),
+        "weightedCapacity = '0' is zero",
+    ),
     "a size that is an object": (lambda d: d["resources"].append(volume("obj", {"a": 1})), "is not a number"),
 }
 
@@ -168,46 +202,97 @@ def deep_json(path: Path) -> Path:
 
 FILE_CASES = {
     # name: (build(tmp) -> argv, the words the one line must hold)
-    "a YAML alias bomb": (lambda t: ["plan", "--stack", "dev", "--stack-file", str(bomb(t / "bomb.yaml"))],
-                          "expands to more than"),
+    "a YAML alias bomb": (
+        lambda t: ["plan", "--stack", "dev", "--stack-file", str(bomb(t / "bomb.yaml"))],
+        "expands to more than",
+    ),
     "an endless device": (lambda t: ["plan", "--stack", "dev", "--stack-file", "/dev/zero"], "/dev/zero"),
-    "YAML nested 20,000 deep": (lambda t: ["plan", "--stack", "dev", "--stack-file", str(deep_yaml(t / "d.yaml"))],
-                                "nests deeper than"),
-    "JSON nested 20,000 deep": (lambda t: ["check", "--plan", str(deep_json(t / "d.json")), "--env", "dev"],
-                                "nests deeper than"),
-    "a binary stack file": (lambda t: ["plan", "--stack", "dev", "--stack-file",
-                                       str(_written(t / "b.yaml", bytes(range(256))))], "b.yaml"),
-    "a UTF-16 stack file": (lambda t: ["plan", "--stack", "dev", "--stack-file",
-                                       str(_written(t / "u.yaml", (REPO / "stacks" / "Pulumi.dev.yaml").read_text()
-                                                    .encode("utf-16")))], "u.yaml"),
-    "a binary plan": (lambda t: ["check", "--plan", str(_written(t / "p.json", b"\x00\x01")), "--env", "dev"],
-                      "p.json"),
+    "YAML nested 20,000 deep": (
+        lambda t: ["plan", "--stack", "dev", "--stack-file", str(deep_yaml(t / "d.yaml"))],
+        "nests deeper than",
+    ),
+    "JSON nested 20,000 deep": (
+        lambda t: ["check", "--plan", str(deep_json(t / "d.json")), "--env", "dev"],
+        "nests deeper than",
+    ),
+    "a binary stack file": (
+        lambda t: ["plan", "--stack", "dev", "--stack-file", str(_written(t / "b.yaml", bytes(range(256))))],
+        "b.yaml",
+    ),
+    "a UTF-16 stack file": (
+        lambda t: [
+            "plan",
+            "--stack",
+            "dev",
+            "--stack-file",
+            str(_written(t / "u.yaml", (REPO / "stacks" / "Pulumi.dev.yaml").read_text().encode("utf-16"))),
+        ],
+        "u.yaml",
+    ),
+    "a binary plan": (
+        lambda t: ["check", "--plan", str(_written(t / "p.json", b"\x00\x01")), "--env", "dev"],
+        "p.json",
+    ),
     "a directory as the stack file": (lambda t: ["plan", "--stack", "dev", "--stack-file", str(t)], "is a directory"),
     "a directory as the plan": (lambda t: ["check", "--plan", str(t), "--env", "dev"], "is a directory"),
     "a directory as the JSON output": (lambda t: ["plan", "--stack", "dev", "--json", str(t)], "is a directory"),
-    "a directory as the tfplan output": (lambda t: ["export", "tfplan", "--stack", "dev", "-o", str(t)],
-                                         "is a directory"),
-    "a missing output folder": (lambda t: ["plan", "--stack", "dev", "--json", str(t / "no" / "p.json")],
-                                "does not exist"),
+    "a directory as the tfplan output": (
+        lambda t: ["export", "tfplan", "--stack", "dev", "-o", str(t)],
+        "is a directory",
+    ),
+    "a missing output folder": (
+        lambda t: ["plan", "--stack", "dev", "--json", str(t / "no" / "p.json")],
+        "does not exist",
+    ),
     "a full disk": (lambda t: ["plan", "--stack", "dev", "--json", "/dev/full"], "/dev/full"),
-    "a file as the program directory": (lambda t: ["plan", "--stack", "dev", "--program", str(REPO / "README.md")],
-                                        "has no __main__.py"),
-    "duplicate YAML keys": (lambda t: ["plan", "--stack", "dev", "--stack-file",
-                                       str(_written(t / "dup.yaml", b"config:\n  aws:region: us-east-1\n"
-                                                    b"  aws:region: us-west-2\n"))], "duplicate key 'aws:region'"),
-    "prod with a dev stack file": (lambda t: ["plan", "--stack", "prod", "--stack-file",
-                                              str(REPO / "stacks" / "Pulumi.dev.yaml")], "seedance-gpu:env"),
-    "decide prod with a dev stack file": (lambda t: ["decide", "--stack", "prod", "--source", "snapshot",
-                                                     "--stack-file", str(REPO / "stacks" / "Pulumi.dev.yaml")],
-                                          "seedance-gpu:env"),
+    "a file as the program directory": (
+        lambda t: ["plan", "--stack", "dev", "--program", str(REPO / "README.md")],
+        "has no __main__.py",
+    ),
+    "duplicate YAML keys": (
+        lambda t: [
+            "plan",
+            "--stack",
+            "dev",
+            "--stack-file",
+            str(_written(t / "dup.yaml", b"config:\n  aws:region: us-east-1\n  aws:region: us-west-2\n")),
+        ],
+        "duplicate key 'aws:region'",
+    ),
+    "prod with a dev stack file": (
+        lambda t: ["plan", "--stack", "prod", "--stack-file", str(REPO / "stacks" / "Pulumi.dev.yaml")],
+        "seedance-gpu:env",
+    ),
+    "decide prod with a dev stack file": (
+        lambda t: [
+            "decide",
+            "--stack",
+            "prod",
+            "--source",
+            "snapshot",
+            "--stack-file",
+            str(REPO / "stacks" / "Pulumi.dev.yaml"),
+        ],
+        "seedance-gpu:env",
+    ),
     "an empty --now": (lambda t: ["decide", "--stack", "prod", "--source", "snapshot", "--now", ""], "--now"),
-    "a --now in the year 9999": (lambda t: ["decide", "--stack", "prod", "--source", "snapshot", "--now",
-                                            "9999-12-31T00:00:00Z"], "--now"),
+    "a --now in the year 9999": (
+        lambda t: ["decide", "--stack", "prod", "--source", "snapshot", "--now", "9999-12-31T00:00:00Z"],
+        "--now",
+    ),
     "--stack and --plan together": (lambda t: ["check", "--stack", "dev", "--plan", "x.json"], "not both"),
     "prices of a region that does not exist": (lambda t: ["prices", "show", "--region", "nowhere-9"], "nowhere-9"),
     "a stack name that is a path": (lambda t: ["plan", "--stack", "../../etc/passwd"], "not a path"),
-    "an unhashable YAML key": (lambda t: ["plan", "--stack", "dev", "--stack-file",
-                                          str(_written(t / "k.yaml", b"config:\n  ? [a, b]\n  : c\n"))], "unhashable"),
+    "an unhashable YAML key": (
+        lambda t: [
+            "plan",
+            "--stack",
+            "dev",
+            "--stack-file",
+            str(_written(t / "k.yaml", b"config:\n  ? [a, b]\n  : c\n")),
+        ],
+        "unhashable",
+    ),
 }
 
 
@@ -227,10 +312,14 @@ def test_a_hostile_file_or_argument_is_one_line_exit_2_in_bounded_time_and_memor
 
 
 CONFIG_CASES = {
-    "the Service range inside the VPC": ({"seedance-gpu:network": {"vpc_cidr": "172.20.0.0/16"}},
-                                         "seedance-gpu:cluster.service_cidr"),
-    "a cluster name too long for its bucket": ({"seedance-gpu:cluster": {"name": "c" * 60}},
-                                               "seedance-gpu:cluster.name"),
+    "the Service range inside the VPC": (
+        {"seedance-gpu:network": {"vpc_cidr": "172.20.0.0/16"}},
+        "seedance-gpu:cluster.service_cidr",
+    ),
+    "a cluster name too long for its bucket": (
+        {"seedance-gpu:cluster": {"name": "c" * 60}},
+        "seedance-gpu:cluster.name",
+    ),
     "a region without bundled prices": ({"aws:region": "eu-west-1"}, "aws:region"),
 }
 
@@ -254,22 +343,36 @@ def _tenant(config, **change):
 
 STRICT_CASES = {
     # Issue 37, item 8: a YAML or JSON value of the wrong type is refused, not coerced (true is no GPU count).
-    "a boolean as a GPU count": (lambda c: c["seedance-gpu:tenants"][0]["gpus"].update(batch=True),
-                                 "seedance-gpu:tenants[0].gpus.batch = true"),
-    "a string as a boolean": (lambda c: c["seedance-gpu:endpoints"].update(s3_gateway="yes"),
-                              'seedance-gpu:endpoints.s3_gateway = "yes"'),
-    "a string as an integer": (lambda c: c["seedance-gpu:gpu_node_groups"][1].update(min_gpus="4"),
-                               'seedance-gpu:gpu_node_groups[1].min_gpus = "4"'),
-    "a float as an integer": (lambda c: c["seedance-gpu:gpu_node_groups"][1].update(min_gpus=4.0),
-                                 "seedance-gpu:gpu_node_groups[1].min_gpus = 4.0"),
-    "two tenants of one name": (lambda c: c["seedance-gpu:tenants"].append(_tenant(c, namespaces=["other"])),
-                                'seedance-gpu:tenants[1].name = "video-ml": is another tenant'),
+    "a boolean as a GPU count": (
+        lambda c: c["seedance-gpu:tenants"][0]["gpus"].update(batch=True),
+        "seedance-gpu:tenants[0].gpus.batch = true",
+    ),
+    "a string as a boolean": (
+        lambda c: c["seedance-gpu:endpoints"].update(s3_gateway="yes"),
+        'seedance-gpu:endpoints.s3_gateway = "yes"',
+    ),
+    "a string as an integer": (
+        lambda c: c["seedance-gpu:gpu_node_groups"][1].update(min_gpus="4"),
+        'seedance-gpu:gpu_node_groups[1].min_gpus = "4"',
+    ),
+    "a float as an integer": (
+        lambda c: c["seedance-gpu:gpu_node_groups"][1].update(min_gpus=4.0),
+        "seedance-gpu:gpu_node_groups[1].min_gpus = 4.0",
+    ),
+    "two tenants of one name": (
+        lambda c: c["seedance-gpu:tenants"].append(_tenant(c, namespaces=["other"])),
+        'seedance-gpu:tenants[1].name = "video-ml": is another tenant',
+    ),
     "a private range on the public endpoint": (
         lambda c: c["seedance-gpu:cluster"].update(public_endpoint_cidrs=["192.168.4.0/24"]),
-        "not an internet address range"),
-    "a thousand tenants": (lambda c: c.update({"seedance-gpu:tenants": [
-        _tenant(c, name=f"team-{i}", namespaces=[f"ns-{i}"]) for i in range(1000)]}),
-        "at most 100 items"),
+        "not an internet address range",
+    ),
+    "a thousand tenants": (
+        lambda c: c.update(
+            {"seedance-gpu:tenants": [_tenant(c, name=f"team-{i}", namespaces=[f"ns-{i}"]) for i in range(1000)]}
+        ),
+        "at most 100 items",
+    ),
 }
 
 
@@ -327,15 +430,22 @@ def test_the_console_ends_cleanly_when_output_cannot_be_written_as_is(how):
         err = process.stderr.read().decode()
         code = process.wait(timeout=120)
     else:
-        result = subprocess.run(command, cwd=REPO, capture_output=True, timeout=120,
-                                env={**os.environ, "PYTHONIOENCODING": "ascii"})
+        result = subprocess.run(
+            command, cwd=REPO, capture_output=True, timeout=120, env={**os.environ, "PYTHONIOENCODING": "ascii"}
+        )
         code, err = result.returncode, result.stderr.decode()
         assert "\\u2500" in result.stdout.decode()  # the tree's lines, escaped
     assert code == 0 and "Traceback" not in err and "Exception ignored" not in err, err
 
 
-@pytest.mark.parametrize("command", [["breaker", "--stack", "dev"], ["preflight", "--stack", "dev"],
-                                     ["cost-gate", "--stack", "dev", "--service", "video"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["breaker", "--stack", "dev"],
+        ["preflight", "--stack", "dev"],
+        ["cost-gate", "--stack", "dev", "--service", "video"],
+    ],
+)
 @pytest.mark.parametrize("timeout", ["nan", "inf", "0", "-1"])
 def test_a_timeout_that_is_no_number_of_seconds_is_a_usage_error(command, timeout):
     """A deadline of nan or inf once reached `Thread.join` and raised there, after the reads had started."""
@@ -354,9 +464,15 @@ def test_version():
 
 # -- random damage -------------------------------------------------------------------------------------
 
-JUNK = st.one_of(st.integers(-10**9, 10**9), st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=8),
-                 st.booleans(), st.none(), st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=4),
-                                                                                                  st.integers(), max_size=2))
+JUNK = st.one_of(
+    st.integers(-(10**9), 10**9),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=8),
+    st.booleans(),
+    st.none(),
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=4), st.integers(), max_size=2),
+)
 
 
 def _leaves(node, prefix=()):
@@ -388,8 +504,11 @@ def _damage(document, draw):
     return damaged
 
 
-@settings(max_examples=int(os.environ.get("SEEDANCE_FUZZ_EXAMPLES", 25)), deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=int(os.environ.get("SEEDANCE_FUZZ_EXAMPLES", 25)),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(data=st.data())
 def test_random_damage_to_a_lock_plans_or_exits_2_never_a_traceback(project, tmp_path_factory, data):
     root = tmp_path_factory.mktemp("lock")
@@ -400,8 +519,11 @@ def test_random_damage_to_a_lock_plans_or_exits_2_never_a_traceback(project, tmp
     assert code in (0, 2) and "Traceback" not in err, err
 
 
-@settings(max_examples=int(os.environ.get("SEEDANCE_FUZZ_EXAMPLES", 25)), deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=int(os.environ.get("SEEDANCE_FUZZ_EXAMPLES", 25)),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(data=st.data())
 def test_random_damage_to_a_stack_file_plans_or_exits_2_never_a_traceback(project, tmp_path_factory, data):
     """Issue 37: any value of any key of the prod stack file replaced by junk or removed."""
@@ -412,8 +534,11 @@ def test_random_damage_to_a_stack_file_plans_or_exits_2_never_a_traceback(projec
     assert code in (0, 2) and "Traceback" not in err and err.count("\n") <= 1, err
 
 
-@settings(max_examples=int(os.environ.get("SEEDANCE_FUZZ_EXAMPLES", 60)), deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=int(os.environ.get("SEEDANCE_FUZZ_EXAMPLES", 60)),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(data=st.data())
 def test_random_damage_to_a_plan_json_checks_or_exits_2_never_a_traceback(project, tmp_path_factory, data):
     document = json.loads((project / "prod.plan.json").read_text())
@@ -432,7 +557,8 @@ def test_a_full_or_closed_stdout_is_one_line_and_exit_2():
 
     for argv in (["config", "schema"], ["config", "docs"]):
         with open("/dev/full", "w") as full:
-            result = subprocess.run([sys.executable, "-m", "seedance.cli", *argv], stdout=full, stderr=subprocess.PIPE,
-                                    text=True, cwd=REPO)
+            result = subprocess.run(
+                [sys.executable, "-m", "seedance.cli", *argv], stdout=full, stderr=subprocess.PIPE, text=True, cwd=REPO
+            )
         assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
         assert len(result.stderr.strip().splitlines()) == 1 and "No space left on device" in result.stderr

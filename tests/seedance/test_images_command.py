@@ -36,8 +36,11 @@ def account(monkeypatch, tmp_path):
 
 def _answer(stubs, parameter, image_id, name):
     ssm, ec2 = stubs
-    ssm.add_response("get_parameter", {"Parameter": {"Name": parameter, "Type": "String", "Value": image_id,
-                                                     "Version": 7}}, {"Name": parameter})
+    ssm.add_response(
+        "get_parameter",
+        {"Parameter": {"Name": parameter, "Type": "String", "Value": image_id, "Version": 7}},
+        {"Name": parameter},
+    )
     ec2.add_response("describe_images", {"Images": [{"ImageId": image_id, "Name": name}]}, {"ImageIds": [image_id]})
 
 
@@ -48,14 +51,24 @@ def _pin(project):
 def test_pin_writes_each_family_once_and_a_second_pin_keeps_what_did_not_move(account, capsys):
     stubs, project = account
     version = stack_config("dev").cluster.kubernetes_version
-    _answer(stubs, AL2023.format(v=version), "ami-0a1b2c3d4e5f60718", f"amazon-eks-node-al2023-x86_64-nvidia-{version}-v20261120")
+    _answer(
+        stubs,
+        AL2023.format(v=version),
+        "ami-0a1b2c3d4e5f60718",
+        f"amazon-eks-node-al2023-x86_64-nvidia-{version}-v20261120",
+    )
     _answer(stubs, BOTTLEROCKET.format(v=version), "ami-0b1b2c3d4e5f60718", "bottlerocket-aws-k8s-nvidia-v1.50.0")
     assert _pin(project) == 0
     first = json.loads((project / "stacks" / "node-images.dev.json").read_text())
     assert first["images"]["al2023/x86_64"]["image_id"] == "ami-0a1b2c3d4e5f60718"
     assert first["kubernetes_version"] == version and set(first["images"]) == {"al2023/x86_64", "bottlerocket/x86_64"}
     capsys.readouterr()
-    _answer(stubs, AL2023.format(v=version), "ami-0f0e0d0c0b0a09080", f"amazon-eks-node-al2023-x86_64-nvidia-{version}-v20261204")
+    _answer(
+        stubs,
+        AL2023.format(v=version),
+        "ami-0f0e0d0c0b0a09080",
+        f"amazon-eks-node-al2023-x86_64-nvidia-{version}-v20261204",
+    )
     _answer(stubs, BOTTLEROCKET.format(v=version), "ami-0b1b2c3d4e5f60718", "bottlerocket-aws-k8s-nvidia-v1.50.0")
     assert _pin(project) == 0
     out = capsys.readouterr().out
@@ -87,12 +100,19 @@ def test_a_broken_file_is_pinned_afresh(account, capsys):
 
 def _images(stubs, parameter, pinned, recommended, owners):
     ssm, ec2 = stubs
-    ssm.add_response("get_parameter", {"Parameter": {"Name": parameter, "Type": "String", "Value": recommended,
-                                                     "Version": 9}}, {"Name": parameter})
-    ec2.add_response("describe_images", {"Images": [{"ImageId": recommended, "Name": "recommended"}]},
-                     {"ImageIds": [recommended]})
-    ec2.add_response("describe_images", {"Images": [{"ImageId": i, "OwnerId": o} for i, o in owners.items()]},
-                     {"ImageIds": sorted({pinned, recommended})})
+    ssm.add_response(
+        "get_parameter",
+        {"Parameter": {"Name": parameter, "Type": "String", "Value": recommended, "Version": 9}},
+        {"Name": parameter},
+    )
+    ec2.add_response(
+        "describe_images", {"Images": [{"ImageId": recommended, "Name": "recommended"}]}, {"ImageIds": [recommended]}
+    )
+    ec2.add_response(
+        "describe_images",
+        {"Images": [{"ImageId": i, "OwnerId": o} for i, o in owners.items()]},
+        {"ImageIds": sorted({pinned, recommended})},
+    )
 
 
 def test_check_says_whether_the_pins_exist_come_from_aws_and_are_still_recommended(account, capsys):
@@ -106,8 +126,13 @@ def test_check_says_whether_the_pins_exist_come_from_aws_and_are_still_recommend
     check = ["images", "check", "--stack", "dev", "--program", str(project / "infra")]
     # Pinned and still recommended; pinned, and a newer one recommended by the same publisher.
     _images(stubs, al2023, "ami-0a1b2c3d4e5f60718", "ami-0a1b2c3d4e5f60718", {"ami-0a1b2c3d4e5f60718": "602401143452"})
-    _images(stubs, bottlerocket, "ami-0b1b2c3d4e5f60718", "ami-0c1b2c3d4e5f60718",
-            {"ami-0b1b2c3d4e5f60718": "092701018921", "ami-0c1b2c3d4e5f60718": "092701018921"})
+    _images(
+        stubs,
+        bottlerocket,
+        "ami-0b1b2c3d4e5f60718",
+        "ami-0c1b2c3d4e5f60718",
+        {"ami-0b1b2c3d4e5f60718": "092701018921", "ami-0c1b2c3d4e5f60718": "092701018921"},
+    )
     assert main(check) == 0
     out = capsys.readouterr().out
     assert "al2023/x86_64: ami-0a1b2c3d4e5f60718 is pinned and recommended" in out
@@ -115,10 +140,16 @@ def test_check_says_whether_the_pins_exist_come_from_aws_and_are_still_recommend
     # A hand edit naming someone else's AMI: refused.
     path = project / "stacks" / "node-images.dev.json"
     path.write_text(path.read_text().replace("ami-0a1b2c3d4e5f60718", "ami-0d0d0d0d0d0d0d0d0"))
-    _images(stubs, al2023, "ami-0d0d0d0d0d0d0d0d0", "ami-0a1b2c3d4e5f60718",
-            {"ami-0d0d0d0d0d0d0d0d0": "444455556666", "ami-0a1b2c3d4e5f60718": "602401143452"})
-    _images(stubs, bottlerocket, "ami-0b1b2c3d4e5f60718", "ami-0b1b2c3d4e5f60718",
-            {"ami-0b1b2c3d4e5f60718": "092701018921"})
+    _images(
+        stubs,
+        al2023,
+        "ami-0d0d0d0d0d0d0d0d0",
+        "ami-0a1b2c3d4e5f60718",
+        {"ami-0d0d0d0d0d0d0d0d0": "444455556666", "ami-0a1b2c3d4e5f60718": "602401143452"},
+    )
+    _images(
+        stubs, bottlerocket, "ami-0b1b2c3d4e5f60718", "ami-0b1b2c3d4e5f60718", {"ami-0b1b2c3d4e5f60718": "092701018921"}
+    )
     assert main(check) == 1
     assert "FAILED  al2023/x86_64: ami-0d0d0d0d0d0d0d0d0 is owned by 444455556666" in capsys.readouterr().out
 

@@ -14,7 +14,8 @@ from moto import mock_aws
 
 from components.serving.publishing import marker_key
 from seedance.cli import main
-from seedance_client import cli as client_cli, models
+from seedance_client import cli as client_cli
+from seedance_client import models
 from seedance_client.publishing import PublishError, model_name, pin_version, rollback_target
 from tests.stacks import REPO
 
@@ -31,8 +32,9 @@ def s3(monkeypatch):
         client.create_bucket(Bucket=BUCKET)
         client.put_object(Bucket=BUCKET, Key=marker_key(PREFIX), Body=b"the platform's marker")
         calls = []
-        client.meta.events.register("before-parameter-build.s3.*", lambda model, params, **_: calls.append(
-            (model.name, params.get("Key"))))
+        client.meta.events.register(
+            "before-parameter-build.s3.*", lambda model, params, **_: calls.append((model.name, params.get("Key")))
+        )
         client.calls = calls
         monkeypatch.setattr(models, "s3_client", lambda region, role_arn: client)
         yield client
@@ -69,7 +71,7 @@ def test_every_file_lands_and_the_version_is_marked_complete_before_the_config_s
     written = writes(s3)
     marker = f"{PREFIX}/identity/seedance-version-1.json"
     assert written.index(marker) < written.index(CONFIG) < written.index(f"{PREFIX}/identity/seedance-history.json")
-    assert {f"{PREFIX}/identity/1/model.py", f"{PREFIX}/identity/labels.txt"} <= set(written[:written.index(marker)])
+    assert {f"{PREFIX}/identity/1/model.py", f"{PREFIX}/identity/labels.txt"} <= set(written[: written.index(marker)])
     assert "versions: [ 1 ]" in text(s3, CONFIG) and text(s3, f"{PREFIX}/identity/labels.txt") == "cat\ndog\n"
     assert json.loads(text(s3, marker))["files"]["1/model.py"]["sha256"]
 
@@ -93,7 +95,11 @@ def test_canary_promote_and_rollback_with_a_history_beside_the_model(s3, model, 
     assert run("rollback", "identity") == 0 and "versions: [ 1 ]" in text(s3, CONFIG)
     history = json.loads(text(s3, f"{PREFIX}/identity/seedance-history.json"))
     assert [(h["action"], h["from"], h["to"]) for h in history] == [
-        ("publish", [], [1]), ("canary", [1], [1, 2]), ("promote", [1, 2], [2]), ("rollback", [2], [1])]
+        ("publish", [], [1]),
+        ("canary", [1], [1, 2]),
+        ("promote", [1, 2], [2]),
+        ("rollback", [2], [1]),
+    ]
     assert all(h["by"].startswith("arn:aws:") and h["at"].endswith("Z") for h in history)
     capsys.readouterr()
     assert run("history", "identity") == 0 and "rollback [2] -> [1]" in capsys.readouterr().out
@@ -117,13 +123,18 @@ def test_the_served_configuration_never_changes_unasked(s3, model, capsys):
 
 def test_a_cut_off_upload_is_refused_until_resumed_and_resume_checks_what_is_there(s3, model, capsys):
     assert publish(model, 1) == 0
-    s3.put_object(Bucket=BUCKET, Key=f"{PREFIX}/identity/2/model.py", Body=(model / "2" / "model.py").read_bytes(),
-                  Metadata={"sha256": models.sha256(model / "2" / "model.py")})
+    s3.put_object(
+        Bucket=BUCKET,
+        Key=f"{PREFIX}/identity/2/model.py",
+        Body=(model / "2" / "model.py").read_bytes(),
+        Metadata={"sha256": models.sha256(model / "2" / "model.py")},
+    )
     assert publish(model, 2) == 2 and "--resume completes it" in capsys.readouterr().err
     assert "versions: [ 1 ]" in text(s3, CONFIG)
     assert publish(model, 2, "--resume") == 0 and "versions: [ 2 ]" in text(s3, CONFIG)
-    s3.put_object(Bucket=BUCKET, Key=f"{PREFIX}/identity/3/model.py", Body=b"something else",
-                  Metadata={"sha256": "0" * 64})
+    s3.put_object(
+        Bucket=BUCKET, Key=f"{PREFIX}/identity/3/model.py", Body=b"something else", Metadata={"sha256": "0" * 64}
+    )
     shutil.copytree(model / "1", model / "3")
     assert publish(model, 3, "--resume") == 2 and "a version's files never change" in capsys.readouterr().err
 
@@ -145,38 +156,52 @@ def test_two_runs_switching_at_once_cannot_both_win(s3, model, capsys):
 
 
 def test_a_repository_no_server_reads_is_refused(s3, model, capsys):
-    assert main(["model", "publish", str(model), "--version", "1", "--repository", f"s3://{BUCKET}/seedance/vidoe"]) == 2
+    assert (
+        main(["model", "publish", str(model), "--version", "1", "--repository", f"s3://{BUCKET}/seedance/vidoe"]) == 2
+    )
     assert "no platform marker" in capsys.readouterr().err and writes(s3) == []
 
 
-@pytest.mark.parametrize("damage, words", [
-    (lambda m: (m / "config.pbtxt").write_text('name: "other"\nbackend: "python"\n'),
-     "names 'other'; Triton needs the directory's name ('identity')"),
-    (lambda m: shutil.rmtree(m / "1"), "no such version directory"),
-    (lambda m: (m / "1" / "link.py").symlink_to("/etc/passwd"), "a symbolic link"),
-    (lambda m: ((m / "config.pbtxt").unlink(), (m / "config.pbtxt").symlink_to("/etc/hostname")), "a symbolic link"),
-    (lambda m: (m / "labels.txt").unlink() or (m / "labels.txt").symlink_to("/etc/passwd"), "a symbolic link"),
-    (lambda m: (m / "config.pbtxt").unlink(), "model config not found"),
-    (lambda m: (m / "notes").mkdir(), "a directory Triton ignores"),
-])
+@pytest.mark.parametrize(
+    "damage, words",
+    [
+        (
+            lambda m: (m / "config.pbtxt").write_text('name: "other"\nbackend: "python"\n'),
+            "names 'other'; Triton needs the directory's name ('identity')",
+        ),
+        (lambda m: shutil.rmtree(m / "1"), "no such version directory"),
+        (lambda m: (m / "1" / "link.py").symlink_to("/etc/passwd"), "a symbolic link"),
+        (
+            lambda m: ((m / "config.pbtxt").unlink(), (m / "config.pbtxt").symlink_to("/etc/hostname")),
+            "a symbolic link",
+        ),
+        (lambda m: (m / "labels.txt").unlink() or (m / "labels.txt").symlink_to("/etc/passwd"), "a symbolic link"),
+        (lambda m: (m / "config.pbtxt").unlink(), "model config not found"),
+        (lambda m: (m / "notes").mkdir(), "a directory Triton ignores"),
+    ],
+)
 def test_a_model_that_cannot_be_served_is_refused_before_any_upload(s3, model, capsys, damage, words):
     damage(model)
     assert publish(model, 1) == 2
     assert words in capsys.readouterr().err and writes(s3) == []
 
 
-@pytest.mark.parametrize("repository", ["s3://Bucket/x", "s3://bucket", "https://bucket/x", "s3://bucket/../x",
-                                        "s3://bucket/a/../b", "s3://bucket/./a"])
+@pytest.mark.parametrize(
+    "repository",
+    ["s3://Bucket/x", "s3://bucket", "https://bucket/x", "s3://bucket/../x", "s3://bucket/a/../b", "s3://bucket/./a"],
+)
 def test_a_repository_that_is_not_a_served_prefix_is_refused(s3, capsys, repository):
     assert main(["model", "publish", str(EXAMPLE), "--repository", repository, "--version", "1"]) == 2
     assert "is not s3://<bucket>/<served prefix>" in capsys.readouterr().err
 
 
 def test_pinning_replaces_any_version_policy_and_reads_past_strings_and_comments():
-    config = ('name: "m" # a comment with { a brace\n'
-              'parameters { key: "x" value: { string_value: "version_policy: }" } }\n'
-              'version_policy: { latest: { num_versions: 2 } }\n'
-              'max_batch_size: 4\n')
+    config = (
+        'name: "m" # a comment with { a brace\n'
+        'parameters { key: "x" value: { string_value: "version_policy: }" } }\n'
+        "version_policy: { latest: { num_versions: 2 } }\n"
+        "max_batch_size: 4\n"
+    )
     pinned = pin_version(config, 5)
     assert pinned.count("version_policy:") == 2  # the string's and the new one; the old field is gone
     assert "num_versions" not in pinned and pinned.endswith("version_policy: { specific: { versions: [ 5 ] } }\n")
@@ -203,9 +228,13 @@ def test_publishing_as_the_publisher_role_assumes_it(monkeypatch):
         client = models.publisher_s3("us-east-1", role)
         # moto's STS hands out the role's session credentials; the client carries them, not the caller's
         assert client._request_signer._credentials.token
-        assert main(["model", "publish", str(EXAMPLE), "--repository", REPOSITORY, "--version", "1", "--role-arn",
-                     role]) == 0
-        history = json.loads(s3.get_object(Bucket=BUCKET, Key=f"{PREFIX}/identity/seedance-history.json")["Body"].read())
+        assert (
+            main(["model", "publish", str(EXAMPLE), "--repository", REPOSITORY, "--version", "1", "--role-arn", role])
+            == 0
+        )
+        history = json.loads(
+            s3.get_object(Bucket=BUCKET, Key=f"{PREFIX}/identity/seedance-history.json")["Body"].read()
+        )
         assert ":assumed-role/seedance-dev-triton-video-publisher/" in history[0]["by"]
 
 

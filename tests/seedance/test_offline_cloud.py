@@ -22,9 +22,20 @@ def test_the_table_is_the_pinned_sdks_regenerated():
     committed = json.loads(COMPUTED_OUTPUTS_TABLE.read_text())
     assert committed["pulumi-aws"] == metadata.version("pulumi_aws")
     generated = subprocess.run(
-        [sys.executable, str(REPO / committed["generated_by"]), "--pulumi-sdk", str(SDK), "--types",
-         str(REPO / "scripts" / "force_new_types.json"), "--pulumi-aws-version", metadata.version("pulumi_aws")],
-        capture_output=True, text=True, check=True).stdout
+        [
+            sys.executable,
+            str(REPO / committed["generated_by"]),
+            "--pulumi-sdk",
+            str(SDK),
+            "--types",
+            str(REPO / "scripts" / "force_new_types.json"),
+            "--pulumi-aws-version",
+            metadata.version("pulumi_aws"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert json.loads(generated) == committed
 
 
@@ -34,8 +45,9 @@ def test_an_arn_form_for_exactly_the_types_the_sdk_gives_an_arn():
 
 
 def _state(cloud, resource):
-    args = pulumi.runtime.MockResourceArgs(typ=resource.type, name=resource.name, inputs=dict(resource.inputs),
-                                           provider="", resource_id="", custom=True)
+    args = pulumi.runtime.MockResourceArgs(
+        typ=resource.type, name=resource.name, inputs=dict(resource.inputs), provider="", resource_id="", custom=True
+    )
     return cloud.new_resource(args)
 
 

@@ -41,8 +41,9 @@ def test_a_platform_of_an_older_or_other_major_contract_is_refused_before_the_pr
     err = one_line_error(capsys, ["plan", "--stack", "dev", "--program", TRAINING, "--contract", str(older)])
     assert "exports contract 1.2; this program needs 1.3" in err
     broken = outputs_file(tmp_path, plan_of, gpu_pools="none")
-    assert "do not match contract 1.3" in one_line_error(capsys, ["check", "--stack", "dev", "--program", TRAINING,
-                                                                  "--contract", str(broken)])
+    assert "do not match contract 1.3" in one_line_error(
+        capsys, ["check", "--stack", "dev", "--program", TRAINING, "--contract", str(broken)]
+    )
 
 
 def test_a_plan_file_of_the_platform_is_a_contract_file_too(tmp_path, capsys, plan_of):
@@ -56,15 +57,32 @@ def test_a_plan_file_of_the_platform_is_a_contract_file_too(tmp_path, capsys, pl
 @pytest.mark.parametrize("stack, found", [("../dev", "--stack = '../dev'"), ("qa", "Pulumi.qa.yaml")])
 def test_a_stack_that_is_a_path_or_has_no_file_is_one_line(tmp_path, capsys, plan_of, stack, found):
     contract = outputs_file(tmp_path, plan_of)
-    assert found in one_line_error(capsys, ["plan", "--stack", stack, "--program", TRAINING, "--contract", str(contract)])
+    assert found in one_line_error(
+        capsys, ["plan", "--stack", stack, "--program", TRAINING, "--contract", str(contract)]
+    )
 
 
 def test_the_teams_own_config_error_is_one_line(tmp_path, capsys, plan_of):
     stack_file = tmp_path / "Pulumi.bad.yaml"
-    stack_file.write_text((REPO / "examples/training-job/Pulumi.dev.yaml").read_text()
-                          .replace("training-job:gpus: 1", "training-job:gpus: 9"))
-    err = one_line_error(capsys, ["check", "--stack", "dev", "--program", TRAINING, "--stack-file", str(stack_file),
-                                  "--contract", str(outputs_file(tmp_path, plan_of))])
+    stack_file.write_text(
+        (REPO / "examples/training-job/Pulumi.dev.yaml")
+        .read_text()
+        .replace("training-job:gpus: 1", "training-job:gpus: 9")
+    )
+    err = one_line_error(
+        capsys,
+        [
+            "check",
+            "--stack",
+            "dev",
+            "--program",
+            TRAINING,
+            "--stack-file",
+            str(stack_file),
+            "--contract",
+            str(outputs_file(tmp_path, plan_of)),
+        ],
+    )
     assert "training-job:gpus = 9" in err
 
 
@@ -74,6 +92,8 @@ def test_an_invoke_the_client_cannot_answer_is_named(tmp_path, capsys, plan_of):
     (program / "Pulumi.yaml").write_text("name: team\nruntime: python\n")
     (program / "Pulumi.dev.yaml").write_text("config: {}\n")
     (program / "__main__.py").write_text("import pulumi_aws as aws\naws.ec2.get_vpc(default=True)\n")
-    assert main(["plan", "--stack", "dev", "--program", str(program), "--contract",
-                 str(outputs_file(tmp_path, plan_of))]) == 1
+    assert (
+        main(["plan", "--stack", "dev", "--program", str(program), "--contract", str(outputs_file(tmp_path, plan_of))])
+        == 1
+    )
     assert "no answer for invoke aws:ec2/getVpc:getVpc" in capsys.readouterr().err

@@ -6,8 +6,8 @@ import textwrap
 import pulumi
 import pytest
 
-from seedance_client.engine import ProgramFailed, ProgramInputError, Secret, run_program
 from seedance.offline_cloud import OfflineCloud
+from seedance_client.engine import ProgramFailed, ProgramInputError, Secret, run_program
 
 
 def write_program(directory, body):
@@ -17,7 +17,9 @@ def write_program(directory, body):
 
 
 def test_runs_a_second_program_from_a_temp_dir(tmp_path):
-    program = write_program(tmp_path / "app", """
+    program = write_program(
+        tmp_path / "app",
+        """
         import pulumi, pulumi_aws as aws
         cfg = pulumi.Config()
         zones = aws.get_availability_zones(state="available", filters=[{"name": "zone-type", "values": ["availability-zone"]}]).names
@@ -26,21 +28,29 @@ def test_runs_a_second_program_from_a_temp_dir(tmp_path):
         pulumi.export("bucket_arn", bucket.arn)
         pulumi.export("zone", zones[0])
         pulumi.export("token", pulumi.Output.secret("s3cr3t"))
-    """)
-    plan = run_program(program, project="app", stack="test", config={"app:bucket": "b-1"},
-                       mocks=OfflineCloud("eu-west-1"))
+    """,
+    )
+    plan = run_program(
+        program, project="app", stack="test", config={"app:bucket": "b-1"}, mocks=OfflineCloud("eu-west-1")
+    )
     assert [r.type for r in plan.resources] == ["aws:ebs/volume:Volume", "aws:s3/bucket:Bucket"]
-    assert plan.of_type("aws:ebs/volume:Volume")[0].inputs == {"availabilityZone": "eu-west-1a", "size": 10,
-                                                                "type": "gp3"}
+    assert plan.of_type("aws:ebs/volume:Volume")[0].inputs == {
+        "availabilityZone": "eu-west-1a",
+        "size": 10,
+        "type": "gp3",
+    }
     assert plan.outputs["bucket_arn"] == "arn:aws:s3:::b-1"
     assert plan.outputs["token"] == Secret("s3cr3t")
 
 
 def test_two_runs_in_one_process_are_independent(tmp_path):
-    program = write_program(tmp_path / "p", """
+    program = write_program(
+        tmp_path / "p",
+        """
         import pulumi, pulumi_aws as aws
         aws.ec2.Vpc(pulumi.Config().require("name"), cidr_block="10.0.0.0/16")
-    """)
+    """,
+    )
     first = run_program(program, project="p", stack="s", config={"p:name": "one"}, mocks=OfflineCloud("us-east-1"))
     second = run_program(program, project="p", stack="s", config={"p:name": "two"}, mocks=OfflineCloud("us-east-1"))
     assert [r.name for r in first.resources] == ["one"]
@@ -48,19 +58,25 @@ def test_two_runs_in_one_process_are_independent(tmp_path):
 
 
 def test_run_error_is_an_input_error(tmp_path):
-    program = write_program(tmp_path / "p", """
+    program = write_program(
+        tmp_path / "p",
+        """
         import pulumi
         raise pulumi.RunError("invalid config p:x = 1: allowed 2")
-    """)
+    """,
+    )
     with pytest.raises(ProgramInputError, match="invalid config p:x = 1"):
         run_program(program, project="p", stack="s", config={}, mocks=OfflineCloud("us-east-1"))
 
 
 def test_unanswerable_invoke_fails_naming_the_token(tmp_path):
-    program = write_program(tmp_path / "p", """
+    program = write_program(
+        tmp_path / "p",
+        """
         import pulumi_aws as aws
         aws.ec2.get_vpc(default=True)
-    """)
+    """,
+    )
     with pytest.raises(ProgramFailed, match="no answer for invoke aws:ec2/getVpc:getVpc"):
         run_program(program, project="p", stack="s", config={}, mocks=OfflineCloud("us-east-1"))
 
@@ -78,8 +94,11 @@ def test_a_run_after_a_program_failed_inside_an_apply_is_unaffected(tmp_path):
     (failing / "__main__.py").write_text(
         "import pulumi\n"
         "def refuse(_):\n    raise pulumi.RunError('refused inside an apply')\n"
-        "pulumi.export('x', pulumi.Output.from_input(1).apply(refuse))\n")
-    (fine / "__main__.py").write_text("import pulumi\npulumi.export('y', pulumi.Output.from_input(2).apply(lambda v: v + 1))\n")
+        "pulumi.export('x', pulumi.Output.from_input(1).apply(refuse))\n"
+    )
+    (fine / "__main__.py").write_text(
+        "import pulumi\npulumi.export('y', pulumi.Output.from_input(2).apply(lambda v: v + 1))\n"
+    )
     with pytest.raises(ProgramInputError, match="refused inside an apply"):
         run_program(failing, project="p", stack="s", config={}, mocks=OfflineCloud("us-east-1"))
     plan = run_program(fine, project="p", stack="s", config={}, mocks=OfflineCloud("us-east-1"))
@@ -98,12 +117,15 @@ def _raised(error: BaseException, during: BaseException | None = None) -> BaseEx
         return caught
 
 
-@pytest.mark.parametrize("error, logged", [
-    (pulumi.RunError("invalid config"), False),
-    (_raised(asyncio.InvalidStateError("invalid state"), during=pulumi.RunError("invalid config")), False),
-    (_raised(asyncio.InvalidStateError("invalid state")), True),
-    (_raised(KeyError("a bug"), during=ValueError("another")), True),
-])
+@pytest.mark.parametrize(
+    "error, logged",
+    [
+        (pulumi.RunError("invalid config"), False),
+        (_raised(asyncio.InvalidStateError("invalid state"), during=pulumi.RunError("invalid config")), False),
+        (_raised(asyncio.InvalidStateError("invalid state")), True),
+        (_raised(KeyError("a bug"), during=ValueError("another")), True),
+    ],
+)
 def test_only_consequences_of_a_reported_error_go_unlogged(error, logged):
     """A failed run's leftovers ("invalid state" while handling the RunError) are collected at any later
     time; logged then, with a traceback, they once broke an unrelated test's `ast.parse` in CI."""

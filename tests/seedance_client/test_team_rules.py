@@ -5,13 +5,20 @@ priced from the contract as the platform's own cost model prices them."""
 import json
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from components.cost.estimate import catalog_for, estimate
 from components.plan.resources import PlanResource
 from seedance_client.contract import ClaimPrice, GpuPool, PlatformContract
-from seedance_client.team_rules import (COSTLY_CLAIM_USD, claim_cost, contract_fit, pools_reached, quantity_gib,
-                                        team_findings)
+from seedance_client.team_rules import (
+    COSTLY_CLAIM_USD,
+    claim_cost,
+    contract_fit,
+    pools_reached,
+    quantity_gib,
+    team_findings,
+)
 from tests.stacks import REPO
 
 FIXTURE = json.loads((REPO / "tests/fixtures/policies/kubernetes-tenant-require-contract-fit.json").read_text())
@@ -21,10 +28,17 @@ POOL_NAMES = ("batch", "online", "train", "h100")
 
 def pools(names=POOL_NAMES):
     classes = {"batch": "batch", "train": "batch", "online": "online", "h100": "batch"}
-    return [GpuPool(name=n, workload_class=classes[n], instance_types=["g6.xlarge"], gpus_per_node={"g6.xlarge": 1},
-                    node_selector={"seedance.io/workload-class": classes[n], "seedance.io/node-group": n},
-                    tolerations=[GPU, {"key": "seedance.io/pool", "operator": "Equal", "value": n, "effect": "NoSchedule"}])
-            for n in names]
+    return [
+        GpuPool(
+            name=n,
+            workload_class=classes[n],
+            instance_types=["g6.xlarge"],
+            gpus_per_node={"g6.xlarge": 1},
+            node_selector={"seedance.io/workload-class": classes[n], "seedance.io/node-group": n},
+            tolerations=[GPU, {"key": "seedance.io/pool", "operator": "Equal", "value": n, "effect": "NoSchedule"}],
+        )
+        for n in names
+    ]
 
 
 GPU = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
@@ -36,28 +50,42 @@ def tolerating(name):
 
 def job(spec, namespace="video-train", team="video-ml", kind="Job"):
     spec = {"tolerations": [{"operator": "Exists"}], **spec}  # every taint: only the node selection decides
-    return {"kind": kind, "metadata": {"name": "j", "namespace": namespace, "labels": {"team": team}},
-            "spec": {"template": {"spec": {**spec, "containers": [{"name": "c", "image": "i"}]}}}}
+    return {
+        "kind": kind,
+        "metadata": {"name": "j", "namespace": namespace, "labels": {"team": team}},
+        "spec": {"template": {"spec": {**spec, "containers": [{"name": "c", "image": "i"}]}}},
+    }
 
 
 def affinity(*terms):
-    return {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-        "nodeSelectorTerms": [{"matchExpressions": list(term)} for term in terms]}}}}
+    return {
+        "affinity": {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [{"matchExpressions": list(term)} for term in terms]
+                }
+            }
+        }
+    }
 
 
 def spellings(target: frozenset[str]):
     """Every way this test knows to ask for exactly the pools in `target` (by group label)."""
     key = "seedance.io/node-group"
     rest = sorted(set(POOL_NAMES) - target)
-    found = [affinity([{"key": key, "operator": "In", "values": sorted(target)}]),
-             affinity(*[[{"key": key, "operator": "In", "values": [name]}] for name in sorted(target)])]
+    found = [
+        affinity([{"key": key, "operator": "In", "values": sorted(target)}]),
+        affinity(*[[{"key": key, "operator": "In", "values": [name]}] for name in sorted(target)]),
+    ]
     if rest:
         found.append(affinity([{"key": key, "operator": "NotIn", "values": rest}]))
     if len(target) == 1:
         (name,) = target
-        found += [{"nodeSelector": {key: name}},
-                  {"nodeSelector": {key: name, "topology.kubernetes.io/zone": "us-east-1a"}},  # not a pool's label
-                  {"nodeSelector": {key: name}, **affinity([{"key": key, "operator": "Exists"}])}]
+        found += [
+            {"nodeSelector": {key: name}},
+            {"nodeSelector": {key: name, "topology.kubernetes.io/zone": "us-east-1a"}},  # not a pool's label
+            {"nodeSelector": {key: name}, **affinity([{"key": key, "operator": "Exists"}])},
+        ]
     return found
 
 
@@ -65,8 +93,9 @@ def spellings(target: frozenset[str]):
 @given(st.frozensets(st.sampled_from(POOL_NAMES), min_size=1))
 def test_every_spelling_of_the_same_placement_reaches_the_same_pools(target):
     for spec in spellings(target):
-        reached, asks = pools_reached({**spec, "tolerations": [GPU, {"key": "seedance.io/pool", "operator": "Exists"}]},
-                                      pools())
+        reached, asks = pools_reached(
+            {**spec, "tolerations": [GPU, {"key": "seedance.io/pool", "operator": "Exists"}]}, pools()
+        )
         assert asks and {p.name for p in reached} == target, spec
 
 
@@ -79,8 +108,10 @@ def test_a_pod_reaches_a_pool_by_its_labels_and_its_tolerations_together():
     gpu_only = {"nodeSelector": {"seedance.io/node-group": "batch"}, "tolerations": [GPU]}
     assert pools_reached(gpu_only, pools()) == ([], True)  # the pool's own taint is not tolerated
     # The GPU taint's value is not in the contract (its toleration is Exists): a pod naming one may match it.
-    equal = [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}, {"key": "seedance.io/pool",
-                                                                                   "operator": "Exists"}]
+    equal = [
+        {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"},
+        {"key": "seedance.io/pool", "operator": "Exists"},
+    ]
     assert [p.name for p in pools_reached({"tolerations": equal}, pools())[0]] == list(POOL_NAMES)
     # Bound to a node by name: no scheduler and no NoSchedule taint stand between it and any pool.
     assert pools_reached({"nodeName": "ip-10-0-1-5.ec2.internal"}, pools()) == (pools(), True)
@@ -94,26 +125,50 @@ def test_a_class_selection_reaches_every_pool_of_the_class_and_the_team_needs_gp
     contract = CONTRACT.model_copy(update={"gpu_pools": pools(("batch", "online", "train"))})
     # a pod that tolerates every taint and selects nothing may land anywhere: on online too
     assert contract_fit("kubernetes:batch/v1:Job", "j", job({"priorityClassName": "seedance-batch"}), [contract]) == [
-        "j: may run on pool 'online' (online), where team 'video-ml' has no GPUs"]
+        "j: may run on pool 'online' (online), where team 'video-ml' has no GPUs"
+    ]
     by_class = job({"nodeSelector": {"seedance.io/workload-class": "batch"}, "priorityClassName": "seedance-batch"})
-    assert contract_fit("kubernetes:batch/v1:Job", "j", by_class, [contract]) == []  # batch and train are both batch: video-ml has batch GPUs
-    anywhere = job({"priorityClassName": "seedance-batch", **affinity([{"key": "seedance.io/node-group",
-                                                                        "operator": "Exists"}])})
+    assert (
+        contract_fit("kubernetes:batch/v1:Job", "j", by_class, [contract]) == []
+    )  # batch and train are both batch: video-ml has batch GPUs
+    anywhere = job(
+        {"priorityClassName": "seedance-batch", **affinity([{"key": "seedance.io/node-group", "operator": "Exists"}])}
+    )
     assert contract_fit("kubernetes:batch/v1:Job", "j", anywhere, [contract]) == [
-        "j: may run on pool 'online' (online), where team 'video-ml' has no GPUs"]
+        "j: may run on pool 'online' (online), where team 'video-ml' has no GPUs"
+    ]
 
 
-@pytest.mark.parametrize("token, props, found", [
-    ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding", {"metadata": {"name": "b"}},
-     "a ClusterRoleBinding without a namespace is cluster-wide"),
-    ("kubernetes:core/v1:ConfigMap", {"kind": "ConfigMap", "metadata": {"name": "c", "labels": {"team": "video-ml"}}},
-     "provider's default namespace"),
-    ("kubernetes:helm.sh/v3:Release", {"namespace": "training", "chart": "x"}, "namespace training belongs to no team"),
-    ("kubernetes:helm.sh/v3:Release", {"chart": "x"}, "without a namespace"),
-    ("kubernetes:core/v1:Pod", {"kind": "Pod", "metadata": {"namespace": "video-api", "labels": {"team": "video-ml"}},
-                                "spec": {"priorityClassName": "system-node-critical", "containers": []}},
-     "priority class 'system-node-critical'"),
-])
+@pytest.mark.parametrize(
+    "token, props, found",
+    [
+        (
+            "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",
+            {"metadata": {"name": "b"}},
+            "a ClusterRoleBinding without a namespace is cluster-wide",
+        ),
+        (
+            "kubernetes:core/v1:ConfigMap",
+            {"kind": "ConfigMap", "metadata": {"name": "c", "labels": {"team": "video-ml"}}},
+            "provider's default namespace",
+        ),
+        (
+            "kubernetes:helm.sh/v3:Release",
+            {"namespace": "training", "chart": "x"},
+            "namespace training belongs to no team",
+        ),
+        ("kubernetes:helm.sh/v3:Release", {"chart": "x"}, "without a namespace"),
+        (
+            "kubernetes:core/v1:Pod",
+            {
+                "kind": "Pod",
+                "metadata": {"namespace": "video-api", "labels": {"team": "video-ml"}},
+                "spec": {"priorityClassName": "system-node-critical", "containers": []},
+            },
+            "priority class 'system-node-critical'",
+        ),
+    ],
+)
 def test_objects_outside_the_teams_namespaces_or_names_are_refused(token, props, found):
     (message,) = contract_fit(token, "x", props, [CONTRACT])
     assert found in message
@@ -137,19 +192,36 @@ def test_what_is_not_an_object_or_has_no_platform_is_not_judged():
     assert contract_fit("pulumi:providers:kubernetes", "p", {"kubeconfig": "..."}, [CONTRACT]) == []
     assert contract_fit("kubernetes:batch/v1:Job", "j", job({}, namespace="anywhere"), []) == []  # the platform's own
     # a custom resource whose kind happens to be a component's name is an object like any other
-    (crd,) = contract_fit("kubernetes:example.com/v1:Chart", "c", {"kind": "Chart", "metadata": {"namespace": "x"}},
-                          [CONTRACT])
+    (crd,) = contract_fit(
+        "kubernetes:example.com/v1:Chart", "c", {"kind": "Chart", "metadata": {"namespace": "x"}}, [CONTRACT]
+    )
     assert "namespace x belongs to no team" in crd
     untenanted = CONTRACT.model_copy(update={"tenants": []})
-    assert contract_fit("kubernetes:batch/v1:Job", "j", job({"nodeSelector": {"seedance.io/node-group": "batch"}},
-                                                            namespace="x"), [untenanted]) == []
+    assert (
+        contract_fit(
+            "kubernetes:batch/v1:Job",
+            "j",
+            job({"nodeSelector": {"seedance.io/node-group": "batch"}}, namespace="x"),
+            [untenanted],
+        )
+        == []
+    )
 
 
 @settings(max_examples=50, deadline=None)
 @given(st.integers(1, 4096))
 def test_every_spelling_of_a_size_is_the_same_gib(gib):
-    spelled = [f"{gib}Gi", f"{gib * 1024}Mi", f"{gib * 1024 ** 2}Ki", str(gib * 2 ** 30), f"{gib / 1024}Ti",
-               f"+{gib}Gi", f"{gib * 2 ** 30 / 1000}k", f"{gib * 2 ** 30 / 10 ** 6}e6", f"{gib * 2 ** 30}E0"]
+    spelled = [
+        f"{gib}Gi",
+        f"{gib * 1024}Mi",
+        f"{gib * 1024**2}Ki",
+        str(gib * 2**30),
+        f"{gib / 1024}Ti",
+        f"+{gib}Gi",
+        f"{gib * 2**30 / 1000}k",
+        f"{gib * 2**30 / 10**6}e6",
+        f"{gib * 2**30}E0",
+    ]
     assert {round(quantity_gib(s), 9) for s in spelled} == {gib}
 
 
@@ -160,14 +232,17 @@ def test_a_size_no_api_server_takes_is_refused(text):
 
 
 def test_a_decimal_size_is_decimal():
-    assert quantity_gib("100G") == pytest.approx(100e9 / 2 ** 30) and quantity_gib("500M") == pytest.approx(0.4657, 1e-3)
+    assert quantity_gib("100G") == pytest.approx(100e9 / 2**30) and quantity_gib("500M") == pytest.approx(0.4657, 1e-3)
     assert quantity_gib("1e12") == quantity_gib("1T") == pytest.approx(931.32, 1e-4)  # an io2 claim of 931 GiB
-    assert quantity_gib(".5Gi") == 0.5 and quantity_gib("1e3") == pytest.approx(1000 / 2 ** 30)
+    assert quantity_gib(".5Gi") == 0.5 and quantity_gib("1e3") == pytest.approx(1000 / 2**30)
 
 
 def claim(size="64Gi", cls="checkpoints", **spec):
-    return {"kind": "PersistentVolumeClaim", "metadata": {"namespace": "video-train", "labels": {"team": "video-ml"}},
-            "spec": {"storageClassName": cls, "resources": {"requests": {"storage": size}}, **spec}}
+    return {
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"namespace": "video-train", "labels": {"team": "video-ml"}},
+        "spec": {"storageClassName": cls, "resources": {"requests": {"storage": size}}, **spec},
+    }
 
 
 def test_a_claim_is_priced_by_the_contract_as_the_platforms_estimate_prices_it(plan_of):
@@ -177,15 +252,30 @@ def test_a_claim_is_priced_by_the_contract_as_the_platforms_estimate_prices_it(p
     volumes = outputs["storage_classes"]["volumes"]
     for size in ("64Gi", "100G", "1Ti", "5Gi"):
         ours = claim_cost("c", claim(size), [contract]).monthly_usd
-        platform = estimate([PlanResource("urn:c", "kubernetes:core/v1:PersistentVolumeClaim", "c", claim(size))],
-                            catalog_for(outputs["region"]), storage_classes=volumes).lines[0].monthly_usd
+        platform = (
+            estimate(
+                [PlanResource("urn:c", "kubernetes:core/v1:PersistentVolumeClaim", "c", claim(size))],
+                catalog_for(outputs["region"]),
+                storage_classes=volumes,
+            )
+            .lines[0]
+            .monthly_usd
+        )
         assert ours == pytest.approx(platform, abs=0.01), size
     assert claim_cost("c", claim("64Gi"), [contract]).monthly_usd == 3544.0  # io2 at 64,000 IOPS: the issue's figure
 
 
 def test_claims_the_contract_cannot_price_say_why_and_are_never_guessed():
-    priced = CONTRACT.model_copy(update={"storage_classes": CONTRACT.storage_classes.model_copy(update={
-        "local": "local-nvme", "claim_prices": {"fast": ClaimPrice(usd_per_gib_month=0.125, usd_per_month=100)}})})
+    priced = CONTRACT.model_copy(
+        update={
+            "storage_classes": CONTRACT.storage_classes.model_copy(
+                update={
+                    "local": "local-nvme",
+                    "claim_prices": {"fast": ClaimPrice(usd_per_gib_month=0.125, usd_per_month=100)},
+                }
+            )
+        }
+    )
     assert claim_cost("c", claim("8Gi", "fast"), [priced]).monthly_usd == 101.0
     assert claim_cost("c", claim("8Gi", "local-nvme"), [priced]).monthly_usd == 0.0
     assert claim_cost("c", claim("8Gi", "fast", volumeName="pv-1"), [priced]).monthly_usd == 0.0
@@ -197,8 +287,13 @@ def test_claims_the_contract_cannot_price_say_why_and_are_never_guessed():
 
 
 def test_findings_fail_on_fit_and_name_claims_above_the_limit_only():
-    priced = CONTRACT.model_copy(update={"storage_classes": CONTRACT.storage_classes.model_copy(update={
-        "claim_prices": {"fast": ClaimPrice(usd_per_gib_month=1, usd_per_month=0)}})})
+    priced = CONTRACT.model_copy(
+        update={
+            "storage_classes": CONTRACT.storage_classes.model_copy(
+                update={"claim_prices": {"fast": ClaimPrice(usd_per_gib_month=1, usd_per_month=0)}}
+            )
+        }
+    )
     at_limit = ("kubernetes:core/v1:PersistentVolumeClaim", "at", claim(f"{COSTLY_CLAIM_USD:g}Gi", "fast"))
     above = ("kubernetes:core/v1:PersistentVolumeClaim", "above", claim(f"{COSTLY_CLAIM_USD + 1:g}Gi", "fast"))
     stray = ("kubernetes:batch/v1:Job", "stray", job({}, namespace="default"))

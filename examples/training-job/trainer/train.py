@@ -82,8 +82,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--checkpoint-dir", type=Path, required=True)
     parser.add_argument("--steps", type=int, default=100_000)
     parser.add_argument("--checkpoint-every-seconds", type=float, default=900)
-    parser.add_argument("--flush-seconds", type=float, default=60,
-                        help="what the pod's grace period leaves for the last step and checkpoint after SIGTERM")
+    parser.add_argument(
+        "--flush-seconds",
+        type=float,
+        default=60,
+        help="what the pod's grace period leaves for the last step and checkpoint after SIGTERM",
+    )
     parser.add_argument("--step-seconds", type=float, default=0.0, help="simulated work per step (tests)")
     args = parser.parse_args(argv)
     args.checkpoint_dir.mkdir(parents=True, exist_ok=True)
@@ -101,8 +105,11 @@ def main(argv: list[str] | None = None) -> int:
         if stopping:
             write_checkpoint(args.checkpoint_dir, step, state)
             took = time.monotonic() - stopping[0]
-            print(f"stopped at step {step}: checkpoint written {took:.1f} s after SIGTERM; exiting for a replacement "
-                  "pod to resume", flush=True)
+            print(
+                f"stopped at step {step}: checkpoint written {took:.1f} s after SIGTERM; exiting for a replacement "
+                "pod to resume",
+                flush=True,
+            )
             if took > args.flush_seconds:  # the next notice may kill it mid-write: shorter steps, or a bigger budget
                 print(f"warning: that took longer than --flush-seconds {args.flush_seconds:g}", file=sys.stderr)
             return 143

@@ -20,6 +20,7 @@ GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "capacity"
 @pytest.mark.parametrize("stack", STACKS)
 def test_the_spot_lock_decision_matches_its_golden_file(stack):
     from tests.conftest import _spot_stack_plan
+
     groups = _spot_stack_plan(stack).outputs["reports"]["capacity"]["groups"]
     decided = {name: {k: v for k, v in group.items() if k != "asg_name"} for name, group in groups.items()}
     path = GOLDEN / f"{stack}-spot.json"

@@ -39,20 +39,33 @@ def cases() -> dict:
     current = decide(training, book(spot_at(0.5)), NOW).plan
     on_demand_only = decide(training, book(spot_at(1.2)), NOW).plan
     reserved = ReservedHolding("g6.12xlarge", 1, 2.0, "test RI")
-    reservation = ReservedHolding("g6.xlarge", 1, ON_DEMAND["g6.xlarge"], "test", CAPACITY_RESERVATION,
-                                  "cr-0123456789abcdef0", "us-east-1b", NOW + timedelta(days=30), True)
+    reservation = ReservedHolding(
+        "g6.xlarge",
+        1,
+        ON_DEMAND["g6.xlarge"],
+        "test",
+        CAPACITY_RESERVATION,
+        "cr-0123456789abcdef0",
+        "us-east-1b",
+        NOW + timedelta(days=30),
+        True,
+    )
     partly_stale = book(spot_at(0.4))
     for key in [k for k in partly_stale.spot if k[1] == "us-east-1c"]:
-        partly_stale.spot[key] = partly_stale.spot[key].__class__(partly_stale.spot[key].usd_per_hour,
-                                                                  NOW - timedelta(hours=9), "old")
+        partly_stale.spot[key] = partly_stale.spot[key].__class__(
+            partly_stale.spot[key].usd_per_hour, NOW - timedelta(hours=9), "old"
+        )
     del partly_stale.spot[("g5.12xlarge", "us-east-1b")]
     old_frequency = book(spot_at(0.4))
-    old_frequency.interruptions = {t: InterruptionFrequency(0.02, NOW - timedelta(days=60), "advisor") for t in TRAINING}
+    old_frequency.interruptions = {
+        t: InterruptionFrequency(0.02, NOW - timedelta(days=60), "advisor") for t in TRAINING
+    }
     one_cheap_zone = book(spot_at(1.3))
     for instance_type in TRAINING:
         price = one_cheap_zone.spot[(instance_type, "us-east-1a")]
-        one_cheap_zone.spot[(instance_type, "us-east-1a")] = price.__class__(price.usd_per_hour * 0.4 / 1.3,
-                                                                             price.observed_at, price.source)
+        one_cheap_zone.spot[(instance_type, "us-east-1a")] = price.__class__(
+            price.usd_per_hour * 0.4 / 1.3, price.observed_at, price.source
+        )
     # g4dn (the cheapest on-demand GPU) has no spot price: on-demand GPUs go on g6, dearer, and spot near
     # the reference no longer pays for it.
     dearer_base = book({t: r for t, r in spot_at(0.99).items() if t != "g4dn.12xlarge"})
@@ -67,17 +80,28 @@ def cases() -> dict:
         "old interruption data": decide(training, old_frequency, NOW),
         "an RI as the reference": decide(request(types=TRAINING, holdings=(reserved,)), book(spot_at(0.56)), NOW),
         "with a 0.6 guard": decide(training, book(spot_at(0.65)), NOW, settings=PlannerSettings(spot_price_ratio=0.6)),
-        "placement too low": decide(serving, book({t: 0.25 for t in SERVING},
-                                                  scores=scored(serving, (5, 4, 5), (9, 5, 9))), NOW),
+        "placement too low": decide(
+            serving, book({t: 0.25 for t in SERVING}, scores=scored(serving, (5, 4, 5), (9, 5, 9))), NOW
+        ),
         "refused: one cheap zone of three": decide(training, one_cheap_zone, NOW),
         "refused: a dearer on-demand type": decide(training, dearer_base, NOW),
         "refused: a dearer on-demand type, current spot plan": decide(training, dearer_base, NOW, current),
         "refused: a dearer on-demand type, current on-demand plan": decide(training, dearer_base, NOW, on_demand_only),
-        "a targeted reservation": decide(request("online", SERVING, min_gpus=4, desired=6, max_gpus=24,
-                                                 holdings=(reservation,)), book({t: 0.25 for t in SERVING}), NOW),
+        "a targeted reservation": decide(
+            request("online", SERVING, min_gpus=4, desired=6, max_gpus=24, holdings=(reservation,)),
+            book({t: 0.25 for t in SERVING}),
+            NOW,
+        ),
     }
-    return {name: {"rule": d.rule, "changed": d.changed, "reasons": list(d.reasons),
-                   "explanation": list(d.plan.explanation)} for name, d in decisions.items()}
+    return {
+        name: {
+            "rule": d.rule,
+            "changed": d.changed,
+            "reasons": list(d.reasons),
+            "explanation": list(d.plan.explanation),
+        }
+        for name, d in decisions.items()
+    }
 
 
 def test_the_explanations_match_their_golden_file():

@@ -16,10 +16,19 @@ from tests.stacks import stack_config
 
 def test_reserved_units_bill_first_then_on_demand_then_spot_over_its_pools():
     mix = GroupMix(on_demand_base=4, on_demand_percentage_above_base=50)
-    lines = price_mix(mix, 12, ("g6.xlarge", 1.0), [("g6.xlarge", "a", 0.3), ("g5.xlarge", "b", 0.5)],
-                      [("g6.xlarge", 3, 0.6), ("g5.xlarge", 10, 0.7)])
-    assert lines == [(("reserved", "g6.xlarge", ""), 3, 0.6), (("reserved", "g5.xlarge", ""), 5, 0.7),
-                     (("spot", "g6.xlarge", "a"), 2.0, 0.3), (("spot", "g5.xlarge", "b"), 2.0, 0.5)]
+    lines = price_mix(
+        mix,
+        12,
+        ("g6.xlarge", 1.0),
+        [("g6.xlarge", "a", 0.3), ("g5.xlarge", "b", 0.5)],
+        [("g6.xlarge", 3, 0.6), ("g5.xlarge", 10, 0.7)],
+    )
+    assert lines == [
+        (("reserved", "g6.xlarge", ""), 3, 0.6),
+        (("reserved", "g5.xlarge", ""), 5, 0.7),
+        (("spot", "g6.xlarge", "a"), 2.0, 0.3),
+        (("spot", "g5.xlarge", "b"), 2.0, 0.5),
+    ]
     assert hourly(lines) == pytest.approx(3 * 0.6 + 5 * 0.7 + 2 * 0.3 + 2 * 0.5)
     assert price_mix(mix, 12, ("g6.xlarge", None), [("g6.xlarge", "a", 0.3)]) is None  # on-demand units, no rate
     assert price_mix(mix, 12, ("g6.xlarge", 1.0), None) is None  # spot units, no pool
@@ -41,8 +50,9 @@ def test_the_estimate_and_the_planner_price_a_mix_alike(mixed_stack_plan):
     the estimate's expected saving over the worst case is the planner's saving over all on-demand."""
     compared = 0
     for group, line, report in _groups(mixed_stack_plan):
-        config = next(g for g in stack_config(mixed_stack_plan.stack).gpu_node_groups if group.name.endswith(
-            f"-{g.name}-asg"))
+        config = next(
+            g for g in stack_config(mixed_stack_plan.stack).gpu_node_groups if group.name.endswith(f"-{g.name}-asg")
+        )
         if config.gpus_per_instance != 1 or config.desired_gpus != (config.desired_gpus or config.max_gpus):
             continue
         saving = (report["all_on_demand_usd_per_hour"] - report["expected_usd_per_hour"]) * HOURS_PER_MONTH
@@ -54,6 +64,7 @@ def test_the_estimate_and_the_planner_price_a_mix_alike(mixed_stack_plan):
 
 def test_a_spot_group_shows_its_expected_cost_below_its_worst_case(plan_of):
     from tests.conftest import _spot_stack_plan
+
     found = [(g.name, line) for g, line, _r in _groups(_spot_stack_plan("dev")) if line.expected_usd is not None]
     assert found
     for name, line in found:
@@ -63,11 +74,24 @@ def test_a_spot_group_shows_its_expected_cost_below_its_worst_case(plan_of):
 
 def _group(tag=None, desired=10, base=0, percentage=0):
     tags = [{"key": EXPECTED_SPOT_TAG, "value": tag, "propagateAtLaunch": True}] if tag is not None else []
-    return PlanResource("urn:g", ASG, "g", {
-        "desiredCapacity": desired, "maxSize": desired, "minSize": 0, "tags": tags,
-        "mixedInstancesPolicy": {
-            "instancesDistribution": {"onDemandBaseCapacity": base, "onDemandPercentageAboveBaseCapacity": percentage},
-            "launchTemplate": {"overrides": [{"instanceType": "g6.xlarge"}]}}})
+    return PlanResource(
+        "urn:g",
+        ASG,
+        "g",
+        {
+            "desiredCapacity": desired,
+            "maxSize": desired,
+            "minSize": 0,
+            "tags": tags,
+            "mixedInstancesPolicy": {
+                "instancesDistribution": {
+                    "onDemandBaseCapacity": base,
+                    "onDemandPercentageAboveBaseCapacity": percentage,
+                },
+                "launchTemplate": {"overrides": [{"instanceType": "g6.xlarge"}]},
+            },
+        },
+    )
 
 
 def test_a_tag_never_prices_spot_above_on_demand_nor_below_nothing():
@@ -77,6 +101,7 @@ def test_a_tag_never_prices_spot_above_on_demand_nor_below_nothing():
     def line(tag):
         (priced,) = estimate([_group(tag)], catalog).lines
         return priced
+
     assert line("0.100000").expected_usd == pytest.approx(10 * 0.1 * HOURS_PER_MONTH, abs=0.01)
     assert line(f"{rate * 5:.6f}").expected_usd == line(None).monthly_usd  # capped at on-demand
     for forged in ("-1", "nan", "1e9", "0x10", "cheap"):

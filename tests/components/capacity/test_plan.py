@@ -22,18 +22,29 @@ def test_the_breakers_plan_is_spot_only_on_every_type_and_says_why(decided):
     assert (broken.on_demand_base_gpus, broken.on_demand_percentage_above_base) == (0, 0)
     assert broken.spot_types == plan.instance_types and broken.capacity_rebalance is True
     assert broken.explanation == (*plan.explanation, "budget breaker on (capacity.budget_breaker): spot only")
-    assert (broken.group, broken.instance_types, broken.constraints) == (plan.group, plan.instance_types,
-                                                                         plan.constraints)
+    assert (broken.group, broken.instance_types, broken.constraints) == (
+        plan.group,
+        plan.instance_types,
+        plan.constraints,
+    )
 
 
 def test_changed_constraints_are_named_field_by_field_and_sorted():
     from components.capacity.plan import constraint_changes
 
     decided_for = {"zones": ["a"], "min_gpus": 0, "workload_class": {"max_spot_share": 0.9}}
-    wanted = {"zones": ["a", "b"], "min_gpus": 0, "workload_class": {"max_spot_share": 0.8, "warmup_seconds": 60},
-              "desired_gpus": 4}
-    assert constraint_changes(decided_for, wanted) == ["desired_gpus", "workload_class.max_spot_share",
-                                                        "workload_class.warmup_seconds (new field)", "zones"]
+    wanted = {
+        "zones": ["a", "b"],
+        "min_gpus": 0,
+        "workload_class": {"max_spot_share": 0.8, "warmup_seconds": 60},
+        "desired_gpus": 4,
+    }
+    assert constraint_changes(decided_for, wanted) == [
+        "desired_gpus",
+        "workload_class.max_spot_share",
+        "workload_class.warmup_seconds (new field)",
+        "zones",
+    ]
     assert constraint_changes(wanted, wanted) == []
 
 
@@ -41,4 +52,5 @@ def test_a_class_that_was_a_mapping_and_is_now_a_value_is_named_once():
     from components.capacity.plan import constraint_changes
 
     assert constraint_changes({"workload_class": {"max_spot_share": 0.9}}, {"workload_class": "batch"}) == [
-        "workload_class"]
+        "workload_class"
+    ]

@@ -10,8 +10,8 @@ from components.capacity.costs import hourly_cost, saving_noise
 from components.capacity.plan import PlannerSettings
 from components.capacity.planner import decide, plan_capacity
 from components.capacity.rules import placement_questions
-from components.pricing.prices import InterruptionFrequency
 from components.capacity.workload_classes import workload_classes
+from components.pricing.prices import InterruptionFrequency
 from tests.components.markets import LAST_ZONE_PREMIUM, NOW, ON_DEMAND, ZONE_MEAN, ZONES, book, request
 
 TRAINING = ("g6.12xlarge", "g5.12xlarge", "g4dn.12xlarge")
@@ -67,7 +67,8 @@ def test_a_type_dear_on_average_is_listed_for_the_zone_where_it_undercuts_the_re
     plan = plan_capacity(request(types=TRAINING), prices, NOW)
     assert plan.spot_types == ("g4dn.12xlarge", "g6.12xlarge")
     assert f"spot g6.12xlarge: ${0.4 * REFERENCE:,.4f}/GPU-h in {ZONES[1]}, its cheapest zone" in "\n".join(
-        plan.explanation)
+        plan.explanation
+    )
     # The second zone's spot GPUs run on g6, the others on g4dn.
     per_zone = [0.5 * REFERENCE, 0.4 * REFERENCE, 0.5 * REFERENCE * LAST_ZONE_PREMIUM]
     expected = 14 * 0.92 * sum(per_zone) / 3 + (16 - 14 * 0.92) * REFERENCE
@@ -103,13 +104,15 @@ def test_a_spot_plan_that_moves_on_demand_gpus_to_a_dearer_type_says_so():
     assert plan.spot_types == ("g6.12xlarge",) and plan.instance_types == ("g6.12xlarge",)
     assert plan.expected_usd_per_hour < plan.all_on_demand_usd_per_hour == pytest.approx(16 * REFERENCE)
     assert "on-demand GPUs on g6.12xlarge, the first spot-eligible or RI-held type, not g4dn.12xlarge" in "\n".join(
-        plan.explanation)
+        plan.explanation
+    )
 
 
 def test_no_spot_when_the_on_demand_base_fills_the_group():
     # Reserved Instances cover every GPU up to max: the spot share is 0 at every size.
-    plan = plan_capacity(request(types=TRAINING, holdings=[("g4dn.12xlarge", 16, 3.0)]),
-                         book({t: 0.3 for t in TRAINING}), NOW)
+    plan = plan_capacity(
+        request(types=TRAINING, holdings=[("g4dn.12xlarge", 16, 3.0)]), book({t: 0.3 for t in TRAINING}), NOW
+    )
     assert plan.spot_types == () and not plan.capacity_rebalance
     assert "the on-demand base fills the group up to max 64 GPUs: no room for spot" in "\n".join(plan.explanation)
 
@@ -134,8 +137,9 @@ def interrupted(frequency_per_month, age=timedelta(days=1)):
     klass = replace(workload_classes()["batch"], lost_work_seconds=36_000)
     prices = book(spot_at(0.99))
     if frequency_per_month is not None:
-        prices.interruptions = {t: InterruptionFrequency(frequency_per_month, NOW - age, "test advisor")
-                                for t in TRAINING}
+        prices.interruptions = {
+            t: InterruptionFrequency(frequency_per_month, NOW - age, "test advisor") for t in TRAINING
+        }
     return replace(request(types=TRAINING), workload_class=klass), prices
 
 
@@ -171,7 +175,8 @@ def test_a_held_ri_lowers_the_reference():
     assert len(plan_capacity(request(types=TRAINING), spot, NOW).spot_types) == 3
     plan = plan_capacity(request(types=TRAINING, holdings=holdings), spot, NOW)
     assert plan.spot_types == () and "spot reference: RI g6.12xlarge (test RI) at $0.5000/GPU-h" in "\n".join(
-        plan.explanation)
+        plan.explanation
+    )
 
 
 @pytest.mark.parametrize("age, missing", [(timedelta(hours=7), False), (timedelta(minutes=1), True)])
@@ -180,8 +185,11 @@ def test_stale_or_missing_prices_give_on_demand_only_without_a_current_plan(age,
     decision = decide(request(types=TRAINING), book(spot, age=age), NOW)
     assert decision.rule == "first-plan"
     assert decision.plan.spot_types == () and decision.plan.on_demand_percentage_above_base == 100
-    expected = ("no spot price is known for any of the group's types" if missing
-                else "not fresh (fresh means observed within 6 h of the decision)")
+    expected = (
+        "no spot price is known for any of the group's types"
+        if missing
+        else "not fresh (fresh means observed within 6 h of the decision)"
+    )
     assert expected in "\n".join(decision.plan.explanation)
 
 
@@ -212,8 +220,9 @@ def test_stale_and_missing_zones_are_named_apart():
     old = prices.spot[("g4dn.12xlarge", ZONES[2])]
     prices.spot[("g4dn.12xlarge", ZONES[2])] = replace(old, observed_at=NOW - timedelta(hours=7))
     text = "\n".join(plan_capacity(request(types=TRAINING), prices, NOW).explanation)
-    assert (f"spot g4dn.12xlarge: not eligible, spot price missing in {ZONES[1]}; "
-            f"spot price older than 6 h in {ZONES[2]}") in text
+    assert (
+        f"spot g4dn.12xlarge: not eligible, spot price missing in {ZONES[1]}; spot price older than 6 h in {ZONES[2]}"
+    ) in text
 
 
 def test_a_type_missing_one_zone_price_is_not_eligible():
@@ -233,7 +242,9 @@ def test_online_spot_needs_fresh_high_placement_scores():
     unscored = book(prices, scores=scored(serving, whole=(9, 9, 9)))
     del unscored.placement[(whole, ZONES[2])]
     assert plan_capacity(serving, unscored, NOW).spot_types == ()  # a zone unscored: no spot
-    stale = book(prices, age=PlannerSettings().max_price_age + timedelta(minutes=1), scores=scored(serving, (9, 9, 9), (9, 9, 9)))
+    stale = book(
+        prices, age=PlannerSettings().max_price_age + timedelta(minutes=1), scores=scored(serving, (9, 9, 9), (9, 9, 9))
+    )
     stale.on_demand = book(prices).on_demand
     stale.spot = book(prices).spot
     assert plan_capacity(serving, stale, NOW).spot_types == ()  # scores too old: no spot
@@ -248,7 +259,9 @@ def test_the_placement_questions_ask_for_the_class_cap_at_max_size_in_instances_
     whole, part = placement_questions(request("online", SERVING, desired=6, max_gpus=24))
     assert (whole.target_capacity, part.target_capacity) == (5, 2)
     # Counted in the smallest type's instances, the most a share of that many GPUs can need.
-    whole, part = placement_questions(request("online", ("g5.xlarge", "g5.12xlarge", "g6.xlarge"), desired=6, max_gpus=24))
+    whole, part = placement_questions(
+        request("online", ("g5.xlarge", "g5.12xlarge", "g6.xlarge"), desired=6, max_gpus=24)
+    )
     assert (whole.target_capacity, part.target_capacity) == (5, 2)
     assert placement_questions(request("batch", TRAINING)) == ()  # no placement minimum: nothing to ask
 
@@ -330,7 +343,9 @@ def test_a_saving_within_price_noise_does_not_pay_for_a_roll():
     assert current.spot_types == ("g4dn.12xlarge",)
 
     def g6_at(share_of_g4dn):  # g6 spot per GPU as a share of g4dn's, in every zone
-        return book({**g4dn_only, "g6.12xlarge": share_of_g4dn * 0.5 * ON_DEMAND["g4dn.12xlarge"] / ON_DEMAND["g6.12xlarge"]})
+        return book(
+            {**g4dn_only, "g6.12xlarge": share_of_g4dn * 0.5 * ON_DEMAND["g4dn.12xlarge"] / ON_DEMAND["g6.12xlarge"]}
+        )
 
     # g6 3 % cheaper than g4dn: about $0.19/h, paid back within the horizon at face value, but a 5 %
     # move of either price would undo it. Kept.
@@ -349,7 +364,8 @@ def test_plans_on_the_same_pools_differ_by_no_price_noise():
     spot_gpus = 14 * 0.92
     spot_spend = hourly_cost(plan, training(), prices) - (16 - spot_gpus) * REFERENCE
     assert saving_noise(on_demand, plan, training(), prices, PlannerSettings()) == pytest.approx(
-        0.05 * (spot_spend + spot_gpus * REFERENCE))
+        0.05 * (spot_spend + spot_gpus * REFERENCE)
+    )
 
 
 def test_stale_prices_keep_the_current_plan():
@@ -449,17 +465,25 @@ def test_every_decision_says_exactly_whether_it_changed_the_plan_why_and_from_wh
     lock and the PR comment show, and `prices_used` is the book decided from."""
     prices = book({t: 0.35 for t in TRAINING})
     first = decide(training(), prices, NOW)
-    assert (first.changed, first.rule, first.reasons) == (True, "first-plan",
-                                                         ("no current plan: the new plan is adopted",))
+    assert (first.changed, first.rule, first.reasons) == (
+        True,
+        "first-plan",
+        ("no current plan: the new plan is adopted",),
+    )
     assert first.prices_used is prices
     same = decide(training(), book({t: 0.30 for t in TRAINING}), NOW, first.plan)
-    assert (same.changed, same.rule, same.reasons) == (False, "keep:same-plan",
-                                                       ("the new plan deploys as the current one: kept",))
+    assert (same.changed, same.rule, same.reasons) == (
+        False,
+        "keep:same-plan",
+        ("the new plan deploys as the current one: kept",),
+    )
     stale = decide(training(), book({t: 0.1 for t in TRAINING}, age=timedelta(hours=7)), NOW, first.plan)
     assert stale.changed is False and stale.reasons[0].endswith("): the current plan is kept")
     constrained = decide(training(max_gpus=128, desired=32), prices, NOW, first.plan)
-    assert (constrained.changed, constrained.reasons) == (True, (
-        "the current plan was decided for other desired_gpus, max_gpus: replaced",))
+    assert (constrained.changed, constrained.reasons) == (
+        True,
+        ("the current plan was decided for other desired_gpus, max_gpus: replaced",),
+    )
     on_demand_only = decide(training(), book(spot_at(1.2)), NOW).plan
     kept = decide(training(), book(spot_at(0.5)), NOW, on_demand_only, PlannerSettings(horizon_hours=0.2))
     assert kept.changed is False and kept.reasons[0].endswith(": the current plan is kept")
@@ -490,8 +514,10 @@ def test_every_group_is_decided_with_the_settings_given():
     old = book({t: 0.3 for t in TRAINING}, age=timedelta(hours=7))
     requests = [training(), request(types=TRAINING, name="second")]
     assert all(d.plan.spot_types == () for d in decide_all(requests, old, NOW, {}))
-    assert all(d.plan.spot_types for d in decide_all(requests, old, NOW, {},
-                                                      PlannerSettings(max_price_age=timedelta(hours=12))))
+    assert all(
+        d.plan.spot_types
+        for d in decide_all(requests, old, NOW, {}, PlannerSettings(max_price_age=timedelta(hours=12)))
+    )
 
 
 def test_stale_prices_are_named_with_when_they_were_observed_one_by_one():
@@ -500,4 +526,5 @@ def test_stale_prices_are_named_with_when_they_were_observed_one_by_one():
 
     old = Price(1.0, NOW - timedelta(hours=7), "test")
     assert stale_line([("on-demand g6.xlarge", old), ("spot g5.xlarge@us-east-1a", None)]) == (
-        "on-demand g6.xlarge (observed 2026-12-01 05:00Z); spot g5.xlarge@us-east-1a (unknown)")
+        "on-demand g6.xlarge (observed 2026-12-01 05:00Z); spot g5.xlarge@us-east-1a (unknown)"
+    )

@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from components.capacity.plan import GroupRequest
 from components.capacity.planner import decide, plan_capacity
 from components.capacity.rules import placement_questions, reserved_gpus
-from components.pricing.reserved import ReservedHolding
+from components.capacity.workload_classes import workload_classes
 from components.catalog.instance_types import gpu_instance_type
 from components.pricing.prices import InterruptionFrequency, PlacementScore, Price, PriceBook
-from components.capacity.workload_classes import workload_classes
+from components.pricing.reserved import ReservedHolding
 from tests.components.markets import NOW, ON_DEMAND, ZONES
 
 TYPES = sorted(ON_DEMAND)
@@ -24,15 +24,19 @@ SPOT_RATIOS = st.one_of(st.floats(0.57, 0.63), st.floats(0.05, 1.5))
 @st.composite
 def scenarios(draw):
     types = draw(st.lists(st.sampled_from(TYPES), min_size=1, max_size=5, unique=True))
-    klass = replace(workload_classes()[draw(st.sampled_from(["batch", "online"]))],
-                    max_spot_share=draw(st.floats(0, 1)), ri_baseline=draw(st.floats(0, 1)))
+    klass = replace(
+        workload_classes()[draw(st.sampled_from(["batch", "online"]))],
+        max_spot_share=draw(st.floats(0, 1)),
+        ri_baseline=draw(st.floats(0, 1)),
+    )
     largest = max(gpu_instance_type(t).gpus for t in types)
     max_gpus = draw(st.integers(largest, 512))
     desired = draw(st.integers(0, max_gpus))
     minimum = draw(st.integers(0, desired))
     holdings = tuple(
         ReservedHolding(t, draw(st.integers(0, 12)), ON_DEMAND[t] * draw(st.floats(0.3, 1.2)), "test RI")
-        for t in types if draw(st.booleans())
+        for t in types
+        if draw(st.booleans())
     )
     request = GroupRequest("g", klass, tuple(types), ZONES, minimum, desired, max_gpus, holdings)
     book = PriceBook(region="us-east-1")
@@ -107,7 +111,9 @@ def test_plan_unchanged_under_five_percent_price_noise(scenario, seed):
     current = decide(request, book, NOW).plan
     noise = random.Random(seed)
     noisy = PriceBook(region=book.region, placement=dict(book.placement))
-    noisy.on_demand = {k: replace(p, usd_per_hour=p.usd_per_hour * noise.uniform(0.95, 1.05)) for k, p in book.on_demand.items()}
+    noisy.on_demand = {
+        k: replace(p, usd_per_hour=p.usd_per_hour * noise.uniform(0.95, 1.05)) for k, p in book.on_demand.items()
+    }
     noisy.spot = {k: replace(p, usd_per_hour=p.usd_per_hour * noise.uniform(0.95, 1.05)) for k, p in book.spot.items()}
     decision = decide(request, noisy, NOW, current)
     assert decision.plan == current, decision.reasons

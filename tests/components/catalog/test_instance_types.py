@@ -2,7 +2,6 @@ import pytest
 
 from components.catalog.instance_types import gpu_instance_type, gpu_instance_types
 
-
 FAMILY_GPUS = {"g4dn": "T4", "g5": "A10G", "g6": "L4", "g6e": "L40S", "p3": "V100", "p4d": "A100", "p5": "H100"}
 
 
@@ -23,5 +22,8 @@ def test_lookup_of_known_and_unknown_types():
 
 def test_only_the_older_generation_lacks_nitro_and_instance_store():
     older = {row.name for row in gpu_instance_types().values() if not row.nitro}
-    assert older == {row.name for row in gpu_instance_types().values() if not row.has_instance_store} == {
-        "p3.2xlarge", "p3.8xlarge"}
+    assert (
+        older
+        == {row.name for row in gpu_instance_types().values() if not row.has_instance_store}
+        == {"p3.2xlarge", "p3.8xlarge"}
+    )

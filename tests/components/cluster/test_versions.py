@@ -14,12 +14,15 @@ def cluster(minor: str) -> PlanResource:
     return PlanResource(f"urn:pulumi:s::p::{EKS_CLUSTER}::c", EKS_CLUSTER, "c", {"version": minor})
 
 
-@pytest.mark.parametrize("minor, on, monthly", [
-    ("1.34", date(2026, 12, 1), 73.0),   # the day before standard support ends
-    ("1.34", date(2026, 12, 5), 438.0),  # extended support: $0.60 per cluster-hour
-    ("1.35", date(2026, 12, 5), 73.0),
-    ("1.33", date(2027, 7, 28), 438.0),
-])
+@pytest.mark.parametrize(
+    "minor, on, monthly",
+    [
+        ("1.34", date(2026, 12, 1), 73.0),  # the day before standard support ends
+        ("1.34", date(2026, 12, 5), 438.0),  # extended support: $0.60 per cluster-hour
+        ("1.35", date(2026, 12, 5), 73.0),
+        ("1.33", date(2027, 7, 28), 438.0),
+    ],
+)
 def test_the_control_plane_is_priced_at_its_versions_support_rate_on_the_day(minor, on, monthly):
     (line,) = estimate([cluster(minor)], catalog_for("us-east-1"), on=on).lines
     assert line.monthly_usd == pytest.approx(monthly) and f"Kubernetes {minor}" in line.basis
@@ -35,7 +38,8 @@ def test_the_table_is_ordered_and_every_version_has_its_add_ons():
     assert ends == sorted(ends) and all(s < e for s, e in ends)
     for minor, version in VERSIONS.items():
         assert version.autoscaler_image.startswith(f"v{minor}.") and version.descheduler_chart.startswith(
-            f"0.{minor.split('.')[1]}.")
+            f"0.{minor.split('.')[1]}."
+        )
 
 
 def test_a_plan_warns_within_sixty_days_of_an_end_date_and_in_extended_support():

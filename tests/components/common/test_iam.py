@@ -1,10 +1,14 @@
-from components.common.iam import autoscaling_role_arn, irsa_trust_policy, stack_key_policy
 from components.cluster.kubeconfig import render_kubeconfig
+from components.common.iam import autoscaling_role_arn, irsa_trust_policy, stack_key_policy
 
 
 def test_irsa_trust_is_limited_to_one_service_account():
-    doc = irsa_trust_policy("arn:aws:iam::1:oidc-provider/oidc.example/id/X", "https://oidc.example/id/X",
-                            "kube-system", "ebs-csi-controller-sa")
+    doc = irsa_trust_policy(
+        "arn:aws:iam::1:oidc-provider/oidc.example/id/X",
+        "https://oidc.example/id/X",
+        "kube-system",
+        "ebs-csi-controller-sa",
+    )
     condition = doc["Statement"][0]["Condition"]["StringEquals"]
     assert condition == {
         "oidc.example/id/X:sub": "system:serviceaccount:kube-system:ebs-csi-controller-sa",

@@ -16,16 +16,23 @@ from components.compute.labels import GPU_TAINT, NODE_GROUP_LABEL, WORKLOAD_CLAS
 from components.compute.node_bootstrap import ClusterJoin, ami_ssm_parameter, render_user_data
 
 GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "user_data"
-JOIN = ClusterJoin(cluster_name="seedance-prod", endpoint="https://ABCDEF0123456789.gr7.us-east-1.eks.amazonaws.com",
-                   certificate_authority="LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t", service_cidr="172.20.0.0/16")
+JOIN = ClusterJoin(
+    cluster_name="seedance-prod",
+    endpoint="https://ABCDEF0123456789.gr7.us-east-1.eks.amazonaws.com",
+    certificate_authority="LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t",
+    service_cidr="172.20.0.0/16",
+)
 LABELS = {WORKLOAD_CLASS_LABEL: "batch", NODE_GROUP_LABEL: "batch"}
 
 
-@pytest.mark.parametrize("family, local_disks, golden_name", [
-    ("al2023", False, "al2023_gpu_batch.txt"),
-    ("bottlerocket", False, "bottlerocket_gpu_batch.txt"),
-    ("al2023", True, "al2023_gpu_batch_local_nvme.txt"),
-])
+@pytest.mark.parametrize(
+    "family, local_disks, golden_name",
+    [
+        ("al2023", False, "al2023_gpu_batch.txt"),
+        ("bottlerocket", False, "bottlerocket_gpu_batch.txt"),
+        ("al2023", True, "al2023_gpu_batch_local_nvme.txt"),
+    ],
+)
 def test_user_data_matches_golden_file(family, local_disks, golden_name):
     rendered = render_user_data(family, JOIN, LABELS, [GPU_TAINT], local_disks)
     golden = GOLDEN / golden_name
@@ -39,8 +46,12 @@ def test_al2023_user_data_is_a_nodeadm_mime_document():
     (part,) = [p for p in message.walk() if p.get_content_type() == "application/node.eks.aws"]
     config = yaml.safe_load(part.get_payload())
     assert config["kind"] == "NodeConfig" and config["apiVersion"] == "node.eks.aws/v1alpha1"
-    assert config["spec"]["cluster"] == {"name": "seedance-prod", "apiServerEndpoint": JOIN.endpoint,
-                                         "certificateAuthority": JOIN.certificate_authority, "cidr": "172.20.0.0/16"}
+    assert config["spec"]["cluster"] == {
+        "name": "seedance-prod",
+        "apiServerEndpoint": JOIN.endpoint,
+        "certificateAuthority": JOIN.certificate_authority,
+        "cidr": "172.20.0.0/16",
+    }
     assert config["spec"]["kubelet"]["flags"] == [
         "--node-labels=seedance.io/node-group=batch,seedance.io/workload-class=batch",
         "--register-with-taints=nvidia.com/gpu=true:NoSchedule",
@@ -69,14 +80,20 @@ def test_bottlerocket_time_slicing_goes_to_its_own_device_plugin():
         golden.write_text(rendered)
     assert rendered == golden.read_text()
     plugin = tomllib.loads(rendered)["settings"]["kubelet-device-plugins"]["nvidia"]
-    assert plugin == {"device-sharing-strategy": "time-slicing", "time-slicing": {
-        "replicas": 4, "rename-by-default": False, "fail-requests-greater-than-one": False}}
+    assert plugin == {
+        "device-sharing-strategy": "time-slicing",
+        "time-slicing": {"replicas": 4, "rename-by-default": False, "fail-requests-greater-than-one": False},
+    }
     with pytest.raises(ValueError, match="config map"):
         render_user_data("al2023", JOIN, LABELS, [GPU_TAINT], time_slicing_replicas=4)
 
 
 def test_ami_parameters_follow_the_published_paths():
-    assert ami_ssm_parameter("al2023", "1.34", "x86_64") == \
-        "/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/nvidia/recommended/image_id"
-    assert ami_ssm_parameter("bottlerocket", "1.34", "arm64") == \
-        "/aws/service/bottlerocket/aws-k8s-1.34-nvidia/arm64/latest/image_id"
+    assert (
+        ami_ssm_parameter("al2023", "1.34", "x86_64")
+        == "/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/nvidia/recommended/image_id"
+    )
+    assert (
+        ami_ssm_parameter("bottlerocket", "1.34", "arm64")
+        == "/aws/service/bottlerocket/aws-k8s-1.34-nvidia/arm64/latest/image_id"
+    )

@@ -3,8 +3,8 @@ notifications as they reach SNS: each step, a repeated and an out-of-order messa
 the reset, and what is not a budget alert."""
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
-from datetime import datetime, timezone
 
 import boto3
 import pytest
@@ -16,19 +16,21 @@ from components.cost import breaker_function as breaker
 
 CLASS_TAG = breaker.CLASS_TAG
 BUDGET = "seedance-dev-budget-monthly"
-NOW = datetime(2026, 12, 5, 9, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 12, 5, 9, 0, tzinfo=UTC)
 
 
 def notification(percent, kind="ACTUAL", budget=BUDGET, budgeted=6000.0, date="December 05, 2026"):
     """The text AWS Budgets publishes to an SNS topic."""
     threshold = budgeted * percent / 100
-    return (f"AWS Budget Notification {date}\nAWS Account 123456789012\n\nDear AWS Customer,\n\nYou requested that "
-            f"we alert you when the {kind} Cost associated with your {budget} budget is greater than {percent}% for "
-            f"the current month. The {kind} Cost associated with this budget is ${threshold + 12.34:,.2f}. You can "
-            f"find additional details below and by accessing the AWS Budgets dashboard [1].\n\nBudget Name: {budget}\n"
-            f"Budget Type: Cost\nBudgeted Amount: ${budgeted:,.2f}\nAlert Type: {kind}\n"
-            f"Alert Threshold: > ${threshold:,.2f}\n{kind} Amount: ${threshold + 12.34:,.2f}\n\n"
-            "[1] https://console.aws.amazon.com/billing/home#/budgets\n")
+    return (
+        f"AWS Budget Notification {date}\nAWS Account 123456789012\n\nDear AWS Customer,\n\nYou requested that "
+        f"we alert you when the {kind} Cost associated with your {budget} budget is greater than {percent}% for "
+        f"the current month. The {kind} Cost associated with this budget is ${threshold + 12.34:,.2f}. You can "
+        f"find additional details below and by accessing the AWS Budgets dashboard [1].\n\nBudget Name: {budget}\n"
+        f"Budget Type: Cost\nBudgeted Amount: ${budgeted:,.2f}\nAlert Type: {kind}\n"
+        f"Alert Threshold: > ${threshold:,.2f}\n{kind} Amount: ${threshold + 12.34:,.2f}\n\n"
+        "[1] https://console.aws.amazon.com/billing/home#/budgets\n"
+    )
 
 
 def sns(message, message_id="m-1", subject=f"AWS Budgets: {BUDGET} has exceeded your alert threshold"):
@@ -40,6 +42,7 @@ def account(monkeypatch):
     # UpdateAutoScalingGroup changes only the parameters given; moto clears the mixed instances policy
     # when an update omits it, so keep it there as AWS does.
     from moto.autoscaling.models import FakeAutoScalingGroup
+
     update = FakeAutoScalingGroup.update
 
     def keeping_policy(self, *args, **kwargs):
@@ -57,14 +60,30 @@ def account(monkeypatch):
         autoscaling = boto3.client("autoscaling", region_name=region)
         for name, klass in (("seedance-dev-batch-asg", "batch"), ("seedance-dev-online-asg", "online")):
             autoscaling.create_auto_scaling_group(
-                AutoScalingGroupName=name, MinSize=0, MaxSize=8, DesiredCapacity=2, AvailabilityZones=[f"{region}a"],
-                Tags=[{"Key": k, "Value": v, "PropagateAtLaunch": True} for k, v in
-                      (("kubernetes.io/cluster/seedance-dev", "owned"), ("team", "ml-platform"), (CLASS_TAG, klass))],
+                AutoScalingGroupName=name,
+                MinSize=0,
+                MaxSize=8,
+                DesiredCapacity=2,
+                AvailabilityZones=[f"{region}a"],
+                Tags=[
+                    {"Key": k, "Value": v, "PropagateAtLaunch": True}
+                    for k, v in (
+                        ("kubernetes.io/cluster/seedance-dev", "owned"),
+                        ("team", "ml-platform"),
+                        (CLASS_TAG, klass),
+                    )
+                ],
                 MixedInstancesPolicy={
-                    "LaunchTemplate": {"LaunchTemplateSpecification": {
-                        "LaunchTemplateId": template["LaunchTemplate"]["LaunchTemplateId"], "Version": "1"},
-                        "Overrides": [{"InstanceType": "g6.xlarge"}]},
-                    "InstancesDistribution": {"OnDemandBaseCapacity": 1, "OnDemandPercentageAboveBaseCapacity": 30}})
+                    "LaunchTemplate": {
+                        "LaunchTemplateSpecification": {
+                            "LaunchTemplateId": template["LaunchTemplate"]["LaunchTemplateId"],
+                            "Version": "1",
+                        },
+                        "Overrides": [{"InstanceType": "g6.xlarge"}],
+                    },
+                    "InstancesDistribution": {"OnDemandBaseCapacity": 1, "OnDemandPercentageAboveBaseCapacity": 30},
+                },
+            )
         key = boto3.client("kms", region_name=region).create_key()["KeyMetadata"]["Arn"]
         s3 = boto3.client("s3", region_name=region)
         s3.create_bucket(Bucket="incidents", CreateBucketConfiguration={"LocationConstraint": region})
@@ -75,14 +94,32 @@ def account(monkeypatch):
         boto3.client("sns", region_name=region).subscribe(TopicArn=topic, Protocol="sqs", Endpoint=queue_arn)
         budgets = boto3.client("budgets", region_name="us-east-1")
         account = boto3.client("sts", region_name=region).get_caller_identity()["Account"]
-        budgets.create_budget(AccountId=account, Budget={
-            "BudgetName": BUDGET, "BudgetType": "COST", "TimeUnit": "MONTHLY",
-            "BudgetLimit": {"Amount": "6000", "Unit": "USD"},
-            "CalculatedSpend": {"ActualSpend": {"Amount": "5800", "Unit": "USD"}}})  # 96.7 %: both steps hold
-        settings = breaker.Settings(stack="dev", env="dev", cluster_name="seedance-dev", budget_name=BUDGET,
-                                    account_id=account, bucket="incidents", key_arn=key, topic_arn=topic)
-        clients = {"autoscaling": autoscaling, "s3": s3, "sns": boto3.client("sns", region_name=region),
-                   "budgets": budgets}
+        budgets.create_budget(
+            AccountId=account,
+            Budget={
+                "BudgetName": BUDGET,
+                "BudgetType": "COST",
+                "TimeUnit": "MONTHLY",
+                "BudgetLimit": {"Amount": "6000", "Unit": "USD"},
+                "CalculatedSpend": {"ActualSpend": {"Amount": "5800", "Unit": "USD"}},
+            },
+        )  # 96.7 %: both steps hold
+        settings = breaker.Settings(
+            stack="dev",
+            env="dev",
+            cluster_name="seedance-dev",
+            budget_name=BUDGET,
+            account_id=account,
+            bucket="incidents",
+            key_arn=key,
+            topic_arn=topic,
+        )
+        clients = {
+            "autoscaling": autoscaling,
+            "s3": s3,
+            "sns": boto3.client("sns", region_name=region),
+            "budgets": budgets,
+        }
 
         def published():
             messages = sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=10).get("Messages", [])
@@ -98,8 +135,11 @@ def state(clients):
         distribution = g["MixedInstancesPolicy"]["InstancesDistribution"]
         tags = {t["Key"]: t["Value"] for t in g["Tags"]}
         found[g["AutoScalingGroupName"].split("-")[2]] = (
-            g["MaxSize"], distribution["OnDemandBaseCapacity"], distribution["OnDemandPercentageAboveBaseCapacity"],
-            tags.get(breaker.BREAKER_TAG))
+            g["MaxSize"],
+            distribution["OnDemandBaseCapacity"],
+            distribution["OnDemandPercentageAboveBaseCapacity"],
+            tags.get(breaker.BREAKER_TAG),
+        )
     return found
 
 
@@ -125,7 +165,10 @@ def test_85_stops_experiments_growing_and_95_moves_dev_to_spot_only(account):
     assert state(clients) == {"batch": (2, 0, 0, "on"), "online": (8, 0, 0, "on")}
     assert records(clients) == [f"incidents/2026-12/{BUDGET}/85.json", f"incidents/2026-12/{BUDGET}/95.json"]
     subjects = [m["Subject"] for m in published()]
-    assert subjects == [f"seedance budget breaker: {BUDGET} at 85% (dev)", f"seedance budget breaker: {BUDGET} at 95% (dev)"]
+    assert subjects == [
+        f"seedance budget breaker: {BUDGET} at 85% (dev)",
+        f"seedance budget breaker: {BUDGET} at 95% (dev)",
+    ]
     # What it replaced is on the group, so the reset is exact.
     assert breaker.reset(clients["autoscaling"], breaker.gpu_groups(clients["autoscaling"], "seedance-dev"))
     assert state(clients) == {"batch": (8, 1, 30, None), "online": (8, 1, 30, None)}
@@ -164,9 +207,16 @@ def test_only_budgets_messages_act_and_an_unreadable_one_is_reported(account):
 
 def test_the_lambda_entry_point_reads_its_settings_from_the_environment(account, monkeypatch):
     settings, clients, _ = account
-    for name, value in (("STACK", "dev"), ("STACK_ENV", "dev"), ("CLUSTER_NAME", "seedance-dev"),
-                        ("BUDGET_NAME", BUDGET), ("ACCOUNT_ID", settings.account_id), ("INCIDENT_BUCKET", "incidents"),
-                        ("INCIDENT_KEY_ARN", settings.key_arn), ("TOPIC_ARN", settings.topic_arn)):
+    for name, value in (
+        ("STACK", "dev"),
+        ("STACK_ENV", "dev"),
+        ("CLUSTER_NAME", "seedance-dev"),
+        ("BUDGET_NAME", BUDGET),
+        ("ACCOUNT_ID", settings.account_id),
+        ("INCIDENT_BUCKET", "incidents"),
+        ("INCIDENT_KEY_ARN", settings.key_arn),
+        ("TOPIC_ARN", settings.topic_arn),
+    ):
         monkeypatch.setenv(name, value)
     assert breaker.handler({"Records": [{"EventSource": "aws:sns", "Sns": sns(notification(85))}]}) == {"handled": 1}
     assert state(clients)["batch"][0] == 2
@@ -178,6 +228,7 @@ def test_a_retry_after_a_failed_update_finishes_the_step_and_the_reset_restores_
 
     class FailingOnce:
         """The first group update fails (throttled), as a Lambda run can be cut off between calls."""
+
         failed = False
 
         def __getattr__(self, name):
@@ -196,7 +247,8 @@ def test_a_retry_after_a_failed_update_finishes_the_step_and_the_reset_restores_
     assert state(clients) == {"batch": (2, 0, 0, "on"), "online": (8, 0, 0, "on")}
     assert {g["name"].split("-")[2]: g["before"] for g in record["groups"]} == {
         "batch": {"max_size": 8, "on_demand_base": 1, "on_demand_percentage": 30},
-        "online": {"on_demand_base": 1, "on_demand_percentage": 30}}
+        "online": {"on_demand_base": 1, "on_demand_percentage": 30},
+    }
     breaker.reset(autoscaling, breaker.gpu_groups(autoscaling, "seedance-dev"))
     assert state(clients) == {"batch": (8, 1, 30, None), "online": (8, 1, 30, None)}
 
@@ -249,13 +301,24 @@ def test_a_group_the_stack_already_runs_spot_only_is_left_as_the_stack_set_it(ac
     settings, clients, _ = account
     autoscaling = clients["autoscaling"]
     # What `capacity.budget_breaker: true` deploys: spot only, and the mark the policies read.
-    (online,) = autoscaling.describe_auto_scaling_groups(
-        AutoScalingGroupNames=["seedance-dev-online-asg"])["AutoScalingGroups"]
-    autoscaling.update_auto_scaling_group(AutoScalingGroupName="seedance-dev-online-asg",
-                                          MixedInstancesPolicy=breaker.spot_only_policy(online["MixedInstancesPolicy"]))
-    autoscaling.create_or_update_tags(Tags=[{"ResourceId": "seedance-dev-online-asg",
-                                             "ResourceType": "auto-scaling-group", "Key": breaker.BREAKER_TAG,
-                                             "Value": "on", "PropagateAtLaunch": True}])
+    (online,) = autoscaling.describe_auto_scaling_groups(AutoScalingGroupNames=["seedance-dev-online-asg"])[
+        "AutoScalingGroups"
+    ]
+    autoscaling.update_auto_scaling_group(
+        AutoScalingGroupName="seedance-dev-online-asg",
+        MixedInstancesPolicy=breaker.spot_only_policy(online["MixedInstancesPolicy"]),
+    )
+    autoscaling.create_or_update_tags(
+        Tags=[
+            {
+                "ResourceId": "seedance-dev-online-asg",
+                "ResourceType": "auto-scaling-group",
+                "Key": breaker.BREAKER_TAG,
+                "Value": "on",
+                "PropagateAtLaunch": True,
+            }
+        ]
+    )
     record = breaker.handle_message(sns(notification(95)), settings, clients, NOW)
     assert [g["changed"] for g in record["groups"]] == [True, False]  # batch changed; online already was
     breaker.reset(autoscaling, breaker.gpu_groups(autoscaling, "seedance-dev"))
@@ -265,10 +328,16 @@ def test_a_group_the_stack_already_runs_spot_only_is_left_as_the_stack_set_it(ac
 def test_a_forged_alert_the_budget_does_not_confirm_changes_nothing(account):
     settings, clients, published = account
     clients["budgets"].delete_budget(AccountId=settings.account_id, BudgetName=BUDGET)
-    clients["budgets"].create_budget(AccountId=settings.account_id, Budget={
-        "BudgetName": BUDGET, "BudgetType": "COST", "TimeUnit": "MONTHLY",
-        "BudgetLimit": {"Amount": "6000", "Unit": "USD"},
-        "CalculatedSpend": {"ActualSpend": {"Amount": "900", "Unit": "USD"}}})  # 15 %: anyone could have sent it
+    clients["budgets"].create_budget(
+        AccountId=settings.account_id,
+        Budget={
+            "BudgetName": BUDGET,
+            "BudgetType": "COST",
+            "TimeUnit": "MONTHLY",
+            "BudgetLimit": {"Amount": "6000", "Unit": "USD"},
+            "CalculatedSpend": {"ActualSpend": {"Amount": "900", "Unit": "USD"}},
+        },
+    )  # 15 %: anyone could have sent it
     before = state(clients)
     assert breaker.handle_message(sns(notification(95)), settings, clients, NOW) is None
     assert state(clients) == before and records(clients) == []
@@ -282,8 +351,9 @@ def _an_up_restores_the_stacks_mix(clients):
     for group in breaker.gpu_groups(autoscaling, "seedance-dev"):
         policy = breaker.spot_only_policy(group["MixedInstancesPolicy"])
         policy["InstancesDistribution"].update(OnDemandBaseCapacity=1, OnDemandPercentageAboveBaseCapacity=30)
-        autoscaling.update_auto_scaling_group(AutoScalingGroupName=group["AutoScalingGroupName"],
-                                              MixedInstancesPolicy=policy)
+        autoscaling.update_auto_scaling_group(
+            AutoScalingGroupName=group["AutoScalingGroupName"], MixedInstancesPolicy=policy
+        )
 
 
 def test_the_step_holds_through_an_up_on_the_schedule_and_on_any_later_message(account):
@@ -329,9 +399,15 @@ def test_the_schedule_reaches_the_function_and_its_names_match_the_stacks(plan_o
     settings, clients, _ = account
     monkeypatch.setattr(breaker, "hold", lambda *args: {"held": True})
     monkeypatch.setenv("STACK", "dev")
-    for key, value in (("STACK_ENV", "dev"), ("CLUSTER_NAME", "seedance-dev"), ("BUDGET_NAME", BUDGET),
-                       ("ACCOUNT_ID", settings.account_id), ("INCIDENT_BUCKET", "incidents"),
-                       ("INCIDENT_KEY_ARN", settings.key_arn), ("TOPIC_ARN", settings.topic_arn)):
+    for key, value in (
+        ("STACK_ENV", "dev"),
+        ("CLUSTER_NAME", "seedance-dev"),
+        ("BUDGET_NAME", BUDGET),
+        ("ACCOUNT_ID", settings.account_id),
+        ("INCIDENT_BUCKET", "incidents"),
+        ("INCIDENT_KEY_ARN", settings.key_arn),
+        ("TOPIC_ARN", settings.topic_arn),
+    ):
         monkeypatch.setenv(key, value)
     assert breaker.handler({"source": "aws.events", "detail-type": "Scheduled Event"}) == {"handled": 1}
 
@@ -343,17 +419,30 @@ def test_a_capacity_blocks_group_is_left_alone_at_every_step(account):
     autoscaling = clients["autoscaling"]
     template = boto3.client("ec2").describe_launch_templates()["LaunchTemplates"][0]["LaunchTemplateId"]
     autoscaling.create_auto_scaling_group(
-        AutoScalingGroupName="seedance-dev-campaign-block-asg", MinSize=2, MaxSize=2, DesiredCapacity=2,
-        AvailabilityZones=["us-west-2a"], LaunchTemplate={"LaunchTemplateId": template, "Version": "1"},
-        Tags=[{"Key": k, "Value": v, "PropagateAtLaunch": True} for k, v in
-              (("kubernetes.io/cluster/seedance-dev", "owned"), (CLASS_TAG, "batch"),
-               (CAPACITY_BLOCK_TAG, "cr-0a1b2c3d4e5f60718"))])
+        AutoScalingGroupName="seedance-dev-campaign-block-asg",
+        MinSize=2,
+        MaxSize=2,
+        DesiredCapacity=2,
+        AvailabilityZones=["us-west-2a"],
+        LaunchTemplate={"LaunchTemplateId": template, "Version": "1"},
+        Tags=[
+            {"Key": k, "Value": v, "PropagateAtLaunch": True}
+            for k, v in (
+                ("kubernetes.io/cluster/seedance-dev", "owned"),
+                (CLASS_TAG, "batch"),
+                (CAPACITY_BLOCK_TAG, "cr-0a1b2c3d4e5f60718"),
+            )
+        ],
+    )
     assert [g["AutoScalingGroupName"] for g in breaker.gpu_groups(autoscaling, "seedance-dev")] == [
-        "seedance-dev-batch-asg", "seedance-dev-online-asg"]
+        "seedance-dev-batch-asg",
+        "seedance-dev-online-asg",
+    ]
     for percent, message in ((85, "m-1"), (95, "m-2")):
         breaker.handle_message(sns(notification(percent), message), settings, clients, NOW)
     (block,) = autoscaling.describe_auto_scaling_groups(AutoScalingGroupNames=["seedance-dev-campaign-block-asg"])[
-        "AutoScalingGroups"]
+        "AutoScalingGroups"
+    ]
     assert (block["MaxSize"], "MixedInstancesPolicy" in block) == (2, False)
     assert breaker.BREAKER_TAG not in {t["Key"] for t in block["Tags"]}
     groups = {g["AutoScalingGroupName"]: g for g in autoscaling.describe_auto_scaling_groups()["AutoScalingGroups"]}

@@ -22,10 +22,16 @@ def cost_table(plan) -> dict:
     lines = {}
     for line in sorted(cost.lines, key=lambda line: line.urn):
         name = line.urn.rsplit("::", 1)[1]
-        lines[name] = {"type": line.type, "monthly_usd": line.monthly_usd,
-                       **({"expected_usd": line.expected_usd} if line.expected_usd is not None else {})}
-    return {"monthly_usd_worst_case": cost.monthly_usd, "monthly_usd_expected": cost.expected_monthly_usd,
-            "lines": lines}
+        lines[name] = {
+            "type": line.type,
+            "monthly_usd": line.monthly_usd,
+            **({"expected_usd": line.expected_usd} if line.expected_usd is not None else {}),
+        }
+    return {
+        "monthly_usd_worst_case": cost.monthly_usd,
+        "monthly_usd_expected": cost.expected_monthly_usd,
+        "lines": lines,
+    }
 
 
 def test_the_cost_table_matches_its_golden_file(mixed_stack_plan, request):

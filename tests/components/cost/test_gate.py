@@ -24,16 +24,27 @@ def answer(*steps):
 
 
 def test_the_namespace_cost_is_summed_over_the_steps_it_appears_in():
-    document = answer({"triton-video": {"totalCost": 1.5, "minutes": 60}, "other": {"totalCost": 99, "minutes": 60}},
-                      None, {"other": {"totalCost": 5, "minutes": 60}},
-                      {"triton-video": {"totalCost": 2.25, "minutes": 60.0}})
+    document = answer(
+        {"triton-video": {"totalCost": 1.5, "minutes": 60}, "other": {"totalCost": 99, "minutes": 60}},
+        None,
+        {"other": {"totalCost": 5, "minutes": 60}},
+        {"triton-video": {"totalCost": 2.25, "minutes": 60.0}},
+    )
     assert allocation_cost(document, "triton-video", 2) == 3.75
 
 
 # Judged when OpenCost holds 90 % to 105 % of the window (issue 37, item 8: 1e300 minutes is no allocation).
-@pytest.mark.parametrize("minutes, refusal", [(108, None), (107.9, "OpenCost holds 2 h of the 2 h window for ns"),
-                                              (120, None), (126, None), (126.1, "more than the window holds"),
-                                              (1e300, "more than the window holds")])
+@pytest.mark.parametrize(
+    "minutes, refusal",
+    [
+        (108, None),
+        (107.9, "OpenCost holds 2 h of the 2 h window for ns"),
+        (120, None),
+        (126, None),
+        (126.1, "more than the window holds"),
+        (1e300, "more than the window holds"),
+    ],
+)
 def test_a_window_is_judged_only_when_opencost_holds_ninety_to_a_hundred_and_five_percent_of_it(minutes, refusal):
     document = answer({"ns": {"totalCost": 1.0, "minutes": minutes}})
     if refusal is None:
@@ -63,8 +74,9 @@ def test_a_zero_cost_is_refused_not_judged_cheap():
     assert allocation_cost(answer({"ns": {"totalCost": 0.01, "minutes": 60}}), "ns", 1) == 0.01
 
 
-@pytest.mark.parametrize("document", [None, [], {"code": 500, "data": []}, {"code": 200, "data": {}},
-                                      {"code": 200}, "<html>"])
+@pytest.mark.parametrize(
+    "document", [None, [], {"code": 500, "data": []}, {"code": 200, "data": {}}, {"code": 200}, "<html>"]
+)
 def test_an_answer_that_is_not_an_allocation_result_is_refused(document):
     with pytest.raises(GateInputError, match=r"OpenCost answered .*, not an allocation result \(code 200, data\)"):
         allocation_cost(document, "ns", 1)
@@ -76,8 +88,10 @@ def test_a_namespace_with_no_cost_is_refused_not_judged_free():
 
 
 def vector(*values):
-    return {"status": "success", "data": {"resultType": "vector",
-                                          "result": [{"metric": {}, "value": [1700000000, v]} for v in values]}}
+    return {
+        "status": "success",
+        "data": {"resultType": "vector", "result": [{"metric": {}, "value": [1700000000, v]} for v in values]},
+    }
 
 
 def test_the_one_value_of_an_instant_vector():
@@ -85,19 +99,22 @@ def test_the_one_value_of_an_instant_vector():
     assert instant_value(vector("0"), "q") == 0.0
 
 
-@pytest.mark.parametrize("document, message", [
-    (vector(), r"Prometheus has no series for q"),
-    (vector("1", "2"), r"Prometheus has 2 series for q"),
-    (vector("NaN"), r"Prometheus's value for q is nan"),
-    (vector("-1"), r"Prometheus's value for q is -1.0"),
-    (vector("+Inf"), r"Prometheus's value for q is inf"),
-    (vector("many"), r"Prometheus's value for q is not a number"),
-    ({"status": "success", "data": {"resultType": "vector", "result": [{"metric": {}}]}}, r"is not a number"),
-    ({"status": "error", "data": {"resultType": "vector", "result": []}}, r"not a vector"),
-    ({"status": "success", "data": {"resultType": "matrix", "result": []}}, r"not a vector"),
-    ({"status": "success"}, r"not a vector"),
-    ("<html>", r"not a vector"),
-])
+@pytest.mark.parametrize(
+    "document, message",
+    [
+        (vector(), r"Prometheus has no series for q"),
+        (vector("1", "2"), r"Prometheus has 2 series for q"),
+        (vector("NaN"), r"Prometheus's value for q is nan"),
+        (vector("-1"), r"Prometheus's value for q is -1.0"),
+        (vector("+Inf"), r"Prometheus's value for q is inf"),
+        (vector("many"), r"Prometheus's value for q is not a number"),
+        ({"status": "success", "data": {"resultType": "vector", "result": [{"metric": {}}]}}, r"is not a number"),
+        ({"status": "error", "data": {"resultType": "vector", "result": []}}, r"not a vector"),
+        ({"status": "success", "data": {"resultType": "matrix", "result": []}}, r"not a vector"),
+        ({"status": "success"}, r"not a vector"),
+        ("<html>", r"not a vector"),
+    ],
+)
 def test_any_other_prometheus_answer_is_refused_naming_it(document, message):
     with pytest.raises(GateInputError, match=message):
         instant_value(document, "q")
@@ -108,10 +125,16 @@ def test_the_verdict_at_the_threshold():
     assert at.usd_per_1000 == 5.0 and at.passed
     above = judge(cost_usd=5.01, requests=1000.0, threshold=5.0)
     assert not above.passed
-    assert above.line("video", "7d") == ("video: $5.01 over 7d for 1,000 successful requests: $5.0100 per 1,000 "
-                                         "requests (200 requests per dollar); threshold $5.0000: FAILS")
+    assert above.line("video", "7d") == (
+        "video: $5.01 over 7d for 1,000 successful requests: $5.0100 per 1,000 "
+        "requests (200 requests per dollar); threshold $5.0000: FAILS"
+    )
     free = judge(cost_usd=0.0, requests=10.0, threshold=1.0)
-    assert free.passed and "(unbounded requests per dollar)" in free.line("video", "1d") and "passes" in free.line("v", "1d")
+    assert (
+        free.passed
+        and "(unbounded requests per dollar)" in free.line("video", "1d")
+        and "passes" in free.line("v", "1d")
+    )
 
 
 @pytest.mark.parametrize("requests", [0.0, -1.0])
@@ -124,16 +147,21 @@ def test_the_refusals_say_the_whole_of_what_to_do():
     """The lines a release engineer reads, whole: what is wrong and what to do about it."""
     with pytest.raises(GateInputError) as missing:
         allocation_cost(answer({"other": {"totalCost": 1, "minutes": 60}}), "ns", 1)
-    assert str(missing.value) == ("OpenCost holds no cost for namespace ns in the window (is the set deployed, and "
-                                  "OpenCost running as long as the window?)")
+    assert str(missing.value) == (
+        "OpenCost holds no cost for namespace ns in the window (is the set deployed, and "
+        "OpenCost running as long as the window?)"
+    )
     with pytest.raises(GateInputError) as short:
         allocation_cost(answer({"ns": {"totalCost": 1, "minutes": 60}}), "ns", 2)
-    assert str(short.value) == ("OpenCost holds 1 h of the 2 h window for ns (its history is Prometheus's: "
-                                "monitoring.retention_hours, and none before its last restart); judge a shorter --window")
+    assert str(short.value) == (
+        "OpenCost holds 1 h of the 2 h window for ns (its history is Prometheus's: "
+        "monitoring.retention_hours, and none before its last restart); judge a shorter --window"
+    )
     with pytest.raises(GateInputError) as none:
         instant_value(vector(), "q")
-    assert str(none.value) == ("Prometheus has no series for q (the set's requests are counted by Triton's "
-                               "nv_inference_request_success)")
+    assert str(none.value) == (
+        "Prometheus has no series for q (the set's requests are counted by Triton's nv_inference_request_success)"
+    )
     with pytest.raises(GateInputError) as empty:
         judge(1.0, 0.0, 1.0)
     assert str(empty.value) == "no successful requests in the window: the cost per request cannot be judged"

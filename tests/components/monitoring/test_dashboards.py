@@ -57,7 +57,9 @@ EXPECTED = {
     "Cost per namespace, USD a day": [('{namespace="triton-video"}', 336), ('{namespace="etl"}', 24)],
     "Cost per team, USD a day": [('{team="video-ml"}', 336), ('{team="data"}', 24)],
     "Cost per 1,000 requests": [('seedance:cost_per_1000_requests_usd:1h{namespace="triton-video"}', 14 / 3.6)],
-    "vCPU-seconds per request (P95 over 1 h)": [('seedance:request_vcpu_seconds:p95_1h{namespace="triton-video"}', 0.5)],
+    "vCPU-seconds per request (P95 over 1 h)": [
+        ('seedance:request_vcpu_seconds:p95_1h{namespace="triton-video"}', 0.5)
+    ],
     "Node utilisation spread (rebalance above 0.32)": [("seedance:node_cpu_utilisation:cv", 0)],
     "Budget burn, USD a month at the current rate (budget 6,000)": [("{}", 1460)],
     "GPU nodes per group": [(POOL, 1)],
@@ -69,12 +71,25 @@ EXPECTED = {
 def test_every_panel_query_returns_the_series_it_draws(tmp_path):
     shipped = queries(FILES)
     assert {title for _, title, _ in shipped} == set(EXPECTED)  # every panel is checked, and no other
-    tests = [{"expr": expr, "eval_time": "65m",
-              "exp_samples": [{"labels": labels, "value": value} for labels, value in EXPECTED[title]]}
-             for _, title, expr in shipped]
-    done = run_tests(tmp_path, rule_files(6000, "the descheduler"), [{
-        "interval": "1m", "input_series": [{"series": s, "values": v} for s, v in SERIES.items()],
-        "promql_expr_test": tests}])
+    tests = [
+        {
+            "expr": expr,
+            "eval_time": "65m",
+            "exp_samples": [{"labels": labels, "value": value} for labels, value in EXPECTED[title]],
+        }
+        for _, title, expr in shipped
+    ]
+    done = run_tests(
+        tmp_path,
+        rule_files(6000, "the descheduler"),
+        [
+            {
+                "interval": "1m",
+                "input_series": [{"series": s, "values": v} for s, v in SERIES.items()],
+                "promql_expr_test": tests,
+            }
+        ],
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 

@@ -5,7 +5,9 @@ import pytest
 from components.network.egress import EgressTraffic, EndpointLayout, egress_report, report_lines
 from components.pricing.prices import SnapshotPriceSource
 
-PRICES = SnapshotPriceSource().service_prices("us-east-1")  # NAT 0.045/h + 0.045/GB, endpoint 0.01, cross-AZ 0.01 each way
+PRICES = SnapshotPriceSource().service_prices(
+    "us-east-1"
+)  # NAT 0.045/h + 0.045/GB, endpoint 0.01, cross-AZ 0.01 each way
 
 
 def layout(**changes):
@@ -35,8 +37,9 @@ def test_interface_endpoint_costs_hours_and_processing_and_cross_zone_where_it_h
 
 
 def test_an_s3_interface_endpoint_beside_the_gateway_costs_more_than_it_saves_and_says_so():
-    report = egress_report(EgressTraffic(s3_gb=50_000), layout(az_count=3, interface_services=("kms", "s3"),
-                                                                interface_az_count=3), PRICES)
+    report = egress_report(
+        EgressTraffic(s3_gb=50_000), layout(az_count=3, interface_services=("kms", "s3"), interface_az_count=3), PRICES
+    )
     assert report.endpoint_hours_usd["s3"] == pytest.approx(21.90)
     assert line(report, "S3 (incl. ECR image layers)").via_endpoints_usd == 0  # the gateway still carries it
     text = "\n".join(report_lines(report))

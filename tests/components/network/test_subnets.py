@@ -10,7 +10,7 @@ def test_subnets_are_disjoint_and_inside_the_vpc():
     networks = [ipaddress.ip_network(c) for z in layout for c in (z.private_cidr, z.public_cidr)]
     vpc = ipaddress.ip_network("10.60.0.0/16")
     assert all(n.subnet_of(vpc) for n in networks)
-    assert not any(a.overlaps(b) for i, a in enumerate(networks) for b in networks[i + 1:])
+    assert not any(a.overlaps(b) for i, a in enumerate(networks) for b in networks[i + 1 :])
     assert [z.private_cidr for z in layout] == ["10.60.0.0/18", "10.60.64.0/18", "10.60.128.0/18"]
     assert layout[0].public_cidr == "10.60.192.0/24"
 

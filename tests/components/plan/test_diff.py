@@ -11,26 +11,48 @@ ASG = "aws:autoscaling/group:Group"
 TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 
 
-def _group(on_demand=100, types=("g6.xlarge", "g5.xlarge"), skip=True, protect=True, protected="Refresh",
-           template_id="lt-1"):
+def _group(
+    on_demand=100, types=("g6.xlarge", "g5.xlarge"), skip=True, protect=True, protected="Refresh", template_id="lt-1"
+):
     return PlanResource(
-        urn="urn:asg", type=ASG, name="batch-asg", id="batch-asg", parent="urn:group",
-        props={"protectFromScaleIn": protect,
-               "instanceRefresh": {"strategy": "Rolling",
-                                   "preferences": {"skipMatching": skip, "minHealthyPercentage": 90,
-                                                   "maxHealthyPercentage": 100,
-                                                   "scaleInProtectedInstances": protected}},
-               "mixedInstancesPolicy": {
-                   "instancesDistribution": {"onDemandBaseCapacity": 1,
-                                             "onDemandPercentageAboveBaseCapacity": on_demand},
-                   "launchTemplate": {"launchTemplateSpecification": {"launchTemplateId": template_id, "version": "1"},
-                                      "overrides": [{"instanceType": t} for t in types]}}})
+        urn="urn:asg",
+        type=ASG,
+        name="batch-asg",
+        id="batch-asg",
+        parent="urn:group",
+        props={
+            "protectFromScaleIn": protect,
+            "instanceRefresh": {
+                "strategy": "Rolling",
+                "preferences": {
+                    "skipMatching": skip,
+                    "minHealthyPercentage": 90,
+                    "maxHealthyPercentage": 100,
+                    "scaleInProtectedInstances": protected,
+                },
+            },
+            "mixedInstancesPolicy": {
+                "instancesDistribution": {"onDemandBaseCapacity": 1, "onDemandPercentageAboveBaseCapacity": on_demand},
+                "launchTemplate": {
+                    "launchTemplateSpecification": {"launchTemplateId": template_id, "version": "1"},
+                    "overrides": [{"instanceType": t} for t in types],
+                },
+            },
+        },
+    )
 
 
-def _template(image="ami-0123456789abcdef0", user_data="Ym9vdA==", tags=None, urn="urn:lt", ident="lt-1",
-              parent="urn:group"):
-    return PlanResource(urn=urn, type=TEMPLATE, name="batch-template", id=ident, parent=parent,
-                        props={"imageId": image, "userData": user_data, "tags": tags or {"team": "ml"}})
+def _template(
+    image="ami-0123456789abcdef0", user_data="Ym9vdA==", tags=None, urn="urn:lt", ident="lt-1", parent="urn:group"
+):
+    return PlanResource(
+        urn=urn,
+        type=TEMPLATE,
+        name="batch-template",
+        id=ident,
+        parent=parent,
+        props={"imageId": image, "userData": user_data, "tags": tags or {"team": "ml"}},
+    )
 
 
 def _nodes(base, head):
@@ -87,8 +109,12 @@ def test_a_replacement_creation_deletion_and_refused_change_are_each_named():
     volume = PlanResource("urn:v", "aws:ebs/volume:Volume", "ckpt", {"availabilityZone": "us-east-1a", "size": 64})
     moved = copy.deepcopy(volume)
     moved.props["availabilityZone"] = "us-east-1b"
-    klass = PlanResource("urn:c", "kubernetes:storage.k8s.io/v1:StorageClass", "io2",
-                         {"metadata": {"name": "io2"}, "volumeBindingMode": "Immediate"})
+    klass = PlanResource(
+        "urn:c",
+        "kubernetes:storage.k8s.io/v1:StorageClass",
+        "io2",
+        {"metadata": {"name": "io2"}, "volumeBindingMode": "Immediate"},
+    )
     bound = copy.deepcopy(klass)
     bound.props["volumeBindingMode"] = "WaitForFirstConsumer"
     new = PlanResource("urn:n", "aws:sqs/queue:Queue", "events", {})
@@ -102,8 +128,10 @@ def test_a_replacement_creation_deletion_and_refused_change_are_each_named():
 
 def test_protected_nodes_a_refresh_may_not_replace_are_said_to_stay():
     for handling in ("Ignore", "Wait"):
-        nodes = _nodes([_group(protected=handling), _template()],
-                       [_group(protected=handling), _template(image="ami-0fedcba9876543210")])
+        nodes = _nodes(
+            [_group(protected=handling), _template()],
+            [_group(protected=handling), _template(image="ami-0fedcba9876543210")],
+        )
         assert nodes.replaces == "none" and any(handling in r for r in nodes.reasons)
 
 
@@ -113,14 +141,16 @@ def test_unknown_template_ids_and_a_new_template_are_told_apart():
     base = [_group(template_id=unknown), _template(ident=unknown), other]
     moved = _template(urn="urn:lt-online", ident=unknown, parent="urn:online", image="ami-0bbbbbbbbbbbbbbbb")
     # Only the other group's template changed: this group, whose template is its sibling, replaces nothing.
-    assert [c.resource.urn for c in plan_diff(base, [_group(template_id=unknown), _template(ident=unknown), moved])] \
-        == ["urn:lt-online"]
+    assert [
+        c.resource.urn for c in plan_diff(base, [_group(template_id=unknown), _template(ident=unknown), moved])
+    ] == ["urn:lt-online"]
     # The group names another template: every node is replaced, whatever the templates' inputs.
     assert _nodes([_group(), _template()], [_group(template_id="lt-2"), _template(ident="lt-2")]).replaces == "all"
 
 
 def test_a_deleted_group_terminates_its_nodes():
     from components.plan.diff import replaced_nodes
+
     changes = plan_diff([_group(), _template()], [_template()])
     assert [(c.action, c.nodes.replaces) for c in changes] == [("delete", "all")]
     assert [group for group, _ in replaced_nodes(changes)] == ["batch-asg"]
@@ -134,8 +164,10 @@ UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 
 def _launches_from(group, templates, moved_urn):
     """The group's node effect when only the template `moved_urn` gets a new image (None: no effect)."""
-    moved = [_template(image=NEW_IMAGE, urn=t.urn, ident=t.id, parent=t.parent) if t.urn == moved_urn else t
-             for t in templates]
+    moved = [
+        _template(image=NEW_IMAGE, urn=t.urn, ident=t.id, parent=t.parent) if t.urn == moved_urn else t
+        for t in templates
+    ]
     return [c.nodes for c in plan_diff([group, *templates], [group, *moved]) if c.resource.type == ASG]
 
 
@@ -164,8 +196,10 @@ def test_an_unknown_id_is_not_matched_and_the_dependency_decides():
 
 
 def test_without_an_id_the_one_template_beside_the_group_decides():
-    templates = [_template(urn="urn:lt1", ident=UNKNOWN, parent="urn:other"),
-                 _template(urn="urn:lt2", ident=UNKNOWN, parent="urn:group")]
+    templates = [
+        _template(urn="urn:lt1", ident=UNKNOWN, parent="urn:other"),
+        _template(urn="urn:lt2", ident=UNKNOWN, parent="urn:group"),
+    ]
     group = _group(template_id=UNKNOWN)
     assert _launches_from(group, templates, "urn:lt1") == []
     assert [n.replaces for n in _launches_from(group, templates, "urn:lt2")] == ["all"]
@@ -185,13 +219,20 @@ def test_the_pace_says_each_preference_and_the_services_defaults():
     at each checkpoint."""
     effect = _nodes([_refreshing(), _template()], [_refreshing(), _template(image=NEW_IMAGE)])
     assert effect.pace is None and effect.summary().startswith("an instance refresh replaces every node; ")
-    set_out = _refreshing(minHealthyPercentage=50, maxHealthyPercentage=150, checkpointPercentages=[25, 100],
-                          checkpointDelay=600, instanceWarmup=300)
+    set_out = _refreshing(
+        minHealthyPercentage=50,
+        maxHealthyPercentage=150,
+        checkpointPercentages=[25, 100],
+        checkpointDelay=600,
+        instanceWarmup=300,
+    )
     assert _nodes([set_out, _template()], [set_out, _template(image=NEW_IMAGE)]).pace == (
-        "at least 50% healthy, at most 150%, pausing 600 s after 25%, 100%, 300 s warm-up each")
+        "at least 50% healthy, at most 150%, pausing 600 s after 25%, 100%, 300 s warm-up each"
+    )
     defaults = _refreshing(checkpointPercentages=[50], instanceWarmup=0)
     assert _nodes([defaults, _template()], [defaults, _template(image=NEW_IMAGE)]).pace == (
-        "at least 90% healthy, at most 100%, pausing 3600 s after 50%, 0 s warm-up each")
+        "at least 90% healthy, at most 100%, pausing 3600 s after 50%, 0 s warm-up each"
+    )
 
 
 def test_removed_types_are_each_named_and_a_malformed_override_ignored():
@@ -225,8 +266,9 @@ def test_only_the_policy_the_template_or_a_trigger_starts_a_refresh():
     assert not _group_changed({"tagsAll": 1}, {"tagsAll": 2}, {**triggered, "triggers": ["tags"]}).refresh
     # No refresh settings: the provider starts none, whatever changes.
     assert not _group_changed({"maxSize": 4}, {"maxSize": 8}, {}).refresh
-    assert not _nodes([_group(100), _template()], [replace(_group(30), props={
-        **_group(30).props, "instanceRefresh": None})]).refresh
+    assert not _nodes(
+        [_group(100), _template()], [replace(_group(30), props={**_group(30).props, "instanceRefresh": None})]
+    ).refresh
 
 
 def test_newly_set_protection_says_the_running_nodes_stay_unprotected():
@@ -248,13 +290,17 @@ def test_protection_is_judged_only_when_a_refresh_would_replace_nodes():
     waiting = _nodes([_group(100, protected="Wait"), _template()], [_group(30, protected="Wait"), _template()])
     assert waiting.refresh and waiting.replaces == "none"
     assert not any("nothing is replaced" in r for r in waiting.reasons)
-    quiet = _group_changed({"maxSize": 4, "protectFromScaleIn": True}, {"maxSize": 8, "protectFromScaleIn": True},
-                           {"strategy": "Rolling", "preferences": {"scaleInProtectedInstances": "Wait"}})
+    quiet = _group_changed(
+        {"maxSize": 4, "protectFromScaleIn": True},
+        {"maxSize": 8, "protectFromScaleIn": True},
+        {"strategy": "Rolling", "preferences": {"scaleInProtectedInstances": "Wait"}},
+    )
     assert not quiet.refresh and quiet.reasons == ()
     changes = plan_diff([_group(100), _template()], [_group(30), _template()])
     assert replaced_nodes(changes) == []
-    assert [g for g, _ in replaced_nodes(plan_diff([_group(), _template()], [_group(), _template(image=NEW_IMAGE)]))] \
-        == ["batch-asg"]
+    assert [
+        g for g, _ in replaced_nodes(plan_diff([_group(), _template()], [_group(), _template(image=NEW_IMAGE)]))
+    ] == ["batch-asg"]
 
 
 def test_changed_paths_are_dotted_sorted_and_lists_compare_whole():
@@ -286,15 +332,18 @@ def test_a_creation_does_not_hide_the_changes_after_it():
     grown = PlanResource("urn:v", "aws:ebs/volume:Volume", "ckpt", {"size": 128})
     queue = PlanResource("urn:q", "aws:sqs/queue:Queue", "events", {})
     assert [(c.action, c.resource.urn) for c in plan_diff([volume], [queue, grown])] == [
-        ("create", "urn:q"), ("update", "urn:v")]
+        ("create", "urn:q"),
+        ("update", "urn:v"),
+    ]
 
 
 def test_a_group_moved_to_another_template_resource_is_another_template():
     """Ids unknown (a preview), the templates told apart by what the group depends on."""
     first, second = (_template(urn=u, ident=UNKNOWN, parent=None) for u in ("urn:lt1", "urn:lt2"))
     base = replace(_group(template_id=UNKNOWN), dependencies=("urn:lt1",))
-    head = replace(_group(template_id=UNKNOWN, types=("g6.xlarge", "g5.xlarge", "g6e.xlarge")),
-                   dependencies=("urn:lt2",))
+    head = replace(
+        _group(template_id=UNKNOWN, types=("g6.xlarge", "g5.xlarge", "g6e.xlarge")), dependencies=("urn:lt2",)
+    )
     nodes = _nodes([base, first, second], [head, first, second])
     assert nodes.replaces == "all" and nodes.reasons[0] == "another launch template"
 
@@ -308,8 +357,10 @@ def test_a_group_whose_template_is_not_in_the_plans_is_judged_on_its_own_inputs(
 
 def test_newly_set_protection_is_said_whole():
     nodes = _nodes([_group(protect=False), _template()], [_group(), _template()])
-    assert ("nodes running now stay unprotected from the group's scale-in until replaced (the setting applies to "
-            "launches; docs/day-two.md protects them once)") in nodes.reasons
+    assert (
+        "nodes running now stay unprotected from the group's scale-in until replaced (the setting applies to "
+        "launches; docs/day-two.md protects them once)"
+    ) in nodes.reasons
 
 
 def test_helm_releases_are_replaced_on_a_new_name_or_namespace_only():
@@ -321,6 +372,7 @@ def test_helm_releases_are_replaced_on_a_new_name_or_namespace_only():
 def test_only_kubernetes_objects_have_changes_the_api_server_refuses():
     from components.plan.replacement import refused_changes
 
-    assert refused_changes("kubernetes:storage.k8s.io/v1:StorageClass", ["volumeBindingMode", "parameters.type"]) \
-        == ["volumeBindingMode"]
+    assert refused_changes("kubernetes:storage.k8s.io/v1:StorageClass", ["volumeBindingMode", "parameters.type"]) == [
+        "volumeBindingMode"
+    ]
     assert refused_changes("aws:ebs/volume:Volume", ["volumeBindingMode", "value"]) == []

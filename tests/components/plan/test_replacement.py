@@ -23,18 +23,26 @@ def test_the_table_is_stamped_with_the_pinned_provider():
 
 
 def test_every_type_the_program_declares_is_in_a_table(mixed_stack_plan):
-    unknown = sorted({r.type for r in mixed_stack_plan.resources
-                      if r.custom and not r.type.startswith("pulumi:") and replaced_by(r.type, []) is None})
+    unknown = sorted(
+        {
+            r.type
+            for r in mixed_stack_plan.resources
+            if r.custom and not r.type.startswith("pulumi:") and replaced_by(r.type, []) is None
+        }
+    )
     assert unknown == []
 
 
-@pytest.mark.parametrize("token, path", [
-    ("aws:autoscaling/group:Group", "name"),  # a renamed group is a new group: its nodes go with it
-    ("aws:kms/key:Key", "multiRegion"),
-    ("aws:sns/topicSubscription:TopicSubscription", "topic"),  # pulumi-aws's name for topic_arn
-    ("aws:eks/cluster:Cluster", "kubernetesNetworkConfig.serviceIpv4Cidr"),
-    ("aws:ec2/natGateway:NatGateway", "secondaryPrivateIpAddressCount"),  # conditional: counted as replacing
-])
+@pytest.mark.parametrize(
+    "token, path",
+    [
+        ("aws:autoscaling/group:Group", "name"),  # a renamed group is a new group: its nodes go with it
+        ("aws:kms/key:Key", "multiRegion"),
+        ("aws:sns/topicSubscription:TopicSubscription", "topic"),  # pulumi-aws's name for topic_arn
+        ("aws:eks/cluster:Cluster", "kubernetesNetworkConfig.serviceIpv4Cidr"),
+        ("aws:ec2/natGateway:NatGateway", "secondaryPrivateIpAddressCount"),  # conditional: counted as replacing
+    ],
+)
 def test_a_force_new_change_is_a_replacement(token, path):
     assert replaced_by(token, [path, "tags.team"]) == [path]
 
@@ -59,27 +67,41 @@ def test_the_kubernetes_table_is_the_pinned_providers_generated_from_its_source(
     pinned = re.search(r'"pulumi-kubernetes==([\d.]+)"', (REPO / "pyproject.toml").read_text()).group(1)
     assert committed["pulumi-kubernetes"] == pinned == metadata.version("pulumi_kubernetes")
     generated = subprocess.run(
-        [sys.executable, str(REPO / committed["generated_by"]), "--diff-go",
-         str(REPO / "tests" / "fixtures" / "pulumi-kubernetes" / "diff.go"), "--source", committed["source"],
-         "--pulumi-kubernetes-version", pinned], capture_output=True, text=True, check=True).stdout
+        [
+            sys.executable,
+            str(REPO / committed["generated_by"]),
+            "--diff-go",
+            str(REPO / "tests" / "fixtures" / "pulumi-kubernetes" / "diff.go"),
+            "--source",
+            committed["source"],
+            "--pulumi-kubernetes-version",
+            pinned,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert json.loads(generated) == committed
 
 
-@pytest.mark.parametrize("kind, path, replaced", [
-    ("core/v1:PersistentVolumeClaim", "spec.storageClassName", True),
-    ("core/v1:PersistentVolumeClaim", "spec.resources.requests.storage", False),  # EBS volumes grow in place
-    ("core/v1:PersistentVolumeClaim", "spec.selector.matchLabels.app", True),
-    ("core/v1:Secret", "stringData.key", True),  # enableSecretMutable is off by default
-    ("core/v1:ConfigMap", "data.config.pbtxt", True),
-    ("core/v1:ConfigMap", "metadata.labels.team", False),
-    ("core/v1:Pod", "spec.containers[0].image", True),  # `[*]` in the provider's path is any index
-    ("core/v1:Pod", "spec.containers[1].name", False),
-    ("apps/v1:Deployment", "spec.template.spec.containers[0].image", False),  # a rollout, not a replacement
-    ("apps/v1:StatefulSet", "spec.volumeClaimTemplates[0].spec.resources", True),
-    ("storage.k8s.io/v1:StorageClass", "parameters.type", True),
-    ("rbac.authorization.k8s.io/v1:RoleBinding", "roleRef.name", True),
-    ("networking.k8s.io/v1:NetworkPolicy", "metadata.namespace", True),  # every kind: name and namespace
-])
+@pytest.mark.parametrize(
+    "kind, path, replaced",
+    [
+        ("core/v1:PersistentVolumeClaim", "spec.storageClassName", True),
+        ("core/v1:PersistentVolumeClaim", "spec.resources.requests.storage", False),  # EBS volumes grow in place
+        ("core/v1:PersistentVolumeClaim", "spec.selector.matchLabels.app", True),
+        ("core/v1:Secret", "stringData.key", True),  # enableSecretMutable is off by default
+        ("core/v1:ConfigMap", "data.config.pbtxt", True),
+        ("core/v1:ConfigMap", "metadata.labels.team", False),
+        ("core/v1:Pod", "spec.containers[0].image", True),  # `[*]` in the provider's path is any index
+        ("core/v1:Pod", "spec.containers[1].name", False),
+        ("apps/v1:Deployment", "spec.template.spec.containers[0].image", False),  # a rollout, not a replacement
+        ("apps/v1:StatefulSet", "spec.volumeClaimTemplates[0].spec.resources", True),
+        ("storage.k8s.io/v1:StorageClass", "parameters.type", True),
+        ("rbac.authorization.k8s.io/v1:RoleBinding", "roleRef.name", True),
+        ("networking.k8s.io/v1:NetworkPolicy", "metadata.namespace", True),  # every kind: name and namespace
+    ],
+)
 def test_a_kubernetes_change_is_judged_by_the_generated_table(kind, path, replaced):
     assert replaced_by(f"kubernetes:{kind}", [path]) == ([path] if replaced else [])
 
@@ -91,7 +113,18 @@ def test_the_kubernetes_generator_refuses_go_it_does_not_read(tmp_path):
     source = (REPO / "tests" / "fixtures" / "pulumi-kubernetes" / "diff.go").read_text()
     changed = tmp_path / "diff.go"
     changed.write_text(source.replace("var job = append(", "var job = slices.Concat("))
-    result = subprocess.run([sys.executable, str(REPO / "scripts" / "generate_force_new_kubernetes.py"), "--diff-go",
-                             str(changed), "--source", "x", "--pulumi-kubernetes-version", "0"],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "scripts" / "generate_force_new_kubernetes.py"),
+            "--diff-go",
+            str(changed),
+            "--source",
+            "x",
+            "--pulumi-kubernetes-version",
+            "0",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 2 and "slices.Concat" in result.stderr and result.stdout == ""

@@ -3,7 +3,8 @@ path, however it is reached (item, get, values, items, iteration, index, slice, 
 without one is the plain container; the resource keeps everything but its inputs' wrapping."""
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from components.plan.resources import PlanResource
 from components.plan.unknowns import CheckingDict, CheckingList, UnknownValueError, as_read, checking
@@ -24,19 +25,46 @@ def test_the_error_says_the_kind_and_the_path():
     assert error.message == str(error) == "number value at .a.b.1 can't be known during preview"
 
 
-@pytest.mark.parametrize("read", [
-    lambda d: d["x"], lambda d: d.get("x"), lambda d: d.values(), lambda d: d.items(),
-    lambda d: d["nested"]["y"], lambda d: d["nested"].values(), lambda d: d["nested"].items(),
-    lambda d: d["items"][1], lambda d: d["items"][-1], lambda d: d["items"][0:2], lambda d: list(d["items"]),
-    lambda d: "z" in d["items"], lambda d: d["items"][0]["k"],
-    # copies and comparisons read every value (dict's and list's own would copy the sentinels unread)
-    lambda d: dict(d), lambda d: {**d}, lambda d: {}.update(d), lambda d: (lambda **named: named)(**d),
-    lambda d: d.copy(), lambda d: d | {}, lambda d: {} | d, lambda d: d == {}, lambda d: d != {},
-    lambda d: dict(d["nested"]), lambda d: d["nested"] == {"y": "x"},
-    lambda d: d["items"] + [], lambda d: [] + d["items"], lambda d: d["items"] * 1, lambda d: 1 * d["items"],
-    lambda d: d["items"].copy(), lambda d: list(reversed(d["items"])), lambda d: d["items"].count(5),
-    lambda d: d["items"].index(5), lambda d: d["items"] == [], lambda d: d["items"] != [],
-])
+@pytest.mark.parametrize(
+    "read",
+    [
+        lambda d: d["x"],
+        lambda d: d.get("x"),
+        lambda d: d.values(),
+        lambda d: d.items(),
+        lambda d: d["nested"]["y"],
+        lambda d: d["nested"].values(),
+        lambda d: d["nested"].items(),
+        lambda d: d["items"][1],
+        lambda d: d["items"][-1],
+        lambda d: d["items"][0:2],
+        lambda d: list(d["items"]),
+        lambda d: "z" in d["items"],
+        lambda d: d["items"][0]["k"],
+        # copies and comparisons read every value (dict's and list's own would copy the sentinels unread)
+        lambda d: dict(d),
+        lambda d: {**d},
+        lambda d: {}.update(d),
+        lambda d: (lambda **named: named)(**d),
+        lambda d: d.copy(),
+        lambda d: d | {},
+        lambda d: {} | d,
+        lambda d: d == {},
+        lambda d: d != {},
+        lambda d: dict(d["nested"]),
+        lambda d: d["nested"] == {"y": "x"},
+        lambda d: d["items"] + [],
+        lambda d: [] + d["items"],
+        lambda d: d["items"] * 1,
+        lambda d: 1 * d["items"],
+        lambda d: d["items"].copy(),
+        lambda d: list(reversed(d["items"])),
+        lambda d: d["items"].count(5),
+        lambda d: d["items"].index(5),
+        lambda d: d["items"] == [],
+        lambda d: d["items"] != [],
+    ],
+)
 def test_every_way_of_reading_an_unknown_raises(read):
     document = checking({"x": UNKNOWN, "nested": {"y": UNKNOWN}, "items": [{"k": UNKNOWN}, UNKNOWN], "ok": 1})
     assert isinstance(raised(lambda: read(document)), UnknownValueError)
@@ -69,27 +97,37 @@ def test_a_container_without_unknowns_is_returned_as_it_is():
 def test_as_read_keeps_the_resource_and_wraps_only_its_inputs():
     resource = PlanResource("urn:a", "aws:ebs/volume:Volume", "a", {"size": UNKNOWN}, "urn:p", ("urn:d",), "vol-1")
     read = as_read(resource)
-    assert (read.urn, read.type, read.name, read.parent, read.dependencies, read.id) == \
-        ("urn:a", "aws:ebs/volume:Volume", "a", "urn:p", ("urn:d",), "vol-1")
+    assert (read.urn, read.type, read.name, read.parent, read.dependencies, read.id) == (
+        "urn:a",
+        "aws:ebs/volume:Volume",
+        "a",
+        "urn:p",
+        ("urn:d",),
+        "vol-1",
+    )
     assert isinstance(read.props, CheckingDict)
     known = PlanResource("urn:b", "aws:ebs/volume:Volume", "b", {"size": 1})
     assert as_read(known) is known
 
 
 def test_reading_an_unknown_by_values_items_or_iteration_names_its_place():
-    read = checking({"spec": {"a": "x", "b": UNKNOWN},
-                     "list": ["x", "(unknown)"]})
-    for reading, path in ((lambda: read["spec"].values(), ["spec", "b"]), (lambda: read["spec"].items(), ["spec", "b"]),
-                          (lambda: list(read["list"]), ["list", "1"])):
+    read = checking({"spec": {"a": "x", "b": UNKNOWN}, "list": ["x", "(unknown)"]})
+    for reading, path in (
+        (lambda: read["spec"].values(), ["spec", "b"]),
+        (lambda: read["spec"].items(), ["spec", "b"]),
+        (lambda: list(read["list"]), ["list", "1"]),
+    ):
         with pytest.raises(UnknownValueError) as raised:
             reading()
         assert raised.value.path == path
 
 
 leaves = st.one_of(st.sampled_from([UNKNOWN, NUMBER, "x", "", 0, 1.5, True, None]), st.text(max_size=3))
-values = st.recursive(leaves, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                      st.dictionaries(st.text(max_size=2), inner, max_size=4)),
-                      max_leaves=25)
+values = st.recursive(
+    leaves,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=2), inner, max_size=4)),
+    max_leaves=25,
+)
 
 
 def _holds_unknown(value) -> bool:
@@ -103,7 +141,7 @@ def _holds_unknown(value) -> bool:
 def _walk(raw, read, path):
     """Every entry of `raw` read through `read`: an unknown raises with its path, a container is wrapped
     exactly when something inside it is unknown, anything else reads as written."""
-    for key, value in (raw.items() if isinstance(raw, dict) else enumerate(raw)):
+    for key, value in raw.items() if isinstance(raw, dict) else enumerate(raw):
         if isinstance(value, (dict, list)):
             entry = read[key]
             assert isinstance(entry, (CheckingDict, CheckingList)) == _holds_unknown(value)

@@ -2,11 +2,11 @@
 
 import pytest
 
-from components.storage.checkpoint_sizing import CheckpointProfile, requirement, size_checkpoint_volume
+from components.catalog.instance_types import gpu_instance_type
 from components.common.validation import FieldError
 from components.pricing.ebs import ebs_monthly
-from components.catalog.instance_types import gpu_instance_type
 from components.pricing.prices import SnapshotPriceSource
+from components.storage.checkpoint_sizing import CheckpointProfile, requirement, size_checkpoint_volume
 
 PRICES = SnapshotPriceSource().service_prices("us-east-1")
 NITRO = [gpu_instance_type("g6e.12xlarge")]
@@ -14,8 +14,14 @@ XEN = [gpu_instance_type("p3.8xlarge")]
 
 
 def profile(**changes):
-    values = dict(checkpoint_gb=1.2, interval_seconds=300, max_write_seconds=3, random_read_iops=64_000,
-                  max_latency_ms=1, retention=3)
+    values = dict(
+        checkpoint_gb=1.2,
+        interval_seconds=300,
+        max_write_seconds=3,
+        random_read_iops=64_000,
+        max_latency_ms=1,
+        retention=3,
+    )
     return CheckpointProfile(**{**values, **changes})
 
 
@@ -30,8 +36,9 @@ def test_the_sources_job_gets_io2():
 
 
 def test_a_small_job_gets_the_cheaper_gp3():
-    small = profile(checkpoint_gb=0.2, interval_seconds=1800, max_write_seconds=60, random_read_iops=2_000,
-                    max_latency_ms=20)
+    small = profile(
+        checkpoint_gb=0.2, interval_seconds=1800, max_write_seconds=60, random_read_iops=2_000, max_latency_ms=20
+    )
     decision = size_checkpoint_volume(small, PRICES, NITRO)
     assert decision.chosen.volume_type == "gp3" and decision.chosen.iops == 3_000  # included in the price
     assert decision.chosen.size_gib == 6  # 3,000 IOPS need 6 GiB at 500 IOPS per GiB
@@ -73,8 +80,9 @@ def test_throughput_and_capacity_limits():
         size_checkpoint_volume(profile(checkpoint_gb=100, max_write_seconds=20), PRICES, NITRO)
     assert error.value.field == "max_write_seconds"
     with pytest.raises(FieldError, match="at most 65,536 GiB") as error:
-        size_checkpoint_volume(profile(checkpoint_gb=5_000, retention=20, interval_seconds=86_400,
-                                       max_write_seconds=3_600), PRICES, NITRO)
+        size_checkpoint_volume(
+            profile(checkpoint_gb=5_000, retention=20, interval_seconds=86_400, max_write_seconds=3_600), PRICES, NITRO
+        )
     assert error.value.field == "retention"
 
 

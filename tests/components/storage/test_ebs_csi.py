@@ -5,7 +5,8 @@ the estimate prices a claim of such a class from what the driver would make."""
 from datetime import date
 
 import pytest
-from hypothesis import given as drawn, settings, strategies as st
+from hypothesis import given as drawn
+from hypothesis import settings
 
 from components.cost.estimate import catalog_for, estimate
 from components.plan.resources import PlanResource
@@ -30,11 +31,19 @@ def test_a_name_given_twice_gives_both_values_and_no_type_is_gp3():
     assert volume_types({"encrypted": "true"}) == ["gp3"]
 
 
-@pytest.mark.parametrize("parameters, encrypted", [
-    ({"encrypted": "true"}, True), ({"Encrypted": "true"}, True), ({}, False), ({"encrypted": "True"}, False),
-    ({"encrypted": "TRUE"}, False), ({"encrypted": True}, False), ({"encrypted": "1"}, False),
-    ({"encrypted": "true", "ENCRYPTED": "false"}, False),
-])
+@pytest.mark.parametrize(
+    "parameters, encrypted",
+    [
+        ({"encrypted": "true"}, True),
+        ({"Encrypted": "true"}, True),
+        ({}, False),
+        ({"encrypted": "True"}, False),
+        ({"encrypted": "TRUE"}, False),
+        ({"encrypted": True}, False),
+        ({"encrypted": "1"}, False),
+        ({"encrypted": "true", "ENCRYPTED": "false"}, False),
+    ],
+)
 def test_volumes_are_encrypted_only_when_every_encrypted_is_exactly_true(parameters, encrypted):
     assert encrypts(parameters) is encrypted
 
@@ -48,15 +57,26 @@ def test_only_the_parameter_asked_for_is_read():
 
 
 def _class(name, parameters):
-    return PlanResource(f"urn:{name}", "kubernetes:storage.k8s.io/v1:StorageClass", name,
-                        {"metadata": {"name": name}, "provisioner": EBS_CSI, "parameters": parameters})
+    return PlanResource(
+        f"urn:{name}",
+        "kubernetes:storage.k8s.io/v1:StorageClass",
+        name,
+        {"metadata": {"name": name}, "provisioner": EBS_CSI, "parameters": parameters},
+    )
 
 
 def _claim_line(parameters, size="100Gi"):
-    claim = PlanResource("urn:claim", "kubernetes:core/v1:PersistentVolumeClaim", "claim",
-                         {"spec": {"storageClassName": "c", "resources": {"requests": {"storage": size}}}})
-    (line,) = [line for line in estimate([_class("c", parameters), claim], catalog_for("us-east-1"),
-                                         on=date(2026, 12, 1)).lines if line.urn == "urn:claim"]
+    claim = PlanResource(
+        "urn:claim",
+        "kubernetes:core/v1:PersistentVolumeClaim",
+        "claim",
+        {"spec": {"storageClassName": "c", "resources": {"requests": {"storage": size}}}},
+    )
+    (line,) = [
+        line
+        for line in estimate([_class("c", parameters), claim], catalog_for("us-east-1"), on=date(2026, 12, 1)).lines
+        if line.urn == "urn:claim"
+    ]
     return line
 
 
@@ -73,12 +93,17 @@ def test_a_claim_of_a_class_whose_key_is_unknown_is_still_priced():
     assert _claim_line({"type": "io2", "iops": "4000", "kmsKeyId": UNKNOWN}).monthly_usd is not None
 
 
-@pytest.mark.parametrize("parameters, why", [
-    ({"type": "gp3", "TYPE": "io2"}, "gives type as gp3 and io2 in two spellings: the driver takes either"),
-    ({"iops": "3000", "Iops": "9000"}, "gives iops as 3000 and 9000 in two spellings: the driver takes either"),
-    ({"type": "io2", "iops": "3000", "iopsPerGB": "10"},
-     "gives both iops and iopsPerGB: the EBS CSI driver refuses to make its volumes"),
-])
+@pytest.mark.parametrize(
+    "parameters, why",
+    [
+        ({"type": "gp3", "TYPE": "io2"}, "gives type as gp3 and io2 in two spellings: the driver takes either"),
+        ({"iops": "3000", "Iops": "9000"}, "gives iops as 3000 and 9000 in two spellings: the driver takes either"),
+        (
+            {"type": "io2", "iops": "3000", "iopsPerGB": "10"},
+            "gives both iops and iopsPerGB: the EBS CSI driver refuses to make its volumes",
+        ),
+    ],
+)
 def test_a_class_the_driver_could_read_two_ways_is_not_priced(parameters, why):
     line = _claim_line(parameters)
     assert line.monthly_usd is None and line.basis == f"unknown: storage class 'c' {why}"
@@ -86,4 +111,6 @@ def test_a_class_the_driver_could_read_two_ways_is_not_priced(parameters, why):
 
 def test_a_class_whose_priced_parameter_is_unknown_prices_its_claims_as_unknown():
     line = _claim_line({"type": UNKNOWN})
-    assert line.monthly_usd is None and line.basis == "unknown: storage class 'c''s parameters are not known until apply"
+    assert (
+        line.monthly_usd is None and line.basis == "unknown: storage class 'c''s parameters are not known until apply"
+    )
