@@ -6,8 +6,8 @@ the time spent in the slowest rule, and, as the baseline in the same process, th
 called straight on each resource it judges, without the framework's unknown checks and levels (the
 framework's cost is the ratio). A second pass makes about 3 % of the values unknown, as a preview
 sends them. Rendering the plan's Helm releases (the gate judges what they install) is timed apart, with
-the rules over what they render. Run: .venv/bin/python bench/check_speed.py [--smoke] (--smoke: 100 and 1,000 resources, one
-pass each, as `make test` runs it so the bench cannot rot unseen)
+the rules over what they render. Run: .venv/bin/python bench/check_speed.py [--smoke] (--smoke: 100 and 1,000
+resources, one pass each, as `make test` runs it so the bench cannot rot unseen)
 """
 
 from __future__ import annotations
@@ -101,14 +101,14 @@ def main() -> int:
     totals = {}
     for size in sizes:
         resources = generated(base, size)
-        seconds = best_of(lambda: check(resources, "prod", "us-east-1", extra), checks)
-        floor = best_of(lambda: straight(resources, enforcement, extra), repeats)
+        seconds = best_of(lambda resources=resources: check(resources, "prod", "us-east-1", extra), checks)
+        floor = best_of(lambda resources=resources: straight(resources, enforcement, extra), repeats)
         read = read_plan(resources)  # each rule timed alone, on a plan read once (else each would pay the scan)
         per_rule = {
-            rule.name: best_of(lambda rule=rule: run_rules([rule], read, enforcement, extra), repeats)
+            rule.name: best_of(lambda rule=rule, read=read: run_rules([rule], read, enforcement, extra), repeats)
             for rule in ALL_RULES
         }
-        slowest = max(per_rule, key=per_rule.get)
+        slowest = max(per_rule, key=per_rule.__getitem__)
         totals[size] = seconds
         print(
             f"{size:>6} resources: {seconds * 1e3:8.1f} ms, {size / seconds:>9,.0f} resources/s, "

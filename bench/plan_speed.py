@@ -10,16 +10,19 @@ import argparse
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from seedance.cli import offline_plan
 from seedance.offline_cloud import OfflineCloud
 from seedance_client.engine import run_program
 
 REPO = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
 
 
-def _timed(fn) -> tuple[float, object]:
+def _timed(fn: Callable[[], T]) -> tuple[float, T]:
     start = time.perf_counter()
     result = fn()
     return time.perf_counter() - start, result

@@ -75,6 +75,7 @@ from collections import deque
 from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TypedDict
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -111,9 +112,16 @@ WARMUP_HOURS = {name: klass.warmup_seconds / 3600 for name, klass in CLASSES.ite
 LOST_WORK_HOURS = {name: klass.lost_work_seconds / 3600 for name, klass in CLASSES.items()}
 FREQUENCY_WINDOW_HOURS = HOURS_PER_MONTH  # the Spot Instance Advisor reports a trailing month
 
+
+class GroupSpec(TypedDict):
+    types: tuple[str, ...]
+    desired: int
+    max_gpus: int
+
+
 GROUPS = {
-    "batch": dict(types=("g6.12xlarge", "g5.12xlarge", "g4dn.12xlarge", "g6e.12xlarge"), desired=32, max_gpus=64),
-    "online": dict(types=("g6.xlarge", "g5.xlarge", "g4dn.xlarge"), desired=12, max_gpus=24),
+    "batch": GroupSpec(types=("g6.12xlarge", "g5.12xlarge", "g4dn.12xlarge", "g6e.12xlarge"), desired=32, max_gpus=64),
+    "online": GroupSpec(types=("g6.xlarge", "g5.xlarge", "g4dn.xlarge"), desired=12, max_gpus=24),
 }
 
 
@@ -379,11 +387,12 @@ def observed_book(market: Market, now: datetime, request: GroupRequest) -> Price
     # EC2 scores a zone 1-10 for how likely a question's capacity launches there. Here a pool with
     # capacity hosts one zone's part of the spot share and no more (as in `allocate`).
     questions = placement_questions(request)  # (whole share, a zone's part), or none for an ungated class
-    for zone in ZONES if questions else ():
-        hosted = sum(market.available((t, zone)) for t in types) * questions[1].target_capacity
-        for question in questions:
-            score = 1 + round(9 * min(1.0, hosted / question.target_capacity))
-            book.placement[(question, zone)] = PlacementScore(score, now, "replay")
+    if questions:
+        for zone in ZONES:
+            hosted = sum(market.available((t, zone)) for t in types) * questions[1].target_capacity
+            for question in questions:
+                score = 1 + round(9 * min(1.0, hosted / question.target_capacity))
+                book.placement[(question, zone)] = PlacementScore(score, now, "replay")
     day = now.replace(hour=0)
     book.interruptions = {t: InterruptionFrequency(market.reclaimed_per_month(t), day, "replay") for t in types}
     return book
@@ -503,9 +512,9 @@ def verdicts(
     a commitment (issue 38): within 2 % of the oracle, and no committed hour left unused while buying spot."""
     ours = ledgers["planner"]
     oracle = ledgers["oracle"].rate
-    baselines = {n: l for n, l in ledgers.items() if n not in ("planner", "oracle")}
-    compliant = {n: l.rate for n, l in baselines.items() if l.cap_violations == 0}
-    cheapest = min(compliant, key=compliant.get)
+    baselines = {n: ledger for n, ledger in ledgers.items() if n not in ("planner", "oracle")}
+    compliant = {n: ledger.rate for n, ledger in baselines.items() if ledger.cap_violations == 0}
+    cheapest = min(compliant, key=compliant.__getitem__)
     naive = ledgers["naive 0.6 rule"].changes
     within = 1.02 if committed else 1.05
     extra = (
@@ -553,8 +562,8 @@ class CapacityHistory:
     `--on-demand-chance` or `--spot-chance` from it: the share of its windows as long as the campaign's in
     which capacity was there for the hours the campaign needs."""
 
-    def __init__(self):
-        self.hours: deque = deque(maxlen=FREQUENCY_WINDOW_HOURS)
+    def __init__(self) -> None:
+        self.hours: deque[bool] = deque(maxlen=FREQUENCY_WINDOW_HOURS)
 
     def campaign_chance(self, hours_needed: int, window: int) -> float:
         history = list(self.hours)
@@ -757,8 +766,8 @@ def main() -> int:
             for name, ledger in ledgers.items():
                 print(
                     f"  {'':{len(group) + 11}}{name:18} {ledger.rate:8.4f} {ledger.rate / oracle:9.3f} "
-                    f"{ledger.changes:8d} {ledger.cap_violations:9d} {ledger.interruptions:11.1f} {ledger.unlaunched:10.1f} "
-                    f"{ledger.unused_commitment:14.1f}"
+                    f"{ledger.changes:8d} {ledger.cap_violations:9d} {ledger.interruptions:11.1f} "
+                    f"{ledger.unlaunched:10.1f} {ledger.unused_commitment:14.1f}"
                 )
             months = len(seeds) * args.days / 30
             results += [(label, text, ok) for text, ok in verdicts(group, ledgers, max(ratios), months, share > 0)]
@@ -778,8 +787,8 @@ def main() -> int:
             print(f"  {name:12} ${usd / count:12,.2f} per campaign {usd / totals['oracle']:7.3f} x oracle")
         results += [(f"{regime.name}+blocks", text, ok) for text, ok in block_verdicts(totals)]
     print(f"\nplanner: {decision_seconds / decisions * 1e3:.3f} ms per hourly decision ({decisions} decisions)\n")
-    for regime, text, ok in results:
-        print(f"{'ok  ' if ok else 'MISS'} {regime}: {text}")
+    for scenario, text, ok in results:
+        print(f"{'ok  ' if ok else 'MISS'} {scenario}: {text}")
     missed = sum(not ok for *_, ok in results)
     print(f"\n{len(results) - missed} of {len(results)} goals met")
     return 0

@@ -68,7 +68,8 @@ def main() -> int:
         print(f"{name:<24} {seconds:7.1f} s  {size / 2**20:7.0f} MiB  {count:4d} distributions")
     (plan_s, plan_size, _), (test_s, test_size, _) = results.values()
     print(
-        f"the main job installs in {plan_s / test_s:.2f}x the time and {plan_size / test_size:.2f}x the disk of the tests' venv"
+        f"the main job installs in {plan_s / test_s:.2f}x the time and {plan_size / test_size:.2f}x the disk "
+        "of the tests' venv"
     )
     return 0
 

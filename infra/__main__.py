@@ -13,7 +13,7 @@ from components.cluster.cluster import Cluster
 from components.cluster.config import rebalance_summary
 from components.cluster.descheduler import Descheduler
 from components.compute.block_expiry import CapacityBlockExpiry
-from components.compute.config import helm_device_plugin_sharing
+from components.compute.config import GpuNodeGroupConfig, helm_device_plugin_sharing
 from components.compute.gpu_node_group import GpuNodeGroup
 from components.compute.node_identity import PoolIdentity
 from components.compute.spot_interruptions import SpotInterruptionHandling
@@ -125,6 +125,13 @@ cluster = Cluster(
     deployer_arn=deployer_arn,
     app_namespaces=config.app_namespaces,
 )
+
+
+def zone_ordered_subnets(group: GpuNodeGroupConfig) -> pulumi.Output[list[str]]:
+    """Subnets in zone order: a single-zone group launches in the first, where checkpoint volumes live."""
+    return network.private_subnet_ids.apply(lambda ids: ids[: len(group.launch_zones(zones))])
+
+
 node_groups = {
     group.name: GpuNodeGroup(
         f"{name}-{group.name}",
@@ -133,8 +140,7 @@ node_groups = {
         cluster_name=name,
         kubernetes_version=config.cluster.kubernetes_version,
         join=cluster.join,
-        # Subnets in zone order: a single-zone group launches in the first, where checkpoint volumes live.
-        subnet_ids=network.private_subnet_ids.apply(lambda ids, group=group: ids[: len(group.launch_zones(zones))]),
+        subnet_ids=zone_ordered_subnets(group),
         node_security_group_id=cluster.node_security_group_id,
         kms_key_arn=key.key_arn,
         tags=tags,
@@ -161,7 +167,7 @@ if config.storage.checkpoints is not None:
     checkpoints = CheckpointStorage(
         f"{name}-checkpoints",
         config.storage.checkpoints,
-        derived.checkpoint,
+        derived.sized_checkpoint,
         kms_key_arn=key.key_arn,
         zone=zones[0],  # pre-provisioned volumes live in the first zone, where single-zone groups launch
         provider=cluster.provider,
@@ -173,7 +179,7 @@ if config.storage.checkpoints is not None:
             "name": claim,
             "namespace": config.storage.checkpoints.namespace,
             "zone": zones[0],
-            "size_gib": derived.checkpoint.chosen.size_gib,
+            "size_gib": derived.sized_checkpoint.chosen.size_gib,
             "node_group": config.storage.checkpoints.node_group,
         }
         for claim in checkpoints.claim_names

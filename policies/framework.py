@@ -147,12 +147,14 @@ def validate_config(rule: Rule, config: Mapping[str, Any]) -> None:
 
 def resource_findings(rule: Rule, resource: PlanResource, config: Mapping[str, Any]) -> list[str]:
     """The rule's messages for one resource; UnknownValueError when it read a value unknown until apply."""
+    assert rule.check_resource is not None
     return list(rule.check_resource(as_read(resource), config))
 
 
 def stack_findings(
     rule: Rule, resources: Sequence[PlanResource], config: Mapping[str, Any]
 ) -> list[tuple[str | None, str]]:
+    assert rule.check_stack is not None
     return list(rule.check_stack([as_read(r) for r in resources], config))
 
 
@@ -174,19 +176,7 @@ def run_rules(
         config.update((extra_config or {}).get(rule.name, {}))
         if level == "disabled":
             continue
-
-        def preview_advisory(urn: str | None, error: UnknownValueError) -> Violation:
-            closed = unknowns == "fail" and level == "mandatory"
-            return Violation(
-                rule.name,
-                "mandatory" if closed else "advisory",
-                urn,
-                preview_message(rule.name, PACK_NAME, PACK_VERSION, error)
-                + ("; this environment fails closed on what it cannot check" if closed else ""),
-                rule.remediation,
-                kind="preview",
-            )
-
+        closed = unknowns == "fail" and level == "mandatory"
         if rule.check_resource is not None:
             judged = (
                 read
@@ -201,7 +191,7 @@ def run_rules(
                 try:
                     messages = list(judge(resource, config))
                 except UnknownValueError as error:
-                    violations.append(preview_advisory(resource.urn, error))
+                    violations.append(_preview_advisory(rule, closed, resource.urn, error))
                     continue
                 if messages:  # most resources meet most rules
                     violations += [Violation(rule.name, level, resource.urn, m, rule.remediation) for m in messages]
@@ -209,10 +199,23 @@ def run_rules(
             try:
                 found = list(rule.check_stack(read, config))
             except UnknownValueError as error:
-                violations.append(preview_advisory(None, error))
+                violations.append(_preview_advisory(rule, closed, None, error))
             else:
                 violations += [Violation(rule.name, level, urn, m, rule.remediation) for urn, m in found]
     return violations
+
+
+def _preview_advisory(rule: Rule, closed: bool, urn: str | None, error: UnknownValueError) -> Violation:
+    """A rule that read an unknown: advisory, or mandatory where the environment fails `closed`."""
+    return Violation(
+        rule.name,
+        "mandatory" if closed else "advisory",
+        urn,
+        preview_message(rule.name, PACK_NAME, PACK_VERSION, error)
+        + ("; this environment fails closed on what it cannot check" if closed else ""),
+        rule.remediation,
+        kind="preview",
+    )
 
 
 def _plain(value: Any) -> Any:
@@ -265,7 +268,7 @@ def to_crossguard(rule: Rule, enforcement: Mapping[str, Any] | None = None) -> A
     level, defaults = rule_settings(rule, enforcement or {})
     properties = {k: {**v, **({"default": defaults[k]} if k in defaults else {})} for k, v in rule.config.items()}
     schema = sdk.PolicyConfigSchema(properties=properties) if rule.config else None
-    common = dict(
+    common: dict[str, Any] = dict(
         description=rule.description,
         config_schema=schema,
         severity=sdk.Severity(rule.severity),

@@ -234,7 +234,6 @@ def _add_spec(name: str, rest: str, pkg: Package) -> None:
     if brace:
         end = match_close(rest, brace.end() - 1)
         pkg.vars.setdefault(name, rest[: end + 1])
-    return pkg
 
 
 def load_names(source: str) -> dict[str, str]:
@@ -300,6 +299,7 @@ def attr_const_to_snake(name: str) -> str:
                 break
         else:
             m = re.match(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])|.", s)
+            assert m is not None  # `.` takes any other character of a name
             words.append(m.group(0).lower())
             s = s[m.end() :]
     return "_".join(words)
@@ -370,11 +370,11 @@ class Source:
                         regional = "Region:" in element and "RegionDisabled" not in element
                         return Registration(factory.group(1), method == "FrameworkResources", regional, pkg)
             for raw in pkg.raw.values():
-                m = re.search(r"//\s*@(SDK|Framework)Resource\(\s*" + re.escape(quoted), raw)
-                if m:
-                    f = re.compile(r"^func\s+(\w+)", re.M).search(raw, m.end())
+                marker = re.search(r"//\s*@(SDK|Framework)Resource\(\s*" + re.escape(quoted), raw)
+                if marker:
+                    f = re.compile(r"^func\s+(\w+)", re.M).search(raw, marker.end())
                     if f:
-                        return Registration(f.group(1), m.group(1) == "Framework", True, pkg)
+                        return Registration(f.group(1), marker.group(1) == "Framework", True, pkg)
         return None
 
     @staticmethod

@@ -17,7 +17,8 @@ source, a type it lacks says its parity is unchecked, and a type they priced dif
 Usage:
   generate_on_demand_snapshot.py --table zz_generated.pricing_aws.go --region us-east-1 \
       --source "aws/karpenter-provider-aws@6fc13b52 pkg/providers/pricing/zz_generated.pricing_aws.go" \
-      [--assumed-in us-west-2 --parity on_demand.csv --parity-source "..."] [--snapshot components/pricing/data/price_snapshot.json] [--out FILE]
+      [--assumed-in us-west-2 --parity on_demand.csv --parity-source "..."] \
+      [--snapshot components/pricing/data/price_snapshot.json] [--out FILE]
 Stdlib only (and the package's own price module, for the mark of an assumed price).
 """
 

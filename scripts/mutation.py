@@ -169,7 +169,7 @@ def verdicts(directory: Path) -> dict[str, Counter]:
     per_module: dict[str, Counter] = {}
     for meta in sorted((directory / "mutants").rglob("*.py.meta")):
         module = meta.relative_to(directory / "mutants").as_posix()[: -len(".meta")]
-        counts = Counter()
+        counts: Counter[str] = Counter()
         for code in json.loads(meta.read_text())["exit_code_by_key"].values():
             counts[
                 "not run"
@@ -204,7 +204,7 @@ def rerun_alone(directory: Path, environment: dict[str, str], limit_s: float = R
     from mutmut.utils.format_utils import mangled_name_from_mutant_name
 
     reaching = json.loads((directory / "mutants" / "mutmut-stats.json").read_text())["tests_by_mangled_function_name"]
-    outcome = Counter()
+    outcome: Counter[str] = Counter()
     for meta in sorted((directory / "mutants").rglob("*.py.meta")):
         data = json.loads(meta.read_text())
         timed_out = [mutant for mutant, code in data["exit_code_by_key"].items() if code in TIMED_OUT]
@@ -316,7 +316,7 @@ def main() -> int:
     print()
     for package, killed, survived, share, timed_out in summary:
         interval = (
-            " (sample; 95 %% interval %.1f%%-%.1f%%)" % tuple(100 * x for x in wilson(killed, killed + survived))
+            " (sample; 95 % interval {:.1f}%-{:.1f}%)".format(*(100 * x for x in wilson(killed, killed + survived)))
             if args.sample and killed + survived
             else ""
         )

@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"no bundled on-demand price for {instance_type} in {config.region}")
     klass = group.workload()
 
-    def read() -> tuple[list, float | None]:
+    def read() -> tuple[list[Any], dict[str, float]]:
         ec2 = clients("ec2", config.region)
         found = []
         for count, hours in shapes(args.gpu_hours, gpus, (by - now).total_seconds() / 3600):
@@ -140,8 +140,9 @@ def run(args: argparse.Namespace) -> int:
     )
     print(
         f"Campaign: {args.gpu_hours:,.0f} GPU-hours of {instance_type} by {by.astimezone(UTC):%Y-%m-%d %H:%M}Z "
-        f"for group {group.name} (class {klass.name}); on-demand ${on_demand.usd_per_hour:,.4f}/h ({on_demand.source}), "
-        f"found with chance {args.on_demand_chance:.0%}; missing the date costs ${miss_cost:,.2f}; {spot_text}"
+        f"for group {group.name} (class {klass.name}); on-demand ${on_demand.usd_per_hour:,.4f}/h "
+        f"({on_demand.source}), found with chance {args.on_demand_chance:.0%}; missing the date costs "
+        f"${miss_cost:,.2f}; {spot_text}"
     )
     if not verdicts:
         print("No offering ends by the date: buy none; plan on-demand (or move the date).")

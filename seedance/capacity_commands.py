@@ -29,7 +29,7 @@ from seedance.stack_input import load_stack
 from seedance_client.files import write_text
 
 # Tests replace this to answer with recorded API responses.
-live_price_source: Callable[[], LivePriceSource] = LivePriceSource
+live_price_source: Callable[..., LivePriceSource] = LivePriceSource
 
 
 class CommandError(Exception):

@@ -241,7 +241,7 @@ def _from_registry(opener, entry: dict[str, str], deadline: float) -> bytes:
             token,
         )
     )
-    layer = next((l for l in manifest.get("layers") or [] if l.get("mediaType") in CHART_LAYERS), None)
+    layer = next((found for found in manifest.get("layers") or [] if found.get("mediaType") in CHART_LAYERS), None)
     if layer is None:
         raise ChartFetchError(f"{entry['chart']} {entry['version']}: the manifest has no chart layer")
     data = _get(opener, f"https://{host}/v2/{path}/blobs/{layer['digest']}", deadline, bearer=token)

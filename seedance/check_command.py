@@ -10,7 +10,7 @@ import gc
 import json
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pulumi
 
@@ -252,7 +252,7 @@ def _judged(
     extra: dict[str, dict[str, Any]] | None,
     storage_classes: dict[str, dict[str, str]] | None,
 ) -> tuple[list[Violation], CostEstimate]:
-    unknowns = "fail" if fails_closed(env) else "advisory"
+    unknowns: Literal["advisory", "fail"] = "fail" if fails_closed(env) else "advisory"
     read = read_plan(resources)  # scanned for unknowns once: the rules and the estimate read the same list
     try:
         cost = estimate_of_plan(read, region, storage_classes)
@@ -280,7 +280,7 @@ def render_text(
         lines.append(f"  [{v.level}] {v.policy}: {_short(v.urn)}: {v.message}")
         lines.append(f"      fix: {v.remediation}")
     lines += ["", f"Estimated cost: ${cost.monthly_usd:,.2f}/month"]
-    for line in sorted(cost.lines, key=lambda l: -(l.monthly_usd or 0)):
+    for line in sorted(cost.lines, key=lambda cost_line: -(cost_line.monthly_usd or 0)):
         shown = "unknown" if line.monthly_usd is None else f"${line.monthly_usd:,.2f}"
         lines.append(f"  {shown:>12}  {_short(line.urn)}  ({line.basis})")
     if delta is not None:
@@ -336,7 +336,7 @@ def render_markdown(
         "| resource | monthly | basis |",
         "| --- | ---: | --- |",
     ]
-    for line in sorted(cost.lines, key=lambda l: -(l.monthly_usd or 0)):
+    for line in sorted(cost.lines, key=lambda cost_line: -(cost_line.monthly_usd or 0)):
         shown = "unknown" if line.monthly_usd is None else f"${line.monthly_usd:,.2f}"
         lines.append(f"| `{_short(line.urn)}` | {shown} | {line.basis} |")
     lines += ["", "</details>"]
@@ -398,7 +398,7 @@ def run(args: argparse.Namespace, offline_plan, stack_outputs) -> int:
         changes = plan_diff(base_resources, resources)
     if args.format == "json":
         document = {"violations": [v.to_json() for v in violations], "cost": cost.to_json()}
-        if delta is not None:
+        if delta is not None and changes is not None:  # both, with --compare
             document["compare"] = {
                 "base": str(args.compare),
                 "monthly_delta_usd": delta,

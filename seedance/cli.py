@@ -108,7 +108,9 @@ def _derived_sections(args: argparse.Namespace, plan: Plan) -> list[list[str]]:
     project, config = load_stack(args.program, args.stack, args.stack_file)
     now = datetime.now(UTC)
     derived = derive(config, args.stack, table_zones(config), project.stack_config_dir, now, RunMode.offline_plan())
-    warning = kubernetes_version(config.cluster.kubernetes_version).warning(now.date())
+    version = kubernetes_version(config.cluster.kubernetes_version)
+    assert version is not None  # the config takes only the table's versions
+    warning = version.warning(now.date())
     storage = derived.checkpoint.lines() if derived.checkpoint else []
     egress = report_lines(derived.egress) if derived.egress else [f"  no egress estimate: {derived.egress_problem}"]
     serving = table_lines(list(derived.serving)) if derived.serving else []
@@ -176,9 +178,11 @@ def _fio_job_command(args: argparse.Namespace) -> int:
     if checkpoints is None:
         raise UsageError(f"stack {args.stack} has no {PROJECT}:storage.checkpoints")
     group = next(g for g in config.gpu_node_groups if g.name == checkpoints.node_group)
+    decision = checkpoint_decision(config)
+    assert decision is not None  # sized: the stack has checkpoints
     manifests = fio_checkpoint_test(
         checkpoints.storage_class_name,
-        checkpoint_decision(config).chosen.size_gib,
+        decision.chosen.size_gib,
         checkpoints.namespace,
         {WORKLOAD_CLASS_LABEL: group.workload_class, NODE_GROUP_LABEL: group.name},
         pool_tolerations(group.name),
@@ -213,7 +217,7 @@ def _cost_section(plan: Plan) -> list[str]:
         f"Estimated cost: ${cost.monthly_usd:,.2f}/month worst case, spot at on-demand{expected} "
         "(730 h; `seedance check` lists every resource)"
     ]
-    for line in sorted(cost.lines, key=lambda l: -(l.monthly_usd or 0))[:6]:
+    for line in sorted(cost.lines, key=lambda cost_line: -(cost_line.monthly_usd or 0))[:6]:
         shown = "unknown" if line.monthly_usd is None else f"${line.monthly_usd:,.2f}"
         lines.append(
             f"  {shown:>12}  {line.urn.rsplit('::', 1)[-1]}"

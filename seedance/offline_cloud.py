@@ -139,7 +139,10 @@ class OfflineCloud(pulumi.runtime.Mocks):
     """`pulumi.runtime.Mocks` for one AWS region, answering from the bundled tables."""
 
     def __init__(
-        self, region_name: str, stack_outputs: Callable[[str], dict] | None = None, existing_roles: tuple[str, ...] = ()
+        self,
+        region_name: str,
+        stack_outputs: Callable[[str], dict | None] | None = None,
+        existing_roles: tuple[str, ...] = (),
     ):
         try:
             self.region: Region = regions()[region_name]

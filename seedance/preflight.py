@@ -59,7 +59,12 @@ def _unchecked(findings: list[Finding], check: str, permission: str, error: Exce
     findings.append(Finding(check, "unchecked", f"could not check: {why}"))
 
 
-def _call(findings: list[Finding], check: str, permission: str, call: Callable[[], Any]) -> Any:
+# A question to AWS, asked with no arguments. `...`: a question asked in a loop binds the loop's values as
+# its lambda's defaults, which mypy cannot infer against a callable of no parameters.
+AwsCall = Callable[..., Any]
+
+
+def _call(findings: list[Finding], check: str, permission: str, call: AwsCall) -> Any:
     """The call's answer, or None with a finding saying why it could not be asked."""
     try:
         return call()
@@ -163,7 +168,8 @@ def check_zones(config: StackConfig, clients: Clients, findings: list[Finding], 
                     check,
                     "blocker",
                     f"none of {', '.join(group.instance_types)} is offered in "
-                    f"{', '.join(bare)}: add a type offered there to the group (the stack takes the first network.az_count zones by ID)",
+                    f"{', '.join(bare)}: add a type offered there to the group (the stack takes the first "
+                    "network.az_count zones by ID)",
                 )
             )
         elif thin:
@@ -215,7 +221,7 @@ def check_version(config: StackConfig, clients: Clients, findings: list[Finding]
         )
 
 
-def _exists(findings: list[Finding], check: str, permission: str, call: Callable[[], Any]) -> bool | None:
+def _exists(findings: list[Finding], check: str, permission: str, call: AwsCall) -> bool | None:
     """Whether the IAM entity the call reads exists; None (with a finding) when it could not be asked."""
     try:
         call()
@@ -578,7 +584,7 @@ def check_commitments(config: StackConfig, clients: Clients, findings: list[Find
                     findings,
                     "Savings Plan rates",
                     "savingsplans:DescribeSavingsPlanRates",
-                    lambda: savings_plans.describe_savings_plan_rates(
+                    lambda plan=plan: savings_plans.describe_savings_plan_rates(
                         savingsPlanId=plan["savingsPlanId"], maxResults=1
                     ),
                 )

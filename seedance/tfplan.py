@@ -101,7 +101,7 @@ def terraform_plan(resources: list[PlanResource]) -> dict[str, Any]:
         seen.add(address)
         entries.append((resource, kind, name, address, _after(resource.props)))
     addresses = {r.id: address for r, _kind, _name, address, _after_ in entries if r.id}
-    for resource, kind, name, address, after in entries:
+    for _resource, kind, name, address, after in entries:
         common = {"address": address, "mode": "managed", "type": kind, "name": name, "provider_name": PROVIDER}
         planned.append({**common, "schema_version": 0, "values": after, "sensitive_values": {}})
         changes.append(

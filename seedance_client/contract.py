@@ -192,7 +192,7 @@ def read_contract(values: dict[str, Any], stack: str, requires: str = CONTRACT_V
         ) from None
 
 
-def check_compatible(producer: str, consumer: str = CONTRACT_VERSION) -> None:
+def check_compatible(producer: Any, consumer: str = CONTRACT_VERSION) -> None:  # the output as exported
     try:
         produced = tuple(int(p) for p in producer.split("."))
         needed = tuple(int(p) for p in consumer.split("."))

@@ -172,7 +172,7 @@ class _LoopTracker(asyncio.DefaultEventLoopPolicy):
     open), so the run can close them all; left to the garbage collector, they fail noisily when
     their sockets are finalised first."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.created: list[asyncio.AbstractEventLoop] = []
 
@@ -214,6 +214,9 @@ def run_program(
         raise ProgramInputError(f"{program_dir} has no __main__.py: not a Pulumi Python program directory")
     monitor = _CapturingMonitor(mocks)
 
+    def program() -> None:
+        runpy.run_path(str(program_dir), run_name="__main__")
+
     def execute() -> None:
         # The loop must exist before set_mocks: the root stack it creates queues work on it.
         loop = asyncio.new_event_loop()
@@ -229,7 +232,7 @@ def run_program(
         set_all_config(dict(config), list(secret_keys))
         try:
             with _working_directory(program_dir):
-                loop.run_until_complete(run_in_stack(lambda: runpy.run_path(str(program_dir), run_name="__main__")))
+                loop.run_until_complete(run_in_stack(program))
         finally:
             for task in asyncio.all_tasks(loop):
                 task.cancel()

@@ -13,6 +13,7 @@ import json
 import math
 import re
 import stat
+from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +69,7 @@ class _BoundedLoader(yaml.SafeLoader):
         for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
     }
 
-    def construct_mapping(self, node, deep=False):
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
         # The mapping's own keys, before merge keys (<<) bring theirs in: a merged key yields to an own key
         # of the same name (YAML's merge), two own keys of one name are a mistake.
         own = (

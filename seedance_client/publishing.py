@@ -8,6 +8,7 @@ poll mode loads only the listed versions and keeps the loaded one when a new one
 from __future__ import annotations
 
 import re
+from typing import Any
 
 # The file the platform writes at a served prefix's root (components/serving/publishing.py): a prefix
 # without it is no repository a Triton server reads.
@@ -41,8 +42,9 @@ def without_version_policy(config_text: str) -> str:
 def _top_level_fields(text: str) -> list[tuple[str, int, int]]:
     """(field name, start, end) of each top-level field of a text-format protobuf; nested blocks and
     quoted strings are skipped whole, so a brace or a name inside them is never taken for a field."""
-    fields, depth, i = [], 0, 0
-    start = name = None
+    fields: list[tuple[str, int, int]] = []
+    depth, i, start = 0, 0, 0
+    name: str | None = None  # the field being read, from `start`
     while i < len(text):
         char = text[i]
         if char in "\"'":
@@ -59,6 +61,7 @@ def _top_level_fields(text: str) -> list[tuple[str, int, int]]:
             continue
         if depth == 0 and name is None and (char.isalpha() or char == "_"):
             match = re.match(r"[A-Za-z_]\w*", text[i:])
+            assert match is not None  # it starts with a letter or _
             start, name = i, match.group(0)
             i += len(name)
             continue
@@ -70,10 +73,10 @@ def _top_level_fields(text: str) -> list[tuple[str, int, int]]:
                 raise PublishError("config.pbtxt has an unbalanced closing bracket")
             if depth == 0 and name is not None:
                 fields.append((name, start, i + 1))
-                start = name = None
+                name = None
         elif depth == 0 and name is not None and char == "\n" and text[start:i].strip().rstrip(":").strip() != name:
             fields.append((name, start, i))  # a scalar field ends with its line
-            start = name = None
+            name = None
         i += 1
     if depth != 0:
         raise PublishError("config.pbtxt has an unclosed block")
@@ -108,7 +111,7 @@ def pinned_versions(config_text: str) -> list[int]:
     return []
 
 
-def rollback_target(history: list[dict], served: list[int]) -> int | None:
+def rollback_target(history: list[dict[str, Any]], served: list[int]) -> int | None:
     """The version served alone before the current state: the newest history entry's `from` that was one
     version other than what serves now (a canary's pair is skipped: it was a step, not a state)."""
     for entry in reversed(history):

@@ -55,9 +55,11 @@ def quantity_gib(quantity: Any) -> float:
     return size
 
 
-def pod_spec(props: Mapping[str, Any]) -> dict | None:
+def pod_spec(props: Mapping[str, Any]) -> dict[str, Any] | None:
     """The pod an object runs, by shape: a Pod's spec, a workload's template, a CronJob's job template's."""
-    spec = props.get("spec") if isinstance(props.get("spec"), dict) else {}
+    spec = props.get("spec")
+    if not isinstance(spec, dict):
+        spec = {}
     if isinstance(spec.get("containers"), list):
         return spec
     job = (spec.get("jobTemplate") or {}).get("spec") or {}
@@ -153,7 +155,7 @@ def contract_fit(
     metadata = props.get("metadata") or {}
     namespace = props.get("namespace") if release else metadata.get("namespace")  # a release names its own
     owners = {ns: t.name for c in contracts for t in c.tenants for ns in t.namespaces}
-    owner, found = owners.get(namespace), []
+    owner, found = owners.get(namespace) if namespace is not None else None, []
     if owners:  # a platform that has not divided its cluster among teams (no tenants) owns no namespace to check
         teams = ", ".join(sorted(set(owners.values())))
         if not namespace:
@@ -262,8 +264,8 @@ def team_findings(
                     "advisory",
                     COSTLY_CLAIM_RULE,
                     (
-                        f"{name}: ${cost.monthly_usd:,.2f}/month ({cost.reason}), above ${claim_limit_usd:,.0f}; the volume "
-                        "outlives the job when its class retains it"
+                        f"{name}: ${cost.monthly_usd:,.2f}/month ({cost.reason}), above ${claim_limit_usd:,.0f}; "
+                        "the volume outlives the job when its class retains it"
                     ),
                 )
             )

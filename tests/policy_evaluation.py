@@ -3,7 +3,8 @@ reachable and what must not, instead of comparing documents to copies of themsel
 
 It models what these policies use: Allow/Deny, `*` and `?` wildcards in Action and Resource, and the
 condition operators StringEquals, StringLike, ArnEquals, ArnLike, Bool and Null, where a key absent from the
-request fails the condition (as IAM does without `IfExists`), and their negations, which a key absent holds. Anything else raises, rather than guess.
+request fails the condition (as IAM does without `IfExists`), and their negations, which a key absent holds.
+Anything else raises, rather than guess.
 """
 
 from __future__ import annotations

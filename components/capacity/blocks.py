@@ -23,6 +23,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from components.pricing.prices import HOURS_PER_MONTH, utc_text
 
@@ -147,7 +148,7 @@ def purchase_command(offering: Offering, region: str) -> str:
     )
 
 
-def offerings_from_answer(answer: Sequence[dict]) -> list[Offering]:
+def offerings_from_answer(answer: Sequence[dict[str, Any]]) -> list[Offering]:
     """`DescribeCapacityBlockOfferings`' CapacityBlockOfferings (UpfrontFee is a decimal string, in USD only)."""
     found = []
     for item in answer:

@@ -135,7 +135,8 @@ class CapacityConfig(BaseModel):
     )
     placement_scores: bool = Field(
         True,
-        description="Ask EC2 for spot placement scores (live source only); without them classes with a placement minimum run no spot.",
+        description="Ask EC2 for spot placement scores (live source only); without them classes with a placement "
+        "minimum run no spot.",
     )
     budget_breaker: bool = Field(
         False,

@@ -77,6 +77,7 @@ class DecisionContext:
         """Expected cost of interruptions per spot GPU-hour: reclaims per hour x (lost work + warm-up),
         valued at the group's reference GPU rate (needs one)."""
         per_month, _frequency, _current = self.interruptions_per_month(instance_type)
+        assert self.reference is not None
         klass = self.request.workload_class
         hours_lost = (klass.lost_work_seconds + klass.warmup_seconds) / 3600
         return per_month / HOURS_PER_MONTH * hours_lost * self.reference

@@ -18,8 +18,8 @@ def spot_pools(spot_types: Sequence[str], request: GroupRequest, book: PriceBook
     a type lacks a price in a zone."""
     pools = []
     for zone in request.zones:
-        prices = [(book.spot_price(t, zone), t) for t in spot_types]
-        if not prices or any(p is None for p, _t in prices):
+        prices = [(p, t) for t in spot_types if (p := book.spot_price(t, zone)) is not None]
+        if not spot_types or len(prices) < len(spot_types):
             return None
         pools.append(min((p.usd_per_hour / gpu_instance_type(t).gpus, t) for p, t in prices))
     return pools

@@ -84,10 +84,10 @@ def eligibility_lines(context: DecisionContext, verdicts: Sequence[TypeVerdict])
     ]
     for v in verdicts:
         if v.missing_zones or v.stale_zones:
-            why = ([f"spot price missing in {', '.join(v.missing_zones)}"] if v.missing_zones else []) + (
+            gaps = ([f"spot price missing in {', '.join(v.missing_zones)}"] if v.missing_zones else []) + (
                 [f"spot price older than {max_age_hours:g} h in {', '.join(v.stale_zones)}"] if v.stale_zones else []
             )
-            lines.append(f"spot {v.instance_type}: not eligible, {'; '.join(why)}")
+            lines.append(f"spot {v.instance_type}: not eligible, {'; '.join(gaps)}")
             continue
         if v.frequency is None:
             frequency = "frequency unknown, worst band assumed"

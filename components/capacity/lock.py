@@ -9,15 +9,24 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from components.capacity.plan import CapacityPlan, Decision, PlannerSettings
-from components.pricing.prices import PriceBook, PriceSourceError, book_from_json, book_to_json, format_time, parse_time
+from components.pricing.prices import (
+    PlacementRequest,
+    PriceBook,
+    PriceSourceError,
+    book_from_json,
+    book_to_json,
+    format_time,
+    parse_time,
+)
 from seedance_client.files import InputFileError, load_json
 
 LOCK_VERSION = 1
@@ -67,7 +76,7 @@ class LockedConstraints(_Strict):
     """What a plan was decided for; with RIs read live, the lock is their only record, so they are
     bounded here like configured ones."""
 
-    workload_class: dict
+    workload_class: dict[str, Any]
     instance_types: list[str] = Field(min_length=1)
     zones: list[str] = Field(min_length=1, max_length=6)
     min_gpus: int = Field(ge=0)
@@ -121,7 +130,7 @@ class LockDocument(_Strict):
     stack: str
     region: str
     updated_at: AwareDatetime
-    settings: dict
+    settings: dict[str, Any]
     notes: list[str] = []
     groups: dict[str, LockedGroup]
 
@@ -139,8 +148,8 @@ class CapacityLock:
     stack: str
     region: str
     updated_at: datetime
-    settings: dict
-    groups: dict[str, dict]  # name -> {"decided_at", "source", "rule", "reasons", "plan", "prices"}
+    settings: dict[str, Any]
+    groups: dict[str, dict[str, Any]]  # name -> {"decided_at", "source", "rule", "reasons", "plan", "prices"}
     notes: tuple[str, ...] = ()
 
     def plans(self) -> dict[str, CapacityPlan]:
@@ -153,7 +162,7 @@ class CapacityLock:
             book = book.newest_of(book_from_json(self.region, entry["prices"]))
         return book
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "lock_version": LOCK_VERSION,
             "stack": self.stack,
@@ -165,7 +174,7 @@ class CapacityLock:
         }
 
 
-def settings_to_json(settings: PlannerSettings) -> dict:
+def settings_to_json(settings: PlannerSettings) -> dict[str, Any]:
     values = asdict(settings)
     for name in [k for k, v in values.items() if isinstance(v, timedelta)]:
         values[f"{name}_hours"] = values.pop(name).total_seconds() / 3600
@@ -257,7 +266,13 @@ class LockPriceSource:
     def __init__(self, lock: CapacityLock):
         self.lock = lock
 
-    def prices(self, region, instance_types, zones, placement=()) -> PriceBook:
+    def prices(
+        self,
+        region: str,
+        instance_types: Sequence[str],
+        zones: Sequence[str],
+        placement: Sequence[PlacementRequest] = (),
+    ) -> PriceBook:
         if region != self.lock.region:
             raise PriceSourceError(f"the lock holds prices for {self.lock.region}, not {region}")
         return self.lock.price_book().restricted_to(instance_types, zones)

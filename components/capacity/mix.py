@@ -177,7 +177,7 @@ def holdings_constraint(holdings: Sequence[ReservedHolding]) -> list[list[Any]]:
     return recorded
 
 
-def holdings_from_constraints(constraints: dict, source: str = "plan") -> tuple[ReservedHolding, ...]:
+def holdings_from_constraints(constraints: dict[str, Any], source: str = "plan") -> tuple[ReservedHolding, ...]:
     """The holdings a plan was decided with, from its constraints."""
     held = []
     for entry in constraints.get("holdings", []):

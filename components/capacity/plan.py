@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
 from datetime import timedelta
+from typing import Any
 
 from components.capacity.mix import GroupMix, holdings_constraint, holdings_from_constraints
 from components.capacity.workload_classes import WorkloadClass
@@ -32,7 +33,7 @@ class PlannerSettings:
         return (1 - self.price_noise) / (1 + self.price_noise)
 
 
-def holding_order(holding: ReservedHolding) -> tuple:
+def holding_order(holding: ReservedHolding) -> tuple[int, str, str, str, float, int]:
     """Commitments, then RIs, reservations and blocks; within a kind by type, id, zone and rate."""
     return (
         HOLDING_KINDS.index(holding.kind),
@@ -62,7 +63,7 @@ class GroupRequest:
         """The size plans are costed at: desired, or max for a group that rests at zero."""
         return self.desired_gpus or self.max_gpus
 
-    def constraints(self) -> dict:
+    def constraints(self) -> dict[str, Any]:
         """Everything a plan was decided for; a plan whose constraints differ no longer fits."""
         return {
             "workload_class": asdict(self.workload_class),
@@ -86,7 +87,7 @@ class CapacityPlan:
     capacity_rebalance: bool
     expected_usd_per_hour: float  # at the reference size and the prices of the decision
     all_on_demand_usd_per_hour: float
-    constraints: dict
+    constraints: dict[str, Any]
     explanation: tuple[str, ...]
     spot_allocation_strategy: str = SPOT_ALLOCATION_STRATEGY
     on_demand_allocation_strategy: str = ON_DEMAND_ALLOCATION_STRATEGY
@@ -113,7 +114,7 @@ class CapacityPlan:
     def max_spot_share(self) -> float:
         return self.spot_share_at(self.constraints["max_gpus"])
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             **asdict(self),
             "instance_types": list(self.instance_types),
@@ -122,7 +123,7 @@ class CapacityPlan:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> CapacityPlan:
+    def from_json(cls, data: dict[str, Any]) -> CapacityPlan:
         return cls(
             **{
                 **data,
@@ -144,7 +145,7 @@ class Decision:
     prices_used: PriceBook = field(repr=False)
 
 
-def constraint_changes(decided_for: dict, wanted: dict) -> list[str]:
+def constraint_changes(decided_for: dict[str, Any], wanted: dict[str, Any]) -> list[str]:
     """The constraints that differ, by name; for a class, its fields (a plan decided by an earlier
     version lacks the fields added since, and is named as such)."""
     changes = []

@@ -150,7 +150,7 @@ def decide(
     # A plan decided for other constraints lends the new one neither its bands nor its order.
     candidate = _plan(context, current if fits else None)
 
-    def decision(plan, changed, rule, *reasons):
+    def decision(plan: CapacityPlan, changed: bool, rule: str, *reasons: str) -> Decision:
         return Decision(plan=plan, changed=changed, rule=rule, reasons=tuple(reasons), prices_used=book)
 
     if current is None:

@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from components.capacity.plan import GroupRequest, PlannerSettings
 from components.capacity.planner import plan_capacity
@@ -61,7 +62,7 @@ class Preview:
         )
 
 
-def advisor_book(book: PriceBook, request: GroupRequest, document: dict, now: datetime) -> PriceBook:
+def advisor_book(book: PriceBook, request: GroupRequest, document: dict[str, Any], now: datetime) -> PriceBook:
     """`book` with each of the request's types priced on spot at on-demand less the advisor's saving in
     every zone, and its interruption band, as observed `now` (so the planner reads them as current)."""
     linux = document["spot_advisor"].get(book.region, {}).get("Linux", {})
@@ -87,7 +88,7 @@ def reference_preview(
     book: PriceBook,
     now: datetime,
     settings: PlannerSettings = PlannerSettings(),
-    document: dict | None = None,
+    document: dict[str, Any] | None = None,
 ) -> Preview:
     document = document or json.loads(ADVISOR_SNAPSHOT.read_text())
     plan = plan_capacity(request, advisor_book(book, request, document, now), now, settings)

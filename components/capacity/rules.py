@@ -56,8 +56,10 @@ def spot_eligibility(context: DecisionContext, current: CapacityPlan | None) -> 
             continue
         # Known: the reference above needs every type's RI or on-demand rate.
         own, _price, own_basis = context.rate_per_gpu(instance_type)
+        assert own is not None
+        known = [p for p in spot_prices if p is not None]  # all of them: none is missing
         gpus = gpu_instance_type(instance_type).gpus
-        spot, zone = min((p.usd_per_hour / gpus, z) for z, p in zip(request.zones, spot_prices))
+        spot, zone = min((p.usd_per_hour / gpus, z) for z, p in zip(request.zones, known))
         band = 1.0
         if current is not None:
             band = 1 / settings.noise_band if instance_type in current.spot_types else settings.noise_band
@@ -76,7 +78,7 @@ def spot_eligibility(context: DecisionContext, current: CapacityPlan | None) -> 
                 ok,
                 spot=spot,
                 zone=zone,
-                oldest=max(spot_prices, key=lambda p: p.age(context.now)),
+                oldest=max(known, key=lambda p: p.age(context.now)),
                 interruptions=interruptions,
                 frequency=frequency,
                 frequency_current=frequency_current,
@@ -133,6 +135,7 @@ def placement_allows_spot(context: DecisionContext, keeping: bool) -> PlacementV
     if not questions:
         return PlacementVerdict(True, asked=False)
     minimum = request.workload_class.min_placement_score
+    assert minimum is not None  # a class without one asks no questions
     needed, action = (minimum - PLACEMENT_SCORE_SLACK, "keep") if keeping else (minimum, "start")
     answers, answered = [], False
     whole, part = questions
@@ -145,7 +148,7 @@ def placement_allows_spot(context: DecisionContext, keeping: bool) -> PlacementV
             answers.append(PlacementAnswer(label, question.target_capacity, zones_needed, None))
             continue
         answered = True
-        score = combine(s.score for s in scores)
+        score = combine(s.score for s in scores if s is not None)  # all scored: checked above
         answers.append(PlacementAnswer(label, question.target_capacity, zones_needed, score))
         if score >= needed:
             return PlacementVerdict(True, answers=tuple(answers), needed=needed, action=action)
@@ -163,10 +166,12 @@ def order_types(request: GroupRequest, book: PriceBook, band: float, current: Ca
     The current plan's order stands while no type in it is cheaper than one before it beyond `band`."""
     priced = [t for t in request.instance_types if book.on_demand_price(t) is not None]
 
-    def key(instance_type: str) -> tuple:
+    def key(instance_type: str) -> tuple[int, float, str]:
         gpus = gpu_instance_type(instance_type).gpus
         held = [h.usd_per_hour / gpus for h in request.holdings if h.instance_type == instance_type and h.count]
-        on_demand = book.on_demand_price(instance_type).usd_per_hour / gpus
+        price = book.on_demand_price(instance_type)
+        assert price is not None  # only priced types are ordered
+        on_demand = price.usd_per_hour / gpus
         return (0, min(held), instance_type) if held else (1, on_demand, instance_type)
 
     ordered = sorted(priced, key=key)
@@ -236,6 +241,8 @@ def spot_refusal(
     if spot_plan.max_spot_share <= 0:
         return f"the on-demand base fills the group up to max {request.max_gpus} GPUs: no room for spot"
     pools = spot_pools(spot_plan.spot_types, request, book)
+    # A spot plan's types are eligible: each priced in every zone, against a known reference.
+    assert reference is not None and pools is not None
     per_gpu = sum(context.spot_gpu_cost(price, t) for price, t in pools) / len(pools)
     band, margin = 1.0, 0.0
     if current is not None:
@@ -249,6 +256,7 @@ def spot_refusal(
         )
     with_spot = expected_cost(spot_plan, context)
     without = expected_cost(on_demand_plan, context)
+    assert with_spot is not None and without is not None  # and every on-demand price is fresh
     if with_spot > without + margin:
         noise = f" {'+' if margin > 0 else '-'} {money(abs(margin))} of price noise" if margin else ""
         return (

@@ -49,7 +49,8 @@ def access_grants(config: ClusterConfig, deployer_arn: str, app_namespaces: list
     policy in `app_namespaces` (the teams', Triton's, training's) and read the rest."""
     grants = []
     for key, arn in config.principals():
-        policies, scoped = (POLICY_OF[key],), ()
+        policies: tuple[str, ...] = (POLICY_OF[key],)
+        scoped: tuple[tuple[str, tuple[str, ...]], ...] = ()
         if key == "admin_principal_arns" and app_namespaces:
             policies, scoped = (POLICY_OF[key], VIEW), ((POLICY_OF[key], tuple(app_namespaces)),)
         if arn == deployer_arn and POLICY_OF[key] != CLUSTER_ADMIN:

@@ -60,7 +60,9 @@ def autoscaler_policy(partition: str, region: str, account_id: str, cluster_name
                 "Sid": "ScaleThisClustersGroups",
                 "Effect": "Allow",
                 "Action": ["autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup"],
-                "Resource": f"arn:{partition}:autoscaling:{region}:{account_id}:autoScalingGroup:*:autoScalingGroupName/*",
+                "Resource": (
+                    f"arn:{partition}:autoscaling:{region}:{account_id}:autoScalingGroup:*:autoScalingGroupName/*"
+                ),
                 "Condition": {"StringEquals": {f"aws:ResourceTag/k8s.io/cluster-autoscaler/{cluster_name}": "owned"}},
             },
         ],

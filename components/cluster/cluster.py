@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from typing import cast
 
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from components.cluster.access import AccessGrant, access_grants
-from components.cluster.config import ClusterConfig, SystemNodesConfig
+from components.cluster.config import AddonName, ClusterConfig, SystemNodesConfig
 from components.cluster.kubeconfig import render_kubeconfig
 from components.common.iam import irsa_trust_policy, kms_volume_use_policy, service_assume_role_policy
 from components.common.k8s_objects import declare
@@ -59,7 +60,8 @@ class Cluster(pulumi.ComponentResource):
         self._account_id, self._region = deployer_arn.split(":")[4], region  # the account deployed into
         self._partition = aws.get_partition_output(opts=pulumi.InvokeOutputOptions(parent=self)).partition
         cluster = self._control_plane(config, cluster_name, subnet_ids, kms_key_arn)
-        issuer = cluster.identities.apply(lambda ids: ids[0].oidcs[0].issuer)
+        # The provider types a cluster's identity and security group optional; EKS always reports them.
+        issuer = cluster.identities.apply(lambda ids: ids[0].oidcs[0].issuer)  # type: ignore[index]
         oidc = aws.iam.OpenIdConnectProvider(
             f"{name}-oidc",
             url=issuer,
@@ -71,7 +73,9 @@ class Cluster(pulumi.ComponentResource):
         addons, system_nodes = self._addons_and_system_nodes(config, cluster, oidc, issuer, subnet_ids, kms_key_arn)
 
         # The private endpoint answers on the cluster security group: the deployer needs 443 through it.
-        cluster_security_group = cluster.vpc_config.apply(lambda vpc: vpc.cluster_security_group_id)
+        cluster_security_group = cast(
+            "pulumi.Output[str]", cluster.vpc_config.apply(lambda vpc: vpc.cluster_security_group_id)
+        )
         deployer_rules = [
             https_from(
                 f"{name}-api-from-deployer-{index}",
@@ -84,7 +88,7 @@ class Cluster(pulumi.ComponentResource):
             for index, cidr in enumerate(config.deployer_cidrs)
         ]
         ca_data = cluster.certificate_authority.apply(lambda ca: ca.data)
-        kubeconfig = pulumi.Output.secret(
+        kubeconfig: pulumi.Output[str] = pulumi.Output.secret(
             pulumi.Output.all(cluster.name, cluster.endpoint, ca_data).apply(
                 lambda v: json.dumps(render_kubeconfig(v[0], v[1], v[2], region))
             )
@@ -148,6 +152,9 @@ class Cluster(pulumi.ComponentResource):
 
     def _managed_policy(self, policy_name: str) -> pulumi.Output[str]:
         return self._partition.apply(lambda p: _POLICY.format(partition=p, name=policy_name))
+
+    def _access_policy(self, policy: str) -> pulumi.Output[str]:
+        return self._partition.apply(lambda p: f"arn:{p}:eks::aws:cluster-access-policy/{policy}")
 
     def _control_plane(
         self,
@@ -226,7 +233,7 @@ class Cluster(pulumi.ComponentResource):
 
     def _access(self, grants: list[AccessGrant], cluster: aws.eks.Cluster) -> list[pulumi.Resource]:
         """An access entry per principal and an association per policy it is granted, at its scope."""
-        associations = []
+        associations: list[pulumi.Resource] = []
         for grant in grants:
             entry_name = f"{self._name}-{grant.name}"
             entry = aws.eks.AccessEntry(
@@ -238,18 +245,17 @@ class Cluster(pulumi.ComponentResource):
                 opts=pulumi.ResourceOptions(parent=self),
             )
             for policy in grant.policies:
+                scope = grant.scope(policy)
                 associations.append(
                     aws.eks.AccessPolicyAssociation(
                         entry_name if policy == grant.policies[0] else f"{entry_name}-{policy}",
                         cluster_name=cluster.name,
                         principal_arn=grant.principal,
-                        policy_arn=self._partition.apply(
-                            lambda p, policy=policy: f"arn:{p}:eks::aws:cluster-access-policy/{policy}"
-                        ),
+                        policy_arn=self._access_policy(policy),
                         access_scope=aws.eks.AccessPolicyAssociationAccessScopeArgs(
-                            type="namespace", namespaces=list(grant.scope(policy))
+                            type="namespace", namespaces=list(scope)
                         )
-                        if grant.scope(policy)
+                        if scope
                         else aws.eks.AccessPolicyAssociationAccessScopeArgs(type="cluster"),
                         # A new scope replaces the association, and both copies are one (principal, policy) to
                         # EKS: deleting the old one after creating the new would disassociate the policy.
@@ -311,7 +317,7 @@ class Cluster(pulumi.ComponentResource):
         )
 
         def addon(
-            addon_name: str,
+            addon_name: AddonName,
             *,
             depends_on: list[pulumi.Resource] | None = None,
             role_arn: pulumi.Input[str] | None = None,

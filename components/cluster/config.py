@@ -168,7 +168,8 @@ class ClusterConfig(BaseModel):
             raise ValueError(
                 "allowed: "
                 + ", ".join(
-                    f'"{v.minor}" (standard support to {v.end_of_standard:%Y-%m-%d}, extended to {v.end_of_extended:%Y-%m-%d})'
+                    f'"{v.minor}" (standard support to {v.end_of_standard:%Y-%m-%d}, '
+                    f"extended to {v.end_of_extended:%Y-%m-%d})"
                     for v in VERSIONS.values()
                 )
             )

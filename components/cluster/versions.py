@@ -6,8 +6,9 @@ Dates: the EKS User Guide's release calendar ("Understand the Kubernetes version
 kubernetes-versions.adoc) for 1.33 and 1.34; 1.35 and 1.36 from the same calendar as endoflife.date
 records it (the stored guide stops at 1.34). The rule behind them: standard support for 14 months
 after the EKS release, then extended support for 12 more; extended support bills from the start of the
-day standard support ends (UTC), so that day is already extended support. The account's own answer is EKS DescribeClusterVersions (versionStatus,
-endOfStandardSupportDate, endOfExtendedSupportDate); the table is kept in step with it.
+day standard support ends (UTC), so that day is already extended support. The account's own answer is EKS
+DescribeClusterVersions (versionStatus, endOfStandardSupportDate, endOfExtendedSupportDate); the table is kept
+in step with it.
 Add-ons follow the minor: the cluster autoscaler's minor must match the cluster's (its compatibility
 rule; newest patch tags of kubernetes/autoscaler), the descheduler's minor is built and tested for the
 same Kubernetes minor (its README's compatibility matrix; charts in ../shared/charts).

@@ -10,7 +10,7 @@ the metrics server's chart defaults (100m, 200Mi); the others sized as small age
 from __future__ import annotations
 
 
-def _sized(cpu: str, memory: str, memory_limit: str) -> dict:
+def _sized(cpu: str, memory: str, memory_limit: str) -> dict[str, dict[str, str]]:
     return {"requests": {"cpu": cpu, "memory": memory}, "limits": {"memory": memory_limit}}
 
 

@@ -6,17 +6,19 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 Manifest = dict[str, Any]
+# A value a manifest holds as it is given: the program passes its Outputs, which Pulumi resolves in place.
+Passed = object
 PodSecurityLevel = Literal["restricted", "baseline", "privileged"]
 # The API server sets this label on every namespace from its name; nobody can give it another value.
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 
 
-def metadata(name: str, namespace: str | None = None, **extra) -> dict:
+def metadata(name: str, namespace: str | None = None, **extra: Any) -> dict[str, Any]:
     labels = {"app.kubernetes.io/part-of": "seedance", "app.kubernetes.io/name": name}
     return {"name": name, **({"namespace": namespace} if namespace else {}), "labels": labels, **extra}
 
 
-def checkov_skips(**reasons: str) -> dict:
+def checkov_skips(**reasons: str) -> dict[str, Any]:
     """checkov skip annotations, each with the reason the object needs what the check forbids."""
     return {f"checkov.io/skip{i}": f"{check}={reason}" for i, (check, reason) in enumerate(reasons.items(), 1)}
 
@@ -28,7 +30,12 @@ def namespace(name: str, pod_security: PodSecurityLevel) -> Manifest:
 
 
 def network_policy(
-    name: str, namespace_name: str, pods: dict[str, str], *, ingress: list | None = None, egress: list | None = None
+    name: str,
+    namespace_name: str,
+    pods: dict[str, str],
+    *,
+    ingress: list[Any] | None = None,
+    egress: list[Any] | None = None,
 ) -> Manifest:
     """A NetworkPolicy for the pods labelled `pods` (every pod when empty): each direction given is limited
     to its rules (an empty list admits nothing); a direction not given is left alone."""
@@ -78,12 +85,12 @@ def cost_labels(tags: Mapping[str, str], app: str) -> dict[str, str]:
 
 def admission_policy(
     name: str,
-    resource_rules: list[dict],
-    validations: list[dict],
+    resource_rules: list[dict[str, Any]],
+    validations: list[dict[str, Any]],
     *,
-    variables: list[dict] | None = None,
-    conditions: list[dict] | None = None,
-    namespace_selector: dict | None = None,
+    variables: list[dict[str, Any]] | None = None,
+    conditions: list[dict[str, Any]] | None = None,
+    namespace_selector: dict[str, Any] | None = None,
 ) -> list[Manifest]:
     """A ValidatingAdmissionPolicy that denies what fails its validations (failing closed), and its binding."""
     constraints = {

@@ -47,7 +47,7 @@ def asg_tags(
     cluster_name: str,
     node_name: str,
     labels: Mapping[str, str],
-    taints: list[dict],
+    taints: list[dict[str, Any]],
     tags: Mapping[str, str],
     resources: Mapping[str, str],
 ) -> dict[str, str]:
@@ -89,12 +89,14 @@ def group_update_statements(
     template_arns: list[str],
     node_role_arns: list[str],
     tagged: str | None = None,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """IAM statements to change this cluster's Auto Scaling groups (those tagged `tagged` only, when given).
     Auto Scaling checks that whoever updates a launch-template group may launch from its template
     (RunInstances, limited to these templates by ec2:LaunchTemplate), tag what it launches and pass its node
     role (EC2 Auto Scaling user guide, "Control Amazon EC2 launch template usage in Auto Scaling groups")."""
-    condition: dict = {"StringEquals": {f"autoscaling:ResourceTag/kubernetes.io/cluster/{cluster_name}": "owned"}}
+    condition: dict[str, Any] = {
+        "StringEquals": {f"autoscaling:ResourceTag/kubernetes.io/cluster/{cluster_name}": "owned"}
+    }
     if tagged:
         condition["Null"] = {f"autoscaling:ResourceTag/{tagged}": "false"}
     return [

@@ -132,5 +132,6 @@ def block_lines(group: str, block: CapacityBlockConfig, schedule: BlockSchedule)
         if schedule.scale_out_at
         else [f"runs {schedule.size} now"]
     )
+    assert schedule.drain_at is not None  # a block not over has its drain ahead
     steps.append(f"drains to 0 from {utc_text(schedule.drain_at)} (before the expiration warning)")
     return [head, f"    {'; '.join(steps)}"]

@@ -54,7 +54,8 @@ class WorkloadClassOverrides(BaseModel):
         None,
         ge=1,
         le=10,
-        description="Spot starts only when EC2 scores this high some zone for the group's whole spot share, or every zone for its part.",
+        description="Spot starts only when EC2 scores this high some zone for the group's whole spot share, or every "
+        "zone for its part.",
     )
     lost_work_seconds: int | None = Field(
         None, ge=0, le=86_400, description="Work an interrupted GPU loses on average (half a checkpoint interval)."

@@ -103,7 +103,7 @@ class GpuNodeGroup(pulumi.ComponentResource):
                 name=ami_ssm_parameter(config.ami_family, kubernetes_version, config.arch),
                 opts=pulumi.InvokeOutputOptions(parent=self),
             ).insecure_value
-        template_args = dict(
+        template_args: dict[str, Any] = dict(
             image_id=image_id,
             user_data=user_data,
             iam_instance_profile=aws.ec2.LaunchTemplateIamInstanceProfileArgs(arn=profile.arn),
@@ -215,6 +215,10 @@ class GpuNodeGroup(pulumi.ComponentResource):
             ),
         )
         drain_hook(f"{name}-drain", group, config, child)
+
+        def zone_subnet(zone: str) -> pulumi.Output[list[str]]:
+            return pulumi.Output.from_input(subnet_ids).apply(lambda ids: [ids[list(zones).index(zone)]])
+
         block_groups = [
             CapacityBlockGroup(
                 f"{name}-{block.reservation_id}",
@@ -224,9 +228,7 @@ class GpuNodeGroup(pulumi.ComponentResource):
                 template_args=template_args,
                 pool_tags=pool_tags,
                 depends_on=[access, *attachments],
-                subnet_ids=pulumi.Output.from_input(subnet_ids).apply(
-                    lambda ids, zone=block.zone: [ids[list(zones).index(zone)]]
-                ),
+                subnet_ids=zone_subnet(block.zone),
                 opts=child,
             )
             for block in config.capacity_blocks

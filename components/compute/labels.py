@@ -1,5 +1,7 @@
 """Node labels and taints shared by the node groups and the workloads scheduled onto them."""
 
+from typing import Any
+
 WORKLOAD_CLASS_LABEL = "seedance.io/workload-class"
 # The cluster autoscaler's node-template label tag that tells a GPU Auto Scaling group's class (asg.py writes it).
 CLASS_TAG = f"k8s.io/cluster-autoscaler/node-template/label/{WORKLOAD_CLASS_LABEL}"
@@ -14,7 +16,7 @@ SYSTEM_TAINT = {"key": SYSTEM_TAINT_KEY, "value": "true", "effect": "NoSchedule"
 SYSTEM_TOLERATIONS = [{"key": SYSTEM_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}]
 
 
-def system_placement(priority_class: str) -> dict:
+def system_placement(priority_class: str) -> dict[str, Any]:
     """Helm values (the keys most charts share) that run an add-on on the system nodes, tolerating their
     taint, at `priority_class`: one of the platform's, above every class a team may name."""
     return {
@@ -46,11 +48,11 @@ POOL_TAINT_KEY = "seedance.io/pool"
 AGENT_TOLERATIONS = [GPU_TOLERATION, {"key": POOL_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}]
 
 
-def pool_taint(group: str) -> dict:
+def pool_taint(group: str) -> dict[str, str]:
     return {"key": POOL_TAINT_KEY, "value": group, "effect": "NoSchedule"}
 
 
-def pool_tolerations(group: str) -> list[dict]:
+def pool_tolerations(group: str) -> list[dict[str, str]]:
     """What a pod needs to run on one pool: the GPU taint, and that pool's own."""
     return [GPU_TOLERATION, {"key": POOL_TAINT_KEY, "operator": "Equal", "value": group, "effect": "NoSchedule"}]
 

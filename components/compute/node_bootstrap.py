@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import json
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 AmiFamily = Literal["al2023", "bottlerocket"]
 AMI_FAMILIES: tuple[str, ...] = ("al2023", "bottlerocket")
@@ -55,11 +55,13 @@ def ami_ssm_parameter(family: AmiFamily, kubernetes_version: str, arch: str) -> 
     return f"/aws/service/bottlerocket/aws-k8s-{kubernetes_version}-nvidia/{arch}/latest/image_id"
 
 
-def _taint_text(taint: dict) -> str:
+def _taint_text(taint: dict[str, Any]) -> str:
     return f"{taint['key']}={taint['value']}:{taint['effect']}"
 
 
-def al2023_user_data(join: ClusterJoin, labels: dict[str, str], taints: list[dict], local_disks: bool = False) -> str:
+def al2023_user_data(
+    join: ClusterJoin, labels: dict[str, str], taints: list[dict[str, Any]], local_disks: bool = False
+) -> str:
     """A MIME multi-part document with one nodeadm NodeConfig part. With `local_disks`, nodeadm
     formats each NVMe instance-store disk and mounts it under /mnt/k8s-disks/ (strategy Mount),
     where the local static provisioner discovers it."""
@@ -101,7 +103,7 @@ def al2023_user_data(join: ClusterJoin, labels: dict[str, str], taints: list[dic
 def bottlerocket_user_data(
     join: ClusterJoin,
     labels: dict[str, str],
-    taints: list[dict],
+    taints: list[dict[str, Any]],
     local_disks: bool = False,
     time_slicing_replicas: int | None = None,
 ) -> str:
@@ -142,7 +144,7 @@ def render_user_data(
     family: AmiFamily,
     join: ClusterJoin,
     labels: dict[str, str],
-    taints: list[dict],
+    taints: list[dict[str, Any]],
     local_disks: bool = False,
     time_slicing_replicas: int | None = None,
 ) -> str:
@@ -159,7 +161,7 @@ def encoded_user_data(
     family: AmiFamily,
     join: ClusterJoin,
     labels: dict[str, str],
-    taints: list[dict],
+    taints: list[dict[str, Any]],
     local_disks: bool = False,
     time_slicing_replicas: int | None = None,
 ) -> str:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pulumi
 import pulumi_kubernetes as k8s
 
@@ -29,9 +31,13 @@ class PoolIdentity(pulumi.ComponentResource):
             ]
         )
         in_cluster = pulumi.ResourceOptions(parent=self, provider=provider)
+
+        def spec(index: int) -> pulumi.Output[Any]:
+            return specs.apply(lambda s: s[index])
+
         for index, manifest in enumerate(pool_identity_policy({})):
             declare(
-                {**manifest, "spec": specs.apply(lambda s, index=index: s[index])},
+                {**manifest, "spec": spec(index)},
                 f"{name}-{manifest['kind'].lower()}",
                 in_cluster,
             )

@@ -28,12 +28,13 @@ def node_role(
         tags=dict(tags),
         opts=child,
     )
-    attachments = [
+
+    def policy_arn(policy: str) -> pulumi.Output[str]:
+        return partition.apply(lambda p: f"arn:{p}:iam::aws:policy/{policy}")
+
+    attachments: list[pulumi.Resource] = [
         aws.iam.RolePolicyAttachment(
-            f"{name}-{policy.lower()}",
-            role=role.name,
-            policy_arn=partition.apply(lambda p, policy=policy: f"arn:{p}:iam::aws:policy/{policy}"),
-            opts=child,
+            f"{name}-{policy.lower()}", role=role.name, policy_arn=policy_arn(policy), opts=child
         )
         for policy in NODE_POLICIES
     ]

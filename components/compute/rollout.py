@@ -18,6 +18,7 @@ TerminateInstanceInAutoScalingGroup and an instance refresh told to `Refresh` th
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from components.capacity.workload_classes import WorkloadClass
 
@@ -61,7 +62,7 @@ def rollout_pace(workload: WorkloadClass, workload_class: str) -> RolloutPace:
     )
 
 
-def refresh_preferences(pace: RolloutPace) -> dict:
+def refresh_preferences(pace: RolloutPace) -> dict[str, Any]:
     """The preferences as the provider's `instance_refresh.preferences` takes them (snake_case)."""
     return {
         "skip_matching": True,

@@ -102,7 +102,7 @@ class CostEstimate:
     def unknown(self) -> list[CostLine]:
         return [line for line in self.lines if line.monthly_usd is None]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "monthly_usd": self.monthly_usd,
             "expected_monthly_usd": self.expected_monthly_usd,
@@ -152,10 +152,12 @@ def _gpu_group(
         raise UnknownValue("an Auto Scaling group without a MixedInstancesPolicy is not priced")
     units = _desired(props)
     group = props.get("name") or resource.id
-    for stopped in (scheduled.get(EVERY_GROUP), scheduled.get(group)):
-        if isinstance(stopped, Exception):
-            raise stopped
-    units = max(units, scheduled.get(group, 0.0))  # the largest size its scheduled actions set
+    every, own = scheduled.get(EVERY_GROUP), scheduled.get(group, 0.0) if group is not None else 0.0
+    if isinstance(every, Exception):
+        raise every
+    if isinstance(own, Exception):
+        raise own
+    units = max(units, own)  # the largest size its scheduled actions set
     first = overrides[0]
     if not first.get("instanceType"):
         raise UnknownValue(
@@ -166,15 +168,13 @@ def _gpu_group(
     rate = catalog.instance_hour(first["instanceType"]) / weight
     offers = [(h.instance_type, h.count, h.usd_per_hour) for h in mix.holdings]  # RIs, at their effective rates
     worst = price_mix(mix, units, (first["instanceType"], rate), [(first["instanceType"], "", rate)], offers)
+    assert worst is not None  # it has every rate it needs
     spot_rate = expected_spot_rate(resource)
     expected = None
     if spot_rate is not None and mix.spot_units(units) > 0:
+        expected_rate = min(spot_rate / weight, rate)
         expected = price_mix(
-            mix,
-            units,
-            (first["instanceType"], rate),
-            [(first["instanceType"], "", min(spot_rate / weight, rate))],
-            offers,
+            mix, units, (first["instanceType"], rate), [(first["instanceType"], "", expected_rate)], offers
         )
     instances = units / weight
     template = _launch_template(
@@ -192,7 +192,7 @@ def _gpu_group(
         f" ({first['instanceType']}), {mix.spot_units(units):g} spot priced as on-demand (worst case)"
         + (
             f"; expected ${hourly(expected) * HOURS_PER_MONTH + disk:,.2f} with spot at the plan's "
-            f"${min(spot_rate / weight, rate):.4f}/unit-h"
+            f"${expected_rate:.4f}/unit-h"
             if expected
             else ""
         )
@@ -229,8 +229,9 @@ def _scheduled_sizes(resources: ReadPlan) -> dict[str, float | Exception]:
         except (TypeError, ValueError) as error:
             sizes[group] = UnknownValue(f"scheduled action {action.name} sets an unreadable size ({error})")
             continue
-        if set_to and not isinstance(sizes.get(group), Exception):
-            sizes[group] = max(sizes.get(group, 0.0), *set_to)
+        known = sizes.get(group, 0.0)
+        if set_to and not isinstance(known, Exception):
+            sizes[group] = max(known, *set_to)
     return sizes
 
 
@@ -267,7 +268,7 @@ def _capacity_block_group(
     instances = _desired(resource.props)
     template = _own_template(resource, templates)
     disk = _root_volume(template, catalog) * instances if template is not None else 0.0
-    reservation = tags_of(resource)[CAPACITY_BLOCK_TAG]
+    reservation = (tags_of(resource) or {})[CAPACITY_BLOCK_TAG]
     return disk, (
         f"Capacity Block {reservation}: instances paid at purchase; {instances:g} running, root volumes ${disk:,.2f}"
     )
@@ -307,12 +308,13 @@ def _node_group(resource: PlanResource, catalog: PriceCatalog, templates: dict[s
 EKS_DEFAULT_INSTANCE_TYPE = "t3.medium"
 
 
-def _instance_type(named: list, template: PlanResource | None, default: str | None = None) -> str:
+def _instance_type(named: list[Any], template: PlanResource | None, default: str | None = None) -> str:
     """The type a launcher runs: the first it names, else its launch template's (EC2 and EKS take the
     template's when the launcher names none), else the service's default."""
     if named[0] is None and template is not None:
         named = [template.props.get("instanceType")]
-    return _known(default if named[0] is None else named[0], "the instance type")
+    instance_type: str = _known(default if named[0] is None else named[0], "the instance type")
+    return instance_type
 
 
 def _instance(resource: PlanResource, catalog: PriceCatalog, templates: dict[str, PlanResource]) -> tuple[float, str]:
@@ -546,7 +548,7 @@ def estimate(
 # The last plan estimate made, for the next reader of the same plan in the same region: a check's budget
 # rules and its cost table (by identity, and length: a ReadPlan is read, never changed). The plan is held
 # weakly, so that a check's read form of it is freed when the check ends.
-_last_estimate: list = [None, None, None]
+_last_estimate: list[Any] = [None, None, None]
 
 
 def estimate_of_plan(
@@ -562,7 +564,8 @@ def estimate_of_plan(
             key,
             estimate(resources, catalog_for(region), storage_classes=storage_classes),
         ]
-    return _last_estimate[2]
+    made: CostEstimate = _last_estimate[2]
+    return made
 
 
 @cache

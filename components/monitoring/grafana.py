@@ -8,6 +8,8 @@ upgrades (the chart looks the Secret up), never in a stack file or Pulumi's stat
 
 from __future__ import annotations
 
+from typing import Any
+
 from components.common.addon_resources import ADDON_RESOURCES
 from components.compute.labels import system_placement
 from components.compute.priority import PLATFORM_PRIORITY_CLASS
@@ -20,7 +22,7 @@ DASHBOARDS_CONFIG_MAP = "seedance-dashboards"
 PROVIDER = "seedance"
 
 
-def grafana_values(prometheus_url: str) -> dict:
+def grafana_values(prometheus_url: str) -> dict[str, Any]:
     """Dashboards from the stack's ConfigMap (mounted by the chart: no sidecar, no download init
     container), Prometheus as the one datasource; no test pod, no RBAC (Grafana reads no Kubernetes API),
     no volume (dashboards are provisioned, so nothing lives only in Grafana)."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from components.capacity.plan import CapacityPlan
 from components.catalog.instance_types import gpu_instance_type
@@ -40,7 +41,10 @@ class ClusterRates:
     gpu: float  # $/GPU-hour, blended over the GPU groups' plans
 
     def cost_model(self) -> dict[str, str]:
-        monthly = lambda hourly: f"{hourly * HOURS_PER_MONTH:.4f}"  # noqa: E731
+
+        def monthly(hourly: float) -> str:
+            return f"{hourly * HOURS_PER_MONTH:.4f}"
+
         return {
             "description": "seedance: GPU from the capacity plans' prices, CPU and RAM OpenCost's defaults",
             "CPU": monthly(self.cpu),
@@ -69,7 +73,7 @@ def cluster_rates(plans: Mapping[str, CapacityPlan]) -> ClusterRates:
     return ClusterRates(cpu=CPU_USD_PER_HOUR, ram=RAM_USD_PER_GIB_HOUR, gpu=round(gpu, 6))
 
 
-def opencost_values(rates: ClusterRates, cluster_name: str, api_server_egress: dict) -> dict:
+def opencost_values(rates: ClusterRates, cluster_name: str, api_server_egress: dict[str, Any]) -> dict[str, Any]:
     """The exporter alone (no UI, no MCP server) on the system nodes, reading the stack's Prometheus;
     scraped by Prometheus's own job for it (`opencost_scrape_job`), not by annotations."""
     return {
@@ -109,7 +113,7 @@ def opencost_values(rates: ClusterRates, cluster_name: str, api_server_egress: d
     }
 
 
-def opencost_scrape_job(interval_seconds: int) -> dict:
+def opencost_scrape_job(interval_seconds: int) -> dict[str, Any]:
     """OpenCost's metrics carry the namespace, pod and node they price: its job alone keeps them
     (`honor_labels`), where the pods job never lets a scraped pod name another's series."""
     return {

@@ -4,8 +4,9 @@ PromQL. Pure; tests run every expression on Prometheus's own engine (`promtool t
 Inputs: Triton's metrics (`nv_inference_request_success`, the request-latency summary that
 `--metrics-config=summary_latencies=true` publishes), cAdvisor's container CPU, OpenCost's cost
 and allocation series and its kube-state-like metrics (pod labels, resource requests, node
-capacity), and DCGM's GPU utilisation, each from the job that exposes it. Anchors (shared/seed/DIGEST.md): P99 under 50 ms, jitter at
-most 3 %, node utilisation spread above 0.32 starts a rebalance, 1 vCPU : 4 GiB, the budget.
+capacity), and DCGM's GPU utilisation, each from the job that exposes it. Anchors (shared/seed/DIGEST.md):
+P99 under 50 ms, jitter at most 3 %, node utilisation spread above 0.32 starts a rebalance, 1 vCPU : 4 GiB,
+the budget.
 
 "Jitter" is read as the P99's own variation: its standard deviation over ten minutes relative to its
 mean. "Node utilisation variance above 0.32" is read as the coefficient of variation of node CPU
@@ -13,6 +14,8 @@ utilisation (a variance of ratios in [0, 1] never exceeds 0.25, so the literal r
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from components.compute.labels import DEGRADE, SPOT_ONLY
 from components.monitoring.config import GPU_AGENTS_NAMESPACE
@@ -63,13 +66,14 @@ def _pod_cost() -> str:
     return f"sum by (namespace, pod) ({' or '.join(parts)})"
 
 
-def recording_rules() -> list[dict]:
+def recording_rules() -> list[dict[str, Any]]:
     return [
         {"record": "seedance:triton_latency_p99_ms", "expr": _QUANTILE.format(q="0.99")},
         {"record": "seedance:triton_latency_p50_ms", "expr": _QUANTILE.format(q="0.5")},
         {
             "record": "seedance:triton_latency_jitter:ratio10m",
-            "expr": "stddev_over_time(seedance:triton_latency_p99_ms[10m]) / avg_over_time(seedance:triton_latency_p99_ms[10m])",
+            "expr": "stddev_over_time(seedance:triton_latency_p99_ms[10m]) "
+            "/ avg_over_time(seedance:triton_latency_p99_ms[10m])",
         },
         {
             "record": "seedance:triton_requests:rate5m",
@@ -82,8 +86,9 @@ def recording_rules() -> list[dict]:
         },
         {
             "record": "seedance:node_cpu_utilisation:ratio",
-            "expr": f'sum by (node) (rate(container_cpu_usage_seconds_total{{{CADVISOR}, container!="", container!="POD"}}'
-            f"[5m])) / max by (node) (kube_node_status_capacity_cpu_cores{{{OPENCOST}}})",
+            "expr": "sum by (node) (rate(container_cpu_usage_seconds_total"
+            f'{{{CADVISOR}, container!="", container!="POD"}}[5m])) '
+            f"/ max by (node) (kube_node_status_capacity_cpu_cores{{{OPENCOST}}})",
         },
         {
             "record": "seedance:node_cpu_utilisation:cv",
@@ -125,13 +130,14 @@ def recording_rules() -> list[dict]:
         # Requests, what nodes are packed by (OpenCost exports limits only with EMIT_DEPRECATED_METRICS).
         {
             "record": "seedance:pod_memory_gib_per_vcpu:requests",
-            "expr": f'sum by (namespace, pod) (kube_pod_container_resource_requests{{{OPENCOST}, resource="memory"}}) / '
-            f'{GIB} / sum by (namespace, pod) (kube_pod_container_resource_requests{{{OPENCOST}, resource="cpu"}})',
+            "expr": "sum by (namespace, pod) "
+            f'(kube_pod_container_resource_requests{{{OPENCOST}, resource="memory"}}) / {GIB} '
+            f'/ sum by (namespace, pod) (kube_pod_container_resource_requests{{{OPENCOST}, resource="cpu"}})',
         },
     ]
 
 
-def alerting_rules(monthly_budget_usd: float, rebalance: str) -> list[dict]:
+def alerting_rules(monthly_budget_usd: float, rebalance: str) -> list[dict[str, Any]]:
     """`rebalance`: what runs when node utilisation spreads (said in the alert)."""
     low, high = GIB_PER_VCPU / GIB_PER_VCPU_FACTOR, GIB_PER_VCPU * GIB_PER_VCPU_FACTOR
     return [
@@ -180,8 +186,8 @@ def alerting_rules(monthly_budget_usd: float, rebalance: str) -> list[dict]:
         },
         {
             "alert": "MemoryPerVcpuFarFromOneToFour",
-            "expr": f"seedance:pod_memory_gib_per_vcpu:requests < {low:g} or seedance:pod_memory_gib_per_vcpu:requests > "
-            f"{high:g}",
+            "expr": f"seedance:pod_memory_gib_per_vcpu:requests < {low:g} "
+            f"or seedance:pod_memory_gib_per_vcpu:requests > {high:g}",
             "for": "1h",
             "labels": {"severity": "cost-review"},
             "annotations": {
@@ -212,7 +218,7 @@ def alerting_rules(monthly_budget_usd: float, rebalance: str) -> list[dict]:
     ]
 
 
-def rule_files(monthly_budget_usd: float, rebalance: str) -> dict[str, dict]:
+def rule_files(monthly_budget_usd: float, rebalance: str) -> dict[str, dict[str, Any]]:
     """The chart's serverFiles entries."""
     return {
         "recording_rules.yml": {"groups": [{"name": "seedance", "rules": recording_rules()}]},

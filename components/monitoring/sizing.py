@@ -97,6 +97,13 @@ def history_volume_gib(config: MonitoringConfig, series: SeriesEstimate) -> int:
 UNSIZED_SERVER_MIB = 512
 
 
+def _requested(addon: str, resource: str) -> float:
+    """What an add-on requests of a resource (its own requests are quantities)."""
+    requested = quantity(ADDON_RESOURCES[addon]["requests"][resource])
+    assert requested is not None
+    return requested
+
+
 def cost_loop_monthly_usd(series: SeriesEstimate) -> dict[str, float]:
     """What the cost loop's in-cluster parts take of the system nodes a month, at OpenCost's rates (the
     share of a node they reserve; the nodes grow only if the requests no longer fit)."""
@@ -105,9 +112,7 @@ def cost_loop_monthly_usd(series: SeriesEstimate) -> dict[str, float]:
         return round((cpu * CPU_USD_PER_HOUR + gib * RAM_USD_PER_GIB_HOUR) * HOURS_PER_MONTH, 2)
 
     parts = {
-        name: monthly(
-            quantity(ADDON_RESOURCES[name]["requests"]["cpu"]), quantity(ADDON_RESOURCES[name]["requests"]["memory"])
-        )
+        name: monthly(_requested(name, "cpu"), _requested(name, "memory"))
         for name in ("opencost", "grafana", "alertmanager")
     }
     parts["prometheus (memory sized from the series)"] = monthly(

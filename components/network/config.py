@@ -48,9 +48,9 @@ class NetworkConfig(BaseModel):
     )
 
     def outside_vpc(self, cidrs: list[str]) -> list[str]:
-        """The networks a route must carry back to: those not inside the VPC itself."""
-        vpc = ipaddress.ip_network(self.vpc_cidr)
-        return [cidr for cidr in cidrs if not ipaddress.ip_network(cidr).subnet_of(vpc)]
+        """The networks a route must carry back to: those not inside the VPC itself (IPv4, as both are)."""
+        vpc = ipaddress.IPv4Network(self.vpc_cidr)
+        return [cidr for cidr in cidrs if not ipaddress.IPv4Network(cidr).subnet_of(vpc)]
 
     @field_validator("flow_log_retention_days")
     @classmethod

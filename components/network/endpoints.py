@@ -69,13 +69,11 @@ class PrivateEndpoints(pulumi.ComponentResource):
             )
             interfaces.append(("kms", kms_policy))
         policies = {"sts": sts_endpoint_policy}  # the others: this account's principals only
-        interfaces += [
-            (
-                service,
-                account.apply(lambda a, service=service: json.dumps(policies.get(service, account_endpoint_policy)(a))),
-            )
-            for service in config.interface_services
-        ]
+
+        def endpoint_policy(service: str) -> pulumi.Output[str]:
+            return account.apply(lambda a: json.dumps(policies.get(service, account_endpoint_policy)(a)))
+
+        interfaces += [(service, endpoint_policy(service)) for service in config.interface_services]
         if interfaces or s3_interface:
             ids.update(
                 self._interface_endpoints(

@@ -6,8 +6,8 @@ The node rules are the provider's and Auto Scaling's (see components/compute/rol
 starts when the group's launch template version or mixed instances policy changes; with skip matching
 it replaces the nodes whose launch template version or instance type the new configuration does not
 have; without it, every node. A launch template gets a new version when any input but its tags or
-default-version switches changes (its description is the version's) (the offline plan's version number never moves, so the
-template's own inputs are compared).
+default-version switches changes (its description is the version's) (the offline plan's version number never
+moves, so the template's own inputs are compared).
 """
 
 from __future__ import annotations
@@ -134,6 +134,8 @@ def node_effect(
             "applies to launches; docs/day-two.md protects them once)"
         )
     preferences = refresh_settings.get("preferences") or {}
+    replaces: Literal["none", "all", "types"]
+    types: tuple[str, ...]
     if not refresh:
         replaces, types = "none", ()
     elif new_version or not preferences.get("skipMatching"):

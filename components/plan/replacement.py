@@ -26,9 +26,9 @@ from pathlib import Path
 #     --tf-version <tag> --pulumi-aws-version <pin> --types scripts/force_new_types.json \
 #     --pulumi-sdk .venv/lib/python3.11/site-packages/pulumi_aws --out components/plan/data/force_new.aws.json
 # The committed table was read at v6.58.0, the newest source this project could read; pulumi-aws 7.51.1
-# bridges a later 6.x (its wheel has resources v6.58.0 lacks), so read it again at the bridged tag. Conditional replacements
-# (`RequiresReplaceIf`, `ForceNewIfChange`) count as replacements: a diff that says "replaced" for a change
-# that ends up in place is a surprise in the safe direction.
+# bridges a later 6.x (its wheel has resources v6.58.0 lacks), so read it again at the bridged tag. Conditional
+# replacements (`RequiresReplaceIf`, `ForceNewIfChange`) count as replacements: a diff that says "replaced"
+# for a change that ends up in place is a surprise in the safe direction.
 FORCE_NEW_TABLE = Path(__file__).parent / "data" / "force_new.aws.json"
 
 
@@ -41,7 +41,8 @@ def aws_force_new() -> dict[str, tuple[str, ...]]:
 
 # Generated from pulumi-kubernetes's provider/pkg/provider/diff.go by scripts/generate_force_new_kubernetes.py
 # (stamped with the pin and the commit it was read at); regenerate it when the pulumi-kubernetes pin moves:
-#   python scripts/generate_force_new_kubernetes.py --diff-go <checkout at the pinned tag>/provider/pkg/provider/diff.go \
+#   python scripts/generate_force_new_kubernetes.py \
+#     --diff-go <checkout at the pinned tag>/provider/pkg/provider/diff.go \
 #     --source "pulumi/pulumi-kubernetes@<commit> (<tag>)" --pulumi-kubernetes-version <pin> \
 #     --out components/plan/data/force_new.kubernetes.json
 # Every kind is replaced when its name or namespace changes; a Secret's and a ConfigMap's data too, as the

@@ -249,14 +249,15 @@ class PlanResource:
     id: str | None = None  # the physical id, when the plan knows it (offline plans do)
 
 
-def listed(value: Any) -> list:
+def listed(value: Any) -> list[Any]:
     """A value a document may give as one item or a list of them (IAM's elements; a block, which Terraform's
     plans write as a list), as a list."""
     return value if isinstance(value, list) else [value]
 
 
-def tags_of(resource: PlanResource) -> dict[str, str] | None:
-    """The resource's tags as a map (ASGs tag with a list); None when it has no `tags` input."""
+def tags_of(resource: PlanResource) -> dict[Any, Any] | None:
+    """The resource's tags as a map (ASGs tag with a list), as the plan writes them; None when it has no
+    `tags` input."""
     tags = resource.props.get("tags")
     if isinstance(tags, list):
         return {t.get("key"): t.get("value") for t in tags if isinstance(t, dict)}
@@ -272,7 +273,7 @@ def public_ip_switches(resource: PlanResource) -> list[Any]:
     ]
 
 
-def pod_spec(resource: PlanResource) -> dict | None:
+def pod_spec(resource: PlanResource) -> dict[str, Any] | None:
     """The pod a workload runs: a Pod's own spec, a CronJob's job template's, or the template's."""
     if resource.type == K8S_POD:
         return resource.props.get("spec")

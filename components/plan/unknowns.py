@@ -11,8 +11,8 @@ only around values with an unknown inside: a check reads every resource with eve
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, SupportsIndex
 
 from components.plan.resources import UNKNOWN_KINDS, UNKNOWN_VALUES, PlanResource
 
@@ -30,7 +30,7 @@ class UnknownValueError(Exception):
         return self.message
 
 
-def _has_unknown(value: dict | list) -> bool:
+def _has_unknown(value: dict[Any, Any] | list[Any]) -> bool:
     """Whether an unknown is anywhere inside (raw values: a checking container inside is not read). A loop,
     not recursion, with its names bound locally: every resource of a plan is scanned once per check."""
     unknown, text, mapping, sequence = UNKNOWN_VALUES, str, dict, list
@@ -57,7 +57,7 @@ def _raise_if_unknown(value: Any, path: list[str], key: Any) -> Any:
 _MISSING = object()
 
 
-def _read_entry(container, key, value):
+def _read_entry(container: CheckingDict | CheckingList, key: Any, value: Any) -> Any:
     """One entry of a checking dict or list, as read: a dict or list through `checking`, once (kept for
     the next read), anything else raising if it is unknown."""
     if isinstance(value, (dict, list)):
@@ -68,103 +68,104 @@ def _read_entry(container, key, value):
     return _raise_if_unknown(value, container._path, key)
 
 
-class CheckingDict(dict):
+class CheckingDict(dict[Any, Any]):
     """Built by `checking` around a dict with an unknown inside: reading an unknown raises, and a dict or
     list read from it is itself read through `checking` (when first read: rules read a few fields of
     each resource, so the containers they never open are never copied)."""
 
     __slots__ = ("_opened", "_path")
 
-    def __init__(self, target: dict, path: list[str]):
+    def __init__(self, target: dict[Any, Any], path: list[str]):
         super().__init__(target)
         self._path = path
-        self._opened: dict = {}
+        self._opened: dict[Any, Any] = {}
 
     _read = _read_entry
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: Any) -> Any:
         return self._read(key, dict.__getitem__(self, key))
 
-    def get(self, key, default=None):
+    def get(self, key: Any, default: Any = None) -> Any:
         value = dict.get(self, key, _MISSING)
         return default if value is _MISSING else self._read(key, value)
 
-    def values(self):
+    # Lists, not views: a view would hand out the raw values.
+    def values(self) -> list[Any]:  # type: ignore[override]
         return [self._read(k, v) for k, v in dict.items(self)]
 
-    def items(self):
+    def items(self) -> list[tuple[Any, Any]]:  # type: ignore[override]
         return [(k, self._read(k, v)) for k, v in dict.items(self)]
 
     # dict's own copies take the raw values: `dict(d)`, `{**d}`, `f(**d)` and `update` skip `__getitem__` only
     # while `__iter__` is dict's, so it is overridden (keys read as they are); `copy`, `|` and `==` read each
     # value, as the SDK's proxies do.
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         return dict.__iter__(self)
 
-    def copy(self):
+    def copy(self) -> dict[Any, Any]:
         return dict(self.items())
 
-    def __or__(self, other):
+    def __or__(self, other: Any) -> dict[Any, Any]:
         return {**self, **other}
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return dict(self.items()) == other
 
-    def __ne__(self, other):
+    def __ne__(self, other: object) -> bool:
         return not self == other
 
 
-class CheckingList(list):
+class CheckingList(list[Any]):
     __slots__ = ("_opened", "_path")
 
-    def __init__(self, target: list, path: list[str]):
+    def __init__(self, target: list[Any], path: list[str]):
         super().__init__(target)
         self._path = path
-        self._opened: dict = {}
+        self._opened: dict[Any, Any] = {}
 
     _read = _read_entry
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         if index < 0:
             index += len(self)
         return self._read(index, list.__getitem__(self, index))
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         return (self._read(i, v) for i, v in enumerate(list.__iter__(self)))
 
     # list's own `in`, copies, concatenation and comparison take the raw values: each reads them one by one.
-    def __contains__(self, item):
+    def __contains__(self, item: object) -> bool:
         return any(value == item for value in self)
 
-    def __reversed__(self):
-        return reversed(list(self))
+    def __reversed__(self) -> Iterator[Any]:
+        return list(self).__reversed__()  # what reversed() calls; typeshed types reversed(list[Any]) as Any
 
-    def copy(self):
+    def copy(self) -> list[Any]:
         return list(self)
 
-    def __add__(self, other):
+    def __add__(self, other: Any) -> Any:
         return list(self) + other
 
-    def __radd__(self, other):
+    def __radd__(self, other: Any) -> Any:
         return other + list(self)
 
-    def __mul__(self, times):
+    def __mul__(self, times: SupportsIndex) -> list[Any]:
         return list(self) * times
 
     __rmul__ = __mul__
 
-    def count(self, item):
+    def count(self, item: Any) -> int:
         return list(self).count(item)
 
-    def index(self, item, *bounds):
+    def index(self, item: Any, *bounds: SupportsIndex) -> int:
         return list(self).index(item, *bounds)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return list(self) == other
 
-    def __ne__(self, other):
+    def __ne__(self, other: object) -> bool:
         return not self == other
 
 
@@ -191,14 +192,16 @@ def as_read(resource: PlanResource) -> PlanResource:
     )
 
 
-class ReadPlan(list):
+class ReadPlan(list[PlanResource]):
     """A plan's resources as read (`as_read` applied to each). A reader handed one reads it as it is, so
     that a check's rules and its cost estimate scan each resource for unknowns once, not once each. It is
     read, never changed, so it keeps an index of where each type's resources are (built when first asked)."""
 
+    _positions: dict[str, list[int]]
+
     def positions(self) -> dict[str, list[int]]:
         """Each type's resources by their places in the plan, in plan order."""
-        index = self.__dict__.get("_positions")
+        index: dict[str, list[int]] | None = self.__dict__.get("_positions")
         if index is None:
             index = self._positions = {}
             for position, resource in enumerate(self):

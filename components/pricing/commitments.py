@@ -52,15 +52,17 @@ def _number(value: Any) -> float | None:
 
 def _when(value: Any) -> datetime | None:
     """An answer's time, in UTC when it names no zone (AWS's are UTC); None when it is no time."""
-    if not isinstance(value, datetime):
+    if isinstance(value, datetime):
+        when = value
+    else:
         try:
-            value = parse_time(str(value))
+            when = parse_time(str(value))
         except ValueError:
             return None
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
-def plan_rates(search_results: Iterable[Mapping], region: str) -> dict[str, float]:
+def plan_rates(search_results: Iterable[Mapping[str, Any]], region: str) -> dict[str, float]:
     """A plan's hourly Linux, shared-tenancy EC2 rates in `region`, by instance type, from
     `DescribeSavingsPlanRates` (each result's `properties` name the type, region, OS and tenancy)."""
     rates = {}
@@ -81,7 +83,7 @@ def plan_rates(search_results: Iterable[Mapping], region: str) -> dict[str, floa
 
 
 def savings_plan_commitments(
-    plans: Iterable[Mapping],
+    plans: Iterable[Mapping[str, Any]],
     rates: Mapping[str, Mapping[str, float]],
     unused_by_arn: Mapping[str, float],
     now: datetime,
@@ -103,15 +105,16 @@ def savings_plan_commitments(
         ):
             continue
         unused = min(commitment, unused_by_arn.get(plan.get("savingsPlanArn", ""), 0.0))
+        plan_id = plan.get("savingsPlanId")
         found.append(
             SavingsPlanCommitment(
-                plan_id=str(plan.get("savingsPlanId")),
+                plan_id=str(plan_id),
                 plan_type=str(plan["savingsPlanType"]),
                 instance_family=str(plan.get("ec2InstanceFamily") or ""),
                 region=str(plan.get("region") or ""),
                 hourly_commitment=commitment,
                 unused_per_hour=unused,
-                rates=dict(rates.get(plan.get("savingsPlanId"), {})),
+                rates=dict(rates.get(plan_id, {}) if isinstance(plan_id, str) else {}),
                 ends_at=ends,
                 source="describe_savings_plans and Cost Explorer utilisation",
             )
@@ -128,7 +131,7 @@ def last_full_day(now: datetime) -> dict[str, str]:
     return {"Start": (now - timedelta(days=1)).date().isoformat(), "End": now.date().isoformat()}
 
 
-def unused_commitment_per_hour(details: Iterable[Mapping], hours: float) -> dict[str, float]:
+def unused_commitment_per_hour(details: Iterable[Mapping[str, Any]], hours: float) -> dict[str, float]:
     """Unused commitment per hour by plan ARN, from `GetSavingsPlansUtilizationDetails` over `hours`."""
     unused = {}
     for detail in details:
@@ -182,7 +185,7 @@ def commitment_holdings(
 
 
 def reservation_holdings(
-    reservations: Iterable[Mapping], on_demand_rate: Callable[[str], float | None], now: datetime
+    reservations: Iterable[Mapping[str, Any]], on_demand_rate: Callable[[str], float | None], now: datetime
 ) -> list[ReservedHolding]:
     """Active Linux, default-tenancy capacity reservations as holdings in their zones: an On-Demand
     Capacity Reservation at the on-demand rate it bills (left out when that rate is unknown), a Capacity

@@ -32,7 +32,8 @@ def ebs_monthly(
             + max(0, (throughput or 125) - 125) * unit("ebs_gp3_mibps_month_above_125")
         )
     if volume_type == "io2":
-        cost, below = size_gib * unit("ebs_io2_gb_month"), 0
+        cost = size_gib * unit("ebs_io2_gb_month")
+        below: float = 0
         for ceiling, key in IO2_IOPS_TIERS:
             cost += max(0, min(iops or 0, ceiling) - below) * unit(key)
             below = ceiling

@@ -126,9 +126,9 @@ class LivePriceSource:
             except BotoCoreError as error:
                 raise PriceSourceError(f"{operation}: {error}") from None
 
-    def _pages(self, client: Any, operation: str, items_key: str, **params) -> list[dict]:
+    def _pages(self, client: Any, operation: str, items_key: str, **params: Any) -> list[Any]:
         """Every page, through botocore's paginator; a throttled page is retried from where it stopped."""
-        items: list[dict] = []
+        items: list[Any] = []
         resume: str | None = None
 
         def rest() -> None:

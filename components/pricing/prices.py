@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 # Prices are per hour and budgets per month: the one conversion every reader of a price uses.
 HOURS_PER_MONTH = 730
@@ -48,7 +48,7 @@ class PlacementRequest:
     instance_types: tuple[str, ...]
     target_capacity: int
 
-    def __post_init__(self):  # the same types in another order ask the same question
+    def __post_init__(self) -> None:  # the same types in another order ask the same question
         object.__setattr__(self, "instance_types", tuple(sorted(self.instance_types)))
 
 
@@ -70,6 +70,15 @@ class InterruptionFrequency:
 
     def age(self, now: datetime) -> timedelta:
         return now - self.observed_at
+
+
+class _Observed(Protocol):
+    @property
+    def observed_at(self) -> datetime: ...
+
+
+_Key = TypeVar("_Key")
+_Value = TypeVar("_Value", bound=_Observed)
 
 
 @dataclass
@@ -97,7 +106,12 @@ class PriceBook:
 
     def newest_observation(self) -> datetime | None:
         """When the most recently observed value of the book was read."""
-        values = [*self.on_demand.values(), *self.spot.values(), *self.placement.values(), *self.interruptions.values()]
+        values: list[_Observed] = [
+            *self.on_demand.values(),
+            *self.spot.values(),
+            *self.placement.values(),
+            *self.interruptions.values(),
+        ]
         return max((v.observed_at for v in values), default=None)
 
     def restricted_to(self, instance_types: Sequence[str], zones: Sequence[str]) -> PriceBook:
@@ -113,7 +127,7 @@ class PriceBook:
     def newest_of(self, other: PriceBook) -> PriceBook:
         """Both books together, keeping the more recently observed value of each price."""
 
-        def merge(mine: dict, theirs: dict) -> dict:
+        def merge(mine: dict[_Key, _Value], theirs: dict[_Key, _Value]) -> dict[_Key, _Value]:
             merged = dict(theirs)
             for key, value in mine.items():
                 if key not in merged or value.observed_at >= merged[key].observed_at:
@@ -158,17 +172,17 @@ def format_time(moment: datetime) -> str:
     return moment.isoformat().replace("+00:00", "Z")
 
 
-def price_to_json(price: Price) -> dict:
+def price_to_json(price: Price) -> dict[str, Any]:
     return {"usd_per_hour": price.usd_per_hour, "observed_at": format_time(price.observed_at), "source": price.source}
 
 
-def price_from_json(entry: dict) -> Price:
+def price_from_json(entry: dict[str, Any]) -> Price:
     return Price(
         usd_per_hour=float(entry["usd_per_hour"]), observed_at=parse_time(entry["observed_at"]), source=entry["source"]
     )
 
 
-def book_to_json(book: PriceBook) -> dict:
+def book_to_json(book: PriceBook) -> dict[str, Any]:
     """A region's entry in the snapshot (and the prices section of a lock)."""
     document = {
         "on_demand": {t: price_to_json(p) for t, p in sorted(book.on_demand.items())},
@@ -182,7 +196,7 @@ def book_to_json(book: PriceBook) -> dict:
     return document
 
 
-def book_from_json(region: str, entry: dict) -> PriceBook:
+def book_from_json(region: str, entry: dict[str, Any]) -> PriceBook:
     spot = {}
     for key, value in entry.get("spot", {}).items():
         instance_type, zone = key.split("@")
@@ -216,8 +230,9 @@ class SnapshotPriceSource:
     def __init__(self, path: Path = SNAPSHOT_FILE):
         self.path = path
 
-    def document(self) -> dict:
-        return json.loads(self.path.read_text())
+    def document(self) -> dict[str, Any]:
+        document: dict[str, Any] = json.loads(self.path.read_text())
+        return document
 
     def service_prices(self, region: str) -> dict[str, UnitPrice]:
         """Network prices (NAT, endpoints, cross-AZ transfer) for the region, by name."""
@@ -233,5 +248,11 @@ class SnapshotPriceSource:
             raise PriceSourceError(f"the price snapshot {self.path.name} has no prices for {region}")
         return book_from_json(region, entry)
 
-    def prices(self, region, instance_types, zones, placement=()) -> PriceBook:
+    def prices(
+        self,
+        region: str,
+        instance_types: Sequence[str],
+        zones: Sequence[str],
+        placement: Sequence[PlacementRequest] = (),
+    ) -> PriceBook:
         return self.book(region).restricted_to(instance_types, zones)

@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 RESERVED_INSTANCE = "reserved-instance"
 SAVINGS_PLAN = "savings-plan"
@@ -53,7 +54,7 @@ def effective_hourly_rate(
     return (fixed_price / hours if hours else 0.0) + usage_price + recurring_hourly
 
 
-def holdings_from_reserved_instances(reserved: Iterable[dict]) -> list[ReservedHolding]:
+def holdings_from_reserved_instances(reserved: Iterable[dict[str, Any]]) -> list[ReservedHolding]:
     """Active Linux RIs from `describe_reserved_instances`, summed per type at the count-weighted mean rate."""
     counts: dict[str, int] = defaultdict(int)
     spend: dict[str, float] = defaultdict(float)

@@ -63,9 +63,10 @@ def pods_per_node(instance_types: list[str], gpu_multiplier: int, demand: Servin
             "vCPUs": int((spec.vcpus - RESERVED_VCPUS) // demand.cpu),
             "memory": int(spec.memory_gib * USABLE_MEMORY // demand.memory_gib),
         }
-        bound = min(limits, key=limits.get)
+        bound = min(limits, key=limits.__getitem__)
         if fewest is None or limits[bound] < fewest[0]:
             fewest = (limits[bound], f"{bound} on {name}")
+    assert fewest is not None  # a group lists at least one type
     return fewest
 
 

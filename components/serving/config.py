@@ -149,6 +149,7 @@ class TritonServingConfig(BaseModel):
     @field_validator("model_control_mode", "service_type", mode="before")
     @classmethod
     def _refused_with_the_reason(cls, value: object, info: ValidationInfo) -> object:
+        assert info.field_name is not None  # a field validator's
         reason = _REFUSED[info.field_name].get(value) if isinstance(value, str) else None
         if reason:
             raise ValueError(reason)

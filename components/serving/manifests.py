@@ -12,6 +12,7 @@ minimum; scaling follows Triton's own queue time and request rate, not CPU.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from components.common.manifests import (
     NAMESPACE_NAME_LABEL,
@@ -171,10 +172,12 @@ def deployment(spec: TritonSpec) -> Manifest:
                     {}
                     if "@sha256:" in spec.image
                     else {
-                        "CKV_K8S_43": "pinned by release tag (never latest); set serving[].image_digest to pin the digest"
+                        "CKV_K8S_43": "pinned by release tag (never latest); set serving[].image_digest to pin the "
+                        "digest"
                     }
                 ),
-                CKV_K8S_40="the image's triton-server user is uid 1000 and owns the server's files; a higher uid breaks it",
+                CKV_K8S_40="the image's triton-server user is uid 1000 and owns the server's files; a higher uid "
+                "breaks it",
                 CKV_K8S_35="Triton takes its admin key on its command line only; the kubelet expands it from this "
                 "env var, so the pod spec never holds it",
             ),
@@ -268,7 +271,7 @@ def disruption_budget(spec: TritonSpec) -> Manifest:
 def autoscaler(spec: TritonSpec) -> Manifest:
     """Scale on Triton's queue time per request and request rate; never on CPU (it jitters, per the source)."""
 
-    def pods_metric(metric: str, target: int) -> dict:
+    def pods_metric(metric: str, target: int) -> dict[str, Any]:
         return {
             "type": "Pods",
             "pods": {"metric": {"name": metric}, "target": {"type": "AverageValue", "averageValue": str(target)}},
@@ -319,7 +322,10 @@ def network_policies(spec: TritonSpec) -> list[Manifest]:
     namespaces only, metrics scrapes from Prometheus only, and reach out only on 443 (S3 through the
     gateway endpoint, STS and KMS through theirs)."""
     scraper_namespace, scraper_labels = spec.metrics_scraper
-    ports = lambda *names: [{"port": PORTS[n], "protocol": "TCP"} for n in names]  # noqa: E731
+
+    def ports(*names: str) -> list[dict[str, Any]]:
+        return [{"port": PORTS[n], "protocol": "TCP"} for n in names]
+
     ingress = [
         {
             "from": [
@@ -361,7 +367,7 @@ def network_policies(spec: TritonSpec) -> list[Manifest]:
     return [*namespace_baseline(spec.namespace), triton]
 
 
-def adapter_rules(window: str) -> list[dict]:
+def adapter_rules(window: str) -> list[dict[str, Any]]:
     """prometheus-adapter rules publishing the two Pods metrics the HPA names. Triton's upstream example
     divides queue time by requests over a window; both are counters, so `increase` (not `delta`, which
     is for gauges and misreads counter resets), over `window` (several scrape intervals)."""
@@ -380,7 +386,9 @@ def adapter_rules(window: str) -> list[dict]:
             "seriesQuery": 'nv_inference_request_success{namespace!="",pod!=""}',
             "resources": resources,
             "name": {"matches": "^nv_inference_request_success$", "as": RATE_METRIC},
-            "metricsQuery": f"sum(rate(nv_inference_request_success{{<<.LabelMatchers>>}}[{window}])) by (<<.GroupBy>>)",
+            "metricsQuery": (
+                f"sum(rate(nv_inference_request_success{{<<.LabelMatchers>>}}[{window}])) by (<<.GroupBy>>)"
+            ),
         },
     ]
 

@@ -8,6 +8,8 @@ file is never loaded, and it tells whoever lists the prefix how to publish.
 
 from __future__ import annotations
 
+from typing import Any
+
 from seedance_client.publishing import MARKER_NAME
 
 # Writes that change what a server loads: new objects, deletions (of versions too), and their ACLs.
@@ -29,7 +31,7 @@ def publisher_role_name(serving_component: str) -> str:
     return f"{serving_component}-publisher"[:64]
 
 
-def served_writes_guard(bucket_arn: str, publishers: dict[str, list[str]]) -> list[dict]:
+def served_writes_guard(bucket_arn: str, publishers: dict[str, list[str]]) -> list[dict[str, Any]]:
     """Bucket-policy statements: under each served prefix, only that prefix's publisher roles may write
     inside a model directory (`<prefix>/*/*`: every model file and config). Files at the prefix's root
     are not models (Triton loads directories only), so the platform's marker stays writable by the deployer."""
@@ -46,7 +48,7 @@ def served_writes_guard(bucket_arn: str, publishers: dict[str, list[str]]) -> li
     ]
 
 
-def publisher_policy(bucket_arn: str, prefixes: list[str], key_arn: str, region: str) -> dict:
+def publisher_policy(bucket_arn: str, prefixes: list[str], key_arn: str, region: str) -> dict[str, Any]:
     """What publishing needs: list the bucket, read and write under the set's prefixes, and encrypt with the
     stack key through S3 only."""
     return {

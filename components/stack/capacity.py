@@ -12,11 +12,11 @@ An offline run (the program under Pulumi's mock runtime: `seedance plan`, tests)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from components.capacity.holdings import allocate_holdings
 from components.capacity.lock import CapacityLock, LockError, LockPriceSource, lock_path, read_lock
@@ -39,6 +39,8 @@ from components.pricing.live import LivePriceSource
 from components.pricing.prices import PlacementRequest, PriceBook, PriceSource, PriceSourceError, SnapshotPriceSource
 from components.pricing.reserved import CAPACITY_RESERVATION, RESERVED_INSTANCE, SAVINGS_PLAN, ReservedHolding
 from components.stack.config import PROJECT, ConfigError, StackConfig
+
+T = TypeVar("T")
 
 
 def table_zones(config: StackConfig) -> list[str]:
@@ -171,14 +173,14 @@ def lock_violations(lock: CapacityLock, config: StackConfig, stack: str, request
     if lock.region != config.region:
         problems.append(f"region = {lock.region!r}: the stack deploys to {config.region!r}")
     known_zones = set(regions()[config.region].zone_names) if config.region in regions() else set()
-    for name, plan in lock.plans().items():
-        strange = [z for z in plan.constraints["zones"] if z not in known_zones]
+    for name, decided in lock.plans().items():
+        strange = [z for z in decided.constraints["zones"] if z not in known_zones]
         if strange:
             problems.append(
-                f"groups.{name}.plan.constraints.zones = {plan.constraints['zones']}: "
+                f"groups.{name}.plan.constraints.zones = {decided.constraints['zones']}: "
                 f"{', '.join(strange)} not a zone of {config.region}"
             )
-        elsewhere = [h.zone for h in plan.mix.holdings if h.zone and h.zone not in plan.constraints["zones"]]
+        elsewhere = [h.zone for h in decided.mix.holdings if h.zone and h.zone not in decided.constraints["zones"]]
         if elsewhere:
             problems.append(
                 f"groups.{name}.plan.constraints.holdings: a reservation in {', '.join(elsewhere)}, "
@@ -290,7 +292,7 @@ def stack_holdings(
         held = list(capacity.configured_holdings())
     else:
         held = _read_or(
-            lambda: live.reserved_holdings(config.region),
+            lambda source: source.reserved_holdings(config.region),
             live,
             [h for h in recorded if h.kind == RESERVED_INSTANCE],
             notes,
@@ -306,6 +308,7 @@ def stack_holdings(
                     f"invalid config {PROJECT}:capacity.capacity_reservations: {r.id} is in {r.zone}, "
                     f"not a zone of {config.region}"
                 )
+            assert book is not None  # read when there are reservations
             price = book.on_demand_price(r.instance_type)
             if price is None:
                 raise ConfigError(
@@ -342,9 +345,11 @@ def stack_holdings(
     else:
         types = sorted({t for g in config.gpu_node_groups for t in g.instance_types})
         reservations = _read_or(
-            lambda: live.capacity_reservations(config.region, now), live, None, notes, "capacity reservations"
+            lambda source: source.capacity_reservations(config.region, now), live, None, notes, "capacity reservations"
         )
-        plans = _read_or(lambda: live.savings_plans(config.region, now, types), live, None, notes, "Savings Plans")
+        plans = _read_or(
+            lambda source: source.savings_plans(config.region, now, types), live, None, notes, "Savings Plans"
+        )
         held += reservations if reservations is not None else [h for h in recorded if h.kind == CAPACITY_RESERVATION]
         # The stack's own groups use what the lock gave them of a plan: Cost Explorer counts that as used,
         # so it is added back to the plan's headroom (up to the commitment), or each decision would see
@@ -395,12 +400,14 @@ def _recorded_commitments(recorded: Sequence[ReservedHolding]) -> list[SavingsPl
     return list(plans.values())
 
 
-def _read_or(read, live: LivePriceSource | None, fallback, notes: list[str] | None, what: str):
-    """`read()`; when there is a live source and it fails, `fallback` (the lock's record), said in `notes`."""
+def _read_or(
+    read: Callable[[LivePriceSource], T], live: LivePriceSource | None, fallback: T, notes: list[str] | None, what: str
+) -> T:
+    """`read(live)`; when there is a live source and it fails, `fallback` (the lock's record), said in `notes`."""
     if live is None:
         return fallback
     try:
-        return read()
+        return read(live)
     except PriceSourceError as error:
         if notes is not None:
             notes.append(f"{what} unavailable ({error}): the lock's record of them is used")
@@ -468,9 +475,9 @@ def _decided_capacity(
 
     current = lock.plans() if lock else {}
     fallbacks = fallback_sources(lock)
-    use_live = source == "live" and mode.live is not None
-    if use_live:
-        sources = [mode.live, *fallbacks]
+    live = mode.live if source == "live" else None
+    if live is not None:
+        sources = [live, *fallbacks]
         origin = "decided now from live AWS prices"
     else:
         sources = [snapshot, *([LockPriceSource(lock)] if lock else [])]
@@ -480,11 +487,11 @@ def _decided_capacity(
             "snapshot": "decided from the bundled price snapshot",
         }[source]
     notes: list[str] = []
-    holdings, commitments = stack_holdings(config, lock, mode.live if use_live else None, now, notes)
+    holdings, commitments = stack_holdings(config, lock, live, now, notes)
     stack_decision = decide_stack(config, zones, sources, holdings, current, now, commitments)
     stack_decision.notes[:0] = notes
-    notes = f" ({'; '.join(stack_decision.notes)})" if stack_decision.notes else ""
-    return ProgramCapacity(stack_decision.plans(), origin + notes, stack_decision.decisions)
+    noted = f" ({'; '.join(stack_decision.notes)})" if stack_decision.notes else ""
+    return ProgramCapacity(stack_decision.plans(), origin + noted, stack_decision.decisions)
 
 
 def fallback_sources(lock: CapacityLock | None) -> list[PriceSource]:

@@ -16,6 +16,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.fields import FieldInfo
+from pydantic_core import ErrorDetails
 
 from components.capacity.config import CapacityConfig
 from components.catalog.instance_types import gpu_instance_type
@@ -545,7 +546,7 @@ def _field_at(location: tuple[Any, ...]) -> tuple[FieldInfo | None, Any]:
     return info, model
 
 
-def _allowed(error: dict[str, Any]) -> str:
+def _allowed(error: ErrorDetails) -> str:
     """What the user may write instead, from pydantic's error context and the field's bounds."""
     context = error.get("ctx") or {}
     kind = error["type"]
@@ -566,7 +567,7 @@ def _allowed(error: dict[str, Any]) -> str:
             if getattr(item, name, None) is not None:
                 bounds[name] = getattr(item, name)
     symbols = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<", "min_length": "length >=", "max_length": "length <="}
-    message = error["msg"].removeprefix("Value error, ")
+    message: str = error["msg"].removeprefix("Value error, ")
     if bounds and kind != "value_error":
         message += "; allowed: " + " and ".join(f"{symbols[k]} {v}" for k, v in bounds.items())
     if info and info.description and kind != "value_error":

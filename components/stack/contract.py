@@ -45,8 +45,8 @@ def storage_classes(config: StackConfig, derived: StackDerivation) -> dict:
         "local": config.storage.local.storage_class_name if config.local_storage_groups else None,
         "training_namespace": checkpoints.namespace if checkpoints else None,
         "checkpoint_interval_seconds": checkpoints.profile.interval_seconds if checkpoints else None,
-        "volumes": {checkpoints.storage_class_name: volume_parameters(derived.checkpoint)} if checkpoints else {},
-        "claim_prices": {checkpoints.storage_class_name: claim_price(derived.checkpoint, config.region)}
+        "volumes": {checkpoints.storage_class_name: volume_parameters(derived.sized_checkpoint)} if checkpoints else {},
+        "claim_prices": {checkpoints.storage_class_name: claim_price(derived.sized_checkpoint, config.region)}
         if checkpoints
         else {},
     }

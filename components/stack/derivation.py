@@ -44,6 +44,12 @@ class StackDerivation:
     blocks: dict[str, BlockSchedule]  # Capacity Block reservation id -> what this run declares for it
 
     @property
+    def sized_checkpoint(self) -> SizingDecision:
+        """The checkpoint volume of a stack with `storage.checkpoints` (sized whenever it has them)."""
+        assert self.checkpoint is not None
+        return self.checkpoint
+
+    @property
     def cost_rates(self) -> ClusterRates:
         """OpenCost's rates, from the plans the program deploys."""
         return cluster_rates(self.capacity.plans)

@@ -11,14 +11,14 @@ import re
 from components.cluster.config import PRINCIPAL_LISTS
 from components.stack.config import PROJECT, ConfigError, StackConfig
 
-DOCUMENTATION_NETWORKS = tuple(ipaddress.ip_network(n) for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24"))
+DOCUMENTATION_NETWORKS = tuple(ipaddress.IPv4Network(n) for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24"))
 EXAMPLE_ACCOUNT = "123456789012"
 EXAMPLE_DOMAIN = re.compile(r"@(?:[\w-]+\.)*example\.(?:com|net|org)$", re.IGNORECASE)
 
 
 def _documentation_range(cidr: str) -> bool:
     network = ipaddress.ip_network(cidr, strict=False)
-    return any(network.subnet_of(doc) for doc in DOCUMENTATION_NETWORKS if network.version == doc.version)
+    return isinstance(network, ipaddress.IPv4Network) and any(network.subnet_of(doc) for doc in DOCUMENTATION_NETWORKS)
 
 
 def placeholders(config: StackConfig) -> list[tuple[str, str, str]]:

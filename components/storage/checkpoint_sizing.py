@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -23,10 +24,32 @@ GB, GIB, MIB = 10**9, 2**30, 2**20
 WRITE_IO_KIB = 128  # the source's fio block size
 FILESYSTEM_HEADROOM = 1.2
 
+
+class _Gp3Limits(TypedDict):
+    max_gib: int
+    base_iops: int
+    max_iops: int
+    iops_per_gib: int
+    base_mibps: int
+    max_mibps: int
+    mibps_per_iops: float
+
+
+class _Io2Limits(TypedDict):
+    min_gib: int
+    max_gib: int
+    min_iops: int
+    max_iops: int
+    iops_per_gib: int
+    max_mibps: int
+    mibps_per_iops: float
+    non_nitro_max_iops: int
+
+
 # Limits (EC2 CreateVolume docs): gp3 1-65,536 GiB, 3,000-80,000 IOPS (500 per GiB), 125-2,000 MiB/s
 # (0.25 MiB/s per IOPS); io2 Block Express 4-65,536 GiB, 100-256,000 IOPS (1,000 per GiB),
 # 4,000 MiB/s (0.256 MiB/s per IOPS), above 32,000 IOPS only on Nitro instances.
-GP3 = dict(
+GP3 = _Gp3Limits(
     max_gib=65_536,
     base_iops=3_000,
     max_iops=80_000,
@@ -35,7 +58,7 @@ GP3 = dict(
     max_mibps=2_000,
     mibps_per_iops=0.25,
 )
-IO2 = dict(
+IO2 = _Io2Limits(
     min_gib=4,
     max_gib=65_536,
     min_iops=100,

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from typing import Any
 
 from components.common.manifests import (
     Manifest,
+    Passed,
     admission_policy,
     checkov_skips,
     cost_labels,
@@ -77,7 +79,7 @@ def volume_parameters(decision: SizingDecision) -> dict[str, str]:
 
 
 def checkpoint_storage_class(
-    name: str, decision: SizingDecision, kms_key_arn: str, cost_tags: dict[str, str]
+    name: str, decision: SizingDecision, kms_key_arn: Passed, cost_tags: dict[str, str]
 ) -> Manifest:
     volume = decision.chosen
     parameters = {
@@ -99,7 +101,7 @@ def checkpoint_storage_class(
     }
 
 
-def history_storage_class(name: str, kms_key_arn: str, cost_tags: dict[str, str]) -> Manifest:
+def history_storage_class(name: str, kms_key_arn: Passed, cost_tags: dict[str, str]) -> Manifest:
     """gp3 at its included 3,000 IOPS and 125 MiB/s, encrypted with the stack key, made where its first pod
     is scheduled; Delete: what it holds (metrics history) is worth less than a volume left behind."""
     return {
@@ -129,7 +131,7 @@ def volume_claim(name: str, namespace: str, storage_class: str, size_gib: int) -
 
 
 def static_checkpoint_volume(
-    name: str, volume_id: str, zone: str, size_gib: int, storage_class: str, namespace: str, node_group: str
+    name: str, volume_id: Passed, zone: str, size_gib: int, storage_class: str, namespace: str, node_group: str
 ) -> list[Manifest]:
     """A PersistentVolume over a pre-provisioned EBS volume and the claim bound to it. The volume's node
     affinity names its zone and its GPU group (a single-zone group launching there): the scheduler and the
@@ -174,7 +176,7 @@ def static_checkpoint_volume(
 
 
 def fio_checkpoint_test(
-    storage_class: str, size_gib: int, namespace: str, node_selector: dict[str, str], tolerations: list[dict]
+    storage_class: str, size_gib: int, namespace: str, node_selector: dict[str, str], tolerations: list[dict[str, Any]]
 ) -> list[Manifest]:
     """The source's checkpoint write test against a fresh claim of the class, as a Job."""
     name = "fio-checkpoint-test"
@@ -195,7 +197,7 @@ def fio_checkpoint_test(
         "--group_reporting",
         "--output-format=json",
     ]
-    job = {
+    job: Manifest = {
         "apiVersion": "batch/v1",
         "kind": "Job",
         "metadata": metadata(name, namespace),
@@ -411,7 +413,9 @@ def persistent_volume_policy(provisioner: str | None) -> list[Manifest]:
                 "message": f"a PersistentVolume is an EBS volume ({EBS_CSI}) or a local disk of the provisioner",
             },
             {
-                "expression": f"!has({spec}.local) || ({local_from} != '' && request.userInfo.username == {local_from})",
+                "expression": (
+                    f"!has({spec}.local) || ({local_from} != '' && request.userInfo.username == {local_from})"
+                ),
                 "message": "only the local provisioner creates local PersistentVolumes",
             },
             # One entry of the directory (a disk's mount), never the directory itself nor a way out of it.

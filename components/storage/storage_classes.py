@@ -58,8 +58,8 @@ class CheckpointStorage(pulumi.ComponentResource):
         self.storage_class_name = config.storage_class_name
         self.claim_names = []
         # The training namespace: teams run their jobs here, with or without pre-provisioned volumes.
-        namespace, *policies = training_namespace(config.namespace)
-        namespace = declare(namespace, f"{name}-namespace", in_cluster)
+        namespace_manifest, *policies = training_namespace(config.namespace)
+        namespace = declare(namespace_manifest, f"{name}-namespace", in_cluster)
         for policy in policies:
             declare(
                 policy,

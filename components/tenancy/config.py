@@ -63,6 +63,7 @@ class TenantConfig(BaseModel):
     @field_validator("namespaces", "principal_arns", "publisher_principal_arns", "data_buckets", "pools")
     @classmethod
     def _names(cls, values: list[str], info: ValidationInfo) -> list[str]:
+        assert info.field_name is not None  # a field validator's
         return all_match(values, *_PATTERNS[info.field_name])
 
     @field_validator("gpus")

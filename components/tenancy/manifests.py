@@ -10,6 +10,7 @@ Kubernetes group of their own, bound in their namespaces only to the `seedance-t
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from components.common.manifests import (
     NAMESPACE_NAME_LABEL,
@@ -44,7 +45,10 @@ def tenant_role() -> Manifest:
     """What a team may do in its namespaces: run and debug its workloads, keep their config and secrets,
     read everything else there. Not: NetworkPolicies, quotas, limit ranges or RBAC (the platform's
     isolation), Endpoints (a Service pointed anywhere), DaemonSets, impersonation or service account tokens."""
-    rule = lambda groups, resources, verbs: {"apiGroups": groups, "resources": resources, "verbs": verbs}  # noqa: E731
+
+    def rule(groups: list[str], resources: list[str], verbs: list[str]) -> dict[str, list[str]]:
+        return {"apiGroups": groups, "resources": resources, "verbs": verbs}
+
     return {
         "apiVersion": "rbac.authorization.k8s.io/v1",
         "kind": "ClusterRole",
@@ -123,17 +127,20 @@ def _quotas(tenant: TenantConfig, name: str) -> list[Manifest]:
             "spec": {"hard": total},
         }
     ]
-    scoped = lambda quota, hard, classes: {  # noqa: E731
-        "apiVersion": "v1",
-        "kind": "ResourceQuota",
-        "metadata": metadata(f"{tenant.name}-{quota}", name),
-        "spec": {
-            "hard": hard,
-            "scopeSelector": {
-                "matchExpressions": [{"scopeName": "PriorityClass", "operator": "In", "values": classes}]
+
+    def scoped(quota: str, hard: dict[str, str], classes: list[str]) -> Manifest:
+        return {
+            "apiVersion": "v1",
+            "kind": "ResourceQuota",
+            "metadata": metadata(f"{tenant.name}-{quota}", name),
+            "spec": {
+                "hard": hard,
+                "scopeSelector": {
+                    "matchExpressions": [{"scopeName": "PriorityClass", "operator": "In", "values": classes}]
+                },
             },
-        },
-    }
+        }
+
     for klass, count in sorted(tenant.gpus.items()):
         quotas.append(scoped(klass, {GPU: str(count)}, [PRIORITY_CLASS[klass]]))
     # The platform's classes outrank every team's: no pod of a team may run at one of them.
@@ -242,8 +249,11 @@ def tenant_pod_policy(tenant: TenantConfig, pools: list[str]) -> list[Manifest]:
                 f"wildcard toleration, no {SYSTEM_TAINT_KEY}, no other {POOL_TAINT_KEY}",
             },
             {
-                "expression": "request.operation != 'CREATE' || !has(object.spec.nodeName) || object.spec.nodeName == ''",
-                "message": "a team's pod is placed by the scheduler (which keeps the pools' taints), never by spec.nodeName",
+                "expression": (
+                    "request.operation != 'CREATE' || !has(object.spec.nodeName) || object.spec.nodeName == ''"
+                ),
+                "message": "a team's pod is placed by the scheduler (which keeps the pools' taints), never by "
+                "spec.nodeName",
             },
         ],
         variables=variables,
@@ -251,7 +261,7 @@ def tenant_pod_policy(tenant: TenantConfig, pools: list[str]) -> list[Manifest]:
     )
 
 
-def _tenant_namespaces(tenant: str | None = None) -> dict:
+def _tenant_namespaces(tenant: str | None = None) -> dict[str, Any]:
     if tenant is None:
         return {"matchExpressions": [{"key": TENANT_LABEL, "operator": "Exists"}]}
     return {"matchLabels": {TENANT_LABEL: tenant}}
@@ -275,8 +285,9 @@ def tenant_guard_policies() -> list[Manifest]:
         # An update that keeps a Service's type passes (a controller removing a finalizer from one made before).
         [
             {
-                "expression": "!has(object.spec.type) || object.spec.type == 'ClusterIP' || (request.operation == 'UPDATE' "
-                "&& has(oldObject.spec.type) && oldObject.spec.type == object.spec.type)",
+                "expression": "!has(object.spec.type) || object.spec.type == 'ClusterIP' "
+                "|| (request.operation == 'UPDATE' && has(oldObject.spec.type) "
+                "&& oldObject.spec.type == object.spec.type)",
                 "message": "a team's Services are ClusterIP only (no LoadBalancer, NodePort or ExternalName)",
             },
             {

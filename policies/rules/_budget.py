@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from components.cost.estimate import estimate_of_plan
 from components.plan.unknowns import read_plan
 
 # Config both budget rules take (the storage classes are given by `seedance check`, never by a stack).
-BUDGET_CONFIG = {
+BUDGET_CONFIG: dict[str, dict[str, Any]] = {
     "monthly_budget_usd": {"type": "number"},
     "region": {"type": "string", "default": "us-east-1"},
     "storage_classes": {"type": "object", "default": {}},

@@ -61,7 +61,7 @@ def capped_class(resource: PlanResource, config: dict, table: str) -> str | None
 
 
 # The settings of the rules that hold GPU groups to their class (the breaker's tag; the config's classes).
-CLASS_SETTINGS = {
+CLASS_SETTINGS: dict[str, dict[str, Any]] = {
     "breaker_sets_caps_aside": {"type": "boolean", "default": True},
     "group_classes": {"type": "object", "default": {}},
 }  # node group -> class, from the stack config

@@ -21,7 +21,10 @@ def check(resource, config):
     types = _instance_types(resource)
     denied = [t for t in types if isinstance(t, str) and t.split(".")[0] in config["denied_families"]]
     if denied:
-        yield f"{resource.name} may launch {', '.join(denied)}; families {', '.join(config['denied_families'])} are not allowed here"
+        yield (
+            f"{resource.name} may launch {', '.join(denied)}; families {', '.join(config['denied_families'])} "
+            "are not allowed here"
+        )
     elif resource.type == ASG and config["denied_families"] and None in types:
         # An override by instanceRequirements: EC2 picks any type with those attributes, a denied family's too.
         yield (

@@ -1,8 +1,8 @@
 """Nodes launch only into private subnets: a group or node group whose subnets map public IPs on launch,
 or route anything through an internet gateway (AWS's own definition of a public subnet: `2000::/3` or
 `0.0.0.0/1` reach the internet as surely as a default route, and an IPv6 address needs no NAT), puts GPU
-nodes on the internet whatever their launch template says. Judged on the subnets, route tables and routes the plan itself creates (a subnet from
-elsewhere is another stack's to judge)."""
+nodes on the internet whatever their launch template says. Judged on the subnets, route tables and routes
+the plan itself creates (a subnet from elsewhere is another stack's to judge)."""
 
 from components.plan.resources import (
     ASG,
@@ -37,7 +37,7 @@ def _internet_route(route, gateways) -> str | None:
 def public_subnets(resources) -> dict[str, str]:
     """id -> why, of each subnet the plan creates that is public."""
     gateways = {r.id for r in of_types(resources, INTERNET_GATEWAY) if r.id}
-    to_internet = {}  # route table id -> the default route it sends through an internet gateway
+    to_internet: dict[str | None, str] = {}  # route table id -> the default route it sends through an internet gateway
     for resource in of_types(resources, ROUTE_TABLE, ROUTE):  # only these are read (reading checks them)
         if resource.type == ROUTE_TABLE:
             routes, table = resource.props.get("routes") or [], resource.id
@@ -50,8 +50,10 @@ def public_subnets(resources) -> dict[str, str]:
         for r in of_types(resources, ASSOCIATION)
         if r.props.get("routeTableId") in to_internet
     }
-    found = {}
-    for subnet in (r for r in of_types(resources, SUBNET) if r.id):
+    found: dict[str, str] = {}
+    for subnet in of_types(resources, SUBNET):
+        if not subnet.id:
+            continue
         if on(subnet.props.get("mapPublicIpOnLaunch")):
             found[subnet.id] = "maps a public IP to every instance it launches"
         elif subnet.id in routed:

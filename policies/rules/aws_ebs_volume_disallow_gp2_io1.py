@@ -28,10 +28,12 @@ def _volumes(resource):
 
 def check(resource, config):
     prices = catalog_for(config["region"]).services
-    for volume_type, size, iops in _volumes(resource):
+    for volume_type, size, _iops in _volumes(resource):
         if volume_type == "gp2":
             saving = (
-                f": gp3 saves ${ebs_monthly('gp2', size, None, None, prices) - ebs_monthly('gp3', size, None, None, prices):,.2f}/month"
+                ": gp3 saves "
+                f"${ebs_monthly('gp2', size, None, None, prices) - ebs_monthly('gp3', size, None, None, prices):,.2f}"
+                "/month"
                 if size
                 else ""
             )

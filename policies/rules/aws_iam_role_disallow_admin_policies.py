@@ -67,8 +67,8 @@ RULE = Rule(
     description="No role gets an administrator-class AWS-managed policy or an identity policy allowing every "
     "action (or all of IAM) on every resource.",
     severity="critical",
-    remediation="Attach the service's own scoped policy (AmazonEKSWorkerNodePolicy, AmazonEC2ContainerRegistryPullOnly, "
-    "...) or list the actions and resources the role needs.",
+    remediation="Attach the service's own scoped policy (AmazonEKSWorkerNodePolicy, "
+    "AmazonEC2ContainerRegistryPullOnly, ...) or list the actions and resources the role needs.",
     topics=("security", "iam"),
     check_resource=check,
     resource_types=frozenset(

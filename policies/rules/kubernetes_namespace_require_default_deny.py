@@ -2,6 +2,8 @@
 two policies that select every pod (an empty podSelector), cover Ingress and Egress, and allow nothing.
 A default deny that selects some pods, or omits Egress, leaves the rest open."""
 
+from typing import Any
+
 from components.plan.resources import K8S_NAMESPACE, K8S_NETWORK_POLICY
 from components.plan.unknowns import of_types
 from policies.framework import Rule
@@ -11,7 +13,7 @@ DIRECTIONS = ("Ingress", "Egress")
 
 
 def check(resources, config):
-    denied: dict[str, set[str]] = {}
+    denied: dict[Any, set[str]] = {}  # by namespace, as the plan writes it
     for resource in of_types(resources, K8S_NETWORK_POLICY):
         namespace = (resource.props.get("metadata") or {}).get("namespace") or "default"
         spec = resource.props.get("spec") or {}

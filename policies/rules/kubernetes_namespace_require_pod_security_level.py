@@ -22,7 +22,10 @@ def check(resource, config):
     labels = metadata.get("labels") or {}
     label, version = labels.get(ENFORCE), labels.get(ENFORCE_VERSION)
     if required != "privileged" and not at_least(label, required):
-        yield f"{resource.name}: namespace {name} enforces {label or 'nothing (privileged)'}; the stack allows it {required}"
+        yield (
+            f"{resource.name}: namespace {name} enforces {label or 'nothing (privileged)'}; "
+            f"the stack allows it {required}"
+        )
     elif required != "privileged" and version is not None and str(version).strip() != "latest":
         yield (
             f"{resource.name}: namespace {name} enforces {label} as of {version} ({ENFORCE_VERSION}), without "

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 
 from components.capacity.plan import GroupRequest
 from components.capacity.workload_classes import workload_classes
-from components.pricing.prices import PlacementScore, Price, PriceBook, PriceSourceError
+from components.pricing.prices import PlacementRequest, PlacementScore, Price, PriceBook, PriceSourceError
 from components.pricing.reserved import ReservedHolding
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
@@ -58,7 +59,7 @@ def request(
     min_gpus=0,
     desired=16,
     max_gpus=64,
-    holdings=(),
+    holdings: Iterable[ReservedHolding | tuple[str, int, float]] = (),  # a tuple: an RI (type, count, rate)
     zones=ZONES,
     name=None,
 ) -> GroupRequest:
@@ -82,7 +83,7 @@ class FakeLiveSource:
     def __init__(self, spot_ratio: float = 0.3, fail: str | None = None, zones=ZONES, placement_score=None):
         self.spot_ratio, self.fail, self.zones = spot_ratio, fail, zones
         self.placement_score = placement_score  # question -> its score in every zone; None: scores unavailable
-        self.asked = []
+        self.asked: list[PlacementRequest] = []
 
     def prices(self, region, instance_types, zones, placement=()):
         if self.fail:

@@ -1,6 +1,8 @@
 """Who holds which Kubernetes access: no hidden creator grant, the deployer by an entry of its own,
 admins and viewers by EKS's admin and view policies, cluster-admin only for break-glass roles."""
 
+import json
+
 import pytest
 
 from components.cluster.access import CLUSTER_ADMIN, access_grants
@@ -59,9 +61,8 @@ def test_a_principal_in_two_lists_is_refused_naming_the_key():
         "seedance-gpu:env": "dev",
         "seedance-gpu:tags": '{"team": "a", "cost-center": "b"}',
         "seedance-gpu:budget": '{"monthly_usd": 10, "alert_emails": ["a@b.io"]}',
-        "seedance-gpu:cluster": (
-            '{"deployer_cidrs": ["10.0.200.0/24"], "admin_principal_arns": ["%s"], '
-            '"viewer_principal_arns": ["%s"]}' % (arn, arn)
+        "seedance-gpu:cluster": json.dumps(
+            {"deployer_cidrs": ["10.0.200.0/24"], "admin_principal_arns": [arn], "viewer_principal_arns": [arn]}
         ),
     }
     with pytest.raises(

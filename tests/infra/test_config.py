@@ -67,7 +67,8 @@ def test_zones_are_chosen_by_zone_id_and_never_one_eks_refuses():
         (
             "seedance-gpu:network",
             {"vpc_cidr": "10.0.0.0/18"},
-            'seedance-gpu:network.vpc_cidr = "10.0.0.0/18": 3 zones of /19 private and /24 public subnets need 25344 addresses',
+            'seedance-gpu:network.vpc_cidr = "10.0.0.0/18": 3 zones of /19 private and /24 public subnets need '
+            "25344 addresses",
         ),
         (
             "seedance-gpu:network",
@@ -77,7 +78,8 @@ def test_zones_are_chosen_by_zone_id_and_never_one_eks_refuses():
         (
             "seedance-gpu:network",
             {"natgw": 1},
-            "seedance-gpu:network.natgw = 1: unknown key; allowed keys here: az_count, flow_log_gb_month, flow_log_retention_days, flow_logs, nat_gateways",
+            "seedance-gpu:network.natgw = 1: unknown key; allowed keys here: az_count, flow_log_gb_month, "
+            "flow_log_retention_days, flow_logs, nat_gateways",
         ),
         ("seedance-gpu:env", "qa", "seedance-gpu:env = \"qa\": allowed: 'dev', 'staging' or 'prod'"),
         ("seedance-gpu:tags", {"team": "ml"}, 'seedance-gpu:tags = {"team": "ml"}: must include non-empty cost-center'),
@@ -120,7 +122,8 @@ def test_zones_are_chosen_by_zone_id_and_never_one_eks_refuses():
         (
             "seedance-gpu:cluster",
             {"system_nodes": {"min_size": 3, "desired_size": 2}},
-            'seedance-gpu:cluster.system_nodes = {"min_size": 3, "desired_size": 2}: need min_size <= desired_size <= max_size',
+            'seedance-gpu:cluster.system_nodes = {"min_size": 3, "desired_size": 2}: '
+            "need min_size <= desired_size <= max_size",
         ),
         (
             "seedance-gpu:cluster",
@@ -130,7 +133,8 @@ def test_zones_are_chosen_by_zone_id_and_never_one_eks_refuses():
         (
             "seedance-gpu:unknown",
             "x",
-            'seedance-gpu:unknown = "x": unknown key; allowed keys here: budget, capacity, cluster, egress_traffic, endpoints, env, gpu_node_groups, monitoring, network, scheduling, serving, storage, tags',
+            'seedance-gpu:unknown = "x": unknown key; allowed keys here: budget, capacity, cluster, egress_traffic, '
+            "endpoints, env, gpu_node_groups, monitoring, network, scheduling, serving, storage, tags",
         ),
         ("aws:region", "mars-1", 'aws:region = "mars-1": must be one of'),
     ],

@@ -117,7 +117,7 @@ def _read_through_a_stack_reference(outputs: dict, requires: str):
             return {}
 
     pulumi.runtime.set_mocks(Producer(), project="team", stack="dev", preview=False)
-    found = {}
+    found: dict[str, PlatformContract] = {}
 
     @pulumi.runtime.test
     def read():

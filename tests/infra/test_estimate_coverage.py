@@ -1,6 +1,7 @@
 """What a fresh account pays beyond instances and volumes is in the estimate: each NAT gateway's public
-IPv4 address and the data it processes, the Transit Gateway attachment of the deploy path, control-plane and flow-log ingestion at the stack's stated
-assumption, the system nodes' root volumes, and the control plane at its version's support rate."""
+IPv4 address and the data it processes, the Transit Gateway attachment of the deploy path, control-plane and
+flow-log ingestion at the stack's stated assumption, the system nodes' root volumes, and the control plane at
+its version's support rate."""
 
 from datetime import UTC, datetime
 

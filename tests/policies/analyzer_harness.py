@@ -62,6 +62,7 @@ class RunningPack:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
+        assert self.process.stdout is not None and self.process.stderr is not None  # piped
         port = self.process.stdout.readline().decode().strip()
         if not port.isdigit():
             self.close()
@@ -125,5 +126,6 @@ class RunningPack:
             self.channel.close()
         self.process.kill()
         self.process.wait(timeout=10)
+        assert self.process.stdout is not None and self.process.stderr is not None  # piped
         self.process.stdout.close()
         self.process.stderr.close()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.policies.test_security_gate import _add_statement, _one, gate, prod_plan, tampered  # noqa: F401
+from tests.policies.test_security_gate import _add_statement, _one, gate, tampered
 from tests.stacks import stack_config
 
 OTHER = "999988887777"
@@ -242,12 +242,16 @@ ATTACKS = [
                         {
                             "Effect": "Allow",
                             "Principal": {
-                                "Federated": "arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com"
+                                "Federated": (
+                                    "arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com"
+                                )
                             },
                             "Action": "sts:AssumeRoleWithWebIdentity",
                             "Condition": {
                                 "StringEquals": {
-                                    "token.actions.githubusercontent.com:sub": "repo:someone-else/fork:ref:refs/heads/main",
+                                    "token.actions.githubusercontent.com:sub": (
+                                        "repo:someone-else/fork:ref:refs/heads/main"
+                                    ),
                                     "token.actions.githubusercontent.com:aud": "sts.amazonaws.com",
                                 }
                             },

@@ -4,6 +4,8 @@ fails (kubernetes-networkpolicy-disallow-allow-all, kubernetes-namespace-require
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,7 +31,7 @@ INTERNET = [
     [{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8", "172.16.0.0/12"]}}],
     [{"ipBlock": {"cidr": "64.0.0.0/2"}}],
 ]
-EVERY_PORT = [
+EVERY_PORT: list[list[dict[str, Any]] | None] = [
     None,
     [],
     [{"protocol": "TCP"}],

@@ -5,6 +5,7 @@ its namespace's level, in every kind that carries a pod, fails; every spelling o
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -48,7 +49,7 @@ def findings(kind, name, namespace, pod, annotations=None):
 def restricted_pod(draw) -> dict:
     """A pod restricted allows, its settings at the pod's level or each container's."""
     at_pod = draw(st.booleans())
-    container = {
+    container: dict[str, Any] = {
         "name": "c",
         "image": "i:1",
         "securityContext": {
@@ -56,7 +57,7 @@ def restricted_pod(draw) -> dict:
             "capabilities": {"drop": ["ALL"], **draw(st.sampled_from([{}, {"add": ["NET_BIND_SERVICE"]}]))},
         },
     }
-    pod = {"containers": [container]}
+    pod: dict[str, Any] = {"containers": [container]}
     settings_ = {
         "runAsNonRoot": True,
         "seccompProfile": {"type": draw(st.sampled_from(["RuntimeDefault", "Localhost"]))},

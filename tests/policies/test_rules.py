@@ -210,9 +210,9 @@ def test_launch_time_rules_cover_every_resource_that_launches_instances(resource
 
 
 def test_a_rules_resource_types_leave_out_only_resources_it_never_judges(stack_plan):
-    """`resource_types` (or `type_prefix`, `type_suffix`) lets `seedance check` skip resources; the engine asks the rule of every resource,
-    so the rule must find nothing in the others: every fixture's resources and every stack's plan, with
-    their inputs as they are and unknown."""
+    """`resource_types` (or `type_prefix`, `type_suffix`) lets `seedance check` skip resources; the engine
+    asks the rule of every resource, so the rule must find nothing in the others: every fixture's resources
+    and every stack's plan, with their inputs as they are and unknown."""
     others = [
         r
         for name in RULES

@@ -137,13 +137,6 @@ CONTROLS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def prod_plan(tmp_path_factory):
-    path = tmp_path_factory.mktemp("gate") / "prod.json"
-    assert main(["plan", "--stack", "prod", "--json", str(path), "--show-secrets"]) == 0
-    return json.loads(path.read_text())
-
-
 def gate(plan, tmp_path, capsys) -> tuple[int, str]:
     """`seedance check --env prod` over the plan: its exit code and what it printed."""
     path = tmp_path / "tampered.json"

@@ -42,7 +42,9 @@ def group(name, klass=None, base=1, percentage=100):
         )
     return {
         "AutoScalingGroupName": name,
-        "AutoScalingGroupARN": f"arn:aws:autoscaling:us-west-2:123456789012:autoScalingGroup:x:autoScalingGroupName/{name}",
+        "AutoScalingGroupARN": (
+            f"arn:aws:autoscaling:us-west-2:123456789012:autoScalingGroup:x:autoScalingGroupName/{name}"
+        ),
         "MinSize": 0,
         "MaxSize": 8,
         "DesiredCapacity": 2,

@@ -8,6 +8,7 @@ import hashlib
 import io
 import json
 import tarfile
+import urllib.request
 
 import pytest
 import yaml
@@ -40,7 +41,8 @@ class Served:
     """A fake network: URL -> bytes, recording each request."""
 
     def __init__(self, pages: dict[str, bytes]):
-        self.pages, self.requests = pages, []
+        self.pages = pages
+        self.requests: list[urllib.request.Request] = []
 
     def __call__(self, request, timeout):
         self.requests.append(request)
@@ -186,8 +188,8 @@ def test_a_platform_chart_from_another_source_is_neither_rendered_nor_pulled(cac
         {
             "urn": foreign.urn,
             "reason": (
-                f"its chart comes from {repo or chart}, not {charts.pinned_sources()[name]}, the source the platform pins "
-                f"for {name} (the gate renders the pinned chart)"
+                f"its chart comes from {repo or chart}, not {charts.pinned_sources()[name]}, the source the "
+                f"platform pins for {name} (the gate renders the pinned chart)"
             ),
         }
     ]

@@ -237,8 +237,8 @@ def test_a_check_reads_each_resource_once_and_estimates_the_plan_once(plan_of, m
 
 def test_a_check_pauses_the_collector_and_gives_it_back_as_it_found_it(plan_of, monkeypatch):
     """No cyclic collection walks the plan during a check (bench/check_speed.py's plan with unknown values
-    saw 30 collections in each check at 10,000 resources); the collector is on again after it, also when the check stops on bad input, and stays off
-    for a caller that had turned it off."""
+    saw 30 collections in each check at 10,000 resources); the collector is on again after it, also when the
+    check stops on bad input, and stays off for a caller that had turned it off."""
     import gc
 
     import components.cost.estimate as estimates

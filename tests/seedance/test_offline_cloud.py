@@ -15,7 +15,7 @@ import pytest
 from seedance.offline_cloud import ARN_FORMATS, COMPUTED_OUTPUTS_TABLE, OfflineCloud, provider_outputs
 
 REPO = Path(__file__).resolve().parents[2]
-SDK = Path(__import__("pulumi_aws").__file__).parent
+SDK = Path(__import__("pulumi_aws").__path__[0])
 
 
 def test_the_table_is_the_pinned_sdks_regenerated():

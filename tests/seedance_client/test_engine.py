@@ -22,7 +22,9 @@ def test_runs_a_second_program_from_a_temp_dir(tmp_path):
         """
         import pulumi, pulumi_aws as aws
         cfg = pulumi.Config()
-        zones = aws.get_availability_zones(state="available", filters=[{"name": "zone-type", "values": ["availability-zone"]}]).names
+        zones = aws.get_availability_zones(
+            state="available", filters=[{"name": "zone-type", "values": ["availability-zone"]}]
+        ).names
         bucket = aws.s3.Bucket("models", bucket=cfg.require("bucket"), tags={"team": "a"})
         vol = aws.ebs.Volume("scratch", availability_zone=zones[0], size=10, type="gp3")
         pulumi.export("bucket_arn", bucket.arn)
@@ -111,7 +113,7 @@ def _raised(error: BaseException, during: BaseException | None = None) -> BaseEx
             raise during if during else error
         except BaseException:
             if during:
-                raise error
+                raise error  # noqa: B904 -- implicitly chained, as the engine's leftovers are
             raise
     except BaseException as caught:
         return caught

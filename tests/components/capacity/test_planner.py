@@ -28,7 +28,8 @@ REFERENCE = ON_DEMAND["g4dn.12xlarge"] / 4
 
 
 def spot_at(reference_ratio):
-    """Spot ratios (of each type's own on-demand price) putting every type's cheapest zone at `reference_ratio` x REFERENCE."""
+    """Spot ratios (of each type's own on-demand price) putting every type's cheapest zone at
+    `reference_ratio` x REFERENCE."""
     return {t: reference_ratio * REFERENCE / (ON_DEMAND[t] / 4) for t in TRAINING}
 
 

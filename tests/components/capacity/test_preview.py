@@ -121,7 +121,8 @@ def test_a_region_whose_on_demand_prices_are_assumed_says_so_and_what_reads_them
     group = request("batch", ("g6.12xlarge", "g5.12xlarge"))
     west = reference_preview(group, SnapshotPriceSource().book("us-west-2"), NOW)
     assert west.assumed_in == "us-west-2" and west.line().endswith(
-        "; us-west-2's on-demand prices are assumed, unverified: `seedance prices refresh --region us-west-2` reads them"
+        "; us-west-2's on-demand prices are assumed, unverified: "
+        "`seedance prices refresh --region us-west-2` reads them"
     )
     east = reference_preview(group, SnapshotPriceSource().book("us-east-1"), NOW)
     assert east.assumed_in == "" and east.line().endswith("all on-demand)")

@@ -22,10 +22,12 @@ SERIES = {
     'node_ram_hourly_cost{job="opencost", node="n1"}': "0.5x70",
     'node_gpu_hourly_cost{job="opencost", node="n1"}': "10x70",
     'node_total_hourly_cost{job="opencost", node="n1"}': "2x70",
-    'container_cpu_allocation{job="opencost", node="n1", namespace="triton-video", pod="t", container="triton"}': "2x70",
+    'container_cpu_allocation{job="opencost", node="n1", namespace="triton-video", pod="t", '
+    'container="triton"}': "2x70",
     'container_memory_allocation_bytes{job="opencost", node="n1", namespace="triton-video", pod="t", '
     'container="triton"}': f"{4 * 1073741824}x70",
-    'container_gpu_allocation{job="opencost", node="n1", namespace="triton-video", pod="t", container="triton"}': "1x70",
+    'container_gpu_allocation{job="opencost", node="n1", namespace="triton-video", pod="t", '
+    'container="triton"}': "1x70",
     'container_cpu_allocation{job="opencost", node="n1", namespace="etl", pod="e", container="job"}': "1x70",
     'kube_pod_labels{job="opencost", namespace="triton-video", pod="t", label_team="video-ml"}': "1x70",
     'kube_pod_labels{job="opencost", namespace="etl", pod="e", label_team="data"}': "1x70",

@@ -58,7 +58,8 @@ def test_p99_above_50_ms_pages_and_50_does_not(tmp_path):
                             )
                         ],
                     },
-                    # A pod slow for half an hour is flagged for cost review, by name; the fast pod of the same model is not.
+                    # A pod slow for half an hour is flagged for cost review, by name; the fast pod of the same
+                    # model is not.
                     {"eval_time": "29m", "alertname": "HighLatencyPodCostReview", "exp_alerts": []},
                     {
                         "eval_time": "30m",
@@ -67,8 +68,8 @@ def test_p99_above_50_ms_pages_and_50_does_not(tmp_path):
                             _alert(
                                 "HighLatencyPodCostReview",
                                 {"namespace": "triton-video", "pod": "a", "severity": "cost-review"},
-                                "triton-video/a serves slowly for 30 minutes: review what it costs (its GPU, its replicas) against "
-                                "what it delivers",
+                                "triton-video/a serves slowly for 30 minutes: review what it costs (its GPU, its "
+                                "replicas) against what it delivers",
                             )
                         ],
                     },
@@ -172,7 +173,8 @@ def test_node_utilisation_spread_above_0_32_fires_with_what_rebalances(tmp_path)
                             _alert(
                                 "NodeUtilisationImbalanced",
                                 {"severity": "ticket"},
-                                f"node CPU utilisation spread (coefficient of variation) {spread(2.66, 1.34):.2f} above 0.32",
+                                "node CPU utilisation spread (coefficient of variation) "
+                                f"{spread(2.66, 1.34):.2f} above 0.32",
                                 rebalance=REBALANCE,
                             )
                         ],
@@ -296,8 +298,8 @@ def test_an_idle_billed_gpu_node_and_a_budget_overrun_fire_and_their_neighbours_
                             _alert(
                                 "BudgetBurnRateHigh",
                                 {"severity": "ticket"},
-                                "the cluster runs at 6.57k USD a month, above the 6,000 budget (the budget's own alerts act at 85 "
-                                "and 95 %)",
+                                "the cluster runs at 6.57k USD a month, above the 6,000 budget (the budget's own "
+                                "alerts act at 85 and 95 %)",
                             )
                         ],
                     },
@@ -324,7 +326,8 @@ def test_cost_is_attributed_to_namespaces_teams_and_requests(tmp_path):
         (f'node_gpu_hourly_cost{{{oc}, node="n1", instance_type="g6.xlarge"}}', "10x70"),
         (f'container_cpu_allocation{{{oc}, node="n1", namespace="triton-video", pod="t", container="triton"}}', "2x70"),
         (
-            f'container_memory_allocation_bytes{{{oc}, node="n1", namespace="triton-video", pod="t", container="triton"}}',
+            f'container_memory_allocation_bytes{{{oc}, node="n1", namespace="triton-video", pod="t", '
+            'container="triton"}',
             f"{4 * 1073741824}x70",
         ),
         (f'container_gpu_allocation{{{oc}, node="n1", namespace="triton-video", pod="t", container="triton"}}', "1x70"),
@@ -333,8 +336,8 @@ def test_cost_is_attributed_to_namespaces_teams_and_requests(tmp_path):
         (f'kube_pod_labels{{{oc}, namespace="etl", pod="e", label_team="data"}}', "1x70"),
         ('nv_inference_request_success{namespace="triton-video", model="m", pod="t"}', "0+60x70"),
         (
-            'container_cpu_usage_seconds_total{job="kubernetes-cadvisor", node="n1", namespace="triton-video", pod="t", '
-            'container="triton"}',
+            'container_cpu_usage_seconds_total{job="kubernetes-cadvisor", node="n1", namespace="triton-video", '
+            'pod="t", container="triton"}',
             "0+30x70",
         ),
     ]

@@ -148,7 +148,7 @@ def _walk(raw, read, path):
             assert type(value).__eq__(entry, value)  # the same entries (its own == reads them, and may raise)
             _walk(value, entry, [*path, str(key)])
         elif value in (UNKNOWN, NUMBER):
-            assert raised(lambda: read[key]).path == [*path, str(key)]
+            assert raised(lambda key=key: read[key]).path == [*path, str(key)]
         else:
             assert read[key] == value
 
