@@ -16,7 +16,7 @@ $(VENV)/.installed-dev: $(VENV)/.installed
 	$(VENV)/bin/pip install --quiet -e '.[dev]'
 	touch $@
 
-.PHONY: venv plan test promtool mutation charts
+.PHONY: venv plan test promtool mutation charts engines
 venv: $(VENV)/.installed
 
 # The rule and dashboard tests run Prometheus's own engine: promtool, from Debian's prometheus package.
@@ -29,7 +29,13 @@ promtool:
 plan: venv
 	$(VENV)/bin/seedance plan --stack $(STACK)
 
-test: $(VENV)/.installed-dev promtool
+# The engine tests' real engines (engines/build.py): the Pulumi CLI and Kubernetes provider, kube-apiserver,
+# kube-controller-manager and kube-scheduler at each Kubernetes minor the stacks use, etcd and kwok, built with
+# Go from the module proxy into a cache outside the clone. Cold on this machine's kind: README; warm: instant.
+engines:
+	@$(PYTHON) engines/build.py
+
+test: $(VENV)/.installed-dev promtool engines
 	@$(VENV)/bin/python -c "import sys; from seedance.charts import chart_cache; sys.exit(not chart_cache().is_dir())" \
 		|| $(MAKE) charts || echo "no chart cache and no network: the chart tests will fail; run 'make charts' where \
 	https reaches the chart repositories, or set SEEDANCE_CHART_CACHE to a folder of the pinned charts"

@@ -33,6 +33,8 @@ TENANT_ROLE = "seedance-tenant"
 TENANT_GROUP_PREFIX = "seedance-tenant-"
 # What a team may see of the Triton sets it publishes to: whether its model loaded, and why not.
 OBSERVER_ROLE = "seedance-tenant-observer"
+# The one role a team holds cluster-wide: reading the classes its objects name.
+CLUSTER_READER_ROLE = "seedance-tenant-cluster-reader"
 _CRUD = ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"]
 _READ = ["get", "list", "watch"]
 
@@ -98,6 +100,31 @@ def observer_role() -> Manifest:
             {"apiGroups": [""], "resources": ["pods", "pods/log", "events", "services"], "verbs": _READ},
             {"apiGroups": ["apps"], "resources": ["deployments", "replicasets"], "verbs": _READ},
         ],
+    }
+
+
+def cluster_reader_role() -> Manifest:
+    """What a team reads outside its namespaces: the storage and priority classes its claims and pods name.
+    The Kubernetes provider reads a claim's class to know whether it binds at once or waits for its first
+    pod; without it, a team's `pulumi up` waits out its timeout on every claim of a WaitForFirstConsumer class."""
+    return {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRole",
+        "metadata": metadata(CLUSTER_READER_ROLE),
+        "rules": [
+            {"apiGroups": ["storage.k8s.io"], "resources": ["storageclasses"], "verbs": _READ},
+            {"apiGroups": ["scheduling.k8s.io"], "resources": ["priorityclasses"], "verbs": _READ},
+        ],
+    }
+
+
+def cluster_reader_binding(tenant: TenantConfig) -> Manifest:
+    return {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRoleBinding",
+        "metadata": metadata(f"{tenant.name}-{CLUSTER_READER_ROLE}"),
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": CLUSTER_READER_ROLE},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": tenant_group(tenant.name)}],
     }
 
 
@@ -347,7 +374,7 @@ def tenant_guard_policies() -> list[Manifest]:
         conditions=from_a_team,
         namespace_selector=_tenant_namespaces(),
     )
-    return [tenant_role(), observer_role(), *services, *platform_objects, *token_secrets]
+    return [tenant_role(), observer_role(), cluster_reader_role(), *services, *platform_objects, *token_secrets]
 
 
 COST_LABEL_POLICY = "seedance-tenant-cost-labels"

@@ -13,6 +13,7 @@ import pulumi_kubernetes as k8s
 from components.common.k8s_objects import declare
 from components.tenancy.config import TenantConfig
 from components.tenancy.manifests import (
+    cluster_reader_binding,
     observer_bindings,
     tenant_cost_label_policy,
     tenant_group,
@@ -56,6 +57,8 @@ class TenantSpace(pulumi.ComponentResource):
         # The Triton namespaces of the sets it publishes to: created by their serving sets (the caller orders them).
         for manifest in observer_bindings(tenant, observed_namespaces):
             declare(manifest, f"{name}-{manifest['metadata']['namespace']}-observer-rolebinding", in_cluster)
+        reader = cluster_reader_binding(tenant)
+        declare(reader, f"{name}-cluster-reader-clusterrolebinding", in_cluster)
         for manifest in tenant_pod_policy(tenant, pools):
             declare(manifest, f"{name}-pods-{manifest['kind'].lower()}", in_cluster)
         for role in tenant.principal_arns:

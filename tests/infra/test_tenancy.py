@@ -122,6 +122,7 @@ def test_the_teams_objects_match_the_schemas(prod):
         "ResourceQuota",
         "LimitRange",
         "RoleBinding",
+        "ClusterRoleBinding",
         "ValidatingAdmissionPolicy",
         "ValidatingAdmissionPolicyBinding",
     }

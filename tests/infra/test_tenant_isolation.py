@@ -10,7 +10,7 @@ from components.compute.labels import POOL_TAINT_KEY, SYSTEM_TAINT_KEY, pool_tol
 from components.compute.priority import PLATFORM_CLASSES, PRIORITY_CLASS
 from components.stack.config import ConfigError, parse_config_values
 from components.storage.manifests import LOCAL_DISKS_DIR, provisioner_user
-from components.tenancy.manifests import OBSERVER_ROLE, TENANT_ROLE
+from components.tenancy.manifests import CLUSTER_READER_ROLE, OBSERVER_ROLE, TENANT_ROLE
 from seedance_client.engine import Secret
 from tests.admission import denials
 from tests.stacks import stack_config
@@ -215,8 +215,26 @@ def test_the_tenant_role_is_bound_in_the_teams_namespaces_only(stack_plan):
         for s in b["subjects"]
     }
     assert bound == {(n, f"seedance-tenant-{t.name}") for t in config.tenants for n in t.namespace_names}
+    # Cluster-wide, a team holds the class reader only: its own binding, reading storage and priority classes.
+    readers = {}
     for binding in objects(stack_plan, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding"):
-        assert not [s for s in binding["subjects"] if s["name"].startswith("seedance-tenant-")]
+        teams = [s["name"] for s in binding["subjects"] if s["name"].startswith("seedance-tenant-")]
+        if teams:
+            assert binding["roleRef"]["name"] == CLUSTER_READER_ROLE
+            readers[binding["metadata"]["name"]] = teams
+    assert readers == {f"{t.name}-{CLUSTER_READER_ROLE}": [f"seedance-tenant-{t.name}"] for t in config.tenants}
+    roles = [
+        r
+        for r in objects(stack_plan, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole")
+        if r["metadata"]["name"] == CLUSTER_READER_ROLE
+    ]
+    assert len(roles) == (1 if config.tenants else 0)
+    for reader in roles:
+        assert {(g, r) for rule in reader["rules"] for g in rule["apiGroups"] for r in rule["resources"]} == {
+            ("storage.k8s.io", "storageclasses"),
+            ("scheduling.k8s.io", "priorityclasses"),
+        }
+        assert all(rule["verbs"] == ["get", "list", "watch"] for rule in reader["rules"])
 
 
 def _service(**spec):

@@ -109,9 +109,16 @@ def _deny(change):
 
 
 def _tenant_role(rules):
-    return lambda rs: _one(rs, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "seedance-tenant")["inputs"][
-        "rules"
-    ].extend(rules)
+    def grow(rs):
+        (role,) = [
+            r
+            for r in rs
+            if r["type"] == "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole"
+            and r["inputs"]["metadata"]["name"] == "seedance-tenant"
+        ]
+        role["inputs"]["rules"].extend(rules)
+
+    return grow
 
 
 def _binding(kind, role):

@@ -1,0 +1,54 @@
+"""Engine tests: the stacks' Kubernetes half on a real control plane (tests/engines/cluster.py), one per
+Kubernetes minor the stacks run, started once per session and shared by the tests of that minor."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import _stack_plan
+from tests.engines.cluster import ControlPlane, start_control_plane
+from tests.engines.stack_objects import AppliedStack, apply_stack
+from tests.stacks import stack_config
+
+_planes: dict[str, ControlPlane] = {}
+_applied: dict[str, AppliedStack] = {}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/engines/" in str(item.fspath):
+            item.add_marker(pytest.mark.engines)
+
+
+@pytest.fixture(scope="session")
+def engine_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("engines")
+
+
+@pytest.fixture(scope="session")
+def plane_of(engine_dir):
+    """The control plane at a Kubernetes minor, started on first use."""
+
+    def plane(minor: str) -> ControlPlane:
+        if minor not in _planes:
+            _planes[minor] = start_control_plane(engine_dir / f"kubernetes-{minor}", minor)
+        return _planes[minor]
+
+    yield plane
+    for started in _planes.values():
+        started.stop()
+    _planes.clear()
+
+
+@pytest.fixture(scope="session")
+def applied(plane_of):
+    """A stack's Kubernetes objects applied on the control plane at its Kubernetes version, once."""
+
+    def stack(name: str) -> AppliedStack:
+        if name not in _applied:
+            config = stack_config(name)
+            _applied[name] = apply_stack(plane_of(config.cluster.kubernetes_version), _stack_plan(name), config)
+        return _applied[name]
+
+    yield stack
+    _applied.clear()

@@ -1,0 +1,169 @@
+"""A stack's Kubernetes objects on a real control plane: every object the plan declares applied as the
+deployer applies it, and a node of each pool registered by its kubelet (under its pool's IAM role, as EKS's
+authenticator names it), played by kwok from then on."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from components.compute.pool_identity import canonical_role_arn
+from components.stack.config import StackConfig
+from seedance_client.engine import Plan
+from tests.engines.cluster import DEPLOYER, KWOK_NODE_ANNOTATION, ControlPlane
+from tests.engines.kube import Answer, Identity, Kube
+from tests.k8s_checks import declared_manifests
+
+TEMPLATE = "k8s.io/cluster-autoscaler/node-template/"
+# Kinds others refer to first, as the program's dependencies order them under `pulumi up`.
+FIRST = (
+    "CustomResourceDefinition",
+    "Namespace",
+    "PriorityClass",
+    "StorageClass",
+    "ClusterRole",
+    "ServiceAccount",
+    "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionPolicyBinding",
+)
+
+
+POLICY = ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy")
+
+
+def team_people(team: str) -> Identity:
+    """A person of a team, as EKS names one: the access entry puts the team's role in its group."""
+    return Identity("alice", (f"seedance-tenant-{team}", "system:authenticated"))
+
+
+def type_checked(kube: Kube, name: str, seconds: float) -> dict:
+    """A policy's status once the controller manager has type-checked its current generation."""
+    deadline = time.monotonic() + seconds
+    while True:
+        policy = kube.get(*POLICY, name) or {}
+        status = policy.get("status", {})
+        if "typeChecking" in status and status.get("observedGeneration") == policy["metadata"]["generation"]:
+            return status
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{name}: the controller manager wrote no typeChecking status: {status}")
+        time.sleep(0.5)
+
+
+def _rank(manifest: dict) -> int:
+    return FIRST.index(manifest["kind"]) if manifest["kind"] in FIRST else len(FIRST)
+
+
+def object_key(manifest: dict) -> tuple[str, str, str]:
+    meta = manifest["metadata"]
+    return manifest["kind"], meta.get("namespace", ""), meta["name"]
+
+
+@dataclass(frozen=True)
+class Pool:
+    name: str
+    role_arn: str  # the node role, as the access entry names it
+    labels: dict[str, str]
+    taints: list[dict]
+    capacity: dict[str, str]
+    launched: int  # the nodes its group launches when created (desired capacity), one at least here
+
+
+@dataclass
+class AppliedStack:
+    plane: ControlPlane
+    plan: Plan
+    config: StackConfig
+    answers: dict[tuple[str, str, str], Answer] = field(default_factory=dict)
+    nodes: dict[str, str] = field(default_factory=dict)  # pool -> its first node's name
+    pools: dict[str, Pool] = field(default_factory=dict)
+
+    def refused(self) -> dict[tuple[str, str, str], str]:
+        return {key: f"{a.status} {a.message}" for key, a in self.answers.items() if not a.allowed}
+
+
+def pools(plan: Plan) -> dict[str, Pool]:
+    """Each GPU pool's node as the autoscaler's node template describes it, with its node role."""
+    roles = {
+        r.name.removesuffix("-access").rsplit("-", 1)[-1]: r.inputs["principalArn"]
+        for r in plan.of_type("aws:eks/accessEntry:AccessEntry")
+        if r.inputs.get("type") == "EC2_LINUX"
+    }
+    found = {}
+    for group in plan.of_type("aws:autoscaling/group:Group"):
+        tags = {
+            t["key"][len(TEMPLATE) :]: t["value"] for t in group.inputs.get("tags", []) if t["key"].startswith(TEMPLATE)
+        }
+        labels = {k.removeprefix("label/"): v for k, v in tags.items() if k.startswith("label/")}
+        taints = [
+            {"key": k.removeprefix("taint/"), "value": v.split(":")[0], "effect": v.split(":")[1]}
+            for k, v in tags.items()
+            if k.startswith("taint/")
+        ]
+        capacity = {k.removeprefix("resources/"): v for k, v in tags.items() if k.startswith("resources/")}
+        name = labels["seedance.io/node-group"]
+        launched = max(int(group.inputs.get("desiredCapacity") or 0), 1)
+        found[name] = Pool(name, roles[name], labels, taints, {**capacity, "pods": "110"}, launched)
+    return found
+
+
+def kubelet(node: str, role_arn: str) -> Identity:
+    """A kubelet as EKS's authenticator presents it: the node's user and group, its role in `canonicalArn`."""
+    return Identity(
+        f"system:node:{node}",
+        ("system:nodes", "system:authenticated"),
+        {"canonicalArn": (canonical_role_arn(role_arn),)},
+    )
+
+
+def node_object(name: str, pool: Pool) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": name,
+            "annotations": {KWOK_NODE_ANNOTATION: "fake"},
+            "labels": {**pool.labels, "kubernetes.io/hostname": name, "type": "kwok"},
+        },
+        "spec": {"taints": pool.taints},
+        "status": {"capacity": pool.capacity, "allocatable": pool.capacity},
+    }
+
+
+def register_node(plane: ControlPlane, name: str, pool: Pool) -> Answer:
+    return plane.kube.create(node_object(name, pool), identity=kubelet(name, pool.role_arn))
+
+
+def system_pool(plan: Plan) -> Pool:
+    """The EKS managed system group's node, as its labels and taints and its node role declare it."""
+    (group,) = plan.of_type("aws:eks/nodeGroup:NodeGroup")
+    effects = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute", "PREFER_NO_SCHEDULE": "PreferNoSchedule"}
+    taints = [{**taint, "effect": effects[taint["effect"]]} for taint in group.inputs.get("taints", [])]
+    capacity = {"cpu": "4", "memory": "16Gi", "pods": "110"}
+    return Pool("system", group.inputs["nodeRoleArn"], dict(group.inputs.get("labels", {})), taints, capacity, 1)
+
+
+def apply_stack(plane: ControlPlane, plan: Plan, config: StackConfig) -> AppliedStack:
+    applied = AppliedStack(plane, plan, config, pools=pools(plan))
+    manifests = sorted(declared_manifests(plan), key=_rank)
+    pending = manifests
+    # An object naming one applied later (a binding's policy, a claim's volume) may need a second pass.
+    for _ in range(3):
+        retry = []
+        for manifest in pending:
+            answer = plane.kube.apply(manifest, identity=DEPLOYER)
+            applied.answers[object_key(manifest)] = answer
+            if not answer.allowed and answer.reason in ("NotFound", "InternalError"):
+                retry.append(manifest)
+        if not retry:
+            break
+        pending = retry
+        time.sleep(1)
+    for pool in (system_pool(plan), *applied.pools.values()):
+        for index in range(pool.launched):
+            name = f"{plan.stack}-{pool.name}-{index}"
+            answer = register_node(plane, name, pool)
+            if not answer.allowed:
+                raise AssertionError(f"the {pool.name} pool's kubelet could not register: {answer.message}")
+            if pool.name in applied.pools:
+                applied.nodes.setdefault(pool.name, name)
+    return applied
