@@ -31,12 +31,13 @@ from components.cost.breaker_function import (
 )
 from components.pricing.live import boto3_clients
 from seedance.deadline import timeout_seconds, within
+from seedance_client.errors import InputError
 
 # Tests replace this to answer with recorded API responses.
 clients: Callable[[str, str], Any] = boto3_clients
 
 
-class BreakerRefused(Exception):
+class BreakerRefused(InputError):
     """The breaker does not run on this stack (exit code 2)."""
 
 

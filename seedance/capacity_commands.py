@@ -26,13 +26,14 @@ from components.stack.capacity import (
 from components.stack.config import ConfigError
 from seedance.deadline import bounded
 from seedance.stack_input import load_stack
+from seedance_client.errors import InputError
 from seedance_client.files import write_text
 
 # Tests replace this to answer with recorded API responses.
 live_price_source: Callable[..., LivePriceSource] = LivePriceSource
 
 
-class CommandError(Exception):
+class CommandError(InputError):
     """Bad input or an unreachable price source: one line, exit code 2."""
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from components.plan.resources import HELM_RELEASE, PlanResource, reveal_secrets
+from seedance_client.errors import InputError
 
 # What every supported cluster version serves beyond the core groups, which charts test for.
 API_VERSIONS = [
@@ -171,7 +172,7 @@ MAX_DOWNLOAD_BYTES = 64 << 20  # a repository index or a chart archive
 MAX_CHART_BYTES = 100 << 20  # unpacked, as Helm's own loader caps it
 
 
-class ChartFetchError(Exception):
+class ChartFetchError(InputError):
     """A chart that could not be fetched or did not match its digest: exit 2, one line."""
 
 

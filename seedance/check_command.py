@@ -32,11 +32,12 @@ from seedance.plan_output import MASK, asset_json
 from seedance.stack_input import load_stack
 from seedance_client.contract import ContractVersionError, read_contract
 from seedance_client.engine import STACK_REFERENCE, Plan, Secret
+from seedance_client.errors import InputError
 from seedance_client.files import MAX_PLAN_BYTES, InputFileError, load_json
 from seedance_client.project import StackFileError, find_project
 
 
-class CheckInputError(Exception):
+class CheckInputError(InputError):
     """A plan file or stack that cannot be read: exit code 2."""
 
 

@@ -26,7 +26,6 @@ from components.common.validation import clipped
 from components.compute.capacity_block import block_lines
 from components.compute.labels import NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL, pool_tolerations
 from components.cost.estimate import catalog_for, estimate
-from components.cost.gate import GateInputError
 from components.monitoring.sizing import cost_loop_monthly_usd, history_volume_gib
 from components.network.egress import report_lines
 from components.pricing.prices import PriceSourceError
@@ -48,15 +47,14 @@ from seedance import (
     model_command,
     preflight,
 )
-from seedance.charts import ChartFetchError
 from seedance.offline_cloud import OfflineCloud
 from seedance.plan_output import plan_to_json, plan_to_text
-from seedance.stack_input import StackInputError, load_stack
+from seedance.stack_input import load_stack
 from seedance.tfplan import terraform_plan
 from seedance_client.engine import Plan, ProgramFailed, ProgramInputError, run_program
-from seedance_client.files import InputFileError, OutputFileError, write_text
+from seedance_client.errors import InputError
+from seedance_client.files import write_text
 from seedance_client.project import StackFileError, find_project, load_stack_config
-from seedance_client.publishing import PublishError
 
 EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
 DEFAULT_OFFLINE_REGION = "us-east-1"
@@ -64,7 +62,7 @@ DEFAULT_OFFLINE_REGION = "us-east-1"
 PLATFORM_PROGRAM = Path(__file__).resolve().parents[1] / "infra"
 
 
-class UsageError(Exception):
+class UsageError(InputError):
     """Bad input from the user: printed as one line, exit code 2."""
 
 
@@ -367,19 +365,7 @@ def main(argv: list[str] | None = None) -> int:
         # The reader stopped reading (`| head`): what it read is what it wanted.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
-    except (
-        UsageError,
-        capacity_commands.CommandError,
-        check_command.CheckInputError,
-        breaker_command.BreakerRefused,
-        StackInputError,
-        InputFileError,
-        OutputFileError,
-        PublishError,
-        images_command.ImagesError,
-        GateInputError,
-        ChartFetchError,
-    ) as error:
+    except InputError as error:
         _say(f"seedance: error: {error}")
         return EXIT_CONFIG
     except ProgramFailed as error:

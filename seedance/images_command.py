@@ -28,13 +28,14 @@ from components.compute.node_images import (
 )
 from components.pricing.live import boto3_clients
 from seedance.stack_input import load_stack
+from seedance_client.errors import InputError
 from seedance_client.files import write_text
 
 # Tests replace this to answer with recorded API responses.
 clients: Callable[[str, str], Any] = boto3_clients
 
 
-class ImagesError(Exception):
+class ImagesError(InputError):
     """The account could not be read or the file could not be written: one line, exit code 2."""
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from components.stack.config import ConfigError, StackConfig, check_stack_env, parse_config_values
+from seedance_client.errors import InputError
 from seedance_client.project import Project, StackFileError, find_project, load_stack_config
 
 
-class StackInputError(Exception):
+class StackInputError(InputError):
     """The project, stack file or config is unreadable or invalid (one line, exit code 2)."""
 
 

@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 from seedance_client import models
-from seedance_client.engine import ProgramFailed, ProgramInputError
-from seedance_client.offline import OfflineInputError, plan_team_program
-from seedance_client.publishing import PublishError
+from seedance_client.engine import ProgramFailed
+from seedance_client.errors import InputError
+from seedance_client.offline import plan_team_program
 from seedance_client.team_rules import COSTLY_CLAIM_USD, team_findings
 
 # The platform's verbs this package does not have: one line says where they are.
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.run(args)
-    except (PublishError, OfflineInputError, ProgramInputError) as error:
+    except InputError as error:
         print(f"seedance: error: {error}", file=sys.stderr)
         return 2
     except ProgramFailed as error:

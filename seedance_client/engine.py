@@ -27,6 +27,7 @@ from pulumi.runtime import rpc, settings
 from pulumi.runtime.config import set_all_config
 from pulumi.runtime.stack import run_in_stack
 
+from seedance_client.errors import InputError
 from seedance_client.tokens import STACK as STACK_TYPE
 from seedance_client.tokens import STACK_REFERENCE
 
@@ -65,7 +66,7 @@ class Plan:
         return [r for r in self.resources if r.type == type_token]
 
 
-class ProgramInputError(Exception):
+class ProgramInputError(InputError):
     """The program rejected its input with `pulumi.RunError` (a config error, exit code 2)."""
 
 

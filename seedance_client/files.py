@@ -19,6 +19,8 @@ from typing import Any
 
 import yaml
 
+from seedance_client.errors import InputError
+
 MAX_CONFIG_BYTES = 1 << 20  # stack files, locks, Pulumi.yaml
 MAX_PLAN_BYTES = 64 << 20  # plan JSON of a large program
 MAX_DEPTH = 64  # stack configs nest a few levels; plans a dozen
@@ -26,11 +28,11 @@ MAX_EXPANDED_NODES = 200_000  # what a document's aliases expand to, counted onc
 _BRACKETS = re.compile(r"[\[\]{}]")
 
 
-class InputFileError(Exception):
+class InputFileError(InputError):
     """An input file cannot be read as what it should be (one line; exit code 2)."""
 
 
-class OutputFileError(Exception):
+class OutputFileError(InputError):
     """An output file cannot be written (one line; exit code 2)."""
 
 

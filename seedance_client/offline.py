@@ -12,6 +12,7 @@ import pulumi
 
 from seedance_client.contract import SECRET_FIELDS, ContractVersionError, PlatformContract, read_contract
 from seedance_client.engine import Plan, run_program
+from seedance_client.errors import InputError
 from seedance_client.files import MAX_PLAN_BYTES, InputFileError, load_json
 from seedance_client.project import StackFileError, find_project, load_stack_config
 from seedance_client.tokens import GET_CALLER_IDENTITY, GET_PARTITION, GET_REGION, STACK_REFERENCE
@@ -21,7 +22,7 @@ from seedance_client.tokens import GET_CALLER_IDENTITY, GET_PARTITION, GET_REGIO
 OFFLINE_ACCOUNT_ID = "123456789012"
 
 
-class OfflineInputError(Exception):
+class OfflineInputError(InputError):
     """A contract file, project or stack file that cannot be used: one line, exit code 2."""
 
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from seedance_client.errors import InputError
+
 # The file the platform writes at a served prefix's root (components/serving/publishing.py): a prefix
 # without it is no repository a Triton server reads.
 MARKER_NAME = "README.md"
 
 
-class PublishError(Exception):
+class PublishError(InputError):
     """A model cannot be published as given (one line)."""
 
 

@@ -9,11 +9,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from seedance_client.errors import InputError
+
 WINDOW = re.compile(r"^(\d{1,3})([hd])$")
 MAX_WINDOW_HOURS = 30 * 24
 
 
-class GateInputError(Exception):
+class GateInputError(InputError):
     """An answer or an argument the gate cannot judge from (exit code 2), named."""
 
 

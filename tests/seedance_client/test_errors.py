@@ -1,0 +1,73 @@
+"""Refused input ends a command with exit 2 and one line, in both CLIs, whatever module refused it: one
+base class (seedance_client.errors.InputError), not a list of exception types each CLI keeps."""
+
+import argparse
+
+import pytest
+
+import seedance.cli
+import seedance_client.cli
+from components.cost.gate import GateInputError
+from seedance.breaker_command import BreakerRefused
+from seedance.capacity_commands import CommandError
+from seedance.charts import ChartFetchError
+from seedance.check_command import CheckInputError
+from seedance.images_command import ImagesError
+from seedance.stack_input import StackInputError
+from seedance_client.engine import ProgramInputError
+from seedance_client.errors import InputError
+from seedance_client.files import InputFileError, OutputFileError
+from seedance_client.offline import OfflineInputError
+from seedance_client.publishing import PublishError
+
+
+class NewlyRefused(InputError):
+    """A refusal a future command adds: no CLI lists it."""
+
+
+@pytest.fixture
+def command_raising(monkeypatch):
+    def install(error: Exception) -> None:
+        def run(_args):
+            raise error
+
+        monkeypatch.setattr(argparse.ArgumentParser, "parse_args", lambda self, argv=None: argparse.Namespace(run=run))
+
+    return install
+
+
+@pytest.mark.parametrize("main", [seedance.cli.main, seedance_client.cli.main], ids=["platform", "client"])
+def test_any_refused_input_exits_2_with_one_line(main, command_raising, capsys):
+    command_raising(NewlyRefused("the value x is not allowed"))
+    assert main(["plan"]) == 2
+    err = capsys.readouterr().err
+    assert err == "seedance: error: the value x is not allowed\n"
+
+
+@pytest.mark.parametrize("main", [seedance.cli.main, seedance_client.cli.main], ids=["platform", "client"])
+def test_a_bug_is_not_reported_as_refused_input(main, command_raising):
+    command_raising(KeyError("x"))
+    with pytest.raises(KeyError):
+        main(["plan"])
+
+
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        GateInputError,
+        BreakerRefused,
+        CommandError,
+        ChartFetchError,
+        CheckInputError,
+        ImagesError,
+        StackInputError,
+        ProgramInputError,
+        InputFileError,
+        OutputFileError,
+        OfflineInputError,
+        PublishError,
+        seedance.cli.UsageError,
+    ],
+)
+def test_the_commands_refusals_are_input_errors(refusal):
+    assert issubclass(refusal, InputError)
