@@ -156,6 +156,16 @@ def test_expected_interruptions_count_against_spot():
     assert f"interruptions {'$'}{cost:,.4f}/GPU-h (100%/month, test advisor)" in line
 
 
+@pytest.mark.parametrize("stormy", ["g6.12xlarge", "g5.12xlarge"])  # g4dn's on-demand GPU is the reference
+def test_each_type_pays_its_own_interruptions(stormy):
+    """One type reclaimed monthly among calm ones loses its spot place alone (a verdict that read another
+    type's frequency, or one frequency for all, would keep or drop them together)."""
+    group, prices = interrupted(0.05)
+    prices.interruptions[stormy] = InterruptionFrequency(1.0, NOW - timedelta(days=1), "test advisor")
+    plan = plan_capacity(group, prices, NOW, PlannerSettings(min_spot_types=1))
+    assert set(plan.spot_types) == set(TRAINING) - {stormy}
+
+
 @pytest.mark.parametrize("frequency, age", [(None, timedelta(0)), (0.05, timedelta(days=40))])
 def test_unknown_or_old_interruption_data_never_adds_spot(frequency, age):
     plan = plan_capacity(*interrupted(frequency, age), NOW)
