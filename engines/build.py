@@ -137,16 +137,15 @@ def stamp(engine: Engine, go: str) -> str:
 
 
 def _module_dir(build_dir: Path, module: str, env: dict[str, str]) -> Path:
+    """Where the module the wrapper requires is unpacked, downloading it first (a cold cache has none)."""
     out = subprocess.run(
-        ["go", "list", "-mod=readonly", "-m", "-f", "{{.Dir}}", module],
-        cwd=build_dir,
-        capture_output=True,
-        text=True,
-        env=env,
+        ["go", "mod", "download", "-json", module], cwd=build_dir, capture_output=True, text=True, env=env
     )
-    if out.returncode != 0 or not out.stdout.strip():
-        raise EngineBuildError(f"cannot download {module}: {out.stderr.strip().splitlines()[-1:]}")
-    return Path(out.stdout.strip())
+    found = json.loads(out.stdout or "{}")
+    if out.returncode != 0 or not found.get("Dir"):
+        why = found.get("Error") or " ".join(out.stderr.split()[-12:])
+        raise EngineBuildError(f"cannot download {module}: {why}")
+    return Path(found["Dir"])
 
 
 def _write_provider_embeds(build_dir: Path, version: str, env: dict[str, str]) -> None:
