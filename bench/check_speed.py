@@ -67,7 +67,7 @@ def straight(resources, enforcement, extra):
             for resource in resources:
                 if rule.resource_types is None or resource.type in rule.resource_types:
                     list(rule.check_resource(resource, config))
-        else:
+        elif rule.check_stack is not None:
             list(rule.check_stack(resources, config))
     estimate_of_plan(resources, "us-east-1")
 

@@ -1,14 +1,17 @@
 """Every rule on a passing and a failing fixture (tests/fixtures/policies/<rule>.json), and its metadata."""
 
 import copy
+import importlib
 import json
 import os
+import pkgutil
 import re
 from pathlib import Path
 
 import pytest
 
 from components.plan.resources import PlanResource
+from policies import rules as rule_modules
 from policies.framework import PolicyConfigError, run_rules
 from policies.rules import ALL_RULES
 from seedance.check_command import plan_resources
@@ -46,6 +49,19 @@ def test_rule_passes_its_good_fixture_and_flags_its_bad_one(name):
 
 
 GOLDEN_MESSAGES = Path(__file__).resolve().parents[1] / "golden" / "policies" / "messages.json"
+
+
+def test_each_rule_module_holds_the_rule_it_is_named_for():
+    modules = [m.name for m in pkgutil.iter_modules(rule_modules.__path__) if not m.name.startswith("_")]
+    assert sorted(name.replace("_", "-") for name in modules) == sorted(RULES)
+    for name in modules:
+        assert importlib.import_module(f"policies.rules.{name}").RULE.name == name.replace("_", "-")
+
+
+def test_every_rule_has_its_fixture_and_golden_messages_and_nothing_else_has():
+    """A rule added without them fails here; one removed leaves no stale fixture behind."""
+    assert {path.stem for path in FIXTURES.glob("*.json")} == set(RULES)
+    assert set(json.loads(GOLDEN_MESSAGES.read_text())) == set(RULES)
 
 
 def test_every_rules_findings_on_its_bad_fixture_match_the_golden_file():
