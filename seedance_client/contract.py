@@ -10,6 +10,7 @@ and every field added after 1.0 has a default (a consumer asking for 1.0 reads a
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -192,14 +193,15 @@ def read_contract(values: dict[str, Any], stack: str, requires: str = CONTRACT_V
         ) from None
 
 
+# ASCII digits only: int() also reads other scripts' digits ("1.٣" would pass as 1.3).
+MAJOR_MINOR = re.compile(r"[0-9]+\.[0-9]+")
+
+
 def check_compatible(producer: Any, consumer: str = CONTRACT_VERSION) -> None:  # the output as exported
-    try:
-        produced = tuple(int(p) for p in producer.split("."))
-        needed = tuple(int(p) for p in consumer.split("."))
-    except (AttributeError, ValueError):
-        raise ContractVersionError(
-            f"the platform stack exports contract_version {producer!r}, not major.minor"
-        ) from None
+    if not isinstance(producer, str) or not MAJOR_MINOR.fullmatch(producer):
+        raise ContractVersionError(f"the platform stack exports contract_version {producer!r}, not major.minor")
+    produced = tuple(int(p) for p in producer.split("."))
+    needed = tuple(int(p) for p in consumer.split("."))
     if produced[0] != needed[0] or produced[1] < needed[1]:
         raise ContractVersionError(
             f"the platform stack exports contract {producer}; this program needs {needed[0]}.{needed[1]} or a later "
