@@ -264,8 +264,8 @@ def cadvisor_scrape_job() -> dict:
 def prometheus_access(vpc_cidr: str, api_service_ip: str) -> list[Manifest]:
     """What the server may read (the chart's ClusterRole less `nodes/proxy`, the kubelet's exec and log
     path, which the pod job never uses), and the namespaces' traffic: everything denied but DNS; the
-    server answers the adapter only, on 9090 (so the lifecycle API the config reloader needs answers
-    nobody else), and reaches the metrics ports it scrapes and the API server; the adapter answers the
+    server answers the adapter only, on 9090 (the lifecycle API is off: no config reloader needs it), and
+    reaches the metrics ports it scrapes and the API server; the adapter answers the
     API server (its control-plane addresses are in the VPC) and reaches the server and the API; the
     DCGM exporter answers the server only."""
     role = {
