@@ -315,7 +315,7 @@ if node_groups:
         region=config.region,
         oidc_provider_arn=cluster.oidc_provider_arn,
         oidc_issuer_url=cluster.oidc_issuer_url,
-        group_arns=[group.asg_arn for group in node_groups.values()],
+        group_arns=[arn for group in node_groups.values() for arn in (group.asg_arn, *group.block_asg_arns)],
         chart_version=config.cluster.node_termination_handler_version,
         provider=cluster.provider,
         tags=tags,

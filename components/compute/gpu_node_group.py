@@ -47,6 +47,7 @@ class GpuNodeGroup(pulumi.ComponentResource):
     node_role_arn: pulumi.Output[str]
     template_arn: pulumi.Output[str]
     block_template_arns: list[pulumi.Output[str]]  # one a Capacity Block the group runs
+    block_asg_arns: list[pulumi.Output[str]]  # likewise
 
     def __init__(
         self,
@@ -238,6 +239,7 @@ class GpuNodeGroup(pulumi.ComponentResource):
         self.node_role_arn = role.arn
         self.template_arn = template.arn
         self.block_template_arns = [block.template_arn for block in block_groups]
+        self.block_asg_arns = [block.asg_arn for block in block_groups]
         self.register_outputs(
             {
                 "asg_name": self.asg_name,
@@ -340,8 +342,9 @@ class CapacityBlockGroup(pulumi.ComponentResource):
                     opts=child,
                 )
         self.asg_name = group.name
+        self.asg_arn = group.arn
         self.template_arn = template.arn
-        self.register_outputs({"asg_name": self.asg_name, "template_arn": self.template_arn})
+        self.register_outputs({"asg_name": self.asg_name, "asg_arn": self.asg_arn, "template_arn": self.template_arn})
 
 
 def mixed_instances_policy(

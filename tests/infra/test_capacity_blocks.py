@@ -202,3 +202,16 @@ def test_the_blocks_expiration_warning_drains_its_group_through_a_function_that_
 def test_a_stack_without_blocks_has_no_expiry_function():
     plan, _ = offline_plan("prod", REPO / "infra", None)
     assert [r for r in plan.resources if "-block-expiry" in r.name] == []
+
+
+def test_the_termination_handler_completes_the_block_groups_drains_too(tmp_path):
+    """Its CompleteLifecycleAction on a block group's drain hook would be refused, and each node would wait
+    out the hook's 30-minute heartbeat, were the block's group not among the handler's groups."""
+    plan, block = planned(tmp_path)
+    (group,) = [r for r in block if r.type == ASG]
+    (policy,) = [r for r in plan.of_type("aws:iam/rolePolicy:RolePolicy") if "interruptions" in r.name]
+    statements = json.loads(policy.inputs["policy"])["Statement"]
+    (complete,) = [s for s in statements if "autoscaling:CompleteLifecycleAction" in s["Action"]]
+    named = {arn.split(":autoScalingGroupName/")[1].rsplit("-", 1)[0] for arn in complete["Resource"]}
+    assert group.name in named
+    assert named == {asg.name for asg in plan.of_type(ASG)}
