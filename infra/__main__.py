@@ -313,6 +313,7 @@ if node_groups:
     SpotInterruptionHandling(
         f"{name}-interruptions",
         region=config.region,
+        cluster_name=name,
         oidc_provider_arn=cluster.oidc_provider_arn,
         oidc_issuer_url=cluster.oidc_issuer_url,
         group_arns=[arn for group in node_groups.values() for arn in (group.asg_arn, *group.block_asg_arns)],

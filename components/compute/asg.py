@@ -11,7 +11,13 @@ from components.catalog.instance_types import gpu_instance_type
 from components.compute.config import GpuNodeGroupConfig
 from components.pricing.reserved import CAPACITY_RESERVATION
 
-NTH_MANAGED_TAG = "aws-node-termination-handler/managed"
+NTH_MANAGED_TAG_PREFIX = "aws-node-termination-handler/managed"
+
+
+def nth_managed_tag(cluster_name: str) -> str:
+    """The instance tag a cluster's termination handler drains by (a key: the handler checks for it). Each
+    cluster has its own, so a handler that hears another stack's nodes in the account leaves them alone."""
+    return f"{NTH_MANAGED_TAG_PREFIX}/{cluster_name}"
 
 
 def instances_distribution(plan: CapacityPlan, gpus_per_instance: int) -> dict[str, Any]:
@@ -63,7 +69,7 @@ def asg_tags(
         **{f"{autoscaler}/node-template/label/{k}": v for k, v in labels.items()},
         **{f"{autoscaler}/node-template/taint/{t['key']}": f"{t['value']}:{t['effect']}" for t in taints},
         **{f"{autoscaler}/node-template/resources/{k}": v for k, v in resources.items()},
-        NTH_MANAGED_TAG: "true",
+        nth_managed_tag(cluster_name): "true",
     }
 
 

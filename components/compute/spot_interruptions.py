@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from typing import Any
 
 import pulumi
 import pulumi_aws as aws
@@ -13,7 +14,7 @@ import pulumi_kubernetes as k8s
 from components.common.addon_resources import ADDON_RESOURCES
 from components.common.iam import irsa_trust_policy
 from components.common.manifests import cost_labels
-from components.compute.asg import NTH_MANAGED_TAG
+from components.compute.asg import nth_managed_tag
 from components.compute.labels import system_placement
 from components.compute.priority import CLUSTER_CRITICAL
 
@@ -29,7 +30,7 @@ NTH_METRICS_PORT = 9092
 # group runs capacity rebalancing; a group that does launches the replacement itself and terminates the
 # old node through its lifecycle hook, which the asg-terminate rule already drains. AWS Health's scheduled
 # changes (instance retirements, maintenance) are drained ahead of the date.
-INTERRUPTION_EVENTS = {
+INTERRUPTION_EVENTS: dict[str, dict[str, Any]] = {
     "spot-interruption": {"source": ["aws.ec2"], "detail-type": ["EC2 Spot Instance Interruption Warning"]},
     "state-change": {"source": ["aws.ec2"], "detail-type": ["EC2 Instance State-change Notification"]},
     "asg-terminate": {"source": ["aws.autoscaling"], "detail-type": ["EC2 Instance-terminate Lifecycle Action"]},
@@ -39,6 +40,18 @@ INTERRUPTION_EVENTS = {
         "detail": {"service": ["EC2"], "eventTypeCategory": ["scheduledChange"]},
     },
 }
+
+
+def group_name_of(arn: str) -> str:
+    """An Auto Scaling group's name, from its ARN (...:autoScalingGroup:<id>:autoScalingGroupName/<name>)."""
+    return arn.split(":autoScalingGroupName/", 1)[1]
+
+
+def event_patterns(group_names: list[str]) -> dict[str, dict[str, Any]]:
+    """The rules' patterns: lifecycle actions of this stack's groups only. The instance events name no group;
+    the handler's managed tag, the cluster's own, keeps it to this stack's nodes there."""
+    terminate = {**INTERRUPTION_EVENTS["asg-terminate"], "detail": {"AutoScalingGroupName": sorted(group_names)}}
+    return {**INTERRUPTION_EVENTS, "asg-terminate": terminate}
 
 
 def queue_policy(queue_arn: str, rule_arns: list[str]) -> dict:
@@ -79,7 +92,7 @@ def handler_policy(queue_arn: str, group_arns: list[str]) -> dict:
     }
 
 
-def handler_values(queue_url: str, region: str, role_arn: str) -> dict:
+def handler_values(queue_url: str, region: str, role_arn: str, cluster_name: str) -> dict[str, Any]:
     """Queue mode (chart 0.27.6 values.yaml): which events drain a node is decided by the EventBridge
     rules feeding the queue; the enable*Draining keys are IMDS-mode only and not set."""
     return {
@@ -87,7 +100,7 @@ def handler_values(queue_url: str, region: str, role_arn: str) -> dict:
         "queueURL": queue_url,
         "awsRegion": region,
         "checkTagBeforeDraining": True,
-        "managedTag": NTH_MANAGED_TAG,
+        "managedTag": nth_managed_tag(cluster_name),
         "serviceAccount": {"name": NTH_SERVICE_ACCOUNT, "annotations": {"eks.amazonaws.com/role-arn": role_arn}},
         "resources": ADDON_RESOURCES["aws-node-termination-handler"],
         **system_placement(CLUSTER_CRITICAL),  # it drains every node the stack loses
@@ -109,6 +122,7 @@ class SpotInterruptionHandling(pulumi.ComponentResource):
         name: str,
         *,
         region: str,
+        cluster_name: str,
         oidc_provider_arn: pulumi.Input[str],
         oidc_issuer_url: pulumi.Input[str],
         group_arns: list[pulumi.Input[str]],
@@ -128,8 +142,11 @@ class SpotInterruptionHandling(pulumi.ComponentResource):
             opts=child,
         )
         rules = []
-        for event, pattern in INTERRUPTION_EVENTS.items():
-            rule = aws.cloudwatch.EventRule(f"{name}-{event}", event_pattern=json.dumps(pattern), tags=tags, opts=child)
+        patterns = pulumi.Output.all(*group_arns).apply(
+            lambda arns: {event: json.dumps(p) for event, p in event_patterns([group_name_of(a) for a in arns]).items()}
+        )
+        for event in INTERRUPTION_EVENTS:
+            rule = aws.cloudwatch.EventRule(f"{name}-{event}", event_pattern=patterns[event], tags=tags, opts=child)
             aws.cloudwatch.EventTarget(f"{name}-{event}", rule=rule.name, arn=queue.arn, opts=child)
             rules.append(rule)
         aws.sqs.QueuePolicy(
@@ -164,7 +181,7 @@ class SpotInterruptionHandling(pulumi.ComponentResource):
             namespace=NTH_NAMESPACE,
             values=pulumi.Output.all(queue.url, role.arn).apply(
                 lambda v: {
-                    **handler_values(v[0], region, v[1]),
+                    **handler_values(v[0], region, v[1], cluster_name),
                     "podLabels": cost_labels(tags, "aws-node-termination-handler"),
                 }
             ),

@@ -104,7 +104,8 @@ def test_nodes_join_with_labels_and_taint_and_no_public_ip(stack_plan):
         assert template.inputs["imageId"].startswith("ami-")
         assert resources["aws:eks/accessEntry:AccessEntry"].inputs["type"] == "EC2_LINUX"
         tags = {t["key"]: t for t in resources[ASG].inputs["tags"]}
-        assert tags["aws-node-termination-handler/managed"]["propagateAtLaunch"] is True
+        managed = f"aws-node-termination-handler/managed/{stack_config(stack_plan.stack).cluster_name}"
+        assert tags[managed]["propagateAtLaunch"] is True
         assert tags["k8s.io/cluster-autoscaler/enabled"]["value"] == "true"
         assert tags["k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu"]["value"] == "true:NoSchedule"
         hook = resources["aws:autoscaling/lifecycleHook:LifecycleHook"]
@@ -188,6 +189,29 @@ def test_spot_interruptions_reach_the_termination_handler(stack_plan):
         "enableScheduledEventDraining",
     }
     assert not imds_only & set(values)
+
+
+def test_a_stacks_handler_hears_and_drains_its_own_groups_only(stack_plan):
+    """Stacks sharing an account and region each have a handler: each rule's lifecycle actions are its own
+    groups', and each handler drains only the instances that carry its cluster's tag."""
+    cluster = stack_config(stack_plan.stack).cluster_name
+    groups = stack_plan.of_type(ASG)
+    (terminate,) = [
+        json.loads(r.inputs["eventPattern"])
+        for r in stack_plan.of_type("aws:cloudwatch/eventRule:EventRule")
+        if "Instance-terminate" in r.inputs.get("eventPattern", "")
+    ]
+    named = terminate["detail"]["AutoScalingGroupName"]
+    assert sorted(n.rsplit("-", 1)[0] for n in named) == sorted(g.name for g in groups)
+    (release,) = [
+        r
+        for r in stack_plan.of_type("kubernetes:helm.sh/v3:Release")
+        if "node-termination-handler" in r.inputs["chart"]
+    ]
+    assert release.inputs["values"]["managedTag"] == f"aws-node-termination-handler/managed/{cluster}"
+    for group in groups:
+        assert {t["key"] for t in group.inputs["tags"]} >= {release.inputs["values"]["managedTag"]}
+        assert not [t for t in group.inputs["tags"] if t["key"] == "aws-node-termination-handler/managed"]
 
 
 def test_a_lock_with_spot_drives_the_asg(tmp_path, monkeypatch):
