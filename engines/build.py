@@ -158,11 +158,14 @@ def _write_provider_embeds(build_dir: Path, version: str, env: dict[str, str]) -
     (build_dir / "terraform-mapping-embed.json").write_text(json.dumps(mapping, separators=(",", ":")))
 
 
-def build(engine: Engine, go: str, root: Path) -> Path:
-    """The folder holding the engine's binaries, built unless a finished build of the same stamp is there."""
-    out_dir = root / f"{engine.name}-{engine.version}-{stamp(engine, go)}"
-    if (out_dir / ".complete").is_file():
-        return out_dir
+def output_dir(engine: Engine, go: str, root: Path) -> Path:
+    """Where the engine's binaries of this stamp live; finished when it holds `.complete`."""
+    return root / f"{engine.name}-{engine.version}-{stamp(engine, go)}"
+
+
+def build(engine: Engine, go: str, out_dir: Path) -> None:
+    """Build the engine's binaries into `out_dir`, then remove its earlier builds."""
+    root = out_dir.parent
     build_dir = root / f".build-{out_dir.name}"
     shutil.rmtree(build_dir, ignore_errors=True)
     shutil.copytree(HERE / engine.name, build_dir)
@@ -183,11 +186,11 @@ def build(engine: Engine, go: str, root: Path) -> Path:
         source = _module_dir(build_dir, module, env)
         (out_dir / file_name).write_text("\n---\n".join((source / p).read_text() for p in paths))
     shutil.rmtree(build_dir, ignore_errors=True)
-    for stale in root.glob(f"{engine.name}-*"):  # earlier builds of this engine
+    # Earlier builds of this engine: its name then a version (pulumi-kubernetes-* is not pulumi's).
+    for stale in root.glob(f"{engine.name}-*"):
         if stale != out_dir and stale.name.removeprefix(f"{engine.name}-")[0].isdigit():
             shutil.rmtree(stale, ignore_errors=True)
     (out_dir / ".complete").write_text(json.dumps({"version": engine.version, "go": go}) + "\n")
-    return out_dir
 
 
 def main() -> int:
@@ -198,12 +201,11 @@ def main() -> int:
         binaries: dict[str, dict[str, str]] = {}
         started = time.monotonic()
         for engine in ENGINES:
-            began = time.monotonic()
-            cached = (root / f"{engine.name}-{engine.version}-{stamp(engine, go)}" / ".complete").is_file()
-            if not cached:
+            folder = output_dir(engine, go, root)
+            if not (folder / ".complete").is_file():
+                began = time.monotonic()
                 print(f"engines: building {engine.name} {engine.version} ({', '.join(engine.binaries())})", flush=True)
-            folder = build(engine, go, root)
-            if not cached:
+                build(engine, go, folder)
                 print(f"engines: {engine.name} built in {time.monotonic() - began:.0f} s", flush=True)
             files = (*engine.binaries(), *([engine.data[0]] if engine.data else []))
             binaries[engine.name] = {"version": engine.version, **{f: str(folder / f) for f in files}}

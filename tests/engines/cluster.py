@@ -159,16 +159,9 @@ class ControlPlane:
             token_for=self.webhook.token_for,
         )
 
-    def kubeconfig(self, *, token: str | None = None) -> dict:
-        """A kubeconfig for this server: the admin's client certificate, or a bearer token."""
-        user = (
-            {"token": token}
-            if token
-            else {
-                "client-certificate": str(self.certificates.folder / "admin.crt"),
-                "client-key": str(self.certificates.folder / "admin.key"),
-            }
-        )
+    def kubeconfig(self, client_cert: Path, client_key: Path) -> dict:
+        """A kubeconfig for this server, authenticating with a client certificate the cluster's CA signed."""
+        user = {"client-certificate": str(client_cert), "client-key": str(client_key)}
         return {
             "apiVersion": "v1",
             "kind": "Config",
@@ -219,10 +212,8 @@ def _wait(plane: ControlPlane, what: str, ready, timeout: float = 120) -> None:
 
 def _kubeconfig_file(plane: ControlPlane, name: str, common_name: str, groups: tuple[str, ...] = ()) -> Path:
     cert, key = plane.certificates.issue(name, common_name, groups=groups)
-    config = plane.kubeconfig()
-    config["users"][0]["user"] = {"client-certificate": str(cert), "client-key": str(key)}
     path = plane.folder / f"{name}.kubeconfig"
-    path.write_text(yaml.safe_dump(config))
+    path.write_text(yaml.safe_dump(plane.kubeconfig(cert, key)))
     return path
 
 

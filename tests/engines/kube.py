@@ -56,6 +56,11 @@ class Resource:
         return f"{base}/{name}" if name else base
 
 
+def _dry_run(dry_run: bool) -> dict[str, str]:
+    """The query that has the server judge a write whole (validation, admission) without storing it."""
+    return {"dryRun": "All"} if dry_run else {}
+
+
 class Kube:
     """The admin's client (its certificate), or any identity's through a bearer token from `token_for`."""
 
@@ -86,8 +91,8 @@ class Kube:
         response = self.session.get(self.server + path, timeout=10)
         return response.text
 
-    def resource(self, api_version: str, kind: str, *, refresh: bool = False) -> Resource:
-        if (api_version, kind) not in self._resources or refresh:
+    def resource(self, api_version: str, kind: str) -> Resource:
+        if (api_version, kind) not in self._resources:
             path = f"/api/{api_version}" if "/" not in api_version else f"/apis/{api_version}"
             answer = self._request("GET", path)
             if not answer.allowed:
@@ -109,29 +114,15 @@ class Kube:
         answer = self._request("GET", self.resource(api_version, kind).path(namespace))
         return list(answer.body.get("items", [])) if answer.allowed else []
 
-    def create(
-        self, obj: dict, *, identity: Identity | None = None, dry_run: bool = False, subresource: str | None = None
-    ) -> Answer:
-        meta = obj.get("metadata", {})
-        resource = self.resource(obj["apiVersion"], obj["kind"])
-        path = resource.path(meta.get("namespace"))
-        if subresource:
-            path = f"{resource.path(meta.get('namespace'), meta['name'])}/{subresource}"
-        params = {"dryRun": "All"} if dry_run else {}
-        return self._request("POST", path, identity=identity, json=obj, params=params)
+    def create(self, obj: dict, *, identity: Identity | None = None, dry_run: bool = False) -> Answer:
+        path = self.resource(obj["apiVersion"], obj["kind"]).path(obj.get("metadata", {}).get("namespace"))
+        return self._request("POST", path, identity=identity, json=obj, params=_dry_run(dry_run))
 
-    def apply(
-        self,
-        obj: dict,
-        *,
-        identity: Identity | None = None,
-        dry_run: bool = False,
-        manager: str = "seedance-engine-tests",
-    ) -> Answer:
+    def apply(self, obj: dict, *, identity: Identity | None = None) -> Answer:
         """Server-side apply, forced: the server's whole validation and admission on the object."""
         meta = obj.get("metadata", {})
         path = self.resource(obj["apiVersion"], obj["kind"]).path(meta.get("namespace"), meta["name"])
-        params = {"fieldManager": manager, "force": "true", **({"dryRun": "All"} if dry_run else {})}
+        params = {"fieldManager": "seedance-engine-tests", "force": "true"}
         return self._request(
             "PATCH",
             path,
@@ -150,16 +141,15 @@ class Kube:
         *,
         namespace: str | None = None,
         identity: Identity | None = None,
-        subresource: str | None = None,
         dry_run: bool = False,
     ) -> Answer:
-        path = self.resource(api_version, kind).path(namespace, name) + (f"/{subresource}" if subresource else "")
+        path = self.resource(api_version, kind).path(namespace, name)
         return self._request(
             "PATCH",
             path,
             identity=identity,
             json=patch,
-            params={"dryRun": "All"} if dry_run else {},
+            params=_dry_run(dry_run),
             headers={"Content-Type": "application/merge-patch+json"},
         )
 
@@ -174,7 +164,7 @@ class Kube:
         dry_run: bool = False,
     ) -> Answer:
         path = self.resource(api_version, kind).path(namespace, name)
-        return self._request("DELETE", path, identity=identity, params={"dryRun": "All"} if dry_run else {})
+        return self._request("DELETE", path, identity=identity, params=_dry_run(dry_run))
 
     def can(
         self,

@@ -145,19 +145,8 @@ def system_pool(plan: Plan) -> Pool:
 def apply_stack(plane: ControlPlane, plan: Plan, config: StackConfig) -> AppliedStack:
     applied = AppliedStack(plane, plan, config, pools=pools(plan))
     manifests = sorted(declared_manifests(plan), key=_rank)
-    pending = manifests
-    # An object naming one applied later (a binding's policy, a claim's volume) may need a second pass.
-    for _ in range(3):
-        retry = []
-        for manifest in pending:
-            answer = plane.kube.apply(manifest, identity=DEPLOYER)
-            applied.answers[object_key(manifest)] = answer
-            if not answer.allowed and answer.reason in ("NotFound", "InternalError"):
-                retry.append(manifest)
-        if not retry:
-            break
-        pending = retry
-        time.sleep(1)
+    for manifest in manifests:
+        applied.answers[object_key(manifest)] = plane.kube.apply(manifest, identity=DEPLOYER)
     for pool in (system_pool(plan), *applied.pools.values()):
         for index in range(pool.launched):
             name = f"{plan.stack}-{pool.name}-{index}"
