@@ -38,6 +38,7 @@ class Engine:
     binary_names: tuple[str, ...] = field(default=())
     # Files of a module's download written beside the binaries as one YAML stream: (file name, module, paths).
     data: tuple[str, str, tuple[str, ...]] | None = None
+    scripts: tuple[str, ...] = ()  # files of the wrapper folder installed beside the binaries, executable
 
     def binaries(self) -> tuple[str, ...]:
         return self.binary_names or tuple(p.rsplit("/", 1)[-1] for p in self.packages)
@@ -93,6 +94,14 @@ ENGINES = (
         "3.274.0",
         ("github.com/pulumi/pulumi/pkg/v3/cmd/pulumi",),
         ldflags="-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v3.274.0",
+    ),
+    Engine(
+        "pulumi-language-python",
+        "3.259.0",
+        (".",),
+        binary_names=("pulumi-language-python",),
+        scripts=("pulumi-language-python-exec",),  # the shim the host runs programs with, found beside it
+        ldflags="-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v3.259.0",
     ),
     Engine(
         "pulumi-kubernetes",
@@ -185,6 +194,8 @@ def build(engine: Engine, go: str, out_dir: Path) -> None:
         file_name, module, paths = engine.data
         source = _module_dir(build_dir, module, env)
         (out_dir / file_name).write_text("\n---\n".join((source / p).read_text() for p in paths))
+    for script in engine.scripts:
+        shutil.copy2(build_dir / script, out_dir / script)
     shutil.rmtree(build_dir, ignore_errors=True)
     # Earlier builds of this engine: its name then a version (pulumi-kubernetes-* is not pulumi's).
     for stale in root.glob(f"{engine.name}-*"):
