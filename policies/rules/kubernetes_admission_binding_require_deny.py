@@ -3,13 +3,32 @@
 set to Audit or Warn lets every request through); the guards the stack config requires are all there, each
 guarding what the platform built it to guard and refusing what it built it to refuse: its matchConstraints,
 matchConditions, variables and validations as built, and no binding of it narrowed by matchResources (a
-selector nobody matches, a condition that never holds: a guard in name only)."""
+selector nobody matches, a condition that never holds: a guard in name only).
+
+Both sides are compared as the API server stores them: the engine judges a stack by its resources' outputs,
+which for a policy already in the cluster are the object as the server defaulted it (matchPolicy,
+selectors, each rule's scope: k8s.io/kubernetes pkg/apis/admissionregistration/v1/defaults.go)."""
 
 from components.plan.resources import K8S_ADMISSION_BINDING as BINDING
 from components.plan.resources import K8S_ADMISSION_POLICY as POLICY
 from components.plan.unknowns import of_types
 from policies.expectations import GUARD_KEYS
 from policies.framework import Rule
+
+
+def _match_as_served(match):
+    """A MatchResources with the defaults the API server gives it; anything else as it is."""
+    if not isinstance(match, dict):
+        return match
+    served = {"matchPolicy": "Equivalent", "namespaceSelector": {}, "objectSelector": {}, **match}
+    for key in ("resourceRules", "excludeResourceRules"):
+        if isinstance(served.get(key), list):
+            served[key] = [{"scope": "*", **rule} if isinstance(rule, dict) else rule for rule in served[key]]
+    return served
+
+
+def _as_served(key, value):
+    return _match_as_served(value) if key == "matchConstraints" else value
 
 
 def check(resources, config):
@@ -41,7 +60,8 @@ def check(resources, config):
         if name not in denying:
             yield policy.urn, f"{policy.name}: no binding denies what it refuses"
         for key in (k for k in GUARD_KEYS if k in scopes[name]) if name in scopes else ():
-            if (policy.props.get("spec") or {}).get(key) != scopes[name][key]:
+            declared = (policy.props.get("spec") or {}).get(key)
+            if _as_served(key, declared) != _as_served(key, scopes[name][key]):
                 yield (
                     policy.urn,
                     (
