@@ -4,6 +4,7 @@ level, ...). The gate computes it with its own code from the stack file, so a pl
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from components.cluster.config import PRINCIPAL_LISTS
@@ -13,7 +14,7 @@ from components.monitoring.config import NAMESPACE as MONITORING_NAMESPACE
 from components.monitoring.grafana import NAMESPACE as GRAFANA_NAMESPACE
 from components.monitoring.opencost import NAMESPACE as OPENCOST_NAMESPACE
 from components.serving.publishing import publisher_role_name
-from components.stack.config import StackConfig
+from components.stack.config import PROJECT, StackConfig, parse_config_values
 from components.storage.config import LocalStorageConfig
 from components.storage.manifests import LOCAL_DISKS_DIR, PROVISIONER_NAME, persistent_volume_policy, provisioner_user
 from components.tenancy.manifests import tenant_cost_label_policy, tenant_guard_policies, tenant_pod_policy
@@ -150,6 +151,19 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
             "prefixes": publisher_prefixes(config),
         },
     }
+
+
+def stack_config_expectations(config_json: str | None) -> dict[str, dict[str, Any]]:
+    """`stack_policy_config` of the stack config the engine hands a policy pack (PULUMI_CONFIG: the
+    namespaced keys and their string values, as a program gets them), when it is this project's; nothing
+    for another project's stack (a team's program). A config the program would refuse stops the pack with
+    the same one-line error."""
+    if not config_json:
+        return {}
+    values = {str(k): str(v) for k, v in json.loads(config_json).items()}
+    if not any(key.startswith(f"{PROJECT}:") for key in values):
+        return {}
+    return stack_policy_config(parse_config_values(values))
 
 
 def team_policy_config(contract: dict[str, Any]) -> dict[str, dict[str, Any]]:

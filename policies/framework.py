@@ -259,13 +259,17 @@ def _as_sdk_unknown():
         raise SdkUnknownValueError(error.sentinel, error.path) from None
 
 
-def to_crossguard(rule: Rule, enforcement: Mapping[str, Any] | None = None) -> Any:
+def to_crossguard(
+    rule: Rule, enforcement: Mapping[str, Any] | None = None, expected: Mapping[str, Any] | None = None
+) -> Any:
     """The rule as a `pulumi_policy` policy (importing the SDK only here: it is needed only by the pack),
-    with its level and config defaults from `enforcement` (a policy-pack config document): the engine
-    applies those when no --policy-pack-config is given."""
+    with its level and config defaults from `enforcement` (a policy-pack config document), over which
+    `expected` (what the stack config expects, as `run_rules`' extra config) is laid: the engine applies
+    those when no --policy-pack-config is given."""
     import pulumi_policy as sdk
 
     level, defaults = rule_settings(rule, enforcement or {})
+    defaults.update(expected or {})
     properties = {k: {**v, **({"default": defaults[k]} if k in defaults else {})} for k, v in rule.config.items()}
     schema = sdk.PolicyConfigSchema(properties=properties) if rule.config else None
     common: dict[str, Any] = dict(

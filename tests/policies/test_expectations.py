@@ -1,8 +1,19 @@
 """The rules' config from what they judge against: a stack's config (its budget, region, principals and
 namespaces) or, for a team's plan, its platform's contract."""
 
-from policies.expectations import namespace_levels, stack_policy_config, team_policy_config
-from tests.stacks import stack_config
+import json
+
+import pytest
+import yaml
+
+from components.stack.config import ConfigError
+from policies.expectations import (
+    namespace_levels,
+    stack_config_expectations,
+    stack_policy_config,
+    team_policy_config,
+)
+from tests.stacks import REPO, stack_config
 
 
 def test_a_teams_plan_is_judged_against_its_platforms_contract():
@@ -104,3 +115,25 @@ def test_every_expectation_names_a_rule_of_the_pack_and_a_setting_the_rule_decla
         for rule, settings in expectations.items():
             assert rule in declared, (where, rule)
             assert set(settings) <= declared[rule], (where, rule, set(settings) - declared[rule])
+
+
+def _engine_config(stack: str) -> str:
+    """PULUMI_CONFIG as the language host hands it to a policy pack: namespaced keys, string values."""
+    document = yaml.safe_load((REPO / "stacks" / f"Pulumi.{stack}.yaml").read_text())["config"]
+    return json.dumps({k: v if isinstance(v, str) else json.dumps(v) for k, v in document.items()})
+
+
+def test_the_pack_takes_the_stacks_expectations_from_the_config_the_engine_hands_it():
+    assert stack_config_expectations(_engine_config("prod")) == stack_policy_config(stack_config("prod"))
+
+
+def test_another_projects_stack_and_no_stack_add_no_expectations():
+    assert stack_config_expectations(None) == {}
+    assert stack_config_expectations(json.dumps({"training-job:team": "video-ml", "aws:region": "us-east-1"})) == {}
+
+
+def test_a_config_the_program_refuses_stops_the_pack_with_its_error():
+    broken = json.loads(_engine_config("prod"))
+    broken["seedance-gpu:env"] = "qa"
+    with pytest.raises(ConfigError, match="seedance-gpu:env"):
+        stack_config_expectations(json.dumps(broken))

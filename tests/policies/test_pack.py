@@ -244,3 +244,12 @@ def test_a_violation_in_json_names_its_policy_level_resource_and_message():
 
     violation = Violation("p", "mandatory", "urn:x", "m", "fix it", kind="preview")
     assert violation.to_json() == {"policy": "p", "level": "mandatory", "urn": "urn:x", "message": "m"}
+
+
+def test_what_the_stack_expects_is_laid_over_the_files_defaults():
+    (rule,) = [r for r in ALL_RULES if r.name == "aws-ebs-volume-disallow-gp2-io1"]
+    enforcement = {rule.name: {"enforcementLevel": "mandatory", "region": "eu-west-1"}}
+    assert to_crossguard(rule, enforcement).config_schema.properties["region"]["default"] == "eu-west-1"
+    policy = to_crossguard(rule, enforcement, {"region": "ap-south-1"})
+    assert policy.config_schema.properties["region"]["default"] == "ap-south-1"
+    assert policy.enforcement_level == pulumi_policy.EnforcementLevel.MANDATORY
