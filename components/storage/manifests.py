@@ -30,6 +30,10 @@ NO_PROVISIONER = "kubernetes.io/no-provisioner"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 LOCAL_DISKS_DIR = "/mnt/k8s-disks"  # where nodeadm's Mount strategy mounts each NVMe disk
 PROVISIONER_NAME = "local-static-provisioner"
+# What the Kubernetes provider waits for on a claim bound to its volume from the start: `Bound`, whatever the
+# class's binding mode. Its own wait expects `Pending` on a WaitForFirstConsumer class, and never ends when
+# the binding is faster than its watch (pulumi-kubernetes pkg/await/awaiters.go; seen under load).
+PROVIDER_WAIT_FOR = "pulumi.com/waitFor"
 
 
 def deny_network(name: str, namespace: str, *, allow_egress: bool) -> Manifest:
@@ -164,7 +168,7 @@ def static_checkpoint_volume(
     claim = {
         "apiVersion": "v1",
         "kind": "PersistentVolumeClaim",
-        "metadata": metadata(name, namespace),
+        "metadata": metadata(name, namespace, annotations={PROVIDER_WAIT_FOR: "jsonpath={.status.phase}=Bound"}),
         "spec": {
             "accessModes": ["ReadWriteOnce"],
             "storageClassName": storage_class,
