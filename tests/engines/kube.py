@@ -42,6 +42,9 @@ class Answer:
         return not self.allowed and f"ValidatingAdmissionPolicy '{policy}'" in self.message
 
 
+EVERY_NAMESPACE = "*"
+
+
 @dataclass(frozen=True)
 class Resource:
     group_version: str
@@ -49,8 +52,9 @@ class Resource:
     namespaced: bool
 
     def path(self, namespace: str | None, name: str | None = None) -> str:
+        """The object's path (`namespace` EVERY_NAMESPACE: the collection across namespaces)."""
         base = f"/api/{self.group_version}" if "/" not in self.group_version else f"/apis/{self.group_version}"
-        if self.namespaced:
+        if self.namespaced and namespace != EVERY_NAMESPACE:
             base += f"/namespaces/{namespace or 'default'}"
         base += f"/{self.plural}"
         return f"{base}/{name}" if name else base

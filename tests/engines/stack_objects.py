@@ -9,12 +9,14 @@ from dataclasses import dataclass, field
 
 from components.compute.pool_identity import canonical_role_arn
 from components.stack.config import StackConfig
+from seedance.offline_cloud import OfflineCloud
 from seedance_client.engine import Plan
 from tests.engines.cluster import DEPLOYER, KWOK_NODE_ANNOTATION, ControlPlane
 from tests.engines.kube import Answer, Identity, Kube
 from tests.k8s_checks import declared_manifests
 
 TEMPLATE = "k8s.io/cluster-autoscaler/node-template/"
+KUBELET_ARCH = {"x86_64": "amd64", "arm64": "arm64"}
 # Kinds others refer to first, as the program's dependencies order them under `pulumi up`.
 FIRST = (
     "CustomResourceDefinition",
@@ -66,6 +68,8 @@ class Pool:
     taints: list[dict]
     capacity: dict[str, str]
     launched: int  # the nodes its group launches when created (desired capacity), one at least here
+    arch: str  # as the kubelet labels its node (kubernetes.io/arch)
+    zones: tuple[str, ...]  # where its nodes launch, the first node in the first zone
 
 
 @dataclass
@@ -81,8 +85,16 @@ class AppliedStack:
         return {key: f"{a.status} {a.message}" for key, a in self.answers.items() if not a.allowed}
 
 
-def pools(plan: Plan) -> dict[str, Pool]:
+def stack_zones(config: StackConfig) -> list[str]:
+    """The stack's zones as the program chooses them from what the offline account offers."""
+    region = OfflineCloud(config.region).region
+    return config.usable_zones(dict(zip(region.zone_names, region.zone_ids)))
+
+
+def pools(plan: Plan, config: StackConfig) -> dict[str, Pool]:
     """Each GPU pool's node as the autoscaler's node template describes it, with its node role."""
+    zones = stack_zones(config)
+    groups = {group.name: group for group in config.gpu_node_groups}
     roles = {
         r.name.removesuffix("-access").rsplit("-", 1)[-1]: r.inputs["principalArn"]
         for r in plan.of_type("aws:eks/accessEntry:AccessEntry")
@@ -102,7 +114,17 @@ def pools(plan: Plan) -> dict[str, Pool]:
         capacity = {k.removeprefix("resources/"): v for k, v in tags.items() if k.startswith("resources/")}
         name = labels["seedance.io/node-group"]
         launched = max(int(group.inputs.get("desiredCapacity") or 0), 1)
-        found[name] = Pool(name, roles[name], labels, taints, {**capacity, "pods": "110"}, launched)
+        group_config = groups[name]
+        found[name] = Pool(
+            name,
+            roles[name],
+            labels,
+            taints,
+            {**capacity, "pods": "110"},
+            launched,
+            KUBELET_ARCH[group_config.arch],
+            group_config.launch_zones(zones),
+        )
     return found
 
 
@@ -115,44 +137,59 @@ def kubelet(node: str, role_arn: str) -> Identity:
     )
 
 
-def node_object(name: str, pool: Pool) -> dict:
+def node_object(name: str, pool: Pool, index: int = 0) -> dict:
+    """The Node a kubelet of the pool registers: the pool's labels, and those every kubelet sets."""
+    well_known = {
+        "kubernetes.io/hostname": name,
+        "kubernetes.io/os": "linux",
+        "kubernetes.io/arch": pool.arch,
+        "topology.kubernetes.io/zone": pool.zones[index % len(pool.zones)],
+    }
     return {
         "apiVersion": "v1",
         "kind": "Node",
         "metadata": {
             "name": name,
             "annotations": {KWOK_NODE_ANNOTATION: "fake"},
-            "labels": {**pool.labels, "kubernetes.io/hostname": name, "type": "kwok"},
+            "labels": {**pool.labels, **well_known, "type": "kwok"},
         },
         "spec": {"taints": pool.taints},
         "status": {"capacity": pool.capacity, "allocatable": pool.capacity},
     }
 
 
-def register_node(plane: ControlPlane, name: str, pool: Pool) -> Answer:
-    return plane.kube.create(node_object(name, pool), identity=kubelet(name, pool.role_arn))
+def register_node(plane: ControlPlane, name: str, pool: Pool, index: int = 0) -> Answer:
+    return plane.kube.create(node_object(name, pool, index), identity=kubelet(name, pool.role_arn))
 
 
-def system_pool(plan: Plan) -> Pool:
+def register_nodes(plane: ControlPlane, plan: Plan, config: StackConfig) -> dict[str, Pool]:
+    """Every node the stack's groups launch at creation, the system group's among them, each registered by
+    its pool's kubelet; the GPU pools by name."""
+    gpu_pools = pools(plan, config)
+    for pool in (system_pool(plan, config), *gpu_pools.values()):
+        for index in range(pool.launched):
+            answer = register_node(plane, f"{plan.stack}-{pool.name}-{index}", pool, index)
+            if not answer.allowed:
+                raise AssertionError(f"the {pool.name} pool's kubelet could not register: {answer.message}")
+    return gpu_pools
+
+
+def system_pool(plan: Plan, config: StackConfig) -> Pool:
     """The EKS managed system group's node, as its labels and taints and its node role declare it."""
     (group,) = plan.of_type("aws:eks/nodeGroup:NodeGroup")
     effects = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute", "PREFER_NO_SCHEDULE": "PreferNoSchedule"}
     taints = [{**taint, "effect": effects[taint["effect"]]} for taint in group.inputs.get("taints", [])]
     capacity = {"cpu": "4", "memory": "16Gi", "pods": "110"}
-    return Pool("system", group.inputs["nodeRoleArn"], dict(group.inputs.get("labels", {})), taints, capacity, 1)
+    arch = "arm64" if "ARM" in group.inputs["amiType"] else "amd64"
+    labels = dict(group.inputs.get("labels", {}))
+    return Pool("system", group.inputs["nodeRoleArn"], labels, taints, capacity, 1, arch, tuple(stack_zones(config)))
 
 
 def apply_stack(plane: ControlPlane, plan: Plan, config: StackConfig) -> AppliedStack:
-    applied = AppliedStack(plane, plan, config, pools=pools(plan))
+    applied = AppliedStack(plane, plan, config)
     manifests = sorted(declared_manifests(plan), key=_rank)
     for manifest in manifests:
         applied.answers[object_key(manifest)] = plane.kube.apply(manifest, identity=DEPLOYER)
-    for pool in (system_pool(plan), *applied.pools.values()):
-        for index in range(pool.launched):
-            name = f"{plan.stack}-{pool.name}-{index}"
-            answer = register_node(plane, name, pool)
-            if not answer.allowed:
-                raise AssertionError(f"the {pool.name} pool's kubelet could not register: {answer.message}")
-            if pool.name in applied.pools:
-                applied.nodes.setdefault(pool.name, name)
+    applied.pools = register_nodes(plane, plan, config)
+    applied.nodes = {name: f"{plan.stack}-{name}-0" for name in applied.pools}
     return applied

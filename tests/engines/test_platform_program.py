@@ -1,0 +1,296 @@
+"""The platform program, unchanged, under the real engine (tests/engines/platform_program.py): `pulumi up` of
+dev (1.36) and prod (1.35) from a project folder, by the built CLI and Python language host, the real
+Kubernetes provider creating every Kubernetes object and Helm release on a control plane of the stack's
+version, the AWS half answered by stand-ins. Shown: the run succeeds and registers what the offline plan
+declares; every workload, the Helm releases' own among them, becomes ready on the pools' nodes; every
+release is the cached chart at its pinned version; a second run changes nothing; and `pulumi preview
+--policy-pack policies` judges as `seedance check` does, failing where it fails."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+from pulumi import automation as auto
+
+from components.plan.diff import plan_diff
+from seedance.charts import chart_cache
+from seedance.check_command import plan_resources
+from seedance.cli import offline_plan
+from seedance_client.engine import Plan
+from tests.conftest import _stack_plan
+from tests.engines.chart_proxy import ChartProxy, cached_charts
+from tests.engines.cluster import DEPLOYER, ControlPlane, start_control_plane
+from tests.engines.kube import EVERY_NAMESPACE
+from tests.engines.platform_program import SEEDANCE, platform_home, platform_project, platform_stack
+from tests.engines.stack_objects import register_nodes
+from tests.engines.volumes import VolumeProvisioner
+from tests.stacks import REPO, stack_config
+
+STACKS = ("dev", "prod")
+RELEASE = "kubernetes:helm.sh/v3:Release"
+
+
+@dataclass
+class Deployed:
+    name: str
+    plane: ControlPlane
+    project: Path
+    stack: auto.Stack
+    result: auto.UpResult
+    plan: Plan
+    charts: ChartProxy
+    volumes: VolumeProvisioner
+
+    def state(self) -> list[dict]:
+        return (self.stack.export_stack().deployment or {})["resources"]
+
+
+_deployed: dict[str, Deployed] = {}
+_failed: dict[str, str] = {}
+
+
+@pytest.fixture(scope="module")
+def deployed(engine_dir):
+    """A stack's first `pulumi up`, once (a failed one fails every test that needs it, without a rerun)."""
+
+    def up(name: str) -> Deployed:
+        if name in _failed:
+            pytest.fail(f"the first `pulumi up` of {name} failed: {_failed[name]}")
+        if name not in _deployed:
+            try:
+                _deployed[name] = _first_up(engine_dir, name)
+            except Exception as error:
+                _failed[name] = str(error)[-2000:]
+                raise
+        return _deployed[name]
+
+    yield up
+    for done in _deployed.values():
+        done.volumes.__exit__(None, None, None)
+        done.charts.stop()
+        done.plane.stop()
+    _deployed.clear()
+    _failed.clear()
+
+
+def _first_up(engine_dir: Path, name: str) -> Deployed:
+    """The stack's first `pulumi up` on a control plane of its own (the nodes its groups launch registered by
+    their kubelets first, as the groups come up before the add-ons)."""
+    config = stack_config(name)
+    folder = engine_dir / f"program-{name}"
+    plane = start_control_plane(folder / "plane", config.cluster.kubernetes_version)
+    charts = ChartProxy(folder / "charts", cached_charts(chart_cache())).start()
+    volumes = VolumeProvisioner(plane.kube).__enter__()
+    try:
+        plan = _stack_plan(name)
+        register_nodes(plane, plan, config)
+        project = platform_project(folder, name)
+        stack = platform_stack(platform_home(folder / "pulumi", plane, DEPLOYER), project, name, plane, charts)
+        result = stack.up(color="never", on_output=lambda _line: None)
+    except BaseException:
+        volumes.__exit__(None, None, None)
+        charts.stop()
+        plane.stop()
+        raise
+    return Deployed(name, plane, project, stack, result, plan, charts, volumes)
+
+
+def _kubernetes_resources(types_and_names) -> set[tuple[str, str]]:
+    return {(t, n) for t, n in types_and_names if t.startswith("kubernetes:") and not t.startswith("pulumi:providers")}
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_the_program_runs_unchanged_and_registers_what_the_offline_plan_declares(deployed, stack):
+    done = deployed(stack)
+    assert done.result.summary.result == "succeeded"
+    real = _kubernetes_resources((r["type"], r["urn"].rsplit("::", 1)[-1]) for r in done.state())
+    offline = _kubernetes_resources((r.type, r.name) for r in done.plan.resources)
+    assert real and real == offline
+
+
+def _ready(kind: str, live: dict) -> bool:
+    status, spec = live.get("status", {}), live["spec"]
+    if status.get("observedGeneration") != live["metadata"]["generation"]:
+        return False
+    if kind == "DaemonSet":
+        return status.get("numberReady") == status.get("desiredNumberScheduled")
+    return status.get("readyReplicas", 0) == spec.get("replicas", 1) == status.get("updatedReplicas", 0)
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_workload_the_releases_included_is_ready_on_the_pools_nodes(deployed, stack):
+    done = deployed(stack)
+    kube = done.plane.kube
+    workloads = {
+        (kind, w["metadata"]["namespace"], w["metadata"]["name"]): w
+        for kind in ("Deployment", "DaemonSet", "StatefulSet")
+        for w in kube.list("apps/v1", kind, namespace=EVERY_NAMESPACE)
+    }
+    released = {
+        key
+        for key, w in workloads.items()
+        if w["metadata"].get("labels", {}).get("app.kubernetes.io/managed-by") == "Helm"
+    }
+    assert released, "no release installed a workload"
+    not_ready = sorted(key for key, w in workloads.items() if not _ready(key[0], w))
+    assert not_ready == []
+    # Pods on the nodes the groups launched, never left pending.
+    pods = kube.list("v1", "Pod", namespace=EVERY_NAMESPACE)
+    assert pods and all(p["spec"].get("nodeName") for p in pods)
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_release_is_the_cached_chart_at_its_pinned_version(deployed, stack):
+    done = deployed(stack)
+    releases = [r for r in done.state() if r["type"] == RELEASE]
+    assert releases
+    for release in releases:
+        outputs = release["outputs"]
+        assert outputs["status"]["status"] == "deployed", release["urn"]
+        chart = outputs["chart"].rsplit("/", 1)[-1]
+        assert outputs["status"]["version"] == outputs["version"]
+        fetched = [
+            path
+            for path in done.charts.requests
+            if path.endswith((f"/{chart}-{outputs['version']}.tgz", f"/manifests/{outputs['version']}"))
+        ]
+        assert fetched, f"{chart} {outputs['version']} was not fetched from its repository"
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_a_second_run_changes_nothing(deployed, stack):
+    done = deployed(stack)
+    preview = done.stack.preview(color="never", on_output=lambda _line: None)
+    assert set(preview.change_summary) == {"same"}
+
+
+def _check_findings(project: Path, stack: str, extra_args: tuple[str, ...] = ()) -> tuple[int, list[tuple[str, str]]]:
+    """`seedance check` of the project's stack: its exit code and its mandatory findings (rule, resource)."""
+    done = subprocess.run(
+        [*SEEDANCE, "check", "--stack", stack, "--program", str(project / "infra"), "--format", "json", *extra_args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    report = json.loads(done.stdout)
+    found = [
+        (v["policy"], (v["urn"] or "").rsplit("::", 1)[-1]) for v in report["violations"] if v["level"] == "mandatory"
+    ]
+    return done.returncode, sorted(found)
+
+
+def _preview_findings(done: Deployed) -> tuple[bool, list[tuple[str, str]]]:
+    """`pulumi preview --policy-pack policies` of the stack: whether it passed, and its mandatory findings."""
+    events: list = []
+    try:
+        done.stack.preview(
+            color="never", on_output=lambda _line: None, on_event=events.append, policy_packs=[str(REPO / "policies")]
+        )
+        passed = True
+    except auto.CommandError:
+        passed = False
+    found = [
+        (e.policy_event.policy_name, _resource_name(e.policy_event.resource_urn))
+        for e in events
+        if e.policy_event is not None and e.policy_event.enforcement_level == "mandatory"
+    ]
+    return passed, sorted(found)
+
+
+def _resource_name(urn: str | None) -> str:
+    """The finding's resource, none for the stack (the engine names its Stack, `check` nothing)."""
+    return "" if not urn or "::pulumi:pulumi:Stack::" in urn else urn.rsplit("::", 1)[-1]
+
+
+def test_the_policy_pack_under_the_real_engine_judges_prod_as_seedance_check_does(deployed):
+    done = deployed("prod")
+    code, checked = _check_findings(done.project, "prod")
+    passed, previewed = _preview_findings(done)
+    assert (code, checked) == (0, [])
+    assert (passed, previewed) == (True, checked)
+
+
+def test_where_check_fails_the_preview_fails_with_the_same_findings(deployed):
+    done = deployed("prod")
+    stack_file = done.project / "stacks" / "Pulumi.prod.yaml"
+    original = stack_file.read_text()
+    document = yaml.safe_load(original)
+    document["config"]["seedance-gpu:budget"]["monthly_usd"] = 1000  # far below what prod's GPUs cost
+    stack_file.write_text(yaml.safe_dump(document, sort_keys=False))
+    try:
+        code, checked = _check_findings(done.project, "prod")
+        passed, previewed = _preview_findings(done)
+    finally:
+        stack_file.write_text(original)
+    assert code != 0 and checked
+    assert {rule for rule, _ in checked} >= {"budget-monthly-cost-limit"}
+    assert (passed, previewed) == (False, checked)
+
+
+def _kubernetes_changes(changes) -> dict[str, str]:
+    return {name: op for typ, name, op in changes if typ.startswith("kubernetes:")}
+
+
+def _predicted(project: Path, stack: str, before: str, after: str) -> dict[str, str]:
+    """What `seedance diff` says the change does, from offline plans of the stack file before and after."""
+    stack_file = project / "stacks" / f"Pulumi.{stack}.yaml"
+    plans = []
+    for text in (before, after):
+        stack_file.write_text(text)
+        plans.append(plan_resources(offline_plan(stack, project / "infra", stack_file)[0]))
+    return _kubernetes_changes((c.resource.type, c.resource.name, c.action) for c in plan_diff(*plans))
+
+
+def _previewed(done: Deployed) -> dict[str, str]:
+    """What `pulumi preview --diff` against the live state says it will do, by resource."""
+    events: list = []
+    done.stack.preview(color="never", diff=True, on_output=lambda _line: None, on_event=events.append)
+    steps = [e.resource_pre_event.metadata for e in events if e.resource_pre_event is not None]
+    replacing = {"replace", "create-replacement", "delete-replaced"}
+    return _kubernetes_changes(
+        (s.type, s.urn.rsplit("::", 1)[-1], "replace" if s.op in replacing else s.op)
+        for s in steps
+        if s.op not in ("same", "read")
+    )
+
+
+def _with_tenants(text: str, change) -> str:
+    document = yaml.safe_load(text)
+    change(document["config"]["seedance-gpu:tenants"])
+    return yaml.safe_dump(document, sort_keys=False)
+
+
+def _second_team(tenants: list) -> None:
+    tenants.append(
+        {
+            "name": "speech-ml",
+            "namespaces": ["speech-train"],
+            "gpus": {"batch": 8, "online": 0},
+            "principal_arns": ["arn:aws:iam::210987654321:role/speech-ml-engineers"],
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    "change",
+    [lambda tenants: tenants[0]["gpus"].update(batch=24), _second_team],
+    ids=["quota-changed", "team-added"],
+)
+def test_day_two_the_real_preview_does_what_seedance_diff_predicted(deployed, change):
+    done = deployed("prod")
+    stack_file = done.project / "stacks" / "Pulumi.prod.yaml"
+    original = stack_file.read_text()
+    changed = _with_tenants(original, change)
+    try:
+        predicted = _predicted(done.project, "prod", original, changed)
+        stack_file.write_text(changed)
+        previewed = _previewed(done)
+    finally:
+        stack_file.write_text(original)
+    assert predicted
+    assert previewed == predicted
