@@ -127,6 +127,28 @@ def _number(value: Any) -> float | None:
         return None
 
 
+def is_pod_spec(value: Any) -> bool:
+    """A pod spec by its shape: `containers`, a list of mappings each naming an `image`."""
+    found = value.get("containers") if isinstance(value, dict) else None
+    return isinstance(found, list) and bool(found) and all(isinstance(c, dict) and "image" in c for c in found)
+
+
+def pod_specs_by_shape(value: Any, path: str = "") -> Iterator[tuple[str, dict, dict]]:
+    """(path, pod spec, its template's metadata) of every pod spec at any depth of an object, whatever its
+    kind calls the field: a custom resource's pods are judged as a Deployment's are."""
+    if isinstance(value, dict):
+        for key, child in value.items():
+            where = f"{path}.{key}" if path else str(key)
+            if is_pod_spec(child):
+                metadata = value.get("metadata")
+                yield where, child, metadata if isinstance(metadata, dict) else {}
+            else:
+                yield from pod_specs_by_shape(child, where)
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from pod_specs_by_shape(child, f"{path}[{index}]")
+
+
 def containers(spec: dict) -> Iterator[tuple[str, dict]]:
     for field in ("initContainers", "containers", "ephemeralContainers"):
         for index, container in enumerate(spec.get(field) or []):

@@ -4,12 +4,14 @@ restricted, on every kind that carries a pod, declared or rendered from a Helm r
 named platform agent may use the host paths and capabilities its exemption lists, nothing more. A namespace
 left privileged is its pinned chart's (the device plugin's, the GPU agents'): only what the gate renders from
 the release there (`rendered`) gets that level; a pod declared there meets baseline, like any other. In
-Triton's namespaces (`non_root_namespaces`) a pod runs as non-root even in a user namespace of its own."""
+Triton's namespaces (`non_root_namespaces`) a pod runs as non-root even in a user namespace of its own.
+A kind that is not one of the pod-carrying kinds is searched for pods by their shape, at any depth (a
+KubeRay cluster's head and workers, a training operator's replicas)."""
 
 from components.plan.resources import POD_CARRIERS, pod_spec
 from policies.expectations import PLATFORM_EXEMPTIONS, PLATFORM_NAMESPACE_LEVELS
 from policies.framework import Rule
-from policies.readers.pods import LEVELS, Exemption, violations
+from policies.readers.pods import LEVELS, Exemption, pod_specs_by_shape, violations
 
 
 def exemption_of(config, namespace, workload) -> Exemption | None:
@@ -28,10 +30,23 @@ def pod_metadata(resource) -> dict:
     return template.get("metadata") or (resource.props.get("metadata") if "template" not in spec else {}) or {}
 
 
-def check(resource, config):
-    spec = pod_spec(resource)
-    if spec is None:
+def pods(resource):
+    """(where, pod spec, its metadata): a pod-carrying kind's one pod, else every pod found by its shape."""
+    if resource.type in POD_CARRIERS:
+        spec = pod_spec(resource)
+        if spec is not None:
+            yield "", spec, pod_metadata(resource)
         return
+    for path, spec, metadata in pod_specs_by_shape(resource.props.get("spec")):
+        yield f" (spec.{path})", spec, metadata
+
+
+def check(resource, config):
+    for where, spec, metadata in pods(resource):
+        yield from _judged(resource, config, where, spec, metadata)
+
+
+def _judged(resource, config, where, spec, pod_meta):
     metadata = resource.props.get("metadata") or {}
     namespace = metadata.get("namespace") or "default"
     level = config["namespace_levels"].get(namespace, config["default_level"])
@@ -40,8 +55,8 @@ def check(resource, config):
         level, allows = "baseline", f"namespace {namespace} is privileged for its chart's pods only"
     exemption = exemption_of(config, namespace, metadata.get("name"))
     own_users_root = namespace not in config["non_root_namespaces"]
-    for finding in violations(spec, level, pod_metadata(resource), exemption, own_users_root):
-        yield f"{resource.name}: {finding} ({allows})"
+    for finding in violations(spec, level, pod_meta, exemption, own_users_root):
+        yield f"{resource.name}{where}: {finding} ({allows})"
 
 
 RULE = Rule(
@@ -85,7 +100,7 @@ RULE = Rule(
         },
     },
     check_resource=check,
-    resource_types=frozenset(POD_CARRIERS),
+    type_prefix="kubernetes:",  # pod-carrying kinds by their table, every other kind by the pods' shape
     standards=(
         "Pod Security Standards: baseline",
         "Pod Security Standards: restricted",
