@@ -121,6 +121,7 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
             "default_level": "restricted",
         },
         "kubernetes-admission-binding-require-deny": guard_expectations(config),
+        "pulumi-resource-require-known-type": {"kubernetes_version": config.cluster.kubernetes_version},
         "aws-autoscaling-group-limit-spot-share": {
             **group_classes,
             "capacity_blocks": [

@@ -28,7 +28,8 @@ TOKEN_HOME = "components/plan/resources.py"
 CLIENT_TOKENS = "seedance_client/tokens.py"
 # The offline engine's tables by token: which properties a type has is generated from the pinned SDK;
 # the ARN forms (the Service Authorization Reference's) and the stand-in values are its own.
-TOKEN_TABLES = {"seedance/offline_cloud.py"}
+# Tables keyed by type token by design: the offline answers per type, and the gate's list of the types it judges.
+TOKEN_TABLES = {"seedance/offline_cloud.py", "policies/known_types.py"}
 
 
 def modules():
