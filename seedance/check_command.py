@@ -43,20 +43,20 @@ class CheckInputError(InputError):
 
 def plan_resources(plan: Plan) -> list[PlanResource]:
     return [
-        PlanResource(r.urn, r.type, r.name, _revealed(r.inputs), r.parent, r.dependencies, r.id) for r in plan.resources
+        PlanResource(r.urn, r.type, r.name, revealed(r.inputs), r.parent, r.dependencies, r.id) for r in plan.resources
     ]
 
 
-def _revealed(value: Any) -> Any:
+def revealed(value: Any) -> Any:
     """An in-process plan's values with the engine's `Secret` markers replaced by what they hold."""
     if isinstance(value, Secret):
-        return _revealed(value.value)
+        return revealed(value.value)
     if isinstance(value, (pulumi.Asset, pulumi.Archive)):
         return asset_json(value)  # a function's code: named by its files, as a plan file names it
     if isinstance(value, dict):
-        return {k: _revealed(v) for k, v in value.items()}
+        return {k: revealed(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_revealed(v) for v in value]
+        return [revealed(v) for v in value]
     return value
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pulumi
+from google.protobuf import struct_pb2
 from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import rpc, settings
 from pulumi.runtime.config import set_all_config
@@ -85,6 +86,24 @@ def unwrap_secrets(value: Any) -> Any:
     return value
 
 
+def _inputs_with_secrets_in_place(struct: Any) -> dict[str, Any]:
+    """A registration's inputs, each secret a `Secret` where the program put it. The SDK's deserializer
+    marks a whole mapping or list secret when one value in it is (a release's values for one key in them),
+    which would hide from a plan file what is not secret; each property is read on its own, and a mapping
+    or list whose parts are serialized is rebuilt from its parts."""
+    return {key: _value_with_secrets_in_place(value) for key, value in struct.items()}
+
+
+def _value_with_secrets_in_place(value: Any) -> Any:
+    if isinstance(value, struct_pb2.Struct):
+        if rpc._special_sig_key in value:
+            return unwrap_secrets(rpc.deserialize_property(value, keep_unknowns=True))
+        return {key: _value_with_secrets_in_place(child) for key, child in value.items()}
+    if isinstance(value, struct_pb2.ListValue):
+        return [_value_with_secrets_in_place(child) for child in value]
+    return unwrap_secrets(rpc.deserialize_property(value, keep_unknowns=True))
+
+
 class _CapturingMonitor(pulumi_mocks.MockMonitor):
     """The SDK's mock monitor, also keeping each registration's parent, inputs and the stack outputs."""
 
@@ -100,7 +119,7 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
         if request.type == STACK_TYPE:
             self.stack_urn = response.urn
             return response
-        inputs = unwrap_secrets(rpc.deserialize_properties(request.object, keep_unknowns=True))
+        inputs = _inputs_with_secrets_in_place(request.object)
         resource = PlannedResource(
             urn=response.urn,
             type=request.type,

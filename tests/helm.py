@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from seedance import charts
-from seedance_client.engine import Secret
+from seedance.check_command import revealed
 
 
 def values_of(release) -> dict:
-    """A release's values as the chart gets them (the plan keeps values holding a secret secret)."""
-    values = release.inputs.get("values") or {}
-    return values.value if isinstance(values, Secret) else values
+    """A release's values as the chart gets them (the plan keeps each secret in them secret)."""
+    return revealed(release.inputs.get("values") or {})
 
 
 def render_release(release, kubernetes_version: str, values: dict | None = None) -> list[dict]:

@@ -517,13 +517,20 @@ class MetricsPipeline(pulumi.ComponentResource):
             chart: str,
             version: str,
             repo: str,
-            values: pulumi.Input[dict],
+            values: dict | pulumi.Output[dict],
             depends_on: list[pulumi.Resource],
             release_namespace: str = NAMESPACE,
         ) -> k8s.helm.v3.Release:
             # The platform's own pods carry the cost labels too (the prometheus chart: on its server and
             # Alertmanager; the others: podLabels).
-            labelled = pulumi.Output.from_input(values).apply(lambda v: with_cost_labels(v, cost.tags, suffix))
+            # Labelled in place when the values are a mapping: resolving them as one Output would make all of
+            # them secret for one secret leaf (the adapter's key), and a plan file would then hide every value
+            # from the gate, which renders the release from them.
+            labelled = (
+                with_cost_labels(values, cost.tags, suffix)
+                if isinstance(values, dict)
+                else pulumi.Output.from_input(values).apply(lambda v: with_cost_labels(v, cost.tags, suffix))
+            )
             return k8s.helm.v3.Release(
                 f"{name}-{suffix}",
                 name=suffix,

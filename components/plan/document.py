@@ -33,6 +33,7 @@ QUANTITY_INPUTS = frozenset(
         "retentionInDays",
         "limitAmount",
         "threshold",
+        "httpPutResponseHopLimit",
     }
 )
 

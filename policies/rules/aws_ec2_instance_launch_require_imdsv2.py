@@ -13,7 +13,8 @@ def check(resource, config):
     if options.get("httpTokens") != "required":
         yield f"{resource.name} does not require IMDSv2 tokens"
     else:
-        hops = options.get("httpPutResponseHopLimit") or config["ami_default_hop_limit"]
+        # A number or a numeric string, as the provider takes it (the plan document refuses any other).
+        hops = float(options.get("httpPutResponseHopLimit") or config["ami_default_hop_limit"])
         if hops > config["max_hop_limit"]:
             said = "" if options.get("httpPutResponseHopLimit") else " (no hop limit set: the AMI's default)"
             yield f"{resource.name} lets the instance metadata reach {hops:g} hops (pods){said}"

@@ -260,3 +260,16 @@ def test_a_check_pauses_the_collector_and_gives_it_back_as_it_found_it(plan_of, 
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_the_default_path_passes_prod_and_keeps_its_secrets_out_of_the_file(tmp_path, capsys):
+    """`seedance plan --stack prod --json F` then `seedance check --plan F --env prod`: the unedited plan
+    passes, every release rendered from the file (the adapter's values hide its key, nothing else), and the
+    file holds no key."""
+    plan_file = tmp_path / "prod.json"
+    assert main(["plan", "--stack", "prod", "--json", str(plan_file)]) == 0
+    text = plan_file.read_text()
+    assert "PRIVATE KEY" not in text and '"key": "[secret]"' in text
+    capsys.readouterr()
+    assert main(["check", "--plan", str(plan_file), "--env", "prod"]) == 0
+    assert "Policy violations: none" in capsys.readouterr().out

@@ -142,3 +142,26 @@ def test_only_consequences_of_a_reported_error_go_unlogged(error, logged):
     loop = Loop()
     _quiet_about_reported_errors(loop, {"message": "Future exception was never retrieved", "exception": error})
     assert bool(loop.contexts) is logged
+
+
+def test_a_secret_stays_where_the_program_put_it(tmp_path):
+    """One secret value in a mapping hides that value only: the rest of the mapping stays readable (a Helm
+    release's values, which the gate renders from the plan file)."""
+    program = write_program(
+        tmp_path / "app",
+        """
+        import pulumi, pulumi_kubernetes as k8s
+        key = pulumi.Output.secret("-----BEGIN PRIVATE KEY-----")
+        k8s.helm.v3.Release(
+            "adapter",
+            chart="prometheus-adapter",
+            values={"tls": {"enable": True, "key": key}, "replicas": [2, key]},
+        )
+    """,
+    )
+    plan = run_program(program, project="app", stack="test", config={}, mocks=OfflineCloud("eu-west-1"))
+    (release,) = plan.of_type("kubernetes:helm.sh/v3:Release")
+    assert release.inputs["values"] == {
+        "tls": {"enable": True, "key": Secret("-----BEGIN PRIVATE KEY-----")},
+        "replicas": [2, Secret("-----BEGIN PRIVATE KEY-----")],
+    }
