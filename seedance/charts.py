@@ -107,6 +107,20 @@ def foreign_source(inputs: dict[str, Any], pinned: dict[str, str]) -> str | None
     return None
 
 
+def unpinned(inputs: dict[str, Any], pinned: dict[str, str]) -> str | None:
+    """Why the gate may not render a release's chart from its cache (None if it may): no source is pinned
+    for it, and the cache holds charts by name and version, which says nothing of what another repository
+    serves under that name."""
+    name = str(inputs.get("chart")).rsplit("/", 1)[-1]
+    if name in pinned:
+        foreign = foreign_source(inputs, pinned)
+        return f"{foreign} (the gate renders the pinned chart)" if foreign else None
+    return (
+        f"no source is pinned for the chart {name} ({source_of(inputs)}): the gate renders only the charts the "
+        "platform pins (seedance/charts.py pinned_sources)"
+    )
+
+
 def chart_folder(inputs: dict[str, Any]) -> Path:
     """`<cache>/<chart>-<version>` (an OCI reference's last part names the chart)."""
     folder = chart_cache() / f"{str(inputs.get('chart')).rsplit('/', 1)[-1]}-{inputs.get('version')}"

@@ -26,7 +26,7 @@ from components.stack.config import ENVIRONMENTS, PROJECT, StackConfig
 from policies.expectations import stack_policy_config, team_policy_config
 from policies.framework import CONFIG_DIR, PolicyConfigError, Violation, fails_closed, load_enforcement, run_rules
 from policies.rules import ALL_RULES
-from seedance.charts import ChartMissingError, chart_cache, foreign_source, pinned_sources, pull, rendered_resources
+from seedance.charts import ChartMissingError, chart_cache, pinned_sources, pull, rendered_resources, unpinned
 from seedance.deadline import timeout_seconds
 from seedance.plan_output import MASK, asset_json
 from seedance.stack_input import load_stack
@@ -158,9 +158,9 @@ def rendered_releases(
     rendered, unrendered = [], []
     pinned = pinned_sources()
     for release in (r for r in resources if r.type == HELM_RELEASE):
-        foreign = foreign_source(release.props, pinned)
-        if foreign:
-            unrendered.append({"urn": release.urn, "reason": f"{foreign} (the gate renders the pinned chart)"})
+        refused = unpinned(release.props, pinned)
+        if refused:
+            unrendered.append({"urn": release.urn, "reason": refused})
             continue
         beyond = [field for field in UNREAD_RELEASE_INPUTS if release.props.get(field)]
         if beyond:

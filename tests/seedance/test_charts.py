@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from components.plan.resources import PlanResource
-from seedance import charts
+from seedance import charts, check_command
 from seedance.check_command import rendered_releases
 
 
@@ -83,8 +83,25 @@ def index(url: str, digest: str) -> bytes:
 
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
+    """An empty chart cache, where the demo chart's repository is pinned as the platform's are."""
     monkeypatch.setenv("SEEDANCE_CHART_CACHE", str(tmp_path / "charts"))
+    pinned = {**charts.pinned_sources(), "demo": "https://charts.example.com/stable"}
+    monkeypatch.setattr(check_command, "pinned_sources", lambda: pinned)
     return tmp_path / "charts"
+
+
+def test_a_chart_no_source_is_pinned_for_is_not_rendered_even_from_the_cache(cache, monkeypatch):
+    """The cache holds charts by name and version; another repository may serve anything under them."""
+    (cache / "demo-1.2.3").mkdir(parents=True)
+    (cache / "demo-1.2.3" / "Chart.yaml").write_text("apiVersion: v2\nname: demo\nversion: 1.2.3\n")
+    monkeypatch.setattr(check_command, "pinned_sources", charts.pinned_sources)
+    for repo in ("https://charts.example.com/stable", "https://charts.example-attacker.net"):
+        rendered, unrendered = rendered_releases([release(repo=repo)], "1.35")
+        assert rendered == []
+        assert [entry["reason"] for entry in unrendered] == [
+            f"no source is pinned for the chart demo ({repo}): the gate renders only the charts the platform "
+            "pins (seedance/charts.py pinned_sources)"
+        ]
 
 
 def test_a_repository_chart_is_fetched_by_its_relative_url_checked_and_rendered(cache):
