@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from components.capacity.mix import asg_mix
@@ -11,6 +12,7 @@ from components.compute.labels import BREAKER_TAG, CLASS_TAG, NODE_GROUP_TAG
 from components.plan.resources import (
     ASG,
     EKS_ACCESS_ENTRY,
+    IAM_ROLE,
     LAUNCH_TEMPLATE,
     S3_BUCKETS,
     S3_ENCRYPTION_CONFIGURATIONS,
@@ -115,15 +117,36 @@ def secrets_encryption(resource: PlanResource) -> tuple[list, Any]:
 
 def home_accounts(resources, configured) -> frozenset[str]:
     """The stack's accounts: those the config names, else the account the cluster's nodes run in (the account of
-    the node roles' access entries; none when the plan has no such entry)."""
-    return frozenset(configured) or frozenset(
-        {
-            account_of(str(r.props.get("principalArn")))
-            for r in of_types(resources, EKS_ACCESS_ENTRY)
-            if r.props.get("type") == "EC2_LINUX"
-        }
-        - {None}
-    )
+    the node roles' access entries; none when the plan has no such entry). Only an entry for a role the plan
+    itself creates counts: an entry naming another account's role would otherwise make that account home."""
+    if configured:
+        return frozenset(configured)
+    created = _created_role_names(resources)
+    nodes = [
+        str(r.props.get("principalArn"))
+        for r in of_types(resources, EKS_ACCESS_ENTRY)
+        if r.props.get("type") == "EC2_LINUX"
+    ]
+    return frozenset({account_of(arn) for arn in nodes if created(arn)} - {None})
+
+
+def _created_role_names(resources):
+    """Whether a role ARN names a role of the plan: by the name it is given, or by Pulumi's auto-name (its
+    logical name, a dash and seven random hex digits)."""
+    given = set()
+    auto = []
+    for role in of_types(resources, IAM_ROLE):
+        name = role.props.get("name")
+        if isinstance(name, str):
+            given.add(name)
+        else:
+            auto.append(re.compile(re.escape(role.name) + r"-[0-9a-f]{7}"))
+
+    def created(arn: str) -> bool:
+        name = arn.rsplit("/", 1)[-1]
+        return name in given or any(pattern.fullmatch(name) for pattern in auto)
+
+    return created
 
 
 def bucket_name(resource: PlanResource) -> str:

@@ -24,14 +24,19 @@ RESOURCE_POLICIES = [
 ]
 ISSUER = "oidc.eks.us-east-1.amazonaws.com/id/D6DE3D052C46DCA983A4D49F00166093"
 PROVIDER = f"arn:aws:iam::{HOME}:oidc-provider/{ISSUER}"
-# The node role's access entry: how a plan says which account is home when no config names it.
+# The node role the plan creates and its access entry: how a plan says which account is home when no config
+# names it.
+EC2_TRUST = {
+    "Statement": [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}]
+}
+NODE_ROLE = resource("aws:iam/role:Role", {"name": "nodes", "assumeRolePolicy": EC2_TRUST}, name="nodes")
 NODE_ENTRY = resource(
     EKS_ACCESS_ENTRY, {"type": "EC2_LINUX", "principalArn": f"arn:aws:iam::{HOME}:role/nodes"}, name="nodes"
 )
 
 
 def findings(resources):
-    return run_rules([RULE], [*resources, NODE_ENTRY], {RULE.name: "mandatory"})
+    return run_rules([RULE], [*resources, NODE_ROLE, NODE_ENTRY], {RULE.name: "mandatory"})
 
 
 everyone = st.sampled_from(["*", ["*"], {"AWS": "*"}, {"AWS": ["*"]}, {"AWS": ["*", f"arn:aws:iam::{HOME}:root"]}])
@@ -175,7 +180,7 @@ def test_a_trust_in_another_accounts_root_fails_and_a_named_role_of_it_passes_wh
     role = resource("aws:iam/role:Role", {"assumeRolePolicy": trust})
     assert findings([role])
     named = {RULE.name: {"enforcementLevel": "mandatory", "home_principals": [f"arn:aws:iam::{OTHER}:role/ci"]}}
-    assert run_rules([RULE], [role, NODE_ENTRY], named) == []
+    assert run_rules([RULE], [role, NODE_ROLE, NODE_ENTRY], named) == []
 
 
 @given(
