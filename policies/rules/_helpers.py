@@ -127,7 +127,7 @@ def home_accounts(resources, configured) -> frozenset[str]:
         for r in of_types(resources, EKS_ACCESS_ENTRY)
         if r.props.get("type") == "EC2_LINUX"
     ]
-    return frozenset({account_of(arn) for arn in nodes if created(arn)} - {None})
+    return frozenset(account for arn in nodes if created(arn) and (account := account_of(arn)) is not None)
 
 
 def _created_role_names(resources):
