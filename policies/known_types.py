@@ -57,6 +57,7 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
         "aws-ec2-instance-launch-disallow-public-ip",
         "aws-ec2-instance-launch-require-imdsv2",
         "aws-ec2-launch-template-require-encrypted-volumes",
+        "aws-ec2-launch-template-restrict-user-data",
         "aws-resource-tags-require-cost-tags",
     ),
     "aws:ec2/natGateway:NatGateway": ("aws-resource-tags-require-cost-tags",),
