@@ -77,7 +77,7 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
         "aws-eks-access-restrict-admin-policies",
         "aws-resource-tags-require-cost-tags",
     ),
-    "aws:eks/addon:Addon": ("aws-resource-tags-require-cost-tags",),
+    "aws:eks/addon:Addon": ("aws-resource-tags-require-cost-tags", "kubernetes-namespace-require-default-deny"),
     "aws:eks/cluster:Cluster": (
         "aws-eks-access-restrict-admin-policies",
         "aws-eks-cluster-require-control-plane-logs",

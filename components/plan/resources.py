@@ -22,6 +22,7 @@ EC2_INSTANCE = "aws:ec2/instance:Instance"
 EKS_CLUSTER = "aws:eks/cluster:Cluster"
 EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 EKS_ACCESS_ENTRY = "aws:eks/accessEntry:AccessEntry"
+EKS_ADDON = "aws:eks/addon:Addon"
 EKS_ACCESS_POLICY = "aws:eks/accessPolicyAssociation:AccessPolicyAssociation"
 KMS_KEY = "aws:kms/key:Key"
 # Keys of imported material (they cannot rotate automatically) and replicas of multi-Region keys (each with
