@@ -11,6 +11,7 @@ import binascii
 import email
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 import yaml
@@ -84,9 +85,17 @@ def _kubelet_findings(node_config: dict) -> Iterator[str]:
             yield f"the kubelet opens its unauthenticated read-only port ({flag})"
 
 
-def findings(user_data: Any) -> Iterator[str]:
-    if not isinstance(user_data, str):
-        return
+def findings(user_data: Any) -> tuple[str, ...]:
+    """What the user data opens (none for a value that is not text: unknown until apply)."""
+    return _findings(user_data) if isinstance(user_data, str) else ()
+
+
+@lru_cache(maxsize=1024)  # a plan's groups share few documents, and decoding one is most of this rule's time
+def _findings(user_data: str) -> tuple[str, ...]:
+    return tuple(_read(user_data))
+
+
+def _read(user_data: str) -> Iterator[str]:
     for content_type, text in parts(user_data):
         if content_type == NODE_CONFIG:
             try:

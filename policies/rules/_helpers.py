@@ -130,21 +130,24 @@ def home_accounts(resources, configured) -> frozenset[str]:
     return frozenset(account for arn in nodes if created(arn) and (account := account_of(arn)) is not None)
 
 
+AUTO_NAME = re.compile(r"(.+)-[0-9a-f]{7}")
+
+
 def _created_role_names(resources):
     """Whether a role ARN names a role of the plan: by the name it is given, or by Pulumi's auto-name (its
     logical name, a dash and seven random hex digits)."""
-    given = set()
-    auto = []
+    given, auto = set(), set()
     for role in of_types(resources, IAM_ROLE):
         name = role.props.get("name")
         if isinstance(name, str):
             given.add(name)
         else:
-            auto.append(re.compile(re.escape(role.name) + r"-[0-9a-f]{7}"))
+            auto.add(role.name)
 
     def created(arn: str) -> bool:
         name = arn.rsplit("/", 1)[-1]
-        return name in given or any(pattern.fullmatch(name) for pattern in auto)
+        generated = AUTO_NAME.fullmatch(name)
+        return name in given or (generated is not None and generated.group(1) in auto)
 
     return created
 
