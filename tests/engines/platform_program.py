@@ -31,7 +31,7 @@ from components.compute.node_images import (
 )
 from seedance.offline_cloud import OfflineCloud
 from tests.engines.chart_proxy import ChartProxy
-from tests.engines.cluster import ControlPlane
+from tests.engines.cluster import ControlPlane, engine_manifest
 from tests.engines.kube import Identity
 from tests.engines.pulumi_engine import PASSPHRASE, engine_home
 from tests.engines.standin_provider import STANDIN_CLUSTER
@@ -53,7 +53,7 @@ def platform_home(folder: Path, plane: ControlPlane, deployer: Identity) -> Path
     """engine_home, with the language host and the stand-in providers on PATH."""
     home = engine_home(folder, plane, deployer)
     bin_dir = home / "bin"
-    language = json.loads((REPO / ".engines.json").read_text())["engines"]["pulumi-language-python"]
+    language = engine_manifest()["pulumi-language-python"]
     for name in ("pulumi-language-python", "pulumi-language-python-exec"):
         link = bin_dir / name
         if not link.exists():

@@ -101,7 +101,7 @@ def _first_up(engine_dir: Path, name: str) -> Deployed:
 
 
 def _kubernetes_resources(types_and_names) -> set[tuple[str, str]]:
-    return {(t, n) for t, n in types_and_names if t.startswith("kubernetes:") and not t.startswith("pulumi:providers")}
+    return {(t, n) for t, n in types_and_names if t.startswith("kubernetes:")}
 
 
 @pytest.mark.parametrize("stack", STACKS)
