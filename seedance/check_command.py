@@ -17,7 +17,7 @@ import pulumi
 from components.capacity.mix import HOLDINGS_TAG, holdings_from_tag
 from components.cluster.config import ClusterConfig
 from components.cost.estimate import CostEstimate, catalog_for, estimate, estimate_of_plan
-from components.plan.diff import Change, plan_diff, render_diff, replaced_nodes
+from components.plan.diff import Change, masked_note, plan_diff, render_diff, replaced_nodes
 from components.plan.document import PlanDocumentError, plan_document_resources
 from components.plan.resources import EKS_CLUSTER, HELM_RELEASE, PlanResource, is_unknown, tags_of
 from components.plan.unknowns import UnknownValueError, read_plan
@@ -274,7 +274,11 @@ def _short(urn: str | None) -> str:
 
 
 def render_text(
-    violations: list[Violation], cost: CostEstimate, delta: float | None, changes: list[Change] | None = None
+    violations: list[Violation],
+    cost: CostEstimate,
+    delta: float | None,
+    changes: list[Change] | None = None,
+    diff_note: list[str] | None = None,
 ) -> str:
     lines = [f"Policy violations ({len(violations)}):" if violations else "Policy violations: none"]
     for v in violations:
@@ -287,7 +291,7 @@ def render_text(
     if delta is not None:
         lines.append(f"  change against the base plan: {_signed_usd(delta)}/month")
     if changes is not None:
-        lines += ["", *render_diff(changes)]
+        lines += ["", *render_diff(changes), *(diff_note or [])]
     return "\n".join(lines)
 
 
@@ -297,6 +301,7 @@ def render_markdown(
     delta: float | None,
     title: str,
     changes: list[Change] | None = None,
+    diff_note: list[str] | None = None,
 ) -> str:
     mandatory = [v for v in violations if v.level == "mandatory"]
     verdict = "fails" if mandatory else "passes"
@@ -326,6 +331,7 @@ def render_markdown(
             "",
             "```",
             *render_diff(changes),
+            *(diff_note or []),
             "```",
             "",
             "</details>",
@@ -392,24 +398,25 @@ def run(args: argparse.Namespace, offline_plan, stack_outputs) -> int:
         )
     except PolicyConfigError as error:
         raise CheckInputError(f"policy config for {env}: {error}") from None
-    delta, changes = None, None
+    delta, changes, diff_note = None, None, None
     if args.compare:
         base_resources, _ = resources_from_file(args.compare)
         delta = round(cost.monthly_usd - estimate(base_resources, catalog_for(region)).monthly_usd, 2)
         changes = plan_diff(base_resources, resources)
+        diff_note = masked_note(base_resources, resources)
     if args.format == "json":
         document = {"violations": [v.to_json() for v in violations], "cost": cost.to_json()}
         if delta is not None and changes is not None:  # both, with --compare
             document["compare"] = {
                 "base": str(args.compare),
                 "monthly_delta_usd": delta,
-                "changes": render_diff(changes),
+                "changes": render_diff(changes) + (diff_note or []),
             }
         print(json.dumps(document, indent=2))
     elif args.format == "markdown":
-        print(render_markdown(violations, cost, delta, title, changes))
+        print(render_markdown(violations, cost, delta, title, changes, diff_note))
     else:
-        print(render_text(violations, cost, delta, changes))
+        print(render_text(violations, cost, delta, changes, diff_note))
     return 1 if any(v.level == "mandatory" for v in violations) else 0
 
 
@@ -428,7 +435,7 @@ def diff(args: argparse.Namespace, offline_plan) -> int:
             f"the base is a plan of stack {base_stack!r} and the head of {head_stack!r}: a diff is "
             "of one stack; pass --across-stacks to compare them anyway"
         )
-    print("\n".join(render_diff(plan_diff(base, head))))
+    print("\n".join(render_diff(plan_diff(base, head)) + masked_note(base, head)))
     return 0
 
 

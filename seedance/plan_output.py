@@ -11,9 +11,8 @@ from typing import Any
 import pulumi
 from pulumi.runtime.rpc import UNKNOWN
 
+from components.plan.resources import MASK
 from seedance_client.engine import Plan, PlannedResource, Secret
-
-MASK = "[secret]"
 
 
 def asset_json(value: Any) -> dict[str, Any] | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from components.plan.resources import TERRAFORM_TYPES, PlanResource, is_unknown
+from components.plan.resources import MASK, TERRAFORM_TYPES, PlanResource, is_unknown
 
 PROVIDER = "registry.terraform.io/hashicorp/aws"
 # Attributes that are maps in the Terraform schema, not blocks.
@@ -43,7 +43,7 @@ def terraform_type(token: str) -> str | None:
 def _attributes(value: Any, key: str | None = None) -> Any:
     """Inputs as Terraform attributes: snake_case names, nested objects as one-element block lists at
     every depth, maps (tags...) kept as maps, unknown and masked values as null."""
-    if is_unknown(value) or value == "[secret]":
+    if is_unknown(value) or value == MASK:
         return None
     if isinstance(value, dict):
         if key in MAP_ATTRIBUTES:

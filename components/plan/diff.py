@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from components.plan.replacement import refused_changes, replaced_by
-from components.plan.resources import ASG, LAUNCH_TEMPLATE, PlanResource, is_unknown
+from components.plan.resources import ASG, LAUNCH_TEMPLATE, MASK, PlanResource, holds_masked, is_unknown
 
 Action = Literal["create", "update", "replace", "delete"]
 SYMBOLS = {"create": "+", "update": "~", "replace": "+-", "delete": "-"}
@@ -58,13 +58,13 @@ class Change:
 
 def changed_paths(old: Any, new: Any, path: str = "") -> list[str]:
     """Dotted input paths whose values differ; lists compare whole (the providers diff them as a set or
-    in order, and either way the whole list is sent)."""
+    in order, and either way the whole list is sent). A masked secret is not compared (`masked_note`)."""
     if isinstance(old, dict) and isinstance(new, dict):
         found = []
         for key in sorted(set(old) | set(new)):
             found += changed_paths(old.get(key), new.get(key), f"{path}.{key}" if path else key)
         return found
-    if old == new or (is_unknown(old) and is_unknown(new)):
+    if old == new or (is_unknown(old) and is_unknown(new)) or MASK in (old, new):
         return []
     return [path]
 
@@ -226,6 +226,16 @@ def plan_diff(base: list[PlanResource], head: list[PlanResource]) -> list[Change
     gone = NodeEffect(False, "all", (), ("the group is deleted: every node of it is terminated",), None)
     changes += [Change("delete", r, nodes=gone if r.type == ASG else None) for r in base if r.urn not in after]
     return changes
+
+
+def masked_note(base: list[PlanResource], head: list[PlanResource]) -> list[str]:
+    """What the diff could not see: a plan file written without `--show-secrets` holds no secret value."""
+    if not any(holds_masked(r.props) for r in (*base, *head)):
+        return []
+    return [
+        "Secret values written as [secret] in a plan file were not compared; write the plans with "
+        "`seedance plan --json FILE --show-secrets` to compare them."
+    ]
 
 
 def _label(resource: PlanResource) -> str:

@@ -221,6 +221,19 @@ def is_unknown(value: Any) -> bool:
     return isinstance(value, str) and value in UNKNOWN_VALUES
 
 
+# How a plan file writes a secret value it was not asked to show (`seedance plan --json` without
+# `--show-secrets`): the value is gone, so nothing can be compared with it.
+MASK = "[secret]"
+
+
+def holds_masked(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(holds_masked(v) for v in value.values())
+    if isinstance(value, list):
+        return any(holds_masked(v) for v in value)
+    return isinstance(value, str) and value == MASK
+
+
 # How the engine wraps a secret value on the wire (and in plan files): {SIG: SECRET, "value": ...}.
 _SECRET_SIGNATURE = ("4dabf18193072939515e22adb298388d", "1b47061264138c4ac30d75fd1eb44270")
 

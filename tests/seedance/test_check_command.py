@@ -209,6 +209,20 @@ def test_a_diff_of_two_stacks_plans_is_refused_unless_asked(tmp_path, capsys):
     assert main(["diff", str(tmp_path / "dev.json"), str(tmp_path / "dev.json")]) == 0
 
 
+def test_the_documented_diff_of_a_masked_base_names_no_phantom_replacement(tmp_path, capsys):
+    """docs/day-two.md's workflow: `seedance plan --json base.json` (secrets masked), then `seedance diff
+    base.json --stack dev` and the PR check's `--compare`. Before, every generated key read as changed
+    against its mask: four TLS and Secret replacements of a change that touched none of them."""
+    assert main(["plan", "--stack", "dev", "--json", str(tmp_path / "base.json")]) == 0
+    capsys.readouterr()
+    assert main(["diff", str(tmp_path / "base.json"), "--stack", "dev"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("No changes to the running system.") and "were not compared" in out
+    assert main(["check", "--stack", "dev", "--format", "json", "--compare", str(tmp_path / "base.json")]) == 0
+    changes = json.loads(capsys.readouterr().out)["compare"]["changes"]
+    assert changes[0] == "No changes to the running system." and "were not compared" in changes[-1]
+
+
 def test_a_check_reads_each_resource_once_and_estimates_the_plan_once(plan_of, monkeypatch):
     """The rules and the cost table read one read form of the plan: each resource is scanned for unknowns
     once, and the budget rules and the cost table share one estimate (at 10,000 resources each extra pass

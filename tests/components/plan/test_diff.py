@@ -376,3 +376,16 @@ def test_only_kubernetes_objects_have_changes_the_api_server_refuses():
         "volumeBindingMode"
     ]
     assert refused_changes("aws:ebs/volume:Volume", ["volumeBindingMode", "value"]) == []
+
+
+def test_a_masked_secret_is_not_compared_and_the_diff_says_so():
+    """A plan file written without --show-secrets holds `[secret]` where the head holds the value: that is
+    no change (the value is unknown), and the diff says what it could not compare."""
+    from components.plan.diff import masked_note
+
+    key = PlanResource(urn="urn:key", type="tls:index/privateKey:PrivateKey", name="ca", props={"pem": "[secret]"})
+    revealed = replace(key, props={"pem": "-----BEGIN PRIVATE KEY-----"})
+    assert plan_diff([key], [revealed]) == []
+    assert masked_note([key], [revealed]) and masked_note([revealed], [revealed]) == []
+    rotated = replace(revealed, props={"pem": "-----BEGIN PRIVATE KEY----- 2"})
+    assert [c.properties for c in plan_diff([revealed], [rotated])] == [("pem",)]
