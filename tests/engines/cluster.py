@@ -268,9 +268,10 @@ def start_control_plane(
     etcd_process: subprocess.Popen | None = None,
     certificates: Certificates | None = None,
     webhook: TokenWebhook | None = None,
+    port: int | None = None,
 ) -> ControlPlane:
-    """Start every component at Kubernetes `minor`; an etcd (and certificates) from an earlier plane may be
-    given to restart the control plane at another minor on the same data."""
+    """Start every component at Kubernetes `minor`; an etcd (and certificates, and the server's port) from an
+    earlier plane may be given to restart the control plane at another minor on the same data."""
     binaries = kubernetes_binaries(minor)
     folder.mkdir(parents=True, exist_ok=True)
     certificates = certificates or Certificates(folder / "pki")
@@ -279,7 +280,7 @@ def start_control_plane(
         etcd_process, etcd_url = start_etcd(folder, binaries["etcd"])
     if etcd_process is not None:
         processes["etcd"] = etcd_process
-    port = free_port()
+    port = port or free_port()
     webhook = webhook or TokenWebhook()
     plane = ControlPlane(minor, folder, etcd_url, f"https://127.0.0.1:{port}", certificates, webhook, processes)
     pki = certificates.folder
@@ -403,8 +404,8 @@ def start_control_plane(
 
 
 def restart_at(plane: ControlPlane, minor: str) -> ControlPlane:
-    """The control plane restarted at another minor on the same etcd, certificates and authenticator, as an
-    EKS version upgrade replaces the control plane and keeps the cluster's data."""
+    """The control plane restarted at another minor on the same etcd, certificates, authenticator and address,
+    as an EKS version upgrade replaces the control plane and keeps the cluster's data and endpoint."""
     plane.stop(*(name for name in list(plane.processes) if name != "etcd"))
     return start_control_plane(
         plane.folder / f"at-{minor}",
@@ -413,6 +414,7 @@ def restart_at(plane: ControlPlane, minor: str) -> ControlPlane:
         etcd_process=plane.processes.pop("etcd", None),
         certificates=plane.certificates,
         webhook=plane.webhook,
+        port=int(plane.server.rsplit(":", 1)[1]),
     )
 
 

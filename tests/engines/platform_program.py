@@ -83,20 +83,26 @@ def platform_project(folder: Path, stack: str) -> Path:
     for placeholder, value in PLACEHOLDER_VALUES.items():
         text = text.replace(placeholder, value)
     (project / "stacks" / f"Pulumi.{stack}.yaml").write_text(text)
+    decide_lock(project, stack)
+    pin_images(project / "stacks", stack)
+    return project
+
+
+def decide_lock(project: Path, stack: str) -> None:
+    """The capacity lock for the project's stack file as it is now, decided from the bundled prices."""
     subprocess.run(
         [*SEEDANCE, "decide", "--stack", stack, "--source", "snapshot", "--program", str(project / "infra")],
         cwd=REPO,
         check=True,
         capture_output=True,
     )
-    _pin_images(project / "stacks", stack)
-    return project
 
 
-def _pin_images(stacks_dir: Path, stack: str) -> None:
-    """The node images file `seedance images pin` writes, naming the images the stand-in's SSM answers."""
+def pin_images(stacks_dir: Path, stack: str, version: str | None = None) -> None:
+    """The node images file `seedance images pin` writes (for the stack's Kubernetes version, or the one a
+    version step moves to), naming the images the stand-in's SSM answers."""
     config = stack_config(stack)
-    version = config.cluster.kubernetes_version
+    version = version or config.cluster.kubernetes_version
     cloud = OfflineCloud(config.region)
     images = {}
     for group in config.gpu_node_groups:

@@ -17,6 +17,8 @@ import pytest
 import yaml
 from pulumi import automation as auto
 
+from components.capacity.lock import lock_path
+from components.compute.node_images import images_path
 from components.plan.diff import plan_diff
 from seedance.charts import chart_cache
 from seedance.check_command import plan_resources
@@ -24,15 +26,23 @@ from seedance.cli import offline_plan
 from seedance_client.engine import Plan
 from tests.conftest import _stack_plan
 from tests.engines.chart_proxy import ChartProxy, cached_charts
-from tests.engines.cluster import DEPLOYER, ControlPlane, start_control_plane
+from tests.engines.cluster import DEPLOYER, ControlPlane, restart_at, start_control_plane
 from tests.engines.kube import EVERY_NAMESPACE
-from tests.engines.platform_program import SEEDANCE, platform_home, platform_project, platform_stack
+from tests.engines.platform_program import (
+    SEEDANCE,
+    decide_lock,
+    pin_images,
+    platform_home,
+    platform_project,
+    platform_stack,
+)
 from tests.engines.stack_objects import register_nodes
 from tests.engines.volumes import VolumeProvisioner
 from tests.stacks import REPO, stack_config
 
 STACKS = ("dev", "prod")
 RELEASE = "kubernetes:helm.sh/v3:Release"
+WORKLOADS = ("Deployment", "DaemonSet", "StatefulSet")
 
 
 @dataclass
@@ -128,7 +138,7 @@ def test_every_workload_the_releases_included_is_ready_on_the_pools_nodes(deploy
     kube = done.plane.kube
     workloads = {
         (kind, w["metadata"]["namespace"], w["metadata"]["name"]): w
-        for kind in ("Deployment", "DaemonSet", "StatefulSet")
+        for kind in WORKLOADS
         for w in kube.list("apps/v1", kind, namespace=EVERY_NAMESPACE)
     }
     released = {
@@ -236,13 +246,19 @@ def _kubernetes_changes(changes) -> dict[str, str]:
     return {name: op for typ, name, op in changes if typ.startswith("kubernetes:")}
 
 
-def _predicted(project: Path, stack: str, before: str, after: str) -> dict[str, str]:
-    """What `seedance diff` says the change does, from offline plans of the stack file before and after."""
+def _predicted(project: Path, stack: str, before: dict[Path, str], after: dict[Path, str]) -> dict[str, str]:
+    """What `seedance diff` says the change does, from offline plans of the project's files before and after
+    (left as before)."""
     stack_file = project / "stacks" / f"Pulumi.{stack}.yaml"
     plans = []
-    for text in (before, after):
-        stack_file.write_text(text)
-        plans.append(plan_resources(offline_plan(stack, project / "infra", stack_file)[0]))
+    try:
+        for files in (before, after):
+            for path, text in files.items():
+                path.write_text(text)
+            plans.append(plan_resources(offline_plan(stack, project / "infra", stack_file)[0]))
+    finally:
+        for path, text in before.items():
+            path.write_text(text)
     return _kubernetes_changes((c.resource.type, c.resource.name, c.action) for c in plan_diff(*plans))
 
 
@@ -259,14 +275,43 @@ def _previewed(done: Deployed) -> dict[str, str]:
     )
 
 
-def _with_tenants(text: str, change) -> str:
+def _with_config(text: str, change) -> str:
     document = yaml.safe_load(text)
-    change(document["config"]["seedance-gpu:tenants"])
+    change(document["config"])
     return yaml.safe_dump(document, sort_keys=False)
 
 
-def _second_team(tenants: list) -> None:
-    tenants.append(
+def _day_two(project: Path, stack: str, change, *, redecide: bool = False, version: str | None = None):
+    """The project's files before and after a change as its pull request carries it: the stack file edited,
+    the capacity lock decided again when holdings moved, node images pinned for a new Kubernetes version.
+    The folder is left as it was."""
+    stacks = project / "stacks"
+    stack_file = stacks / f"Pulumi.{stack}.yaml"
+    before = {path: path.read_text() for path in (stack_file, lock_path(stacks, stack), images_path(stacks, stack))}
+    try:
+        stack_file.write_text(change(before[stack_file]))
+        if redecide:
+            decide_lock(project, stack)
+        if version:
+            pin_images(stacks, stack, version)
+        after = {path: path.read_text() for path in before}
+    finally:
+        for path, text in before.items():
+            path.write_text(text)
+    return before, after
+
+
+def _quota_raised(config: dict) -> None:
+    config["seedance-gpu:tenants"][0]["gpus"].update(batch=24)
+
+
+def _reserved_bought(config: dict) -> None:
+    """A mix change: more Reserved Instances, so the online group's On-Demand base and the GPU price move."""
+    config["seedance-gpu:capacity"]["reserved"][0]["count"] = 12
+
+
+def _second_team(config: dict) -> None:
+    config["seedance-gpu:tenants"].append(
         {
             "name": "speech-ml",
             "namespaces": ["speech-train"],
@@ -276,21 +321,58 @@ def _second_team(tenants: list) -> None:
     )
 
 
-@pytest.mark.parametrize(
-    "change",
-    [lambda tenants: tenants[0]["gpus"].update(batch=24), _second_team],
-    ids=["quota-changed", "team-added"],
-)
-def test_day_two_the_real_preview_does_what_seedance_diff_predicted(deployed, change):
-    done = deployed("prod")
-    stack_file = done.project / "stacks" / "Pulumi.prod.yaml"
-    original = stack_file.read_text()
-    changed = _with_tenants(original, change)
+def _stepped_to_1_36(text: str) -> str:
+    stepped = text.replace('kubernetes_version: "1.35"', 'kubernetes_version: "1.36"')
+    assert stepped != text
+    return stepped
+
+
+def _preview_of(done: Deployed, after: dict[Path, str]) -> dict[str, str]:
+    """`_previewed` with the project's files as the change leaves them, restored after."""
+    before = {path: path.read_text() for path in after}
     try:
-        predicted = _predicted(done.project, "prod", original, changed)
-        stack_file.write_text(changed)
-        previewed = _previewed(done)
+        for path, text in after.items():
+            path.write_text(text)
+        return _previewed(done)
     finally:
-        stack_file.write_text(original)
+        for path, text in before.items():
+            path.write_text(text)
+
+
+@pytest.mark.parametrize(
+    ("change", "redecide"),
+    [(_quota_raised, False), (_second_team, False), (_reserved_bought, True)],
+    ids=["quota-changed", "team-added", "mix-changed"],
+)
+def test_day_two_the_real_preview_does_what_seedance_diff_predicted(deployed, change, redecide):
+    done = deployed("prod")
+    before, after = _day_two(done.project, "prod", lambda text: _with_config(text, change), redecide=redecide)
+    predicted = _predicted(done.project, "prod", before, after)
     assert predicted
-    assert previewed == predicted
+    assert _preview_of(done, after) == predicted
+
+
+def test_day_two_a_kubernetes_version_step_previews_as_predicted_and_applies(deployed):
+    """Last in the module: prod's control plane moves to 1.36 on the same etcd and address, as an EKS
+    upgrade does, and the stack file and node images move with it. The real preview against the upgraded
+    server does what `seedance diff` predicted (the releases whose versions follow the cluster's), and
+    `pulumi up` applies it: every workload ready again, then nothing left to change."""
+    done = deployed("prod")
+    before, after = _day_two(done.project, "prod", _stepped_to_1_36, version="1.36")
+    predicted = _predicted(done.project, "prod", before, after)
+    assert {"seedance-prod-autoscaler-release", "seedance-prod-descheduler-release"} <= set(predicted)
+    done.plane = restart_at(done.plane, "1.36")
+    assert done.plane.kube.get_raw("/version").count('"minor": "36"') == 1
+    assert _preview_of(done, after) == predicted
+    for path, text in after.items():
+        path.write_text(text)
+    result = done.stack.up(color="never", on_output=lambda _line: None)
+    assert result.summary.result == "succeeded"
+    assert _previewed(done) == {}
+    unready = [
+        (kind, live["metadata"]["name"])
+        for kind in WORKLOADS
+        for live in done.plane.kube.list("apps/v1", kind, namespace=EVERY_NAMESPACE)
+        if not _ready(kind, live)
+    ]
+    assert unready == []

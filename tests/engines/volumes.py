@@ -8,6 +8,8 @@ from __future__ import annotations
 import hashlib
 import threading
 
+import requests
+
 from tests.engines.kube import EVERY_NAMESPACE, Kube
 
 EBS_DRIVER = "ebs.csi.aws.com"
@@ -57,7 +59,10 @@ class VolumeProvisioner:
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
-            self.provision_pending()
+            try:
+                self.provision_pending()
+            except requests.ConnectionError:
+                continue  # the API server restarting (a version step): a real provisioner retries too
 
     def provision_pending(self) -> None:
         for claim in self.kube.list("v1", "PersistentVolumeClaim", namespace=EVERY_NAMESPACE):
