@@ -16,8 +16,15 @@ from components.monitoring.opencost import NAMESPACE as OPENCOST_NAMESPACE
 from components.serving.publishing import publisher_role_name
 from components.stack.config import PROJECT, StackConfig, parse_config_values
 from components.storage.config import LocalStorageConfig
-from components.storage.manifests import LOCAL_DISKS_DIR, PROVISIONER_NAME, persistent_volume_policy, provisioner_user
+from components.storage.manifests import (
+    LOCAL_DISKS_DIR,
+    PROVISIONER_NAME,
+    persistent_volume_policy,
+    provisioner_subject,
+    provisioner_user,
+)
 from components.tenancy.manifests import tenant_cost_label_policy, tenant_guard_policies, tenant_pod_policy
+from policies.readers.rbac import subject_key
 
 # The Pod Security level of each namespace the platform itself runs, whatever the stack: node agents that
 # need the host get their own namespace at privileged; kube-system holds the API server's add-ons at
@@ -98,10 +105,16 @@ def guard_expectations(config: StackConfig) -> dict[str, Any]:
 GUARD_KEYS = ("matchConstraints", "matchConditions", "variables", "validations")
 
 
+def platform_role_subjects(provisioner_namespace: str) -> dict[str, list[str]]:
+    """The platform's own controller roles and the service accounts that alone hold them."""
+    return {PROVISIONER_NAME: [subject_key(provisioner_subject(provisioner_namespace))]}
+
+
 def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
     regional = {"region": config.region}
     group_classes = {"group_classes": {group.name: group.workload_class for group in config.gpu_node_groups}}
     budget = {"monthly_budget_usd": config.budget.monthly_usd, "basis": config.budget.basis, **regional}
+    tenant_namespaces = [name for tenant in config.tenants for name in tenant.namespace_names]
     return {
         "budget-monthly-cost-limit": budget,
         "budget-monthly-cost-warn-near-budget": budget,
@@ -130,8 +143,10 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
         },
         "aws-autoscaling-group-require-on-demand-baseline": group_classes,
         "kubernetes-rbac-binding-disallow-escalating-roles": {
-            "tenant_namespaces": [name for tenant in config.tenants for name in tenant.namespace_names]
+            "tenant_namespaces": tenant_namespaces,
+            "platform_role_subjects": platform_role_subjects(config.storage.local.namespace),
         },
+        "kubernetes-rbac-role-disallow-escalation": {"tenant_namespaces": tenant_namespaces},
         "kubernetes-deployment-require-triton-model-control": {
             "namespace_modes": {serving.namespace: [serving.model_control_mode] for serving in config.serving}
         },
@@ -171,6 +186,15 @@ def team_policy_config(contract: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """What a platform's contract (its stack outputs) says a team's plan must fit: the team rules' config."""
     return {
         "kubernetes-tenant-require-contract-fit": {"contracts": [dict(contract)]},
+        # A team's Roles in its own namespaces may write its workloads.
+        "kubernetes-rbac-role-disallow-escalation": {
+            "tenant_namespaces": [
+                name
+                for tenant in contract.get("tenants") or []
+                if isinstance(tenant, dict)
+                for name in tenant.get("namespaces") or []
+            ]
+        },
         "kubernetes-claim-flag-costly-volume": {
             "region": contract.get("region") or "us-east-1",
             "storage_classes": (contract.get("storage_classes") or {}).get("volumes") or {},

@@ -25,6 +25,7 @@ from components.pricing.prices import PriceSourceError
 from components.stack.config import ENVIRONMENTS, PROJECT, StackConfig
 from policies.expectations import stack_policy_config, team_policy_config
 from policies.framework import CONFIG_DIR, PolicyConfigError, Violation, fails_closed, load_enforcement, run_rules
+from policies.readers.rbac import chart_name
 from policies.rules import ALL_RULES
 from seedance.charts import ChartMissingError, chart_cache, pinned_sources, pull, rendered_resources, unpinned
 from seedance.deadline import timeout_seconds
@@ -186,6 +187,15 @@ def rendered_releases(
     return rendered, unrendered
 
 
+# The rules that let a pinned chart's own objects hold what its controller needs.
+CHART_AWARE_RULES = tuple(rule.name for rule in ALL_RULES if "release_charts" in rule.config)
+
+
+def release_charts(resources: list[PlanResource]) -> dict[str, str]:
+    """Each release's pinned chart by the release's URN (the parent of the objects it renders)."""
+    return {r.urn: chart_name(r.props.get("chart")) for r in resources if r.type == HELM_RELEASE}
+
+
 # What judges the objects a chart renders: the security rules that read one resource at a time (a chart's
 # cost and labels are the program's values, judged on the release).
 RENDERED_RULES = [rule for rule in ALL_RULES if "security" in rule.topics and rule.check_resource is not None]
@@ -261,6 +271,8 @@ def _judged(
         raise CheckInputError(f"no prices for {region}: {error}") from None
     violations = run_rules(ALL_RULES, read, load_enforcement(env), extra, unknowns=unknowns)
     charts = _with_setting(extra, (POD_SECURITY_RULE,), "rendered", True)
+    # Only a rendered object's parent is a release: a chart's allowances never reach what the program declares.
+    charts = _with_setting(charts, CHART_AWARE_RULES, "release_charts", release_charts(resources))
     violations += run_rules(RENDERED_RULES, rendered, load_enforcement(env), charts, unknowns=unknowns)
     return violations, cost
 

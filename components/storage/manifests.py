@@ -264,6 +264,29 @@ def local_storage_class(name: str, zones: list[str]) -> Manifest:
     }
 
 
+def provisioner_role() -> Manifest:
+    """What the local provisioner does: creates and deletes the PersistentVolumes of its nodes' disks."""
+    return {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRole",
+        "metadata": metadata(PROVISIONER_NAME),
+        "rules": [
+            {
+                "apiGroups": [""],
+                "resources": ["persistentvolumes"],
+                "verbs": ["get", "list", "watch", "create", "delete"],
+            },
+            {"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]},
+            {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "patch"]},
+            {"apiGroups": ["storage.k8s.io"], "resources": ["storageclasses"], "verbs": ["get", "list", "watch"]},
+        ],
+    }
+
+
+def provisioner_subject(namespace: str) -> dict[str, str]:
+    return {"kind": "ServiceAccount", "name": PROVISIONER_NAME, "namespace": namespace}
+
+
 def local_provisioner(
     storage_class: str, namespace: str, image: str, tags: Mapping[str, str] | None = None
 ) -> list[Manifest]:
@@ -291,27 +314,13 @@ def local_provisioner(
         "metadata": metadata(name, namespace),
         "automountServiceAccountToken": True,
     }
-    role = {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "ClusterRole",
-        "metadata": metadata(name),
-        "rules": [
-            {
-                "apiGroups": [""],
-                "resources": ["persistentvolumes"],
-                "verbs": ["get", "list", "watch", "create", "delete"],
-            },
-            {"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]},
-            {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "patch"]},
-            {"apiGroups": ["storage.k8s.io"], "resources": ["storageclasses"], "verbs": ["get", "list", "watch"]},
-        ],
-    }
+    role = provisioner_role()
     binding = {
         "apiVersion": "rbac.authorization.k8s.io/v1",
         "kind": "ClusterRoleBinding",
         "metadata": metadata(name),
         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
-        "subjects": [{"kind": "ServiceAccount", "name": name, "namespace": namespace}],
+        "subjects": [provisioner_subject(namespace)],
     }
     daemon = {
         "apiVersion": "apps/v1",

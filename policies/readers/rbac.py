@@ -5,15 +5,22 @@ them only errs towards refusing) all read as what they cover."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+import json
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+# Kubernetes' built-in roles and the subjects its own bindings give them, as the API servers of the stacks'
+# minors bootstrap them (generated and checked by tests/engines/test_builtin_rbac.py).
+BUILTIN_RBAC_FILE = Path(__file__).resolve().parents[1] / "data" / "builtin_rbac.json"
 
 # Verbs that grant more than they say, on any resource (escalate: edit roles beyond one's own; bind: bind
 # any role; impersonate: act as anyone).
 ESCALATING_VERBS = frozenset({"escalate", "bind", "impersonate"})
-# What removes or rewrites an admission guard (`deletecollection` deletes them all in one call).
-ADMISSION_WRITES = frozenset({"create", "update", "patch", "delete", "deletecollection"})
+# What creates, rewrites or removes an object (`deletecollection` deletes them all in one call).
+WRITES = frozenset({"create", "update", "patch", "delete", "deletecollection"})
 # (API group, resource, verbs that escalate through it).
 SENSITIVE = (
     ("rbac.authorization.k8s.io", "roles", frozenset({"escalate", "bind"})),
@@ -32,10 +39,34 @@ SENSITIVE = (
     ("certificates.k8s.io", "certificatesigningrequests/approval", frozenset({"update", "patch"})),
     # A namespace's labels set its Pod Security level: relabelling one admits privileged pods there.
     ("", "namespaces", frozenset({"update", "patch"})),
-    ("admissionregistration.k8s.io", "validatingadmissionpolicies", ADMISSION_WRITES),
-    ("admissionregistration.k8s.io", "validatingadmissionpolicybindings", ADMISSION_WRITES),
-    ("admissionregistration.k8s.io", "validatingwebhookconfigurations", ADMISSION_WRITES),
-    ("admissionregistration.k8s.io", "mutatingwebhookconfigurations", ADMISSION_WRITES),
+    # Admission of either kind: a guard removed, or every new object rewritten.
+    ("admissionregistration.k8s.io", "validatingadmissionpolicies", WRITES),
+    ("admissionregistration.k8s.io", "validatingadmissionpolicybindings", WRITES),
+    ("admissionregistration.k8s.io", "validatingwebhookconfigurations", WRITES),
+    ("admissionregistration.k8s.io", "mutatingwebhookconfigurations", WRITES),
+    ("admissionregistration.k8s.io", "mutatingadmissionpolicies", WRITES),
+    ("admissionregistration.k8s.io", "mutatingadmissionpolicybindings", WRITES),
+    # What every workload runs on: a node relabelled or untainted draws other teams' pods, a node's status
+    # forged changes what the scheduler places there, a volume rebound hands a team's data to another.
+    ("", "nodes", WRITES),
+    ("", "nodes/status", frozenset({"update", "patch"})),
+    ("", "persistentvolumes", WRITES),
+    # A priority class preempts everyone below it.
+    ("scheduling.k8s.io", "priorityclasses", WRITES),
+)
+# Pods and what makes them: written in a platform namespace (kube-system runs privileged pods, Triton's
+# holds the model role), a pod is any identity and host of that namespace. A namespace's own Role is judged
+# by its namespace; a ClusterRole may be bound anywhere, so it is judged as if bound there.
+WORKLOAD_WRITES = (
+    ("", "pods", WRITES),
+    ("", "pods/eviction", frozenset({"create"})),
+    ("", "replicationcontrollers", WRITES),
+    ("apps", "deployments", WRITES),
+    ("apps", "daemonsets", WRITES),
+    ("apps", "statefulsets", WRITES),
+    ("apps", "replicasets", WRITES),
+    ("batch", "jobs", WRITES),
+    ("batch", "cronjobs", WRITES),
 )
 # Built-in ClusterRoles that carry such grants (cluster-admin everything, admin/edit secrets and exec, the
 # aggregation controller escalate), and groups that are everyone or above RBAC.
@@ -65,6 +96,9 @@ CONTROLLER_ROLE_PREFIX = "system:controller:"
 class Grant:
     where: str
     what: str
+    resource: str | None  # the sensitive resource, or None for escalating verbs on anything
+    verbs: frozenset[str]  # the dangerous verbs granted on it ("*": all of them)
+    wildcard: bool = False  # reached through `*` (a group, resource or verb): covers what may exist later
 
 
 def _set(value: Any) -> frozenset[str]:
@@ -79,7 +113,10 @@ def _covers(patterns: frozenset[str], resource: str) -> bool:
     return "*" in patterns or resource in patterns or (sub != "" and f"*/{sub}" in patterns)
 
 
-def escalations(rules: Any) -> Iterator[Grant]:
+def escalations(rules: Any, *, workloads: bool = True) -> Iterator[Grant]:
+    """The grants of `rules` that make their holder more than it is; with `workloads`, writes to pods and
+    what makes them too (a role judged where a platform namespace may hold it)."""
+    sensitive = SENSITIVE + WORKLOAD_WRITES if workloads else SENSITIVE
     for index, rule in enumerate(rules if isinstance(rules, list) else []):
         if not isinstance(rule, dict):
             continue
@@ -88,8 +125,8 @@ def escalations(rules: Any) -> Iterator[Grant]:
         where = f"rule {index}"
         escalating = sorted(ESCALATING_VERBS & verbs)
         if escalating:  # whatever they name: they have no use but to grant more
-            yield Grant(where, f"grants {', '.join(escalating)}")
-        for group, resource, dangerous in SENSITIVE:
+            yield Grant(where, f"grants {', '.join(escalating)}", None, frozenset(escalating))
+        for group, resource, dangerous in sensitive:
             if (
                 ("*" in groups or group in groups)
                 and _covers(resources, resource)
@@ -100,9 +137,71 @@ def escalations(rules: Any) -> Iterator[Grant]:
                     where,
                     f"grants {'/'.join(shown)} on {resource}"
                     + (f" (as {', '.join(sorted(resources))})" if resource not in resources else ""),
+                    resource,
+                    frozenset(shown),
+                    "*" in groups or "*" in verbs or resource not in resources,
                 )
 
 
 def aggregates(role: dict) -> bool:
     """A ClusterRole that gathers other roles' rules by label: it grows whenever someone labels a role."""
     return bool((role.get("aggregationRule") or {}).get("clusterRoleSelectors"))
+
+
+def subject_key(subject: dict, binding_namespace: str | None = None) -> str:
+    """`Kind:namespace:name` of a binding's subject (a service account without a namespace is the binding's)."""
+    kind = str(subject.get("kind"))
+    namespace = str(subject.get("namespace") or binding_namespace or "") if kind == "ServiceAccount" else ""
+    return f"{kind}:{namespace}:{subject.get('name')}"
+
+
+@functools.cache
+def builtin_role_subjects() -> dict[str, frozenset[str]]:
+    """Each built-in `system:` ClusterRole, and the only subjects the API server itself binds it to (none:
+    it is for add-ons, or the server grants it another way)."""
+    table = json.loads(BUILTIN_RBAC_FILE.read_text())
+    held = table["subjects"]
+    return {role: frozenset(held.get(role, ())) for role in table["cluster_roles"] if role.startswith("system:")}
+
+
+# What each pinned chart's own roles may grant of the above, and which built-in roles its own bindings use:
+# the platform's controllers doing their job (the autoscaler marks nodes for scale-down and evicts, and
+# patches jobs it provisions for; the termination handler cordons, labels and drains; the descheduler
+# evicts and deletes; an aggregated API server checks callers' tokens through system:auth-delegator). Read
+# from the charts at their pins with the stacks' values; tests/policies/rules check that each is still used.
+CHART_GRANTS: dict[str, dict[str | None, frozenset[str]]] = {
+    "cluster-autoscaler": {
+        "nodes": frozenset({"update"}),
+        "pods/eviction": frozenset({"create"}),
+        "jobs": frozenset({"patch"}),
+    },
+    "aws-node-termination-handler": {"nodes": frozenset({"patch", "update"}), "pods/eviction": frozenset({"create"})},
+    "descheduler": {"pods": frozenset({"delete"}), "pods/eviction": frozenset({"create"})},
+}
+CHART_BUILTIN_ROLES: dict[str, frozenset[str]] = {
+    "metrics-server": frozenset({"system:auth-delegator"}),
+    "prometheus-adapter": frozenset({"system:auth-delegator"}),
+}
+
+
+def chart_name(chart: Any) -> str:
+    """A release's chart as the tables above name it (an OCI reference by its last path segment)."""
+    return str(chart).rstrip("/").rsplit("/", 1)[-1]
+
+
+def granted(grants: Iterable[Grant]) -> dict[str | None, frozenset[str]]:
+    """What grants hold, by resource (None: escalating verbs on anything)."""
+    held: dict[str | None, frozenset[str]] = {}
+    for grant in grants:
+        held[grant.resource] = held.get(grant.resource, frozenset()) | grant.verbs
+    return held
+
+
+def within(grant: Grant, allowed: Mapping[str | None, frozenset[str]]) -> bool:
+    """Whether an allowance covers the grant: named resources and verbs only (a wildcard also covers what a
+    later API adds, which no allowance was read for)."""
+    return not grant.wildcard and grant.verbs <= allowed.get(grant.resource, frozenset())
+
+
+def chart_allows(chart: str | None, grant: Grant) -> bool:
+    return within(grant, CHART_GRANTS.get(chart or "", {}))

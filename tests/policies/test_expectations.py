@@ -19,11 +19,12 @@ from tests.stacks import REPO, stack_config
 def test_a_teams_plan_is_judged_against_its_platforms_contract():
     contract = {
         "region": "eu-west-1",
-        "tenants": [{"name": "video-ml"}],
+        "tenants": [{"name": "video-ml", "namespaces": ["video-api", "video-train"]}, {"name": "no-namespaces"}],
         "storage_classes": {"volumes": {"checkpoints": {"type": "io2", "iops": "64000"}}},
     }
     assert team_policy_config(contract) == {
         "kubernetes-tenant-require-contract-fit": {"contracts": [contract]},
+        "kubernetes-rbac-role-disallow-escalation": {"tenant_namespaces": ["video-api", "video-train"]},
         "kubernetes-claim-flag-costly-volume": {
             "region": "eu-west-1",
             "storage_classes": {"checkpoints": {"type": "io2", "iops": "64000"}},
