@@ -9,10 +9,11 @@ from typing import Any
 
 from components.cluster.config import PRINCIPAL_LISTS
 from components.compute.device_plugin import NAMESPACE as DEVICE_PLUGIN_NAMESPACE
-from components.monitoring.config import GPU_AGENTS_NAMESPACE
+from components.monitoring.config import GPU_AGENTS_NAMESPACE, PROMETHEUS_SERVER_LABELS
 from components.monitoring.config import NAMESPACE as MONITORING_NAMESPACE
 from components.monitoring.grafana import NAMESPACE as GRAFANA_NAMESPACE
 from components.monitoring.opencost import NAMESPACE as OPENCOST_NAMESPACE
+from components.serving.manifests import triton_ingress
 from components.serving.publishing import publisher_role_name
 from components.stack.config import PROJECT, StackConfig, parse_config_values
 from components.storage.config import LocalStorageConfig
@@ -147,6 +148,17 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
             "platform_role_subjects": platform_role_subjects(config.storage.local.namespace),
         },
         "kubernetes-rbac-role-disallow-escalation": {"tenant_namespaces": tenant_namespaces},
+        "aws-vpc-security-group-disallow-open-ingress": {
+            "allowed_ranges": [config.network.vpc_cidr, *config.cluster.deployer_cidrs]
+        },
+        "kubernetes-networkpolicy-restrict-serving-ingress": {
+            "serving_ingress": {
+                serving.namespace: triton_ingress(
+                    serving.client_namespaces, (MONITORING_NAMESPACE, PROMETHEUS_SERVER_LABELS)
+                )
+                for serving in config.serving
+            }
+        },
         "kubernetes-deployment-require-triton-model-control": {
             "namespace_modes": {serving.namespace: [serving.model_control_mode] for serving in config.serving}
         },

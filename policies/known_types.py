@@ -172,6 +172,7 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
     "kubernetes:networking.k8s.io/v1:NetworkPolicy": (
         "kubernetes-namespace-require-default-deny",
         "kubernetes-networkpolicy-disallow-allow-all",
+        "kubernetes-networkpolicy-restrict-serving-ingress",
         "kubernetes-tenant-require-contract-fit",
     ),
     "kubernetes:policy/v1:PodDisruptionBudget": ("kubernetes-tenant-require-contract-fit",),

@@ -11,6 +11,7 @@ minimum; scaling follows Triton's own queue time and request rate, not CPU.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -317,11 +318,12 @@ def service_account(spec: TritonSpec) -> Manifest:
     }
 
 
-def network_policies(spec: TritonSpec) -> list[Manifest]:
-    """The namespace denies everything by default; Triton's pods take inference calls from the client
-    namespaces only, metrics scrapes from Prometheus only, and reach out only on 443 (S3 through the
-    gateway endpoint, STS and KMS through theirs)."""
-    scraper_namespace, scraper_labels = spec.metrics_scraper
+def triton_ingress(
+    client_namespaces: Sequence[str], metrics_scraper: tuple[str, Mapping[str, str]]
+) -> list[dict[str, Any]]:
+    """Who reaches Triton's pods: the client namespaces on the inference ports, the metrics scraper (its
+    namespace and pod labels) on the metrics port. The gate holds a serving namespace's ingress to this."""
+    scraper_namespace, scraper_labels = metrics_scraper
 
     def ports(*names: str) -> list[dict[str, Any]]:
         return [{"port": PORTS[n], "protocol": "TCP"} for n in names]
@@ -337,7 +339,7 @@ def network_policies(spec: TritonSpec) -> list[Manifest]:
             "ports": ports("metrics"),
         }
     ]
-    if spec.client_namespaces:
+    if client_namespaces:
         ingress.insert(
             0,
             {
@@ -345,11 +347,7 @@ def network_policies(spec: TritonSpec) -> list[Manifest]:
                     {
                         "namespaceSelector": {
                             "matchExpressions": [
-                                {
-                                    "key": NAMESPACE_NAME_LABEL,
-                                    "operator": "In",
-                                    "values": sorted(spec.client_namespaces),
-                                }
+                                {"key": NAMESPACE_NAME_LABEL, "operator": "In", "values": sorted(client_namespaces)}
                             ]
                         }
                     }
@@ -357,6 +355,14 @@ def network_policies(spec: TritonSpec) -> list[Manifest]:
                 "ports": ports("http", "grpc"),
             },
         )
+    return ingress
+
+
+def network_policies(spec: TritonSpec) -> list[Manifest]:
+    """The namespace denies everything by default; Triton's pods take inference calls from the client
+    namespaces only, metrics scrapes from Prometheus only, and reach out only on 443 (S3 through the
+    gateway endpoint, STS and KMS through theirs)."""
+    ingress = triton_ingress(spec.client_namespaces, (spec.metrics_scraper[0], dict(spec.metrics_scraper[1])))
     triton = network_policy(
         f"triton-{spec.name}",
         spec.namespace,

@@ -119,6 +119,26 @@ def admits_everyone(peers: Any) -> str | None:
     return None
 
 
+def outside_ranges(ranges: list[str], allowed: list[str]) -> list[str]:
+    """The ranges not inside any allowed range (an unparsable one counts as outside)."""
+    inside = []
+    for text in allowed:
+        try:
+            inside.append(ipaddress.ip_network(text, strict=False))
+        except ValueError:
+            continue
+    outside = []
+    for text in ranges:
+        try:
+            network = ipaddress.ip_network(text, strict=False)
+        except ValueError:
+            outside.append(text)
+            continue
+        if not any(network.version == a.version and network.subnet_of(a) for a in inside):  # type: ignore[arg-type]
+            outside.append(text)
+    return outside
+
+
 def reaches_internet(blocks: list[dict]) -> bool:
     """Whether the blocks together admit a /8 of public IPv4 (a /16 of IPv6); blocks too small to, by their
     prefix lengths alone, are not counted address by address."""
@@ -172,3 +192,84 @@ def denies(policy_spec: dict, direction: str) -> bool:
     if types is None:  # the API server's default: Ingress, and Egress when egress rules are given
         types = ["Ingress", *(["Egress"] if policy_spec.get("egress") else [])]
     return direction in types and not policy_spec.get(direction.lower())
+
+
+# --- Ingress against what the platform declares (a positive model: what cannot be judged is beyond) ---
+
+MAX_RANGE_PORTS = 64  # a port range is judged port by port up to this size; a wider one is beyond
+
+
+def _ports(ports: Any) -> frozenset[tuple[str, int]] | None:
+    """A rule's (protocol, number) ports; None when they cannot be listed (every port, a named port, a
+    wide range)."""
+    if not ports or not isinstance(ports, list):
+        return None
+    found: set[tuple[str, int]] = set()
+    for port in ports:
+        port = _dict(port)
+        try:
+            first = int(float(port["port"]))
+            last = int(float(port.get("endPort") or first))
+        except (KeyError, TypeError, ValueError):
+            return None
+        if last - first >= MAX_RANGE_PORTS:
+            return None
+        protocol = str(port.get("protocol") or "TCP").upper()
+        found |= {(protocol, number) for number in range(first, max(first, last) + 1)}
+    return frozenset(found)
+
+
+def _named_namespaces(selector: Any) -> frozenset[str] | None:
+    """The namespaces a selector allows by their name label (matchLabels or In; other terms only narrow);
+    None when it names none (it selects by labels a namespace's owner may set)."""
+    selector = _dict(selector)
+    named: list[frozenset[str]] = []
+    if NAMESPACE_NAME_LABEL in _dict(selector.get("matchLabels")):
+        named.append(frozenset({str(selector["matchLabels"][NAMESPACE_NAME_LABEL])}))
+    for expression in selector.get("matchExpressions") or []:
+        expression = _dict(expression)
+        if expression.get("key") == NAMESPACE_NAME_LABEL and expression.get("operator") == "In":
+            named.append(frozenset(str(v) for v in expression.get("values") or []))
+    return frozenset.intersection(*named) if named else None
+
+
+def _peer(peer: Any, namespace: str) -> tuple[frozenset[str], dict] | None:
+    """A peer as (namespaces, the pod labels it requires); None when it cannot be judged (an address
+    block, or namespaces chosen by other labels)."""
+    peer = _dict(peer)
+    if not peer or "ipBlock" in peer:
+        return None
+    namespaces = (
+        frozenset({namespace}) if "namespaceSelector" not in peer else _named_namespaces(peer["namespaceSelector"])
+    )
+    if namespaces is None:
+        return None
+    return namespaces, _dict(_dict(peer.get("podSelector")).get("matchLabels"))
+
+
+def _narrower(peer: tuple[frozenset[str], dict], allowed: tuple[frozenset[str], dict]) -> bool:
+    """Whether every pod the peer admits, the allowed peer admits too (more labels only narrow)."""
+    return peer[0] <= allowed[0] and allowed[1].items() <= peer[1].items()
+
+
+def beyond_ingress(rule: Any, expected: list[dict], namespace: str) -> str | None:
+    """What an ingress rule admits beyond the expected rules of its namespace (None: nothing). A rule is
+    within when one expected rule covers all its ports and, for each of its peers, a peer no narrower."""
+    rule = _dict(rule)
+    peers = rule.get("from")
+    if not peers or not isinstance(peers, list):
+        return "every peer (no from)"
+    ports = _ports(rule.get("ports"))
+    if ports is None:
+        return "ports it does not list by number (every port, a named port or a wide range)"
+    read = [_peer(peer, namespace) for peer in peers]
+    if any(peer is None for peer in read):
+        return "a peer it cannot judge (an address block, or namespaces chosen by labels other than their name)"
+    for allowed in expected:
+        allowed_ports = _ports(allowed.get("ports")) or frozenset()
+        allowed_peers = [p for p in (_peer(q, namespace) for q in allowed.get("from") or []) if p is not None]
+        if ports <= allowed_ports and all(any(_narrower(p, q) for q in allowed_peers) for p in read if p):
+            return None
+    shown = ", ".join(sorted(f"{protocol}/{number}" for protocol, number in ports))
+    callers = sorted({name for peer in read if peer for name in peer[0]})
+    return f"{', '.join(callers)} on {shown}, which the serving set's config does not name for those ports"

@@ -3,7 +3,13 @@ together reach a /8 of public addresses opens what it guards (the cluster API, t
 to anyone, however the range is split or excepted, or put in a managed prefix list the plan creates (its
 entries, inline or as entry resources, count as the rule's own ranges). The VPC's default group admits and
 sends nothing at all: whatever is launched without a group gets it (CIS AWS Foundations: the default group
-restricts all traffic). Judged over the whole plan: a prefix list's entries are other resources."""
+restricts all traffic). Judged over the whole plan: a prefix list's entries are other resources.
+
+With the stack config known, ingress is held to what the stack intends: its ranges lie inside the VPC or the
+deployer networks (a broad private range such as 10.0.0.0/8 reaches every peered network), its prefix lists
+are ones the plan creates (an AWS-managed or another account's list has entries the gate cannot see), and
+its source groups are the plan's own (a literal id, or `account/sg-...`, names a group someone else
+controls)."""
 
 from components.plan.resources import (
     DEFAULT_SECURITY_GROUP as DEFAULT_GROUP,
@@ -11,6 +17,7 @@ from components.plan.resources import (
 from components.plan.resources import (
     MANAGED_PREFIX_LIST,
     MANAGED_PREFIX_LIST_ENTRY,
+    is_unknown,
 )
 from components.plan.resources import (
     SECURITY_GROUP as GROUP,
@@ -23,7 +30,7 @@ from components.plan.resources import (
 )
 from components.plan.unknowns import of_types
 from policies.framework import Rule
-from policies.readers.network import reaches_internet
+from policies.readers.network import outside_ranges, reaches_internet
 
 JUDGED = (INGRESS_RULE, GROUP_RULE, GROUP, DEFAULT_GROUP)
 
@@ -48,7 +55,38 @@ def _ranges(props: dict, lists: dict[str, list[str]]) -> list[str]:
     return [str(r) for r in ranges if r] + [r for pl in listed if pl for r in lists.get(str(pl), [])]
 
 
-def findings(resource, lists):
+def _sources(props: dict) -> list[str]:
+    """The security groups an ingress rule admits (standalone, legacy rule or inline)."""
+    found = [
+        props.get("referencedSecurityGroupId"),
+        props.get("sourceSecurityGroupId"),
+        *(props.get("securityGroups") or []),
+    ]
+    return [str(group) for group in found if group and not is_unknown(group)]
+
+
+def _beyond_intent(
+    rule: dict, lists: dict[str, list[str]], config: dict, groups: set[str], open_to_internet: bool
+) -> list[str]:
+    if not config["allowed_ranges"]:
+        return []
+    beyond = []
+    own = [str(r) for r in (rule.get("cidrIpv4"), rule.get("cidrIpv6")) if r]
+    own += [str(r) for r in [*(rule.get("cidrBlocks") or []), *(rule.get("ipv6CidrBlocks") or [])]]
+    outside = [] if open_to_internet else outside_ranges(own, config["allowed_ranges"])  # said once, as the internet
+    if outside:
+        beyond.append(f"{', '.join(outside)}, beyond the VPC and the deployer networks")
+    listed = [str(pl) for pl in [rule.get("prefixListId"), *(rule.get("prefixListIds") or [])] if pl]
+    foreign_lists = [pl for pl in listed if not is_unknown(pl) and pl not in lists]
+    if foreign_lists:
+        beyond.append(f"prefix list {', '.join(foreign_lists)}, which the plan does not create")
+    foreign_groups = [group for group in _sources(rule) if group not in groups]
+    if foreign_groups:
+        beyond.append(f"security group {', '.join(foreign_groups)}, which the plan does not create")
+    return beyond
+
+
+def findings(resource, lists, config=None, groups=frozenset()):
     if resource.type == INGRESS_RULE or (resource.type == GROUP_RULE and resource.props.get("type") == "ingress"):
         rules = [resource.props]
     elif resource.type == GROUP:
@@ -65,15 +103,19 @@ def findings(resource, lists):
         return
     for rule in rules:
         ranges = _ranges(rule, lists)
-        if reaches_internet([{"cidr": r} for r in ranges]):
-            ports = f"{rule.get('fromPort', '*')}-{rule.get('toPort', '*')}"
+        ports = f"{rule.get('fromPort', '*')}-{rule.get('toPort', '*')}"
+        open_to_internet = reaches_internet([{"cidr": r} for r in ranges])
+        if open_to_internet:
             yield f"{resource.name}: admits {', '.join(ranges)} on ports {ports}: the internet"
+        for beyond in _beyond_intent(rule, lists, config or {"allowed_ranges": []}, set(groups), open_to_internet):
+            yield f"{resource.name}: admits {beyond} (ports {ports})"
 
 
 def check(resources, config):
     lists = prefix_list_ranges(resources)
+    groups = {str(r.id) for r in of_types(resources, GROUP, DEFAULT_GROUP) if r.id}
     for resource in of_types(resources, *JUDGED):
-        for message in findings(resource, lists):
+        for message in findings(resource, lists, config, groups):
             yield resource.urn, message
 
 
@@ -85,6 +127,8 @@ RULE = Rule(
     remediation="Admit the VPC, the deployer network (cluster.deployer_cidrs) or a security group, never 0.0.0.0/0 "
     "(nor a prefix list holding it).",
     topics=("security", "network"),
+    # The VPC's and the deployer networks' ranges (from the stack config; none known: ranges unjudged).
+    config={"allowed_ranges": {"type": "array", "items": {"type": "string"}, "default": []}},
     check_stack=check,
     standards=(
         "CIS EKS 5.4.1",

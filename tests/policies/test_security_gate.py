@@ -82,7 +82,9 @@ def _node_port(rs):
 
 
 def _allow_all_network_policy(rs):
-    _one(rs, "kubernetes:networking.k8s.io/v1:NetworkPolicy", "triton")["inputs"]["spec"]["ingress"].append({})
+    _one(rs, "kubernetes:networking.k8s.io/v1:NetworkPolicy", "video-ml")["inputs"]["spec"].setdefault(
+        "ingress", []
+    ).append({})
 
 
 def _wildcard_cluster_role(rs):
