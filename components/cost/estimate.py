@@ -150,6 +150,12 @@ def _gpu_group(
     mix = asg_mix(resource)
     if not overrides or mix is None:
         raise UnknownValue("an Auto Scaling group without a MixedInstancesPolicy is not priced")
+    if props.get("warmPool"):
+        # Its instances bill beside the group's (Running: as instances; Stopped: their volumes), and AWS refuses
+        # a warm pool beside a mixed instances policy (PutWarmPool): never priced as if it were not there.
+        raise UnknownValue(
+            "it has a warm pool, which AWS refuses beside a mixed instances policy and which is not priced"
+        )
     units = _desired(props)
     group = props.get("name") or resource.id
     every, own = scheduled.get(EVERY_GROUP), scheduled.get(group, 0.0) if group is not None else 0.0

@@ -418,3 +418,14 @@ def test_an_unreadable_scheduled_size_leaves_its_group_unpriced():
     )
     (line,) = estimate([group, schedule], catalog_for("us-east-1"), on=date(2026, 12, 1)).lines
     assert line.monthly_usd is None and line.waits_on is None and "sets an unreadable size" in line.basis
+
+
+@pytest.mark.parametrize("pool", [{"poolState": "Running", "minSize": 4}, {"poolState": "Stopped"}])
+def test_a_group_with_a_warm_pool_is_not_priced_as_if_it_had_none(pool):
+    """Issue 49 item 8: warm instances bill beside the group's; the review's edit kept the group's own size and
+    added a Running warm pool the budget never saw."""
+    group = asg("warm", 2, 1, 0)
+    warm = resource(group.name, group.type, {**group.props, "warmPool": pool})
+    (plain,) = estimate([group], catalog_for("us-east-1"), on=date(2026, 12, 1)).lines
+    (line,) = estimate([warm], catalog_for("us-east-1"), on=date(2026, 12, 1)).lines
+    assert plain.monthly_usd and line.monthly_usd is None and "warm pool" in line.basis
