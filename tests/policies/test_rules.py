@@ -23,7 +23,10 @@ RULES = {rule.name: rule for rule in ALL_RULES}
 
 def resources(entries):
     return [
-        PlanResource(urn=e["urn"], type=e["type"], name=e["name"], props=e["props"], id=e.get("id")) for e in entries
+        PlanResource(
+            urn=e["urn"], type=e["type"], name=e["name"], props=e["props"], parent=e.get("parent"), id=e.get("id")
+        )
+        for e in entries
     ]
 
 
@@ -239,6 +242,7 @@ def test_a_rules_resource_types_leave_out_only_resources_it_never_judges(stack_p
     narrowed = [r for r in ALL_RULES if r.narrowed]
     assert {r.name for r in narrowed if r.type_prefix} == {
         "aws-resource-tags-require-cost-tags",
+        "kubernetes-admission-disallow-undeclared-mutation",
         "kubernetes-patch-restrict-to-audit-labels",
         "kubernetes-pod-enforce-pod-security-standards",
         "kubernetes-tenant-require-contract-fit",
