@@ -47,7 +47,10 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
         "aws-kms-key-require-home-account",
         "aws-resource-tags-require-cost-tags",
     ),
-    "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup": ("aws-resource-tags-require-cost-tags",),
+    "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup": (
+        "aws-resource-tags-require-cost-tags",
+        "aws-vpc-security-group-disallow-open-ingress",
+    ),
     "aws:ec2/eip:Eip": ("aws-ec2-instance-launch-disallow-public-ip", "aws-resource-tags-require-cost-tags"),
     "aws:ec2/flowLog:FlowLog": ("aws-resource-tags-require-cost-tags",),
     "aws:ec2/internetGateway:InternetGateway": ("aws-resource-tags-require-cost-tags",),
@@ -60,11 +63,20 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
         "aws-ec2-launch-template-restrict-user-data",
         "aws-resource-tags-require-cost-tags",
     ),
+    # A prefix list the plan creates: its entries are ranges its security groups' ingress admits.
+    "aws:ec2/managedPrefixList:ManagedPrefixList": (
+        "aws-resource-tags-require-cost-tags",
+        "aws-vpc-security-group-disallow-open-ingress",
+    ),
+    "aws:ec2/managedPrefixListEntry:ManagedPrefixListEntry": ("aws-vpc-security-group-disallow-open-ingress",),
     "aws:ec2/natGateway:NatGateway": ("aws-resource-tags-require-cost-tags",),
     "aws:ec2/route:Route": ("aws-resource-tags-require-cost-tags",),
     "aws:ec2/routeTable:RouteTable": ("aws-resource-tags-require-cost-tags",),
     "aws:ec2/routeTableAssociation:RouteTableAssociation": ("aws-resource-tags-require-cost-tags",),
-    "aws:ec2/securityGroup:SecurityGroup": ("aws-resource-tags-require-cost-tags",),
+    "aws:ec2/securityGroup:SecurityGroup": (
+        "aws-resource-tags-require-cost-tags",
+        "aws-vpc-security-group-disallow-open-ingress",
+    ),
     "aws:ec2/subnet:Subnet": ("aws-resource-tags-require-cost-tags",),
     "aws:ec2/vpc:Vpc": ("aws-resource-tags-require-cost-tags",),
     "aws:ec2/vpcEndpoint:VpcEndpoint": ("aws-resource-tags-require-cost-tags", "aws-vpc-endpoint-require-private-dns"),
@@ -130,7 +142,10 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
     "aws:sns/topicSubscription:TopicSubscription": ("aws-resource-tags-require-cost-tags",),
     "aws:sqs/queue:Queue": ("aws-resource-tags-require-cost-tags",),
     "aws:sqs/queuePolicy:QueuePolicy": ("aws-resource-tags-require-cost-tags",),
-    "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": ("aws-resource-tags-require-cost-tags",),
+    "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": (
+        "aws-resource-tags-require-cost-tags",
+        "aws-vpc-security-group-disallow-open-ingress",
+    ),
     "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy": (
         "kubernetes-admission-binding-require-deny",
         "kubernetes-tenant-require-contract-fit",

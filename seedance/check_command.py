@@ -19,13 +19,13 @@ from components.cluster.config import ClusterConfig
 from components.cost.estimate import CostEstimate, catalog_for, estimate, estimate_of_plan
 from components.plan.diff import Change, masked_note, plan_diff, render_diff, replaced_nodes
 from components.plan.document import PlanDocumentError, plan_document_resources
-from components.plan.resources import EKS_CLUSTER, HELM_RELEASE, PlanResource, is_unknown, tags_of
+from components.plan.resources import EKS_CLUSTER, HELM_RELEASE, K8S_ROLES, PlanResource, is_unknown, tags_of
 from components.plan.unknowns import UnknownValueError, read_plan
 from components.pricing.prices import PriceSourceError
 from components.stack.config import ENVIRONMENTS, PROJECT, StackConfig
 from policies.expectations import stack_policy_config, team_policy_config
 from policies.framework import CONFIG_DIR, PolicyConfigError, Violation, fails_closed, load_enforcement, run_rules
-from policies.readers.rbac import chart_name
+from policies.readers.rbac import chart_name, role_key
 from policies.rules import ALL_RULES
 from seedance.charts import ChartMissingError, chart_cache, pinned_sources, pull, rendered_resources, unpinned
 from seedance.deadline import timeout_seconds
@@ -191,6 +191,20 @@ def rendered_releases(
 CHART_AWARE_RULES = tuple(rule.name for rule in ALL_RULES if "release_charts" in rule.config)
 
 
+BINDING_RULE = "kubernetes-rbac-binding-disallow-escalating-roles"
+
+
+def known_roles(resources: list[PlanResource], rendered: list[PlanResource]) -> dict[str, str]:
+    """Every role the plan declares ("") or a release renders (the release's URN), by `role_key`."""
+    found = {}
+    for role, origin in [*((r, "") for r in resources), *((r, str(r.parent)) for r in rendered)]:
+        if role.type in K8S_ROLES:
+            metadata = role.props.get("metadata") or {}
+            kind = "ClusterRole" if role.type == K8S_ROLES[0] else "Role"
+            found[role_key(kind, metadata.get("name"), metadata.get("namespace"))] = origin
+    return found
+
+
 def release_charts(resources: list[PlanResource]) -> dict[str, str]:
     """Each release's pinned chart by the release's URN (the parent of the objects it renders)."""
     return {r.urn: chart_name(r.props.get("chart")) for r in resources if r.type == HELM_RELEASE}
@@ -269,6 +283,8 @@ def _judged(
         cost = estimate_of_plan(read, region, storage_classes)
     except PriceSourceError as error:
         raise CheckInputError(f"no prices for {region}: {error}") from None
+    roles = known_roles(resources, rendered)
+    extra = _with_setting(extra, (BINDING_RULE,), "known_roles", roles)
     violations = run_rules(ALL_RULES, read, load_enforcement(env), extra, unknowns=unknowns)
     charts = _with_setting(extra, (POD_SECURITY_RULE,), "rendered", True)
     # Only a rendered object's parent is a release: a chart's allowances never reach what the program declares.
@@ -377,6 +393,15 @@ def run(args: argparse.Namespace, offline_plan, stack_outputs) -> int:
                 f"{args.plan}: the plan's stack {plan_stack!r} is not an environment; give --env "
                 f"({', '.join(ENVIRONMENTS)}) to choose whose rules apply"
             )
+        if config is None and fails_closed(env):
+            # A plan file names its own stack and project: renamed, it would be judged with no intent at all.
+            contracts = referenced_contracts(resources, stack_outputs)
+            if not contracts:
+                raise CheckInputError(
+                    f"{args.plan}: nothing to judge it against in {env}: no stack config for its stack "
+                    f"{plan_stack!r} here, and it reads no platform's contract; run the check in the project "
+                    "the plan was made from, or pass --stack-file with the config it was made from"
+                )
         title = f"plan {args.plan.name}"
     else:
         if not args.stack:

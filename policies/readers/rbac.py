@@ -67,7 +67,15 @@ WORKLOAD_WRITES = (
     ("apps", "replicasets", WRITES),
     ("batch", "jobs", WRITES),
     ("batch", "cronjobs", WRITES),
+    # Scaling a platform workload to nothing (CoreDNS, the autoscaler, Triton) is a write to it too.
+    ("apps", "deployments/scale", frozenset({"update", "patch"})),
+    ("apps", "statefulsets/scale", frozenset({"update", "patch"})),
+    ("apps", "replicasets/scale", frozenset({"update", "patch"})),
+    ("", "replicationcontrollers/scale", frozenset({"update", "patch"})),
 )
+# A ClusterRole with one of these labels is merged into the built-in admin, edit or view roles (and so into
+# whatever binds them: EKS's access policies among them).
+AGGREGATE_LABEL_PREFIX = "rbac.authorization.k8s.io/aggregate-to-"
 # Built-in ClusterRoles that carry such grants (cluster-admin everything, admin/edit secrets and exec, the
 # aggregation controller escalate), and groups that are everyone or above RBAC.
 ESCALATING_ROLES = frozenset(
@@ -153,6 +161,23 @@ def subject_key(subject: dict, binding_namespace: str | None = None) -> str:
     kind = str(subject.get("kind"))
     namespace = str(subject.get("namespace") or binding_namespace or "") if kind == "ServiceAccount" else ""
     return f"{kind}:{namespace}:{subject.get('name')}"
+
+
+def role_key(kind: Any, name: Any, namespace: Any = None) -> str:
+    """A role as bindings name it: `ClusterRole/<name>`, or `Role/<namespace>/<name>`."""
+    return f"ClusterRole/{name}" if kind == "ClusterRole" else f"Role/{namespace or 'default'}/{name}"
+
+
+@functools.cache
+def builtin_role_names() -> frozenset[str]:
+    """Every role the API server builds in: its ClusterRoles and the kube-system Roles its bindings name."""
+    table = json.loads(BUILTIN_RBAC_FILE.read_text())
+    return frozenset(table["cluster_roles"]) | frozenset(table["subjects"])
+
+
+def aggregated_into_builtins(role: dict) -> bool:
+    labels = (role.get("metadata") or {}).get("labels") or {}
+    return isinstance(labels, dict) and any(str(key).startswith(AGGREGATE_LABEL_PREFIX) for key in labels)
 
 
 @functools.cache

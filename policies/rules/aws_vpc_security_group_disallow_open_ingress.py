@@ -71,9 +71,8 @@ def _beyond_intent(
     if not config["allowed_ranges"]:
         return []
     beyond = []
-    own = [str(r) for r in (rule.get("cidrIpv4"), rule.get("cidrIpv6")) if r]
-    own += [str(r) for r in [*(rule.get("cidrBlocks") or []), *(rule.get("ipv6CidrBlocks") or [])]]
-    outside = [] if open_to_internet else outside_ranges(own, config["allowed_ranges"])  # said once, as the internet
+    # Its own ranges and its plan-made prefix lists' entries alike; the internet is said once, above.
+    outside = [] if open_to_internet else outside_ranges(_ranges(rule, lists), config["allowed_ranges"])
     if outside:
         beyond.append(f"{', '.join(outside)}, beyond the VPC and the deployer networks")
     listed = [str(pl) for pl in [rule.get("prefixListId"), *(rule.get("prefixListIds") or [])] if pl]

@@ -20,7 +20,9 @@ from policies.readers.rbac import (
     CONTROLLER_ROLE_PREFIX,
     ESCALATING_ROLES,
     EVERYONE_GROUPS,
+    builtin_role_names,
     builtin_role_subjects,
+    role_key,
     subject_key,
 )
 from policies.rules.kubernetes_rbac_role_disallow_escalation import EXPECTED_ROLES
@@ -43,6 +45,16 @@ def check(resource, config):
     namespace = (resource.props.get("metadata") or {}).get("namespace")
     own = _own_subjects(role, config)
     chart = config["release_charts"].get(resource.parent)
+    known = config.get("known_roles")
+    ref_kind = (resource.props.get("roleRef") or {}).get("kind")
+    origin = None if known is None else known.get(role_key(ref_kind, role, namespace))
+    if known is not None and origin is None and role not in builtin_role_names():
+        yield (
+            f"{resource.name}: binds {ref_kind} {role}, which the plan neither declares nor renders and Kubernetes "
+            "does not build in: what it grants cannot be judged"
+        )
+    elif origin and origin != resource.parent:
+        yield f"{resource.name}: binds {role}, a role a chart's release renders, outside that release"
     if role in ESCALATING_ROLES or str(role).startswith(CONTROLLER_ROLE_PREFIX):
         yield f"{resource.name}: binds {role} to {shown}"
     elif own is not None and role not in CHART_BUILTIN_ROLES.get(chart, ()):
@@ -78,6 +90,9 @@ RULE = Rule(
         },
         # A rendered object's release (its parent) -> the pinned chart it came from (seedance check sets it).
         "release_charts": {"type": "object", "default": {}},
+        # Every role the plan declares or its charts render (role_key -> the release that renders it, "" when
+        # the program declares it); seedance check sets it, and then a binding of any other role is refused.
+        "known_roles": {"type": "object"},
     },
     check_resource=check,
     resource_types=frozenset(BINDINGS),

@@ -13,7 +13,7 @@ from components.plan.resources import K8S_ROLES as ROLES
 from components.storage.manifests import provisioner_role
 from components.tenancy.manifests import tenant_role
 from policies.framework import Rule
-from policies.readers.rbac import aggregates, chart_allows, escalations, granted, within
+from policies.readers.rbac import aggregated_into_builtins, aggregates, chart_allows, escalations, granted, within
 
 CLUSTER_ROLE = ROLES[0]
 EXPECTED_ROLES = {role["metadata"]["name"]: role["rules"] for role in (tenant_role(), provisioner_role())}
@@ -25,11 +25,19 @@ def check(resource, config):
     metadata = resource.props.get("metadata") or {}
     name = metadata.get("name")
     workloads = resource.type == CLUSTER_ROLE or metadata.get("namespace") not in config["tenant_namespaces"]
-    expected = granted(escalations(config["expected_roles"].get(name, []), workloads=workloads))
+    # The expected roles are ClusterRoles: a Role of the same name gets nothing of theirs.
+    expected_rules = config["expected_roles"].get(name, []) if resource.type == CLUSTER_ROLE else []
+    expected = granted(escalations(expected_rules, workloads=workloads))
     chart = config["release_charts"].get(resource.parent)
-    for grant in escalations(resource.props.get("rules"), workloads=workloads):
+    grants = list(escalations(resource.props.get("rules"), workloads=workloads))
+    for grant in grants:
         if not within(grant, expected) and not chart_allows(chart, grant):
             yield f"{resource.name}: {grant.where} {grant.what}"
+    if grants and aggregated_into_builtins(resource.props):
+        yield (
+            f"{resource.name}: is labelled to be merged into the built-in admin, edit or view roles, and "
+            f"{grants[0].what} there"
+        )
     if aggregates(resource.props):
         yield f"{resource.name}: aggregates every ClusterRole its selectors match (aggregationRule)"
 

@@ -38,7 +38,6 @@ HARMLESS = [
     (["custom.metrics.k8s.io"], ["*"], ["*"]),
     ([""], ["pods", "pods/log"], ["get", "list"]),
     (["apps"], ["deployments", "deployments/scale"], ["get", "list", "watch"]),
-    (["apps"], ["deployments/scale"], ["*"]),
     ([""], ["secrets"], ["create", "delete"]),  # writing a Secret reads nothing
     ([""], ["serviceaccounts"], ["get", "list"]),
     # "*/" matches a subresource named "" only, which no request has (RBAC's ResourceMatches): not secrets.
