@@ -146,8 +146,9 @@ class Kube:
         namespace: str | None = None,
         identity: Identity | None = None,
         dry_run: bool = False,
+        subresource: str | None = None,
     ) -> Answer:
-        path = self.resource(api_version, kind).path(namespace, name)
+        path = self.resource(api_version, kind).path(namespace, name) + (f"/{subresource}" if subresource else "")
         return self._request(
             "PATCH",
             path,

@@ -162,6 +162,45 @@ def test_a_kubelet_registers_its_node_only_as_its_own_pool(prod):
     assert kube.create(own, identity=kubelet("prod-online-new", online.role_arn), dry_run=True).allowed
 
 
+def test_a_kubelet_cannot_call_its_node_another_pool_through_the_status_subresource(prod):
+    """A one-line bug review found no engine test sending the kubelet's own status route: the pool identity
+    policy must judge `nodes/status` too, or a batch node relabels itself online and draws Triton's pods."""
+    batch_node, batch = prod.nodes["batch"], prod.pools["batch"]
+    answer = prod.plane.kube.patch(
+        "v1",
+        "Node",
+        batch_node,
+        {"metadata": {"labels": {"seedance.io/node-group": "online"}}},
+        identity=kubelet(batch_node, batch.role_arn),
+        dry_run=True,
+        subresource="status",
+    )
+    assert answer.denied_by(POOL_IDENTITY_POLICY), answer.message
+
+
+def test_a_pool_node_keeps_its_taint_at_no_schedule(prod):
+    """docs/security.md: a pool's node keeps its taint. Softened to PreferNoSchedule, other classes' pods land
+    there; no test caught that before the review."""
+    batch = prod.pools["batch"]
+    for effect in ("PreferNoSchedule", "NoExecute"):
+        node = node_object("prod-batch-soft", batch)
+        node["spec"]["taints"] = [t if t["key"] != POOL_TAINT_KEY else {**t, "effect": effect} for t in batch.taints]
+        answer = prod.plane.kube.create(node, identity=kubelet("prod-batch-soft", batch.role_arn), dry_run=True)
+        assert answer.denied_by(POOL_IDENTITY_POLICY), (effect, answer.message)
+
+
+def test_a_team_reads_no_secret_of_the_triton_namespaces_it_observes(prod):
+    """A publishing team sees its Triton set's pods, never its Secrets (the admin key among them)."""
+    kube = prod.plane.kube
+    namespaces = [
+        n["metadata"]["name"] for n in kube.list("v1", "Namespace") if n["metadata"]["name"].startswith("triton-")
+    ]
+    assert any(kube.can(PEOPLE, "get", "pods", namespace=ns) for ns in namespaces), "the team observes no Triton set"
+    for namespace in namespaces:
+        for verb in ("get", "list", "watch"):
+            assert not kube.can(PEOPLE, verb, "secrets", namespace=namespace), (verb, namespace)
+
+
 def test_a_kubelet_with_no_pool_role_carries_no_pool(prod):
     kube = prod.plane.kube
     system = Identity("system:node:prod-system-1", ("system:nodes", "system:authenticated"))

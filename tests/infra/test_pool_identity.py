@@ -65,6 +65,10 @@ def test_a_kubelet_cannot_claim_another_pool_or_shed_its_taint(plan_of):
         denials(spec, kubelet(batch_role), node("batch", "batch", "online"))
     )
     assert "keeps its" in " ".join(denials(spec, kubelet(batch_role), node("batch", "batch", None)))
+    # Its own taint, softened: other classes' pods would land there.
+    softened = node("batch", "batch", "batch")
+    softened["spec"]["taints"][-1]["effect"] = "PreferNoSchedule"
+    assert "keeps its" in " ".join(denials(spec, kubelet(batch_role), softened))
 
 
 @pytest.mark.parametrize("labelled", [False, True])
