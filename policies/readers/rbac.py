@@ -53,6 +53,11 @@ SENSITIVE = (
     ("", "persistentvolumes", WRITES),
     # A priority class preempts everyone below it.
     ("scheduling.k8s.io", "priorityclasses", WRITES),
+    # An APIService routes a whole API group (metrics, custom metrics) to whatever Service it names.
+    ("apiregistration.k8s.io", "apiservices", WRITES),
+    # A binding places a pod on a node of the writer's choosing, past the scheduler and the pools' taints.
+    ("", "pods/binding", frozenset({"create"})),
+    ("", "bindings", frozenset({"create"})),
 )
 # Pods and what makes them: written in a platform namespace (kube-system runs privileged pods, Triton's
 # holds the model role), a pod is any identity and host of that namespace. A namespace's own Role is judged
