@@ -126,10 +126,21 @@ def _covers(patterns: frozenset[str], resource: str) -> bool:
     return "*" in patterns or resource in patterns or (sub != "" and f"*/{sub}" in patterns)
 
 
+def _by_group(entries: tuple[tuple[str, str, frozenset[str]], ...]) -> dict[str, tuple]:
+    grouped: dict[str, list] = {}
+    for entry in entries:
+        grouped.setdefault(entry[0], []).append(entry)
+    return {group: tuple(found) for group, found in grouped.items()}
+
+
+# The sensitive entries by API group: a rule is tested against the groups it names only (or all, for `*`).
+_SENSITIVE_BY_GROUP = {False: _by_group(SENSITIVE), True: _by_group(SENSITIVE + WORKLOAD_WRITES)}
+
+
 def escalations(rules: Any, *, workloads: bool = True) -> Iterator[Grant]:
     """The grants of `rules` that make their holder more than it is; with `workloads`, writes to pods and
     what makes them too (a role judged where a platform namespace may hold it)."""
-    sensitive = SENSITIVE + WORKLOAD_WRITES if workloads else SENSITIVE
+    by_group = _SENSITIVE_BY_GROUP[workloads]
     for index, rule in enumerate(rules if isinstance(rules, list) else []):
         if not isinstance(rule, dict):
             continue
@@ -139,12 +150,9 @@ def escalations(rules: Any, *, workloads: bool = True) -> Iterator[Grant]:
         escalating = sorted(ESCALATING_VERBS & verbs)
         if escalating:  # whatever they name: they have no use but to grant more
             yield Grant(where, f"grants {', '.join(escalating)}", None, frozenset(escalating))
-        for group, resource, dangerous in sensitive:
-            if (
-                ("*" in groups or group in groups)
-                and _covers(resources, resource)
-                and ("*" in verbs or verbs & dangerous - ESCALATING_VERBS)
-            ):
+        named = by_group.values() if "*" in groups else (by_group.get(group, ()) for group in groups)
+        for _group, resource, dangerous in (entry for entries in named for entry in entries):
+            if _covers(resources, resource) and ("*" in verbs or verbs & dangerous - ESCALATING_VERBS):
                 shown = sorted(verbs & dangerous) or ["*"]
                 yield Grant(
                     where,
@@ -217,6 +225,18 @@ CHART_BUILTIN_ROLES: dict[str, frozenset[str]] = {
 def chart_name(chart: Any) -> str:
     """A release's chart as the tables above name it (an OCI reference by its last path segment)."""
     return str(chart).rstrip("/").rsplit("/", 1)[-1]
+
+
+_EXPECTED: dict[tuple[str, bool], tuple[Any, dict[str | None, frozenset[str]]]] = {}
+
+
+def expected_grants(name: str, rules: Any, workloads: bool) -> dict[str | None, frozenset[str]]:
+    """`granted(escalations(rules))` of an expected role, read once per rules object (the cache holds the
+    object, so a later one is never mistaken for it)."""
+    cached = _EXPECTED.get((name, workloads))
+    if cached is None or cached[0] is not rules:
+        cached = _EXPECTED[(name, workloads)] = (rules, granted(escalations(rules, workloads=workloads)))
+    return cached[1]
 
 
 def granted(grants: Iterable[Grant]) -> dict[str | None, frozenset[str]]:

@@ -13,7 +13,14 @@ from components.plan.resources import K8S_ROLES as ROLES
 from components.storage.manifests import provisioner_role
 from components.tenancy.manifests import tenant_role
 from policies.framework import Rule
-from policies.readers.rbac import aggregated_into_builtins, aggregates, chart_allows, escalations, granted, within
+from policies.readers.rbac import (
+    aggregated_into_builtins,
+    aggregates,
+    chart_allows,
+    escalations,
+    expected_grants,
+    within,
+)
 
 CLUSTER_ROLE = ROLES[0]
 EXPECTED_ROLES = {role["metadata"]["name"]: role["rules"] for role in (tenant_role(), provisioner_role())}
@@ -26,8 +33,8 @@ def check(resource, config):
     name = metadata.get("name")
     workloads = resource.type == CLUSTER_ROLE or metadata.get("namespace") not in config["tenant_namespaces"]
     # The expected roles are ClusterRoles: a Role of the same name gets nothing of theirs.
-    expected_rules = config["expected_roles"].get(name, []) if resource.type == CLUSTER_ROLE else []
-    expected = granted(escalations(expected_rules, workloads=workloads))
+    expected_rules = config["expected_roles"].get(name) if resource.type == CLUSTER_ROLE else None
+    expected = expected_grants(str(name), expected_rules, workloads) if expected_rules else {}
     chart = config["release_charts"].get(resource.parent)
     grants = list(escalations(resource.props.get("rules"), workloads=workloads))
     for grant in grants:
