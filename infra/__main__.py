@@ -20,8 +20,7 @@ from components.compute.spot_interruptions import SpotInterruptionHandling
 from components.cost.breaker import BudgetBreaker
 from components.cost.budget import BudgetAlerts
 from components.encryption.stack_key import StackKey
-from components.monitoring.config import NAMESPACE as MONITORING_NAMESPACE
-from components.monitoring.config import PROMETHEUS_SERVER_LABELS
+from components.monitoring.config import METRICS_SCRAPER
 from components.monitoring.dashboards import ServedSet
 from components.monitoring.metrics_pipeline import CostMonitoring, MetricsPipeline
 from components.network.endpoints import PrivateEndpoints
@@ -246,7 +245,7 @@ triton = {
         oidc_issuer_url=cluster.oidc_issuer_url,
         node_provision_minutes=config.cluster.autoscaler.max_node_provision_minutes,
         provider=cluster.provider,
-        metrics_scraper=(MONITORING_NAMESPACE, PROMETHEUS_SERVER_LABELS),
+        metrics_scraper=METRICS_SCRAPER,
         publishers=config.publishers_of(serving),
         tags=tags,
         opts=pulumi.ResourceOptions(depends_on=[node_groups[serving.node_group], models, *cluster.priority_classes]),

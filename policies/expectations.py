@@ -9,7 +9,7 @@ from typing import Any
 
 from components.cluster.config import PRINCIPAL_LISTS
 from components.compute.device_plugin import NAMESPACE as DEVICE_PLUGIN_NAMESPACE
-from components.monitoring.config import GPU_AGENTS_NAMESPACE, PROMETHEUS_SERVER_LABELS
+from components.monitoring.config import GPU_AGENTS_NAMESPACE, METRICS_SCRAPER
 from components.monitoring.config import NAMESPACE as MONITORING_NAMESPACE
 from components.monitoring.grafana import NAMESPACE as GRAFANA_NAMESPACE
 from components.monitoring.opencost import NAMESPACE as OPENCOST_NAMESPACE
@@ -153,9 +153,7 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
         },
         "kubernetes-networkpolicy-restrict-serving-ingress": {
             "serving_ingress": {
-                serving.namespace: triton_ingress(
-                    serving.client_namespaces, (MONITORING_NAMESPACE, PROMETHEUS_SERVER_LABELS)
-                )
+                serving.namespace: triton_ingress(serving.client_namespaces, METRICS_SCRAPER)
                 for serving in config.serving
             }
         },

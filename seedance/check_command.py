@@ -191,7 +191,8 @@ def rendered_releases(
 CHART_AWARE_RULES = tuple(rule.name for rule in ALL_RULES if "release_charts" in rule.config)
 
 
-BINDING_RULE = "kubernetes-rbac-binding-disallow-escalating-roles"
+# The rules that judge a binding by the role it names: they take every role the plan declares or renders.
+ROLE_AWARE_RULES = tuple(rule.name for rule in ALL_RULES if "known_roles" in rule.config)
 
 
 def known_roles(resources: list[PlanResource], rendered: list[PlanResource]) -> dict[str, str]:
@@ -284,7 +285,7 @@ def _judged(
     except PriceSourceError as error:
         raise CheckInputError(f"no prices for {region}: {error}") from None
     roles = known_roles(resources, rendered)
-    extra = _with_setting(extra, (BINDING_RULE,), "known_roles", roles)
+    extra = _with_setting(extra, ROLE_AWARE_RULES, "known_roles", roles)
     violations = run_rules(ALL_RULES, read, load_enforcement(env), extra, unknowns=unknowns)
     charts = _with_setting(extra, (POD_SECURITY_RULE,), "rendered", True)
     # Only a rendered object's parent is a release: a chart's allowances never reach what the program declares.

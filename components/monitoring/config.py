@@ -16,6 +16,8 @@ PROMETHEUS_SERVER_LABELS = {
     "app.kubernetes.io/component": "server",
     "app.kubernetes.io/instance": PROMETHEUS_RELEASE,
 }
+# Who scrapes Triton's metrics port: the program writes its NetworkPolicy with it, the gate judges by it.
+METRICS_SCRAPER = (NAMESPACE, PROMETHEUS_SERVER_LABELS)
 # Rates over fewer than four scrapes are noise (and over one or two, often empty): the adapter's windows
 # hold four scrapes and at least a minute.
 SCRAPES_PER_WINDOW = 4

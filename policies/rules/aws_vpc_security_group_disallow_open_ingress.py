@@ -68,6 +68,7 @@ def _sources(props: dict) -> list[str]:
 def _beyond_intent(
     rule: dict, lists: dict[str, list[str]], config: dict, groups: set[str], open_to_internet: bool
 ) -> list[str]:
+    """What the ingress rule admits beyond the stack's intent (nothing judged when the config names no ranges)."""
     if not config["allowed_ranges"]:
         return []
     beyond = []
@@ -85,7 +86,7 @@ def _beyond_intent(
     return beyond
 
 
-def findings(resource, lists, config=None, groups=frozenset()):
+def findings(resource, lists, config, groups):
     if resource.type == INGRESS_RULE or (resource.type == GROUP_RULE and resource.props.get("type") == "ingress"):
         rules = [resource.props]
     elif resource.type == GROUP:
@@ -106,7 +107,7 @@ def findings(resource, lists, config=None, groups=frozenset()):
         open_to_internet = reaches_internet([{"cidr": r} for r in ranges])
         if open_to_internet:
             yield f"{resource.name}: admits {', '.join(ranges)} on ports {ports}: the internet"
-        for beyond in _beyond_intent(rule, lists, config or {"allowed_ranges": []}, set(groups), open_to_internet):
+        for beyond in _beyond_intent(rule, lists, config, groups, open_to_internet):
             yield f"{resource.name}: admits {beyond} (ports {ports})"
 
 

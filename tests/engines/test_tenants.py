@@ -9,7 +9,7 @@ import contextlib
 
 import pytest
 
-from components.compute.labels import POOL_TAINT_KEY
+from components.compute.labels import NODE_GROUP_LABEL, POOL_TAINT_KEY
 from components.compute.pool_identity import POLICY_NAME as POOL_IDENTITY_POLICY
 from components.storage.manifests import PV_POLICY
 from components.tenancy.manifests import TENANT_ROLE
@@ -146,6 +146,12 @@ def test_a_persistent_volume_is_an_ebs_volume_or_a_provisioners_disk(prod, user,
     assert allowed or answer.denied_by(PV_POLICY) or answer.reason == "Invalid", answer.message
 
 
+def _with_pool_taint(node: dict, pool, **changed) -> dict:
+    """The node with its pool's taint changed (its value or effect), the other taints as the pool has them."""
+    node["spec"]["taints"] = [t if t["key"] != POOL_TAINT_KEY else {**t, **changed} for t in pool.taints]
+    return node
+
+
 def test_a_kubelet_registers_its_node_only_as_its_own_pool(prod):
     batch, online = prod.pools["batch"], prod.pools["online"]
     kube = prod.plane.kube
@@ -153,8 +159,7 @@ def test_a_kubelet_registers_its_node_only_as_its_own_pool(prod):
     as_online = node_object("prod-batch-posing", online)
     answer = kube.create(as_online, identity=kubelet("prod-batch-posing", batch.role_arn), dry_run=True)
     assert answer.denied_by(POOL_IDENTITY_POLICY), answer.message
-    taint_only = node_object("prod-batch-tainted", batch)
-    taint_only["spec"]["taints"] = [t if t["key"] != POOL_TAINT_KEY else {**t, "value": "online"} for t in batch.taints]
+    taint_only = _with_pool_taint(node_object("prod-batch-tainted", batch), batch, value="online")
     answer = kube.create(taint_only, identity=kubelet("prod-batch-tainted", batch.role_arn), dry_run=True)
     assert answer.denied_by(POOL_IDENTITY_POLICY), answer.message
     # The same node under its own role registers.
@@ -170,7 +175,7 @@ def test_a_kubelet_cannot_call_its_node_another_pool_through_the_status_subresou
         "v1",
         "Node",
         batch_node,
-        {"metadata": {"labels": {"seedance.io/node-group": "online"}}},
+        {"metadata": {"labels": {NODE_GROUP_LABEL: "online"}}},
         identity=kubelet(batch_node, batch.role_arn),
         dry_run=True,
         subresource="status",
@@ -183,8 +188,7 @@ def test_a_pool_node_keeps_its_taint_at_no_schedule(prod):
     there; no test caught that before the review."""
     batch = prod.pools["batch"]
     for effect in ("PreferNoSchedule", "NoExecute"):
-        node = node_object("prod-batch-soft", batch)
-        node["spec"]["taints"] = [t if t["key"] != POOL_TAINT_KEY else {**t, "effect": effect} for t in batch.taints]
+        node = _with_pool_taint(node_object("prod-batch-soft", batch), batch, effect=effect)
         answer = prod.plane.kube.create(node, identity=kubelet("prod-batch-soft", batch.role_arn), dry_run=True)
         assert answer.denied_by(POOL_IDENTITY_POLICY), (effect, answer.message)
 
