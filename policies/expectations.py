@@ -172,6 +172,15 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
             ],
             "deployer_named": config.cluster.deployer_role_arn is not None,
         },
+        "aws-iam-role-restrict-platform-role-entry": {
+            "from_stack_config": True,
+            "role_entrants": {
+                publisher_role_name(config.serving_component(serving)): config.publishers_of(serving)
+                for serving in config.serving
+            },
+            "platform_namespaces": sorted({*PLATFORM_NAMESPACE_LEVELS, *(s.namespace for s in config.serving)}),
+            "platform_roles": [config.cluster.deployer_role_arn] if config.cluster.deployer_role_arn else [],
+        },
         "aws-s3-bucket-require-model-publisher-deny": {
             "bucket_prefix": f"{config.cluster_name}-models-",
             "prefixes": publisher_prefixes(config),

@@ -104,10 +104,24 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
     ),
     "aws:iam/instanceProfile:InstanceProfile": ("aws-resource-tags-require-cost-tags",),
     "aws:iam/openIdConnectProvider:OpenIdConnectProvider": ("aws-resource-tags-require-cost-tags",),
-    "aws:iam/role:Role": ("aws-iam-role-disallow-admin-policies", "aws-resource-tags-require-cost-tags"),
-    "aws:iam/rolePolicy:RolePolicy": ("aws-iam-role-disallow-admin-policies", "aws-resource-tags-require-cost-tags"),
-    "aws:iam/rolePolicyAttachment:RolePolicyAttachment": (
+    "aws:iam/role:Role": (
+        "aws-iam-policy-disallow-public-principal",
+        "aws-iam-policy-require-known-document",
         "aws-iam-role-disallow-admin-policies",
+        "aws-iam-role-disallow-privilege-escalation",
+        "aws-iam-role-restrict-platform-role-entry",
+        "aws-resource-tags-require-cost-tags",
+    ),
+    "aws:iam/rolePolicy:RolePolicy": (
+        "aws-iam-role-disallow-admin-policies",
+        "aws-iam-role-disallow-privilege-escalation",
+        "aws-iam-role-restrict-platform-role-entry",
+        "aws-resource-tags-require-cost-tags",
+    ),
+    "aws:iam/rolePolicyAttachment:RolePolicyAttachment": (
+        "aws-iam-policy-require-known-document",
+        "aws-iam-role-disallow-admin-policies",
+        "aws-iam-role-disallow-privilege-escalation",
         "aws-resource-tags-require-cost-tags",
     ),
     "aws:iam/serviceLinkedRole:ServiceLinkedRole": ("aws-resource-tags-require-cost-tags",),

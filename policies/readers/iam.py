@@ -160,10 +160,21 @@ def _conditions(block: Any) -> tuple[Condition, ...]:
 def parse(document: Any) -> list[Statement]:
     """The statements of a policy document given as JSON text or an object."""
     if isinstance(document, str):
-        try:
-            document = json.loads(document)
-        except ValueError as error:
-            raise PolicyDocumentError(f"not JSON: {error}") from None
+        return list(_parsed_text(document))
+    return _parsed(document)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed_text(text: str) -> tuple[Statement, ...]:
+    """A document's text read once per process: several rules read each of a plan's documents."""
+    try:
+        document = json.loads(text)
+    except ValueError as error:
+        raise PolicyDocumentError(f"not JSON: {error}") from None
+    return tuple(_parsed(document))
+
+
+def _parsed(document: Any) -> list[Statement]:
     if not isinstance(document, dict):
         raise PolicyDocumentError(f"a policy document is an object, not {type(document).__name__}")
     _, body = _field(document, {str(k).lower(): k for k in document}, "Statement")
@@ -366,24 +377,6 @@ def _outside(statement: Statement, principal: Principal, home: Home, trust: bool
 
 
 ADMIN_ACTIONS = frozenset({"*", "*:*", "iam:*"})
-# IAM actions that let their holder make itself (or a principal it controls) an administrator.
-ESCALATION_ACTIONS = (
-    "iam:attachrolepolicy",
-    "iam:putrolepolicy",
-    "iam:attachuserpolicy",
-    "iam:putuserpolicy",
-    "iam:attachgrouppolicy",
-    "iam:putgrouppolicy",
-    "iam:createpolicyversion",
-    "iam:setdefaultpolicyversion",
-    "iam:updateassumerolepolicy",
-    "iam:addusertogroup",
-    "iam:createaccesskey",
-    "iam:createloginprofile",
-    "iam:updateloginprofile",
-)
-# What an escalation acts on: probes a resource pattern must match to reach any such IAM entity.
-_IAM_ENTITIES = ("role", "user", "group", "policy")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -395,43 +388,16 @@ def _wildcard(pattern: str) -> re.Pattern:
     )
 
 
-def _matches(pattern: str, value: str) -> bool:
+def wildcard_match(pattern: str, value: str) -> bool:
     return _wildcard(pattern).fullmatch(value) is not None
 
 
-@functools.lru_cache(maxsize=4096)
-def _escalations_in(action_pattern: str) -> frozenset[str]:
-    """The escalation actions an Action pattern names."""
-    return frozenset(action for action in ESCALATION_ACTIONS if _matches(action_pattern, action))
-
-
-@functools.lru_cache(maxsize=4096)
-def _reaches_any_iam_entity(resource: str) -> bool:
-    """Whether a Resource pattern matches IAM entities of any name (`*`, `arn:*`, `arn:aws:iam::<account>:*`,
-    `arn:aws:iam::*:role/*`, ...): probe it with a name no stack chooses."""
-    fields = resource.split(":")
-    partition = fields[1] if len(fields) > 1 and _literal(fields[1]) else "aws"
-    account = fields[4] if len(fields) > 4 and ACCOUNT_ID.fullmatch(fields[4]) else "000000000000"
-    return any(
-        _matches(resource, f"arn:{partition}:iam::{account}:{kind}/Seedance-Probe-{kind}") for kind in _IAM_ENTITIES
-    )
-
-
 def admin_grant(statement: Statement) -> str | None:
-    """How an Allow makes its holder an administrator in all but name, or None: every action (or every IAM
-    action) on every resource, or an IAM action that attaches or writes policies or credentials on IAM
-    entities of any name."""
+    """How an Allow makes its holder an administrator, or None: every action (or every IAM action, or all
+    but a few by NotAction) on every resource. Narrower ways up are escalations (policies/readers/identity.py)."""
     if not statement.allow:
         return None
     every_resource = statement.not_resource or "*" in statement.resources
     if every_resource and (statement.not_action or bool(ADMIN_ACTIONS & set(statement.actions))):
         return "on every resource"
-    named = frozenset().union(*map(_escalations_in, statement.actions))
-    granted = [action for action in ESCALATION_ACTIONS if (action in named) != statement.not_action]
-    if granted and (statement.not_resource or any(map(_reaches_any_iam_entity, statement.resources))):
-        where = "every resource but " if statement.not_resource else ""
-        return (
-            f"on {where}{', '.join(statement.resources)}, which reaches IAM entities of any name: "
-            f"{granted[0]} there makes any of them an administrator"
-        )
     return None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from components.capacity.mix import asg_mix
@@ -22,6 +21,7 @@ from components.plan.resources import (
 )
 from components.plan.unknowns import of_types
 from policies.readers.iam import account_of
+from policies.readers.identity import AUTO_NAME
 
 
 def class_table(attribute: str) -> dict[str, float]:
@@ -128,9 +128,6 @@ def home_accounts(resources, configured) -> frozenset[str]:
         if r.props.get("type") == "EC2_LINUX"
     ]
     return frozenset(account for arn in nodes if created(arn) and (account := account_of(arn)) is not None)
-
-
-AUTO_NAME = re.compile(r"(.+)-[0-9a-f]{7}")
 
 
 def _created_role_names(resources):

@@ -11,6 +11,7 @@ from components.plan.resources import IAM_ROLE as ROLE
 from components.plan.resources import POLICY_DOCUMENTS
 from policies.framework import Rule
 from policies.readers.iam import PolicyDocumentError, admin_grant, parse
+from policies.readers.identity import managed_statements
 
 # AWS-managed policies that grant all actions, all of IAM, or the means to make any role (the two
 # service-flavoured administrators: "Grants account administrative permissions", their descriptions say).
@@ -43,6 +44,12 @@ def check(resource, config):
     for arn in arns:
         if _managed(arn):
             yield f"{resource.name}: attaches {_managed(arn)}"
+            continue
+        # Any other AWS-managed policy by its document (the pinned copy): AWS may widen one by a new version.
+        for statement in managed_statements(str(arn)) or ():
+            how = admin_grant(statement)
+            if how:
+                yield f"{resource.name}: attaches {str(arn).rsplit('/', 1)[-1]}, which allows {statement.what()} {how}"
     documents = [
         p.get("policy")
         for p in resource.props.get("inlinePolicies") or []

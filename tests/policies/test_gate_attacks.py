@@ -916,7 +916,7 @@ REVIEW_2 = [
             "autoscaler-policy",
             {"Effect": "Allow", "Action": "*", "Resource": "arn:*"},
         ),
-        ADMIN_RULE,
+        "aws-iam-role-disallow-privilege-escalation",
     ),
     (
         "admin",
@@ -926,7 +926,7 @@ REVIEW_2 = [
             "autoscaler-policy",
             {"Effect": "Allow", "Action": "iam:*", "Resource": "arn:aws:iam::123456789012:*"},
         ),
-        ADMIN_RULE,
+        "aws-iam-role-disallow-privilege-escalation",
     ),
     (
         "admin",
@@ -936,7 +936,7 @@ REVIEW_2 = [
             "autoscaler-policy",
             {"Effect": "Allow", "Action": ["iam:*Role*", "iam:*Policy*"], "Resource": "*"},
         ),
-        ADMIN_RULE,
+        "aws-iam-role-disallow-privilege-escalation",
     ),
     (
         "admin",
@@ -1801,6 +1801,202 @@ REVIEW_3 = [
     ),
 ]
 ATTACKS += REVIEW_3
+
+# Issue 49, item 3: identities by what they can do and become, whatever resource grants it.
+ESCALATION = "aws-iam-role-disallow-privilege-escalation"
+ENTRY = "aws-iam-role-restrict-platform-role-entry"
+KNOWN_DOCUMENT = "aws-iam-policy-require-known-document"
+HOME = "123456789012"
+
+
+def _grant(role_part, *statements):
+    """An inline policy for a role of the plan (found by its logical name)."""
+
+    def tamper(rs):
+        role = _one(rs, "aws:iam/role:Role", role_part)
+        _add(
+            "aws:iam/rolePolicy:RolePolicy",
+            f"{role['name']}-extra",
+            {"role": role["id"], "policy": json.dumps({"Version": "2012-10-17", "Statement": list(statements)})},
+        )(rs)
+
+    return tamper
+
+
+def _attach(role_part, arn):
+    def tamper(rs):
+        role = _one(rs, "aws:iam/role:Role", role_part)
+        _add("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "extra", {"role": role["id"], "policyArn": arn})(rs)
+
+    return tamper
+
+
+def _role_trust(role_part, change):
+    def tamper(rs):
+        role = _one(rs, "aws:iam/role:Role", role_part)
+        trust = json.loads(role["inputs"]["assumeRolePolicy"])
+        change(trust["Statement"])
+        role["inputs"]["assumeRolePolicy"] = json.dumps(trust)
+
+    return tamper
+
+
+def _allow(action, resource="*", **more):
+    return {"Effect": "Allow", "Action": action, "Resource": resource, **more}
+
+
+TRITON_SUB = f"{ISSUER}:sub"
+IDENTITY = [
+    # Escalation: Cloudsplaining's methods and the platform's own, however the actions are spelled.
+    (
+        "escalation",
+        "PassRole of any role with RunInstances",
+        _grant("autoscaler", _allow(["iam:PassRole", "ec2:RunInstances"])),
+        ESCALATION,
+    ),
+    (
+        "escalation",
+        "a new policy version of one named policy",
+        _grant("triton-video-role", _allow("iam:CreatePolicyVersion", f"arn:aws:iam::{HOME}:policy/x")),
+        ESCALATION,
+    ),
+    (
+        "escalation",
+        "the breaker's code by a wildcard action",
+        _grant(
+            "interruptions", _allow("lambda:Update*", f"arn:aws:lambda:us-east-1:{HOME}:function:seedance-prod-breaker")
+        ),
+        ESCALATION,
+    ),
+    (
+        "escalation",
+        "run-command on nodes by NotAction",
+        _grant(
+            "alertmanager",
+            {"Effect": "Allow", "NotAction": ["iam:*", "s3:*"], "Resource": f"arn:aws:ec2:us-east-1:{HOME}:instance/*"},
+        ),
+        ESCALATION,
+    ),
+    (
+        "escalation",
+        "an AWS-managed policy that holds run-command",
+        _attach("alertmanager", "arn:aws:iam::aws:policy/AmazonSSMFullAccess"),
+        ESCALATION,
+    ),
+    (
+        "escalation",
+        "cluster-admin by an access policy association",
+        _grant("autoscaler", _allow("EKS:associateAccessPolicy")),
+        ESCALATION,
+    ),
+    # Exfiltration: reads of data whatever its name.
+    (
+        "exfiltration",
+        "every object of every bucket",
+        _grant("triton-video-role", _allow("s3:Get*", "arn:aws:s3:::*/*")),
+        ESCALATION,
+    ),
+    (
+        "exfiltration",
+        "every secret of the account",
+        _grant("autoscaler", _allow("secretsmanager:GetSecretValue", f"arn:aws:secretsmanager:*:{HOME}:secret:*")),
+        ESCALATION,
+    ),
+    (
+        "exfiltration",
+        "parameters by NotResource",
+        _grant(
+            "alertmanager",
+            {"Effect": "Allow", "Action": "ssm:GetParameters", "NotResource": "arn:aws:ssm:*:*:parameter/x"},
+        ),
+        ESCALATION,
+    ),
+    # Entry: ways into a platform role the config does not name.
+    (
+        "entry",
+        "a Pod Identity association for the publisher role",
+        _add(
+            "aws:eks/podIdentityAssociation:PodIdentityAssociation",
+            "publisher-for-ci",
+            {
+                "clusterName": "seedance-prod",
+                "namespace": "video-api",
+                "serviceAccount": "ci",
+                "roleArn": f"arn:aws:iam::{HOME}:role/seedance-prod-triton-video-publisher",
+            },
+        ),
+        ENTRY,
+    ),
+    (
+        "entry",
+        "the publisher trusts Pod Identity",
+        _role_trust(
+            "triton-video-publisher",
+            lambda ss: ss.append(
+                {
+                    "Effect": "Allow",
+                    "Principal": {"Service": "pods.eks.amazonaws.com"},
+                    "Action": ["sts:AssumeRole", "sts:TagSession"],
+                }
+            ),
+        ),
+        ENTRY,
+    ),
+    (
+        "entry",
+        "Triton's model role for a team's service account",
+        _role_trust(
+            "triton-video-role",
+            lambda ss: ss[0]["Condition"]["StringEquals"].update(
+                {TRITON_SUB: "system:serviceaccount:video-api:trainer"}
+            ),
+        ),
+        ENTRY,
+    ),
+    (
+        "entry",
+        "the publisher role for a team's people",
+        _role_trust(
+            "triton-video-publisher",
+            lambda ss: ss[0]["Principal"].update(
+                AWS=[*ss[0]["Principal"]["AWS"], f"arn:aws:iam::{HOME}:role/video-ml-engineers"]
+            ),
+        ),
+        ENTRY,
+    ),
+    (
+        "entry",
+        "nodes assume Triton's roles by a pattern",
+        _grant("online-node-role", _allow("sts:AssumeRole", f"arn:aws:iam::{HOME}:role/seedance-prod-triton-*")),
+        ENTRY,
+    ),
+    (
+        "entry",
+        "the breaker passes Triton's model role",
+        _grant("breaker-role", _allow("iam:PassRole", f"arn:aws:iam::{HOME}:role/seedance-prod-triton-video-models")),
+        ENTRY,
+    ),
+    # Known documents: a policy the gate cannot read is refused in prod.
+    (
+        "managed",
+        "a managed policy the copy does not hold",
+        _attach("triton-video-role", "arn:aws:iam::aws:policy/SomethingNew"),
+        KNOWN_DOCUMENT,
+    ),
+    (
+        "managed",
+        "a managed policy at another path than its own",
+        _attach("triton-video-role", "arn:aws:iam::aws:policy/AmazonEBSCSIDriverPolicy"),
+        KNOWN_DOCUMENT,
+    ),
+    (
+        "managed",
+        "a customer policy the plan does not make",
+        _attach("triton-video-role", f"arn:aws:iam::{HOME}:policy/team-extras"),
+        KNOWN_DOCUMENT,
+    ),
+]
+ATTACKS += IDENTITY
 
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "policies" / "attacks.json"
