@@ -181,9 +181,15 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
             "platform_namespaces": sorted({*PLATFORM_NAMESPACE_LEVELS, *(s.namespace for s in config.serving)}),
             "platform_roles": [config.cluster.deployer_role_arn] if config.cluster.deployer_role_arn else [],
         },
+        "aws-s3-bucket-restrict-replication": {"model_bucket_prefix": f"{config.cluster_name}-models-"},
         "aws-s3-bucket-require-model-publisher-deny": {
             "bucket_prefix": f"{config.cluster_name}-models-",
             "prefixes": publisher_prefixes(config),
+            "administrators": [
+                *([config.cluster.deployer_role_arn] if config.cluster.deployer_role_arn else []),
+                *config.cluster.break_glass_principal_arns,
+            ],
+            "deployer_named": config.cluster.deployer_role_arn is not None,
         },
     }
 

@@ -138,14 +138,20 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
         "aws-resource-tags-require-cost-tags",
         "aws-s3-bucket-disallow-public-access",
         "aws-s3-bucket-require-customer-key",
+        "aws-s3-bucket-restrict-replication",
     ),
     "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration": ("aws-resource-tags-require-cost-tags",),
     "aws:s3/bucketObjectv2:BucketObjectv2": ("aws-resource-tags-require-cost-tags",),
-    "aws:s3/bucketPolicy:BucketPolicy": ("aws-resource-tags-require-cost-tags",),
+    "aws:s3/bucketPolicy:BucketPolicy": (
+        "aws-iam-policy-disallow-public-principal",
+        "aws-resource-tags-require-cost-tags",
+        "aws-s3-bucket-require-model-publisher-deny",
+    ),
     "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock": (
         "aws-resource-tags-require-cost-tags",
         "aws-s3-bucket-disallow-public-access",
     ),
+    "aws:s3/bucketReplicationConfig:BucketReplicationConfig": ("aws-s3-bucket-restrict-replication",),
     "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration": (
         "aws-resource-tags-require-cost-tags",
         "aws-s3-bucket-require-customer-key",

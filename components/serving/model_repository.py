@@ -10,27 +10,10 @@ import pulumi_aws as aws
 
 from components.common.buckets import private_bucket
 from components.common.iam import deny_plain_http
-from components.serving.publishing import served_writes_guard
+from components.serving.publishing import BUCKET_SETTINGS_ACTIONS, served_writes_guard
 
 # Old model versions stay recoverable for a month after they are replaced.
 NONCURRENT_VERSION_DAYS = 30
-
-
-# What would undo the guard or the history from the bucket's side: a lifecycle rule that expires the
-# models, versioning suspended, the policy rewritten or deleted, replication out, the bucket deleted.
-BUCKET_SETTINGS_ACTIONS = [
-    "s3:PutLifecycleConfiguration",
-    "s3:PutBucketVersioning",
-    "s3:PutBucketPolicy",
-    "s3:DeleteBucketPolicy",
-    "s3:PutReplicationConfiguration",
-    "s3:PutEncryptionConfiguration",
-    "s3:PutBucketPublicAccessBlock",
-    "s3:PutBucketAcl",
-    "s3:PutBucketOwnershipControls",
-    "s3:PutBucketObjectLockConfiguration",
-    "s3:DeleteBucket",
-]
 
 
 def bucket_policy(bucket_arn: str, publishers: dict[str, list[str]], administrators: list[str]) -> dict:

@@ -24,6 +24,22 @@ WRITE_ACTIONS = [
     "s3:ReplicateDelete",
 ]
 
+# What would undo the guard or the history from the bucket's side: a lifecycle rule that expires the
+# models, versioning suspended, the policy rewritten or deleted, replication out, the bucket deleted.
+BUCKET_SETTINGS_ACTIONS = [
+    "s3:PutLifecycleConfiguration",
+    "s3:PutBucketVersioning",
+    "s3:PutBucketPolicy",
+    "s3:DeleteBucketPolicy",
+    "s3:PutReplicationConfiguration",
+    "s3:PutEncryptionConfiguration",
+    "s3:PutBucketPublicAccessBlock",
+    "s3:PutBucketAcl",
+    "s3:PutBucketOwnershipControls",
+    "s3:PutBucketObjectLockConfiguration",
+    "s3:DeleteBucket",
+]
+
 
 def publisher_role_name(serving_component: str) -> str:
     """The fixed name of a served set's publisher role (its ARN is known before it exists, so the bucket

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -390,6 +390,66 @@ def _wildcard(pattern: str) -> re.Pattern:
 
 def wildcard_match(pattern: str, value: str) -> bool:
     return _wildcard(pattern).fullmatch(value) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _exact_case(pattern: str) -> re.Pattern:
+    return re.compile(".*".join(".".join(map(re.escape, part.split("?"))) for part in pattern.split("*")))
+
+
+def resource_match(pattern: str, arn: str) -> bool:
+    """A Resource pattern against an ARN as IAM matches them: case-sensitively (`bucket/VIDEO/*` is not
+    `bucket/video/...`)."""
+    return _exact_case(pattern).fullmatch(arn) is not None
+
+
+# Condition operators that exempt the principals they list from a Deny (the Deny holds for every other).
+EXEMPTING = frozenset({"arnnotequals", "arnnotlike", "stringnotequals", "stringnotlike"})
+
+
+def _exempting(statement: Statement, exempt: Callable[[frozenset[str]], bool]) -> bool:
+    """A Deny for everyone (`*`) but the principals its conditions exempt by `aws:PrincipalArn`, a set
+    `exempt` accepts. Fail closed: any other condition (IAM ANDs them: each narrows the Deny), IfExists, a
+    pattern among the exempted, or NotPrincipal does not count."""
+    if statement.allow or statement.not_principal or statement.principals is None:
+        return False
+    if not any(p.kind == "*" for p in statement.principals):
+        return False
+    exempted = frozenset(v for c in statement.conditions for v in c.values)
+    return (
+        all(
+            c.key == "aws:principalarn" and c.operator in EXEMPTING and not c.if_exists and c.qualifier is None
+            for c in statement.conditions
+        )
+        and all(map(_literal, exempted))
+        and exempt(exempted)
+    )
+
+
+def undenied(
+    statements: Iterable[Statement],
+    actions: Iterable[str],
+    resources: Iterable[str],
+    exempt: Callable[[frozenset[str]], bool],
+) -> list[tuple[str, str]]:
+    """The (action, resource) pairs no Deny takes from every principal but a set `exempt` accepts."""
+    guards = [s for s in statements if _exempting(s, exempt)]
+    resources = list(resources)
+    open_pairs = []
+    for action in actions:
+        naming = [s for s in guards if any(wildcard_match(p, action) for p in s.actions) != s.not_action]
+        for resource in resources:
+            reached = (any(resource_match(p, resource) for p in s.resources) != s.not_resource for s in naming)
+            if not any(reached):
+                open_pairs.append((action, resource))
+    return open_pairs
+
+
+def denies_all_but(
+    statements: Iterable[Statement], action: str, resource: str, exempt: Callable[[frozenset[str]], bool]
+) -> bool:
+    """Whether a Deny takes `action` on `resource` from every principal but a set `exempt` accepts."""
+    return not undenied(statements, [action], [resource], exempt)
 
 
 def admin_grant(statement: Statement) -> str | None:

@@ -3,8 +3,11 @@ function policy, nor a KMS grant or a RAM share's principal, lets in an outside 
 spelled (`*` under a condition that names someone else, another account's root, an OIDC trust without an
 exact `sub` and `aud`, or to a namespace's `default` service account (every pod there that names none), or to
 a subject of another identity provider than an EKS cluster's (a CI system's) that the config does not name,
-a service with no source condition, NotPrincipal), and an endpoint lets outside credentials only read
-through it."""
+a service with no source condition, NotPrincipal, a network origin alone: the plan's endpoint or VPC names
+where a request comes from, so any caller there, an anonymous pod's included, gets in), and an endpoint
+lets outside credentials only read through it."""
+
+from dataclasses import replace
 
 from components.plan.resources import (
     KMS_GRANT,
@@ -17,6 +20,8 @@ from components.plan.resources import (
 from components.plan.unknowns import of_types
 from policies.framework import Rule
 from policies.readers.iam import (
+    ENDPOINT_KEYS,
+    VPC_KEYS,
     Condition,
     Home,
     PolicyDocumentError,
@@ -31,6 +36,7 @@ from policies.rules._helpers import home_accounts
 
 # What lets a caller in besides a policy document.
 GRANTS = (LAMBDA_PERMISSION, KMS_GRANT, RAM_PRINCIPAL_ASSOCIATION)
+NETWORK_KEYS = frozenset({*ENDPOINT_KEYS, *VPC_KEYS, "aws:sourceip", "aws:vpcsourceip"})
 # What an outside caller may do through one of the stack's endpoints: read, never write out.
 READ_PREFIXES = ("get", "list", "describe", "head")
 
@@ -123,16 +129,22 @@ def findings(resource, home):
         except PolicyDocumentError as error:
             yield f"{resource.name}: {key} is not a policy document AWS accepts ({error})"
             return
-    for grant in outside_grants(statements, home, trust=kind == "trust"):
+    # A network origin (the plan's endpoint or VPC) names where a request comes from, not who makes it:
+    # in a key, bucket or trust policy it lets in any caller there, an anonymous one included (any pod).
+    judged_home = home if kind == "endpoint" else replace(home, endpoints=frozenset(), vpcs=frozenset())
+    for grant in outside_grants(statements, judged_home, trust=kind == "trust"):
         statement = grant.statement
         if kind == "endpoint" and (
             keeps_data_home(statement, home) or not (statement.not_action or _writes(statement.actions))
         ):
             continue  # outside credentials may read through it, or reach home resources only
+        network = (
+            " (a network origin names no caller)" if any(c.key in NETWORK_KEYS for c in statement.conditions) else ""
+        )
         if kind == "trust":
-            yield f"{resource.name}: trust statement {grant.sid} lets {grant.who} assume the role"
+            yield f"{resource.name}: trust statement {grant.sid} lets {grant.who} assume the role{network}"
         else:
-            yield f"{resource.name}: statement {grant.sid} allows {grant.what} to {grant.who}"
+            yield f"{resource.name}: statement {grant.sid} allows {grant.what} to {grant.who}{network}"
 
 
 def check(resources, config):

@@ -1,53 +1,69 @@
-"""Only a serving set's publisher role writes its models: the model bucket's policy denies every write
-action under each served prefix to every principal but that set's publisher roles. Without the Deny,
-anyone with s3:PutObject on the bucket (a team's people, a node) puts code into Triton."""
-
-import fnmatch
+"""Only a serving set's publisher role writes its models, and only the administrators change the model
+bucket: its policy denies every write that changes what a server loads (the platform's own list:
+`components/serving/publishing.py: WRITE_ACTIONS`, replication into the bucket included) on every served
+file under each prefix (any model directory, any depth, in any letter case S3 keys can take) to every
+principal but that set's publisher roles, and every change of the bucket's settings (policy, versioning,
+lifecycle, replication, encryption, ...) to every principal but the administrators the config names. Judged
+by meaning, action by action and key by key, across statements: a Deny narrowed by a resource pattern or a
+case, an action left out, an exception added (another principal, a pattern, a second condition, IfExists)
+leaves a way to write. Without it, anyone with s3:PutObject on the bucket (a team's people, a node) puts
+code into Triton."""
 
 from components.plan.resources import S3_BUCKET_POLICY as BUCKET_POLICY
 from components.plan.unknowns import of_types
+from components.serving.publishing import BUCKET_SETTINGS_ACTIONS, WRITE_ACTIONS
 from policies.framework import Rule
-from policies.readers.iam import ACCOUNT_ID, PolicyDocumentError, parse
+from policies.readers.iam import ACCOUNT_ID, PolicyDocumentError, parse, undenied
 
-WRITES = ("s3:putobject", "s3:deleteobject")
-
-
-def _covers(patterns, value: str) -> bool:
-    return any(fnmatch.fnmatchcase(value, p.lower()) for p in patterns)
+# Served files (Triton loads directories: `<prefix>/<model>/...`), named as no stack names them.
+SERVED_KEYS = ("m/config.pbtxt", "m/1/model.plan", "Model-Ω/2/weights/part-0.bin", "m/.hidden")
 
 
-def _publisher(arn: str, names: set[str]) -> bool:
-    """A role ARN of one of the publisher roles, by its exact name, in a named account."""
+def _role_arn(arn: str) -> str | None:
+    """The role name of a role ARN in an account (`arn:aws:iam::<account>:role/<name>`), else None."""
     head, _, name = arn.partition(":role/")
     parts = head.split(":")
-    return (
-        name in names
-        and len(parts) == 5
-        and parts[:3] == ["arn", "aws", "iam"]
-        and bool(ACCOUNT_ID.fullmatch(parts[4]))
-    )
+    valid = len(parts) == 5 and parts[:3] == ["arn", "aws", "iam"] and bool(ACCOUNT_ID.fullmatch(parts[4]))
+    return name if valid and name else None
 
 
-def denies_writes_but_publishers(statements, bucket: str, prefix: str, publishers: set[str]) -> bool:
-    target = f"arn:aws:s3:::{bucket}/{prefix}/1/model.plan".lower()
-    for statement in statements:
-        if statement.allow or statement.not_action or statement.not_resource:
-            continue
-        if statement.principals is None or not any(p.kind == "*" for p in statement.principals):
-            continue
-        if not all(_covers(statement.actions, action) for action in WRITES):
-            continue
-        if not _covers([r.lower() for r in statement.resources], target):
-            continue
-        exceptions = [c for c in statement.conditions if c.key == "aws:principalarn"]
-        if (
-            len(statement.conditions) == len(exceptions) == 1
-            and exceptions[0].negated
-            and not exceptions[0].if_exists
-            and all(_publisher(v, publishers) for v in exceptions[0].values)
-        ):
-            return True
-    return False
+def _publishers(names):
+    """Exempted ARNs that are all roles of the set's publisher names."""
+    return lambda exempted: all(_role_arn(arn) in names for arn in exempted)
+
+
+def _administrators(config):
+    """Exempted ARNs that are the named administrators; where the config names no deployer, and one role
+    more (the deploying session's, unknown to the gate)."""
+    named = set(config["administrators"])
+
+    def exempt(exempted: frozenset[str]) -> bool:
+        others = exempted - named
+        return not others or (
+            not config["deployer_named"] and len(others) == 1 and _role_arn(next(iter(others))) is not None
+        )
+
+    return exempt
+
+
+def _gaps(statements, bucket: str, config):
+    arn = f"arn:aws:s3:::{bucket}"
+    for entry in config["prefixes"]:
+        exempt = _publishers(set(entry["publisher_roles"]))
+        files = {f"{arn}/{entry['prefix']}/{key}": key for key in SERVED_KEYS}
+        open_writes = undenied(statements, WRITE_ACTIONS, files, exempt)
+        if open_writes:
+            action, key = open_writes[0][0], files[open_writes[0][1]]
+            publishers = ", ".join(sorted(entry["publisher_roles"]))
+            yield (
+                f"does not deny {action} on {entry['prefix']}/{key} (and {len(open_writes) - 1} more action and "
+                f"file pairs) to everyone but its publishers ({publishers})"
+            )
+    if config["prefixes"]:
+        administrators = _administrators(config)
+        open_settings = [a for a, _ in undenied(statements, BUCKET_SETTINGS_ACTIONS, [arn], administrators)]
+        if open_settings:
+            yield f"does not deny {', '.join(open_settings)} on the bucket to everyone but its administrators"
 
 
 def check(resources, config):
@@ -63,30 +79,22 @@ def check(resources, config):
         )
         return
     for policy in policies:
-        bucket = str(policy.props.get("bucket"))
         try:
             statements = parse(policy.props.get("policy"))
         except PolicyDocumentError as error:
             yield policy.urn, f"{policy.name}: not a policy document ({error})"
             continue
-        for entry in config["prefixes"]:
-            publishers = {arn for arn in entry["publisher_roles"]}
-            if not denies_writes_but_publishers(statements, bucket, entry["prefix"], publishers):
-                yield (
-                    policy.urn,
-                    (
-                        f"{policy.name}: does not deny writes under {entry['prefix']}/ to everyone but "
-                        f"its publishers ({', '.join(sorted(publishers))})"
-                    ),
-                )
+        for gap in _gaps(statements, str(policy.props.get("bucket")), config):
+            yield policy.urn, f"{policy.name}: {gap}"
 
 
 RULE = Rule(
     name="aws-s3-bucket-require-model-publisher-deny",
-    description="The model bucket's policy denies writes under each served prefix to everyone but that set's "
-    "publisher roles.",
+    description="The model bucket's policy denies writes of served files to everyone but that set's publisher "
+    "roles, and changes of the bucket to everyone but its administrators.",
     severity="critical",
-    remediation="Keep the model repository's OnlyPublishersWrite statements (components/serving/model_repository.py).",
+    remediation="Keep the model repository's OnlyPublishersWrite and OnlyAdministratorsChangeTheBucket "
+    "statements (components/serving/model_repository.py).",
     topics=("security", "serving", "iam"),
     config={
         "bucket_prefix": {"type": "string", "default": ""},
@@ -98,11 +106,14 @@ RULE = Rule(
                 "required": ["prefix", "publisher_roles"],
                 "properties": {
                     "prefix": {"type": "string"},
-                    "publisher_roles": {"type": "array", "items": {"type": "string"}},
+                    "publisher_roles": {"type": "array", "items": {"type": "string"}},  # role names
                 },
             },
         },
-    },  # role names
+        # Role ARNs that may change the bucket: the deployer (when named) and break-glass.
+        "administrators": {"type": "array", "items": {"type": "string"}, "default": []},
+        "deployer_named": {"type": "boolean", "default": False},
+    },
     check_stack=check,
     standards=("EKS BPG: Multi-tenancy - isolate what tenants run", "S3 User Guide: bucket policies that deny writes"),
 )

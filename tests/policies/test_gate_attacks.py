@@ -1998,6 +1998,142 @@ IDENTITY = [
 ]
 ATTACKS += IDENTITY
 
+# Issue 49, item 7: the model bucket's and the key's policies by effect.
+PUBLISHER_DENY = "aws-s3-bucket-require-model-publisher-deny"
+REPLICATION = "aws-s3-bucket-restrict-replication"
+MODELS = "seedance-prod-models-123456789012"
+
+
+def _models_policy(change):
+    def tamper(rs):
+        policy = _one(rs, "aws:s3/bucketPolicy:BucketPolicy", "models-tls-only")
+        document = json.loads(policy["inputs"]["policy"])
+        change(document["Statement"])
+        policy["inputs"]["policy"] = json.dumps(document)
+
+    return tamper
+
+
+def _guard(change):
+    return _models_policy(lambda ss: [change(s) for s in ss if str(s.get("Sid", "")).startswith("OnlyPublishersWrite")])
+
+
+def _settings(change):
+    return _models_policy(lambda ss: [change(s) for s in ss if s.get("Sid") == "OnlyAdministratorsChangeTheBucket"])
+
+
+def _replicate(source, destination):
+    return _add(
+        "aws:s3/bucketReplicationConfig:BucketReplicationConfig",
+        "replicate",
+        {
+            "bucket": source,
+            "role": f"arn:aws:iam::{HOME}:role/replication",
+            "rules": [{"id": "all", "status": "Enabled", "destination": {"bucket": destination}}],
+        },
+    )
+
+
+def _from_the_network(type_, name, key, statement):
+    def tamper(rs):
+        endpoint = _one(rs, "aws:ec2/vpcEndpoint:VpcEndpoint", "s3-gateway")["id"]
+        vpc = _one(rs, "aws:ec2/vpc:Vpc")["id"]
+        filled = json.loads(json.dumps(statement).replace("ENDPOINT", endpoint).replace("VPC", vpc))
+        _statement(type_, name, filled, key)(rs)
+
+    return tamper
+
+
+BUCKETS = [
+    (
+        "bucket",
+        "the publisher Deny narrowed to plan files",
+        _guard(lambda s: s.update(Resource=s["Resource"] + ".plan")),
+        PUBLISHER_DENY,
+    ),
+    (
+        "bucket",
+        "the publisher Deny in another letter case",
+        _guard(lambda s: s.update(Resource=s["Resource"].replace("/seedance/", "/SEEDANCE/"))),
+        PUBLISHER_DENY,
+    ),
+    (
+        "bucket",
+        "replication left out of the publisher Deny",
+        _guard(lambda s: s.update(Action=[a for a in s["Action"] if "Replicate" not in a])),
+        PUBLISHER_DENY,
+    ),
+    (
+        "bucket",
+        "a second condition on the publisher Deny",
+        _guard(lambda s: s["Condition"].update(Bool={"aws:ViaAWSService": "false"})),
+        PUBLISHER_DENY,
+    ),
+    (
+        "bucket",
+        "a team's role excepted from the settings Deny",
+        _settings(
+            lambda s: s["Condition"]["ArnNotEquals"]["aws:PrincipalArn"].append(
+                f"arn:aws:iam::{HOME}:role/video-ml-engineers"
+            )
+        ),
+        PUBLISHER_DENY,
+    ),
+    (
+        "bucket",
+        "the settings Deny under IfExists",
+        _settings(lambda s: s.update(Condition={"ArnNotEqualsIfExists": s["Condition"]["ArnNotEquals"]})),
+        PUBLISHER_DENY,
+    ),
+    (
+        "bucket",
+        "the models replicated out of the stack",
+        _replicate(MODELS, "arn:aws:s3:::someone-elses-archive"),
+        REPLICATION,
+    ),
+    (
+        "bucket",
+        "incident records replicated into the model bucket",
+        _replicate(f"seedance-prod-incidents-{HOME}", f"arn:aws:s3:::{MODELS}"),
+        REPLICATION,
+    ),
+    (
+        "bucket",
+        "the models readable from the S3 endpoint alone",
+        _from_the_network(
+            "aws:s3/bucketPolicy:BucketPolicy",
+            "models-tls-only",
+            "policy",
+            {
+                "Effect": "Allow",
+                "Principal": "*",
+                "Action": "s3:GetObject",
+                "Resource": f"arn:aws:s3:::{MODELS}/*",
+                "Condition": {"StringEquals": {"aws:SourceVpce": "ENDPOINT"}},
+            },
+        ),
+        IAM,
+    ),
+    (
+        "bucket",
+        "the key usable from the VPC alone",
+        _from_the_network(
+            "aws:kms/key:Key",
+            "prod-key",
+            "policy",
+            {
+                "Effect": "Allow",
+                "Principal": {"AWS": "*"},
+                "Action": "kms:Decrypt",
+                "Resource": "*",
+                "Condition": {"StringEquals": {"aws:SourceVpc": "VPC"}},
+            },
+        ),
+        IAM,
+    ),
+]
+ATTACKS += BUCKETS
+
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "policies" / "attacks.json"
 

@@ -787,27 +787,6 @@ def test_a_role_granting_two_verbs_on_secrets_names_both():
     assert grant.what == "grants get/list on secrets"
 
 
-def test_the_publisher_deny_is_found_after_statements_that_are_not_it():
-    """An Allow, and a Deny for one principal, before the guard: each is passed over, not the end of the search."""
-    from policies.readers.iam import parse
-    from policies.rules.aws_s3_bucket_require_model_publisher_deny import denies_writes_but_publishers
-
-    publisher = "arn:aws:iam::123456789012:role/publisher"
-    guard = {
-        "Effect": "Deny",
-        "Principal": "*",
-        "Action": ["s3:PutObject", "s3:DeleteObject"],
-        "Resource": "arn:aws:s3:::models/serving/*",
-        "Condition": {"ArnNotEquals": {"aws:PrincipalArn": publisher}},
-    }
-    for first in (
-        {"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "*"},
-        {"Effect": "Deny", "Principal": {"AWS": "arn:aws:iam::123456789012:role/x"}, "Action": "s3:*", "Resource": "*"},
-    ):
-        statements = parse({"Statement": [first, guard]})
-        assert denies_writes_but_publishers(statements, "models", "serving", {"publisher"})
-
-
 def test_under_the_stack_config_a_pod_in_a_namespace_it_does_not_name_is_held_to_restricted():
     from policies.expectations import stack_policy_config
     from tests.policies.spellings import resource

@@ -39,3 +39,33 @@ def test_home_values_only_narrow_to_home():
 )
 def test_conditions_that_hold_when_the_key_is_absent_or_loose_are_not_home(condition):
     assert not narrows_to_home(condition, HOME)
+
+
+def test_a_deny_for_all_but_some_is_found_after_statements_that_are_not_it_and_judged_case_sensitively():
+    """An Allow, and a Deny for one principal, before the guard are passed over; the guard's resource is
+    matched as IAM matches ARNs, letter case included; its exceptions are the principals `exempt` accepts,
+    by exact ARN, under no other condition."""
+    from policies.readers.iam import denies_all_but, parse
+
+    publisher = "arn:aws:iam::123456789012:role/publisher"
+    guard = {
+        "Effect": "Deny",
+        "Principal": "*",
+        "Action": ["s3:PutObject", "s3:DeleteObject"],
+        "Resource": "arn:aws:s3:::models/serving/*",
+        "Condition": {"ArnNotEquals": {"aws:PrincipalArn": publisher}},
+    }
+    key = "arn:aws:s3:::models/serving/m/1/model.plan"
+    exempt = {publisher}.issuperset
+    for first in (
+        {"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "*"},
+        {"Effect": "Deny", "Principal": {"AWS": "arn:aws:iam::123456789012:role/x"}, "Action": "s3:*", "Resource": "*"},
+    ):
+        assert denies_all_but(parse({"Statement": [first, guard]}), "s3:putobject", key, exempt)
+    assert not denies_all_but(parse({"Statement": [guard]}), "s3:putobject", key.replace("serving", "SERVING"), exempt)
+    assert not denies_all_but(parse({"Statement": [guard]}), "s3:replicateobject", key, exempt)
+    patterned = {**guard, "Condition": {"ArnNotLike": {"aws:PrincipalArn": "arn:aws:iam::123456789012:role/*"}}}
+    assert not denies_all_but(parse({"Statement": [patterned]}), "s3:putobject", key, exempt)
+    everything_but = {**guard, "NotResource": "arn:aws:s3:::models/public/*"}
+    del everything_but["Resource"]
+    assert denies_all_but(parse({"Statement": [everything_but]}), "s3:putobject", key, exempt)

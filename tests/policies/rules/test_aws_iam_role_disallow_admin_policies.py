@@ -16,5 +16,7 @@ def test_a_managed_policy_is_judged_by_its_document_when_not_by_its_name(monkeyp
     assert list(admin.check(iam_full, {})) == ["attachment: attaches IAMFullAccess"]
     monkeypatch.setattr(admin, "ADMIN_POLICIES", admin.ADMIN_POLICIES - {"IAMFullAccess"})
     (found,) = admin.check(iam_full, {})
-    assert found.startswith("attachment: attaches IAMFullAccess, which allows iam:*, ") and found.endswith("on every resource")
+    assert found.startswith("attachment: attaches IAMFullAccess, which allows iam:*, ") and found.endswith(
+        "on every resource"
+    )
     assert list(admin.check(_attachment("arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy"), {})) == []
