@@ -435,13 +435,18 @@ def undenied(
     """The (action, resource) pairs no Deny takes from every principal but a set `exempt` accepts."""
     guards = [s for s in statements if _exempting(s, exempt)]
     resources = list(resources)
+    # Each guard's reach, once: the resources it covers (NotResource: those it does not name).
+    reaches = [
+        (guard, {r for r in resources if any(resource_match(p, r) for p in guard.resources) != guard.not_resource})
+        for guard in guards
+    ]
     open_pairs = []
     for action in actions:
-        naming = [s for s in guards if any(wildcard_match(p, action) for p in s.actions) != s.not_action]
-        for resource in resources:
-            reached = (any(resource_match(p, resource) for p in s.resources) != s.not_resource for s in naming)
-            if not any(reached):
-                open_pairs.append((action, resource))
+        covered: set[str] = set()
+        for guard, reached in reaches:
+            if any(wildcard_match(p, action) for p in guard.actions) != guard.not_action:
+                covered |= reached
+        open_pairs += [(action, r) for r in resources if r not in covered]
     return open_pairs
 
 

@@ -27,20 +27,36 @@ from policies.readers.iam import PolicyDocumentError, Statement, parse, wildcard
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
-# Ways up on this platform that Cloudsplaining's list does not carry: commands or a shell on a node run as
-# its instance role (which reads every pod's service-account token on it); an access entry or an access
-# policy association is cluster access granted by IAM alone; a Pod Identity association or a node group
-# gives a passed role to pods or nodes the caller controls; a new launch template version with a scale-out
-# boots code of the caller's as a node.
+# Ways up that Cloudsplaining's list does not carry, each alone enough (pathfinding.cloud and the services'
+# API references): commands, a shell, a State Manager association or a serial console on a node run as its
+# instance role (which reads every pod's service-account token there); an access entry, its update or an
+# access policy association is cluster access granted by IAM alone; a Pod Identity association or a node
+# group gives a role to pods or nodes the caller controls; a Lambda function's configuration (its layers,
+# its environment) is its code; an existing CodeBuild project's or CloudFormation stack's run takes the
+# caller's buildspec or template under the project's or stack's role; a new launch template version is
+# booted by the next scale-out (a group on `$Latest`, the cluster autoscaler's).
 PLATFORM_ESCALATIONS = {
     "RunCommandOnNodes": ("ssm:sendcommand",),
     "StartSessionOnNodes": ("ssm:startsession",),
+    "StateManagerAssociationOnNodes": ("ssm:createassociation",),
+    "AutomationAsItsRole": ("ssm:startautomationexecution",),
+    "SerialConsoleOnNodes": ("ec2-instance-connect:sendserialconsolesshpublickey",),
     "CreateClusterAccessEntry": ("eks:createaccessentry",),
+    "UpdateClusterAccessEntry": ("eks:updateaccessentry",),
     "AssociateClusterAccessPolicy": ("eks:associateaccesspolicy",),
     "PassRoleToPodIdentityAssociation": ("iam:passrole", "eks:createpodidentityassociation"),
+    "UpdatePodIdentityAssociation": ("eks:updatepodidentityassociation",),
     "PassRoleToNewNodeGroup": ("iam:passrole", "eks:createnodegroup"),
-    "NewLaunchTemplateVersionThenScale": ("ec2:createlaunchtemplateversion", "autoscaling:updateautoscalinggroup"),
+    "UpdateLambdaFunctionConfiguration": ("lambda:updatefunctionconfiguration",),
+    "StartBuildWithOverrides": ("codebuild:startbuild",),
+    "StartBuildBatchWithOverrides": ("codebuild:startbuildbatch",),
+    "UpdateCodeBuildProject": ("codebuild:updateproject",),
+    "UpdateCloudFormationStack": ("cloudformation:updatestack",),
+    "NewLaunchTemplateVersion": ("ec2:createlaunchtemplateversion",),
 }
+# Reads of data beyond Cloudsplaining's five: an object's older versions, a parameter's history (its values,
+# SecureStrings decrypted), secrets in a batch.
+PLATFORM_EXFILTRATION = ("s3:getobjectversion", "ssm:getparameterhistory", "secretsmanager:batchgetsecretvalue")
 # Pulumi's auto-name: the logical name, a dash and seven random hex digits (what a role without a `name`
 # gets; a preview under the engine knows only the logical name).
 AUTO_NAME = re.compile(r"(.+)-[0-9a-f]{7}")
@@ -87,8 +103,9 @@ def escalation_methods() -> dict[str, tuple[str, ...]]:
     return methods | PLATFORM_ESCALATIONS
 
 
+@functools.cache
 def exfiltration_actions() -> tuple[str, ...]:
-    return tuple(a.lower() for a in _reference()["data_exfiltration"])
+    return tuple(dict.fromkeys([*(a.lower() for a in _reference()["data_exfiltration"]), *PLATFORM_EXFILTRATION]))
 
 
 def _names(statement: Statement, action: str) -> bool:
@@ -147,29 +164,31 @@ def escalations(statements: Sequence[Statement]) -> list[tuple[str, tuple[str, .
     return [(name, actions) for name, actions in escalation_methods().items() if held.issuperset(actions)]
 
 
-# A resource name no stack chooses: a pattern that matches it reaches resources of any name.
+# A role name no stack chooses: a pattern that matches it reaches roles of any name.
 _PROBE = "seedance-probe-7e3a"
-_RESOURCE_PROBES = {
-    "s3": "arn:{partition}:s3:::{probe}/{probe}",
-    "ssm": "arn:{partition}:ssm:{region}:{account}:parameter/{probe}",
-    "secretsmanager": "arn:{partition}:secretsmanager:{region}:{account}:secret:{probe}-AbCdEf",
-}
+_WILD = re.compile(r"[*?$]")
+# Where a data store's ARN names the store: a bucket, a parameter path, a secret.
+_NAMED_AFTER = {"s3": ":::", "ssm": ":parameter/", "secretsmanager": ":secret:"}
+
+
+def _of_service(pattern: str, service: str) -> bool:
+    """Whether a Resource pattern may name a resource of the service: an ARN that spells another service out
+    (an instance's, for SSM parameters) cannot."""
+    fields = pattern.split(":")
+    return len(fields) < 3 or bool(_WILD.search(fields[2])) or fields[2].lower() == service
 
 
 def reaches_any_name(pattern: str, service: str) -> bool:
-    """Whether a Resource pattern matches the service's resources whatever their name (`*`, `arn:aws:s3:::*`,
-    `arn:aws:ssm:*:<account>:parameter/*`): probed with a name no stack chooses, in the pattern's own
-    partition, region and account when it spells them."""
-    fields = pattern.split(":")
-
-    def literal(index: int, default: str) -> str:
-        value = fields[index] if len(fields) > index else ""
-        return value if value and not any(c in value for c in "*?$") else default
-
-    probe = _RESOURCE_PROBES[service].format(
-        partition=literal(1, "aws"), region=literal(3, "us-east-1"), account=literal(4, "000000000000"), probe=_PROBE
-    )
-    return wildcard_match(pattern, probe)
+    """Whether a Resource pattern may reach the service's data whatever its name. A positive reading: it
+    names its stores as the platform does, spelled out up to a `/` or `-` before any wildcard (a bucket
+    `arn:aws:s3:::models/video/*`, parameters `parameter/seedance/*` or `parameter/AmazonCloudWatch-*`, secrets
+    `secret:db-password-??????`), or it is taken to reach every one: `*`, `arn:aws:s3:::*X/*`,
+    `arn:aws:s3:::models*`, `parameter/*/*`, the root `parameter/`, `secret:a*`."""
+    if not _of_service(pattern, service):
+        return False
+    _, found, name = pattern.partition(_NAMED_AFTER[service])
+    literal = _WILD.split(name, 1)[0]
+    return not found or not literal or (literal != name and not literal.endswith(("/", "-")))
 
 
 def exfiltration(statements: Sequence[Statement]) -> list[tuple[str, str]]:
@@ -203,6 +222,7 @@ class Identity:
     trust: tuple[Statement, ...] = ()  # a role's trust policy
     policies: list[tuple[str, tuple[Statement, ...]]] = field(default_factory=list)
     unknown_arns: list[tuple[str, str]] = field(default_factory=list)  # (urn of the attaching resource, ARN)
+    shared_name: bool = False  # another entity of the plan has its name: AWS refuses one, the gate cannot tell which
 
     def matched_by(self, pattern: str, accounts: Iterable[str]) -> bool:
         """Whether a Resource pattern names this entity, in any of the accounts and the pattern's partition;
@@ -307,17 +327,29 @@ def _identities(resources: Sequence[PlanResource]) -> list[Identity]:
         if statements:  # a document AWS refuses grants nothing (aws-iam-policy-disallow-public-principal names it)
             identity.policies.append((label, statements))
 
+    physical: dict[tuple[str, str], tuple[str, str]] = {}
     for resource in of_types(resources, *ENTITY_TYPES):
         kind = ENTITY_TYPES[resource.type]
-        names = {str(n) for n in (resource.props.get("name"), resource.id, resource.name) if n}
+        names = {str(n) for n in (resource.props.get("name"), resource.id) if n}
         key = (kind, str(resource.props.get("name") or resource.id or resource.name))
         trust = _document(resource.props.get("assumeRolePolicy")) if kind == "role" else None
         path = str(resource.props.get("path") or "/")
         generated = not resource.props.get("name") and not resource.id
-        found[key] = Identity(kind, key[1], resource.urn, True, generated, path, trust or ())
+        identity = Identity(kind, key[1], resource.urn, True, generated, path, trust or ())
+        taken = [physical[(kind, n)] for n in names if (kind, n) in physical] + ([key] if key in found else [])
+        if taken:  # two entities of one name: both are named as such, and a reference goes to the first
+            identity.shared_name = True
+            for other in taken:
+                found[other].shared_name = True
+            key = (kind, f"{key[1]} ({resource.name})")
+        found[key] = identity
         if generated:
             auto.add(key)
-        aliases.update(((kind, n), key) for n in names)
+        aliases.setdefault((kind, resource.name), key)
+        for n in names:
+            physical.setdefault((kind, n), key)
+    # A reference is to the entity of that physical name before one whose logical name it happens to be.
+    aliases.update(physical)
     customer = {
         str(n): r for r in of_types(resources, CUSTOMER_POLICY) for n in (r.props.get("name"), r.id, r.name) if n
     }
@@ -373,13 +405,15 @@ def _join_groups(resources, found, aliases) -> None:
 
 
 def passable(statements: Sequence[Statement]) -> tuple[bool, list[str]]:
-    """The roles the statements may pass to a service: (any role at all, the patterns naming roles). A role
-    the caller passes to compute it creates is a role it becomes."""
+    """The roles the statements may pass to a service or assume: (any role at all, the patterns naming
+    roles). Passing a role is becoming it: what runs it (compute of many services) is open-ended."""
     patterns: list[str] = []
-    for statement in allowed(statements, "iam:passrole"):
-        if statement.not_resource:
-            return True, []
-        patterns += statement.resources
+    held = granted(statements)
+    for action in (a for a in ("iam:passrole", "sts:assumerole") if a in held):
+        for statement in allowed(statements, action):
+            if statement.not_resource:
+                return True, []
+            patterns += [p for p in statement.resources if _of_service(p, "iam")]
     return any(reaches_any_role(p) for p in patterns), patterns
 
 
@@ -390,49 +424,62 @@ def reaches_any_role(pattern: str) -> bool:
     return wildcard_match(pattern, f"arn:aws:iam::{account}:role/{_PROBE}")
 
 
-@functools.cache
-def _launchers() -> list[tuple[str, ...]]:
-    """The actions that, with iam:PassRole, make compute that runs as the passed role (every PassRole
-    method's)."""
-    return [
-        tuple(a for a in actions if a != "iam:passrole")
-        for actions in escalation_methods().values()
-        if "iam:passrole" in actions
-    ]
+class Roles:
+    """The plan's roles, found by the Resource patterns that name them: a literal ARN by its name at once, a
+    pattern by trying each role (each pattern once: a plan repeats a few)."""
+
+    def __init__(self, roles: Sequence[Identity], accounts: Iterable[str]):
+        self.all = list(roles)
+        self.accounts = list(accounts) or ["000000000000"]
+        self._by_name: dict[str, list[Identity]] = {}
+        for role in self.all:
+            self._by_name.setdefault(role.name, []).append(role)
+        self._named: dict[str, list[Identity]] = {}
+
+    def _of_name(self, name: str) -> list[Identity]:
+        """The roles of a name: given, or Pulumi's auto-name of their logical one."""
+        generated = AUTO_NAME.fullmatch(name)
+        auto = [r for r in self._by_name.get(generated.group(1), []) if r.auto_named] if generated else []
+        return self._by_name.get(name, []) + auto
+
+    def named_by(self, pattern: str) -> list[Identity]:
+        found = self._named.get(pattern)
+        if found is None:
+            candidates = self.all if _WILD.search(pattern) else self._of_name(pattern.rsplit("/", 1)[-1])
+            found = self._named[pattern] = [r for r in candidates if r.matched_by(pattern, self.accounts)]
+        return found
+
+    def referred(self, reference: str) -> Identity | None:
+        """The role a resource refers to, by ARN or by name."""
+        found = self.named_by(reference) if reference.startswith("arn:") else self._of_name(reference)
+        return found[0] if found else None
 
 
 @dataclass(frozen=True)
 class Becoming:
-    """The roles an identity can become by passing them to compute it creates."""
+    """The roles an identity can become by passing or assuming them."""
 
-    any_role: bool = False  # it may pass roles of any name
-    roles: tuple[Identity, ...] = ()  # the plan's roles it may pass
+    any_role: bool = False  # it may pass or assume roles of any name
+    roles: tuple[Identity, ...] = ()  # the plan's roles it may pass or assume
     outside: tuple[str, ...] = ()  # patterns naming only roles the plan does not declare
 
 
-def becomes(identity: Identity, roles: Sequence[Identity], accounts: Iterable[str]) -> Becoming:
-    """What an identity can become by passing roles to compute it can create; nothing when it can create no
-    compute to pass a role to."""
-    statements = identity.statements()
-    held = granted(statements)
-    if "iam:passrole" not in held or not any(held.issuperset(launch) for launch in _launchers()):
-        return Becoming()
-    anything, patterns = passable(statements)
-    accounts = list(accounts) or ["000000000000"]
+def becomes(identity: Identity, roles: Roles) -> Becoming:
+    """What an identity can become by passing or assuming roles."""
+    anything, patterns = passable(identity.statements())
     reached: dict[int, Identity] = {}
     outside = []
     for pattern in patterns:
-        hits = [role for role in roles if role is not identity and role.matched_by(pattern, accounts)]
+        hits = [role for role in roles.named_by(pattern) if role is not identity]
         reached |= {id(role): role for role in hits}
         if not hits and not reaches_any_role(pattern):
             outside.append(pattern)
     return Becoming(anything, tuple(reached.values()), tuple(outside))
 
 
-def reachable(identity: Identity, roles: Sequence[Identity], accounts: Iterable[str]) -> Becoming:
+def reachable(identity: Identity, roles: Roles) -> Becoming:
     """`becomes`, followed through the roles it reaches (a role it becomes may pass others)."""
-    accounts = list(accounts)
-    first = becomes(identity, roles, accounts)
+    first = becomes(identity, roles)
     seen = {id(identity)}
     queue = list(first.roles)
     found: list[Identity] = []
@@ -443,7 +490,7 @@ def reachable(identity: Identity, roles: Sequence[Identity], accounts: Iterable[
             continue
         seen.add(id(role))
         found.append(role)
-        step = becomes(role, roles, accounts)
+        step = becomes(role, roles)
         anything = anything or step.any_role
         outside += step.outside
         queue += step.roles

@@ -12,13 +12,18 @@ action is still a way up."""
 
 from components.plan.unknowns import of_types
 from policies.framework import Rule
-from policies.readers.identity import IDENTITY_TYPES, escalations, exfiltration, identities, reachable
+from policies.readers.identity import IDENTITY_TYPES, Roles, escalations, exfiltration, identities, reachable
 from policies.rules._helpers import home_accounts
 
 
-def _judge(identity, roles, accounts):
-    became = reachable(identity, roles, accounts)
+def _judge(identity, roles):
+    became = reachable(identity, roles)
     who = f"{identity.kind} {identity.name}"
+    if identity.shared_name:
+        yield (
+            f"{who} shares its name with another {identity.kind} of the plan: AWS refuses one, and the gate "
+            "cannot tell which holds what"
+        )
     if became.any_role:
         yield f"{who} can pass roles of any name to compute it creates, and so become any of them"
     for pattern in became.outside:
@@ -50,10 +55,11 @@ def check(resources, config):
     if not of_types(resources, *IDENTITY_TYPES):
         return
     found = identities(resources)
-    roles = [i for i in found if i.kind == "role" and i.declared]
-    accounts = home_accounts(resources, config["home_accounts"])
+    roles = Roles(
+        [i for i in found if i.kind == "role" and i.declared], home_accounts(resources, config["home_accounts"])
+    )
     for identity in found:
-        for message in _judge(identity, roles, accounts):
+        for message in _judge(identity, roles):
             yield identity.urn, message
 
 

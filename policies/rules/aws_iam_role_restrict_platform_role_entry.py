@@ -4,33 +4,70 @@ and so is the deployer the config names:
 
 - a trust policy lets in, of people and pipelines, only the principals the config names for that role (a
   serving set's publishers for its publisher role, nobody for any other);
-- a web-identity (IRSA) trust names service accounts of the platform's own namespaces only, never a team's;
-- no role trusts EKS Pod Identity (`pods.eks.amazonaws.com`), and the plan makes no Pod Identity
-  association: either gives a role to any service account someone associates later;
+- a web-identity (IRSA) trust names, by StringEquals, service accounts of the platform's own namespaces
+  only, never a team's, through the plan's own cluster's OIDC provider (an EKS issuer, not a look-alike or
+  another cluster's);
+- a role a service assumes trusts that one service, one the program runs (EC2 nodes, EKS, Lambda, flow log
+  delivery), and no person, pipeline or pod besides: no role trusts EKS Pod Identity, and neither the plan
+  nor an add-on makes a Pod Identity association;
+- what the plan runs as a role runs as one of its own that trusts that compute alone: a Lambda function,
+  an EventBridge target, an instance profile (a node role only), a launch template's instance profile (one
+  the plan makes); no EventBridge target runs commands on instances;
+- only the plan's node roles join the cluster as nodes (an access entry of a node type);
 - no identity of the plan may assume a platform role, and only a role that AWS services alone assume may
-  pass one, and only a node role (one only EC2 assumes: the budget breaker starts nodes).
+  pass one, a node role only (the budget breaker starts nodes).
 
 Judged with the stack config (`seedance check`, the pack under `pulumi preview` of this project); a team's
 plan, checked against a contract, names no platform role."""
 
+import re
+
+from components.plan.resources import EKS_ACCESS_ENTRY, EKS_ADDON, LAUNCH_TEMPLATE, listed
 from components.plan.unknowns import of_types
 from policies.framework import Rule
 from policies.readers.iam import wildcard_match
-from policies.readers.identity import IDENTITY_TYPES, allowed, identities, reaches_any_role
+from policies.readers.identity import IDENTITY_TYPES, Roles, allowed, identities, reaches_any_role
 from policies.rules._helpers import home_accounts
 
 POD_IDENTITY_ASSOCIATION = "aws:eks/podIdentityAssociation:PodIdentityAssociation"
-POD_IDENTITY_SERVICE = "pods.eks.amazonaws.com"
+OIDC_PROVIDER = "aws:iam/openIdConnectProvider:OpenIdConnectProvider"
+INSTANCE_PROFILE = "aws:iam/instanceProfile:InstanceProfile"
 NODE_SERVICE = "ec2.amazonaws.com"
+POD_IDENTITY_SERVICE = "pods.eks.amazonaws.com"
+# The services the program's roles trust (components/common/iam.py: service_assume_role_policy's callers).
+ROLE_SERVICES = frozenset({NODE_SERVICE, "eks.amazonaws.com", "lambda.amazonaws.com", "vpc-flow-logs.amazonaws.com"})
+# Compute that runs as a role: where it names the role, and the one service that role must trust.
+RUNS_AS = {
+    "aws:lambda/function:Function": ("role", "lambda.amazonaws.com"),
+    "aws:cloudwatch/eventTarget:EventTarget": ("roleArn", "events.amazonaws.com"),
+    INSTANCE_PROFILE: ("role", NODE_SERVICE),
+    "aws:sfn/stateMachine:StateMachine": ("roleArn", "states.amazonaws.com"),
+    "aws:ecs/taskDefinition:TaskDefinition": ("taskRoleArn", "ecs-tasks.amazonaws.com"),
+    "aws:codebuild/project:Project": ("serviceRole", "codebuild.amazonaws.com"),
+}
+# Access entry types that join system:nodes.
+NODE_ENTRY_TYPES = frozenset({"EC2_LINUX", "EC2_WINDOWS", "FARGATE_LINUX", "HYBRID_LINUX"})
+EKS_ISSUER = re.compile(r"oidc\.eks\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/id/[0-9A-F]+")
 
 
-def _subjects(statement):
-    """The `:sub` values a web-identity statement's conditions name (any operator: a pattern names many)."""
-    return [v for c in statement.conditions if c.key.endswith(":sub") for v in c.values]
+def _services(role):
+    return {p.value.lower() for s in role.trust if s.allow for p in (s.principals or ()) if p.kind == "service"}
 
 
-def _trust(role, config):
+def _node_role(role) -> bool:
+    return role.services_only and _services(role) == {NODE_SERVICE}
+
+
+def _trust(role, config, providers):
     entrants = config["role_entrants"].get(role.name, [])
+    services = _services(role)
+    for service in sorted(services - ROLE_SERVICES):
+        if service == POD_IDENTITY_SERVICE:
+            yield f"role {role.name} trusts EKS Pod Identity: any service account associated with it later becomes it"
+        else:
+            yield f"role {role.name} trusts {service}: the program runs no role for it; what it runs becomes the role"
+    if len(services) > 1:
+        yield f"role {role.name} trusts {', '.join(sorted(services))}: a role is assumed by one service"
     for statement in role.trust:
         if not statement.allow:
             continue
@@ -38,53 +75,101 @@ def _trust(role, config):
             if principal.kind in ("aws", "*") and principal.value not in entrants:
                 named = ", ".join(entrants) or "nobody"
                 yield f"role {role.name} lets {principal.value} assume it; the config names {named} for it"
-            elif principal.kind == "service" and principal.value.lower() == POD_IDENTITY_SERVICE:
-                yield (
-                    f"role {role.name} trusts EKS Pod Identity: any service account associated with it later becomes it"
-                )
             elif principal.kind == "federated":
-                yield from _service_accounts(role, statement, config)
+                yield from _service_accounts(role, statement, principal.value, config, providers)
+            elif principal.kind not in ("aws", "*", "service"):
+                yield f"role {role.name} lets {principal.kind} {principal.value} assume it"
+    if services & ROLE_SERVICES and not role.services_only:
+        yield (
+            f"role {role.name} trusts {', '.join(sorted(services))} as well as people, pipelines or pods: whatever "
+            "that service runs with the role becomes it"
+        )
 
 
-def _service_accounts(role, statement, config):
-    subjects = _subjects(statement)
+def _service_accounts(role, statement, provider, config, providers):
+    issuer = provider.split(":oidc-provider/", 1)[-1]
+    if provider not in providers or not EKS_ISSUER.fullmatch(issuer):
+        yield f"role {role.name} trusts {provider}: not the OIDC provider of the plan's cluster"
+    subjects = [
+        value
+        for c in statement.conditions
+        if c.key == f"{issuer.lower()}:sub"
+        for value in (c.values if c.operator == "stringequals" and not c.if_exists and c.qualifier is None else ["*"])
+    ]
     if not subjects:
-        yield f"role {role.name} lets any identity of {statement.principals[0].value} assume it"
+        yield f"role {role.name} lets any identity of {provider} assume it"
     for subject in subjects:
         parts = subject.split(":")
         namespace = parts[2] if len(parts) == 4 and parts[:2] == ["system", "serviceaccount"] else None
-        if namespace not in config["platform_namespaces"] or "*" in subject or "?" in subject:
+        if namespace not in config["platform_namespaces"] or any(c in subject for c in "*?$"):
             yield (
-                f"role {role.name} lets {subject} assume it: only the platform's own service accounts "
-                f"({', '.join(config['platform_namespaces'])}) may"
+                f"role {role.name} lets {subject} assume it: only the platform's own service accounts, by "
+                f"StringEquals ({', '.join(config['platform_namespaces'])}), may"
             )
 
 
-def _node_role(role) -> bool:
-    principals = [p for s in role.trust if s.allow for p in (s.principals or ())]
-    return bool(principals) and all(p.kind == "service" and p.value == NODE_SERVICE for p in principals)
-
-
-def _reached(patterns, targets):
-    return [name for name, (matches, _) in targets.items() if any(map(matches, patterns))]
-
-
-def _callers(identity, targets):
+def _callers(identity, roles, outside_roles):
     statements = identity.statements()
     for action, verb in (("sts:assumerole", "assume"), ("iam:passrole", "pass")):
         grants = allowed(statements, action)
+        if not grants:
+            continue
         patterns = [r for s in grants for r in (s.resources if not s.not_resource else ["*"])]
         if any(map(reaches_any_role, patterns)):
             yield f"{identity.kind} {identity.name} may {verb} roles of any name, the platform's among them"
             continue
         # A role only AWS services assume may pass node roles: the budget breaker starts nodes.
-        reached = [
-            name
-            for name in _reached(patterns, targets)
-            if not (verb == "pass" and targets[name][1] and identity.services_only)
-        ]
+        reached = {
+            role.name: None
+            for pattern in patterns
+            for role in roles.named_by(pattern)
+            if not (verb == "pass" and _node_role(role) and identity.services_only)
+        }
+        reached |= {
+            arn.rsplit("/", 1)[-1]: None for arn in outside_roles if any(wildcard_match(p, arn) for p in patterns)
+        }
         if reached:
             yield f"{identity.kind} {identity.name} may {verb} the platform roles {', '.join(reached)}"
+
+
+def _compute(resources, roles):
+    """What the plan runs as a role, and node identities in the cluster."""
+    for resource in of_types(resources, *RUNS_AS):
+        field, service = RUNS_AS[resource.type]
+        reference = resource.props.get(field)
+        if resource.type == "aws:cloudwatch/eventTarget:EventTarget":
+            if resource.props.get("runCommandTargets") or ":document/" in str(resource.props.get("arn")):
+                yield resource.urn, f"{resource.name}: runs commands on instances, as whatever role they hold"
+        if not reference:
+            continue
+        role = roles.referred(str(reference))
+        if role is None or not role.services_only or _services(role) != {service}:
+            yield (
+                resource.urn,
+                (f"{resource.name}: runs as {reference}, which is not a role of the plan that {service} alone assumes"),
+            )
+        elif resource.type == INSTANCE_PROFILE and not _node_role(role):
+            yield resource.urn, f"{resource.name}: gives nodes {reference}, which is not a node role"
+    profiles = {str(n) for p in of_types(resources, INSTANCE_PROFILE) for n in (p.props.get("name"), p.id, p.name) if n}
+    for template in of_types(resources, LAUNCH_TEMPLATE):
+        for profile in listed(template.props.get("iamInstanceProfile") or []):
+            named = str((profile or {}).get("arn") or (profile or {}).get("name") or "").rsplit("/", 1)[-1]
+            if named not in profiles:
+                yield (
+                    template.urn,
+                    f"{template.name}: launches nodes as {named}, an instance profile the plan does not make",
+                )
+    for entry in of_types(resources, EKS_ACCESS_ENTRY):
+        if str(entry.props.get("type") or "STANDARD") in NODE_ENTRY_TYPES:
+            role = roles.referred(str(entry.props.get("principalArn")))
+            if role is None or not _node_role(role):
+                yield (
+                    entry.urn,
+                    (
+                        f"{entry.name}: joins {entry.props.get('principalArn')} to the cluster as a node; only the "
+                        "plan's node roles are nodes"
+                    ),
+                )
 
 
 def check(resources, config):
@@ -99,32 +184,36 @@ def check(resources, config):
                 f"{props.get('serviceAccount')}; the config names no Pod Identity association"
             ),
         )
+    for addon in of_types(resources, EKS_ADDON):
+        if addon.props.get("podIdentityAssociations"):
+            yield addon.urn, f"{addon.name}: makes Pod Identity associations; the config names none"
     if not of_types(resources, *IDENTITY_TYPES):
         return
     found = identities(resources)
-    roles = [i for i in found if i.kind == "role" and i.declared]
     accounts = sorted(home_accounts(resources, config["home_accounts"])) or ["000000000000"]
-    # Each platform role: whether a Resource pattern names it, and whether it is a node role.
-    targets = {r.name: (lambda p, r=r: r.matched_by(p, accounts), _node_role(r)) for r in roles}
-    targets |= {
-        arn.rsplit("/", 1)[-1]: (lambda p, a=arn: wildcard_match(p, a), False) for arn in config["platform_roles"]
+    roles = Roles([i for i in found if i.kind == "role" and i.declared], accounts)
+    providers = {
+        f"arn:aws:iam::{account}:oidc-provider/{str(p.props.get('url')).removeprefix('https://')}"
+        for p in of_types(resources, OIDC_PROVIDER)
+        for account in accounts
     }
-    for role in roles:
-        for message in _trust(role, config):
+    for role in roles.all:
+        for message in _trust(role, config, providers):
             yield role.urn, message
     for identity in found:
-        for message in _callers(identity, targets):
+        for message in _callers(identity, roles, config["platform_roles"]):
             yield identity.urn, message
+    yield from _compute(resources, roles)
 
 
 RULE = Rule(
     name="aws-iam-role-restrict-platform-role-entry",
     description="Only the principals the stack config names can become a platform role: by trust, by "
-    "service account, by Pod Identity, by assuming or passing it.",
+    "service account, by Pod Identity, by what runs as it, by assuming or passing it.",
     severity="critical",
     remediation="Name publishers in the serving set's `publisher_principal_arns` (or the team's); give pods "
-    "roles with IRSA in the platform's namespaces; grant no identity sts:AssumeRole or iam:PassRole on the "
-    "platform's roles.",
+    "roles with IRSA in the platform's namespaces; run compute as a role of the plan that its service alone "
+    "assumes; grant no identity sts:AssumeRole or iam:PassRole on the platform's roles.",
     topics=("security", "iam"),
     config={
         "from_stack_config": {"type": "boolean", "default": False},

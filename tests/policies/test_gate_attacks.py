@@ -2135,6 +2135,261 @@ BUCKETS = [
 ATTACKS += BUCKETS
 
 
+def _new_role(logical, trust_statement, physical=None):
+    inputs = {
+        "assumeRolePolicy": json.dumps({"Statement": [trust_statement]}),
+        **({"name": physical} if physical else {}),
+    }
+    return _add("aws:iam/role:Role", logical, inputs)
+
+
+def _both(*tampers):
+    def tamper(rs):
+        for one in tampers:
+            one(rs)
+
+    return tamper
+
+
+OUTSIDE_ROLE = f"arn:aws:iam::{HOME}:role/ops-admin"
+LAMBDA_TRUST = {"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}
+# The stop-58 review of item 3 (53 edits, 22 caught before the fixes): what got through, by principle, each
+# with the review's spelling and a second one.
+REVIEW_4 = [
+    # Data of any name: the name must be spelled out, whatever the action reading it.
+    (
+        "exfiltration",
+        "a parameter's history on every parameter",
+        _grant("triton-video-role", _allow("ssm:GetParameterHistory")),
+        ESCALATION,
+    ),
+    (
+        "exfiltration",
+        "older object versions of every bucket",
+        _grant("triton-video-role", _allow("s3:GetObjectVersion", "arn:aws:s3:::*")),
+        ESCALATION,
+    ),
+    (
+        "exfiltration",
+        "parameters two levels down anywhere",
+        _grant("autoscaler", _allow("ssm:GetParameters", "arn:aws:ssm:*:*:parameter/*/*")),
+        ESCALATION,
+    ),
+    (
+        "exfiltration",
+        "the root parameter path",
+        _grant("autoscaler", _allow("ssm:GetParametersByPath", f"arn:aws:ssm:us-east-1:{HOME}:parameter/")),
+        ESCALATION,
+    ),
+    (
+        "exfiltration",
+        "every bucket but those ending in a",
+        _grant(
+            "triton-video-role",
+            _allow("s3:GetObject", [f"arn:aws:s3:::*{c}/*" for c in "bcdefghijklmnopqrstuvwxyz0123456789-."]),
+        ),
+        ESCALATION,
+    ),
+    # Code or commands run as another role, each action alone.
+    (
+        "escalation",
+        "a layer for the breaker's function",
+        _grant("interruptions", _allow(["lambda:UpdateFunctionConfiguration", "lambda:PublishLayerVersion"])),
+        ESCALATION,
+    ),
+    (
+        "escalation",
+        "a build of an existing project with its role",
+        _grant("alertmanager", _allow("codebuild:StartBuild")),
+        ESCALATION,
+    ),
+    (
+        "escalation",
+        "an existing stack updated with its role",
+        _grant("alertmanager", _allow("cloudformation:UpdateStack")),
+        ESCALATION,
+    ),
+    (
+        "escalation",
+        "a State Manager association on the nodes",
+        _grant("alertmanager", _allow("ssm:CreateAssociation")),
+        ESCALATION,
+    ),
+    (
+        "escalation",
+        "an access entry updated into a group",
+        _grant(
+            "triton-video-role",
+            _allow("eks:UpdateAccessEntry", f"arn:aws:eks:us-east-1:{HOME}:access-entry/seedance-prod/*"),
+        ),
+        ESCALATION,
+    ),
+    (
+        "escalation",
+        "a new version of the nodes' launch template",
+        _grant(
+            "autoscaler", _allow("ec2:CreateLaunchTemplateVersion", f"arn:aws:ec2:us-east-1:{HOME}:launch-template/*")
+        ),
+        ESCALATION,
+    ),
+    # Passing or assuming a role the plan does not declare, whatever runs it.
+    (
+        "escalation",
+        "a role outside the plan passed to a schedule",
+        _grant("autoscaler", _allow("iam:PassRole", OUTSIDE_ROLE), _allow("scheduler:CreateSchedule")),
+        ESCALATION,
+    ),
+    (
+        "escalation",
+        "a role outside the plan assumed",
+        _grant("triton-video-role", _allow("sts:AssumeRole", OUTSIDE_ROLE)),
+        ESCALATION,
+    ),
+    # One name, two roles: the policy is credited to the role of that physical name.
+    (
+        "escalation",
+        "a decoy role named as Triton's role, holding a Deny",
+        _both(
+            _new_role("seedance-prod-triton-video-models", LAMBDA_TRUST),
+            _grant("triton-video-role", _allow(["s3:GetObject", "iam:PutRolePolicy"])),
+            lambda rs: _add(
+                "aws:iam/rolePolicy:RolePolicy",
+                "decoy-deny",
+                {
+                    "role": "seedance-prod-triton-video-models",
+                    "policy": json.dumps({"Statement": [{"Effect": "Deny", "Action": "*", "Resource": "*"}]}),
+                },
+            )(rs),
+        ),
+        ESCALATION,
+    ),
+    # Web identity through the plan's own cluster's provider, by StringEquals.
+    (
+        "entry",
+        "Triton's role for another cluster's service account",
+        _role_trust(
+            "triton-video-role",
+            lambda ss: ss[0].update(
+                Principal={
+                    "Federated": f"arn:aws:iam::{HOME}:oidc-provider/oidc.eks.us-east-1.amazonaws.com/id/0THER0CLUSTER"
+                }
+            ),
+        ),
+        ENTRY,
+    ),
+    (
+        "entry",
+        "a look-alike issuer the plan declares",
+        _both(
+            _add(
+                "aws:iam/openIdConnectProvider:OpenIdConnectProvider",
+                "look-alike",
+                {"url": "https://oidc.eks.attacker.example/id/ABC", "clientIdLists": ["sts.amazonaws.com"]},
+            ),
+            _role_trust(
+                "triton-video-role",
+                lambda ss: ss[0].update(
+                    Principal={"Federated": f"arn:aws:iam::{HOME}:oidc-provider/oidc.eks.attacker.example/id/ABC"}
+                ),
+            ),
+        ),
+        ENTRY,
+    ),
+    (
+        "entry",
+        "Triton's service account by StringLike",
+        _role_trust(
+            "triton-video-role", lambda ss: ss[0].update(Condition={"StringLike": ss[0]["Condition"]["StringEquals"]})
+        ),
+        ENTRY,
+    ),
+    # One service per role, and the program's own; compute runs as a role of the plan its service alone assumes.
+    (
+        "entry",
+        "the publisher trusts EC2 as well",
+        _role_trust(
+            "triton-video-publisher",
+            lambda ss: ss.append(
+                {"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}
+            ),
+        ),
+        ENTRY,
+    ),
+    (
+        "entry",
+        "the breaker's function runs as the publisher",
+        lambda rs: _one(rs, "aws:lambda/function:Function", "breaker")["inputs"].update(
+            role=f"arn:aws:iam::{HOME}:role/seedance-prod-triton-video-publisher"
+        ),
+        ENTRY,
+    ),
+    (
+        "entry",
+        "a function runs as the deployer",
+        _add(
+            "aws:lambda/function:Function",
+            "helper",
+            {
+                "role": "arn:aws:iam::123456789012:role/seedance-deployer",
+                "runtime": "python3.12",
+                "handler": "h.handler",
+            },
+        ),
+        ENTRY,
+    ),
+    (
+        "entry",
+        "an EventBridge target runs a shell on the nodes",
+        _add(
+            "aws:cloudwatch/eventTarget:EventTarget",
+            "shell",
+            {
+                "arn": "arn:aws:ssm:us-east-1::document/AWS-RunShellScript",
+                "rule": "r",
+                "runCommandTargets": [{"key": "tag:eks:cluster-name", "values": ["seedance-prod"]}],
+            },
+        ),
+        ENTRY,
+    ),
+    (
+        "entry",
+        "a launch template boots nodes as another profile",
+        lambda rs: _one(rs, "aws:ec2/launchTemplate:LaunchTemplate", "batch-template")["inputs"].update(
+            iamInstanceProfile={"arn": f"arn:aws:iam::{HOME}:instance-profile/deployer-profile"}
+        ),
+        ENTRY,
+    ),
+    (
+        "entry",
+        "an add-on associates a service account with the deployer",
+        lambda rs: _one(rs, "aws:eks/addon:Addon", "ebs-csi")["inputs"].update(
+            podIdentityAssociations=[
+                {
+                    "roleArn": "arn:aws:iam::123456789012:role/seedance-deployer",
+                    "serviceAccount": "ebs-csi-controller-sa",
+                }
+            ]
+        ),
+        ENTRY,
+    ),
+    (
+        "entry",
+        "the publisher joins the cluster as a node",
+        _add(
+            "aws:eks/accessEntry:AccessEntry",
+            "publisher-node",
+            {
+                "clusterName": "seedance-prod",
+                "principalArn": f"arn:aws:iam::{HOME}:role/seedance-prod-triton-video-publisher",
+                "type": "EC2_LINUX",
+            },
+        ),
+        ENTRY,
+    ),
+]
+ATTACKS += REVIEW_4
+
+
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "policies" / "attacks.json"
 
 

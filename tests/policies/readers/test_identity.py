@@ -10,6 +10,7 @@ import pytest
 
 from policies.readers.iam import statement_of
 from policies.readers.identity import (
+    Roles,
     allowed,
     becomes,
     copy_source,
@@ -115,19 +116,30 @@ def test_allowed_counts_conditions_and_resources_as_not_narrowing():
         ("arn:aws:s3:::*/*", "s3", True),
         ("arn:*:s3:::*", "s3", True),
         ("arn:aws:s3:::models/video/*", "s3", False),
-        ("arn:aws:s3:::models*", "s3", False),
+        ("arn:aws:s3:::models*", "s3", True),
+        ("arn:aws:s3:::*X/*", "s3", True),
         (f"arn:aws:ssm:*:{HOME}:parameter/*", "ssm", True),
+        ("arn:aws:ssm:*:*:parameter/*/*", "ssm", True),
+        (f"arn:aws:ssm:us-east-1:{HOME}:parameter/", "ssm", True),
         (f"arn:aws:ssm:us-east-1:{HOME}:parameter/triton/*", "ssm", False),
         ("arn:aws-cn:secretsmanager:cn-north-1:*:secret:*", "secretsmanager", True),
+        (f"arn:aws:secretsmanager:*:{HOME}:secret:*/*", "secretsmanager", True),
+        (f"arn:aws:secretsmanager:*:{HOME}:secret:a*", "secretsmanager", True),
         (f"arn:aws:secretsmanager:us-east-1:{HOME}:secret:db-*", "secretsmanager", False),
+        (f"arn:aws:secretsmanager:us-east-1:{HOME}:secret:seedance/prod/grafana-admin-??????", "secretsmanager", False),
     ],
 )
-def test_a_resource_pattern_reaches_any_name_when_a_name_no_stack_chooses_matches(pattern, service, reaches):
+def test_a_data_pattern_reaches_any_name_unless_it_names_a_store_as_the_platform_does(pattern, service, reaches):
+    """A positive reading: a bucket by its whole name, a parameter by a first segment, a secret by a name up
+    to a separator; a set of patterns each with a wildcard in the name (`*X/*`, `a*`) covers every store."""
     assert reaches_any_name(pattern, service) is reaches
 
 
 def test_exfiltration_names_the_action_and_the_pattern_that_reaches_any_name():
-    assert exfiltration(_statements(_allow("s3:Get*", "arn:aws:s3:::*/*"))) == [("s3:getobject", "arn:aws:s3:::*/*")]
+    assert exfiltration(_statements(_allow("s3:Get*", "arn:aws:s3:::*/*"))) == [
+        ("s3:getobject", "arn:aws:s3:::*/*"),
+        ("s3:getobjectversion", "arn:aws:s3:::*/*"),
+    ]
     assert exfiltration(_statements(_allow("s3:GetObject", "arn:aws:s3:::models/*"))) == []
     found = exfiltration(_statements({"Effect": "Allow", "Action": "ssm:GetParameter", "NotResource": "x"}))
     assert found == [("ssm:getparameter", "every resource but x")]
@@ -214,14 +226,18 @@ def test_a_role_it_can_pass_to_compute_it_creates_is_a_role_it_becomes():
     breaker = _role("breaker", "lambda.amazonaws.com")
     scoped = _inline("breaker", _allow("iam:PassRole", f"arn:aws:iam::{HOME}:role/nodes"), _allow("ec2:RunInstances"))
     found = identities([nodes, breaker, scoped])
-    roles = [i for i in found if i.kind == "role"]
-    became = becomes(_of(found, "breaker"), roles, [HOME])
+    roles = Roles([i for i in found if i.kind == "role"], [HOME])
+    became = becomes(_of(found, "breaker"), roles)
     assert [r.name for r in became.roles] == ["nodes"] and not became.any_role and not became.outside
-    # Without compute to pass it to, passing a role makes nothing.
+    # Passing is becoming, whatever runs the role (compute of many services takes one), and so is assuming.
     alone = identities([nodes, breaker, _inline("breaker", _allow("iam:PassRole", "*"))])
-    assert becomes(_of(alone, "breaker"), roles, [HOME]).roles == ()
+    assert becomes(_of(alone, "breaker"), roles).any_role
+    assuming = identities(
+        [nodes, breaker, _inline("breaker", _allow("sts:AssumeRole", f"arn:aws:iam::{HOME}:role/nodes"))]
+    )
+    assert [r.name for r in becomes(_of(assuming, "breaker"), roles).roles] == ["nodes"]
     wide = identities([nodes, breaker, _inline("breaker", _allow(["iam:PassRole", "ec2:RunInstances"]))])
-    assert becomes(_of(wide, "breaker"), roles, [HOME]).any_role
+    assert becomes(_of(wide, "breaker"), roles).any_role
     elsewhere = identities(
         [
             nodes,
@@ -229,7 +245,7 @@ def test_a_role_it_can_pass_to_compute_it_creates_is_a_role_it_becomes():
             _inline("breaker", _allow("iam:PassRole", f"arn:aws:iam::{HOME}:role/admin"), _allow("ec2:RunInstances")),
         ]
     )
-    assert becomes(_of(elsewhere, "breaker"), roles, [HOME]).outside == (f"arn:aws:iam::{HOME}:role/admin",)
+    assert becomes(_of(elsewhere, "breaker"), roles).outside == (f"arn:aws:iam::{HOME}:role/admin",)
 
 
 def test_what_it_becomes_is_followed_through_the_roles_it_reaches():
@@ -245,8 +261,8 @@ def test_what_it_becomes_is_followed_through_the_roles_it_reaches():
         _inline("b", _allow("iam:PassRole", f"arn:aws:iam::{HOME}:role/c"), _allow("ec2:RunInstances")),
     ]
     found = identities(plan)
-    roles = [i for i in found if i.kind == "role"]
-    assert [r.name for r in reachable(_of(found, "a"), roles, [HOME]).roles] == ["b", "c"]
+    roles = Roles([i for i in found if i.kind == "role"], [HOME])
+    assert [r.name for r in reachable(_of(found, "a"), roles).roles] == ["b", "c"]
 
 
 def test_a_role_only_services_assume_is_told_from_one_a_person_or_pod_enters():
