@@ -181,6 +181,16 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
             "platform_namespaces": sorted({*PLATFORM_NAMESPACE_LEVELS, *(s.namespace for s in config.serving)}),
             "platform_roles": [config.cluster.deployer_role_arn] if config.cluster.deployer_role_arn else [],
         },
+        "aws-kms-key-restrict-key-policy": {
+            "key_administrators": [
+                *([config.cluster.deployer_role_arn] if config.cluster.deployer_role_arn else []),
+                *config.cluster.break_glass_principal_arns,
+                *config.cluster.admin_principal_arns,
+            ]
+        },
+        "kubernetes-container-disallow-unsafe-options": {
+            "max_scale_down_unneeded_minutes": config.cluster.autoscaler.scale_down_unneeded_minutes
+        },
         "aws-s3-bucket-restrict-replication": {"model_bucket_prefix": f"{config.cluster_name}-models-"},
         "aws-s3-bucket-require-model-publisher-deny": {
             "bucket_prefix": f"{config.cluster_name}-models-",

@@ -11,8 +11,10 @@ token the provider gives them (`kubernetes:<group>/<version>:<Kind>`), rendered 
 from __future__ import annotations
 
 POD_RULES = (
+    "kubernetes-container-disallow-unsafe-options",
     "kubernetes-container-limit-memory-per-vcpu",
     "kubernetes-container-require-cpu-memory-requests",
+    "kubernetes-grafana-disallow-anonymous-access",
     "kubernetes-pod-enforce-pod-security-standards",
     "kubernetes-tenant-require-contract-fit",
     "kubernetes-workload-require-cost-labels",
@@ -131,6 +133,7 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
         "aws-kms-key-require-rotation",
         "aws-resource-tags-require-cost-tags",
         "aws-s3-bucket-require-customer-key",
+        "aws-kms-key-restrict-key-policy",
     ),
     "aws:lambda/function:Function": ("aws-resource-tags-require-cost-tags",),
     "aws:lambda/permission:Permission": ("aws-resource-tags-require-cost-tags",),
@@ -183,7 +186,10 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
     ),
     "kubernetes:apps/v1:StatefulSet": WORKLOAD_RULES,
     "kubernetes:autoscaling/v2:HorizontalPodAutoscaler": ("kubernetes-tenant-require-contract-fit",),
-    "kubernetes:core/v1:ConfigMap": ("kubernetes-tenant-require-contract-fit",),
+    "kubernetes:core/v1:ConfigMap": (
+        "kubernetes-grafana-disallow-anonymous-access",
+        "kubernetes-tenant-require-contract-fit",
+    ),
     "kubernetes:core/v1:LimitRange": ("kubernetes-tenant-require-contract-fit",),
     "kubernetes:core/v1:Namespace": (
         "kubernetes-namespace-require-pod-security-level",
@@ -196,7 +202,10 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
     "kubernetes:core/v1:PersistentVolume": ("kubernetes-tenant-require-contract-fit",),
     "kubernetes:core/v1:PersistentVolumeClaim": ("kubernetes-tenant-require-contract-fit",),
     "kubernetes:core/v1:ResourceQuota": ("kubernetes-tenant-require-contract-fit",),
-    "kubernetes:core/v1:Secret": ("kubernetes-tenant-require-contract-fit",),
+    "kubernetes:core/v1:Secret": (
+        "kubernetes-grafana-disallow-anonymous-access",
+        "kubernetes-tenant-require-contract-fit",
+    ),
     "kubernetes:core/v1:Service": (
         "kubernetes-service-disallow-node-port",
         "kubernetes-service-require-internal-load-balancer",

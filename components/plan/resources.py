@@ -29,6 +29,7 @@ KMS_KEY = "aws:kms/key:Key"
 # its own key policy; a replica decrypts what its primary encrypted).
 KMS_EXTERNAL_KEYS = ("aws:kms/externalKey:ExternalKey", "aws:kms/replicaExternalKey:ReplicaExternalKey")
 KMS_REPLICA_KEY = "aws:kms/replicaKey:ReplicaKey"
+KMS_KEY_POLICY = "aws:kms/keyPolicy:KeyPolicy"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 LOAD_BALANCER = "aws:lb/loadBalancer:LoadBalancer"
 NAT_GATEWAY = "aws:ec2/natGateway:NatGateway"
@@ -85,13 +86,39 @@ K8S_WEBHOOK_CONFIGURATIONS = frozenset(
     }
 )
 # What attaches a managed policy to a role, a user or a group.
+IAM_ROLE_POLICY_ATTACHMENT = "aws:iam/rolePolicyAttachment:RolePolicyAttachment"
+IAM_POLICY_ATTACHMENT = "aws:iam/policyAttachment:PolicyAttachment"
+IAM_USER_POLICY_ATTACHMENT = "aws:iam/userPolicyAttachment:UserPolicyAttachment"
+IAM_GROUP_POLICY_ATTACHMENT = "aws:iam/groupPolicyAttachment:GroupPolicyAttachment"
 IAM_POLICY_ATTACHMENTS = (
-    "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
-    "aws:iam/policyAttachment:PolicyAttachment",
+    IAM_ROLE_POLICY_ATTACHMENT,
+    IAM_POLICY_ATTACHMENT,
     "aws:iam/roleManagedPolicyAttachment:RoleManagedPolicyAttachment",
-    "aws:iam/userPolicyAttachment:UserPolicyAttachment",
-    "aws:iam/groupPolicyAttachment:GroupPolicyAttachment",
+    IAM_USER_POLICY_ATTACHMENT,
+    IAM_GROUP_POLICY_ATTACHMENT,
 )
+# IAM entities and what gives them policies (policies/readers/identity.py reads them together).
+IAM_USER = "aws:iam/user:User"
+IAM_GROUP = "aws:iam/group:Group"
+IAM_ROLE_POLICY = "aws:iam/rolePolicy:RolePolicy"
+IAM_USER_POLICY = "aws:iam/userPolicy:UserPolicy"
+IAM_GROUP_POLICY = "aws:iam/groupPolicy:GroupPolicy"
+IAM_CUSTOMER_POLICY = "aws:iam/policy:Policy"
+IAM_GROUP_MEMBERSHIP = "aws:iam/groupMembership:GroupMembership"
+IAM_USER_GROUP_MEMBERSHIP = "aws:iam/userGroupMembership:UserGroupMembership"
+IAM_INSTANCE_PROFILE = "aws:iam/instanceProfile:InstanceProfile"
+IAM_OIDC_PROVIDER = "aws:iam/openIdConnectProvider:OpenIdConnectProvider"
+EKS_POD_IDENTITY_ASSOCIATION = "aws:eks/podIdentityAssociation:PodIdentityAssociation"
+# Compute that runs as a role it names.
+LAMBDA_FUNCTION = "aws:lambda/function:Function"
+EVENT_TARGET = "aws:cloudwatch/eventTarget:EventTarget"
+SFN_STATE_MACHINE = "aws:sfn/stateMachine:StateMachine"
+ECS_TASK_DEFINITION = "aws:ecs/taskDefinition:TaskDefinition"
+CODEBUILD_PROJECT = "aws:codebuild/project:Project"
+S3_REPLICATION_CONFIG = "aws:s3/bucketReplicationConfig:BucketReplicationConfig"
+K8S_CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
+K8S_SERVICE_ACCOUNT = "kubernetes:core/v1:ServiceAccount"
+K8S_SECRET = "kubernetes:core/v1:Secret"
 S3_BUCKET_POLICY = "aws:s3/bucketPolicy:BucketPolicy"
 K8S_ADMISSION_POLICY = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"
 K8S_ADMISSION_BINDING = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding"

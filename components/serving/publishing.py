@@ -24,8 +24,9 @@ WRITE_ACTIONS = [
     "s3:ReplicateDelete",
 ]
 
-# What would undo the guard or the history from the bucket's side: a lifecycle rule that expires the
-# models, versioning suspended, the policy rewritten or deleted, replication out, the bucket deleted.
+# What would undo the guard or the history from the bucket's side, or send its contents out: a lifecycle rule
+# that expires the models, versioning suspended, the policy rewritten or deleted, replication out, the
+# bucket deleted.
 BUCKET_SETTINGS_ACTIONS = [
     "s3:PutLifecycleConfiguration",
     "s3:PutBucketVersioning",
@@ -38,6 +39,12 @@ BUCKET_SETTINGS_ACTIONS = [
     "s3:PutBucketOwnershipControls",
     "s3:PutBucketObjectLockConfiguration",
     "s3:DeleteBucket",
+    # Settings that copy the bucket's objects or their names elsewhere: inventory and access logs to
+    # another bucket, events to another account's queue.
+    "s3:PutInventoryConfiguration",
+    "s3:PutBucketLogging",
+    "s3:PutBucketNotification",
+    "s3:PutAnalyticsConfiguration",
 ]
 
 

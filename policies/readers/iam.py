@@ -29,6 +29,9 @@ ACCOUNT_KEYS = frozenset({"aws:sourceaccount", "aws:principalaccount", "kms:call
 ORGANISATION_KEYS = frozenset({"aws:principalorgid", "aws:sourceorgid"})
 ORGANISATION_PATH_KEYS = frozenset({"aws:principalorgpaths", "aws:sourceorgpaths"})
 ARN_KEYS = frozenset({"aws:sourcearn", "aws:principalarn", "kms:encryptioncontext:aws:logs:arn"})
+# Keys whose value the caller supplies (an encryption context): they name a caller only when the caller is
+# an AWS service that sets them itself (CloudWatch Logs names its log group), never for `*` or an account.
+CALLER_SUPPLIED_KEYS = frozenset({"kms:encryptioncontext:aws:logs:arn"})
 ENDPOINT_KEYS = frozenset({"aws:sourcevpce"})
 # Keys that name whose resources a request reaches (what an endpoint policy narrows: data stays home).
 RESOURCE_ACCOUNT_KEYS = frozenset({"aws:resourceaccount"})
@@ -168,10 +171,20 @@ def parse(document: Any) -> list[Statement]:
 def _parsed_text(text: str) -> tuple[Statement, ...]:
     """A document's text read once per process: several rules read each of a plan's documents."""
     try:
-        document = json.loads(text)
+        document = json.loads(text, object_pairs_hook=_without_duplicates)
     except ValueError as error:
         raise PolicyDocumentError(f"not JSON: {error}") from None
     return tuple(_parsed(document))
+
+
+def _without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose keys are each given once: which of two values a later parser takes is not the
+    gate's to guess (`json.loads` keeps the last)."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        names = [key for index, (key, _) in enumerate(pairs) if key in dict(pairs[:index])]
+        raise ValueError(f"{names[0]!r} is given twice")
+    return found
 
 
 def _parsed(document: Any) -> list[Statement]:
@@ -280,7 +293,8 @@ def _outside_test(condition: Condition, home: Home) -> bool:
     """A negated condition that holds for every caller outside home (and fails closed: no IfExists)."""
     positive = Condition(condition.operator.replace("not", "", 1), condition.key, condition.values)
     return (
-        condition.negated
+        condition.key not in CALLER_SUPPLIED_KEYS
+        and condition.negated
         and not condition.if_exists
         and condition.qualifier is None
         and _names_callers(condition)
@@ -347,7 +361,11 @@ def outside_grants(statements: Iterable[Statement], home: Home, trust: bool = Fa
     for statement in statements:
         if not statement.allow or statement.principals is None:
             continue
-        if any(_names_callers(c) and narrows_to_home(c, home) for c in statement.conditions):
+        services_only = not statement.not_principal and all(p.kind == "service" for p in statement.principals)
+        if any(
+            _names_callers(c) and narrows_to_home(c, home) and (services_only or c.key not in CALLER_SUPPLIED_KEYS)
+            for c in statement.conditions
+        ):
             continue
         if statement.not_principal:
             grants.append(Grant(statement, "everyone but the principals it names (NotPrincipal)"))

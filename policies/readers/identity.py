@@ -21,7 +21,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from components.plan.resources import IAM_ROLE, PlanResource, listed
+from components.plan.resources import (
+    IAM_CUSTOMER_POLICY,
+    IAM_GROUP,
+    IAM_GROUP_MEMBERSHIP,
+    IAM_GROUP_POLICY,
+    IAM_GROUP_POLICY_ATTACHMENT,
+    IAM_POLICY_ATTACHMENT,
+    IAM_ROLE,
+    IAM_ROLE_POLICY,
+    IAM_ROLE_POLICY_ATTACHMENT,
+    IAM_USER,
+    IAM_USER_GROUP_MEMBERSHIP,
+    IAM_USER_POLICY,
+    IAM_USER_POLICY_ATTACHMENT,
+    PlanResource,
+    listed,
+)
 from components.plan.unknowns import of_types
 from policies.readers.iam import PolicyDocumentError, Statement, parse, wildcard_match
 
@@ -53,6 +69,8 @@ PLATFORM_ESCALATIONS = {
     "UpdateCodeBuildProject": ("codebuild:updateproject",),
     "UpdateCloudFormationStack": ("cloudformation:updatestack",),
     "NewLaunchTemplateVersion": ("ec2:createlaunchtemplateversion",),
+    # Out rather than up: a snapshot of a volume shared with another account carries its data away.
+    "ShareVolumeSnapshots": ("ec2:createsnapshot", "ec2:modifysnapshotattribute"),
 }
 # Reads of data beyond Cloudsplaining's five: an object's older versions, a parameter's history (its values,
 # SecureStrings decrypted), secrets in a batch.
@@ -146,6 +164,7 @@ def _named_by(pattern: str) -> frozenset[str]:
     return frozenset(a for a in _judged_actions() if wildcard_match(pattern, a))
 
 
+@functools.lru_cache(maxsize=16384)
 def _statement_actions(statement: Statement) -> frozenset[str]:
     named = frozenset().union(*map(_named_by, statement.actions))
     return _judged_actions() - named if statement.not_action else named
@@ -256,25 +275,22 @@ class Identity:
         return [label for label, statements in self.policies if allowed(statements, action)]
 
 
-ENTITY_TYPES = {IAM_ROLE: "role", "aws:iam/user:User": "user", "aws:iam/group:Group": "group"}
+ENTITY_TYPES = {IAM_ROLE: "role", IAM_USER: "user", IAM_GROUP: "group"}
 # Resources that give an entity an inline document: the entity's field, and the document's.
 INLINE_POLICIES = {
-    "aws:iam/rolePolicy:RolePolicy": ("role", "policy"),
-    "aws:iam/userPolicy:UserPolicy": ("user", "policy"),
-    "aws:iam/groupPolicy:GroupPolicy": ("group", "policy"),
+    IAM_ROLE_POLICY: ("role", "policy"),
+    IAM_USER_POLICY: ("user", "policy"),
+    IAM_GROUP_POLICY: ("group", "policy"),
 }
 # Resources that attach a policy by ARN: each entity field and its kind.
 ATTACHMENTS = {
-    "aws:iam/rolePolicyAttachment:RolePolicyAttachment": (("role", "role"),),
-    "aws:iam/userPolicyAttachment:UserPolicyAttachment": (("user", "user"),),
-    "aws:iam/groupPolicyAttachment:GroupPolicyAttachment": (("group", "group"),),
-    "aws:iam/policyAttachment:PolicyAttachment": (("roles", "role"), ("users", "user"), ("groups", "group")),
+    IAM_ROLE_POLICY_ATTACHMENT: (("role", "role"),),
+    IAM_USER_POLICY_ATTACHMENT: (("user", "user"),),
+    IAM_GROUP_POLICY_ATTACHMENT: (("group", "group"),),
+    IAM_POLICY_ATTACHMENT: (("roles", "role"), ("users", "user"), ("groups", "group")),
 }
-CUSTOMER_POLICY = "aws:iam/policy:Policy"
-GROUP_MEMBERSHIPS = {
-    "aws:iam/groupMembership:GroupMembership": ("users", "group"),
-    "aws:iam/userGroupMembership:UserGroupMembership": ("user", "groups"),
-}
+CUSTOMER_POLICY = IAM_CUSTOMER_POLICY
+GROUP_MEMBERSHIPS = {IAM_GROUP_MEMBERSHIP: ("users", "group"), IAM_USER_GROUP_MEMBERSHIP: ("user", "groups")}
 IDENTITY_TYPES = (*ENTITY_TYPES, *INLINE_POLICIES, *ATTACHMENTS, CUSTOMER_POLICY, *GROUP_MEMBERSHIPS)
 
 
@@ -284,11 +300,25 @@ def _entity_name(value: Any) -> str:
     return text.rsplit("/", 1)[-1] if text.startswith("arn:") else text
 
 
+# IAM takes an identity policy's Sid in ASCII letters and digits only, and its Effect as Allow or Deny.
+_SID = re.compile(r"[A-Za-z0-9]*")
+
+
 def _document(text: Any) -> tuple[Statement, ...] | None:
+    """An identity policy's statements; None for a document IAM refuses to create (so a Deny in it guards
+    nothing, and an Allow beside it in another document stands)."""
     try:
-        return tuple(parse(text))
+        statements = tuple(parse(text))
     except PolicyDocumentError:
         return None
+    raw = json.loads(text) if isinstance(text, str) else text
+    listed_raw = listed((raw or {}).get("Statement") or []) if isinstance(raw, dict) else []
+    for statement in listed_raw:
+        if not isinstance(statement, dict):
+            return None
+        if not _SID.fullmatch(str(statement.get("Sid", ""))) or statement.get("Effect") not in ("Allow", "Deny"):
+            return None
+    return statements
 
 
 _LAST: list[tuple[weakref.ref, list[Identity]]] = []  # the last plan read, for the next rule that asks

@@ -4,8 +4,9 @@ spelled (`*` under a condition that names someone else, another account's root, 
 exact `sub` and `aud`, or to a namespace's `default` service account (every pod there that names none), or to
 a subject of another identity provider than an EKS cluster's (a CI system's) that the config does not name,
 a service with no source condition, NotPrincipal, a network origin alone: the plan's endpoint or VPC names
-where a request comes from, so any caller there, an anonymous pod's included, gets in), and an endpoint
-lets outside credentials only read through it."""
+where a request comes from, so any caller there, an anonymous pod's included, gets in, and through an
+endpoint it always holds; an encryption context the caller supplies names a caller only for a service that
+sets it), and an endpoint lets outside credentials only read through it."""
 
 from dataclasses import replace
 
@@ -129,9 +130,10 @@ def findings(resource, home):
         except PolicyDocumentError as error:
             yield f"{resource.name}: {key} is not a policy document AWS accepts ({error})"
             return
-    # A network origin (the plan's endpoint or VPC) names where a request comes from, not who makes it:
-    # in a key, bucket or trust policy it lets in any caller there, an anonymous one included (any pod).
-    judged_home = home if kind == "endpoint" else replace(home, endpoints=frozenset(), vpcs=frozenset())
+    # A network origin (the plan's endpoint or VPC) names where a request comes from, not who makes it: in a
+    # key, bucket or trust policy it lets in any caller there, an anonymous one included (any pod); in the
+    # endpoint's own policy it holds for every request through it.
+    judged_home = replace(home, endpoints=frozenset(), vpcs=frozenset())
     for grant in outside_grants(statements, judged_home, trust=kind == "trust"):
         statement = grant.statement
         if kind == "endpoint" and (

@@ -20,33 +20,51 @@ and so is the deployer the config names:
 Judged with the stack config (`seedance check`, the pack under `pulumi preview` of this project); a team's
 plan, checked against a contract, names no platform role."""
 
+import json
 import re
 
-from components.plan.resources import EKS_ACCESS_ENTRY, EKS_ADDON, LAUNCH_TEMPLATE, listed
+from components.plan.resources import (
+    CODEBUILD_PROJECT,
+    ECS_TASK_DEFINITION,
+    EKS_ACCESS_ENTRY,
+    EKS_ADDON,
+    EKS_POD_IDENTITY_ASSOCIATION,
+    EVENT_TARGET,
+    HELM_RELEASE,
+    K8S_SERVICE_ACCOUNT,
+    LAMBDA_FUNCTION,
+    LAUNCH_TEMPLATE,
+    SFN_STATE_MACHINE,
+    listed,
+)
+from components.plan.resources import IAM_INSTANCE_PROFILE as INSTANCE_PROFILE
+from components.plan.resources import IAM_OIDC_PROVIDER as OIDC_PROVIDER
 from components.plan.unknowns import of_types
 from policies.framework import Rule
 from policies.readers.iam import wildcard_match
-from policies.readers.identity import IDENTITY_TYPES, Roles, allowed, identities, reaches_any_role
+from policies.readers.identity import IDENTITY_TYPES, Roles, allowed, granted, identities, reaches_any_role
 from policies.rules._helpers import home_accounts
 
-POD_IDENTITY_ASSOCIATION = "aws:eks/podIdentityAssociation:PodIdentityAssociation"
-OIDC_PROVIDER = "aws:iam/openIdConnectProvider:OpenIdConnectProvider"
-INSTANCE_PROFILE = "aws:iam/instanceProfile:InstanceProfile"
 NODE_SERVICE = "ec2.amazonaws.com"
 POD_IDENTITY_SERVICE = "pods.eks.amazonaws.com"
 # The services the program's roles trust (components/common/iam.py: service_assume_role_policy's callers).
-ROLE_SERVICES = frozenset({NODE_SERVICE, "eks.amazonaws.com", "lambda.amazonaws.com", "vpc-flow-logs.amazonaws.com"})
+# S3: replication between the plan's buckets (aws-s3-bucket-restrict-replication judges where to).
+ROLE_SERVICES = frozenset(
+    {NODE_SERVICE, "eks.amazonaws.com", "lambda.amazonaws.com", "vpc-flow-logs.amazonaws.com", "s3.amazonaws.com"}
+)
 # Compute that runs as a role: where it names the role, and the one service that role must trust.
 RUNS_AS = {
-    "aws:lambda/function:Function": ("role", "lambda.amazonaws.com"),
-    "aws:cloudwatch/eventTarget:EventTarget": ("roleArn", "events.amazonaws.com"),
+    LAMBDA_FUNCTION: ("role", "lambda.amazonaws.com"),
+    EVENT_TARGET: ("roleArn", "events.amazonaws.com"),
     INSTANCE_PROFILE: ("role", NODE_SERVICE),
-    "aws:sfn/stateMachine:StateMachine": ("roleArn", "states.amazonaws.com"),
-    "aws:ecs/taskDefinition:TaskDefinition": ("taskRoleArn", "ecs-tasks.amazonaws.com"),
-    "aws:codebuild/project:Project": ("serviceRole", "codebuild.amazonaws.com"),
+    SFN_STATE_MACHINE: ("roleArn", "states.amazonaws.com"),
+    ECS_TASK_DEFINITION: ("taskRoleArn", "ecs-tasks.amazonaws.com"),
+    CODEBUILD_PROJECT: ("serviceRole", "codebuild.amazonaws.com"),
 }
 # Access entry types that join system:nodes.
 NODE_ENTRY_TYPES = frozenset({"EC2_LINUX", "EC2_WINDOWS", "FARGATE_LINUX", "HYBRID_LINUX"})
+# StringLike with no wildcard in its values matches as StringEquals does (a wildcard is refused below).
+EXACT = frozenset({"stringequals", "stringlike"})
 EKS_ISSUER = re.compile(r"oidc\.eks\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/id/[0-9A-F]+")
 
 
@@ -58,7 +76,7 @@ def _node_role(role) -> bool:
     return role.services_only and _services(role) == {NODE_SERVICE}
 
 
-def _trust(role, config, providers):
+def _trust(role, config, providers, given):
     entrants = config["role_entrants"].get(role.name, [])
     services = _services(role)
     for service in sorted(services - ROLE_SERVICES):
@@ -76,7 +94,7 @@ def _trust(role, config, providers):
                 named = ", ".join(entrants) or "nobody"
                 yield f"role {role.name} lets {principal.value} assume it; the config names {named} for it"
             elif principal.kind == "federated":
-                yield from _service_accounts(role, statement, principal.value, config, providers)
+                yield from _service_accounts(role, statement, principal.value, config, providers, given)
             elif principal.kind not in ("aws", "*", "service"):
                 yield f"role {role.name} lets {principal.kind} {principal.value} assume it"
     if services & ROLE_SERVICES and not role.services_only:
@@ -86,7 +104,39 @@ def _trust(role, config, providers):
         )
 
 
-def _service_accounts(role, statement, provider, config, providers):
+IRSA_ANNOTATION = "eks.amazonaws.com/role-arn"
+ANY_ACCOUNT = "*"
+
+
+ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+")
+
+
+def claims(resources, roles):
+    """Which service accounts the plan gives each role to: (namespace, name) of a ServiceAccount annotated
+    with its ARN; (namespace, any) of a Helm release whose values name it (the chart's accounts) or an EKS
+    add-on's `serviceAccountRoleArn` (kube-system)."""
+    given: dict[str, set[tuple[str, str]]] = {}
+
+    def give(arn, namespace, name):
+        role = roles.referred(str(arn)) if str(arn).startswith("arn:") else None
+        if role is not None:
+            given.setdefault(role.name, set()).add((str(namespace), str(name)))
+
+    for account in of_types(resources, K8S_SERVICE_ACCOUNT):
+        metadata = account.props.get("metadata") or {}
+        arn = (metadata.get("annotations") or {}).get(IRSA_ANNOTATION)
+        if arn:
+            give(arn, metadata.get("namespace") or "default", metadata.get("name"))
+    for release in of_types(resources, HELM_RELEASE):
+        for arn in ROLE_ARN.findall(json.dumps(release.props.get("values") or {})):
+            give(arn, release.props.get("namespace") or "default", ANY_ACCOUNT)
+    for addon in of_types(resources, EKS_ADDON):
+        if addon.props.get("serviceAccountRoleArn"):
+            give(addon.props["serviceAccountRoleArn"], "kube-system", ANY_ACCOUNT)
+    return given
+
+
+def _service_accounts(role, statement, provider, config, providers, given):
     issuer = provider.split(":oidc-provider/", 1)[-1]
     if provider not in providers or not EKS_ISSUER.fullmatch(issuer):
         yield f"role {role.name} trusts {provider}: not the OIDC provider of the plan's cluster"
@@ -94,7 +144,7 @@ def _service_accounts(role, statement, provider, config, providers):
         value
         for c in statement.conditions
         if c.key == f"{issuer.lower()}:sub"
-        for value in (c.values if c.operator == "stringequals" and not c.if_exists and c.qualifier is None else ["*"])
+        for value in (c.values if c.operator in EXACT and not c.if_exists and c.qualifier is None else ["*"])
     ]
     if not subjects:
         yield f"role {role.name} lets any identity of {provider} assume it"
@@ -106,12 +156,18 @@ def _service_accounts(role, statement, provider, config, providers):
                 f"role {role.name} lets {subject} assume it: only the platform's own service accounts, by "
                 f"StringEquals ({', '.join(config['platform_namespaces'])}), may"
             )
+        elif not {(namespace, parts[3]), (namespace, ANY_ACCOUNT)} & given.get(role.name, set()):
+            yield (
+                f"role {role.name} lets {subject} assume it, but nothing in the plan gives that service account the "
+                "role (an annotated ServiceAccount, a release's values, an add-on)"
+            )
 
 
 def _callers(identity, roles, outside_roles):
     statements = identity.statements()
+    held = granted(statements)
     for action, verb in (("sts:assumerole", "assume"), ("iam:passrole", "pass")):
-        grants = allowed(statements, action)
+        grants = allowed(statements, action) if action in held else []
         if not grants:
             continue
         patterns = [r for s in grants for r in (s.resources if not s.not_resource else ["*"])]
@@ -137,7 +193,7 @@ def _compute(resources, roles):
     for resource in of_types(resources, *RUNS_AS):
         field, service = RUNS_AS[resource.type]
         reference = resource.props.get(field)
-        if resource.type == "aws:cloudwatch/eventTarget:EventTarget":
+        if resource.type == EVENT_TARGET:
             if resource.props.get("runCommandTargets") or ":document/" in str(resource.props.get("arn")):
                 yield resource.urn, f"{resource.name}: runs commands on instances, as whatever role they hold"
         if not reference:
@@ -150,6 +206,11 @@ def _compute(resources, roles):
             )
         elif resource.type == INSTANCE_PROFILE and not _node_role(role):
             yield resource.urn, f"{resource.name}: gives nodes {reference}, which is not a node role"
+    for function in of_types(resources, LAMBDA_FUNCTION):
+        for layer in listed(function.props.get("layers") or []):
+            account = str(layer).split(":")[4] if str(layer).count(":") >= 4 else None
+            if account not in roles.accounts:
+                yield function.urn, f"{function.name}: runs layer {layer}, code of another account, as its role"
     profiles = {str(n) for p in of_types(resources, INSTANCE_PROFILE) for n in (p.props.get("name"), p.id, p.name) if n}
     for template in of_types(resources, LAUNCH_TEMPLATE):
         for profile in listed(template.props.get("iamInstanceProfile") or []):
@@ -175,7 +236,7 @@ def _compute(resources, roles):
 def check(resources, config):
     if not config["from_stack_config"]:
         return
-    for association in of_types(resources, POD_IDENTITY_ASSOCIATION):
+    for association in of_types(resources, EKS_POD_IDENTITY_ASSOCIATION):
         props = association.props
         yield (
             association.urn,
@@ -192,13 +253,14 @@ def check(resources, config):
     found = identities(resources)
     accounts = sorted(home_accounts(resources, config["home_accounts"])) or ["000000000000"]
     roles = Roles([i for i in found if i.kind == "role" and i.declared], accounts)
-    providers = {
-        f"arn:aws:iam::{account}:oidc-provider/{str(p.props.get('url')).removeprefix('https://')}"
-        for p in of_types(resources, OIDC_PROVIDER)
-        for account in accounts
-    }
+    issuers = [str(p.props.get("url")).removeprefix("https://") for p in of_types(resources, OIDC_PROVIDER)]
+    eks_issuers = [issuer for issuer in issuers if EKS_ISSUER.fullmatch(issuer)]
+    if len(eks_issuers) > 1:  # the platform registers its own cluster's issuer only
+        yield None, f"the plan registers {len(eks_issuers)} EKS clusters' OIDC issuers; a cluster's is its own alone"
+    providers = {f"arn:aws:iam::{account}:oidc-provider/{issuer}" for issuer in eks_issuers for account in accounts}
+    given = claims(resources, roles)
     for role in roles.all:
-        for message in _trust(role, config, providers):
+        for message in _trust(role, config, providers, given):
             yield role.urn, message
     for identity in found:
         for message in _callers(identity, roles, config["platform_roles"]):

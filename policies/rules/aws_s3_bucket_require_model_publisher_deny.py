@@ -10,6 +10,7 @@ leaves a way to write. Without it, anyone with s3:PutObject on the bucket (a tea
 code into Triton."""
 
 from components.plan.resources import S3_BUCKET_POLICY as BUCKET_POLICY
+from components.plan.resources import S3_BUCKETS
 from components.plan.unknowns import of_types
 from components.serving.publishing import BUCKET_SETTINGS_ACTIONS, WRITE_ACTIONS
 from policies.framework import Rule
@@ -46,12 +47,29 @@ def _administrators(config):
     return exempt
 
 
+def _covering(statements, served: str):
+    """The statements with only the resource patterns that cover every served file by their shape: `*`, a
+    spelled-out prefix of the served prefix followed by one `*`, or the platform's own `<prefix>/*/*`. A
+    pattern of another shape may match the probed files and miss others (`*/*.*`, the probes' own names);
+    a NotResource is not counted."""
+
+    def covers(pattern: str) -> bool:
+        literal, _, rest = pattern.partition("*")
+        return pattern == f"{served}*/*" or (rest == "" and served.startswith(literal) and not set(literal) & set("?$"))
+
+    return [
+        s if s.allow else s._replace(resources=tuple(filter(covers, s.resources)) if not s.not_resource else ())
+        for s in statements
+    ]
+
+
 def _gaps(statements, bucket: str, config):
     arn = f"arn:aws:s3:::{bucket}"
     for entry in config["prefixes"]:
         exempt = _publishers(set(entry["publisher_roles"]))
         files = {f"{arn}/{entry['prefix']}/{key}": key for key in SERVED_KEYS}
-        open_writes = undenied(statements, WRITE_ACTIONS, files, exempt)
+        guards = _covering(statements, f"{arn}/{entry['prefix']}/")
+        open_writes = undenied(guards, WRITE_ACTIONS, files, exempt)
         if open_writes:
             action, key = open_writes[0][0], files[open_writes[0][1]]
             publishers = ", ".join(sorted(entry["publisher_roles"]))
@@ -78,6 +96,15 @@ def check(resources, config):
             f"no policy on the model bucket ({config['bucket_prefix']}<account>): anyone who may write it publishes",
         )
         return
+    for bucket in of_types(resources, *S3_BUCKETS):
+        if str(bucket.props.get("bucket")).startswith(config["bucket_prefix"]) and bucket.props.get("policy"):
+            yield (
+                bucket.urn,
+                (
+                    f"{bucket.name}: sets the model bucket's policy inline beside its BucketPolicy: two writers of one "
+                    "policy, and the last to apply wins"
+                ),
+            )
     for policy in policies:
         try:
             statements = parse(policy.props.get("policy"))

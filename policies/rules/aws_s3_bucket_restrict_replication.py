@@ -5,11 +5,10 @@ served prefix would be written by the replication role, not by its publisher). A
 does not make is another account's bucket, or one the gate cannot judge: the objects leave the stack."""
 
 from components.plan.resources import S3_BUCKETS, listed
+from components.plan.resources import S3_REPLICATION_CONFIG as REPLICATION_CONFIG
 from components.plan.unknowns import of_types
 from policies.framework import Rule
 from policies.rules._helpers import home_accounts
-
-REPLICATION_CONFIG = "aws:s3/bucketReplicationConfig:BucketReplicationConfig"
 
 
 def _destinations(resource):

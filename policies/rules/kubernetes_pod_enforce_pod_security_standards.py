@@ -8,10 +8,9 @@ Triton's namespaces (`non_root_namespaces`) a pod runs as non-root even in a use
 A kind that is not one of the pod-carrying kinds is searched for pods by their shape, at any depth (a
 KubeRay cluster's head and workers, a training operator's replicas)."""
 
-from components.plan.resources import POD_CARRIERS, pod_spec
 from policies.expectations import PLATFORM_EXEMPTIONS, PLATFORM_NAMESPACE_LEVELS
 from policies.framework import Rule
-from policies.readers.pods import LEVELS, Exemption, pod_specs_by_shape, violations
+from policies.readers.pods import LEVELS, Exemption, pods, violations
 
 
 def exemption_of(config, namespace, workload) -> Exemption | None:
@@ -21,57 +20,6 @@ def exemption_of(config, namespace, workload) -> Exemption | None:
                 namespace, workload, frozenset(entry.get("host_paths", [])), frozenset(entry.get("capabilities", []))
             )
     return None
-
-
-def pod_metadata(resource) -> dict:
-    """The pod template's metadata (where AppArmor annotations live), or a Pod's own."""
-    spec = resource.props.get("spec") or {}
-    template = ((spec.get("jobTemplate") or {}).get("spec") or {}).get("template") or spec.get("template") or {}
-    return template.get("metadata") or (resource.props.get("metadata") if "template" not in spec else {}) or {}
-
-
-# Built-in kinds whose API schema holds no pod (the server drops a field its schema does not have): not
-# searched, which is most of the plan's objects.
-POD_FREE_KINDS = frozenset(
-    f"kubernetes:{api}"
-    for api in (
-        "core/v1:ConfigMap",
-        "core/v1:Secret",
-        "core/v1:Service",
-        "core/v1:ServiceAccount",
-        "core/v1:Namespace",
-        "core/v1:NamespacePatch",
-        "core/v1:ResourceQuota",
-        "core/v1:LimitRange",
-        "core/v1:PersistentVolume",
-        "core/v1:PersistentVolumeClaim",
-        "rbac.authorization.k8s.io/v1:Role",
-        "rbac.authorization.k8s.io/v1:ClusterRole",
-        "rbac.authorization.k8s.io/v1:RoleBinding",
-        "rbac.authorization.k8s.io/v1:ClusterRoleBinding",
-        "networking.k8s.io/v1:NetworkPolicy",
-        "scheduling.k8s.io/v1:PriorityClass",
-        "storage.k8s.io/v1:StorageClass",
-        "policy/v1:PodDisruptionBudget",
-        "autoscaling/v2:HorizontalPodAutoscaler",
-        "admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy",
-        "admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding",
-        "apiregistration.k8s.io/v1:APIService",
-    )
-)
-
-
-def pods(resource):
-    """(where, pod spec, its metadata): a pod-carrying kind's one pod, else every pod found by its shape."""
-    if resource.type in POD_CARRIERS:
-        spec = pod_spec(resource)
-        if spec is not None:
-            yield "", spec, pod_metadata(resource)
-        return
-    if resource.type in POD_FREE_KINDS:
-        return
-    for path, spec, metadata in pod_specs_by_shape(resource.props.get("spec")):
-        yield f" (spec.{path})", spec, metadata
 
 
 def check(resource, config):

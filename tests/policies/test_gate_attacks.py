@@ -2297,9 +2297,10 @@ REVIEW_4 = [
     ),
     (
         "entry",
-        "Triton's service account by StringLike",
+        "Triton's service account under IfExists",
         _role_trust(
-            "triton-video-role", lambda ss: ss[0].update(Condition={"StringLike": ss[0]["Condition"]["StringEquals"]})
+            "triton-video-role",
+            lambda ss: ss[0].update(Condition={"StringEqualsIfExists": ss[0]["Condition"]["StringEquals"]}),
         ),
         ENTRY,
     ),
@@ -2388,6 +2389,323 @@ REVIEW_4 = [
     ),
 ]
 ATTACKS += REVIEW_4
+
+
+def _raw_policy(role_part, text):
+    """An inline policy for a role of the plan, written as the text given (spelled as IAM may refuse it)."""
+
+    def tamper(rs):
+        role = _one(rs, "aws:iam/role:Role", role_part)
+        _add("aws:iam/rolePolicy:RolePolicy", f"raw-{len(rs)}", {"role": role["id"], "policy": text})(rs)
+
+    return tamper
+
+
+def _respelled(type_, name, old, new):
+    """The resource's policy text with its first `old` written as `new` (a spelling JSON allows)."""
+
+    def tamper(rs):
+        resource = _one(rs, type_, name)
+        resource["inputs"]["policy"] = resource["inputs"]["policy"].replace(old, new, 1)
+
+    return tamper
+
+
+def _key_statement(statement):
+    return _statement("aws:kms/key:Key", "prod-key", statement)
+
+
+def _endpoint_statement(endpoint, statement):
+    def tamper(rs):
+        filled = json.loads(json.dumps(statement).replace("VPC", _one(rs, "aws:ec2/vpc:Vpc")["id"]))
+        _statement("aws:ec2/vpcEndpoint:VpcEndpoint", endpoint, filled)(rs)
+
+    return tamper
+
+
+EKS_OTHER = "oidc.eks.eu-west-1.amazonaws.com/id/5E8A1C2B3D4F5A6B7C8D9E0F1A2B3C4D"
+DENY_ALL_SEND = '{"Statement": [{"Sid": "Guard rail", "Effect": "Deny", "Action": "ssm:*", "Resource": "*"}]}'
+# The stop-58 second review (42 edits in shapes of its own, run against the tree after the first review's
+# fixes: 24 caught, 4 of them by the known-type list alone): what got through, by principle, two spellings each.
+REVIEW_5 = [
+    # IRSA: a platform service account enters only the role something in the plan gives it.
+    (
+        "entry",
+        "Grafana's service account into the publisher role",
+        _role_trust(
+            "triton-video-publisher",
+            lambda ss: ss.append(
+                {
+                    "Effect": "Allow",
+                    "Principal": {"Federated": f"arn:aws:iam::{HOME}:oidc-provider/{ISSUER}"},
+                    "Action": "sts:AssumeRoleWithWebIdentity",
+                    "Condition": {
+                        "StringEquals": {
+                            f"{ISSUER}:sub": "system:serviceaccount:grafana:grafana",
+                            f"{ISSUER}:aud": "sts.amazonaws.com",
+                        }
+                    },
+                }
+            ),
+        ),
+        ENTRY,
+    ),
+    (
+        "entry",
+        "the VPC CNI's service account into Triton's role",
+        _role_trust(
+            "triton-video-role",
+            lambda ss: ss[0]["Condition"]["StringEquals"].update(
+                {TRITON_SUB: "system:serviceaccount:kube-system:aws-node"}
+            ),
+        ),
+        ENTRY,
+    ),
+    # One cluster, one issuer: another EKS cluster's provider registered beside the plan's own.
+    (
+        "entry",
+        "another cluster's issuer registered and trusted",
+        _both(
+            _add(
+                "aws:iam/openIdConnectProvider:OpenIdConnectProvider",
+                "other-cluster",
+                {"url": f"https://{EKS_OTHER}", "clientIdLists": ["sts.amazonaws.com"]},
+            ),
+            _role_trust(
+                "triton-video-publisher",
+                lambda ss: ss.append(
+                    {
+                        "Effect": "Allow",
+                        "Principal": {"Federated": f"arn:aws:iam::{HOME}:oidc-provider/{EKS_OTHER}"},
+                        "Action": "sts:AssumeRoleWithWebIdentity",
+                        "Condition": {
+                            "StringEquals": {
+                                f"{EKS_OTHER}:sub": "system:serviceaccount:triton-video:triton-video",
+                                f"{EKS_OTHER}:aud": "sts.amazonaws.com",
+                            }
+                        },
+                    }
+                ),
+            ),
+        ),
+        ENTRY,
+    ),
+    (
+        "entry",
+        "another cluster's issuer registered alone",
+        _add(
+            "aws:iam/openIdConnectProvider:OpenIdConnectProvider",
+            "other-cluster",
+            {"url": f"https://{EKS_OTHER}", "clientIdLists": ["sts.amazonaws.com"]},
+        ),
+        ENTRY,
+    ),
+    # Code of another account running as a platform role.
+    (
+        "entry",
+        "a layer of another account in the breaker",
+        lambda rs: _one(rs, "aws:lambda/function:Function", "breaker")["inputs"].update(
+            layers=["arn:aws:lambda:us-east-1:999988887777:layer:wrapper:3"]
+        ),
+        ENTRY,
+    ),
+    (
+        "entry",
+        "a layer of another account among the stack's",
+        lambda rs: _one(rs, "aws:lambda/function:Function", "breaker")["inputs"].update(
+            layers=[f"arn:aws:lambda:us-east-1:{HOME}:layer:ours:1", "arn:aws:lambda:us-east-1:210987654321:layer:x:9"]
+        ),
+        ENTRY,
+    ),
+    # A Deny in a document IAM refuses guards nothing.
+    (
+        "escalation",
+        "run-command revoked by a Deny whose Sid IAM refuses",
+        _both(_grant("alertmanager", _allow("ssm:SendCommand")), _raw_policy("alertmanager", DENY_ALL_SEND)),
+        ESCALATION,
+    ),
+    (
+        "escalation",
+        "run-command revoked by a Deny spelled in lower case",
+        _both(
+            _grant("alertmanager", _allow("ssm:SendCommand")),
+            _raw_policy("alertmanager", DENY_ALL_SEND.replace("Guard rail", "GuardRail").replace('"Deny"', '"deny"')),
+        ),
+        ESCALATION,
+    ),
+    # Data out by snapshots.
+    (
+        "exfiltration",
+        "volume snapshots shared with another account",
+        _grant("autoscaler", _allow(["ec2:CreateSnapshot", "ec2:ModifySnapshotAttribute"])),
+        ESCALATION,
+    ),
+    ("exfiltration", "snapshot actions by a wildcard", _grant("autoscaler", _allow("ec2:*Snapshot*")), ESCALATION),
+    # The publisher Deny covers every served file by its shape, not the probes'.
+    (
+        "bucket",
+        "the publisher Deny narrowed to the probes' names",
+        _guard(lambda s: s.update(Resource=[s["Resource"].replace("/*/*", f"/{m}/*") for m in ("m", "Model-Ω")])),
+        PUBLISHER_DENY,
+    ),
+    (
+        "bucket",
+        "the publisher Deny narrowed to files with a dot",
+        _guard(lambda s: s.update(Resource=s["Resource"] + ".*")),
+        PUBLISHER_DENY,
+    ),
+    # One writer of the model bucket's policy.
+    (
+        "bucket",
+        "the model bucket's policy set inline as well",
+        lambda rs: _one(rs, "aws:s3/bucket:Bucket", "models-bucket")["inputs"].update(
+            policy=json.dumps(
+                {
+                    "Statement": [
+                        {
+                            "Effect": "Allow",
+                            "Principal": {"AWS": f"arn:aws:iam::{HOME}:role/video-ml-engineers"},
+                            "Action": "s3:PutObject",
+                            "Resource": f"arn:aws:s3:::{MODELS}/*",
+                        }
+                    ]
+                }
+            )
+        ),
+        PUBLISHER_DENY,
+    ),
+    (
+        "bucket",
+        "an inline policy of TLS alone on the model bucket",
+        lambda rs: _one(rs, "aws:s3/bucket:Bucket", "models-bucket")["inputs"].update(
+            policy=json.dumps(
+                {
+                    "Statement": [
+                        {
+                            "Effect": "Deny",
+                            "Principal": "*",
+                            "Action": "s3:*",
+                            "Resource": f"arn:aws:s3:::{MODELS}/*",
+                            "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+                        }
+                    ]
+                }
+            )
+        ),
+        PUBLISHER_DENY,
+    ),
+    # An encryption context is the caller's to supply: it names a caller only for a service that sets it.
+    (
+        "bucket",
+        "the key for anyone who names a log group's context",
+        _key_statement(
+            {
+                "Effect": "Allow",
+                "Principal": "*",
+                "Action": ["kms:Decrypt", "kms:GenerateDataKey"],
+                "Resource": "*",
+                "Condition": {"ArnLike": {"kms:EncryptionContext:aws:logs:arn": f"arn:aws:logs:us-east-1:{HOME}:*"}},
+            }
+        ),
+        IAM,
+    ),
+    (
+        "bucket",
+        "a guardrail Deny by that context beside kms:* for anyone",
+        _both(
+            _key_statement({"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "kms:*", "Resource": "*"}),
+            _key_statement(
+                {
+                    "Effect": "Deny",
+                    "Principal": "*",
+                    "Action": "*",
+                    "Resource": "*",
+                    "Condition": {
+                        "ArnNotLike": {"kms:EncryptionContext:aws:logs:arn": f"arn:aws:logs:us-east-1:{HOME}:*"}
+                    },
+                }
+            ),
+        ),
+        IAM,
+    ),
+    # Through an endpoint a network origin always holds.
+    (
+        "bucket",
+        "the S3 gateway endpoint open to any caller from the VPC",
+        _endpoint_statement(
+            "s3-gateway",
+            {
+                "Effect": "Allow",
+                "Principal": "*",
+                "Action": ["s3:PutObject", "s3:GetObject"],
+                "Resource": "*",
+                "Condition": {"StringEquals": {"aws:SourceVpc": "VPC"}},
+            },
+        ),
+        IAM,
+    ),
+    (
+        "bucket",
+        "the STS endpoint open to any caller from its own endpoint",
+        _endpoint_statement(
+            "endpoints-sts",
+            {
+                "Effect": "Allow",
+                "Principal": "*",
+                "Action": "sts:*",
+                "Resource": "*",
+                "Condition": {"StringEquals": {"aws:SourceVpce": "vpce-e8c21c1023e750c6c"}},
+            },
+        ),
+        IAM,
+    ),
+    # A document whose keys repeat is not the gate's to guess.
+    (
+        "bucket",
+        "the publisher Deny's Resource given twice",
+        _respelled(
+            "aws:s3/bucketPolicy:BucketPolicy",
+            "models-tls-only",
+            '"Resource": "arn:aws:s3:::',
+            '"Resource": "arn:aws:s3:::x/*", "Resource": "arn:aws:s3:::',
+        ),
+        IAM,
+    ),
+    (
+        "bucket",
+        "a key statement's Effect given twice",
+        _respelled("aws:kms/key:Key", "prod-key", '"Effect": "Allow"', '"Effect": "Deny", "Effect": "Allow"'),
+        IAM,
+    ),
+    # Only the account administers the key.
+    (
+        "bucket",
+        "a team's role given kms:* in the key policy",
+        _key_statement(
+            {
+                "Effect": "Allow",
+                "Principal": {"AWS": f"arn:aws:iam::{HOME}:role/video-ml-engineers"},
+                "Action": "kms:*",
+                "Resource": "*",
+            }
+        ),
+        "aws-kms-key-restrict-key-policy",
+    ),
+    (
+        "bucket",
+        "a node role given free grants",
+        _key_statement(
+            {
+                "Effect": "Allow",
+                "Principal": {"AWS": f"arn:aws:iam::{HOME}:role/seedance-prod-online-node-role-48a5364"},
+                "Action": "kms:CreateGrant",
+                "Resource": "*",
+            }
+        ),
+        "aws-kms-key-restrict-key-policy",
+    ),
+]
+ATTACKS += REVIEW_5
 
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "policies" / "attacks.json"

@@ -243,6 +243,8 @@ def test_a_rules_resource_types_leave_out_only_resources_it_never_judges(stack_p
     assert {r.name for r in narrowed if r.type_prefix} == {
         "aws-resource-tags-require-cost-tags",
         "kubernetes-admission-disallow-undeclared-mutation",
+        "kubernetes-container-disallow-unsafe-options",
+        "kubernetes-grafana-disallow-anonymous-access",
         "kubernetes-patch-restrict-to-audit-labels",
         "kubernetes-pod-enforce-pod-security-standards",
         "kubernetes-tenant-require-contract-fit",

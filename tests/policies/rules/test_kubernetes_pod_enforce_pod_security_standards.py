@@ -39,7 +39,7 @@ def test_the_kinds_not_searched_are_known_built_in_kinds_that_carry_no_pod():
     """Skipped for speed only where the API schema holds no pod; a kind missing here is still searched."""
     from components.plan.resources import POD_CARRIERS
     from policies.known_types import KNOWN_TYPES
-    from policies.rules.kubernetes_pod_enforce_pod_security_standards import POD_FREE_KINDS
+    from policies.readers.pods import POD_FREE_KINDS
 
     assert POD_FREE_KINDS <= set(KNOWN_TYPES)
     assert not POD_FREE_KINDS & set(POD_CARRIERS)
