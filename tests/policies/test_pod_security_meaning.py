@@ -376,8 +376,7 @@ def test_each_finding_names_the_standards_control_for_sysctls_and_host_probes():
 
 def test_a_bare_pods_own_annotations_are_read():
     """A Pod has no template: its AppArmor annotation is in its own metadata."""
-    from policies.readers.pods import APPARMOR_ANNOTATION
-    from policies.readers.pods import pod_metadata
+    from policies.readers.pods import APPARMOR_ANNOTATION, pod_metadata
 
     annotations = {f"{APPARMOR_ANNOTATION}c": "unconfined"}
     pod = resource(
@@ -390,8 +389,7 @@ def test_a_bare_pods_own_annotations_are_read():
 
 def test_a_templates_owner_lends_its_pods_no_annotations():
     """A Deployment's own annotations are not its pods': with no template metadata, its pods have none."""
-    from policies.readers.pods import APPARMOR_ANNOTATION
-    from policies.readers.pods import pod_metadata
+    from policies.readers.pods import APPARMOR_ANNOTATION, pod_metadata
 
     own = {"annotations": {f"{APPARMOR_ANNOTATION}c": "unconfined"}}
     deployment = resource(
