@@ -46,13 +46,12 @@ class PolicyDocumentError(ValueError):
 
 @dataclass(frozen=True)
 class Home:
-    """Who is inside: the stack's accounts, organisations, and the endpoints and VPCs it creates."""
+    """Who is inside: the stack's accounts and organisations, and the outside principals the config names.
+    Never a network: an endpoint or a VPC says where a request comes from, not who makes it."""
 
     accounts: frozenset[str] = frozenset()
     principals: frozenset[str] = frozenset()  # exact ARNs of other accounts the stack config names
     organisations: frozenset[str] = frozenset()
-    endpoints: frozenset[str] = frozenset()
-    vpcs: frozenset[str] = frozenset()
     # "<issuer>:<sub>" of each identity of an identity provider other than an EKS cluster's (a CI system's)
     # that the config lets in: such a provider vouches for identities nobody in the stack controls.
     federated_subjects: frozenset[str] = frozenset()
@@ -251,11 +250,7 @@ def _home_value(key: str, value: str, home: Home) -> bool:
         parts = value.split(":")
         # A wildcard after the account field (a resource path) still names home resources only.
         return len(parts) >= 6 and "${" not in value and _literal(":".join(parts[:5])) and parts[4] in home.accounts
-    if key in ENDPOINT_KEYS:
-        return _literal(value) and value in home.endpoints
-    if key in VPC_KEYS:
-        return _literal(value) and value in home.vpcs
-    return False
+    return False  # a network origin (ENDPOINT_KEYS, VPC_KEYS, source IPs) names no caller
 
 
 def narrows_to_home(condition: Condition, home: Home) -> bool:
@@ -410,6 +405,11 @@ def wildcard_match(pattern: str, value: str) -> bool:
     return _wildcard(pattern).fullmatch(value) is not None
 
 
+def names_action(statement: Statement, action: str) -> bool:
+    """Whether a statement's Action (or NotAction) covers an action."""
+    return any(wildcard_match(pattern, action) for pattern in statement.actions) != statement.not_action
+
+
 @functools.lru_cache(maxsize=4096)
 def _exact_case(pattern: str) -> re.Pattern:
     return re.compile(".*".join(".".join(map(re.escape, part.split("?"))) for part in pattern.split("*")))
@@ -462,7 +462,7 @@ def undenied(
     for action in actions:
         covered: set[str] = set()
         for guard, reached in reaches:
-            if any(wildcard_match(p, action) for p in guard.actions) != guard.not_action:
+            if names_action(guard, action):
                 covered |= reached
         open_pairs += [(action, r) for r in resources if r not in covered]
     return open_pairs

@@ -39,7 +39,7 @@ from components.plan.resources import (
     listed,
 )
 from components.plan.unknowns import of_types
-from policies.readers.iam import PolicyDocumentError, Statement, parse, wildcard_match
+from policies.readers.iam import PolicyDocumentError, Statement, names_action, parse, wildcard_match
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -126,11 +126,6 @@ def exfiltration_actions() -> tuple[str, ...]:
     return tuple(dict.fromkeys([*(a.lower() for a in _reference()["data_exfiltration"]), *PLATFORM_EXFILTRATION]))
 
 
-def _names(statement: Statement, action: str) -> bool:
-    named = any(wildcard_match(pattern, action) for pattern in statement.actions)
-    return named != statement.not_action
-
-
 def _revokes(statement: Statement) -> bool:
     """A Deny that takes its actions away whatever the request: every resource, no condition."""
     return (
@@ -146,9 +141,9 @@ def allowed(statements: Sequence[Statement], action: str) -> list[Statement]:
     """The Allow statements that give an action (on any resource, under any condition: a condition or a
     resource the gate cannot weigh never narrows what it counts), none when an unconditional Deny on every
     resource takes it away."""
-    if any(_revokes(s) and _names(s, action) for s in statements):
+    if any(_revokes(s) and names_action(s, action) for s in statements):
         return []
-    return [s for s in statements if s.allow and _names(s, action)]
+    return [s for s in statements if s.allow and names_action(s, action)]
 
 
 @functools.cache

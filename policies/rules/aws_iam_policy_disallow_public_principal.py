@@ -8,15 +8,11 @@ where a request comes from, so any caller there, an anonymous pod's included, ge
 endpoint it always holds; an encryption context the caller supplies names a caller only for a service that
 sets it), and an endpoint lets outside credentials only read through it."""
 
-from dataclasses import replace
-
 from components.plan.resources import (
     KMS_GRANT,
     LAMBDA_PERMISSION,
     POLICY_DOCUMENTS,
     RAM_PRINCIPAL_ASSOCIATION,
-    VPC,
-    VPC_ENDPOINT,
 )
 from components.plan.unknowns import of_types
 from policies.framework import Rule
@@ -90,14 +86,12 @@ def _shared_with_home(principal: str, home: Home) -> bool:
 def home_of(resources, config) -> Home:
     """Home: the accounts and organisations the config names (`seedance check` fills them from the stack
     config), else the account the cluster's nodes run in (the account of the node roles' access entries);
-    the roles of other accounts the stack config names; the endpoints and VPCs this plan creates."""
+    the roles of other accounts the stack config names."""
     return Home(
         accounts=home_accounts(resources, config["home_accounts"]),
         principals=frozenset(config["home_principals"]),
         federated_subjects=frozenset(config["home_federated_subjects"]),
         organisations=frozenset(config["home_organisations"]),
-        endpoints=frozenset(r.id for r in of_types(resources, VPC_ENDPOINT) if r.id),
-        vpcs=frozenset(r.id for r in of_types(resources, VPC) if r.id),
     )
 
 
@@ -130,11 +124,7 @@ def findings(resource, home):
         except PolicyDocumentError as error:
             yield f"{resource.name}: {key} is not a policy document AWS accepts ({error})"
             return
-    # A network origin (the plan's endpoint or VPC) names where a request comes from, not who makes it: in a
-    # key, bucket or trust policy it lets in any caller there, an anonymous one included (any pod); in the
-    # endpoint's own policy it holds for every request through it.
-    judged_home = replace(home, endpoints=frozenset(), vpcs=frozenset())
-    for grant in outside_grants(statements, judged_home, trust=kind == "trust"):
+    for grant in outside_grants(statements, home, trust=kind == "trust"):
         statement = grant.statement
         if kind == "endpoint" and (
             keeps_data_home(statement, home) or not (statement.not_action or _writes(statement.actions))

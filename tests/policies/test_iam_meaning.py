@@ -282,18 +282,27 @@ def test_text_that_is_not_json_is_refused_saying_so():
         parse('{"Statement": [')
 
 
-def test_the_plans_own_endpoints_are_home():
-    """aws:SourceVpce naming an endpoint this plan creates ties a statement to home."""
-    from components.plan.resources import PlanResource
-    from policies.rules.aws_iam_policy_disallow_public_principal import home_of
+@pytest.mark.parametrize(
+    "key, value",
+    [("aws:SourceVpce", "vpce-0a1b2c3d"), ("aws:SourceVpc", "vpc-0a1b2c3d"), ("aws:SourceIp", "10.0.0.0/8")],
+)
+def test_a_network_origin_never_ties_a_statement_to_home(key, value):
+    """Even the plan's own endpoint or VPC: it says where a request comes from, not who makes it (any pod,
+    anonymous or of any account, through it)."""
+    from policies.readers.iam import Home, narrows_to_home, statement_of
 
-    endpoint = PlanResource("urn:e", "aws:ec2/vpcEndpoint:VpcEndpoint", "e", {}, id="vpce-0a1b2c3d")
-    vpc = PlanResource("urn:v", "aws:ec2/vpc:Vpc", "v", {}, id="vpc-0a1b2c3d")
-    home = home_of(
-        [endpoint, vpc],
-        {"home_accounts": [], "home_principals": [], "home_organisations": [], "home_federated_subjects": []},
+    statement = statement_of(
+        {
+            "Effect": "Allow",
+            "Principal": "*",
+            "Action": "s3:GetObject",
+            "Resource": "*",
+            "Condition": {"StringEquals": {key: value}},
+        }
     )
-    assert (home.endpoints, home.vpcs) == (frozenset({"vpce-0a1b2c3d"}), frozenset({"vpc-0a1b2c3d"}))
+    home = Home(accounts=frozenset({HOME}))
+    assert not any(narrows_to_home(c, home) for c in statement.conditions)
+    assert outside_grants([statement], home)
 
 
 def test_every_spelling_of_anyone_reads_as_the_one_public_principal():
