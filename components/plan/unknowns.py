@@ -16,6 +16,9 @@ from typing import Any, SupportsIndex
 
 from components.plan.resources import UNKNOWN_KINDS, UNKNOWN_VALUES, PlanResource
 
+# The lengths of the engine's sentinels (UUIDs, and the CLI's "(unknown)").
+SENTINEL_LENGTHS = frozenset(len(sentinel) for sentinel in UNKNOWN_VALUES)
+
 
 class UnknownValueError(Exception):
     """A reader read a value not known until apply; `message` is the policy SDK's."""
@@ -32,8 +35,9 @@ class UnknownValueError(Exception):
 
 def _has_unknown(value: dict[Any, Any] | list[Any]) -> bool:
     """Whether an unknown is anywhere inside (raw values: a checking container inside is not read). A loop,
-    not recursion, with its names bound locally: every resource of a plan is scanned once per check."""
-    unknown, text, mapping, sequence = UNKNOWN_VALUES, str, dict, list
+    not recursion, with its names bound locally: every resource of a plan is scanned once per check. A string
+    is compared by its length first: hashing a long one (a chart's values, a policy) costs its length."""
+    unknown, text, mapping, sequence, lengths = UNKNOWN_VALUES, str, dict, list, SENTINEL_LENGTHS
     pending = [value]
     pop, push = pending.pop, pending.append
     while pending:
@@ -41,7 +45,7 @@ def _has_unknown(value: dict[Any, Any] | list[Any]) -> bool:
         for item in mapping.values(container) if isinstance(container, mapping) else sequence.__iter__(container):
             kind = type(item)
             if kind is text:
-                if item in unknown:
+                if len(item) in lengths and item in unknown:
                     return True
             elif kind is mapping or kind is sequence or isinstance(item, (mapping, sequence)):
                 push(item)

@@ -169,11 +169,16 @@ def parse(document: Any) -> list[Statement]:
 @functools.lru_cache(maxsize=4096)
 def _parsed_text(text: str) -> tuple[Statement, ...]:
     """A document's text read once per process: several rules read each of a plan's documents."""
+    return tuple(_parsed(loaded(text)))
+
+
+@functools.lru_cache(maxsize=4096)
+def loaded(text: str) -> Any:
+    """A document's JSON, each object's keys given once (read once per process, as `_parsed_text`)."""
     try:
-        document = json.loads(text, object_pairs_hook=_without_duplicates)
+        return json.loads(text, object_pairs_hook=_without_duplicates)
     except ValueError as error:
         raise PolicyDocumentError(f"not JSON: {error}") from None
-    return tuple(_parsed(document))
 
 
 def _without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -392,17 +397,48 @@ def _outside(statement: Statement, principal: Principal, home: Home, trust: bool
 ADMIN_ACTIONS = frozenset({"*", "*:*", "iam:*"})
 
 
-@functools.lru_cache(maxsize=4096)
-def _wildcard(pattern: str) -> re.Pattern:
-    """IAM's wildcard pattern: `*` any run of characters, `?` one; case-insensitive (a plan repeats a few
-    patterns thousands of times, so each is compiled once)."""
-    return re.compile(
-        ".*".join(".".join(map(re.escape, part.split("?"))) for part in pattern.split("*")), re.IGNORECASE
-    )
+def _part_at(part: str, value: str, at: int) -> bool:
+    """Whether a part of a pattern (literal characters and `?`) matches the value at a position."""
+    if "?" not in part:
+        return value.startswith(part, at)
+    return at + len(part) <= len(value) and all(c == "?" or c == value[at + i] for i, c in enumerate(part))
+
+
+def _part_from(part: str, value: str, start: int, end: int) -> int:
+    """The first position in [start, end - len(part)] where the part matches, else -1."""
+    if "?" not in part:
+        return value.find(part, start, end)
+    for at in range(start, end - len(part) + 1):
+        if _part_at(part, value, at):
+            return at
+    return -1
+
+
+def _glob(pattern: str, value: str) -> bool:
+    """IAM's wildcard pattern: `*` any run of characters, `?` one. Matched directly, not by a regular
+    expression: a fresh plan's patterns are mostly distinct ARNs, and compiling each costs more than
+    matching it. The parts between stars match leftmost, in order (a later part never needs an earlier
+    one further right)."""
+    if "*" not in pattern:
+        return len(pattern) == len(value) and _part_at(pattern, value, 0)
+    first, *middle, last = pattern.split("*")
+    if len(first) + len(last) > len(value) or not _part_at(first, value, 0):
+        return False
+    end = len(value) - len(last)
+    if not _part_at(last, value, end):
+        return False
+    at = len(first)
+    for part in middle:
+        found = _part_from(part, value, at, end)
+        if found < 0:
+            return False
+        at = found + len(part)
+    return True
 
 
 def wildcard_match(pattern: str, value: str) -> bool:
-    return _wildcard(pattern).fullmatch(value) is not None
+    """An IAM wildcard pattern against a value, case-insensitively (actions, principals' ARNs)."""
+    return _glob(pattern.lower(), value.lower())
 
 
 def names_action(statement: Statement, action: str) -> bool:
@@ -410,15 +446,10 @@ def names_action(statement: Statement, action: str) -> bool:
     return any(wildcard_match(pattern, action) for pattern in statement.actions) != statement.not_action
 
 
-@functools.lru_cache(maxsize=4096)
-def _exact_case(pattern: str) -> re.Pattern:
-    return re.compile(".*".join(".".join(map(re.escape, part.split("?"))) for part in pattern.split("*")))
-
-
 def resource_match(pattern: str, arn: str) -> bool:
     """A Resource pattern against an ARN as IAM matches them: case-sensitively (`bucket/VIDEO/*` is not
     `bucket/video/...`)."""
-    return _exact_case(pattern).fullmatch(arn) is not None
+    return _glob(pattern, arn)
 
 
 # Condition operators that exempt the principals they list from a Deny (the Deny holds for every other).

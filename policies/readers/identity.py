@@ -39,7 +39,7 @@ from components.plan.resources import (
     listed,
 )
 from components.plan.unknowns import of_types
-from policies.readers.iam import PolicyDocumentError, Statement, names_action, parse, wildcard_match
+from policies.readers.iam import PolicyDocumentError, Statement, loaded, names_action, parse, wildcard_match
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -304,9 +304,9 @@ def _document(text: Any) -> tuple[Statement, ...] | None:
     nothing, and an Allow beside it in another document stands)."""
     try:
         statements = tuple(parse(text))
+        raw = loaded(text) if isinstance(text, str) else text
     except PolicyDocumentError:
         return None
-    raw = json.loads(text) if isinstance(text, str) else text
     listed_raw = listed((raw or {}).get("Statement") or []) if isinstance(raw, dict) else []
     for statement in listed_raw:
         if not isinstance(statement, dict):

@@ -1,8 +1,13 @@
-"""policies/readers/iam.py: whether a condition holds every caller home, judged value by value."""
+"""policies/readers/iam.py: whether a condition holds every caller home, judged value by value; IAM's
+wildcard patterns matched as a regular expression would match them."""
+
+import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from policies.readers.iam import Condition, Home, narrows_to_home
+from policies.readers.iam import Condition, Home, narrows_to_home, resource_match, wildcard_match
 
 HOME = Home(accounts=frozenset({"111122223333"}), organisations=frozenset({"o-home"}))
 OUTSIDE = "444455556666"
@@ -69,3 +74,35 @@ def test_a_deny_for_all_but_some_is_found_after_statements_that_are_not_it_and_j
     everything_but = {**guard, "NotResource": "arn:aws:s3:::models/public/*"}
     del everything_but["Resource"]
     assert denies_all_but(parse({"Statement": [everything_but]}), "s3:putobject", key, exempt)
+
+
+def _as_regex(pattern: str, flags: int = 0) -> re.Pattern:
+    """IAM's wildcards as the obvious regular expression: the reference the direct matcher must agree with."""
+    return re.compile(".*".join(".".join(map(re.escape, part.split("?"))) for part in pattern.split("*")), flags)
+
+
+# Few letters, so that patterns and values often overlap (and a part often matches in several places).
+LETTERS = st.text(alphabet="aAb/:*?", max_size=12)
+VALUES = st.text(alphabet="aAb/:", max_size=14)
+
+
+@given(LETTERS, VALUES)
+def test_wildcards_match_as_the_regular_expression_does(pattern, value):
+    assert resource_match(pattern, value) == (_as_regex(pattern).fullmatch(value) is not None)
+    assert wildcard_match(pattern, value) == (_as_regex(pattern, re.IGNORECASE).fullmatch(value) is not None)
+
+
+@pytest.mark.parametrize(
+    "pattern, value, matches",
+    [
+        ("arn:aws:s3:::models/*", "arn:aws:s3:::models/video/1/model.onnx", True),
+        ("arn:aws:s3:::models/*", "arn:aws:s3:::models", False),
+        ("arn:aws:s3:::Models/*", "arn:aws:s3:::models/a", False),  # resources: case-sensitive
+        ("a*b*b", "abb", True),  # the middle part may not take the last part's characters
+        ("a*b*b", "ab", False),
+        ("*a?", "xxab", True),
+        ("?", "", False),
+    ],
+)
+def test_resource_patterns_match_by_wildcard_and_case(pattern, value, matches):
+    assert resource_match(pattern, value) is matches
