@@ -25,4 +25,6 @@ ADDON_RESOURCES = {
     "opencost": _sized("10m", "256Mi", "1Gi"),
     "alertmanager": _sized("10m", "64Mi", "128Mi"),
     "grafana": _sized("50m", "128Mi", "512Mi"),
+    # Kueue's chart requests 500m and 512Mi (limits 2 CPUs, 512Mi): its cache holds every workload.
+    "kueue": _sized("500m", "512Mi", "1Gi"),
 }

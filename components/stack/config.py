@@ -32,7 +32,7 @@ from components.pricing.prices import SnapshotPriceSource
 from components.serving.capacity import USABLE_MEMORY
 from components.serving.config import TritonServingConfig
 from components.storage.config import StorageConfig
-from components.tenancy.config import TenantConfig, check_tenants
+from components.tenancy.config import QueuesConfig, TenantConfig, check_tenants
 
 PROJECT = "seedance-gpu"
 REQUIRED_TAGS = ("team", "cost-center")
@@ -123,6 +123,7 @@ class StackConfig(BaseModel):
     )
     monitoring: MonitoringConfig = Field(default_factory=MonitoringConfig)
     scheduling: SchedulingConfig = Field(default_factory=SchedulingConfig)
+    queues: QueuesConfig = Field(default_factory=QueuesConfig)
     gpu_node_groups: list[GpuNodeGroupConfig] = Field(
         [], max_length=20, description="GPU node groups; their Spot/On-Demand/RI mix comes from the capacity decision."
     )

@@ -15,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from components.capacity.plan import CapacityPlan
 from components.catalog.instance_types import gpu_instance_type
 from components.common.validation import FieldError
 from components.compute.capacity_block import BlockSchedule, block_schedule
@@ -27,6 +28,7 @@ from components.serving.capacity import GroupCapacity, ServingDemand, group_capa
 from components.stack.capacity import ProgramCapacity, RunMode, program_capacity
 from components.stack.config import StackConfig, field_error
 from components.storage.checkpoint_sizing import SizingDecision, size_checkpoint_volume
+from components.tenancy.queues import flavors, queue_manifests
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,7 @@ class StackDerivation:
     unpinned_images: tuple[str, ...]  # "<family>/<arch>" the stack's images file does not pin
     series: SeriesEstimate  # what Prometheus holds at the maxima
     blocks: dict[str, BlockSchedule]  # Capacity Block reservation id -> what this run declares for it
+    queues: tuple[dict[str, Any], ...]  # Kueue's flavors and the teams' queues (components/tenancy/queues.py)
 
     @property
     def sized_checkpoint(self) -> SizingDecision:
@@ -88,7 +91,22 @@ def derive(
         tuple(unpinned),
         monitoring_series(config),
         block_schedules(config, zones, now),
+        tuple(gpu_queues(config, capacity.plans)),
     )
+
+
+def gpu_queues(config: StackConfig, plans: Mapping[str, CapacityPlan]) -> list[dict[str, Any]]:
+    """Kueue's objects: each pool's flavors from its plan, less what the serving sets on it may hold at their
+    most replicas (canaries included), and the teams' queues over them."""
+    served: dict[str, int] = {}
+    for serving in config.serving:
+        replicas = serving.max_replicas + (serving.canary.replicas if serving.canary else 0)
+        served[serving.node_group] = served.get(serving.node_group, 0) + replicas * serving.gpus
+    offered = flavors([(g.name, g.workload_class, g.gpus_per_instance) for g in config.gpu_node_groups], plans, served)
+    try:
+        return queue_manifests(config.tenants, {t.name: config.tenant_pools(t) for t in config.tenants}, offered)
+    except FieldError as error:
+        raise field_error(error) from None
 
 
 def block_schedules(config: StackConfig, zones: Sequence[str], now: datetime) -> dict[str, BlockSchedule]:

@@ -16,6 +16,39 @@ _PATTERNS = {
 }
 
 
+KUEUE_VERSIONS = ("0.19.2",)  # charts the tests render from ../shared/charts; Kueue's own pins below
+
+
+class QueuesConfig(BaseModel):
+    """How teams share GPUs through Kueue (config `seedance-gpu:queues`; docs/capacity-decision.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kueue_version: str = Field(
+        "0.19.2",
+        description=f"Kueue's chart and image version (oci://registry.k8s.io/kueue/charts/kueue); one of "
+        f"{', '.join(KUEUE_VERSIONS)}.",
+    )
+    gang_timeout_minutes: int = Field(
+        10,
+        ge=1,
+        le=120,
+        description="A job's pods must all be ready this long after admission, else Kueue evicts and requeues "
+        "it whole (waitForPodsReady): a gang never holds part of its GPUs. Above the autoscaler's node "
+        "provision time, so that new nodes can come.",
+    )
+    gang_requeues: int = Field(
+        5, ge=0, le=100, description="Times a gang is requeued after such a timeout before Kueue deactivates it."
+    )
+
+    @field_validator("kueue_version")
+    @classmethod
+    def _pinned(cls, value: str) -> str:
+        if value not in KUEUE_VERSIONS:
+            raise ValueError(f"{value} is not a Kueue release this version pins; allowed: {', '.join(KUEUE_VERSIONS)}")
+        return value
+
+
 class TenantConfig(BaseModel):
     """A team (config `seedance-gpu:tenants[]`): what it gets is in docs/onboarding.md."""
 
@@ -48,8 +81,19 @@ class TenantConfig(BaseModel):
     gpus: dict[str, int] = Field(
         {},
         description="GPUs each of the team's namespaces may request at once, per "
-        "workload class (batch, online); none: no GPU. A quota is a namespace's: a cap over "
-        "all of a team's namespaces needs Kueue (docs/onboarding.md).",
+        "workload class (batch, online); none: no GPU. Also the team's nominal quota in its class's Kueue "
+        "cohort across all its namespaces, checked against what its pools run (docs/capacity-decision.md: the "
+        "queues are derived and checked, not yet deployed).",
+    )
+    gpu_borrowing_limits: dict[str, int] = Field(
+        {},
+        description="Kueue (not yet deployed): GPUs per class the team may borrow beyond `gpus` from the cohort's "
+        "idle quota; default: no limit for batch, none for online (serving is never preempted to give GPUs back).",
+    )
+    gpu_lending_limits: dict[str, int] = Field(
+        {},
+        description="Kueue (not yet deployed): GPUs per class of the team's `gpus` the cohort may lend to others "
+        "while idle; default: all.",
     )
     cpu: int = Field(64, ge=1, le=10_000, description="vCPUs the team's pods may request in all, per namespace.")
     memory_gib: int = Field(256, ge=1, le=100_000, description="Memory the team's pods may request, per namespace.")
@@ -66,7 +110,7 @@ class TenantConfig(BaseModel):
         assert info.field_name is not None  # a field validator's
         return all_match(values, *_PATTERNS[info.field_name])
 
-    @field_validator("gpus")
+    @field_validator("gpus", "gpu_borrowing_limits", "gpu_lending_limits")
     @classmethod
     def _classes(cls, values: dict[str, int]) -> dict[str, int]:
         for klass, count in values.items():
@@ -92,6 +136,17 @@ class TenantConfig(BaseModel):
                     arn,
                     "is also one of the team's "
                     "principal_arns (its people); allowed: a CI role only reviewed pipelines assume",
+                )
+        return self
+
+    @model_validator(mode="after")
+    def _lends_what_it_has(self) -> TenantConfig:
+        for klass, count in sorted(self.gpu_lending_limits.items()):
+            if count > self.gpus.get(klass, 0):
+                raise FieldError(
+                    f"gpu_lending_limits.{klass}",
+                    count,
+                    f"is more than the team's {self.gpus.get(klass, 0)} {klass} GPUs; allowed: 0 to gpus.{klass}",
                 )
         return self
 

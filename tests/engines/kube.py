@@ -122,11 +122,14 @@ class Kube:
         path = self.resource(obj["apiVersion"], obj["kind"]).path(obj.get("metadata", {}).get("namespace"))
         return self._request("POST", path, identity=identity, json=obj, params=_dry_run(dry_run))
 
-    def apply(self, obj: dict, *, identity: Identity | None = None) -> Answer:
-        """Server-side apply, forced: the server's whole validation and admission on the object."""
+    def apply(self, obj: dict, *, identity: Identity | None = None, strict: bool = False) -> Answer:
+        """Server-side apply, forced: the server's whole validation and admission on the object. `strict`: a
+        field the schema does not know is refused (by default the server drops it with a warning)."""
         meta = obj.get("metadata", {})
         path = self.resource(obj["apiVersion"], obj["kind"]).path(meta.get("namespace"), meta["name"])
         params = {"fieldManager": "seedance-engine-tests", "force": "true"}
+        if strict:
+            params["fieldValidation"] = "Strict"
         return self._request(
             "PATCH",
             path,

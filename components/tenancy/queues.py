@@ -1,0 +1,325 @@
+"""Teams share the decided GPUs through Kueue: what each pool's capacity decision buys becomes ResourceFlavors,
+each team's `gpus` its ClusterQueue's nominal quota in its class's cohort, and each team namespace a LocalQueue.
+Pure: the program (components/tenancy/tenants.py: `GpuQueues`), the gate and the tests read the same objects.
+
+docs/capacity-decision.md says why the flavors select pools and not capacity types: a pool's Auto Scaling group
+mixes spot and on-demand, and the cluster autoscaler templates a new node from the group's tags, one value per
+label, so a pod pinned to spot on a mixed group would never get a node. The group's mix realises the split;
+the flavors keep every team's quota inside it, cheapest first.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from components.capacity.plan import CapacityPlan
+from components.common.addon_resources import ADDON_RESOURCES
+from components.common.validation import FieldError
+from components.compute.labels import (
+    GPU_TAINT,
+    NODE_GROUP_LABEL,
+    SYSTEM_NODE_SELECTOR,
+    SYSTEM_TOLERATIONS,
+    pool_taint,
+    pool_tolerations,
+)
+from components.compute.priority import CLUSTER_CRITICAL
+from components.pricing.reserved import CAPACITY_RESERVATION, RESERVED_INSTANCE
+from components.tenancy.config import QueuesConfig, TenantConfig
+from components.tenancy.manifests import TENANT_LABEL
+
+KUEUE_API = "kueue.x-k8s.io/v1beta2"
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+GPU_RESOURCE = "nvidia.com/gpu"
+# kube-system, as the other add-ons the API server calls (its webhooks, its visibility API).
+KUEUE_NAMESPACE = "kube-system"
+# Cheapest first: reserved capacity is paid whether used or not, spot is the cheapest bought by the hour, and
+# online work never lands on spot (its pools run none: the capacity decision's online class).
+FLAVOR_ORDER = {"batch": ("reserved", "spot", "on-demand"), "online": ("reserved", "on-demand")}
+# Holdings that are capacity as well as a price (a Savings Plan is a price only: its units are on-demand ones).
+CAPACITY_HOLDINGS = (RESERVED_INSTANCE, CAPACITY_RESERVATION)
+# The job kinds teams submit (Kueue's integration names), and nothing else is queued.
+INTEGRATIONS = ("batch/job", "jobset.x-k8s.io/jobset")
+
+
+@dataclass(frozen=True)
+class Flavor:
+    """One pool's GPUs of one capacity type at the group's maximum, less what serving may hold there."""
+
+    pool: str
+    workload_class: str
+    capacity_type: str
+    gpus: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.pool}-{self.capacity_type}"
+
+
+def pool_units(plan: CapacityPlan, gpus_per_instance: int) -> dict[str, int]:
+    """GPUs of each capacity type the group runs at its maximum, in whole instances: spot rounded down (the
+    group's on-demand share is a floor), reserved the Reserved Instances and capacity reservations the plan
+    was decided with, up to the on-demand units they cover."""
+    mix = plan.mix.in_instances(gpus_per_instance)
+    instances = plan.constraints["max_gpus"] // gpus_per_instance
+    spot = math.floor(mix.spot_units(instances) + 1e-9)
+    on_demand = instances - spot
+    held = sum(h.count for h in mix.holdings if h.kind in CAPACITY_HOLDINGS)
+    reserved = min(held, on_demand)
+    return {
+        "reserved": reserved * gpus_per_instance,
+        "spot": spot * gpus_per_instance,
+        "on-demand": (on_demand - reserved) * gpus_per_instance,
+    }
+
+
+def flavors(
+    groups: Sequence[tuple[str, str, int]], plans: Mapping[str, CapacityPlan], served: Mapping[str, int]
+) -> list[Flavor]:
+    """Each pool's flavors, in the class's order, from (pool, workload class, GPUs per instance) and its plan;
+    `served`: the GPUs serving may hold on a pool (its sets' most replicas), taken from the dearest flavors."""
+    found = []
+    for pool, klass, gpus_per_instance in groups:
+        units = pool_units(plans[pool], gpus_per_instance)
+        taken = served.get(pool, 0)
+        for capacity_type in reversed(FLAVOR_ORDER[klass]):
+            give = min(taken, units[capacity_type])
+            units[capacity_type] -= give
+            taken -= give
+        found += [Flavor(pool, klass, t, units[t]) for t in FLAVOR_ORDER[klass] if units[t] > 0]
+    return found
+
+
+def nominal_quotas(
+    tenants: Sequence[TenantConfig], pools_of: Mapping[str, Sequence[str]], offered: Sequence[Flavor]
+) -> dict[tuple[str, str], dict[str, int]]:
+    """Each (team, class)'s nominal GPUs per flavor: its `gpus` split over the flavors of the pools it may use,
+    in proportion to their GPUs, then moved where needed so that no flavor is promised more than it has (a
+    maximum flow). A class whose teams were promised more than their pools run is refused, naming the team."""
+    quotas: dict[tuple[str, str], dict[str, int]] = {}
+    for klass in FLAVOR_ORDER:
+        capacity = {f.name: f.gpus for f in offered if f.workload_class == klass}
+        wants = {t.name: t.gpus.get(klass, 0) for t in tenants if t.gpus.get(klass, 0) > 0}
+        eligible = {
+            t.name: [f.name for f in offered if f.workload_class == klass and f.pool in pools_of[t.name]]
+            for t in tenants
+            if t.name in wants
+        }
+        given = _proportional(wants, eligible, capacity)
+        _fill(wants, eligible, capacity, given)
+        for index, tenant in enumerate(tenants):
+            if tenant.name in wants:
+                held = sum(given[tenant.name].values())
+                if held < wants[tenant.name]:
+                    room = sum(capacity[f] for f in eligible[tenant.name])
+                    raise FieldError(
+                        f"tenants[{index}].gpus.{klass}",
+                        wants[tenant.name],
+                        f"cannot be the team's nominal quota: with the other teams' it exceeds the {klass} GPUs its "
+                        f"pools run at their maximum ({room}, less serving's); allowed: at most {held}",
+                    )
+                quotas[(tenant.name, klass)] = {f: n for f, n in given[tenant.name].items() if n > 0}
+    return quotas
+
+
+def _proportional(
+    wants: Mapping[str, int], eligible: Mapping[str, list[str]], capacity: Mapping[str, int]
+) -> dict[str, dict[str, int]]:
+    """A first split, rounded down and never beyond a flavor's GPUs: each team's quota over its flavors by size."""
+    left = dict(capacity)
+    given: dict[str, dict[str, int]] = {}
+    for team, want in wants.items():
+        total = sum(capacity[f] for f in eligible[team])
+        given[team] = {}
+        for name in eligible[team]:
+            share = min(left[name], want * capacity[name] // total) if total else 0
+            given[team][name] = share
+            left[name] -= share
+    return given
+
+
+def _fill(
+    wants: Mapping[str, int],
+    eligible: Mapping[str, list[str]],
+    capacity: Mapping[str, int],
+    given: dict[str, dict[str, int]],
+) -> None:
+    """Augmenting paths (Ford-Fulkerson) from a feasible split to the largest: a team short of its quota takes
+    from a flavor with room, through other teams moving to flavors they may also use."""
+    while True:
+        load = {f: sum(g.get(f, 0) for g in given.values()) for f in capacity}
+        short = [t for t in wants if sum(given[t].values()) < wants[t]]
+        path = _augmenting_path(short, eligible, capacity, given, load)
+        if path is None:
+            return
+        amount = min(
+            [wants[path[0]] - sum(given[path[0]].values()), capacity[path[-1]] - load[path[-1]]]
+            + [given[path[i + 1]][path[i]] for i in range(1, len(path) - 1, 2)]
+        )
+        for i in range(0, len(path) - 1, 2):  # team -> flavor: the team takes more of it
+            given[path[i]][path[i + 1]] = given[path[i]].get(path[i + 1], 0) + amount
+        for i in range(1, len(path) - 1, 2):  # flavor -> team: that team gives some of it up
+            given[path[i + 1]][path[i]] -= amount
+
+
+def _augmenting_path(
+    short: Sequence[str],
+    eligible: Mapping[str, list[str]],
+    capacity: Mapping[str, int],
+    given: Mapping[str, dict[str, int]],
+    load: Mapping[str, int],
+) -> list[str] | None:
+    """A path team, flavor, team, flavor, ... ending at a flavor with room (breadth first)."""
+    queue = [[team] for team in short]
+    seen = set(short)
+    while queue:
+        path = queue.pop(0)
+        for name in eligible[path[-1]]:
+            if name in seen:
+                continue
+            seen.add(name)
+            if load[name] < capacity[name]:
+                return [*path, name]
+            for team, held in given.items():
+                if held.get(name, 0) > 0 and team not in seen:
+                    seen.add(team)
+                    queue.append([*path, name, team])
+    return None
+
+
+def cluster_queue_name(team: str, klass: str) -> str:
+    return f"{team}-{klass}"
+
+
+def local_queue_name(klass: str) -> str:
+    """The LocalQueue a team's job names (`kueue.x-k8s.io/queue-name`) in each of its namespaces."""
+    return klass
+
+
+def resource_flavor(flavor: Flavor) -> dict[str, Any]:
+    """A flavor selects its pool's nodes and gives admitted pods the pool's tolerations (Kueue adds them)."""
+    return {
+        "apiVersion": KUEUE_API,
+        "kind": "ResourceFlavor",
+        "metadata": {"name": flavor.name},
+        "spec": {
+            "nodeLabels": {NODE_GROUP_LABEL: flavor.pool},
+            "nodeTaints": [GPU_TAINT, pool_taint(flavor.pool)],
+            "tolerations": pool_tolerations(flavor.pool),
+        },
+    }
+
+
+def cluster_queue(
+    tenant: TenantConfig, klass: str, quota: Mapping[str, int], offered: Sequence[Flavor]
+) -> dict[str, Any]:
+    """A team's queue in its class's cohort: its nominal GPUs per flavor, in the class's order, with the limits
+    its config gives. Batch borrows idle quota and has its own reclaimed by preemption; online neither
+    borrows nor is preempted (a serving pod evicted to give GPUs back is an outage)."""
+    borrowing = tenant.gpu_borrowing_limits.get(klass, 0 if klass == "online" else None)
+    lending = tenant.gpu_lending_limits.get(klass)
+    order = [f for f in offered if f.workload_class == klass and f.name in quota]
+    resources = []
+    for flavor in order:
+        limits: dict[str, Any] = {"name": GPU_RESOURCE, "nominalQuota": quota[flavor.name]}
+        if borrowing is not None:
+            limits["borrowingLimit"] = borrowing
+        if lending is not None:
+            limits["lendingLimit"] = min(lending, quota[flavor.name])
+        resources.append({"name": flavor.name, "resources": [limits]})
+    return {
+        "apiVersion": KUEUE_API,
+        "kind": "ClusterQueue",
+        "metadata": {"name": cluster_queue_name(tenant.name, klass), "labels": {TENANT_LABEL: tenant.name}},
+        "spec": {
+            "cohortName": f"seedance-{klass}",
+            # Only the team's own namespaces' LocalQueues may point here.
+            "namespaceSelector": {"matchLabels": {TENANT_LABEL: tenant.name}},
+            "queueingStrategy": "BestEffortFIFO",
+            "resourceGroups": [{"coveredResources": [GPU_RESOURCE], "flavors": resources}],
+            "preemption": (
+                {
+                    "reclaimWithinCohort": "Any",
+                    "withinClusterQueue": "LowerPriority",
+                    "borrowWithinCohort": {"policy": "Never"},
+                }
+                if klass == "batch"
+                else {"reclaimWithinCohort": "Never", "withinClusterQueue": "Never"}
+            ),
+            "flavorFungibility": {"whenCanBorrow": "TryNextFlavor", "whenCanPreempt": "TryNextFlavor"},
+        },
+    }
+
+
+def local_queue(tenant: TenantConfig, namespace: str, klass: str) -> dict[str, Any]:
+    return {
+        "apiVersion": KUEUE_API,
+        "kind": "LocalQueue",
+        "metadata": {"name": local_queue_name(klass), "namespace": namespace, "labels": {TENANT_LABEL: tenant.name}},
+        "spec": {"clusterQueue": cluster_queue_name(tenant.name, klass)},
+    }
+
+
+def queue_manifests(
+    tenants: Sequence[TenantConfig], pools_of: Mapping[str, Sequence[str]], offered: Sequence[Flavor]
+) -> list[dict[str, Any]]:
+    """Every flavor, and each team's ClusterQueue per class and LocalQueue per namespace and class."""
+    quotas = nominal_quotas(tenants, pools_of, offered)
+    manifests = [resource_flavor(f) for f in offered]
+    for tenant in tenants:
+        for klass in FLAVOR_ORDER:
+            if (tenant.name, klass) in quotas:
+                manifests.append(cluster_queue(tenant, klass, quotas[(tenant.name, klass)], offered))
+                manifests += [local_queue(tenant, ns, klass) for ns in tenant.namespace_names]
+    return manifests
+
+
+KUEUE_CHART = "oci://registry.k8s.io/kueue/charts/kueue"
+KUEUE_IMAGE = "registry.k8s.io/kueue/kueue"
+
+
+def kueue_values(config: QueuesConfig) -> dict[str, Any]:
+    """Helm values (keys checked in the chart's values.yaml at 0.19.2): the released image at the chart's version,
+    two replicas on the system nodes at the cluster-critical class (its webhooks fail closed, so one replica
+    down must not stop team jobs), and the platform's Configuration."""
+    return {
+        "controllerManager": {
+            "manager": {
+                "priorityClassName": CLUSTER_CRITICAL,
+                "image": {"repository": KUEUE_IMAGE, "tag": f"v{config.kueue_version}", "pullPolicy": "IfNotPresent"},
+                "resources": ADDON_RESOURCES["kueue"],
+            },
+            "replicas": 2,
+            "nodeSelector": dict(SYSTEM_NODE_SELECTOR),
+            "tolerations": SYSTEM_TOLERATIONS,
+            "podDisruptionBudget": {"enabled": True, "minAvailable": 1},
+        },
+        "managerConfig": {"controllerManagerConfigYaml": yaml.safe_dump(kueue_configuration(config), sort_keys=False)},
+    }
+
+
+def kueue_configuration(config: QueuesConfig) -> dict[str, Any]:
+    """Kueue's Configuration (config.kueue.x-k8s.io/v1beta2, as the chart's managerConfig): jobs in team
+    namespaces are Kueue's even without a queue name (suspended until one is given), gangs are admitted whole,
+    and only the job kinds teams submit are integrated."""
+    return {
+        "apiVersion": "config.kueue.x-k8s.io/v1beta2",
+        "kind": "Configuration",
+        "health": {"healthProbeBindAddress": ":8081"},
+        "metrics": {"bindAddress": ":8443"},
+        "webhook": {"port": 9443},
+        "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
+        "manageJobsWithoutQueueName": True,
+        "managedJobsNamespaceSelector": {"matchExpressions": [{"key": TENANT_LABEL, "operator": "Exists"}]},
+        "waitForPodsReady": {
+            "timeout": f"{config.gang_timeout_minutes}m",
+            "blockAdmission": False,
+            "requeuingStrategy": {"timestamp": "Eviction", "backoffLimitCount": config.gang_requeues},
+        },
+        "integrations": {"frameworks": list(INTEGRATIONS)},
+    }

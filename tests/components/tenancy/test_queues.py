@@ -1,0 +1,177 @@
+"""components/tenancy/queues.py: what each pool's decision buys becomes flavors, the teams' GPUs their nominal
+quotas over them, and no flavor is promised more than its pool runs at its maximum."""
+
+import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
+from components.capacity.plan import CapacityPlan
+from components.common.validation import FieldError
+from components.compute.labels import NODE_GROUP_LABEL, POOL_TAINT_KEY
+from components.pricing.reserved import CAPACITY_RESERVATION, RESERVED_INSTANCE, SAVINGS_PLAN
+from components.tenancy.config import QueuesConfig, TenantConfig
+from components.tenancy.manifests import TENANT_LABEL
+from components.tenancy.queues import (
+    Flavor,
+    cluster_queue,
+    flavors,
+    kueue_configuration,
+    kueue_values,
+    nominal_quotas,
+    pool_units,
+    queue_manifests,
+)
+
+PEOPLE = "arn:aws:iam::123456789012:role/people"
+
+
+def plan(max_gpus, base=0, percentage=100, holdings=()):
+    return CapacityPlan(
+        group="g",
+        instance_types=("g6.12xlarge",),
+        spot_types=("g6.12xlarge",) if percentage < 100 else (),
+        on_demand_base_gpus=base,
+        on_demand_percentage_above_base=percentage,
+        capacity_rebalance=True,
+        expected_usd_per_hour=0.0,
+        all_on_demand_usd_per_hour=0.0,
+        constraints={"max_gpus": max_gpus, "holdings": [list(h) for h in holdings]},
+        explanation=(),
+    )
+
+
+def team(name, pools=(), **gpus):
+    return TenantConfig(name=name, principal_arns=[PEOPLE], gpus=gpus, pools=list(pools))
+
+
+def test_a_pool_splits_into_reserved_spot_and_on_demand_at_its_maximum():
+    # 16 instances of 4 GPUs; 2 on-demand instances as base, 25 % of the rest on-demand: 3.5 -> 10.5 spot.
+    held = [("g6.12xlarge", 3, 1.0, {"kind": RESERVED_INSTANCE}), ("g6.12xlarge", 1, 1.0, {"kind": SAVINGS_PLAN})]
+    units = pool_units(plan(64, base=8, percentage=25, holdings=held), 4)
+    assert units == {"reserved": 12, "spot": 40, "on-demand": 12}  # spot rounded down: never over-promised
+    assert sum(units.values()) == 64
+
+
+def test_reserved_is_never_more_than_the_on_demand_units_it_covers():
+    held = [("g6.12xlarge", 10, 1.0, {"kind": CAPACITY_RESERVATION})]
+    assert pool_units(plan(16, base=8, percentage=0, holdings=held), 4) == {"reserved": 8, "spot": 8, "on-demand": 0}
+
+
+def test_serving_takes_the_dearest_flavors_first_and_online_has_no_spot_flavor():
+    plans = {
+        "online": plan(24, base=8, percentage=100, holdings=[("g6.12xlarge", 2, 1.0, {"kind": RESERVED_INSTANCE})])
+    }
+    offered = flavors([("online", "online", 4)], plans, {"online": 20})
+    assert offered == [Flavor("online", "online", "reserved", 4)]
+
+
+def test_teams_split_their_gpus_over_the_flavors_of_their_pools_within_each_flavor():
+    offered = [Flavor("a", "batch", "reserved", 8), Flavor("a", "batch", "spot", 24), Flavor("b", "batch", "spot", 8)]
+    tenants = [team("x", pools=["a"], batch=20), team("y", pools=["a", "b"], batch=16)]
+    quotas = nominal_quotas(tenants, {"x": ["a"], "y": ["a", "b"]}, offered)
+    assert {k: sum(v.values()) for k, v in quotas.items()} == {("x", "batch"): 20, ("y", "batch"): 16}
+    for flavor in offered:
+        assert sum(q.get(flavor.name, 0) for q in quotas.values()) <= flavor.gpus
+
+
+def test_teams_promised_more_than_their_pools_run_are_refused_naming_the_team():
+    offered = [Flavor("a", "batch", "spot", 8)]
+    with pytest.raises(FieldError) as error:
+        nominal_quotas([team("x", batch=6), team("y", batch=6)], {"x": ["a"], "y": ["a"]}, offered)
+    assert error.value.field == "tenants[1].gpus.batch" and "at most 2" in error.value.allowed
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from("abc"), st.sampled_from(["reserved", "spot", "on-demand"]), st.integers(0, 40)),
+        min_size=1,
+        max_size=6,
+        unique_by=lambda f: f[:2],
+    ),
+    st.lists(st.tuples(st.integers(1, 40), st.sets(st.sampled_from("abc"), min_size=1)), min_size=1, max_size=5),
+)
+def test_whenever_the_teams_fit_each_gets_its_quota_and_no_flavor_is_overpromised(pools, teams):
+    offered = [Flavor(pool, "batch", kind, gpus) for pool, kind, gpus in pools if gpus > 0]
+    tenants = [team(f"t{i}", pools=sorted(p), batch=n) for i, (n, p) in enumerate(teams)]
+    pools_of = {t.name: t.pools for t in tenants}
+    try:
+        quotas = nominal_quotas(tenants, pools_of, offered)
+    except FieldError:
+        # Refused only when no split exists: some set of teams wants more than their pools hold together.
+        assert _infeasible(tenants, offered)
+        return
+    for tenant in tenants:
+        held = quotas[(tenant.name, "batch")]
+        assert sum(held.values()) == tenant.gpus["batch"]
+        assert all(f.split("-", 1)[0] in tenant.pools for f in held)
+    for flavor in offered:
+        assert sum(q.get(flavor.name, 0) for q in quotas.values()) <= flavor.gpus
+
+
+def _infeasible(tenants, offered):
+    """Hall's condition: some set of teams wants more than the flavors of their pools hold (brute force)."""
+    for mask in range(1, 2 ** len(tenants)):
+        chosen = [t for i, t in enumerate(tenants) if mask >> i & 1]
+        pools = {p for t in chosen for p in t.pools}
+        if sum(t.gpus["batch"] for t in chosen) > sum(f.gpus for f in offered if f.pool in pools):
+            return True
+    return False
+
+
+def test_a_flavor_selects_its_pool_and_gives_admitted_pods_that_pools_tolerations_only():
+    manifests = queue_manifests([team("x", batch=4)], {"x": ["a"]}, [Flavor("a", "batch", "spot", 8)])
+    flavor = next(m for m in manifests if m["kind"] == "ResourceFlavor")
+    assert flavor["spec"]["nodeLabels"] == {NODE_GROUP_LABEL: "a"}
+    pool = [t for t in flavor["spec"]["tolerations"] if t["key"] == POOL_TAINT_KEY]
+    assert pool == [{"key": POOL_TAINT_KEY, "operator": "Equal", "value": "a", "effect": "NoSchedule"}]
+
+
+def test_a_teams_queue_is_reachable_from_its_own_namespaces_only_and_each_namespace_has_one():
+    tenant = TenantConfig(name="x", principal_arns=[PEOPLE], namespaces=["x-a", "x-b"], gpus={"batch": 4})
+    manifests = queue_manifests([tenant], {"x": ["a"]}, [Flavor("a", "batch", "spot", 8)])
+    queue = next(m for m in manifests if m["kind"] == "ClusterQueue")
+    assert queue["spec"]["namespaceSelector"] == {"matchLabels": {TENANT_LABEL: "x"}}
+    assert queue["spec"]["cohortName"] == "seedance-batch"
+    locals_ = [m for m in manifests if m["kind"] == "LocalQueue"]
+    assert [(m["metadata"]["namespace"], m["spec"]["clusterQueue"]) for m in locals_] == [
+        ("x-a", "x-batch"),
+        ("x-b", "x-batch"),
+    ]
+
+
+def test_batch_borrows_and_reclaims_while_online_neither_borrows_nor_preempts():
+    offered = [Flavor("a", "batch", "spot", 8), Flavor("o", "online", "on-demand", 8)]
+    tenant = TenantConfig(
+        name="x", principal_arns=[PEOPLE], gpus={"batch": 4, "online": 2}, gpu_lending_limits={"batch": 1}
+    )
+    batch = cluster_queue(tenant, "batch", {"a-spot": 4}, offered)
+    online = cluster_queue(tenant, "online", {"o-on-demand": 2}, offered)
+    batch_limits = batch["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]
+    assert "borrowingLimit" not in batch_limits and batch_limits["lendingLimit"] == 1
+    assert batch["spec"]["preemption"]["reclaimWithinCohort"] == "Any"
+    assert online["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["borrowingLimit"] == 0
+    assert online["spec"]["preemption"] == {"reclaimWithinCohort": "Never", "withinClusterQueue": "Never"}
+
+
+def test_a_team_cannot_lend_more_than_it_has():
+    with pytest.raises(ValueError, match="more than the team.s 2 batch GPUs; allowed: 0 to gpus.batch"):
+        TenantConfig(name="x", principal_arns=[PEOPLE], gpus={"batch": 2}, gpu_lending_limits={"batch": 3})
+
+
+def test_kueue_queues_team_jobs_only_and_admits_gangs_whole():
+    configuration = kueue_configuration(QueuesConfig(gang_timeout_minutes=12, gang_requeues=3))
+    assert configuration["manageJobsWithoutQueueName"] is True
+    assert configuration["managedJobsNamespaceSelector"] == {
+        "matchExpressions": [{"key": TENANT_LABEL, "operator": "Exists"}]
+    }
+    assert configuration["waitForPodsReady"]["timeout"] == "12m"
+    assert configuration["waitForPodsReady"]["requeuingStrategy"]["backoffLimitCount"] == 3
+    values = kueue_values(QueuesConfig())
+    assert yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"]) == kueue_configuration(QueuesConfig())
+    assert values["controllerManager"]["manager"]["image"]["tag"] == "v0.19.2"
+
+
+def test_only_pinned_kueue_releases_are_accepted():
+    with pytest.raises(ValueError, match="0.19.2"):
+        QueuesConfig(kueue_version="0.18.0")

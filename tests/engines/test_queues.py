@@ -1,0 +1,121 @@
+"""The teams' queues on a real API server, with Kueue's CRDs from its pinned chart rendered by Helm's engine:
+every flavor, ClusterQueue and LocalQueue the program derives is admitted by the CRDs' own schemas and CEL
+rules, and Kueue's webhooks, as the chart renders them with the platform's values, fail closed in team
+namespaces only. (Kueue's controller itself does not run here: its admission decisions are issue 51's
+next step.)"""
+
+from __future__ import annotations
+
+import time
+
+import yaml
+
+from components.tenancy.config import QueuesConfig, TenantConfig
+from components.tenancy.manifests import TENANT_LABEL
+from components.tenancy.queues import (
+    KUEUE_CHART,
+    KUEUE_NAMESPACE,
+    Flavor,
+    kueue_configuration,
+    kueue_values,
+    queue_manifests,
+)
+from seedance import charts
+
+MINOR = "1.35"
+PEOPLE = "arn:aws:iam::123456789012:role/people"
+CRD = ("apiextensions.k8s.io/v1", "CustomResourceDefinition")
+
+
+def _rendered() -> list[dict]:
+    release = {"name": "kueue", "namespace": KUEUE_NAMESPACE, "chart": KUEUE_CHART, "version": "0.19.2"}
+    return charts.render({**release, "values": kueue_values(QueuesConfig())}, MINOR)
+
+
+def _established(kube, name: str) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        crd = kube.get(*CRD, name) or {}
+        if any(
+            c["type"] == "Established" and c["status"] == "True"
+            for c in (crd.get("status") or {}).get("conditions") or []
+        ):
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"{name} was not established")
+
+
+def test_kueue_renders_the_platforms_configuration_and_fails_closed_in_team_namespaces_only():
+    rendered = _rendered()
+    config_map = next(
+        o for o in rendered if o["kind"] == "ConfigMap" and "controller_manager_config.yaml" in o.get("data", {})
+    )
+    configured = yaml.safe_load(config_map["data"]["controller_manager_config.yaml"])
+    # The chart adds its own certificate management (the webhook's service and secret names) and keeps the rest.
+    assert configured.pop("internalCertManagement")["enable"] is True
+    assert configured == kueue_configuration(QueuesConfig())
+    team_selector = {"matchExpressions": [{"key": TENANT_LABEL, "operator": "Exists"}]}
+    hooks = {
+        hook["name"]: hook
+        for o in rendered
+        if o["kind"] in ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")
+        for hook in o["webhooks"]
+    }
+    for name in ("mjob.kb.io", "vjob.kb.io", "mjobset.kb.io", "vjobset.kb.io"):
+        assert hooks[name]["failurePolicy"] == "Fail", name
+        assert hooks[name]["namespaceSelector"] == team_selector, name
+    deployment = next(o for o in rendered if o["kind"] == "Deployment")
+    assert deployment["spec"]["template"]["spec"]["priorityClassName"] == "system-cluster-critical"
+    assert deployment["spec"]["template"]["spec"]["containers"][0]["image"] == "registry.k8s.io/kueue/kueue:v0.19.2"
+
+
+def test_the_teams_queues_are_admitted_by_kueues_own_schemas(plane_of):
+    kube = plane_of(MINOR).kube
+    for crd in (o for o in _rendered() if o["kind"] == "CustomResourceDefinition"):
+        assert kube.apply(crd).allowed, crd["metadata"]["name"]
+        _established(kube, crd["metadata"]["name"])
+    tenants = [
+        TenantConfig(name="vision", principal_arns=[PEOPLE], namespaces=["vision-a", "vision-b"], gpus={"batch": 12}),
+        TenantConfig(
+            name="speech", principal_arns=[PEOPLE], gpus={"batch": 8, "online": 2}, gpu_lending_limits={"batch": 4}
+        ),
+    ]
+    offered = [
+        Flavor("batch", "batch", "reserved", 8),
+        Flavor("batch", "batch", "spot", 16),
+        Flavor("online", "online", "on-demand", 4),
+    ]
+    for tenant in tenants:
+        for namespace in tenant.namespace_names:
+            ns = {
+                "apiVersion": "v1",
+                "kind": "Namespace",
+                "metadata": {"name": namespace, "labels": {TENANT_LABEL: tenant.name}},
+            }
+            assert kube.apply(ns).allowed
+    manifests = queue_manifests(tenants, {"vision": ["batch"], "speech": ["batch", "online"]}, offered)
+    assert {m["kind"] for m in manifests} == {"ResourceFlavor", "ClusterQueue", "LocalQueue"}
+    for manifest in manifests:
+        answer = kube.apply(manifest, strict=True)  # a field Kueue's v1beta2 does not know is refused too
+        assert answer.allowed, (manifest["kind"], manifest["metadata"]["name"], answer.message)
+
+
+def test_kueues_schemas_refuse_what_they_would_refuse_from_anyone(plane_of):
+    """The same server refuses a flavor whose toleration has no key but is not Exists (the CRD's CEL rule):
+    the objects above were judged, not waved through."""
+    kube = plane_of(MINOR).kube
+    for crd in (o for o in _rendered() if o["kind"] == "CustomResourceDefinition"):
+        kube.apply(crd)
+        _established(kube, crd["metadata"]["name"])
+    flavor = {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "ResourceFlavor",
+        "metadata": {"name": "loose"},
+        "spec": {"tolerations": [{"operator": "Equal", "value": "x", "effect": "NoSchedule"}]},
+    }
+    answer = kube.apply(flavor)
+    assert not answer.allowed and "Exists" in answer.message
+    # And a v1beta1 spelling in a v1beta2 queue (`cohort`, renamed `cohortName`) is an unknown field.
+    queue = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "old"}}
+    answer = kube.apply({**queue, "spec": {"cohort": "seedance-batch"}}, strict=True)
+    assert not answer.allowed and "cohort" in answer.message
