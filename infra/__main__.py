@@ -36,7 +36,7 @@ from components.stack.derivation import derive, stack_reports
 from components.stack.placeholders import refuse_placeholders
 from components.stack.program import config_errors_as_run_errors, load_from_pulumi
 from components.storage.storage_classes import CheckpointStorage, LocalStorage, VolumeGuard
-from components.tenancy.tenants import TenantCostLabels, TenantGuards, TenantSpace
+from components.tenancy.tenants import GpuQueues, TenantCostLabels, TenantGuards, TenantSpace
 
 STACKS_DIR = Path(__file__).resolve().parent.parent / "stacks"
 
@@ -255,7 +255,7 @@ triton = {
 if config.tenants:
     TenantCostLabels(f"{name}-tenant-cost-labels", provider=cluster.provider)
     guards = TenantGuards(f"{name}-tenant-guards", provider=cluster.provider)
-for tenant in config.tenants:
+spaces = [
     TenantSpace(
         f"{name}-tenant-{tenant.name}",
         tenant,
@@ -268,6 +268,19 @@ for tenant in config.tenants:
         opts=pulumi.ResourceOptions(
             depends_on=[*cluster.priority_classes, guards, *(triton[s] for s in tenant.publishes)]
         ),
+    )
+    for tenant in config.tenants
+]
+# Kueue and the pools' flavors; with tenants, their queues (docs/capacity-decision.md).
+if config.queues.enabled:
+    GpuQueues(
+        f"{name}-queues",
+        config.queues,
+        derived.queues,
+        vpc_cidr=config.network.vpc_cidr,
+        api_service_ip=config.cluster.api_service_ip,
+        provider=cluster.provider,
+        opts=pulumi.ResourceOptions(depends_on=[*node_groups.values(), *cluster.priority_classes, *spaces]),
     )
 if config.scheduling.descheduler:
     Descheduler(

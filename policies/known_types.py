@@ -176,6 +176,31 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
     "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding": (
         "kubernetes-tenant-require-contract-fit",
     ),
+    # Kueue's chart (a pinned release of the platform: its API, its webhooks) and the platform's queues.
+    "kubernetes:admissionregistration.k8s.io/v1:MutatingWebhookConfiguration": (
+        "kubernetes-admission-disallow-undeclared-mutation",
+        "kubernetes-tenant-require-contract-fit",
+    ),
+    "kubernetes:admissionregistration.k8s.io/v1:ValidatingWebhookConfiguration": (
+        "kubernetes-api-extension-require-pinned-chart",
+        "kubernetes-tenant-require-contract-fit",
+    ),
+    "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition": (
+        "kubernetes-api-extension-require-pinned-chart",
+        "kubernetes-tenant-require-contract-fit",
+    ),
+    "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue": (
+        "kubernetes-kueue-queue-restrict-to-decision",
+        "kubernetes-tenant-require-contract-fit",
+    ),
+    "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue": (
+        "kubernetes-kueue-queue-restrict-to-decision",
+        "kubernetes-tenant-require-contract-fit",
+    ),
+    "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor": (
+        "kubernetes-kueue-queue-restrict-to-decision",
+        "kubernetes-tenant-require-contract-fit",
+    ),
     "kubernetes:apiregistration.k8s.io/v1:APIService": ("kubernetes-tenant-require-contract-fit",),
     "kubernetes:apps/v1:DaemonSet": WORKLOAD_RULES,
     "kubernetes:apps/v1:Deployment": (
@@ -263,6 +288,7 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
     "seedance:storage:CheckpointStorage": (),
     "seedance:storage:LocalStorage": (),
     "seedance:storage:VolumeGuard": (),
+    "seedance:tenancy:GpuQueues": (),
     "seedance:tenancy:TenantCostLabels": (),
     "seedance:tenancy:TenantGuards": (),
     "seedance:tenancy:TenantSpace": (),

@@ -77,12 +77,14 @@ def pinned_sources() -> dict[str, str]:
         METRICS_SERVER_CHARTS,
         OPENCOST_CHARTS,
     )
+    from components.tenancy.queues import KUEUE_CHART
 
     return {
         "cluster-autoscaler": AUTOSCALER,
         "descheduler": DESCHEDULER,
         "nvidia-device-plugin": DEVICE_PLUGIN,
         NTH_CHART.rsplit("/", 1)[-1]: NTH_CHART,
+        KUEUE_CHART.rsplit("/", 1)[-1]: KUEUE_CHART,
         "prometheus": COMMUNITY_CHARTS,
         "prometheus-adapter": COMMUNITY_CHARTS,
         "dcgm-exporter": DCGM_CHARTS,
@@ -156,7 +158,7 @@ def render(inputs: dict[str, Any], kubernetes_version: str, values: dict | None 
     ]
 
 
-def _type_token(manifest: dict) -> str:
+def type_token(manifest: dict) -> str:
     api_version = str(manifest.get("apiVersion", "v1"))
     group_version = api_version if "/" in api_version else f"core/{api_version}"
     return f"kubernetes:{group_version}:{manifest.get('kind')}"
@@ -170,7 +172,7 @@ def rendered_resources(release: PlanResource, kubernetes_version: str) -> list[P
         if manifest.get("kind") not in CLUSTER_SCOPED:
             metadata.setdefault("namespace", release.props.get("namespace"))
         props = {k: v for k, v in manifest.items() if k not in ("apiVersion", "kind")} | {"metadata": metadata}
-        type_ = _type_token(manifest)
+        type_ = type_token(manifest)
         name = f"{release.name}/{manifest.get('kind')}/{metadata.get('name')}"
         found.append(
             PlanResource(urn=f"{release.urn}${type_}::{name}", type=type_, name=name, props=props, parent=release.urn)

@@ -52,6 +52,15 @@ def network_policy(
     }
 
 
+def api_server_egress(vpc_cidr: str, api_service_ip: str) -> dict[str, Any]:
+    """Pods dial the API at the `kubernetes` Service address, which the network policy agent judges before it
+    is translated: that address, and the control plane's own in the VPC."""
+    return {
+        "to": [{"ipBlock": {"cidr": f"{api_service_ip}/32"}}, {"ipBlock": {"cidr": vpc_cidr}}],
+        "ports": [{"port": 443, "protocol": "TCP"}],
+    }
+
+
 def namespace_baseline(namespace_name: str) -> list[Manifest]:
     """Default deny in both directions for every pod of the namespace, and name resolution through the
     cluster DNS (each workload's own policy adds what it needs; policies add up)."""

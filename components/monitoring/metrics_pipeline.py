@@ -25,6 +25,7 @@ from components.common.k8s_objects import declare
 from components.common.manifests import (
     NAMESPACE_NAME_LABEL,
     Manifest,
+    api_server_egress,
     cost_labels,
     metadata,
     namespace,
@@ -293,7 +294,7 @@ def prometheus_access(vpc_cidr: str, api_service_ip: str) -> list[Manifest]:
     # Pods dial the API at the `kubernetes` Service address, which the network policy agent judges before
     # it is translated (and resolves Services only for pod selectors): that address, and the control
     # plane's own in the VPC.
-    api_server = _api_server_egress(vpc_cidr, api_service_ip)
+    api_server = api_server_egress(vpc_cidr, api_service_ip)
     readers = [
         {"podSelector": {"matchLabels": adapter_pods}},
         *[
@@ -633,7 +634,7 @@ class MetricsPipeline(pulumi.ComponentResource):
             "opencost",
             config.opencost_chart_version,
             OPENCOST_CHARTS,
-            opencost_values(cost.rates, cost.cluster_name, _api_server_egress(vpc_cidr, api_service_ip)),
+            opencost_values(cost.rates, cost.cluster_name, api_server_egress(vpc_cidr, api_service_ip)),
             [prometheus, *opencost_base],
             OPENCOST_NAMESPACE,
         )
@@ -680,15 +681,6 @@ def with_cost_labels(values: dict, tags: Mapping[str, str], app: str) -> dict:
             else values["alertmanager"],
         }
     return {**values, "podLabels": cost_labels(tags, app)}
-
-
-def _api_server_egress(vpc_cidr: str, api_service_ip: str) -> dict:
-    """Pods dial the API at the `kubernetes` Service address, which the network policy agent judges before it
-    is translated: that address, and the control plane's own in the VPC."""
-    return {
-        "to": [{"ipBlock": {"cidr": f"{api_service_ip}/32"}}, {"ipBlock": {"cidr": vpc_cidr}}],
-        "ports": [{"port": 443, "protocol": "TCP"}],
-    }
 
 
 def grafana_access() -> list[Manifest]:

@@ -79,12 +79,9 @@ S3_ENCRYPTION_CONFIGURATIONS = frozenset(
 # S3's server-side encryption algorithms that use a KMS key (SSE-KMS and its dual-layer form).
 S3_KMS_ALGORITHMS = frozenset({"aws:kms", "aws:kms:dsse"})
 K8S_NAMESPACE_PATCH = "kubernetes:core/v1:NamespacePatch"
-K8S_WEBHOOK_CONFIGURATIONS = frozenset(
-    {
-        "kubernetes:admissionregistration.k8s.io/v1:MutatingWebhookConfiguration",
-        "kubernetes:admissionregistration.k8s.io/v1:ValidatingWebhookConfiguration",
-    }
-)
+K8S_MUTATING_WEBHOOKS = "kubernetes:admissionregistration.k8s.io/v1:MutatingWebhookConfiguration"
+K8S_VALIDATING_WEBHOOKS = "kubernetes:admissionregistration.k8s.io/v1:ValidatingWebhookConfiguration"
+K8S_WEBHOOK_CONFIGURATIONS = frozenset({K8S_MUTATING_WEBHOOKS, K8S_VALIDATING_WEBHOOKS})
 # What attaches a managed policy to a role, a user or a group.
 IAM_ROLE_POLICY_ATTACHMENT = "aws:iam/rolePolicyAttachment:RolePolicyAttachment"
 IAM_POLICY_ATTACHMENT = "aws:iam/policyAttachment:PolicyAttachment"
@@ -136,6 +133,10 @@ K8S_VOLUME_ATTRIBUTES_CLASSES = (
 K8S_CLAIM = "kubernetes:core/v1:PersistentVolumeClaim"
 K8S_NETWORK_POLICY = "kubernetes:networking.k8s.io/v1:NetworkPolicy"
 K8S_NAMESPACE = "kubernetes:core/v1:Namespace"
+K8S_CRD = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
+KUEUE_FLAVOR = "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor"
+KUEUE_CLUSTER_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
+KUEUE_LOCAL_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue"
 K8S_ROLES = ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "kubernetes:rbac.authorization.k8s.io/v1:Role")
 K8S_ROLE_BINDINGS = (
     "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",

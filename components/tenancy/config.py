@@ -24,6 +24,11 @@ class QueuesConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    enabled: bool = Field(
+        False,
+        description="Install Kueue and declare the pools' flavors and the teams' queues. Off by default while "
+        "the queues roll out stack by stack (docs/capacity-decision.md says what is deployed and what is not).",
+    )
     kueue_version: str = Field(
         "0.19.2",
         description=f"Kueue's chart and image version (oci://registry.k8s.io/kueue/charts/kueue); one of "
@@ -82,17 +87,18 @@ class TenantConfig(BaseModel):
         {},
         description="GPUs each of the team's namespaces may request at once, per "
         "workload class (batch, online); none: no GPU. Also the team's nominal quota in its class's Kueue "
-        "cohort across all its namespaces, checked against what its pools run (docs/capacity-decision.md: the "
-        "queues are derived and checked, not yet deployed).",
+        "cohort across all its namespaces, checked against what its pools run (deployed with `queues.enabled`; "
+        "docs/capacity-decision.md).",
     )
     gpu_borrowing_limits: dict[str, int] = Field(
         {},
-        description="Kueue (not yet deployed): GPUs per class the team may borrow beyond `gpus` from the cohort's "
-        "idle quota; default: no limit for batch, none for online (serving is never preempted to give GPUs back).",
+        description="With `queues.enabled`: GPUs per class the team may borrow beyond `gpus` from the cohort's idle "
+        "quota (each namespace's own GPU quota still applies); default: no limit for batch, none for online "
+        "(serving is never preempted to give GPUs back).",
     )
     gpu_lending_limits: dict[str, int] = Field(
         {},
-        description="Kueue (not yet deployed): GPUs per class of the team's `gpus` the cohort may lend to others "
+        description="With `queues.enabled`: GPUs per class of the team's `gpus` the cohort may lend to others "
         "while idle; default: all.",
     )
     cpu: int = Field(64, ge=1, le=10_000, description="vCPUs the team's pods may request in all, per namespace.")

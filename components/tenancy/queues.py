@@ -19,6 +19,7 @@ import yaml
 
 from components.capacity.plan import CapacityPlan
 from components.common.addon_resources import ADDON_RESOURCES
+from components.common.manifests import api_server_egress, namespace, namespace_baseline, network_policy
 from components.common.validation import FieldError
 from components.compute.labels import (
     GPU_TAINT,
@@ -36,8 +37,11 @@ from components.tenancy.manifests import TENANT_LABEL
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 GPU_RESOURCE = "nvidia.com/gpu"
-# kube-system, as the other add-ons the API server calls (its webhooks, its visibility API).
-KUEUE_NAMESPACE = "kube-system"
+# Its own namespace: the chart gives its controller read and write on every Secret of the release's namespace.
+KUEUE_NAMESPACE = "kueue-system"
+KUEUE_PODS = {"app.kubernetes.io/name": "kueue", "control-plane": "controller-manager"}
+# The ports the API server calls (the control plane's addresses are in the VPC): its webhooks, its visibility API.
+KUEUE_WEBHOOK_PORT, KUEUE_VISIBILITY_PORT = 9443, 8082
 # Cheapest first: reserved capacity is paid whether used or not, spot is the cheapest bought by the hour, and
 # online work never lands on spot (its pools run none: the capacity decision's online class).
 FLAVOR_ORDER = {"batch": ("reserved", "spot", "on-demand"), "online": ("reserved", "on-demand")}
@@ -283,6 +287,23 @@ KUEUE_CHART = "oci://registry.k8s.io/kueue/charts/kueue"
 KUEUE_IMAGE = "registry.k8s.io/kueue/kueue"
 
 
+def kueue_namespace(vpc_cidr: str, api_service_ip: str) -> list[dict[str, Any]]:
+    """Kueue's namespace (restricted: the chart runs it non-root, read-only, without capabilities), denied
+    everything but DNS, the API server's calls to its webhooks and visibility API, and its own calls to the API."""
+    tcp = [{"port": port, "protocol": "TCP"} for port in (KUEUE_WEBHOOK_PORT, KUEUE_VISIBILITY_PORT)]
+    return [
+        namespace(KUEUE_NAMESPACE, "restricted"),
+        *namespace_baseline(KUEUE_NAMESPACE),
+        network_policy(
+            "kueue",
+            KUEUE_NAMESPACE,
+            KUEUE_PODS,
+            ingress=[{"from": [{"ipBlock": {"cidr": vpc_cidr}}], "ports": tcp}],
+            egress=[api_server_egress(vpc_cidr, api_service_ip)],
+        ),
+    ]
+
+
 def kueue_values(config: QueuesConfig) -> dict[str, Any]:
     """Helm values (keys checked in the chart's values.yaml at 0.19.2): the released image at the chart's version,
     two replicas on the system nodes at the cluster-critical class (its webhooks fail closed, so one replica
@@ -306,7 +327,7 @@ def kueue_values(config: QueuesConfig) -> dict[str, Any]:
 def kueue_configuration(config: QueuesConfig) -> dict[str, Any]:
     """Kueue's Configuration (config.kueue.x-k8s.io/v1beta2, as the chart's managerConfig): jobs in team
     namespaces are Kueue's even without a queue name (suspended until one is given), gangs are admitted whole,
-    and only the job kinds teams submit are integrated."""
+    only the job kinds teams submit are integrated, and quotas count GPUs only."""
     return {
         "apiVersion": "config.kueue.x-k8s.io/v1beta2",
         "kind": "Configuration",
@@ -322,4 +343,7 @@ def kueue_configuration(config: QueuesConfig) -> dict[str, Any]:
             "requeuingStrategy": {"timestamp": "Eviction", "backoffLimitCount": config.gang_requeues},
         },
         "integrations": {"frameworks": list(INTEGRATIONS)},
+        # The queues hold GPUs only; CPU and memory stay the namespaces' quotas. Kueue's default
+        # (BlockUndeclared) leaves every job that requests CPU unadmitted: the real controller said so.
+        "resources": {"quotaCheckStrategy": "IgnoreUndeclared"},
     }

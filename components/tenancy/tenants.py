@@ -4,14 +4,15 @@ access policy: they put the team's roles in its Kubernetes group, which RBAC bin
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from components.common.k8s_objects import declare
-from components.tenancy.config import TenantConfig
+from components.common.manifests import Manifest
+from components.tenancy.config import QueuesConfig, TenantConfig
 from components.tenancy.manifests import (
     cluster_reader_binding,
     observer_bindings,
@@ -21,6 +22,7 @@ from components.tenancy.manifests import (
     tenant_manifests,
     tenant_pod_policy,
 )
+from components.tenancy.queues import KUEUE_CHART, KUEUE_NAMESPACE, kueue_namespace, kueue_values
 
 
 class TenantSpace(pulumi.ComponentResource):
@@ -97,5 +99,46 @@ class TenantGuards(pulumi.ComponentResource):
                 manifest,
                 f"{name}-{manifest['metadata']['name']}-{manifest['kind'].lower()}",
                 pulumi.ResourceOptions(parent=self, provider=provider),
+            )
+        self.register_outputs({})
+
+
+class GpuQueues(pulumi.ComponentResource):
+    """Kueue, from its pinned chart, and the stack's flavors and team queues (components/tenancy/queues.py).
+    Kueue's own webhooks judge its objects and fail closed, so the objects wait for the release to be ready."""
+
+    def __init__(
+        self,
+        name: str,
+        config: QueuesConfig,
+        manifests: Sequence[Manifest],
+        *,
+        vpc_cidr: str,
+        api_service_ip: str,
+        provider: k8s.Provider,
+        opts: pulumi.ResourceOptions | None = None,
+    ):
+        super().__init__("seedance:tenancy:GpuQueues", name, None, opts)
+        in_cluster = pulumi.ResourceOptions(parent=self, provider=provider)
+        space = [
+            declare(m, f"{name}-{m['metadata']['name']}-{m['kind'].lower()}", in_cluster)
+            for m in kueue_namespace(vpc_cidr, api_service_ip)
+        ]
+        release = k8s.helm.v3.Release(
+            f"{name}-kueue",
+            name="kueue",
+            chart=KUEUE_CHART,
+            version=config.kueue_version,
+            namespace=KUEUE_NAMESPACE,
+            values=kueue_values(config),  # the chart takes no pod labels: Kueue's cost is the system nodes'
+            opts=pulumi.ResourceOptions.merge(in_cluster, pulumi.ResourceOptions(depends_on=space)),
+        )
+        after = pulumi.ResourceOptions(parent=self, provider=provider, depends_on=[release])
+        for manifest in manifests:
+            where = manifest["metadata"].get("namespace")
+            declare(
+                manifest,
+                f"{name}-{where + '-' if where else ''}{manifest['metadata']['name']}-{manifest['kind'].lower()}",
+                after,
             )
         self.register_outputs({})

@@ -222,7 +222,20 @@ CHART_GRANTS: dict[str, dict[str | None, frozenset[str]]] = {
     },
     "aws-node-termination-handler": {"nodes": frozenset({"patch", "update"}), "pods/eviction": frozenset({"create"})},
     "descheduler": {"pods": frozenset({"delete"}), "pods/eviction": frozenset({"create"})},
+    # Kueue suspends and resumes jobs, gates and evicts pods, writes its webhooks' CA bundle and reads its own
+    # certificate (a Secret of its namespace, kueue-system, which holds nothing else); its job editor role
+    # is for people (aggregated into the built-in edit and admin roles, which hold job writes already).
+    "kueue": {
+        "jobs": frozenset({"create", "delete", "patch", "update"}),
+        "pods": frozenset({"delete", "patch", "update"}),
+        "secrets": frozenset({"get", "list", "watch"}),
+        "mutatingwebhookconfigurations": frozenset({"update"}),
+        "validatingwebhookconfigurations": frozenset({"update"}),
+    },
 }
+# A pinned chart's ClusterRoles that gather others by label: Kueue's batch roles gather its per-kind viewer
+# and editor roles, for people the platform binds to nothing (a binding to one is judged as any other).
+CHART_AGGREGATES: dict[str, frozenset[str]] = {"kueue": frozenset({"kueue-batch-admin-role", "kueue-batch-user-role"})}
 CHART_BUILTIN_ROLES: dict[str, frozenset[str]] = {
     "metrics-server": frozenset({"system:auth-delegator"}),
     "prometheus-adapter": frozenset({"system:auth-delegator"}),

@@ -7,13 +7,15 @@ outside the teams' namespaces (in a platform namespace a pod is any identity and
 The roles the platform declares (the tenants' `seedance-tenant`, bound in team namespaces only; the local
 provisioner's) may carry exactly the grants the platform gives them; a pinned chart's own roles, what that
 chart's controller needs (policies/readers/rbac.py: CHART_GRANTS). A ClusterRole that aggregates others by
-label grows whenever someone labels a role, so none does."""
+label grows whenever someone labels a role, so none does but those a pinned chart brings for people and the
+platform binds to no one (policies/readers/rbac.py: CHART_AGGREGATES)."""
 
 from components.plan.resources import K8S_ROLES as ROLES
 from components.storage.manifests import provisioner_role
 from components.tenancy.manifests import tenant_role
 from policies.framework import Rule
 from policies.readers.rbac import (
+    CHART_AGGREGATES,
     aggregated_into_builtins,
     aggregates,
     chart_allows,
@@ -45,7 +47,7 @@ def check(resource, config):
             f"{resource.name}: is labelled to be merged into the built-in admin, edit or view roles, and "
             f"{grants[0].what} there"
         )
-    if aggregates(resource.props):
+    if aggregates(resource.props) and name not in CHART_AGGREGATES.get(chart or "", ()):
         yield f"{resource.name}: aggregates every ClusterRole its selectors match (aggregationRule)"
 
 

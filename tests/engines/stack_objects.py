@@ -8,11 +8,13 @@ import time
 from dataclasses import dataclass, field
 
 from components.compute.pool_identity import canonical_role_arn
+from components.plan.resources import HELM_RELEASE
 from components.stack.config import StackConfig
 from seedance.offline_cloud import OfflineCloud
 from seedance_client.engine import Plan
 from tests.engines.cluster import DEPLOYER, KWOK_NODE_ANNOTATION, ControlPlane
 from tests.engines.kube import Answer, Identity, Kube
+from tests.helm import render_release
 from tests.k8s_checks import declared_manifests
 
 TEMPLATE = "k8s.io/cluster-autoscaler/node-template/"
@@ -185,8 +187,37 @@ def system_pool(plan: Plan, config: StackConfig) -> Pool:
     return Pool("system", group.inputs["nodeRoleArn"], labels, taints, capacity, 1, arch, tuple(stack_zones(config)))
 
 
+def release_crds(plan: Plan, kubernetes_version: str) -> list[dict]:
+    """The CustomResourceDefinitions the plan's Helm releases install (Kueue's): Helm installs them with the
+    release, and the program's objects of those kinds wait for it. The releases' other objects are not applied
+    (their controllers do not run here: Kueue's webhooks, failing closed, would refuse everything)."""
+    return [
+        obj
+        for release in plan.resources
+        if release.type == HELM_RELEASE
+        for obj in render_release(release, kubernetes_version)
+        if obj["kind"] == "CustomResourceDefinition"
+    ]
+
+
+def established(kube: Kube, name: str, seconds: float = 60) -> None:
+    """Wait until the API server serves a CustomResourceDefinition's kinds."""
+    deadline = time.monotonic() + seconds
+    while True:
+        crd = kube.get("apiextensions.k8s.io/v1", "CustomResourceDefinition", name) or {}
+        conditions = (crd.get("status") or {}).get("conditions") or []
+        if any(c["type"] == "Established" and c["status"] == "True" for c in conditions):
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{name} was not established: {conditions}")
+        time.sleep(0.2)
+
+
 def apply_stack(plane: ControlPlane, plan: Plan, config: StackConfig) -> AppliedStack:
     applied = AppliedStack(plane, plan, config)
+    for crd in release_crds(plan, config.cluster.kubernetes_version):
+        applied.answers[object_key(crd)] = plane.kube.apply(crd, identity=DEPLOYER)
+        established(plane.kube, crd["metadata"]["name"])
     manifests = sorted(declared_manifests(plan), key=_rank)
     for manifest in manifests:
         applied.answers[object_key(manifest)] = plane.kube.apply(manifest, identity=DEPLOYER)

@@ -6,8 +6,6 @@ next step.)"""
 
 from __future__ import annotations
 
-import time
-
 import yaml
 
 from components.tenancy.config import QueuesConfig, TenantConfig
@@ -21,28 +19,15 @@ from components.tenancy.queues import (
     queue_manifests,
 )
 from seedance import charts
+from tests.engines.stack_objects import established
 
 MINOR = "1.35"
 PEOPLE = "arn:aws:iam::123456789012:role/people"
-CRD = ("apiextensions.k8s.io/v1", "CustomResourceDefinition")
 
 
 def _rendered() -> list[dict]:
     release = {"name": "kueue", "namespace": KUEUE_NAMESPACE, "chart": KUEUE_CHART, "version": "0.19.2"}
     return charts.render({**release, "values": kueue_values(QueuesConfig())}, MINOR)
-
-
-def _established(kube, name: str) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        crd = kube.get(*CRD, name) or {}
-        if any(
-            c["type"] == "Established" and c["status"] == "True"
-            for c in (crd.get("status") or {}).get("conditions") or []
-        ):
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"{name} was not established")
 
 
 def test_kueue_renders_the_platforms_configuration_and_fails_closed_in_team_namespaces_only():
@@ -73,7 +58,7 @@ def test_the_teams_queues_are_admitted_by_kueues_own_schemas(plane_of):
     kube = plane_of(MINOR).kube
     for crd in (o for o in _rendered() if o["kind"] == "CustomResourceDefinition"):
         assert kube.apply(crd).allowed, crd["metadata"]["name"]
-        _established(kube, crd["metadata"]["name"])
+        established(kube, crd["metadata"]["name"])
     tenants = [
         TenantConfig(name="vision", principal_arns=[PEOPLE], namespaces=["vision-a", "vision-b"], gpus={"batch": 12}),
         TenantConfig(
@@ -106,7 +91,7 @@ def test_kueues_schemas_refuse_what_they_would_refuse_from_anyone(plane_of):
     kube = plane_of(MINOR).kube
     for crd in (o for o in _rendered() if o["kind"] == "CustomResourceDefinition"):
         kube.apply(crd)
-        _established(kube, crd["metadata"]["name"])
+        established(kube, crd["metadata"]["name"])
     flavor = {
         "apiVersion": "kueue.x-k8s.io/v1beta2",
         "kind": "ResourceFlavor",

@@ -134,7 +134,7 @@ def test_zones_are_chosen_by_zone_id_and_never_one_eks_refuses():
             "seedance-gpu:unknown",
             "x",
             'seedance-gpu:unknown = "x": unknown key; allowed keys here: budget, capacity, cluster, egress_traffic, '
-            "endpoints, env, gpu_node_groups, monitoring, network, scheduling, serving, storage, tags",
+            "endpoints, env, gpu_node_groups, monitoring, network, queues, scheduling, serving, storage, tags",
         ),
         ("aws:region", "mars-1", 'aws:region = "mars-1": must be one of'),
     ],

@@ -95,15 +95,20 @@ def test_prometheus_runs_on_the_system_nodes(stack_plan):
     assert server["nodeSelector"].items() <= system.inputs["labels"].items()
 
 
+# The chart whose release installs each custom API group a stack declares objects of.
+CHART_GROUPS = {"kueue.x-k8s.io": "kueue"}
+
+
 def test_no_object_waits_for_a_crd_nobody_installs(stack_plan):
-    """A custom resource declared before its CRD exists fails the first `pulumi up`. No stack declares
-    one: metrics are scraped by annotation, not by ServiceMonitor; no chart here needs CRDs either."""
-    custom = [
-        r.type
-        for r in stack_plan.resources
-        if r.type.startswith("kubernetes:") and r.type.split(":")[1].split("/")[0] not in BUILT_IN_GROUPS
-    ]
-    assert custom == []
+    """A custom resource declared before its CRD exists fails the first `pulumi up`. Metrics are scraped by
+    annotation, not by ServiceMonitor; the only custom resources are Kueue's queues, each waiting for the
+    release that installs its CRDs (and Kueue's webhooks, which judge them)."""
+    releases = {str(r.inputs["chart"]).rsplit("/", 1)[-1]: r.urn for r in stack_plan.of_type(RELEASE)}
+    for resource in stack_plan.resources:
+        group = resource.type.split(":")[1].split("/")[0] if resource.type.startswith("kubernetes:") else "core"
+        if group not in BUILT_IN_GROUPS:
+            assert group in CHART_GROUPS, resource.type
+            assert releases.get(CHART_GROUPS[group]) in resource.dependencies, resource.name
     for release in stack_plan.of_type(RELEASE):
         values = values_of(release)
         assert not values.get("serviceMonitor", {}).get("enabled", False), release.inputs["chart"]

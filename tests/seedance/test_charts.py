@@ -219,7 +219,12 @@ def test_a_platform_chart_from_another_source_is_neither_rendered_nor_pulled(cac
 def test_the_platform_names_its_charts_from_their_pinned_sources(plan_of):
     from seedance.check_command import plan_resources
 
-    releases = [r for r in plan_resources(plan_of("prod")) if r.type == "kubernetes:helm.sh/v3:Release"]
+    releases = [
+        r
+        for stack in ("dev", "staging", "prod")
+        for r in plan_resources(plan_of(stack))
+        if r.type == "kubernetes:helm.sh/v3:Release"
+    ]
     pinned = charts.pinned_sources()
     assert {str(r.props["chart"]).rsplit("/", 1)[-1] for r in releases} == set(pinned)
     assert all(

@@ -6,8 +6,10 @@ from functools import cache
 
 from components.plan.resources import HELM_RELEASE, K8S_ROLE_BINDINGS, K8S_ROLES
 from policies.readers.rbac import (
+    CHART_AGGREGATES,
     CHART_BUILTIN_ROLES,
     CHART_GRANTS,
+    aggregates,
     builtin_role_subjects,
     chart_allows,
     chart_name,
@@ -40,6 +42,17 @@ def test_each_charts_allowance_is_what_its_roles_grant_at_the_pin():
         if grants:
             held[chart] = grants
     assert held == CHART_GRANTS
+
+
+def test_each_charts_aggregating_roles_are_what_it_renders_and_bound_by_nothing_in_the_plan():
+    found, bound = {}, set()
+    for chart, objects in _rendered_by_chart().items():
+        names = frozenset(r.props["metadata"]["name"] for r in objects if r.type in K8S_ROLES and aggregates(r.props))
+        if names:
+            found[chart] = names
+        bound |= {(r.props.get("roleRef") or {}).get("name") for r in objects if r.type in K8S_ROLE_BINDINGS}
+    assert found == CHART_AGGREGATES
+    assert not bound & {name for names in CHART_AGGREGATES.values() for name in names}
 
 
 def test_each_charts_built_in_roles_are_what_its_bindings_use():

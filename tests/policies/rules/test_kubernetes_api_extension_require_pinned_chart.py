@@ -1,0 +1,32 @@
+"""New kinds and validating webhooks over staging's plan: Kueue's, rendered from its pinned chart, pass the gate;
+the same kinds declared by the program, or under a release the gate did not render, fail."""
+
+from dataclasses import replace
+
+import pytest
+
+from components.plan.resources import HELM_RELEASE, K8S_CRD
+from policies.rules.kubernetes_api_extension_require_pinned_chart import RULE, VALIDATING_WEBHOOKS
+from seedance.check_command import check, plan_resources, rendered_releases
+from tests.conftest import _stack_plan
+from tests.policies.spellings import resource
+
+
+@pytest.mark.parametrize("type_", [K8S_CRD, VALIDATING_WEBHOOKS])
+def test_declared_extensions_fail_staging_and_a_pinned_charts_pass(type_):
+    staging = plan_resources(_stack_plan("staging"))
+    declared = resource(type_, {"metadata": {"name": "rayclusters.ray.io"}}, "extension")
+    violations, _ = check([*staging, declared], "staging", "us-east-1", kubernetes_version="1.35")
+    assert [(v.level, v.urn) for v in violations if v.policy == RULE.name] == [("mandatory", declared.urn)]
+
+    kueue = next(r for r in staging if r.type == HELM_RELEASE and str(r.props.get("chart")).endswith("/kueue"))
+    charted = replace(declared, parent=kueue.urn)
+    assert list(RULE.check_resource(charted, {"release_charts": {kueue.urn: "kueue"}})) == []
+
+
+def test_kueues_own_crds_and_webhooks_are_rendered_and_pass():
+    staging = plan_resources(_stack_plan("staging"))
+    rendered, unrendered = rendered_releases(staging, "1.35")
+    assert unrendered == [] and {K8S_CRD, VALIDATING_WEBHOOKS} <= {r.type for r in rendered}
+    violations, _ = check(staging, "staging", "us-east-1", kubernetes_version="1.35")
+    assert [v for v in violations if v.policy == RULE.name] == []

@@ -1,0 +1,91 @@
+"""Kueue's objects over staging's own plan (its flavors, from its pools' decisions) with a team's queues as the
+program derives them: they pass; a quota beyond what the pool runs, a flavor that tolerates another pool or
+the system nodes, and a queue open to any namespace fail."""
+
+import copy
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from components.plan.resources import KUEUE_CLUSTER_QUEUE, KUEUE_FLAVOR
+from components.stack.capacity import RunMode, table_zones
+from components.stack.derivation import derive
+from components.tenancy.config import TenantConfig
+from components.tenancy.manifests import TENANT_LABEL
+from policies.rules.kubernetes_kueue_queue_restrict_to_decision import RULE
+from seedance.charts import type_token
+from seedance.check_command import plan_resources
+from tests.conftest import _stack_plan
+from tests.policies.spellings import resource
+from tests.stacks import stack_config
+
+TEAM = TenantConfig(name="vision", principal_arns=["arn:aws:iam::123456789012:role/people"], gpus={"batch": 8})
+
+
+def _staging():
+    """Staging's plan (Kueue and its pools' flavors) with team vision's namespace and queues, as derived."""
+    config = stack_config("staging", tenants=[TEAM])
+    derived = derive(config, "staging", table_zones(config), Path("stacks"), datetime.now(UTC), RunMode.offline_plan())
+    queues = [m for m in derived.queues if m["kind"] != "ResourceFlavor"]  # the plan declares the flavors
+    namespace = {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": "vision", "labels": {TENANT_LABEL: "vision"}},
+    }
+    added = [resource(type_token(m), m, f"{m['kind']}-{i}") for i, m in enumerate([namespace, *queues])]
+    return [*plan_resources(_stack_plan("staging")), *added]
+
+
+def _findings(resources):
+    return [message for _, message in RULE.check_stack(resources, {})]
+
+
+def _edited(resources, type_, edit):
+    """The plan with the first resource of the type edited (a deep copy: the cached plan stays as it is)."""
+    found = next(r for r in resources if r.type == type_)
+    changed = replace(found, props=copy.deepcopy(found.props))
+    edit(changed.props)
+    return [changed if r is found else r for r in resources]
+
+
+def test_stagings_flavors_and_a_teams_derived_queues_stay_within_its_pools():
+    resources = _staging()
+    assert any(r.type == KUEUE_CLUSTER_QUEUE for r in resources)
+    assert _findings(resources) == []
+
+
+def test_a_nominal_quota_beyond_the_pools_maximum_fails():
+    def grow(props):
+        props["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"] = 10_000
+
+    assert any("more than the" in m for m in _findings(_edited(_staging(), KUEUE_CLUSTER_QUEUE, grow)))
+
+
+@pytest.mark.parametrize(
+    "toleration, problem",
+    [
+        ({"key": "seedance.io/pool", "operator": "Equal", "value": "online", "effect": "NoSchedule"}, "other than"),
+        ({"key": "seedance.io/pool", "operator": "Exists", "effect": "NoSchedule"}, "other than"),
+        ({"key": "CriticalAddonsOnly", "operator": "Exists"}, "system nodes"),
+        ({"operator": "Exists"}, "without a key"),
+    ],
+)
+def test_a_flavor_that_lets_admitted_pods_past_their_pool_fails(toleration, problem):
+    def loosen(props):
+        props["spec"]["nodeLabels"] = {"seedance.io/node-group": "batch"}
+        props["spec"]["tolerations"].append(toleration)
+
+    assert any(problem in m for m in _findings(_edited(_staging(), KUEUE_FLAVOR, loosen)))
+
+
+@pytest.mark.parametrize(
+    "selector",
+    [{}, {"matchExpressions": [{"key": "seedance.io/tenant", "operator": "Exists"}]}, {"matchLabels": {}}],
+)
+def test_a_queue_any_namespace_may_point_at_fails(selector):
+    def open_up(props):
+        props["spec"]["namespaceSelector"] = selector
+
+    assert any("not one team's" in m for m in _findings(_edited(_staging(), KUEUE_CLUSTER_QUEUE, open_up)))
