@@ -30,8 +30,9 @@ plan: venv
 	$(VENV)/bin/seedance plan --stack $(STACK)
 
 # The engine tests' real engines (engines/build.py): the Pulumi CLI and Kubernetes provider, kube-apiserver,
-# kube-controller-manager and kube-scheduler at each Kubernetes minor the stacks use, etcd and kwok, built with
-# Go from the module proxy into a cache outside the clone. Cold on this machine's kind: README; warm: instant.
+# kube-controller-manager and kube-scheduler at each Kubernetes minor the stacks use, etcd, kwok and Kueue's
+# controller, built with Go from the module proxy into a cache outside the clone. Cold on this machine's kind:
+# README; warm: instant.
 engines:
 	@$(PYTHON) engines/build.py
 

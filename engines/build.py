@@ -1,5 +1,5 @@
 """Build the real engines the engine tests run (`make engines`): the Pulumi CLI, the Kubernetes provider,
-kube-apiserver and kube-controller-manager at each Kubernetes minor the stacks use, etcd and kwok.
+kube-apiserver and kube-controller-manager at each Kubernetes minor the stacks use, etcd, kwok and Kueue's controller.
 
 Each engine is a small wrapper module in this folder (go.mod, go.sum, and a main package where the upstream
 one cannot be built from its module download); `go build -mod=readonly` checks every module it fetches
@@ -89,6 +89,8 @@ ENGINES = (
             ),
         ),
     ),
+    # Kueue's controller, at the version its pinned chart installs (components/tenancy/config.py KUEUE_VERSIONS).
+    Engine("kueue", "0.19.2", ("sigs.k8s.io/kueue/cmd/kueue",)),
     Engine(
         "pulumi",
         "3.274.0",
