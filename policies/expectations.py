@@ -25,6 +25,7 @@ from components.storage.manifests import (
     provisioner_user,
 )
 from components.tenancy.manifests import tenant_cost_label_policy, tenant_guard_policies, tenant_pod_policy
+from components.tenancy.queues import kueue_values, served_gpus
 from policies.readers.rbac import subject_key
 
 # The Pod Security level of each namespace the platform itself runs, whatever the stack: node agents that
@@ -201,6 +202,30 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
             ],
             "deployer_named": config.cluster.deployer_role_arn is not None,
         },
+        "kubernetes-kueue-queue-restrict-to-decision": queue_expectations(config),
+    }
+
+
+def queue_expectations(config: StackConfig) -> dict[str, Any]:
+    """What the queues must be, from the stack config: each team's nominal GPUs per class over its pools, the
+    pools' classes, what serving may hold on each pool, and Kueue's release (components/tenancy/queues.py)."""
+    return {
+        "from_stack_config": True,
+        "queues_enabled": config.queues.enabled,
+        "teams": {
+            tenant.name: {
+                "namespaces": tenant.namespace_names,
+                "pools": config.tenant_pools(tenant),
+                "gpus": {klass: count for klass, count in tenant.gpus.items() if count > 0},
+                "borrowing": tenant.gpu_borrowing_limits,
+                "lending": tenant.gpu_lending_limits,
+            }
+            for tenant in config.tenants
+        },
+        "group_classes": {group.name: group.workload_class for group in config.gpu_node_groups},
+        "served": served_gpus(config.serving),
+        "kueue_version": config.queues.kueue_version,
+        "kueue_values": kueue_values(config.queues),
     }
 
 

@@ -28,7 +28,7 @@ from components.serving.capacity import GroupCapacity, ServingDemand, group_capa
 from components.stack.capacity import ProgramCapacity, RunMode, program_capacity
 from components.stack.config import StackConfig, field_error
 from components.storage.checkpoint_sizing import SizingDecision, size_checkpoint_volume
-from components.tenancy.queues import flavors, queue_manifests
+from components.tenancy.queues import flavors, queue_manifests, served_gpus
 
 
 @dataclass(frozen=True)
@@ -98,11 +98,8 @@ def derive(
 def gpu_queues(config: StackConfig, plans: Mapping[str, CapacityPlan]) -> list[dict[str, Any]]:
     """Kueue's objects: each pool's flavors from its plan, less what the serving sets on it may hold at their
     most replicas (canaries included), and the teams' queues over them."""
-    served: dict[str, int] = {}
-    for serving in config.serving:
-        replicas = serving.max_replicas + (serving.canary.replicas if serving.canary else 0)
-        served[serving.node_group] = served.get(serving.node_group, 0) + replicas * serving.gpus
-    offered = flavors([(g.name, g.workload_class, g.gpus_per_instance) for g in config.gpu_node_groups], plans, served)
+    groups = [(g.name, g.workload_class, g.gpus_per_instance) for g in config.gpu_node_groups]
+    offered = flavors(groups, plans, served_gpus(config.serving))
     try:
         return queue_manifests(config.tenants, {t.name: config.tenant_pools(t) for t in config.tenants}, offered)
     except FieldError as error:

@@ -82,6 +82,15 @@ def pool_units(plan: CapacityPlan, gpus_per_instance: int) -> dict[str, int]:
     }
 
 
+def served_gpus(servings: Sequence[Any]) -> dict[str, int]:
+    """The GPUs each pool's serving sets may hold at their most replicas, canaries included."""
+    served: dict[str, int] = {}
+    for serving in servings:
+        replicas = serving.max_replicas + (serving.canary.replicas if serving.canary else 0)
+        served[serving.node_group] = served.get(serving.node_group, 0) + replicas * serving.gpus
+    return served
+
+
 def flavors(
     groups: Sequence[tuple[str, str, int]], plans: Mapping[str, CapacityPlan], served: Mapping[str, int]
 ) -> list[Flavor]:

@@ -233,6 +233,24 @@ CHART_GRANTS: dict[str, dict[str | None, frozenset[str]]] = {
         "validatingwebhookconfigurations": frozenset({"update"}),
     },
 }
+# What each pinned chart extends the API with: the kinds of extension its rendering holds (new kinds, webhooks
+# of either kind), and the API groups of the kinds it defines. Another pinned chart's values (Grafana's
+# `extraObjects`) may render any object under that chart: only the chart that brings an extension may. Held
+# equal to what the charts render (tests/policies/readers/test_rbac.py).
+EXTENSION_KINDS = frozenset(
+    {"CustomResourceDefinition", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"}
+)
+CHART_EXTENSIONS: dict[str, frozenset[str]] = {"kueue": EXTENSION_KINDS}
+CHART_API_GROUPS: dict[str, frozenset[str]] = {"kueue": frozenset({"kueue.x-k8s.io"})}
+
+
+def chart_extends(chart: str | None, kind: str, group: str | None = None) -> bool:
+    """Whether a pinned chart brings this kind of extension (a CRD: of one of its own API groups)."""
+    if chart is None or kind not in CHART_EXTENSIONS.get(chart, ()):
+        return False
+    return group is None or group in CHART_API_GROUPS.get(chart, ())
+
+
 # A pinned chart's ClusterRoles that gather others by label: Kueue's batch roles gather its per-kind viewer
 # and editor roles, for people the platform binds to nothing (a binding to one is judged as any other).
 CHART_AGGREGATES: dict[str, frozenset[str]] = {"kueue": frozenset({"kueue-batch-admin-role", "kueue-batch-user-role"})}

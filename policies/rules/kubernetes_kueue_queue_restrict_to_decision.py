@@ -1,13 +1,20 @@
-"""What Kueue hands out stays inside what the plan's GPU groups run, and inside each team:
+"""What Kueue hands out stays inside what the plan's GPU groups run, and inside each team. Always:
 
 - a ResourceFlavor selects one pool of the plan by its node-group label and gives the pods Kueue admits on it
-  that pool's tolerations only (Kueue adds a flavor's tolerations to every pod it admits): each names its key,
-  none the system nodes' taint, the pool key only as Equal to the flavor's own pool;
-- a ClusterQueue takes LocalQueues from one team's namespaces only (a `namespaceSelector` that is exactly
-  the tenant label's value: an empty or `Exists` selector lets any namespace's queue in), and names flavors of
-  the plan; the teams' nominal GPUs on a pool's flavors together never exceed the pool's GPUs at its group's
-  maximum (its Auto Scaling group's maxSize, in instances of its first override type);
-- a LocalQueue points at a ClusterQueue that takes its namespace's team."""
+  that pool's tolerations only (Kueue adds a flavor's tolerations to every pod it admits);
+- a ClusterQueue takes LocalQueues from one team's namespaces only (a `namespaceSelector` that is exactly the
+  tenant label's value), names flavors of the plan, and counts whole, non-negative GPUs; the teams' nominal
+  GPUs on a pool never exceed the pool's GPUs at its group's maximum;
+- a LocalQueue points at a ClusterQueue that takes its namespace's team.
+
+With the stack config (`seedance check`, the pack under `pulumi preview` of this project) the queues are the
+config's, exactly: each flavor is the platform's for its pool (`<pool>-<capacity type>` of the pool's class,
+its labels, taints and tolerations as the platform builds them); each ClusterQueue is a team's for a class it
+has GPUs in, holds exactly that many nominal GPUs over flavors of the team's own pools of that class, with the
+cohort, limits, preemption and order the platform gives (components/tenancy/queues.py); each LocalQueue is in
+a namespace the config gives the team; none is missing; the pools' nominal GPUs leave serving its share; and
+Kueue's release is the pinned chart at the configured version, in its own namespace, with the platform's
+values (its Configuration among them)."""
 
 from typing import Any
 
@@ -21,6 +28,7 @@ from components.compute.labels import (
 )
 from components.plan.resources import (
     ASG,
+    HELM_RELEASE,
     K8S_NAMESPACE,
     KUEUE_CLUSTER_QUEUE,
     KUEUE_FLAVOR,
@@ -29,11 +37,26 @@ from components.plan.resources import (
     tags_of,
 )
 from components.plan.unknowns import of_types
+from components.tenancy.config import TenantConfig
 from components.tenancy.manifests import TENANT_LABEL
-from components.tenancy.queues import GPU_RESOURCE
+from components.tenancy.queues import (
+    FLAVOR_ORDER,
+    GPU_RESOURCE,
+    KUEUE_CHART,
+    KUEUE_NAMESPACE,
+    Flavor,
+    cluster_queue,
+    cluster_queue_name,
+    local_queue_name,
+    resource_flavor,
+)
 from policies.framework import Rule
 
 KINDS = (KUEUE_FLAVOR, KUEUE_CLUSTER_QUEUE, KUEUE_LOCAL_QUEUE)
+
+
+def _name(resource) -> str:
+    return str((resource.props.get("metadata") or {}).get("name"))
 
 
 def _pool_gpus(resources) -> dict[str, int]:
@@ -69,46 +92,64 @@ def _team_of_selector(selector: Any) -> str | None:
     return labels.get(TENANT_LABEL) if isinstance(labels, dict) and set(labels) == {TENANT_LABEL} else None
 
 
-def check(resources, config):
-    if not of_types(resources, *KINDS):
-        return
-    pools = _pool_gpus(resources)
-    flavor_pools: dict[str, str | None] = {}
+def _whole(value: Any) -> int | None:
+    """A count of GPUs as a plan writes one (a JSON number, whole; or its digits), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float) and value >= 0 and float(value).is_integer():
+        return int(value)
+    return int(value) if isinstance(value, str) and value.isdigit() else None
+
+
+def _quotas(queue) -> tuple[dict[str, int], list[str]]:
+    """A ClusterQueue's nominal GPUs per flavor, and what in it is not a whole, non-negative number of GPUs
+    (or covers GPUs under another name)."""
+    quotas: dict[str, int] = {}
+    problems = []
+    for group in listed((queue.props.get("spec") or {}).get("resourceGroups") or []):
+        for flavor in listed((group or {}).get("flavors") or []):
+            name = str((flavor or {}).get("name"))
+            for resource in listed((flavor or {}).get("resources") or []):
+                resource_name = str((resource or {}).get("name"))
+                value = (resource or {}).get("nominalQuota")
+                if resource_name.lower() == GPU_RESOURCE and resource_name != GPU_RESOURCE:
+                    problems.append(f"covers {resource_name}, which Kueue counts apart from {GPU_RESOURCE}")
+                elif resource_name == GPU_RESOURCE:
+                    gpus = _whole(value)
+                    if gpus is None:
+                        problems.append(f"gives flavor {name} {value!r} GPUs: allowed, a whole number from 0")
+                    else:
+                        quotas[name] = quotas.get(name, 0) + gpus
+    return quotas, problems
+
+
+def _structural(resources, pools, flavor_pools, queues, namespaces):
     for flavor in of_types(resources, KUEUE_FLAVOR):
         spec = flavor.props.get("spec") or {}
         pool = (spec.get("nodeLabels") or {}).get(NODE_GROUP_LABEL)
-        name = str((flavor.props.get("metadata") or {}).get("name"))
-        flavor_pools[name] = pool if pool in pools else None
         if pool not in pools:
             yield flavor.urn, f"{flavor.name}: selects no GPU pool of the plan ({NODE_GROUP_LABEL}: {pool})"
             continue
         for toleration in listed(spec.get("tolerations") or []):
-            problem = _toleration_problem(toleration, pool)
+            problem = _toleration_problem(toleration, str(pool))
             if problem:
                 yield flavor.urn, f"{flavor.name}: gives every pod Kueue admits on it {problem}"
     held: dict[str, int] = {}
-    teams: dict[str, str | None] = {}
-    for queue in of_types(resources, KUEUE_CLUSTER_QUEUE):
-        spec = queue.props.get("spec") or {}
-        teams[str((queue.props.get("metadata") or {}).get("name"))] = team = _team_of_selector(
-            spec.get("namespaceSelector")
-        )
-        if team is None:
+    for queue in queues:
+        if _team_of_selector((queue.props.get("spec") or {}).get("namespaceSelector")) is None:
             yield (
                 queue.urn,
                 f"{queue.name}: its namespaceSelector is not one team's ({TENANT_LABEL}: <team>): any namespace's "
                 "LocalQueue could spend its quota",
             )
-        for group in listed(spec.get("resourceGroups") or []):
-            for flavor in listed((group or {}).get("flavors") or []):
-                name = str((flavor or {}).get("name"))
-                if name not in flavor_pools:
-                    yield queue.urn, f"{queue.name}: names flavor {name}, which the plan does not make"
-                    continue
-                for resource in listed(flavor.get("resources") or []):
-                    pool = flavor_pools[name]
-                    if (resource or {}).get("name") == GPU_RESOURCE and pool:
-                        held[pool] = held.get(pool, 0) + int(resource.get("nominalQuota") or 0)
+        quotas, problems = _quotas(queue)
+        for problem in problems:
+            yield queue.urn, f"{queue.name}: {problem}"
+        for name, gpus in quotas.items():
+            if name not in flavor_pools:
+                yield queue.urn, f"{queue.name}: names flavor {name}, which the plan does not make"
+            elif flavor_pools[name]:
+                held[flavor_pools[name]] = held.get(flavor_pools[name], 0) + gpus
     for pool, gpus in sorted(held.items()):
         if gpus > pools[pool]:
             yield (
@@ -118,30 +159,150 @@ def check(resources, config):
                     "its group runs at its maximum: Kueue would admit work onto GPUs the decision never buys"
                 ),
             )
-    namespaces = {
-        (n.props.get("metadata") or {}).get("name"): ((n.props.get("metadata") or {}).get("labels") or {}).get(
-            TENANT_LABEL
-        )
-        for n in of_types(resources, K8S_NAMESPACE)
-    }
+    teams = {_name(q): _team_of_selector((q.props.get("spec") or {}).get("namespaceSelector")) for q in queues}
     for local in of_types(resources, KUEUE_LOCAL_QUEUE):
         namespace = (local.props.get("metadata") or {}).get("namespace")
         target = str((local.props.get("spec") or {}).get("clusterQueue"))
-        if target not in teams or teams[target] is None or teams[target] != namespaces.get(namespace):
+        if teams.get(target) is None or teams[target] != namespaces.get(namespace):
             yield (
                 local.urn,
                 f"{local.name}: points namespace {namespace} at ClusterQueue {target}, which is not its team's",
             )
 
 
+def _from_config(resources, config, pools, flavor_pools, queues):
+    """The queues as the stack config derives them (the flavors' sizes aside: they come from the decision)."""
+    classes, teams = config["group_classes"], config["teams"]
+    offered = [Flavor(pool, klass, kind, 0) for pool, klass in classes.items() for kind in FLAVOR_ORDER[klass]]
+    by_name = {f.name: f for f in offered}
+    for flavor in of_types(resources, KUEUE_FLAVOR):
+        platforms = by_name.get(_name(flavor))
+        if platforms is None or flavor.props.get("spec") != resource_flavor(platforms)["spec"]:
+            yield flavor.urn, f"{flavor.name}: not a flavor the platform builds for a pool of the stack config"
+    expected_queues = {
+        cluster_queue_name(team, klass): (team, klass) for team, held in teams.items() for klass in held["gpus"]
+    }
+    found = set()
+    used: dict[str, int] = {}
+    for queue in queues:
+        name = _name(queue)
+        if name not in expected_queues:
+            yield queue.urn, f"{queue.name}: {name} is no team's queue for a class the config gives it GPUs in"
+            continue
+        found.add(name)
+        team, klass = expected_queues[name]
+        held = teams[team]
+        quotas, _ = _quotas(queue)
+        own = {f.name for f in offered if f.workload_class == klass and f.pool in held["pools"]}
+        if set(quotas) - own:
+            yield (
+                queue.urn,
+                f"{queue.name}: holds flavors {', '.join(sorted(set(quotas) - own))}, not of team {team}'s "
+                f"{klass} pools",
+            )
+        if sum(quotas.values()) != held["gpus"][klass]:
+            yield (
+                queue.urn,
+                (
+                    f"{queue.name}: holds {sum(quotas.values())} nominal GPUs; the config gives team {team} "
+                    f"{held['gpus'][klass]} {klass} GPUs"
+                ),
+            )
+        tenant = TenantConfig.model_construct(
+            name=team, principal_arns=[], gpu_borrowing_limits=held["borrowing"], gpu_lending_limits=held["lending"]
+        )
+        built = cluster_queue(tenant, klass, quotas, [f for f in offered if f.name in own])
+        if queue.props.get("spec") != built["spec"]:
+            yield (
+                queue.urn,
+                (
+                    f"{queue.name}: not the queue the platform builds for team {team}'s {klass} GPUs (its cohort, "
+                    "selector, limits, preemption or flavor order differ)"
+                ),
+            )
+        for flavor_name, gpus in quotas.items():
+            if flavor_pools.get(flavor_name):
+                pool = flavor_pools[flavor_name]
+                used[pool] = used.get(pool, 0) + gpus
+    if config["queues_enabled"]:
+        for name in sorted(set(expected_queues) - found):
+            yield (
+                None,
+                f"the config gives team {expected_queues[name][0]} {expected_queues[name][1]} GPUs, but the plan "
+                f"has no queue {name}",
+            )
+    for pool, gpus in sorted(used.items()):
+        room = pools.get(pool, 0) - config["served"].get(pool, 0)
+        if gpus > room:
+            yield (
+                None,
+                f"the teams' nominal GPUs on pool {pool} ({gpus}) leave serving less than its share: at most {room}",
+            )
+    namespaces_of = {ns: team for team, held in teams.items() for ns in held["namespaces"]}
+    for local in of_types(resources, KUEUE_LOCAL_QUEUE):
+        namespace = (local.props.get("metadata") or {}).get("namespace")
+        owner = namespaces_of.get(namespace)
+        target = str((local.props.get("spec") or {}).get("clusterQueue"))
+        klass = _name(local)
+        if owner is None or target != cluster_queue_name(owner, klass) or klass != local_queue_name(klass):
+            yield local.urn, f"{local.name}: not a LocalQueue the config gives namespace {namespace}"
+    for release in of_types(resources, HELM_RELEASE):
+        if str(release.props.get("chart")) != KUEUE_CHART:
+            continue
+        if (
+            release.props.get("namespace") != KUEUE_NAMESPACE
+            or str(release.props.get("version")) != config["kueue_version"]
+        ):
+            yield (
+                release.urn,
+                f"{release.name}: Kueue belongs in {KUEUE_NAMESPACE} at version {config['kueue_version']}",
+            )
+        if release.props.get("values") != config["kueue_values"]:
+            yield (
+                release.urn,
+                f"{release.name}: Kueue's values are not the platform's (its image, placement or Configuration)",
+            )
+
+
+def check(resources, config):
+    kueue = [r for r in of_types(resources, HELM_RELEASE) if str(r.props.get("chart")).endswith("/kueue")]
+    if not of_types(resources, *KINDS) and not kueue:
+        return
+    pools = _pool_gpus(resources)
+    flavor_pools: dict[str, str | None] = {}
+    for flavor in of_types(resources, KUEUE_FLAVOR):
+        pool = ((flavor.props.get("spec") or {}).get("nodeLabels") or {}).get(NODE_GROUP_LABEL)
+        flavor_pools[_name(flavor)] = pool if pool in pools else None
+    queues = of_types(resources, KUEUE_CLUSTER_QUEUE)
+    namespaces = {
+        (n.props.get("metadata") or {}).get("name"): ((n.props.get("metadata") or {}).get("labels") or {}).get(
+            TENANT_LABEL
+        )
+        for n in of_types(resources, K8S_NAMESPACE)
+    }
+    yield from _structural(resources, pools, flavor_pools, queues, namespaces)
+    if config["from_stack_config"]:
+        yield from _from_config(resources, config, pools, flavor_pools, queues)
+
+
 RULE = Rule(
     name="kubernetes-kueue-queue-restrict-to-decision",
     description="Kueue's flavors select the plan's pools with their own tolerations only; a ClusterQueue serves "
-    "one team's namespaces; the teams' nominal GPUs on a pool never exceed what its group runs at its maximum.",
+    "one team's namespaces; the teams' nominal GPUs on a pool never exceed what its group runs at its maximum; "
+    "with the stack config, the queues and Kueue's release are exactly the config's.",
     severity="critical",
     remediation="Derive the queues from the stack config (components/tenancy/queues.py): one flavor per pool and "
     "capacity type, a ClusterQueue per team and class selecting the team's label, nominal quotas within the pools.",
     topics=("cost", "kubernetes"),
+    config={
+        "from_stack_config": {"type": "boolean", "default": False},
+        "queues_enabled": {"type": "boolean", "default": False},
+        "teams": {"type": "object", "default": {}},
+        "group_classes": {"type": "object", "default": {}},
+        "served": {"type": "object", "default": {}},
+        "kueue_version": {"type": "string", "default": ""},
+        "kueue_values": {"type": "object", "default": {}},
+    },
     check_stack=check,
     standards=("Kueue: ClusterQueue namespaceSelector, ResourceFlavor tolerations",),
 )

@@ -7,8 +7,11 @@ from functools import cache
 from components.plan.resources import HELM_RELEASE, K8S_ROLE_BINDINGS, K8S_ROLES
 from policies.readers.rbac import (
     CHART_AGGREGATES,
+    CHART_API_GROUPS,
     CHART_BUILTIN_ROLES,
+    CHART_EXTENSIONS,
     CHART_GRANTS,
+    EXTENSION_KINDS,
     aggregates,
     builtin_role_subjects,
     chart_allows,
@@ -53,6 +56,18 @@ def test_each_charts_aggregating_roles_are_what_it_renders_and_bound_by_nothing_
         bound |= {(r.props.get("roleRef") or {}).get("name") for r in objects if r.type in K8S_ROLE_BINDINGS}
     assert found == CHART_AGGREGATES
     assert not bound & {name for names in CHART_AGGREGATES.values() for name in names}
+
+
+def test_each_charts_extensions_and_api_groups_are_what_it_renders():
+    kinds, groups = {}, {}
+    for chart, objects in _rendered_by_chart().items():
+        found = frozenset(r.type.rsplit(":", 1)[-1] for r in objects) & EXTENSION_KINDS
+        if found:
+            kinds[chart] = found
+        defined = frozenset(r.props["spec"]["group"] for r in objects if r.type.endswith(":CustomResourceDefinition"))
+        if defined:
+            groups[chart] = defined
+    assert kinds == CHART_EXTENSIONS and groups == CHART_API_GROUPS
 
 
 def test_each_charts_built_in_roles_are_what_its_bindings_use():

@@ -20,8 +20,26 @@ def test_declared_extensions_fail_staging_and_a_pinned_charts_pass(type_):
     assert [(v.level, v.urn) for v in violations if v.policy == RULE.name] == [("mandatory", declared.urn)]
 
     kueue = next(r for r in staging if r.type == HELM_RELEASE and str(r.props.get("chart")).endswith("/kueue"))
-    charted = replace(declared, parent=kueue.urn)
+    own = {"metadata": {"name": "things.kueue.x-k8s.io"}, "spec": {"group": "kueue.x-k8s.io"}}
+    charted = replace(declared, parent=kueue.urn, props=own)
     assert list(RULE.check_resource(charted, {"release_charts": {kueue.urn: "kueue"}})) == []
+    # The same object rendered by another pinned chart (Grafana's extraObjects render anything) is refused.
+    assert list(RULE.check_resource(charted, {"release_charts": {kueue.urn: "grafana"}}))
+
+
+def test_a_pinned_chart_defines_kinds_of_its_own_api_groups_only():
+    foreign = resource(K8S_CRD, {"metadata": {"name": "rayclusters.ray.io"}, "spec": {"group": "ray.io"}}, "ray")
+    charted = replace(foreign, parent="urn:release")
+    assert list(RULE.check_resource(charted, {"release_charts": {"urn:release": "kueue"}}))
+
+
+@pytest.mark.parametrize("kind", ["ResourceFlavor", "ClusterQueue", "LocalQueue"])
+def test_kueue_objects_rendered_by_any_chart_are_refused(kind):
+    """The queues are the program's, from the stack config: a chart's values never bring one."""
+    rendered = replace(resource(f"kubernetes:kueue.x-k8s.io/v1beta2:{kind}", {"spec": {}}, "q"), parent="urn:r")
+    for chart in ("grafana", "kueue"):
+        assert list(RULE.check_resource(rendered, {"release_charts": {"urn:r": chart}}))
+    assert list(RULE.check_resource(replace(rendered, parent=None), {"release_charts": {}})) == []
 
 
 def test_kueues_own_crds_and_webhooks_are_rendered_and_pass():

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from components.plan.resources import KUEUE_CLUSTER_QUEUE, KUEUE_FLAVOR
+from components.plan.resources import HELM_RELEASE, KUEUE_CLUSTER_QUEUE, KUEUE_FLAVOR
 from components.stack.capacity import RunMode, table_zones
 from components.stack.derivation import derive
 from components.tenancy.config import TenantConfig
 from components.tenancy.manifests import TENANT_LABEL
+from policies.expectations import stack_policy_config
 from policies.rules.kubernetes_kueue_queue_restrict_to_decision import RULE
 from seedance.charts import type_token
 from seedance.check_command import plan_resources
@@ -38,13 +39,18 @@ def _staging():
     return [*plan_resources(_stack_plan("staging")), *added]
 
 
-def _findings(resources):
-    return [message for _, message in RULE.check_stack(resources, {})]
+def _expectations():
+    """What the gate judges the queues against: the stack config's (staging with team vision)."""
+    return stack_policy_config(stack_config("staging", tenants=[TEAM]))[RULE.name]
 
 
-def _edited(resources, type_, edit):
-    """The plan with the first resource of the type edited (a deep copy: the cached plan stays as it is)."""
-    found = next(r for r in resources if r.type == type_)
+def _findings(resources, config=None):
+    return [message for _, message in RULE.check_stack(resources, {**RULE.defaults(), **(config or {})})]
+
+
+def _edited(resources, type_, edit, found=None):
+    """The plan with a resource (the first of the type) edited (a deep copy: the cached plan stays as it is)."""
+    found = found or next(r for r in resources if r.type == type_)
     changed = replace(found, props=copy.deepcopy(found.props))
     edit(changed.props)
     return [changed if r is found else r for r in resources]
@@ -89,3 +95,58 @@ def test_a_queue_any_namespace_may_point_at_fails(selector):
         props["spec"]["namespaceSelector"] = selector
 
     assert any("not one team's" in m for m in _findings(_edited(_staging(), KUEUE_CLUSTER_QUEUE, open_up)))
+
+
+def test_with_the_stack_config_the_derived_queues_pass_and_kueues_release_is_the_platforms():
+    assert _findings(_staging(), _expectations()) == []
+
+
+@pytest.mark.parametrize(
+    "edit, problem",
+    [
+        # Within the pool, but not the team's 8.
+        (lambda p: p["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0].update(nominalQuota=5), "holds 5"),
+        # GPUs never counted: the queue covers CPU only.
+        (lambda p: p["spec"].update(resourceGroups=[]), "holds 0"),
+        (lambda p: p["spec"].update(cohortName="seedance-online"), "not the queue the platform builds"),
+        (lambda p: p["spec"]["preemption"].update(borrowWithinCohort={"policy": "LowerPriority"}), "not the queue"),
+        (lambda p: p["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0].update(nominalQuota="1k"), "whole"),
+        (lambda p: p["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0].update(nominalQuota=-8), "whole"),
+        (
+            lambda p: p["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0].update(name="nvidia.com/GPU"),
+            "counts",
+        ),
+    ],
+)
+def test_with_the_stack_config_a_queue_is_exactly_the_teams(edit, problem):
+    messages = _findings(_edited(_staging(), KUEUE_CLUSTER_QUEUE, edit), _expectations())
+    assert any(problem in m for m in messages), messages
+
+
+def test_with_the_stack_config_a_flavor_gives_no_toleration_but_its_pools():
+    def loosen(props):
+        props["spec"]["tolerations"].append({"key": "node.kubernetes.io/unreachable", "operator": "Exists"})
+
+    messages = _findings(_edited(_staging(), KUEUE_FLAVOR, loosen), _expectations())
+    assert any("not a flavor the platform builds" in m for m in messages), messages
+
+
+def test_with_the_stack_config_kueues_values_are_the_platforms():
+    def swap_image(props):
+        props["values"]["controllerManager"]["manager"]["image"]["repository"] = "evil.example/kueue"
+
+    plan = _staging()
+    releases = [r for r in plan if r.type == HELM_RELEASE and str(r.props.get("chart")).endswith("/kueue")]
+    assert releases
+    messages = _findings(_edited(plan, HELM_RELEASE, swap_image, releases[0]), _expectations())
+    assert any("values are not the platform's" in m for m in messages), messages
+
+
+def test_a_whole_number_written_as_a_plan_file_writes_it_is_a_count_of_gpus():
+    """A plan file's JSON numbers read back as floats (8.0): the same count, not a finding."""
+
+    def as_float(props):
+        limits = props["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]
+        limits["nominalQuota"] = float(limits["nominalQuota"])
+
+    assert _findings(_edited(_staging(), KUEUE_CLUSTER_QUEUE, as_float), _expectations()) == []
