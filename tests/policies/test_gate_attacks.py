@@ -1805,6 +1805,7 @@ ATTACKS += REVIEW_3
 # Issue 49, item 3: identities by what they can do and become, whatever resource grants it.
 ESCALATION = "aws-iam-role-disallow-privilege-escalation"
 ENTRY = "aws-iam-role-restrict-platform-role-entry"
+EXTENSION = "kubernetes-api-extension-require-pinned-chart"
 KNOWN_DOCUMENT = "aws-iam-policy-require-known-document"
 HOME = "123456789012"
 
@@ -2706,6 +2707,80 @@ REVIEW_5 = [
     ),
 ]
 ATTACKS += REVIEW_5
+
+
+def _rendered_by(release_name, key, objects):
+    """Objects put into a pinned chart's values, which that chart renders as they are."""
+    return lambda rs: (
+        _one(rs, "kubernetes:helm.sh/v3:Release", release_name)["inputs"]["values"].setdefault(key, []).extend(objects)
+    )
+
+
+CRD_OF_ANOTHER_GROUP = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": "evils.example.com"},
+    "spec": {
+        "group": "example.com",
+        "names": {"kind": "Evil", "plural": "evils"},
+        "scope": "Namespaced",
+        "versions": [
+            {"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {"type": "object"}}}
+        ],
+    },
+}
+# Stop 59's review (issue 51): another pinned chart's values render extensions and queues as the chart's own.
+REVIEW_6 = [
+    (
+        "extension",
+        "a CRD in Grafana's extraObjects",
+        _rendered_by("grafana", "extraObjects", [CRD_OF_ANOTHER_GROUP]),
+        EXTENSION,
+    ),
+    (
+        "extension",
+        "a webhook that sees every Secret, in Grafana's extraObjects",
+        _rendered_by(
+            "grafana",
+            "extraObjects",
+            [
+                {
+                    "apiVersion": "admissionregistration.k8s.io/v1",
+                    "kind": "ValidatingWebhookConfiguration",
+                    "metadata": {"name": "evil"},
+                    "webhooks": [
+                        {
+                            "name": "evil.example.com",
+                            "admissionReviewVersions": ["v1"],
+                            "sideEffects": "None",
+                            "failurePolicy": "Ignore",
+                            "clientConfig": {"service": {"name": "grafana", "namespace": "grafana"}},
+                            "rules": [
+                                {"apiGroups": ["*"], "apiVersions": ["*"], "operations": ["*"], "resources": ["*"]}
+                            ],
+                        }
+                    ],
+                }
+            ],
+        ),
+        EXTENSION,
+    ),
+    (
+        "extension",
+        "a ClusterQueue open to every namespace, in Prometheus' extraManifests",
+        # The chart renders each entry through `tpl`: a YAML document as text.
+        _rendered_by(
+            "metrics-prometheus",
+            "extraManifests",
+            [
+                "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata:\n  name: free-for-all\n"
+                "spec:\n  namespaceSelector: {}\n  cohortName: seedance-batch\n"
+            ],
+        ),
+        EXTENSION,
+    ),
+]
+ATTACKS += REVIEW_6
 
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "policies" / "attacks.json"
