@@ -196,7 +196,8 @@ def _start(folder: Path, name: str, command: list[str]) -> subprocess.Popen:
     return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
 
-def _wait(plane: ControlPlane, what: str, ready, timeout: float = 120) -> None:
+def wait_until(plane: ControlPlane, what: str, ready, timeout: float = 120) -> None:
+    """Polls `ready` until it is true, failing early if a control-plane process exits."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for name, process in plane.processes.items():
@@ -334,7 +335,7 @@ def start_control_plane(
             "1",
         ],
     )
-    _wait(plane, "a ready API server", lambda: plane.kube.get_raw("/readyz") == "ok")
+    wait_until(plane, "a ready API server", lambda: plane.kube.get_raw("/readyz") == "ok")
     for component, common_name in (
         ("kube-controller-manager", "system:kube-controller-manager"),
         ("kube-scheduler", "system:kube-scheduler"),
@@ -395,7 +396,7 @@ def start_control_plane(
             f"127.0.0.1:{free_port()}",
         ],
     )
-    _wait(
+    wait_until(
         plane,
         "the default service account",
         lambda: plane.kube.get("v1", "ServiceAccount", "default", namespace="default") is not None,

@@ -8,6 +8,7 @@ release is the cached chart at its pinned version; a second run changes nothing;
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from seedance.cli import offline_plan
 from seedance_client.engine import Plan
 from tests.conftest import _stack_plan
 from tests.engines.chart_proxy import ChartProxy, cached_charts
-from tests.engines.cluster import DEPLOYER, ControlPlane, restart_at, start_control_plane
+from tests.engines.cluster import DEPLOYER, ControlPlane, restart_at, start_control_plane, wait_until
 from tests.engines.kube import EVERY_NAMESPACE
 from tests.engines.platform_program import (
     SEEDANCE,
@@ -132,23 +133,52 @@ def _ready(kind: str, live: dict) -> bool:
     return status.get("readyReplicas", 0) == spec.get("replicas", 1) == status.get("updatedReplicas", 0)
 
 
-@pytest.mark.parametrize("stack", STACKS)
-def test_every_workload_the_releases_included_is_ready_on_the_pools_nodes(deployed, stack):
-    done = deployed(stack)
-    kube = done.plane.kube
-    workloads = {
+def _workloads(kube) -> dict[tuple[str, str, str], dict]:
+    return {
         (kind, w["metadata"]["namespace"], w["metadata"]["name"]): w
         for kind in WORKLOADS
         for w in kube.list("apps/v1", kind, namespace=EVERY_NAMESPACE)
     }
+
+
+def _target(workloads: dict, scaler: dict) -> dict:
+    ref = scaler["spec"]["scaleTargetRef"]
+    return workloads[(ref["kind"], scaler["metadata"]["namespace"], ref["name"])]
+
+
+def _not_ready(kube) -> list[tuple[str, str, str]]:
+    return sorted(key for key, w in _workloads(kube).items() if not _ready(key[0], w))
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_workload_the_releases_included_is_ready_on_the_pools_nodes(deployed, stack):
+    done = deployed(stack)
+    kube = done.plane.kube
     released = {
         key
-        for key, w in workloads.items()
+        for key, w in _workloads(kube).items()
         if w["metadata"].get("labels", {}).get("app.kubernetes.io/managed-by") == "Helm"
     }
     assert released, "no release installed a workload"
-    not_ready = sorted(key for key, w in workloads.items() if not _ready(key[0], w))
-    assert not_ready == []
+    scalers = kube.list("autoscaling/v2", "HorizontalPodAutoscaler", namespace=EVERY_NAMESPACE)
+    assert len(scalers) == sum(r.type.endswith(":HorizontalPodAutoscaler") for r in done.plan.resources)
+
+    def below_minimum() -> list[str]:
+        workloads = _workloads(kube)
+        return [
+            s["metadata"]["name"]
+            for s in scalers
+            if _target(workloads, s)["spec"]["replicas"] < s["spec"]["minReplicas"]
+        ]
+
+    # Triton's Deployment leaves its replicas to its autoscaler, which raises them to its minimum (within its
+    # 15 s sync) after `pulumi up` has seen the first pod ready: that, and the added pods ready, get a while.
+    with contextlib.suppress(TimeoutError):
+        wait_until(
+            done.plane, "autoscaled and ready", lambda: not below_minimum() and not _not_ready(kube), timeout=180
+        )
+    assert below_minimum() == []
+    assert _not_ready(kube) == []
     # Pods on the nodes the groups launched, never left pending.
     pods = kube.list("v1", "Pod", namespace=EVERY_NAMESPACE)
     assert pods and all(p["spec"].get("nodeName") for p in pods)
