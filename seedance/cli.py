@@ -46,6 +46,7 @@ from seedance import (
     images_command,
     model_command,
     preflight,
+    quotas_command,
 )
 from seedance.offline_cloud import OfflineCloud
 from seedance.plan_output import plan_to_json, plan_to_text
@@ -324,6 +325,7 @@ def _parser() -> argparse.ArgumentParser:
     budget_tag_command.register(commands, _stack_arguments, _stack_config)
     images_command.register(commands, _stack_arguments)
     cost_gate_command.register(commands, _stack_arguments)
+    quotas_command.register(commands, _stack_arguments)
     export = commands.add_parser("export", help="export a stack's offline plan for other tools")
     formats = export.add_subparsers(dest="format", required=True)
     tfplan = formats.add_parser("tfplan", help="Terraform plan JSON of the AWS resources (for checkov, conftest)")

@@ -6,13 +6,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from components.common.validation import IAM_ROLE_ARN, S3_BUCKET_NAME, FieldError, all_match
 
-_NAME = r"[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?"
+NAME_PATTERN = r"[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?"
 _PATTERNS = {
-    "namespaces": (_NAME, "a namespace name (lowercase letters, digits, hyphens)"),
+    "namespaces": (NAME_PATTERN, "a namespace name (lowercase letters, digits, hyphens)"),
     "principal_arns": (IAM_ROLE_ARN, "an IAM role ARN"),
     "publisher_principal_arns": (IAM_ROLE_ARN, "an IAM role ARN"),
     "data_buckets": (S3_BUCKET_NAME, "a bucket name"),
-    "pools": (_NAME, "a GPU node group name"),
+    "pools": (NAME_PATTERN, "a GPU node group name"),
 }
 
 
@@ -59,7 +59,7 @@ class TenantConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(pattern=f"^{_NAME}$", description="The team's name: its default namespace, its labels.")
+    name: str = Field(pattern=f"^{NAME_PATTERN}$", description="The team's name: its default namespace, its labels.")
     namespaces: list[str] = Field(
         [], max_length=10, description="The team's namespaces; default one named after the team."
     )

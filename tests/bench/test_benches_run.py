@@ -12,6 +12,7 @@ REPO = Path(__file__).resolve().parents[2]
 SMOKE = {
     "check_speed.py": ["--smoke"],
     "plan_speed.py": ["--repeat", "1"],
+    "quota_replay.py": ["--smoke"],
     "replay_capacity.py": ["--regime", "scarce", "--seeds", "1", "--days", "2", "--campaigns", "2"],
     "venv_install.py": ["--smoke"],
 }
