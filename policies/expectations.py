@@ -25,7 +25,7 @@ from components.storage.manifests import (
     provisioner_user,
 )
 from components.tenancy.manifests import tenant_cost_label_policy, tenant_guard_policies, tenant_pod_policy
-from components.tenancy.queues import kueue_values, served_gpus
+from components.tenancy.queues import kueue_values, queue_admission_policies, served_gpus
 from policies.readers.rbac import subject_key
 
 # The Pod Security level of each namespace the platform itself runs, whatever the stack: node agents that
@@ -54,7 +54,7 @@ def namespace_levels(config: StackConfig) -> dict[str, str]:
     (trainers' and teams' images often run as root)."""
     levels = dict(PLATFORM_NAMESPACE_LEVELS)
     levels |= {serving.namespace: "restricted" for serving in config.serving}
-    levels |= {namespace: "baseline" for tenant in config.tenants for namespace in tenant.namespaces}
+    levels |= {namespace: "baseline" for tenant in config.tenants for namespace in tenant.namespace_names}
     if config.storage.checkpoints is not None:
         levels[config.storage.checkpoints.namespace] = "baseline"
     return levels
@@ -93,6 +93,7 @@ def guard_expectations(config: StackConfig) -> dict[str, Any]:
         built += [
             manifest for tenant in config.tenants for manifest in tenant_pod_policy(tenant, config.tenant_pools(tenant))
         ]
+        built += queue_admission_policies() if config.queues.enabled else []
     guards = [m for m in built if m["kind"] == "ValidatingAdmissionPolicy"]
     return {
         "required_policies": [guard["metadata"]["name"] for guard in guards],

@@ -7,6 +7,7 @@ import pytest
 import yaml
 
 from components.stack.config import ConfigError
+from components.tenancy.config import TenantConfig
 from policies.expectations import (
     namespace_levels,
     stack_config_expectations,
@@ -58,6 +59,13 @@ def test_each_namespace_gets_the_level_its_workloads_need():
     assert all(levels[ns] == "baseline" for tenant in config.tenants for ns in tenant.namespaces)
     assert levels[config.storage.checkpoints.namespace] == "baseline"
     assert levels["kube-system"] == "baseline"
+
+
+def test_a_team_on_its_default_namespace_gets_baseline_there():
+    """A team that lists no namespaces gets one named after it (TenantConfig.namespace_names); the gate must
+    expect baseline there, not the platform's restricted default (it once read the team's explicit list)."""
+    team = TenantConfig(name="vision", principal_arns=["arn:aws:iam::123456789012:role/vision"], gpus={"batch": 1})
+    assert namespace_levels(stack_config("staging", tenants=[team]))["vision"] == "baseline"
 
 
 def test_every_principal_the_config_names_is_listed_once_admins_and_the_deployer_together():
