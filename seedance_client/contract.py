@@ -15,8 +15,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-CONTRACT_VERSION = "1.3"
+CONTRACT_VERSION = "1.4"
 SECRET_FIELDS = ("kubeconfig",)  # read apart, so the rest of the contract does not turn secret
+# What a team's objects name: the GPU resource its containers ask for, and the label a Job names its queue by.
+GPU_RESOURCE = "nvidia.com/gpu"
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 
 
 class GpuPool(BaseModel):
@@ -163,6 +166,13 @@ class PlatformContract(BaseModel):
         [],
         description="Labels every team object carries for cost allocation "
         "(pods, claims): the budget and the cost reports group by them.",
+    )
+    # 1.4
+    queues: dict[str, str] = Field(
+        {},
+        description=f"When the platform queues GPUs (Kueue): the LocalQueue a team's Job names per workload class "
+        f"(label {QUEUE_LABEL}); a Job naming none is refused, and a batch pod asking for GPUs must be a Job's. "
+        "Empty: no queues; a team's GPUs are its namespaces' quotas.",
     )
 
     def pool(self, name: str) -> GpuPool:

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from seedance_client.contract import GpuPool, PlatformContract
+from seedance_client.contract import GPU_RESOURCE, QUEUE_LABEL, GpuPool, PlatformContract
 from seedance_client.tokens import HELM_RELEASE, LOCAL_KUBERNETES_COMPONENTS, REMOTE_KUBERNETES_COMPONENTS
 
 # A claim above this a month is named with its cost (the platform's rule has the same default).
@@ -193,7 +193,53 @@ def contract_fit(
             found.append(
                 f"{name}: may run on pool {pool.name!r} ({pool.workload_class}), where team {owner!r} has no GPUs"
             )
-    return found
+    queued = [c for c in contracts if c.queues]
+    return found + (queue_fit(name, kind, props, spec, queued) if owner is not None and queued else [])
+
+
+def asks_gpus(spec: Mapping[str, Any]) -> bool:
+    """Whether a container of the pod, init containers included, names the GPU resource in its requests or
+    limits (as the platform's queued-pods guard reads it)."""
+    containers = [*(spec.get("containers") or []), *(spec.get("initContainers") or [])]
+    return any(
+        GPU_RESOURCE in ((c.get("resources") or {}).get(part) or {})
+        for c in containers
+        if isinstance(c, Mapping)
+        for part in ("requests", "limits")
+    )
+
+
+def queue_fit(
+    name: str, kind: str, props: Mapping[str, Any], spec: Mapping[str, Any], contracts: list[PlatformContract]
+) -> list[str]:
+    """On a platform that queues GPUs, what its queue guards refuse (components/tenancy/queues.py,
+    `queue_admission_policies`, tested case for case against these): a Job or CronJob naming none of the
+    LocalQueues, a Job owned by anything but a CronJob, and a batch pod asking for GPUs that is not a Job's."""
+    queues = sorted({q for c in contracts for q in c.queues.values()})
+    if kind in ("Job", "CronJob"):
+        job = (props.get("spec") or {}).get("jobTemplate") or {} if kind == "CronJob" else props
+        queue = ((job.get("metadata") or {}).get("labels") or {}).get(QUEUE_LABEL)
+        found = []
+        if queue not in queues:
+            found.append(
+                f"{name}: a {kind} names its queue, label {QUEUE_LABEL} ({', '.join(queues)})"
+                + (" in its jobTemplate" if kind == "CronJob" else "")
+                + f", not {queue!r}; the platform refuses it"
+            )
+        owners = (props.get("metadata") or {}).get("ownerReferences") or []
+        if kind == "Job" and any((o.get("apiVersion"), o.get("kind")) != ("batch/v1", "CronJob") for o in owners):
+            found.append(
+                f"{name}: a Job that belongs to another object but a CronJob is not queued by Kueue (it counts as "
+                "part of its owner's workload); the platform refuses it"
+            )
+        return found
+    batch = {c.priority_classes.get("batch") for c in contracts} - {None}
+    if spec.get("priorityClassName") in batch and asks_gpus(spec):
+        return [
+            f"{name}: a {kind} whose pods ask for GPUs of class {spec['priorityClassName']} runs outside the queue; "
+            "the platform refuses them: run batch GPU work as a Job that names its queue"
+        ]
+    return []
 
 
 @dataclass(frozen=True)

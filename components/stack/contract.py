@@ -18,6 +18,7 @@ from components.stack.config import StackConfig
 from components.stack.derivation import StackDerivation
 from components.storage.checkpoint_sizing import SizingDecision
 from components.storage.manifests import volume_parameters
+from components.tenancy.queues import FLAVOR_ORDER, local_queue_name
 from seedance_client.contract import CONTRACT_VERSION, PlatformContract
 
 
@@ -80,6 +81,7 @@ def platform_contract(config: StackConfig, derived: StackDerivation, resources: 
             for t in config.tenants
         ],
         "priority_classes": dict(PRIORITY_CLASS),
+        "queues": {klass: local_queue_name(klass) for klass in FLAVOR_ORDER} if config.queues.enabled else {},
     }
     missing, extra = (
         set(PlatformContract.model_fields) - set(contract),

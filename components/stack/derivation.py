@@ -28,7 +28,7 @@ from components.serving.capacity import GroupCapacity, ServingDemand, group_capa
 from components.stack.capacity import ProgramCapacity, RunMode, program_capacity
 from components.stack.config import StackConfig, field_error
 from components.storage.checkpoint_sizing import SizingDecision, size_checkpoint_volume
-from components.tenancy.queues import flavors, queue_manifests, served_gpus
+from components.tenancy.queues import flavors, queue_ceilings, queue_manifests, served_gpus
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,7 @@ class StackDerivation:
     series: SeriesEstimate  # what Prometheus holds at the maxima
     blocks: dict[str, BlockSchedule]  # Capacity Block reservation id -> what this run declares for it
     queues: tuple[dict[str, Any], ...]  # Kueue's flavors and the teams' queues (components/tenancy/queues.py)
+    namespace_gpus: dict[str, dict[str, int]]  # team -> class -> each of its namespaces' GPU quota
 
     @property
     def sized_checkpoint(self) -> SizingDecision:
@@ -91,19 +92,30 @@ def derive(
         tuple(unpinned),
         monitoring_series(config),
         block_schedules(config, zones, now),
-        tuple(gpu_queues(config, capacity.plans)),
+        *gpu_queues(config, capacity.plans),
     )
 
 
-def gpu_queues(config: StackConfig, plans: Mapping[str, CapacityPlan]) -> list[dict[str, Any]]:
+def gpu_queues(
+    config: StackConfig, plans: Mapping[str, CapacityPlan]
+) -> tuple[tuple[dict[str, Any], ...], dict[str, dict[str, int]]]:
     """Kueue's objects: each pool's flavors from its plan, less what the serving sets on it may hold at their
-    most replicas (canaries included), and the teams' queues over them."""
+    most replicas (canaries included), and the teams' queues over them; and each team's per-namespace GPU
+    quota per class: with queues on, what Kueue may admit for the team (a namespace's quota must not stop
+    what the cohort lends), else its `gpus`."""
     groups = [(g.name, g.workload_class, g.gpus_per_instance) for g in config.gpu_node_groups]
     offered = flavors(groups, plans, served_gpus(config.serving))
+    pools_of = {t.name: config.tenant_pools(t) for t in config.tenants}
     try:
-        return queue_manifests(config.tenants, {t.name: config.tenant_pools(t) for t in config.tenants}, offered)
+        manifests = queue_manifests(config.tenants, pools_of, offered)
+        ceilings = queue_ceilings(config.tenants, pools_of, offered)
     except FieldError as error:
         raise field_error(error) from None
+    namespace_gpus = {
+        t.name: {k: ceilings.get((t.name, k), n) if config.queues.enabled else n for k, n in t.gpus.items()}
+        for t in config.tenants
+    }
+    return tuple(manifests), namespace_gpus
 
 
 def block_schedules(config: StackConfig, zones: Sequence[str], now: datetime) -> dict[str, BlockSchedule]:
@@ -133,7 +145,7 @@ def monitoring_series(config: StackConfig) -> SeriesEstimate:
         gpu_nodes=sum(g.max_gpus // g.gpus_per_instance for g in config.gpu_node_groups),
         gpus=sum(g.max_gpus for g in config.gpu_node_groups),
         triton_pods=sum(s.max_replicas + (s.canary.replicas if s.canary else 0) for s in config.serving),
-        namespaces=len(config.serving) + sum(len(t.namespaces) for t in config.tenants) + 12,
+        namespaces=len(config.serving) + sum(len(t.namespace_names) for t in config.tenants) + 12,
     )
 
 

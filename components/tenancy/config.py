@@ -86,15 +86,15 @@ class TenantConfig(BaseModel):
     gpus: dict[str, int] = Field(
         {},
         description="GPUs each of the team's namespaces may request at once, per "
-        "workload class (batch, online); none: no GPU. Also the team's nominal quota in its class's Kueue "
-        "cohort across all its namespaces, checked against what its pools run (deployed with `queues.enabled`; "
-        "docs/capacity-decision.md).",
+        "workload class (batch, online); none: no GPU. With `queues.enabled`, the team's nominal quota in its "
+        "class's Kueue cohort across all its namespaces, checked against what its pools run, and each namespace's "
+        "batch quota is what Kueue may admit for the team (docs/capacity-decision.md).",
     )
     gpu_borrowing_limits: dict[str, int] = Field(
         {},
         description="With `queues.enabled`: GPUs per class the team may borrow beyond `gpus` from the cohort's idle "
-        "quota (each namespace's own GPU quota still applies); default: no limit for batch, none for online "
-        "(serving is never preempted to give GPUs back).",
+        "quota, on each flavor of its pools (Kueue's limit is per flavor); default: no limit for batch, none for "
+        "online (serving is never preempted to give GPUs back).",
     )
     gpu_lending_limits: dict[str, int] = Field(
         {},

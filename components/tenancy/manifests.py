@@ -10,6 +10,7 @@ Kubernetes group of their own, bound in their namespaces only to the `seedance-t
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from components.common.manifests import (
@@ -138,13 +139,13 @@ def _role_binding(tenant: TenantConfig, name: str, role: str = TENANT_ROLE) -> M
     }
 
 
-def _quotas(tenant: TenantConfig, name: str) -> list[Manifest]:
+def _quotas(tenant: TenantConfig, name: str, gpus: Mapping[str, int]) -> list[Manifest]:
     """The namespace's total, and per workload class by the pods' priority class: a pod naming no class
     falls under the total only, which holds every GPU the team has."""
     total = {
         "requests.cpu": str(tenant.cpu),
         "requests.memory": f"{tenant.memory_gib}Gi",
-        GPU: str(sum(tenant.gpus.values())),
+        GPU: str(sum(gpus.values())),
     }
     quotas = [
         {
@@ -168,7 +169,7 @@ def _quotas(tenant: TenantConfig, name: str) -> list[Manifest]:
             },
         }
 
-    for klass, count in sorted(tenant.gpus.items()):
+    for klass, count in sorted(gpus.items()):
         quotas.append(scoped(klass, {GPU: str(count)}, [PRIORITY_CLASS[klass]]))
     # The platform's classes outrank every team's: no pod of a team may run at one of them.
     quotas.append(scoped("platform-classes", {"pods": "0"}, list(PLATFORM_CLASSES)))
@@ -198,9 +199,12 @@ def observer_bindings(tenant: TenantConfig, observed: list[str]) -> list[Manifes
     return [_role_binding(tenant, name, OBSERVER_ROLE) for name in observed]
 
 
-def tenant_manifests(tenant: TenantConfig, triton_namespaces: dict[str, list[str]]) -> list[Manifest]:
+def tenant_manifests(
+    tenant: TenantConfig, triton_namespaces: dict[str, list[str]], gpus: Mapping[str, int] | None = None
+) -> list[Manifest]:
     """Every namespace of the team. `triton_namespaces`: per team namespace, the serving sets' namespaces
-    that list it as a client, which its egress must reach on the inference ports (and only its)."""
+    that list it as a client, which its egress must reach on the inference ports (and only its). `gpus`: each
+    namespace's GPU quota per class (default the team's `gpus`; with queues, what Kueue may admit for it)."""
     objects: list[Manifest] = []
     for name in tenant.namespace_names:
         calls = triton_namespaces.get(name, [])
@@ -227,7 +231,7 @@ def tenant_manifests(tenant: TenantConfig, triton_namespaces: dict[str, list[str
             ns,
             *namespace_baseline(name),
             team,
-            *_quotas(tenant, name),
+            *_quotas(tenant, name, tenant.gpus if gpus is None else gpus),
             _defaults(tenant, name),
             _role_binding(tenant, name),
         ]

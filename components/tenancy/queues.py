@@ -19,7 +19,13 @@ import yaml
 
 from components.capacity.plan import CapacityPlan
 from components.common.addon_resources import ADDON_RESOURCES
-from components.common.manifests import api_server_egress, namespace, namespace_baseline, network_policy
+from components.common.manifests import (
+    admission_policy,
+    api_server_egress,
+    namespace,
+    namespace_baseline,
+    network_policy,
+)
 from components.common.validation import FieldError
 from components.compute.labels import (
     GPU_TAINT,
@@ -29,14 +35,13 @@ from components.compute.labels import (
     pool_taint,
     pool_tolerations,
 )
-from components.compute.priority import CLUSTER_CRITICAL
+from components.compute.priority import CLUSTER_CRITICAL, PRIORITY_CLASS
 from components.pricing.reserved import CAPACITY_RESERVATION, RESERVED_INSTANCE
 from components.tenancy.config import QueuesConfig, TenantConfig
 from components.tenancy.manifests import TENANT_LABEL
+from seedance_client.contract import GPU_RESOURCE, QUEUE_LABEL
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
-QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
-GPU_RESOURCE = "nvidia.com/gpu"
 # Its own namespace: the chart gives its controller read and write on every Secret of the release's namespace.
 KUEUE_NAMESPACE = "kueue-system"
 KUEUE_PODS = {"app.kubernetes.io/name": "kueue", "control-plane": "controller-manager"}
@@ -234,7 +239,7 @@ def cluster_queue(
     """A team's queue in its class's cohort: its nominal GPUs per flavor, in the class's order, with the limits
     its config gives. Batch borrows idle quota and has its own reclaimed by preemption; online neither
     borrows nor is preempted (a serving pod evicted to give GPUs back is an outage)."""
-    borrowing = tenant.gpu_borrowing_limits.get(klass, 0 if klass == "online" else None)
+    borrowing = borrowing_limit(tenant, klass)
     lending = tenant.gpu_lending_limits.get(klass)
     order = [f for f in offered if f.workload_class == klass and f.name in quota]
     resources = []
@@ -276,6 +281,117 @@ def local_queue(tenant: TenantConfig, namespace: str, klass: str) -> dict[str, A
         "metadata": {"name": local_queue_name(klass), "namespace": namespace, "labels": {TENANT_LABEL: tenant.name}},
         "spec": {"clusterQueue": cluster_queue_name(tenant.name, klass)},
     }
+
+
+def queue_ceilings(
+    tenants: Sequence[TenantConfig], pools_of: Mapping[str, Sequence[str]], offered: Sequence[Flavor]
+) -> dict[tuple[str, str], int]:
+    """The most GPUs Kueue may admit for each (team, class): per flavor its nominal quota and what its borrowing
+    limit lets it add (Kueue's limits are per flavor), never beyond the flavor's GPUs. Each of the team's
+    namespaces gets this as its GPU quota, so the quota never stops what the cohort lends."""
+    quotas = nominal_quotas(tenants, pools_of, offered)
+    gpus = {f.name: f.gpus for f in offered}
+    ceilings = {}
+    for tenant in tenants:
+        for klass in FLAVOR_ORDER:
+            if (tenant.name, klass) in quotas:
+                borrowing = borrowing_limit(tenant, klass)
+                ceilings[(tenant.name, klass)] = sum(
+                    gpus[name] if borrowing is None else min(gpus[name], nominal + borrowing)
+                    for name, nominal in quotas[(tenant.name, klass)].items()
+                )
+    return ceilings
+
+
+def borrowing_limit(tenant: TenantConfig, klass: str) -> int | None:
+    """GPUs the team's queue may borrow per flavor (None: no limit; online never borrows)."""
+    return tenant.gpu_borrowing_limits.get(klass, 0 if klass == "online" else None)
+
+
+QUEUED_JOBS_POLICY = "seedance-tenant-queued-jobs"
+QUEUED_PODS_POLICY = "seedance-tenant-queued-pods"
+# The identity kube-controller-manager's Job controller acts as (EKS runs it with service account credentials).
+JOB_CONTROLLER = "system:serviceaccount:kube-system:job-controller"
+
+
+def queue_admission_policies() -> list[dict[str, Any]]:
+    """In the teams' namespaces, with queues: a Job (or a CronJob's jobs) names one of the team's LocalQueues
+    (one naming none would sit suspended, Kueue's for ever), and a pod of the batch class asking for GPUs is
+    made by the Job controller for a Job Kueue admitted, never directly: Kueue counts jobs, not pods, so a
+    team's own GPU pod would hold GPUs outside its queue. Only what a request changes is judged (a Job made
+    before queues, updated by its controller, passes)."""
+    queues = "[" + ", ".join(f'"{local_queue_name(k)}"' for k in FLAVOR_ORDER) + "]"
+    label = f'"{QUEUE_LABEL}"'
+    named = "has({0}.metadata.labels) && {1} in {0}.metadata.labels ? {0}.metadata.labels[{1}] : ''"
+    template = "(object.kind == 'CronJob' ? object.spec.jobTemplate : object)"
+    before = "(oldObject.kind == 'CronJob' ? oldObject.spec.jobTemplate : oldObject)"
+    teams = {"matchExpressions": [{"key": TENANT_LABEL, "operator": "Exists"}]}
+    jobs = admission_policy(
+        QUEUED_JOBS_POLICY,
+        [
+            {
+                "apiGroups": ["batch"],
+                "apiVersions": ["v1"],
+                "operations": ["CREATE", "UPDATE"],
+                "resources": ["jobs", "cronjobs"],
+            }
+        ],
+        [
+            {
+                "expression": "(request.operation == 'UPDATE' && variables.queue == variables.before) || "
+                f"variables.queue in {queues}",
+                "message": f"a team's Job names its queue: label {QUEUE_LABEL} set to one of its LocalQueues "
+                f"({', '.join(local_queue_name(k) for k in FLAVOR_ORDER)}); on a CronJob, in its jobTemplate",
+            },
+            {
+                # Kueue leaves a Job owned by a kind it manages (a Job, a JobSet) to that owner's workload: a Job
+                # made to belong to the team's own small queued Job would run unqueued. A CronJob's Jobs are queued.
+                "expression": "object.kind != 'Job' || (request.operation == 'UPDATE' && variables.owners == "
+                "(has(oldObject.metadata.ownerReferences) ? oldObject.metadata.ownerReferences : [])) || "
+                "variables.owners.all(o, o.apiVersion == 'batch/v1' && o.kind == 'CronJob')",
+                "message": "a team's Job belongs to no other object but a CronJob: Kueue does not queue a Job it "
+                "takes to be part of another's workload",
+            },
+        ],
+        variables=[
+            {"name": "queue", "expression": named.format(template, label)},
+            {
+                "name": "owners",
+                "expression": "has(object.metadata.ownerReferences) ? object.metadata.ownerReferences : []",
+            },
+            {
+                "name": "before",
+                "expression": f"request.operation == 'UPDATE' ? ({named.format(before, label)}) : ''",
+            },
+        ],
+        namespace_selector=teams,
+    )
+    asks = (
+        f"has(c.resources) && ((has(c.resources.requests) && '{GPU_RESOURCE}' in c.resources.requests) || "
+        f"(has(c.resources.limits) && '{GPU_RESOURCE}' in c.resources.limits))"
+    )
+    pods = admission_policy(
+        QUEUED_PODS_POLICY,
+        [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}],
+        [
+            {
+                "expression": f"!has(object.spec.priorityClassName) || object.spec.priorityClassName != "
+                f"'{PRIORITY_CLASS['batch']}' || !variables.gpus || request.userInfo.username == '{JOB_CONTROLLER}'",
+                "message": f"a team's batch GPUs are Kueue's to hand out: run GPU work of class "
+                f"{PRIORITY_CLASS['batch']} as a Job that names its queue ({QUEUE_LABEL}), not as a pod of "
+                "its own or of another controller",
+            }
+        ],
+        variables=[
+            {
+                "name": "gpus",
+                "expression": f"object.spec.containers.exists(c, {asks}) || "
+                f"(has(object.spec.initContainers) && object.spec.initContainers.exists(c, {asks}))",
+            }
+        ],
+        namespace_selector=teams,
+    )
+    return [*jobs, *pods]
 
 
 def queue_manifests(

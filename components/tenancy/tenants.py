@@ -22,7 +22,13 @@ from components.tenancy.manifests import (
     tenant_manifests,
     tenant_pod_policy,
 )
-from components.tenancy.queues import KUEUE_CHART, KUEUE_NAMESPACE, kueue_namespace, kueue_values
+from components.tenancy.queues import (
+    KUEUE_CHART,
+    KUEUE_NAMESPACE,
+    kueue_namespace,
+    kueue_values,
+    queue_admission_policies,
+)
 
 
 class TenantSpace(pulumi.ComponentResource):
@@ -34,6 +40,7 @@ class TenantSpace(pulumi.ComponentResource):
         triton_namespaces: dict[str, list[str]],
         observed_namespaces: list[str],
         pools: list[str],
+        namespace_gpus: Mapping[str, int],
         cluster_name: pulumi.Input[str],
         provider: k8s.Provider,
         tags: Mapping[str, str],
@@ -42,7 +49,7 @@ class TenantSpace(pulumi.ComponentResource):
         super().__init__("seedance:tenancy:TenantSpace", name, None, opts)
         in_cluster = pulumi.ResourceOptions(parent=self, provider=provider)
         namespaces = {}
-        manifests = tenant_manifests(tenant, triton_namespaces)
+        manifests = tenant_manifests(tenant, triton_namespaces, namespace_gpus)
         for manifest in manifests:
             if manifest["kind"] == "Namespace":
                 namespaces[manifest["metadata"]["name"]] = declare(
@@ -113,6 +120,7 @@ class GpuQueues(pulumi.ComponentResource):
         config: QueuesConfig,
         manifests: Sequence[Manifest],
         *,
+        teams: bool,
         vpc_cidr: str,
         api_service_ip: str,
         provider: k8s.Provider,
@@ -133,6 +141,9 @@ class GpuQueues(pulumi.ComponentResource):
             values=kueue_values(config),  # the chart takes no pod labels: Kueue's cost is the system nodes'
             opts=pulumi.ResourceOptions.merge(in_cluster, pulumi.ResourceOptions(depends_on=space)),
         )
+        # Jobs in the teams' namespaces name their queues; batch GPU pods are the Job controller's.
+        for manifest in queue_admission_policies() if teams else []:
+            declare(manifest, f"{name}-{manifest['metadata']['name']}-{manifest['kind'].lower()}", in_cluster)
         after = pulumi.ResourceOptions(parent=self, provider=provider, depends_on=[release])
         for manifest in manifests:
             where = manifest["metadata"].get("namespace")

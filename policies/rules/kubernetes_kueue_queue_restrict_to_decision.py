@@ -41,7 +41,6 @@ from components.tenancy.config import TenantConfig
 from components.tenancy.manifests import TENANT_LABEL
 from components.tenancy.queues import (
     FLAVOR_ORDER,
-    GPU_RESOURCE,
     KUEUE_CHART,
     KUEUE_NAMESPACE,
     Flavor,
@@ -51,6 +50,7 @@ from components.tenancy.queues import (
     resource_flavor,
 )
 from policies.framework import Rule
+from seedance_client.contract import GPU_RESOURCE
 
 KINDS = (KUEUE_FLAVOR, KUEUE_CLUSTER_QUEUE, KUEUE_LOCAL_QUEUE)
 

@@ -170,9 +170,13 @@ class Kube:
         namespace: str | None = None,
         identity: Identity | None = None,
         dry_run: bool = False,
+        dependents: bool = False,
     ) -> Answer:
+        """`dependents`: the garbage collector deletes what the object owns too (a Job's pods and its Kueue
+        Workload; the API's default for a Job orphans them)."""
         path = self.resource(api_version, kind).path(namespace, name)
-        return self._request("DELETE", path, identity=identity, params=_dry_run(dry_run))
+        params = {**_dry_run(dry_run), **({"propagationPolicy": "Background"} if dependents else {})}
+        return self._request("DELETE", path, identity=identity, params=params)
 
     def can(
         self,

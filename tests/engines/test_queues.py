@@ -6,20 +6,29 @@ next step.)"""
 
 from __future__ import annotations
 
+import time
+
 import yaml
 
+from components.compute.priority import PRIORITY_CLASS, priority_classes
 from components.tenancy.config import QueuesConfig, TenantConfig
 from components.tenancy.manifests import TENANT_LABEL
 from components.tenancy.queues import (
+    JOB_CONTROLLER,
     KUEUE_CHART,
     KUEUE_NAMESPACE,
+    QUEUED_JOBS_POLICY,
+    QUEUED_PODS_POLICY,
     Flavor,
     kueue_configuration,
     kueue_values,
+    queue_admission_policies,
     queue_manifests,
 )
 from seedance import charts
-from tests.engines.stack_objects import established
+from seedance_client.contract import GPU_RESOURCE, QUEUE_LABEL
+from tests.engines.kube import Identity
+from tests.engines.stack_objects import established, type_checked
 
 MINOR = "1.35"
 PEOPLE = "arn:aws:iam::123456789012:role/people"
@@ -104,3 +113,60 @@ def test_kueues_schemas_refuse_what_they_would_refuse_from_anyone(plane_of):
     queue = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "old"}}
     answer = kube.apply({**queue, "spec": {"cohort": "seedance-batch"}}, strict=True)
     assert not answer.allowed and "cohort" in answer.message
+
+
+JOB_CONTROLLER_IDENTITY = Identity(JOB_CONTROLLER, ("system:serviceaccounts", "system:authenticated"))
+# RBAC lets a team's people create pods in its namespaces; here, any pod's maker the authorizer lets through.
+PERSON = Identity("alice", ("system:masters", "system:authenticated"))
+
+
+def _gpu_job(namespace: str, queue: str | None) -> dict:
+    pod = {
+        "metadata": {"labels": {"app": "train"}},
+        "spec": {
+            "restartPolicy": "Never",
+            "priorityClassName": PRIORITY_CLASS["batch"],
+            "containers": [{"name": "t", "image": "trainer:1", "resources": {"limits": {GPU_RESOURCE: "1"}}}],
+        },
+    }
+    labels = {QUEUE_LABEL: queue} if queue else {}
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "train", "namespace": namespace, "labels": labels},
+        "spec": {"template": pod},
+    }
+
+
+def test_a_teams_jobs_name_their_queues_and_its_batch_gpu_pods_are_the_job_controllers(plane_of):
+    """The queues' admission policies on the server's own CEL: type-checked without warnings, a Job without a
+    queue refused and one with a queue admitted, a batch GPU pod refused from a person and admitted from the
+    Job controller (what runs a Job Kueue admitted)."""
+    kube = plane_of(MINOR).kube
+    namespace = "queued-team"
+    labels = {TENANT_LABEL: "queued-team"}
+    assert kube.apply(
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace, "labels": labels}}
+    ).allowed
+    for manifest in [*priority_classes(), *queue_admission_policies()]:
+        assert kube.apply(manifest).allowed, manifest["metadata"]["name"]
+    for name in (QUEUED_JOBS_POLICY, QUEUED_PODS_POLICY):
+        assert type_checked(kube, name, 90)["typeChecking"].get("expressionWarnings") is None, name
+    # The server enforces a policy once it has seen it and its binding: the first refusal is waited for.
+    deadline = time.monotonic() + 30
+    while not (refused := kube.create(_gpu_job(namespace, None), dry_run=True)).denied_by(QUEUED_JOBS_POLICY):
+        assert time.monotonic() < deadline, refused.message
+        time.sleep(0.5)
+    assert kube.create(_gpu_job(namespace, "batch"), dry_run=True).allowed
+    assert kube.create(_gpu_job(namespace, "another-teams"), dry_run=True).denied_by(QUEUED_JOBS_POLICY)
+    owned = _gpu_job(namespace, "batch")
+    owned["metadata"]["ownerReferences"] = [
+        {"apiVersion": "batch/v1", "kind": "Job", "name": "small", "uid": "3f1c2a9e-0000-4000-8000-000000000001"}
+    ]
+    assert kube.create(owned, dry_run=True).denied_by(QUEUED_JOBS_POLICY)  # Kueue would leave it to its owner
+    pod = {"apiVersion": "v1", "kind": "Pod", **_gpu_job(namespace, "batch")["spec"]["template"]}
+    pod["metadata"] = {"name": "direct", "namespace": namespace}
+    while not (direct := kube.create(pod, identity=PERSON, dry_run=True)).denied_by(QUEUED_PODS_POLICY):
+        assert time.monotonic() < deadline, direct.message
+        time.sleep(0.5)
+    assert kube.create(pod, identity=JOB_CONTROLLER_IDENTITY, dry_run=True).allowed

@@ -81,7 +81,7 @@ def test_a_consumer_asking_for_1_0_reads_a_1_0_producer_and_one_asking_more_is_t
     with pytest.raises(
         IncompatiblePlatform,
         match=r"^org/seedance-gpu/prod: .*exports contract 1.0; this program "
-        r"needs 1.3",
+        rf"needs {CONTRACT_VERSION}",
     ):
         parse_contract(older, "org/seedance-gpu/prod")
 
@@ -129,7 +129,8 @@ def _read_through_a_stack_reference(outputs: dict, requires: str):
 
 
 @pytest.mark.parametrize(
-    "producer, requires", [("1.0", "1.0"), ("1.1", "1.0"), ("1.2", "1.2"), ("1.3", "1.3"), ("1.4", "1.3")]
+    "producer, requires",
+    [("1.0", "1.0"), ("1.1", "1.0"), ("1.2", "1.2"), ("1.3", "1.3"), ("1.4", "1.4"), ("1.5", "1.4")],
 )
 def test_the_current_client_reads_older_current_and_newer_producers_through_a_stack_reference(
     plan_of, producer, requires
@@ -142,7 +143,9 @@ def test_the_current_client_reads_older_current_and_newer_producers_through_a_st
         outputs["gpu_pools"] = [{k: v for k, v in pool.items() if k != "zones"} for pool in outputs["gpu_pools"]]
     if producer in ("1.0", "1.1", "1.2"):  # nor 1.3's claim prices
         outputs["storage_classes"] = {k: v for k, v in outputs["storage_classes"].items() if k != "claim_prices"}
-    if producer == "1.4":  # a newer producer's fields, at the top and inside
+    if producer in ("1.0", "1.1", "1.2", "1.3"):  # nor 1.4's queues
+        outputs.pop("queues")
+    if producer == "1.5":  # a newer producer's fields, at the top and inside
         outputs["regions_served"] = ["eu-west-1"]
         outputs["gpu_pools"] = [{**pool, "interconnect": "efa"} for pool in outputs["gpu_pools"]]
     contract = _read_through_a_stack_reference(outputs, requires)

@@ -2,14 +2,23 @@
 default requests, a network that reaches what it needs and nothing else, publishing, and its data."""
 
 import json
+from datetime import UTC, datetime
 
 import pytest
+import yaml
 
+from components.plan.resources import K8S_ADMISSION_POLICY as POLICY
+from components.stack.capacity import RunMode, table_zones
 from components.stack.config import ConfigError, parse_config_values
+from components.stack.derivation import derive
 from components.tenancy.config import TenantConfig
+from components.tenancy.queues import QUEUED_JOBS_POLICY, QUEUED_PODS_POLICY
+from policies.expectations import stack_policy_config
+from seedance.check_command import check, plan_resources
+from seedance.cli import offline_plan
 from tests.k8s_checks import declared_manifests, schema_errors
 from tests.policy_evaluation import Request, allows
-from tests.stacks import stack_config
+from tests.stacks import REPO, stack_config
 
 TEAM = "arn:aws:iam::123456789012:role/video-ml-engineers"
 
@@ -206,3 +215,28 @@ def test_a_tenants_pods_can_only_say_they_are_the_tenants(plan_of):
     )
     for labels in ({"team": "search"}, {"app.kubernetes.io/name": "x"}, {}):
         assert denials(spec, request, pod(labels), namespace_object=namespace), labels
+
+
+def test_with_queues_a_teams_namespaces_hold_what_kueue_may_admit_and_its_jobs_name_their_queues(tmp_path):
+    """Staging (queues on) with a team: each of its namespaces' batch GPU quota is its ceiling under Kueue (a
+    namespace's quota must not refuse what the cohort lends), the queue guards are declared, the contract
+    names the queues, and the gate passes the plan."""
+    team = {"name": "vision", "principal_arns": ["arn:aws:iam::123456789012:role/vision"], "gpus": {"batch": 1}}
+    document = yaml.safe_load((REPO / "stacks" / "Pulumi.staging.yaml").read_text())
+    document["config"]["seedance-gpu:tenants"] = [team]
+    path = tmp_path / "Pulumi.staging.yaml"
+    path.write_text(yaml.safe_dump(document))
+    plan, _ = offline_plan("staging", REPO / "infra", path)
+    config = stack_config("staging", tenants=[TenantConfig(**team)])
+    derived = derive(config, "staging", table_zones(config), REPO / "stacks", datetime.now(UTC), RunMode.offline_plan())
+    ceiling = derived.namespace_gpus["vision"]["batch"]
+    assert ceiling > 1  # the pool runs more than the team's nominal GPU, all of it lendable to the team
+    quotas = {
+        q["metadata"]["name"]: q["spec"]["hard"] for q in objects(plan, "kubernetes:core/v1:ResourceQuota", "vision")
+    }
+    assert quotas["vision-batch"] == {"requests.nvidia.com/gpu": str(ceiling)}
+    guards = {p["metadata"]["name"] for p in objects(plan, POLICY)}
+    assert {QUEUED_JOBS_POLICY, QUEUED_PODS_POLICY} <= guards
+    assert plan.outputs["queues"] == {"batch": "batch", "online": "online"}
+    violations, _cost = check(plan_resources(plan), "staging", config.region, stack_policy_config(config))
+    assert [v for v in violations if v.level == "mandatory"] == []

@@ -6,6 +6,7 @@ import json
 import pytest
 
 from seedance_client.cli import main
+from seedance_client.contract import CONTRACT_VERSION
 from tests.stacks import REPO
 
 TRAINING = str(REPO / "examples" / "training-job")
@@ -39,9 +40,9 @@ def test_a_contract_file_that_is_missing_oversized_or_not_an_object_is_one_line(
 def test_a_platform_of_an_older_or_other_major_contract_is_refused_before_the_program_runs(tmp_path, capsys, plan_of):
     older = outputs_file(tmp_path, plan_of, contract_version="1.2")
     err = one_line_error(capsys, ["plan", "--stack", "dev", "--program", TRAINING, "--contract", str(older)])
-    assert "exports contract 1.2; this program needs 1.3" in err
+    assert f"exports contract 1.2; this program needs {CONTRACT_VERSION}" in err
     broken = outputs_file(tmp_path, plan_of, gpu_pools="none")
-    assert "do not match contract 1.3" in one_line_error(
+    assert f"do not match contract {CONTRACT_VERSION}" in one_line_error(
         capsys, ["check", "--stack", "dev", "--program", TRAINING, "--contract", str(broken)]
     )
 

@@ -10,15 +10,19 @@ from hypothesis import strategies as st
 
 from components.cost.estimate import catalog_for, estimate
 from components.plan.resources import PlanResource
-from seedance_client.contract import ClaimPrice, GpuPool, PlatformContract
+from components.tenancy.queues import JOB_CONTROLLER, QUEUED_JOBS_POLICY, QUEUED_PODS_POLICY, queue_admission_policies
+from seedance_client.contract import GPU_RESOURCE, QUEUE_LABEL, ClaimPrice, GpuPool, PlatformContract
 from seedance_client.team_rules import (
     COSTLY_CLAIM_USD,
     claim_cost,
     contract_fit,
+    pod_spec,
     pools_reached,
     quantity_gib,
+    queue_fit,
     team_findings,
 )
+from tests.admission import denials
 from tests.stacks import REPO
 
 FIXTURE = json.loads((REPO / "tests/fixtures/policies/kubernetes-tenant-require-contract-fit.json").read_text())
@@ -301,3 +305,82 @@ def test_findings_fail_on_fit_and_name_claims_above_the_limit_only():
     findings, costs = team_findings([at_limit, above, stray, other], [priced])
     assert [(f.level, f.message.split(":")[0]) for f in findings] == [("advisory", "above"), ("mandatory", "stray")]
     assert [c.monthly_usd for c in costs] == [COSTLY_CLAIM_USD, COSTLY_CLAIM_USD + 1]
+
+
+QUEUED = CONTRACT.model_copy(update={"queues": {"batch": "batch", "online": "online"}})
+MAKERS = {  # who creates the pods of each kind (kube-controller-manager's controllers, or the person)
+    "Pod": "alice",
+    "Deployment": "system:serviceaccount:kube-system:replicaset-controller",
+    "Job": JOB_CONTROLLER,
+    "CronJob": JOB_CONTROLLER,
+}
+
+
+def _queued_object(kind, queue=None, priority="seedance-batch", gpus=True, owner=None):
+    container = {"name": "c", "image": "i", **({"resources": {"limits": {GPU_RESOURCE: "1"}}} if gpus else {})}
+    pod = {"priorityClassName": priority, "containers": [container]}
+    labels = {"team": "video-ml", **({QUEUE_LABEL: queue} if queue is not None else {})}
+    metadata = {"name": "w", "namespace": "video-train", "labels": labels}
+    if owner:
+        metadata["ownerReferences"] = [{"apiVersion": "batch/v1", "kind": owner, "name": "o", "uid": "u"}]
+    if kind == "Pod":
+        return {"apiVersion": "v1", "kind": kind, "metadata": metadata, "spec": pod}
+    template = {"metadata": {"labels": {"team": "video-ml"}}, "spec": pod}
+    if kind == "CronJob":
+        job = {"metadata": {"labels": labels}, "spec": {"template": template}}
+        return {
+            "apiVersion": "batch/v1",
+            "kind": kind,
+            "metadata": {**metadata, "labels": {"team": "video-ml"}},
+            "spec": {"schedule": "@daily", "jobTemplate": job},
+        }
+    group = "batch/v1" if kind == "Job" else "apps/v1"
+    return {"apiVersion": group, "kind": kind, "metadata": metadata, "spec": {"template": template}}
+
+
+def _platform_refuses(obj) -> bool:
+    """The platform's queue guards (components/tenancy/queues.py) on the object and on the pods it makes."""
+    policies = {
+        m["metadata"]["name"]: m["spec"] for m in queue_admission_policies() if m["kind"] == "ValidatingAdmissionPolicy"
+    }
+    refused = False
+    if obj["kind"] in ("Job", "CronJob"):
+        refused |= bool(
+            denials(policies[QUEUED_JOBS_POLICY], {"operation": "CREATE", "userInfo": {"username": "a"}}, obj)
+        )
+    spec = pod_spec(obj)
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "video-train"}, "spec": spec}
+    request = {"operation": "CREATE", "userInfo": {"username": MAKERS[obj["kind"]]}}
+    return refused or bool(denials(policies[QUEUED_PODS_POLICY], request, pod))
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [
+        _queued_object("Job"),
+        _queued_object("Job", "batch"),
+        _queued_object("Job", "online", priority="seedance-online"),
+        _queued_object("Job", "another-teams"),
+        _queued_object("Job", ""),
+        _queued_object("Job", "batch", owner="Job"),  # Kueue leaves it to its owner's workload
+        _queued_object("Job", "batch", owner="CronJob"),
+        _queued_object("CronJob"),
+        _queued_object("CronJob", "batch"),
+        _queued_object("Pod"),
+        _queued_object("Pod", "batch"),  # a pod's queue label does not queue it: only Jobs are
+        _queued_object("Pod", priority="seedance-online"),
+        _queued_object("Pod", gpus=False),
+        _queued_object("Deployment"),
+        _queued_object("Deployment", priority="seedance-online"),
+    ],
+    ids=lambda o: (),
+)
+def test_the_clients_queue_verdict_is_the_platforms_guards(obj):
+    client = queue_fit("w", obj["kind"], obj, pod_spec(obj), [QUEUED])
+    assert bool(client) is _platform_refuses(obj), client
+
+
+def test_a_platform_without_queues_asks_no_queue():
+    assert contract_fit("kubernetes:batch/v1:Job", "w", _queued_object("Job"), [CONTRACT]) == []
+    refused = contract_fit("kubernetes:batch/v1:Job", "w", _queued_object("Job"), [QUEUED])
+    assert refused and QUEUE_LABEL in refused[0]

@@ -13,6 +13,9 @@ from components.pricing.reserved import CAPACITY_RESERVATION, RESERVED_INSTANCE,
 from components.tenancy.config import QueuesConfig, TenantConfig
 from components.tenancy.manifests import TENANT_LABEL
 from components.tenancy.queues import (
+    JOB_CONTROLLER,
+    QUEUED_JOBS_POLICY,
+    QUEUED_PODS_POLICY,
     Flavor,
     cluster_queue,
     flavors,
@@ -20,8 +23,12 @@ from components.tenancy.queues import (
     kueue_values,
     nominal_quotas,
     pool_units,
+    queue_admission_policies,
+    queue_ceilings,
     queue_manifests,
 )
+from seedance_client.contract import GPU_RESOURCE, QUEUE_LABEL
+from tests.admission import denials
 
 PEOPLE = "arn:aws:iam::123456789012:role/people"
 
@@ -175,3 +182,121 @@ def test_kueue_queues_team_jobs_only_and_admits_gangs_whole():
 def test_only_pinned_kueue_releases_are_accepted():
     with pytest.raises(ValueError, match="0.19.2"):
         QueuesConfig(kueue_version="0.18.0")
+
+
+def test_a_teams_ceiling_is_what_kueue_may_admit_for_it_per_flavor():
+    offered = [
+        Flavor("a", "batch", "reserved", 8),
+        Flavor("a", "batch", "spot", 24),
+        Flavor("o", "online", "reserved", 8),
+    ]
+    pools = {"x": ["a", "o"], "y": ["a"]}
+    free = team("x", batch=8, online=4)
+    limited = TenantConfig(name="y", principal_arns=[PEOPLE], gpus={"batch": 8}, gpu_borrowing_limits={"batch": 2})
+    ceilings = queue_ceilings([free, limited], pools, offered)
+    assert ceilings[("x", "batch")] == 8 + 24  # no borrowing limit: every GPU of its flavors
+    assert ceilings[("x", "online")] == 4  # online never borrows
+    quotas = nominal_quotas([free, limited], pools, offered)[("y", "batch")]
+    # Kueue's borrowing limit is per flavor: its nominal quota there plus the limit, within the flavor's GPUs.
+    assert ceilings[("y", "batch")] == sum(min(f.gpus, quotas[f.name] + 2) for f in offered if f.name in quotas)
+    assert ceilings[("y", "batch")] == 8 + 2 * 2
+
+
+JOB_CONTROLLER_USER = {"username": JOB_CONTROLLER, "groups": ["system:serviceaccounts"]}
+PERSON = {"username": "alice", "groups": ["seedance-tenant-x", "system:authenticated"]}
+
+
+def _policy(name):
+    return next(
+        m["spec"]
+        for m in queue_admission_policies()
+        if m["kind"] == "ValidatingAdmissionPolicy" and m["metadata"]["name"] == name
+    )
+
+
+def _job(queue=None, kind="Job"):
+    labels = {QUEUE_LABEL: queue} if queue is not None else {}
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "x", "labels": labels}}
+    if kind == "CronJob":
+        return {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "c"}, "spec": {"jobTemplate": job}}
+    return job
+
+
+@pytest.mark.parametrize(
+    "job, allowed",
+    [
+        (_job(), False),
+        (_job("batch"), True),
+        (_job("online"), True),
+        (_job("someone-elses"), False),
+        (_job("", "Job"), False),
+        (_job(kind="CronJob"), False),
+        (_job("batch", "CronJob"), True),
+    ],
+)
+def test_a_teams_job_names_one_of_its_queues(job, allowed):
+    found = denials(_policy(QUEUED_JOBS_POLICY), {"operation": "CREATE", "userInfo": PERSON}, job)
+    assert (found == []) is allowed, found
+
+
+def _owned(job, *owners):
+    job["metadata"]["ownerReferences"] = [
+        {"apiVersion": "batch/v1", "kind": kind, "name": "o", "uid": "u", "controller": True} for kind in owners
+    ]
+    return job
+
+
+@pytest.mark.parametrize(
+    "owners, allowed",
+    [((), True), (("CronJob",), True), (("Job",), False), (("JobSet",), False), (("CronJob", "Job"), False)],
+)
+def test_a_teams_job_belongs_to_no_object_but_a_cronjob(owners, allowed):
+    """Kueue leaves a Job whose owner is a kind it manages to that owner's workload (jobframework's
+    FindAncestorJobManagedByKueue): under the team's own small admitted Job, it would run unqueued."""
+    found = denials(
+        _policy(QUEUED_JOBS_POLICY), {"operation": "CREATE", "userInfo": PERSON}, _owned(_job("batch"), *owners)
+    )
+    assert (found == []) is allowed, found
+
+
+def test_a_job_cannot_be_given_an_owner_after_it_was_queued():
+    spec = _policy(QUEUED_JOBS_POLICY)
+    update = {"operation": "UPDATE", "userInfo": PERSON}
+    assert denials(spec, update, _owned(_job("batch"), "Job"), old=_job("batch"))
+    assert denials(spec, update, _owned(_job("batch"), "Job"), old=_owned(_job("batch"), "Job")) == []  # as it was
+
+
+def test_a_job_made_before_queues_may_be_updated_but_not_moved_off_its_queue():
+    spec = _policy(QUEUED_JOBS_POLICY)
+    update = {"operation": "UPDATE", "userInfo": JOB_CONTROLLER_USER}
+    assert denials(spec, update, _job(), old=_job()) == []
+    assert denials(spec, update, _job("batch"), old=_job("batch")) == []
+    assert denials(spec, update, _job(), old=_job("batch"))  # the label removed
+    assert denials(spec, update, _job("elsewhere"), old=_job())
+
+
+def _pod(priority="seedance-batch", gpus=1, where="containers", request="limits"):
+    container = {"name": "c", "image": "i", "resources": {request: {GPU_RESOURCE: gpus}} if gpus else {}}
+    spec = {"containers": [{"name": "main", "image": "i"}], "priorityClassName": priority}
+    spec[where] = [container] + (spec["containers"] if where == "containers" else [])
+    if priority is None:
+        del spec["priorityClassName"]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "x"}, "spec": spec}
+
+
+@pytest.mark.parametrize(
+    "pod, user, allowed",
+    [
+        (_pod(), PERSON, False),
+        (_pod(request="requests"), PERSON, False),
+        (_pod(where="initContainers"), PERSON, False),
+        (_pod(), JOB_CONTROLLER_USER, True),
+        (_pod(), {"username": "system:serviceaccount:kube-system:replicaset-controller"}, False),
+        (_pod(gpus=0), PERSON, True),  # no GPU asked for: the per-namespace CPU and memory quota is enough
+        (_pod(priority="seedance-online"), PERSON, True),  # online is not queued: its namespace quota holds it
+        (_pod(priority=None), PERSON, True),  # refused by the team's pod policy, which asks for a class
+    ],
+)
+def test_a_teams_batch_gpu_pod_is_the_job_controllers(pod, user, allowed):
+    found = denials(_policy(QUEUED_PODS_POLICY), {"operation": "CREATE", "userInfo": user}, pod)
+    assert (found == []) is allowed, found
