@@ -23,6 +23,8 @@ class GpuInstanceType:
     arch: str
     nitro: bool  # io2 Block Express above 32,000 IOPS needs Nitro
     mig: bool  # NVIDIA Multi-Instance GPU: A100/H100 class only
+    efa_interfaces: int  # Elastic Fabric Adapters the type takes (0: none)
+    network_cards: int
 
     @property
     def has_instance_store(self) -> bool:

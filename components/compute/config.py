@@ -92,6 +92,12 @@ class GpuNodeGroupConfig(BaseModel):
         description="Launch only in the stack's first zone, where pre-provisioned "
         "checkpoint volumes live (the autoscaler then starts a node where the volume is).",
     )
+    efa: bool = Field(
+        False,
+        description="A multi-node training pool: every Elastic Fabric Adapter its types take (one per network "
+        "card) in the launch template, for NCCL across nodes. Needs types that all take EFA on the same network "
+        "cards, and single_zone (EFA's OS-bypass traffic stays in one subnet).",
+    )
     gpu_sharing: GpuSharingConfig = Field(default_factory=GpuSharingConfig)
     class_overrides: WorkloadClassOverrides = Field(default_factory=WorkloadClassOverrides)
     capacity_blocks: list[CapacityBlockConfig] = Field(
@@ -146,6 +152,8 @@ class GpuNodeGroupConfig(BaseModel):
                     "needs ami_family al2023 (nodeadm mounts each disk); "
                     "Bottlerocket gives instance store to containerd and kubelet only",
                 )
+        if self.efa:
+            self._check_efa()
         per_instance = self.gpus_per_instance
         if self.max_gpus < per_instance:
             raise FieldError(
@@ -176,6 +184,37 @@ class GpuNodeGroupConfig(BaseModel):
             except FieldError as error:
                 raise FieldError(f"{where}.{error.field}", error.value, error.allowed) from None
         return self
+
+    def _check_efa(self) -> None:
+        types = [gpu_instance_type(t) for t in self.instance_types]
+        without = [t.name for t in types if t.efa_interfaces == 0]
+        if without:
+            raise FieldError(
+                "efa", True, f"{', '.join(without)} take no Elastic Fabric Adapter; allowed: false, or only EFA types"
+            )
+        cards = sorted({(t.network_cards, t.efa_interfaces) for t in types})
+        partial = [t.name for t in types if t.efa_interfaces != t.network_cards]
+        if partial:
+            raise FieldError(
+                "efa",
+                True,
+                f"{', '.join(partial)} have network cards without EFA; allowed: types with an adapter on every card "
+                "(components/compute/efa.py puts one on each)",
+            )
+        if len(cards) > 1:
+            shapes = ", ".join(f"{c} cards/{e} EFA" for c, e in cards)
+            raise FieldError(
+                "efa",
+                True,
+                f"its types differ in network cards and adapters ({shapes}): "
+                "one launch template lists one interface per card; allowed: types alike (split the group)",
+            )
+        if not self.single_zone:
+            raise FieldError(
+                "single_zone",
+                False,
+                "an EFA pool's nodes must share a subnet (EFA's OS-bypass traffic does not leave it); allowed: true",
+            )
 
     @property
     def termination_heartbeat_seconds(self) -> int:

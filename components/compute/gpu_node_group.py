@@ -23,6 +23,7 @@ from components.compute.asg import (
 )
 from components.compute.capacity_block import BlockSchedule, CapacityBlockConfig
 from components.compute.config import CONFIG_LABEL, GpuNodeGroupConfig, gpu_pool_selector
+from components.compute.efa import efa_interfaces
 from components.compute.labels import (
     ACCELERATOR_LABEL,
     AMI_FAMILY_LABEL,
@@ -114,10 +115,17 @@ class GpuNodeGroup(pulumi.ComponentResource):
                 http_put_response_hop_limit=1,
             ),
             network_interfaces=[
-                aws.ec2.LaunchTemplateNetworkInterfaceArgs(
-                    associate_public_ip_address="false",
-                    security_groups=[node_security_group_id],
-                    delete_on_termination="true",
+                aws.ec2.LaunchTemplateNetworkInterfaceArgs(**interface)
+                for interface in (
+                    efa_interfaces(config.instance_types[0], node_security_group_id)
+                    if config.efa
+                    else [
+                        {
+                            "associate_public_ip_address": "false",
+                            "security_groups": [node_security_group_id],
+                            "delete_on_termination": "true",
+                        }
+                    ]
                 )
             ],
             # Every device the AMI maps, encrypted with the stack key; the one holding container images

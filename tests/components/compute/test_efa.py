@@ -1,0 +1,97 @@
+"""A multi-node pool's network (components/compute/efa.py): one EFA per network card, the primary an EFA with
+ENA, the rest EFA-only, all in the nodes' security group and none public; and the pool's config refused
+where the layout cannot hold (types without EFA on every card, types unlike, more than one zone)."""
+
+import pytest
+import yaml
+from pydantic import ValidationError
+
+from components.catalog.instance_types import gpu_instance_type, gpu_instance_types
+from components.common.validation import FieldError
+from components.compute.config import GpuNodeGroupConfig
+from components.compute.efa import efa_interfaces
+from policies.expectations import stack_policy_config
+from seedance.check_command import check, plan_resources
+from seedance.cli import offline_plan
+from tests.stacks import REPO, stack_config
+
+LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+
+
+@pytest.mark.parametrize("instance_type, cards", [("p5.48xlarge", 32), ("p4d.24xlarge", 4), ("g6e.12xlarge", 1)])
+def test_one_adapter_per_network_card_the_primary_with_ena(instance_type, cards):
+    interfaces = efa_interfaces(instance_type, "sg-1")
+    assert len(interfaces) == cards == gpu_instance_type(instance_type).efa_interfaces
+    primary, *others = interfaces
+    assert (primary["network_card_index"], primary["device_index"], primary["interface_type"]) == (0, 0, "efa")
+    assert primary["associate_public_ip_address"] == "false"
+    assert [(i["network_card_index"], i["device_index"], i["interface_type"]) for i in others] == [
+        (card, 0, "efa-only") for card in range(1, cards)
+    ]
+    # EFA-only interfaces take no address, so no public one either; every interface is the nodes' group's.
+    assert all("associate_public_ip_address" not in i for i in others)
+    assert all(i["security_groups"] == ["sg-1"] and i["delete_on_termination"] == "true" for i in interfaces)
+
+
+def test_the_instance_table_has_an_adapter_on_every_card_of_each_efa_type():
+    """The layout puts one on each card: a type whose cards outnumber its adapters would be refused."""
+    for shape in gpu_instance_types().values():
+        assert shape.efa_interfaces in (0, shape.network_cards), shape.name
+
+
+def pool(**changes):
+    base = {
+        "name": "train",
+        "workload_class": "batch",
+        "instance_types": ["p4d.24xlarge"],
+        "desired_gpus": 0,
+        "max_gpus": 16,
+        "single_zone": True,
+        "efa": True,
+    }
+    return GpuNodeGroupConfig(**{**base, **changes})
+
+
+@pytest.mark.parametrize(
+    "changes, field, says",
+    [
+        ({"instance_types": ["g6.xlarge"], "max_gpus": 4}, "efa", "g6.xlarge take no Elastic Fabric Adapter"),
+        ({"instance_types": ["g6e.12xlarge", "g5.12xlarge", "g4dn.12xlarge"]}, None, None),  # alike: 1 card each
+        ({"single_zone": False}, "single_zone", "must share a subnet"),
+    ],
+)
+def test_an_efa_pool_is_refused_where_its_layout_cannot_hold(changes, field, says):
+    if field is None:
+        assert pool(**changes).efa
+        return
+    with pytest.raises(ValidationError) as raised:
+        pool(**changes)
+    (error,) = [e["ctx"]["error"] for e in raised.value.errors()]
+    assert isinstance(error, FieldError) and error.field == field and says in str(error)
+
+
+def test_types_that_differ_in_cards_are_refused():
+    # p4d and p5 differ in GPUs too, which the group refuses first: the card rule is checked on its own here.
+    config = pool()
+    object.__setattr__(config, "instance_types", ["p4d.24xlarge", "g6e.12xlarge"])
+    with pytest.raises(FieldError, match="differ in network cards"):
+        config._check_efa()
+
+
+def test_a_stack_with_an_efa_pool_plans_its_interfaces_and_passes_the_gate(tmp_path):
+    """prod's train pool (g6e, g6, g5 12xlarge: one card and one adapter each) as an EFA pool."""
+    document = yaml.safe_load((REPO / "stacks" / "Pulumi.prod.yaml").read_text())
+    groups = document["config"]["seedance-gpu:gpu_node_groups"]
+    next(g for g in groups if g["name"] == "train")["efa"] = True
+    path = tmp_path / "Pulumi.prod.yaml"
+    path.write_text(yaml.safe_dump(document))
+    plan, _ = offline_plan("prod", REPO / "infra", path)
+    (template,) = [r for r in plan.of_type(LAUNCH_TEMPLATE) if r.name.endswith("-train-template")]
+    (interface,) = template.inputs["networkInterfaces"]
+    assert interface["interfaceType"] == "efa" and interface["associatePublicIpAddress"] == "false"
+    config = stack_config("prod")
+    config = config.model_copy(
+        update={"gpu_node_groups": [g.model_copy(update={"efa": g.name == "train"}) for g in config.gpu_node_groups]}
+    )
+    violations, _cost = check(plan_resources(plan), "prod", config.region, stack_policy_config(config))
+    assert [v for v in violations if v.level == "mandatory"] == []
