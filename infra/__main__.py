@@ -14,6 +14,7 @@ from components.cluster.config import rebalance_summary
 from components.cluster.descheduler import Descheduler
 from components.compute.block_expiry import CapacityBlockExpiry
 from components.compute.config import GpuNodeGroupConfig, helm_device_plugin_sharing
+from components.compute.device_plugin import EfaDevicePlugin
 from components.compute.gpu_node_group import GpuNodeGroup
 from components.compute.node_identity import PoolIdentity
 from components.compute.spot_interruptions import SpotInterruptionHandling
@@ -150,6 +151,8 @@ node_groups = {
     )
     for group in config.gpu_node_groups
 }
+if any(group.efa for group in config.gpu_node_groups):  # the EFA pools' adapters, schedulable
+    EfaDevicePlugin(f"{name}-efa-device-plugin", opts=pulumi.ResourceOptions(provider=cluster.provider))
 ClusterAutoscaler(
     f"{name}-autoscaler",
     config.cluster.autoscaler,
@@ -261,7 +264,7 @@ spaces = [
         tenant,
         triton_namespaces=config.client_sets(tenant),
         observed_namespaces=[s.namespace for s in config.serving if s.name in tenant.publishes],
-        pools=config.tenant_pools(tenant),
+        pools=config.tenant_pool_classes(tenant),
         namespace_gpus=derived.namespace_gpus[tenant.name],
         cluster_name=cluster.name,
         provider=cluster.provider,

@@ -9,6 +9,7 @@ from typing import Any
 
 from components.cluster.config import PRINCIPAL_LISTS
 from components.compute.device_plugin import NAMESPACE as DEVICE_PLUGIN_NAMESPACE
+from components.compute.efa import EFA_PLUGIN_NAMESPACE
 from components.monitoring.config import GPU_AGENTS_NAMESPACE, METRICS_SCRAPER
 from components.monitoring.config import NAMESPACE as MONITORING_NAMESPACE
 from components.monitoring.grafana import NAMESPACE as GRAFANA_NAMESPACE
@@ -34,6 +35,7 @@ from policies.readers.rbac import subject_key
 PLATFORM_NAMESPACE_LEVELS = {
     "kube-system": "baseline",
     DEVICE_PLUGIN_NAMESPACE: "privileged",
+    EFA_PLUGIN_NAMESPACE: "privileged",
     GPU_AGENTS_NAMESPACE: "privileged",
     MONITORING_NAMESPACE: "baseline",
     OPENCOST_NAMESPACE: "restricted",
@@ -90,9 +92,8 @@ def guard_expectations(config: StackConfig) -> dict[str, Any]:
     built = [*persistent_volume_policy(provisioner_user(local) if local else None)]
     if config.tenants:
         built += [*tenant_cost_label_policy(), *tenant_guard_policies()]
-        built += [
-            manifest for tenant in config.tenants for manifest in tenant_pod_policy(tenant, config.tenant_pools(tenant))
-        ]
+        for tenant in config.tenants:
+            built += tenant_pod_policy(tenant, config.tenant_pool_classes(tenant))
         built += queue_admission_policies() if config.queues.enabled else []
     guards = [m for m in built if m["kind"] == "ValidatingAdmissionPolicy"]
     return {

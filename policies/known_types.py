@@ -279,6 +279,7 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
     "seedance:cost:BudgetAlerts": (),
     "seedance:cost:BudgetBreaker": (),
     "seedance:encryption:StackKey": (),
+    "seedance:gpu:EfaDevicePlugin": (),
     "seedance:gpu:NvidiaDevicePlugin": (),
     "seedance:monitoring:MetricsPipeline": (),
     "seedance:network:Network": (),

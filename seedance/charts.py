@@ -69,6 +69,7 @@ def pinned_sources() -> dict[str, str]:
     from components.cluster.autoscaler import CHART_REPOSITORY as AUTOSCALER
     from components.cluster.descheduler import CHART_REPOSITORY as DESCHEDULER
     from components.compute.device_plugin import CHART_REPOSITORY as DEVICE_PLUGIN
+    from components.compute.efa import EFA_PLUGIN_CHART, EFA_PLUGIN_REPOSITORY
     from components.compute.spot_interruptions import NTH_CHART
     from components.monitoring.metrics_pipeline import (
         COMMUNITY_CHARTS,
@@ -83,6 +84,7 @@ def pinned_sources() -> dict[str, str]:
         "cluster-autoscaler": AUTOSCALER,
         "descheduler": DESCHEDULER,
         "nvidia-device-plugin": DEVICE_PLUGIN,
+        EFA_PLUGIN_CHART: EFA_PLUGIN_REPOSITORY,
         NTH_CHART.rsplit("/", 1)[-1]: NTH_CHART,
         KUEUE_CHART.rsplit("/", 1)[-1]: KUEUE_CHART,
         "prometheus": COMMUNITY_CHARTS,
@@ -233,7 +235,8 @@ def _from_repository(opener, entry: dict[str, str], deadline: float) -> bytes:
     base = entry["repo"].rstrip("/") + "/"
     index = yaml.safe_load(_get(opener, urljoin(base, "index.yaml"), deadline))
     versions = ((index or {}).get("entries") or {}).get(entry["chart"]) or []
-    found = next((v for v in versions if str(v.get("version")) == entry["version"]), None)
+    # Helm reads versions as semver, a leading v aside: eks-charts publishes `v0.5.30` for a release's `0.5.30`.
+    found = next((v for v in versions if str(v.get("version")).removeprefix("v") == entry["version"]), None)
     if found is None or not found.get("urls"):
         raise ChartFetchError(f"{entry['repo']}: no {entry['chart']} {entry['version']} in its index")
     data = _get(opener, urljoin(base, found["urls"][0]), deadline)

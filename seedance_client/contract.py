@@ -20,6 +20,10 @@ SECRET_FIELDS = ("kubeconfig",)  # read apart, so the rest of the contract does 
 # What a team's objects name: the GPU resource its containers ask for, and the label a Job names its queue by.
 GPU_RESOURCE = "nvidia.com/gpu"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+# What the platform's queue guards refuse of a team's Jobs and batch GPU pods (components/tenancy/queues.py):
+# an elastic Job (Kueue gates its pods instead of suspending it), and a grace longer than a spot notice.
+ELASTIC_JOB_ANNOTATION = "kueue.x-k8s.io/elastic-job"
+SPOT_NOTICE_SECONDS = 120
 
 
 class GpuPool(BaseModel):

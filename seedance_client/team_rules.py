@@ -12,7 +12,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from seedance_client.contract import GPU_RESOURCE, QUEUE_LABEL, GpuPool, PlatformContract
+from seedance_client.contract import (
+    ELASTIC_JOB_ANNOTATION,
+    GPU_RESOURCE,
+    QUEUE_LABEL,
+    GpuPool,
+    PlatformContract,
+)
+from seedance_client.contract import (
+    SPOT_NOTICE_SECONDS as MAX_GRACE,
+)
 from seedance_client.tokens import HELM_RELEASE, LOCAL_KUBERNETES_COMPONENTS, REMOTE_KUBERNETES_COMPONENTS
 
 # A claim above this a month is named with its cost (the platform's rule has the same default).
@@ -188,10 +197,16 @@ def contract_fit(
     if asks and not reached:
         found.append(f"{name}: its node selection and tolerations match no GPU pool the platform has")
     gpus = {k for c in contracts for t in c.tenants if t.name == owner for k, n in t.gpus.items() if n}
+    pod_class = next((k for c in contracts for k, p in c.priority_classes.items() if p == priority), None)
     for pool in reached if owner is not None else ():
         if pool.workload_class not in gpus:
             found.append(
                 f"{name}: may run on pool {pool.name!r} ({pool.workload_class}), where team {owner!r} has no GPUs"
+            )
+        elif pod_class is not None and pool.workload_class != pod_class:
+            found.append(
+                f"{name}: a {pod_class} pod may run on pool {pool.name!r} ({pool.workload_class}); the platform "
+                "lets a pod tolerate only its team's pools of its own class"
             )
     queued = [c for c in contracts if c.queues]
     return found + (queue_fit(name, kind, props, spec, queued) if owner is not None and queued else [])
@@ -218,7 +233,9 @@ def queue_fit(
     queues = sorted({q for c in contracts for q in c.queues.values()})
     if kind in ("Job", "CronJob"):
         job = (props.get("spec") or {}).get("jobTemplate") or {} if kind == "CronJob" else props
-        queue = ((job.get("metadata") or {}).get("labels") or {}).get(QUEUE_LABEL)
+        # A Job without labels of its own takes its pod template's (the API server's defaulting, before admission).
+        labels = (job.get("metadata") or {}).get("labels") or _template_labels(job)
+        queue = labels.get(QUEUE_LABEL)
         found = []
         if queue not in queues:
             found.append(
@@ -232,12 +249,29 @@ def queue_fit(
                 f"{name}: a Job that belongs to another object but a CronJob is not queued by Kueue (it counts as "
                 "part of its owner's workload); the platform refuses it"
             )
-        return found
+        if kind == "Job" and ELASTIC_JOB_ANNOTATION in ((props.get("metadata") or {}).get("annotations") or {}):
+            found.append(f"{name}: an elastic Job ({ELASTIC_JOB_ANNOTATION}) is refused: Jobs are queued whole")
+        return found + _grace_fit(name, kind, spec, contracts)
     batch = {c.priority_classes.get("batch") for c in contracts} - {None}
     if spec.get("priorityClassName") in batch and asks_gpus(spec):
         return [
             f"{name}: a {kind} whose pods ask for GPUs of class {spec['priorityClassName']} runs outside the queue; "
-            "the platform refuses them: run batch GPU work as a Job that names its queue"
+            "the platform refuses its pods: run batch GPU work as a Job that names its queue"
+        ] + _grace_fit(name, kind, spec, contracts)
+    return []
+
+
+def _template_labels(job: Mapping[str, Any]) -> dict[str, Any]:
+    return dict((((job.get("spec") or {}).get("template") or {}).get("metadata") or {}).get("labels") or {})
+
+
+def _grace_fit(name: str, kind: str, spec: Mapping[str, Any], contracts: list[PlatformContract]) -> list[str]:
+    batch = {c.priority_classes.get("batch") for c in contracts} - {None}
+    grace = spec.get("terminationGracePeriodSeconds")
+    if spec.get("priorityClassName") in batch and asks_gpus(spec) and isinstance(grace, int) and grace > MAX_GRACE:
+        return [
+            f"{name}: a {kind}'s batch GPU pods stop within {MAX_GRACE} s (terminationGracePeriodSeconds {grace}); "
+            "the platform refuses them"
         ]
     return []
 

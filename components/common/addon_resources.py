@@ -20,6 +20,7 @@ ADDON_RESOURCES = {
     "prometheus-adapter": _sized("100m", "256Mi", "512Mi"),
     "dcgm-exporter": _sized("100m", "256Mi", "512Mi"),
     "nvidia-device-plugin": _sized("20m", "64Mi", "128Mi"),
+    "efa-device-plugin": _sized("10m", "20Mi", "64Mi"),
     "metrics-server": _sized("100m", "200Mi", "400Mi"),
     # OpenCost's chart requests 10m and 55Mi (limit 1Gi); it keeps recent allocations in memory.
     "opencost": _sized("10m", "256Mi", "1Gi"),

@@ -9,6 +9,7 @@ from typing import Any
 from components.capacity.plan import CapacityPlan
 from components.catalog.instance_types import gpu_instance_type
 from components.compute.config import GpuNodeGroupConfig
+from components.compute.efa import EFA_RESOURCE
 from components.pricing.reserved import CAPACITY_RESERVATION
 
 NTH_MANAGED_TAG_PREFIX = "aws-node-termination-handler/managed"
@@ -82,6 +83,8 @@ def node_template_resources(config: GpuNodeGroupConfig) -> dict[str, str]:
         "nvidia.com/gpu": str(config.gpus_per_instance * config.gpu_sharing.gpu_multiplier),
         "cpu": str(min(t.vcpus for t in types)),
         "memory": f"{min(t.memory_gib for t in types)}Gi",
+        # An EFA pool's adapters (its types are alike), so a pod asking for them scales the pool from zero.
+        **({EFA_RESOURCE: str(types[0].efa_interfaces)} if config.efa else {}),
     }
 
 

@@ -13,9 +13,10 @@ from components.common.validation import FieldError
 from components.compute.capacity_block import CapacityBlockConfig
 from components.compute.labels import NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
 from components.compute.node_bootstrap import AMI_FAMILY_TRAITS
+from seedance_client.contract import SPOT_NOTICE_SECONDS
 
 # The spot notice is two minutes: a scale-in drain gets at least as long, batch its full tolerance.
-MIN_TERMINATION_HEARTBEAT_SECONDS = 120
+MIN_TERMINATION_HEARTBEAT_SECONDS = SPOT_NOTICE_SECONDS
 # A node with this label uses the named entry of the plugin's config map.
 CONFIG_LABEL = "nvidia.com/device-plugin.config"
 

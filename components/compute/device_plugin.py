@@ -1,5 +1,6 @@
 """`NvidiaDevicePlugin`: makes `nvidia.com/gpu` schedulable on the GPU node groups, and shares
-GPUs where a group asks for it (the source's "compute slice": time-slicing or MIG)."""
+GPUs where a group asks for it (the source's "compute slice": time-slicing or MIG). `EfaDevicePlugin`:
+makes `vpc.amazonaws.com/efa` schedulable on the EFA pools (components/compute/efa.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,13 @@ from components.common.k8s_objects import declare
 from components.common.manifests import namespace as namespace_manifest
 from components.common.manifests import namespace_baseline
 from components.compute.config import GpuSharingConfig
+from components.compute.efa import (
+    EFA_PLUGIN_CHART,
+    EFA_PLUGIN_NAMESPACE,
+    EFA_PLUGIN_REPOSITORY,
+    EFA_PLUGIN_VERSION,
+    efa_device_plugin_values,
+)
 from components.compute.labels import AGENT_TOLERATIONS, AMI_FAMILY_LABEL, WORKLOAD_CLASS_LABEL
 from components.compute.node_bootstrap import AMI_FAMILY_TRAITS
 
@@ -67,6 +75,39 @@ def device_plugin_values(sharing: Mapping[str, GpuSharingConfig] | None = None) 
     }
 
 
+def _agent_namespace(name: str, namespace: str, parent: pulumi.Resource) -> pulumi.Resource:
+    """A GPU agent's namespace (host paths of the kubelet's device-plugin socket): privileged, and nothing may
+    reach it nor it anything (it talks to the kubelet through a socket)."""
+    declared = declare(
+        namespace_manifest(namespace, "privileged"), f"{name}-namespace", pulumi.ResourceOptions(parent=parent)
+    )
+    for policy in namespace_baseline(namespace):
+        declare(
+            policy,
+            f"{name}-{policy['metadata']['name']}",
+            pulumi.ResourceOptions(parent=parent, depends_on=[declared]),
+        )
+    return declared
+
+
+class EfaDevicePlugin(pulumi.ComponentResource):
+    def __init__(self, name: str, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("seedance:gpu:EfaDevicePlugin", name, None, opts)
+        namespace = _agent_namespace(name, EFA_PLUGIN_NAMESPACE, self)
+        release = k8s.helm.v3.Release(
+            f"{name}-release",
+            name=EFA_PLUGIN_CHART,
+            chart=EFA_PLUGIN_CHART,
+            version=EFA_PLUGIN_VERSION,
+            namespace=EFA_PLUGIN_NAMESPACE,
+            repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=EFA_PLUGIN_REPOSITORY),
+            values=efa_device_plugin_values(),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
+        )
+        self.release_name = release.name
+        self.register_outputs({"release_name": self.release_name})
+
+
 class NvidiaDevicePlugin(pulumi.ComponentResource):
     def __init__(
         self,
@@ -77,17 +118,7 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ):
         super().__init__("seedance:gpu:NvidiaDevicePlugin", name, None, opts)
-        # A GPU agent (host paths of the kubelet's device-plugin socket): privileged, in a namespace of its
-        # own that nothing may reach and that reaches nothing (it talks to the kubelet through a socket).
-        namespace = declare(
-            namespace_manifest(NAMESPACE, "privileged"), f"{name}-namespace", pulumi.ResourceOptions(parent=self)
-        )
-        for policy in namespace_baseline(NAMESPACE):
-            declare(
-                policy,
-                f"{name}-{policy['metadata']['name']}",
-                pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
-            )
+        namespace = _agent_namespace(name, NAMESPACE, self)
         release = k8s.helm.v3.Release(
             f"{name}-release",
             name="nvidia-device-plugin",

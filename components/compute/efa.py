@@ -19,6 +19,14 @@ from __future__ import annotations
 from typing import Any
 
 from components.catalog.instance_types import gpu_instance_type
+from components.common.addon_resources import ADDON_RESOURCES
+from components.compute.labels import AGENT_TOLERATIONS, EFA_LABEL
+
+EFA_RESOURCE = "vpc.amazonaws.com/efa"  # what the EFA device plugin advertises, one per adapter
+EFA_PLUGIN_CHART = "aws-efa-k8s-device-plugin"
+EFA_PLUGIN_REPOSITORY = "https://aws.github.io/eks-charts"
+EFA_PLUGIN_VERSION = "0.5.30"  # the chart calls itself v0.5.30; Helm matches the version as semver
+EFA_PLUGIN_NAMESPACE = "efa-device-plugin"
 
 
 def efa_interfaces(instance_type: str, security_group: Any) -> list[dict[str, Any]]:
@@ -43,3 +51,15 @@ def efa_interfaces(instance_type: str, security_group: Any) -> list[dict[str, An
         for card in range(1, shape.network_cards)
     ]
     return [primary, *others]
+
+
+def efa_device_plugin_values() -> dict[str, Any]:
+    """The EFA device plugin's values: on the EFA pools' nodes only (the chart's own affinity adds its list of
+    EFA types), past their GPU and pool taints. The chart runs it privileged with the kubelet's device-plugin
+    socket and /dev/infiniband from the host, at system-node-critical: fixed in its template, so its namespace
+    is privileged (and nothing may reach it, nor it anything: it talks to the kubelet through the socket)."""
+    return {
+        "nodeSelector": {EFA_LABEL: "true"},
+        "tolerations": AGENT_TOLERATIONS,
+        "resources": ADDON_RESOURCES["efa-device-plugin"],
+    }

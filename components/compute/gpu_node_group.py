@@ -29,6 +29,7 @@ from components.compute.labels import (
     AMI_FAMILY_LABEL,
     BREAKER_TAG,
     CAPACITY_BLOCK_TAG,
+    EFA_LABEL,
     GPU_TAINT,
     LOCAL_NVME_LABEL,
     accelerator_value,
@@ -92,6 +93,7 @@ class GpuNodeGroup(pulumi.ComponentResource):
             # Tells the autoscaler a new node is a GPU node before its device plugin reports GPUs.
             ACCELERATOR_LABEL: accelerator_value([gpu_instance_type(t).gpu for t in config.instance_types]),
             **({LOCAL_NVME_LABEL: "true"} if config.local_storage else {}),
+            **({EFA_LABEL: "true"} if config.efa else {}),
             # Sharing goes to the OS's own device plugin, or to the Helm plugin's named config.
             **({CONFIG_LABEL: config.name} if shared and not traits.builtin_device_plugin else {}),
         }

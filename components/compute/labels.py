@@ -71,3 +71,5 @@ def accelerator_value(gpu_models: list[str]) -> str:
 
 # Nodes whose NVMe instance store is mounted for local PersistentVolumes.
 LOCAL_NVME_LABEL = "seedance.io/local-nvme"
+# On an EFA pool's nodes (components/compute/efa.py): where the EFA device plugin runs.
+EFA_LABEL = "seedance.io/efa"

@@ -382,6 +382,11 @@ class StackConfig(BaseModel):
         """The GPU groups a team's pods may tolerate: its own list, or every group of a class it has GPUs in."""
         return tenant.pools or [g.name for g in self.gpu_node_groups if g.workload_class in tenant.priority_classes]
 
+    def tenant_pool_classes(self, tenant: TenantConfig) -> dict[str, str]:
+        """Each GPU group a team's pods may tolerate, with its workload class."""
+        classes = {g.name: g.workload_class for g in self.gpu_node_groups}
+        return {pool: classes[pool] for pool in self.tenant_pools(tenant)}
+
     def client_sets(self, tenant: TenantConfig) -> dict[str, list[str]]:
         """Per team namespace, the Triton namespaces whose inference ports it may call (it is their client)."""
         return {

@@ -242,12 +242,19 @@ def _cel_list(values: list[str]) -> str:
     return "[" + ", ".join(json.dumps(v) for v in values) + "]"
 
 
-def tenant_pod_policy(tenant: TenantConfig, pools: list[str]) -> list[Manifest]:
+def tenant_pod_policy(tenant: TenantConfig, pools: Mapping[str, str]) -> list[Manifest]:
     """The team's pods name a priority class its quota covers (a pod naming none would escape the class
-    quotas) and tolerate only its own pools: no wildcard toleration, none of the system nodes' taint, no
-    other pool's. A pod may not name its node (the scheduler, which enforces taints, must place it)."""
+    quotas) and tolerate only its own pools of that class (`pools`: each with its workload class): no wildcard
+    toleration, none of the system nodes' taint, no other pool's, and no pool of another class (an online pod
+    on a batch pool would take GPUs no queue or batch quota counts, and outrank the batch work there). A pod
+    may not name its node (the scheduler, which enforces taints, must place it)."""
     classes = _cel_list([PRIORITY_CLASS[klass] for klass in tenant.priority_classes])
-    pool_values = _cel_list(pools)
+    online = _cel_list(sorted(p for p, klass in pools.items() if klass == "online"))
+    batch = _cel_list(sorted(p for p, klass in pools.items() if klass != "online"))
+    pool_values = (
+        f"((has(object.spec.priorityClassName) && object.spec.priorityClassName == "
+        f"{json.dumps(PRIORITY_CLASS['online'])}) ? {online} : {batch})"
+    )
     # On an update only what changes is judged: a controller removing a finalizer from a pod made before
     # this policy must pass (a pod's tolerations may only grow, and its class never changes).
     variables = [
@@ -276,8 +283,12 @@ def tenant_pod_policy(tenant: TenantConfig, pools: list[str]) -> list[Manifest]:
             },
             {
                 "expression": tolerations,
-                "message": f"team {tenant.name}'s pods tolerate only its pools ({', '.join(pools) or 'none'}): no "
-                f"wildcard toleration, no {SYSTEM_TAINT_KEY}, no other {POOL_TAINT_KEY}",
+                "message": f"team {tenant.name}'s pods tolerate only its pools of their class ("
+                + "; ".join(
+                    f"{PRIORITY_CLASS[k]}: {', '.join(sorted(p for p, c in pools.items() if c == k)) or 'none'}"
+                    for k in sorted(set(pools.values()))
+                )
+                + f"): no wildcard toleration, no {SYSTEM_TAINT_KEY}, no other {POOL_TAINT_KEY}",
             },
             {
                 "expression": (

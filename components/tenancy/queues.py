@@ -39,7 +39,7 @@ from components.compute.priority import CLUSTER_CRITICAL, PRIORITY_CLASS
 from components.pricing.reserved import CAPACITY_RESERVATION, RESERVED_INSTANCE
 from components.tenancy.config import QueuesConfig, TenantConfig
 from components.tenancy.manifests import TENANT_LABEL
-from seedance_client.contract import GPU_RESOURCE, QUEUE_LABEL
+from seedance_client.contract import ELASTIC_JOB_ANNOTATION, GPU_RESOURCE, QUEUE_LABEL, SPOT_NOTICE_SECONDS
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
 # Its own namespace: the chart gives its controller read and write on every Secret of the release's namespace.
@@ -312,6 +312,14 @@ QUEUED_JOBS_POLICY = "seedance-tenant-queued-jobs"
 QUEUED_PODS_POLICY = "seedance-tenant-queued-pods"
 # The identity kube-controller-manager's Job controller acts as (EKS runs it with service account credentials).
 JOB_CONTROLLER = "system:serviceaccount:kube-system:job-controller"
+# Kueue's controller (the chart's service account, `<release>-controller-manager`): alone it starts a queued Job.
+KUEUE_CONTROLLER = "system:serviceaccount:kueue-system:kueue-controller-manager"
+# Kueue (enabled by default since 0.18, Beta) gates an elastic Job's pods instead of suspending it: a team that
+# lifts the gates runs them unadmitted. The platform turns the feature off and refuses the annotation.
+ELASTIC_JOBS = "ElasticJobsViaWorkloadSlices"
+# A batch pod's longest grace: its node may be spot, gone two minutes after notice; a longer grace only holds
+# GPUs after its Job was stopped (Kueue counts the quota freed while the pods still terminate).
+MAX_BATCH_GRACE_SECONDS = SPOT_NOTICE_SECONDS
 
 
 def queue_admission_policies() -> list[dict[str, Any]]:
@@ -342,6 +350,20 @@ def queue_admission_policies() -> list[dict[str, Any]]:
                 f"variables.queue in {queues}",
                 "message": f"a team's Job names its queue: label {QUEUE_LABEL} set to one of its LocalQueues "
                 f"({', '.join(local_queue_name(k) for k in FLAVOR_ORDER)}); on a CronJob, in its jobTemplate",
+            },
+            {
+                "expression": "object.kind != 'Job' || !has(object.metadata.annotations) || "
+                f"!('{ELASTIC_JOB_ANNOTATION}' in object.metadata.annotations)",
+                "message": f"a team's Job is not elastic ({ELASTIC_JOB_ANNOTATION}): the platform queues Jobs whole",
+            },
+            {
+                # Kueue suspends a queued Job and unsuspends it on admission; a team that unsuspends it starts
+                # pods Kueue then stops, which hold their GPUs while they terminate.
+                "expression": "object.kind != 'Job' || request.operation != 'UPDATE' || "
+                "!(has(oldObject.spec.suspend) && oldObject.spec.suspend) || "
+                "(has(object.spec.suspend) && object.spec.suspend) || "
+                f"request.userInfo.username == '{KUEUE_CONTROLLER}'",
+                "message": "a team's queued Job is started by Kueue when it admits it, not by unsuspending it",
             },
             {
                 # Kueue leaves a Job owned by a kind it manages (a Job, a JobSet) to that owner's workload: a Job
@@ -380,7 +402,15 @@ def queue_admission_policies() -> list[dict[str, Any]]:
                 "message": f"a team's batch GPUs are Kueue's to hand out: run GPU work of class "
                 f"{PRIORITY_CLASS['batch']} as a Job that names its queue ({QUEUE_LABEL}), not as a pod of "
                 "its own or of another controller",
-            }
+            },
+            {
+                "expression": f"!has(object.spec.priorityClassName) || object.spec.priorityClassName != "
+                f"'{PRIORITY_CLASS['batch']}' || !variables.gpus || !has(object.spec.terminationGracePeriodSeconds) "
+                f"|| object.spec.terminationGracePeriodSeconds <= {MAX_BATCH_GRACE_SECONDS}",
+                "message": f"a team's batch GPU pod stops within {MAX_BATCH_GRACE_SECONDS} s "
+                "(terminationGracePeriodSeconds): a spot node is gone two minutes after notice, and a stopped "
+                "pod holds its GPUs until it ends",
+            },
         ],
         variables=[
             {
@@ -444,6 +474,7 @@ def kueue_values(config: QueuesConfig) -> dict[str, Any]:
             "nodeSelector": dict(SYSTEM_NODE_SELECTOR),
             "tolerations": SYSTEM_TOLERATIONS,
             "podDisruptionBudget": {"enabled": True, "minAvailable": 1},
+            "featureGates": [{"name": ELASTIC_JOBS, "enabled": False}],
         },
         "managerConfig": {"controllerManagerConfigYaml": yaml.safe_dump(kueue_configuration(config), sort_keys=False)},
     }

@@ -39,7 +39,7 @@ class TenantSpace(pulumi.ComponentResource):
         *,
         triton_namespaces: dict[str, list[str]],
         observed_namespaces: list[str],
-        pools: list[str],
+        pools: Mapping[str, str],
         namespace_gpus: Mapping[str, int],
         cluster_name: pulumi.Input[str],
         provider: k8s.Provider,

@@ -24,7 +24,7 @@ from pathlib import Path
 import yaml
 
 from components.tenancy.config import QueuesConfig
-from components.tenancy.queues import KUEUE_NAMESPACE, kueue_configuration
+from components.tenancy.queues import KUEUE_NAMESPACE, kueue_configuration, kueue_values
 from tests.engines.cluster import ControlPlane, EnginesMissing, _kubeconfig_file, _start, engine_manifest, free_port
 
 SECRET = "kueue-webhook-server-cert"
@@ -103,10 +103,19 @@ def running_kueue(plane: ControlPlane, folder: Path, config: QueuesConfig) -> It
     config_file = folder / "kueue-config.yaml"
     config_file.write_text(yaml.safe_dump(configured))
     kubeconfig = _kubeconfig_file(plane, "kueue", "kueue-controller", groups=("system:masters",))
+    # The platform's feature gates (its chart values), and the visibility API off (nothing here serves it).
+    gates = [
+        f"{g['name']}={str(g['enabled']).lower()}" for g in kueue_values(config)["controllerManager"]["featureGates"]
+    ]
     process = _start(
         folder,
         "kueue",
-        [binary, f"--config={config_file}", "--feature-gates=VisibilityOnDemand=false", f"--kubeconfig={kubeconfig}"],
+        [
+            binary,
+            f"--config={config_file}",
+            f"--feature-gates={','.join([*gates, 'VisibilityOnDemand=false'])}",
+            f"--kubeconfig={kubeconfig}",
+        ],
     )
     try:
         _mount_certificate(plane, folder, 60)

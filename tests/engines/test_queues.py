@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 import yaml
 
 from components.compute.priority import PRIORITY_CLASS, priority_classes
@@ -28,7 +29,7 @@ from components.tenancy.queues import (
 from seedance import charts
 from seedance_client.contract import GPU_RESOURCE, QUEUE_LABEL
 from tests.engines.kube import Identity
-from tests.engines.stack_objects import established, type_checked
+from tests.engines.stack_objects import POLICY, established, type_checked
 
 MINOR = "1.35"
 PEOPLE = "arn:aws:iam::123456789012:role/people"
@@ -138,18 +139,38 @@ def _gpu_job(namespace: str, queue: str | None) -> dict:
     }
 
 
-def test_a_teams_jobs_name_their_queues_and_its_batch_gpu_pods_are_the_job_controllers(plane_of):
+QUEUED = "queued-team"
+
+
+@pytest.fixture
+def queue_guards(plane_of):
+    """The queue guards on the shared control plane, over a team namespace of their own; removed after (they
+    bind every team namespace, and later tests apply stacks without queues on the same server)."""
+    kube = plane_of(MINOR).kube
+    namespace = {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": QUEUED, "labels": {TENANT_LABEL: QUEUED}},
+    }
+    guards = queue_admission_policies()
+    for manifest in [namespace, *priority_classes(), *guards]:
+        assert kube.apply(manifest).allowed, manifest["metadata"]["name"]
+    yield kube
+    for manifest in [*guards, namespace]:
+        kube.delete(manifest["apiVersion"], manifest["kind"], manifest["metadata"]["name"])
+    deadline = time.monotonic() + 30
+    while kube.get("v1", "Namespace", QUEUED) is not None or any(
+        kube.get(*POLICY, name) for name in (QUEUED_JOBS_POLICY, QUEUED_PODS_POLICY)
+    ):
+        assert time.monotonic() < deadline, "the guards or their namespace outlived the test"
+        time.sleep(0.5)
+
+
+def test_a_teams_jobs_name_their_queues_and_its_batch_gpu_pods_are_the_job_controllers(queue_guards):
     """The queues' admission policies on the server's own CEL: type-checked without warnings, a Job without a
     queue refused and one with a queue admitted, a batch GPU pod refused from a person and admitted from the
     Job controller (what runs a Job Kueue admitted)."""
-    kube = plane_of(MINOR).kube
-    namespace = "queued-team"
-    labels = {TENANT_LABEL: "queued-team"}
-    assert kube.apply(
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace, "labels": labels}}
-    ).allowed
-    for manifest in [*priority_classes(), *queue_admission_policies()]:
-        assert kube.apply(manifest).allowed, manifest["metadata"]["name"]
+    kube, namespace = queue_guards, QUEUED
     for name in (QUEUED_JOBS_POLICY, QUEUED_PODS_POLICY):
         assert type_checked(kube, name, 90)["typeChecking"].get("expressionWarnings") is None, name
     # The server enforces a policy once it has seen it and its binding: the first refusal is waited for.

@@ -120,6 +120,19 @@ def test_a_repository_chart_is_fetched_by_its_relative_url_checked_and_rendered(
     assert charts.pull([release()], opener=Served({})) == []  # already in the cache: nothing fetched
 
 
+def test_a_chart_its_repository_lists_as_v_version_is_the_same_version(cache):
+    """Helm reads `v1.2.3` in an index as 1.2.3 (the EFA device plugin's chart is listed so)."""
+    listed = yaml.safe_load(index("demo-1.2.3.tgz", hashlib.sha256(CHART).hexdigest()))
+    listed["entries"]["demo"][1]["version"] = "v1.2.3"
+    served = Served(
+        {
+            "https://charts.example.com/stable/index.yaml": yaml.safe_dump(listed).encode(),
+            "https://charts.example.com/stable/demo-1.2.3.tgz": CHART,
+        }
+    )
+    assert charts.pull([release()], opener=served) == [cache / "demo-1.2.3"]
+
+
 @pytest.mark.parametrize("case", ["digest", "escape", "two-folders", "missing-version", "http"])
 def test_a_chart_that_is_not_what_its_source_publishes_is_refused_and_nothing_is_written(cache, case):
     data = {

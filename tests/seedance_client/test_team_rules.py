@@ -11,7 +11,14 @@ from hypothesis import strategies as st
 from components.cost.estimate import catalog_for, estimate
 from components.plan.resources import PlanResource
 from components.tenancy.queues import JOB_CONTROLLER, QUEUED_JOBS_POLICY, QUEUED_PODS_POLICY, queue_admission_policies
-from seedance_client.contract import GPU_RESOURCE, QUEUE_LABEL, ClaimPrice, GpuPool, PlatformContract
+from seedance_client.contract import (
+    ELASTIC_JOB_ANNOTATION,
+    GPU_RESOURCE,
+    QUEUE_LABEL,
+    ClaimPrice,
+    GpuPool,
+    PlatformContract,
+)
 from seedance_client.team_rules import (
     COSTLY_CLAIM_USD,
     claim_cost,
@@ -316,13 +323,17 @@ MAKERS = {  # who creates the pods of each kind (kube-controller-manager's contr
 }
 
 
-def _queued_object(kind, queue=None, priority="seedance-batch", gpus=True, owner=None):
+def _queued_object(kind, queue=None, priority="seedance-batch", gpus=True, owner=None, grace=None, **extra):
     container = {"name": "c", "image": "i", **({"resources": {"limits": {GPU_RESOURCE: "1"}}} if gpus else {})}
     pod = {"priorityClassName": priority, "containers": [container]}
+    if grace is not None:
+        pod["terminationGracePeriodSeconds"] = grace
     labels = {"team": "video-ml", **({QUEUE_LABEL: queue} if queue is not None else {})}
     metadata = {"name": "w", "namespace": "video-train", "labels": labels}
     if owner:
         metadata["ownerReferences"] = [{"apiVersion": "batch/v1", "kind": owner, "name": "o", "uid": "u"}]
+    if "annotations" in extra:
+        metadata["annotations"] = extra["annotations"]
     if kind == "Pod":
         return {"apiVersion": "v1", "kind": kind, "metadata": metadata, "spec": pod}
     template = {"metadata": {"labels": {"team": "video-ml"}}, "spec": pod}
@@ -338,12 +349,22 @@ def _queued_object(kind, queue=None, priority="seedance-batch", gpus=True, owner
     return {"apiVersion": group, "kind": kind, "metadata": metadata, "spec": {"template": template}}
 
 
+def _template_queued():
+    """A Job with no labels of its own and the queue label on its pod template only."""
+    job = _queued_object("Job")
+    job["metadata"]["labels"] = {}
+    job["spec"]["template"]["metadata"]["labels"] = {"team": "video-ml", QUEUE_LABEL: "batch"}
+    return job
+
+
 def _platform_refuses(obj) -> bool:
     """The platform's queue guards (components/tenancy/queues.py) on the object and on the pods it makes."""
     policies = {
         m["metadata"]["name"]: m["spec"] for m in queue_admission_policies() if m["kind"] == "ValidatingAdmissionPolicy"
     }
     refused = False
+    if obj["kind"] == "Job" and not obj["metadata"].get("labels"):  # the API server's defaulting, before admission
+        obj = {**obj, "metadata": {**obj["metadata"], "labels": obj["spec"]["template"]["metadata"]["labels"]}}
     if obj["kind"] in ("Job", "CronJob"):
         refused |= bool(
             denials(policies[QUEUED_JOBS_POLICY], {"operation": "CREATE", "userInfo": {"username": "a"}}, obj)
@@ -364,6 +385,10 @@ def _platform_refuses(obj) -> bool:
         _queued_object("Job", ""),
         _queued_object("Job", "batch", owner="Job"),  # Kueue leaves it to its owner's workload
         _queued_object("Job", "batch", owner="CronJob"),
+        _queued_object("Job", "batch", annotations={ELASTIC_JOB_ANNOTATION: "true"}),
+        _queued_object("Job", "batch", grace=86400),
+        _queued_object("Job", "batch", grace=60),
+        _template_queued(),
         _queued_object("CronJob"),
         _queued_object("CronJob", "batch"),
         _queued_object("Pod"),

@@ -9,13 +9,23 @@ from pydantic import ValidationError
 from components.catalog.instance_types import gpu_instance_type, gpu_instance_types
 from components.common.validation import FieldError
 from components.compute.config import GpuNodeGroupConfig
-from components.compute.efa import efa_interfaces
+from components.compute.efa import (
+    EFA_PLUGIN_CHART,
+    EFA_PLUGIN_NAMESPACE,
+    EFA_PLUGIN_VERSION,
+    EFA_RESOURCE,
+    efa_device_plugin_values,
+    efa_interfaces,
+)
+from components.compute.labels import AGENT_TOLERATIONS, EFA_LABEL
 from policies.expectations import stack_policy_config
-from seedance.check_command import check, plan_resources
+from seedance import charts
+from seedance.check_command import check, cluster_version, plan_resources
 from seedance.cli import offline_plan
 from tests.stacks import REPO, stack_config
 
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+ASG = "aws:autoscaling/group:Group"
 
 
 @pytest.mark.parametrize("instance_type, cards", [("p5.48xlarge", 32), ("p4d.24xlarge", 4), ("g6e.12xlarge", 1)])
@@ -93,5 +103,29 @@ def test_a_stack_with_an_efa_pool_plans_its_interfaces_and_passes_the_gate(tmp_p
     config = config.model_copy(
         update={"gpu_node_groups": [g.model_copy(update={"efa": g.name == "train"}) for g in config.gpu_node_groups]}
     )
-    violations, _cost = check(plan_resources(plan), "prod", config.region, stack_policy_config(config))
+    resources = plan_resources(plan)
+    tags = {t["key"]: t["value"] for r in plan.of_type(ASG) if r.name.endswith("-train-asg") for t in r.inputs["tags"]}
+    assert tags[f"k8s.io/cluster-autoscaler/node-template/resources/{EFA_RESOURCE}"] == "1"  # scale from zero
+    assert tags[f"k8s.io/cluster-autoscaler/node-template/label/{EFA_LABEL}"] == "true"
+    # The gate renders the EFA device plugin's chart too: privileged, in its privileged namespace, it passes.
+    version = cluster_version(resources, config)
+    violations, _cost = check(resources, "prod", config.region, stack_policy_config(config), kubernetes_version=version)
     assert [v for v in violations if v.level == "mandatory"] == []
+
+
+def _rendered_plugin() -> list[dict]:
+    release = {"name": EFA_PLUGIN_CHART, "namespace": EFA_PLUGIN_NAMESPACE, "chart": EFA_PLUGIN_CHART}
+    return charts.render({**release, "version": EFA_PLUGIN_VERSION, "values": efa_device_plugin_values()}, "1.35")
+
+
+def test_the_efa_device_plugin_runs_on_every_efa_pools_nodes_and_nowhere_else():
+    (daemon_set,) = [o for o in _rendered_plugin() if o["kind"] == "DaemonSet"]
+    pod = daemon_set["spec"]["template"]["spec"]
+    assert pod["nodeSelector"] == {EFA_LABEL: "true"}
+    assert pod["tolerations"][1:] == AGENT_TOLERATIONS  # after the chart's own CriticalAddonsOnly
+    # The chart's own affinity lists the EFA types it supports: every EFA type of the table must be there,
+    # or its nodes would get adapters and no plugin.
+    (term,) = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    listed = next(e["values"] for e in term["matchExpressions"] if e["key"] == "node.kubernetes.io/instance-type")
+    efa_types = {t.name for t in gpu_instance_types().values() if t.efa_interfaces}
+    assert efa_types and efa_types <= set(listed)

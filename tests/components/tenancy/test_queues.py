@@ -13,7 +13,10 @@ from components.pricing.reserved import CAPACITY_RESERVATION, RESERVED_INSTANCE,
 from components.tenancy.config import QueuesConfig, TenantConfig
 from components.tenancy.manifests import TENANT_LABEL
 from components.tenancy.queues import (
+    ELASTIC_JOBS,
     JOB_CONTROLLER,
+    KUEUE_CONTROLLER,
+    MAX_BATCH_GRACE_SECONDS,
     QUEUED_JOBS_POLICY,
     QUEUED_PODS_POLICY,
     Flavor,
@@ -27,7 +30,7 @@ from components.tenancy.queues import (
     queue_ceilings,
     queue_manifests,
 )
-from seedance_client.contract import GPU_RESOURCE, QUEUE_LABEL
+from seedance_client.contract import ELASTIC_JOB_ANNOTATION, GPU_RESOURCE, QUEUE_LABEL
 from tests.admission import denials
 
 PEOPLE = "arn:aws:iam::123456789012:role/people"
@@ -299,4 +302,43 @@ def _pod(priority="seedance-batch", gpus=1, where="containers", request="limits"
 )
 def test_a_teams_batch_gpu_pod_is_the_job_controllers(pod, user, allowed):
     found = denials(_policy(QUEUED_PODS_POLICY), {"operation": "CREATE", "userInfo": user}, pod)
+    assert (found == []) is allowed, found
+
+
+def test_an_elastic_job_is_refused_and_kueue_runs_without_elastic_jobs():
+    """Kueue gates an elastic Job's pods instead of suspending it; a team lifting the gates runs them unadmitted."""
+    job = _job("batch")
+    job["metadata"]["annotations"] = {ELASTIC_JOB_ANNOTATION: "true"}
+    assert denials(_policy(QUEUED_JOBS_POLICY), {"operation": "CREATE", "userInfo": PERSON}, job)
+    gates = kueue_values(QueuesConfig())["controllerManager"]["featureGates"]
+    assert {"name": ELASTIC_JOBS, "enabled": False} in gates
+
+
+def _suspended(flag):
+    job = _job("batch")
+    job["spec"] = {"suspend": flag}
+    return job
+
+
+@pytest.mark.parametrize(
+    "user, old, new, allowed",
+    [
+        (PERSON, True, False, False),  # a team starting its queued Job itself
+        ({"username": KUEUE_CONTROLLER}, True, False, True),  # Kueue admitting it
+        (PERSON, False, True, True),  # suspending is always allowed
+        (PERSON, False, False, True),
+    ],
+)
+def test_only_kueue_starts_a_queued_job(user, old, new, allowed):
+    request = {"operation": "UPDATE", "userInfo": user}
+    found = denials(_policy(QUEUED_JOBS_POLICY), request, _suspended(new), old=_suspended(old))
+    assert (found == []) is allowed, found
+
+
+@pytest.mark.parametrize("grace, allowed", [(None, True), (30, True), (MAX_BATCH_GRACE_SECONDS, True), (86400, False)])
+def test_a_batch_gpu_pod_stops_within_a_spot_notice(grace, allowed):
+    pod = _pod()
+    if grace is not None:
+        pod["spec"]["terminationGracePeriodSeconds"] = grace
+    found = denials(_policy(QUEUED_PODS_POLICY), {"operation": "CREATE", "userInfo": JOB_CONTROLLER_USER}, pod)
     assert (found == []) is allowed, found
