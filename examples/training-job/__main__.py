@@ -26,6 +26,7 @@ from pathlib import Path
 import pulumi
 import pulumi_kubernetes as k8s
 
+from seedance_client.contract import QUEUE_LABEL
 from seedance_client.reference import PlatformReference
 
 config = pulumi.Config()
@@ -108,12 +109,16 @@ claim = k8s.core.v1.PersistentVolumeClaim(
 )
 # The source's 1 vCPU : 4 GiB; 3 vCPUs per GPU fit the pool's smallest 1-GPU nodes (4 vCPUs, 16 GiB).
 resources = {"cpu": str(3 * gpus), "memory": f"{12 * gpus + shm_gib}Gi", "nvidia.com/gpu": str(gpus)}
+# On a platform that queues GPUs (contract 1.4 `queues`), the Job names its batch queue; Kueue admits it whole.
+job_labels = platform.contract.apply(
+    lambda c: {**cost_labels(c.cost_label_keys), **({QUEUE_LABEL: c.queues["batch"]} if c.queues else {})}
+)
 job = k8s.batch.v1.Job(
     "train",
     metadata={
         "name": "train",
         "namespace": namespace,
-        "labels": object_labels,
+        "labels": job_labels,
         "annotations": {"pulumi.com/skipAwait": "true"},
     },
     spec={

@@ -8,6 +8,7 @@ import pytest
 from seedance.cli import main
 from seedance.offline_cloud import OfflineCloud
 from seedance_client.cli import main as client_main
+from seedance_client.contract import QUEUE_LABEL
 from seedance_client.engine import ProgramInputError, Secret, run_program
 from seedance_client.project import find_project, load_stack_config
 
@@ -58,6 +59,17 @@ def test_training_job_runs_on_the_batch_pool_with_a_checkpoint_claim(plan_of):
     assert claim.inputs["spec"]["storageClassName"] == outputs["storage_classes"]["checkpoint"]
     (provider,) = plan.of_type("pulumi:providers:kubernetes")
     assert isinstance(provider.inputs["kubeconfig"], Secret)
+
+
+def test_training_job_names_its_queue_where_the_platform_queues_gpus(plan_of):
+    """Contract 1.4: with `queues`, the Job names the batch queue (the platform refuses one that names none);
+    without, it names none."""
+    queued, _ = plan_example("training-job", platform_outputs(plan_of, queues={"batch": "batch", "online": "online"}))
+    (job,) = queued.of_type("kubernetes:batch/v1:Job")
+    assert job.inputs["metadata"]["labels"][QUEUE_LABEL] == "batch"
+    plain, _ = plan_example("training-job", platform_outputs(plan_of))
+    (job,) = plain.of_type("kubernetes:batch/v1:Job")
+    assert QUEUE_LABEL not in job.inputs["metadata"]["labels"]
 
 
 def test_training_job_survives_spot_as_a_team_should_copy_it(plan_of):
