@@ -16,9 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from components.capacity.plan import CapacityPlan
-from components.stack.capacity import RunMode, table_zones
+from components.stack.capacity import RunMode, program_capacity, table_zones
 from components.stack.config import StackConfig
-from components.stack.derivation import derive
 from components.tenancy.demand import CLASSES, MAX_DEMAND_BYTES, DemandError, DemandHistory, read_demand
 from components.tenancy.proposal import Proposal, propose
 from components.tenancy.queues import pool_units
@@ -54,8 +53,11 @@ def run(args: argparse.Namespace) -> int:
     quotas = stack_quotas(config, history, str(args.demand))
     capacity = _capacities(args.capacity, quotas, history)
     now = datetime.now(UTC)
-    derived = derive(config, args.stack, table_zones(config), project.stack_config_dir, now, RunMode.offline_plan())
-    prices = class_prices(config, derived.capacity.plans)
+    # The plans alone, as the program decides them: the rest of the stack's derivation prices nothing here.
+    decided = program_capacity(
+        config, args.stack, table_zones(config), project.stack_config_dir, now, RunMode.offline_plan()
+    )
+    prices = class_prices(config, decided.plans)
     report = quota_report(history, quotas, capacity, prices)
     print("\n".join(report_lines(report, args.stack, str(args.demand), history)))
     if args.json:

@@ -117,10 +117,12 @@ def replay(history: DemandHistory, sharings: Mapping[str, Sharing]) -> Replay:
         names = sorted(set(history.teams(klass)) | set(sharing.quotas))
         queues = {team: _WaitQueue() for team in names}
         borrowed = dict.fromkeys(names, 0.0)
+        idle = (0,) * history.intervals  # a team of the sharing the history never names
+        levels = {team: history.demand.get((team, klass), idle) for team in names}
         for interval in range(history.intervals):
             hours = history.hours(interval)
             at = history.times[interval] / 3600.0
-            demand = {team: history.demand.get((team, klass), (0,) * history.intervals)[interval] for team in names}
+            demand = {team: levels[team][interval] for team in names}
             nominal = {team: _nominal(history, sharing, team, klass, interval) for team in names}
             served, preempted = _step(sharing, demand, nominal, borrowed)
             busy = sum(served.values())

@@ -283,38 +283,15 @@ FILE_CASES = {
     "--stack and --plan together": (lambda t: ["check", "--stack", "dev", "--plan", "x.json"], "not both"),
     "prices of a region that does not exist": (lambda t: ["prices", "show", "--region", "nowhere-9"], "nowhere-9"),
     "a stack name that is a path": (lambda t: ["plan", "--stack", "../../etc/passwd"], "not a path"),
-    "a directory as the demand history": (
-        lambda t: ["quotas", "plan", "--stack", "dev", "--demand", str(t)],
-        "is a directory",
-    ),
-    "a binary demand history": (
-        lambda t: ["quotas", "plan", "--stack", "dev", "--demand", str(_written(t / "d.csv", b"time\x00"))],
-        "d.csv",
-    ),
-    "a demand history past its bound": (
-        lambda t: ["quotas", "plan", "--stack", "dev", "--demand", str(_sparse(t / "d.csv", 40 << 20))],
-        "larger than",
-    ),
+    "a directory as the demand history": (lambda t: _quotas_plan(t), "is a directory"),
+    "a binary demand history": (lambda t: _quotas_plan(_written(t / "d.csv", b"time\x00")), "d.csv"),
+    "a demand history past its bound": (lambda t: _quotas_plan(_sparse(t / "d.csv", 40 << 20)), "larger than"),
     "a demand field of a megabyte": (
-        lambda t: [
-            "quotas",
-            "plan",
-            "--stack",
-            "dev",
-            "--demand",
-            str(_written(t / "d.csv", b"time,tenant,class,gpus\n0,a,batch," + b"9" * (1 << 20) + b"\n")),
-        ],
+        lambda t: _quotas_plan(_written(t / "d.csv", b"time,tenant,class,gpus\n0,a,batch," + b"9" * (1 << 20) + b"\n")),
         "line 2",
     ),
     "a demand CSV with an open quote": (
-        lambda t: [
-            "quotas",
-            "plan",
-            "--stack",
-            "dev",
-            "--demand",
-            str(_written(t / "d.csv", b'time,tenant,class,gpus\n0,"a,batch,1\n')),
-        ],
+        lambda t: _quotas_plan(_written(t / "d.csv", b'time,tenant,class,gpus\n0,"a,batch,1\n')),
         "d.csv",
     ),
     "an unhashable YAML key": (
@@ -328,6 +305,10 @@ FILE_CASES = {
         "unhashable",
     ),
 }
+
+
+def _quotas_plan(demand: Path) -> list[str]:
+    return ["quotas", "plan", "--stack", "dev", "--demand", str(demand)]
 
 
 def _written(path: Path, data: bytes) -> Path:
