@@ -9,8 +9,10 @@ is not there is reported, never skipped.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,9 @@ from components.plan.resources import HELM_RELEASE, PlanResource, reveal_secrets
 from seedance_client.errors import InputError
 
 # What every supported cluster version serves beyond the core groups, which charts test for.
+# libyaml's loader where PyYAML was built with it (its wheels are): a chart's CRDs are megabytes of YAML, which
+# the pure-Python loader reads ten times slower, on every check.
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 API_VERSIONS = [
     "apiregistration.k8s.io/v1",
     "policy/v1",
@@ -138,10 +143,9 @@ def chart_folder(inputs: dict[str, Any]) -> Path:
 
 
 def render(inputs: dict[str, Any], kubernetes_version: str, values: dict | None = None) -> list[dict]:
-    """The objects a release with these inputs installs (with `values` instead of its own)."""
-    from helm_python import Chart, _native  # the native engine loads only when a chart is rendered
-
-    chart = Chart.load(chart_folder(inputs))
+    """The objects a release with these inputs installs (with `values` instead of its own): each call its own
+    copy, rendered once per process for the same chart, values and version."""
+    folder = chart_folder(inputs)
     options = {
         "name": inputs["name"],
         "namespace": inputs["namespace"],
@@ -150,14 +154,24 @@ def render(inputs: dict[str, Any], kubernetes_version: str, values: dict | None 
         "api_versions": API_VERSIONS,
     }
     given = reveal_secrets(inputs.get("values") or {}) if values is None else values
-    rendered = json.loads(_native.call_string("helm_render", chart._raw(), json.dumps(given), json.dumps(options)))
-    return [
-        document
-        for path, text in sorted(rendered.items())
-        if path.endswith((".yaml", ".yml"))
-        for document in yaml.safe_load_all(text)
-        if isinstance(document, dict)
-    ]
+    return pickle.loads(_rendered(str(folder), json.dumps(given, sort_keys=True), json.dumps(options)))
+
+
+@functools.lru_cache(maxsize=64)  # the gate's callers check plan after plan with the same releases
+def _rendered(folder: str, values: str, options: str) -> bytes:
+    from helm_python import Chart, _native  # the native engine loads only when a chart is rendered
+
+    chart = Chart.load(Path(folder))
+    rendered = json.loads(_native.call_string("helm_render", chart._raw(), values, options))
+    return pickle.dumps(
+        [
+            document
+            for path, text in sorted(rendered.items())
+            if path.endswith((".yaml", ".yml"))
+            for document in yaml.load_all(text, Loader=SAFE_LOADER)
+            if isinstance(document, dict)
+        ]
+    )
 
 
 def type_token(manifest: dict) -> str:

@@ -244,11 +244,13 @@ def cluster_queue(
     order = [f for f in offered if f.workload_class == klass and f.name in quota]
     resources = []
     for flavor in order:
-        limits: dict[str, Any] = {"name": GPU_RESOURCE, "nominalQuota": quota[flavor.name]}
+        # Quantities as the API server returns them (strings): a number here differs from the live object, and
+        # the real engine then updates every ClusterQueue on every `pulumi up`.
+        limits: dict[str, Any] = {"name": GPU_RESOURCE, "nominalQuota": str(quota[flavor.name])}
         if borrowing is not None:
-            limits["borrowingLimit"] = borrowing
+            limits["borrowingLimit"] = str(borrowing)
         if lending is not None:
-            limits["lendingLimit"] = min(lending, quota[flavor.name])
+            limits["lendingLimit"] = str(min(lending, quota[flavor.name]))
         resources.append({"name": flavor.name, "resources": [limits]})
     return {
         "apiVersion": KUEUE_API,
@@ -259,6 +261,9 @@ def cluster_queue(
             # Only the team's own namespaces' LocalQueues may point here.
             "namespaceSelector": {"matchLabels": {TENANT_LABEL: tenant.name}},
             "queueingStrategy": "BestEffortFIFO",
+            # Kueue's CRD default, written out: what a preview under the real engine reads back from the live
+            # queue, so the gate judges the same queue there as in the plan.
+            "stopPolicy": "None",
             "resourceGroups": [{"coveredResources": [GPU_RESOURCE], "flavors": resources}],
             "preemption": (
                 {

@@ -18,7 +18,7 @@ values (its Configuration among them)."""
 
 from typing import Any
 
-from components.catalog.instance_types import gpu_instance_type
+from components.catalog.instance_types import gpu_instance_types
 from components.compute.labels import (
     CAPACITY_BLOCK_TAG,
     NODE_GROUP_LABEL,
@@ -60,7 +60,9 @@ def _name(resource) -> str:
 
 
 def _pool_gpus(resources) -> dict[str, int]:
-    """Each pool's GPUs at its main group's maximum (a Capacity Block's group is no flavor's)."""
+    """Each pool's GPUs at its main group's maximum (a Capacity Block's group is no flavor's). A group whose
+    first override names no type of the table (types chosen by attributes, say) counts no GPUs: its queues
+    are then held to nothing, and the budget's rules judge the group itself."""
     found: dict[str, int] = {}
     for group in of_types(resources, ASG):
         tags = tags_of(group) or {}
@@ -68,8 +70,10 @@ def _pool_gpus(resources) -> dict[str, int]:
         overrides = ((group.props.get("mixedInstancesPolicy") or {}).get("launchTemplate") or {}).get("overrides")
         if pool is None or CAPACITY_BLOCK_TAG in tags or not overrides:
             continue
-        gpus = gpu_instance_type(str(listed(overrides)[0].get("instanceType"))).gpus
-        found[pool] = found.get(pool, 0) + int(group.props.get("maxSize") or 0) * gpus
+        first = listed(overrides)[0]
+        known = gpu_instance_types().get(str(first.get("instanceType") if isinstance(first, dict) else None))
+        gpus = known.gpus if known else 0
+        found[pool] = found.get(pool, 0) + (_whole(group.props.get("maxSize")) or 0) * gpus
     return found
 
 
@@ -121,6 +125,29 @@ def _quotas(queue) -> tuple[dict[str, int], list[str]]:
                     else:
                         quotas[name] = quotas.get(name, 0) + gpus
     return quotas, problems
+
+
+QUANTITIES = ("nominalQuota", "borrowingLimit", "lendingLimit")
+
+
+def _counted(spec: Any) -> Any:
+    """A queue's spec with its GPU quantities as counts: the program writes "8" (as the API server returns it),
+    a plan file may read back 8 or 8.0; the same count either way."""
+    if not isinstance(spec, dict):
+        return spec
+    groups = []
+    for group in listed(spec.get("resourceGroups") or []):
+        flavors = []
+        for flavor in listed((group or {}).get("flavors") or []) if isinstance(group, dict) else []:
+            resources = [
+                {k: (_whole(v) if k in QUANTITIES and _whole(v) is not None else v) for k, v in resource.items()}
+                if isinstance(resource, dict)
+                else resource
+                for resource in listed((flavor or {}).get("resources") or [])
+            ]
+            flavors.append({**flavor, "resources": resources} if isinstance(flavor, dict) else flavor)
+        groups.append({**group, "flavors": flavors} if isinstance(group, dict) else group)
+    return {**spec, "resourceGroups": groups}
 
 
 def _structural(resources, pools, flavor_pools, queues, namespaces):
@@ -212,7 +239,7 @@ def _from_config(resources, config, pools, flavor_pools, queues):
             name=team, principal_arns=[], gpu_borrowing_limits=held["borrowing"], gpu_lending_limits=held["lending"]
         )
         built = cluster_queue(tenant, klass, quotas, [f for f in offered if f.name in own])
-        if queue.props.get("spec") != built["spec"]:
+        if _counted(queue.props.get("spec")) != _counted(built["spec"]):
             yield (
                 queue.urn,
                 (

@@ -35,6 +35,12 @@ ROOT = Path(__file__).resolve().parents[2]
 # The identity `pulumi up` runs as: cluster-admin, as EKS's access entry for the deployer makes it.
 DEPLOYER = Identity("seedance-deployer", ("system:masters", "system:authenticated"))
 KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node"
+# Pods that a process on this host plays instead of kwok (by their `app.kubernetes.io/name`): kwok holds them
+# pending until a test annotates them with the address the process serves on, then makes them ready at that
+# address, so their Service's endpoints, and the API server's calls to webhooks (routed to endpoints), reach it.
+PLAYED_NAME_LABEL = "app.kubernetes.io/name"
+PLAYED_BY_HOST = ("kueue",)
+PLAYED_AT = "engine-tests.seedance.io/played-at"
 
 
 class EnginesMissing(Exception):
@@ -191,6 +197,39 @@ class ControlPlane:
                     process.wait()
 
 
+def host_address() -> str:
+    """This host's address on its default route: one an endpoint may hold (the API server refuses loopback)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("10.255.255.255", 9))  # no packet is sent: this only picks the route's source address
+        return probe.getsockname()[0]
+
+
+def _kwok_stages(engine_stages: str, folder: Path) -> Path:
+    """kwok's stages with the pods this host plays (`PLAYED_BY_HOST`) left to a stage of their own: ready only
+    once annotated with `PLAYED_AT`, and at that address."""
+    stages = list(yaml.safe_load_all(Path(engine_stages).read_text()))
+    (ready,) = [s for s in stages if s["metadata"]["name"] == "pod-ready"]
+    played = json.loads(json.dumps(ready))
+    label = f'.metadata.labels."{PLAYED_NAME_LABEL}"'
+    ready["spec"]["selector"]["matchExpressions"].append(
+        {"key": label, "operator": "NotIn", "values": list(PLAYED_BY_HOST)}
+    )
+    played["metadata"]["name"] = "pod-ready-played-by-host"
+    played["spec"]["selector"]["matchExpressions"] += [
+        {"key": label, "operator": "In", "values": list(PLAYED_BY_HOST)},
+        {"key": f'.metadata.annotations."{PLAYED_AT}"', "operator": "Exists"},
+    ]
+    template = played["spec"]["next"]["statusTemplate"]
+    start, end = template.index("{{ $podIPs :="), template.index("phase: Running")
+    address = f'{{{{ index .metadata.annotations "{PLAYED_AT}" | Quote }}}}'
+    played["spec"]["next"]["statusTemplate"] = (
+        f"{template[:start]}podIP: {address}\npodIPs:\n- ip: {address}\n{template[end:]}"
+    )
+    path = folder / "kwok-stages.yaml"
+    path.write_text(yaml.safe_dump_all([*stages, played], sort_keys=False))
+    return path
+
+
 def _start(folder: Path, name: str, command: list[str]) -> subprocess.Popen:
     log = open(folder / f"{name}.log", "wb")  # the process writes it until it stops
     return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -330,6 +369,8 @@ def start_control_plane(
             "--allow-privileged=true",
             "--endpoint-reconciler-type",
             "none",
+            # Webhooks and aggregated APIs called at their Services' endpoints, as kube-proxy would route them.
+            "--enable-aggregator-routing=true",
             "--profiling=false",
             "-v",
             "1",
@@ -382,7 +423,7 @@ def start_control_plane(
         [
             binaries["kwok"],
             "--config",
-            binaries["kwok-stages"],
+            str(_kwok_stages(binaries["kwok-stages"], folder)),
             "--kubeconfig",
             str(kwok_kubeconfig),
             "--manage-all-nodes=false",

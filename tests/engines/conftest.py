@@ -18,6 +18,17 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "tests/engines/" in str(item.fspath):
             item.add_marker(pytest.mark.engines)
+    _group_by_deployed_stack(items)
+
+
+def _group_by_deployed_stack(items) -> None:
+    """The platform program's tests grouped by their stack, in file order within each (a stable sort in their
+    places): one stack's program runs at a time (test_platform_program.py, `deployed`)."""
+    places = [i for i, item in enumerate(items) if item.fspath.basename == "test_platform_program.py"]
+    stacks = {item.callspec.params["stack"]: None for item in (items[i] for i in places)}
+    ordered = sorted((items[i] for i in places), key=lambda item: list(stacks).index(item.callspec.params["stack"]))
+    for place, item in zip(places, ordered, strict=True):
+        items[place] = item
 
 
 @pytest.fixture(scope="session")

@@ -4,11 +4,13 @@ pod would have given it:
 
 - its certificate: Kueue's internal certificate management writes it to its Secret, and the kubelet would mount
   that Secret where the webhook server reads it; here the certificate is copied there once written;
-- its webhooks: the API server here cannot reach a process on this host through a Service (no pod network), so
-  the webhook configurations it injects its CA into hold no webhook; jobs are therefore created suspended, as
-  Kueue's mutating webhook would make them, and its own objects are judged by their CRDs' schemas only;
+- its webhooks: `running_kueue` alone holds none (the webhook configurations it injects its CA into are
+  empty): jobs are created suspended, as its mutating webhook would make them, and its own objects are judged by
+  their CRDs' schemas only. `kueue_playing_its_pods` serves them: under a release of the platform's chart, it
+  plays the chart's pods (tests/engines/cluster.py PLAYED_BY_HOST) at this host's address on the chart's port,
+  and the API server calls the chart's webhooks, failing closed, there;
 - its identity: the admin's (the chart's ClusterRole is the gate's to judge: `CHART_GRANTS`);
-- the visibility API (an aggregated API server behind a Service, like the webhooks) is off.
+- the visibility API (an aggregated API server behind a Service) is off.
 
 Admission, borrowing, preemption and all-or-nothing waiting are the controller's own, unchanged."""
 
@@ -16,16 +18,29 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import ipaddress
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import requests
 import yaml
 
 from components.tenancy.config import QueuesConfig
-from components.tenancy.queues import KUEUE_NAMESPACE, kueue_configuration, kueue_values
-from tests.engines.cluster import ControlPlane, EnginesMissing, _kubeconfig_file, _start, engine_manifest, free_port
+from components.tenancy.queues import KUEUE_NAMESPACE, KUEUE_WEBHOOK_PORT, kueue_configuration, kueue_values
+from tests.engines.cluster import (
+    PLAYED_AT,
+    PLAYED_NAME_LABEL,
+    ControlPlane,
+    EnginesMissing,
+    _kubeconfig_file,
+    _start,
+    engine_manifest,
+    free_port,
+    host_address,
+)
 
 SECRET = "kueue-webhook-server-cert"
 SERVICE = "kueue-webhook-service"
@@ -51,14 +66,15 @@ def _prepare(plane: ControlPlane) -> None:
         kube.apply({"apiVersion": api_version, "kind": kind, "metadata": {"name": name}, "webhooks": []})
 
 
-def _configuration(config: QueuesConfig, folder: Path) -> tuple[dict, int]:
+def _configuration(config: QueuesConfig, folder: Path, webhook: tuple[str, int]) -> tuple[dict, int]:
     health = free_port()
     configured = kueue_configuration(config)
+    host, port = webhook
     configured |= {
         "namespace": KUEUE_NAMESPACE,
         "health": {"healthProbeBindAddress": f"127.0.0.1:{health}"},
         "metrics": {"bindAddress": "0"},
-        "webhook": {"port": free_port(), "host": "127.0.0.1", "certDir": str(folder / "certs")},
+        "webhook": {"port": port, "host": host, "certDir": str(folder / "certs")},
         "leaderElection": {"leaderElect": False},
         "internalCertManagement": {"enable": True, "webhookServiceName": SERVICE, "webhookSecretName": SECRET},
     }
@@ -94,12 +110,16 @@ def _ready(port: int, process, log: Path, seconds: float) -> None:
 
 
 @contextlib.contextmanager
-def running_kueue(plane: ControlPlane, folder: Path, config: QueuesConfig) -> Iterator[None]:
-    """Kueue's controller on the plane (its CRDs already applied), stopped on exit."""
+def running_kueue(
+    plane: ControlPlane, folder: Path, config: QueuesConfig, *, serving: tuple[str, int] | None = None
+) -> Iterator[None]:
+    """Kueue's controller on the plane (its CRDs already applied), stopped on exit: with `serving`, its webhooks
+    at that address, for the ones a release of its chart declared; without, none."""
     binary = kueue_binary()
     folder.mkdir(parents=True, exist_ok=True)
-    _prepare(plane)
-    configured, health = _configuration(config, folder)
+    if serving is None:
+        _prepare(plane)
+    configured, health = _configuration(config, folder, serving or ("127.0.0.1", free_port()))
     config_file = folder / "kueue-config.yaml"
     config_file.write_text(yaml.safe_dump(configured))
     kubeconfig = _kubeconfig_file(plane, "kueue", "kueue-controller", groups=("system:masters",))
@@ -127,3 +147,50 @@ def running_kueue(plane: ControlPlane, folder: Path, config: QueuesConfig) -> It
             process.wait(timeout=20)
         except Exception:
             process.kill()
+
+
+def _played_pods(plane: ControlPlane) -> list[dict]:
+    pods = plane.kube.list("v1", "Pod", namespace=KUEUE_NAMESPACE)
+    return [p for p in pods if p["metadata"].get("labels", {}).get(PLAYED_NAME_LABEL) == "kueue"]
+
+
+def _play(plane: ControlPlane, address: str) -> None:
+    for pod in _played_pods(plane):
+        if pod["metadata"].get("annotations", {}).get(PLAYED_AT) != address:
+            patch = {"metadata": {"annotations": {PLAYED_AT: address}}}
+            plane.kube.patch("v1", "Pod", pod["metadata"]["name"], patch, namespace=KUEUE_NAMESPACE)
+
+
+@contextlib.contextmanager
+def kueue_playing_its_pods(plane: ControlPlane, folder: Path, config: QueuesConfig) -> Iterator[None]:
+    """While a test runs `pulumi up` of a stack with queues: once the release of Kueue's chart has made its pods,
+    Kueue's controller starts serving the chart's webhooks at this host's address, and each pod of the chart's
+    Deployment is then made ready there, as the pod's readiness probe waits for Kueue's (so the release, and the
+    program's queues after it, wait for webhooks that answer)."""
+    stop, failure = threading.Event(), []
+    address = host_address()
+    if ipaddress.ip_address(address).is_loopback:
+        raise EnginesMissing("this host has no address but loopback: the API server cannot call a webhook here")
+
+    def play() -> None:
+        try:
+            while not _played_pods(plane):
+                if stop.wait(0.5):
+                    return
+            with running_kueue(plane, folder, config, serving=(address, KUEUE_WEBHOOK_PORT)):
+                while not stop.wait(0.5):
+                    # A test may restart the API server under it (a version step), as Kueue's pods outlive one.
+                    with contextlib.suppress(requests.ConnectionError):
+                        _play(plane, address)
+        except Exception as error:  # the test that waits on the release says so; this names why
+            failure.append(error)
+
+    player = threading.Thread(target=play, name="kueue-player", daemon=True)
+    player.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        player.join(timeout=60)
+        if failure:
+            raise AssertionError(f"Kueue could not play its chart's pods: {failure[0]}") from failure[0]

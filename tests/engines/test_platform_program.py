@@ -21,6 +21,7 @@ from pulumi import automation as auto
 from components.capacity.lock import lock_path
 from components.compute.node_images import images_path
 from components.plan.diff import plan_diff
+from components.tenancy.queues import KUEUE_API
 from seedance.charts import chart_cache
 from seedance.check_command import plan_resources
 from seedance.cli import offline_plan
@@ -29,6 +30,7 @@ from tests.conftest import _stack_plan
 from tests.engines.chart_proxy import ChartProxy, cached_charts
 from tests.engines.cluster import DEPLOYER, ControlPlane, restart_at, start_control_plane, wait_until
 from tests.engines.kube import EVERY_NAMESPACE
+from tests.engines.kueue import kueue_playing_its_pods
 from tests.engines.platform_program import (
     SEEDANCE,
     decide_lock,
@@ -56,6 +58,11 @@ class Deployed:
     plan: Plan
     charts: ChartProxy
     volumes: VolumeProvisioner
+    running: contextlib.ExitStack  # the chart proxy, the volume provisioner and Kueue
+
+    def close(self) -> None:
+        self.running.close()
+        self.plane.stop()  # the plane it runs on now (a version step restarts it)
 
     def state(self) -> list[dict]:
         return (self.stack.export_stack().deployment or {})["resources"]
@@ -67,12 +74,17 @@ _failed: dict[str, str] = {}
 
 @pytest.fixture(scope="module")
 def deployed(engine_dir):
-    """A stack's first `pulumi up`, once (a failed one fails every test that needs it, without a rerun)."""
+    """A stack's first `pulumi up`, once (a failed one fails every test that needs it, without a rerun). One
+    stack's program runs at a time, as its tests run together (tests/engines/conftest.py): Kueue plays its
+    chart's pods at this host's address, on the chart's port."""
 
     def up(name: str) -> Deployed:
         if name in _failed:
             pytest.fail(f"the first `pulumi up` of {name} failed: {_failed[name]}")
         if name not in _deployed:
+            for done in _deployed.values():
+                done.close()
+            _deployed.clear()
             try:
                 _deployed[name] = _first_up(engine_dir, name)
             except Exception as error:
@@ -82,33 +94,34 @@ def deployed(engine_dir):
 
     yield up
     for done in _deployed.values():
-        done.volumes.__exit__(None, None, None)
-        done.charts.stop()
-        done.plane.stop()
+        done.close()
     _deployed.clear()
     _failed.clear()
 
 
 def _first_up(engine_dir: Path, name: str) -> Deployed:
     """The stack's first `pulumi up` on a control plane of its own (the nodes its groups launch registered by
-    their kubelets first, as the groups come up before the add-ons)."""
+    their kubelets first, as the groups come up before the add-ons), Kueue's controller playing its chart's
+    pods where the stack queues GPUs (tests/engines/kueue.py)."""
     config = stack_config(name)
     folder = engine_dir / f"program-{name}"
     plane = start_control_plane(folder / "plane", config.cluster.kubernetes_version)
-    charts = ChartProxy(folder / "charts", cached_charts(chart_cache())).start()
-    volumes = VolumeProvisioner(plane.kube).__enter__()
     try:
-        plan = _stack_plan(name)
-        register_nodes(plane, plan, config)
-        project = platform_project(folder, name)
-        stack = platform_stack(platform_home(folder / "pulumi", plane, DEPLOYER), project, name, plane, charts)
-        result = stack.up(color="never", on_output=lambda _line: None)
+        with contextlib.ExitStack() as running:
+            charts = ChartProxy(folder / "charts", cached_charts(chart_cache())).start()
+            running.callback(charts.stop)
+            volumes = running.enter_context(VolumeProvisioner(plane.kube))
+            if config.queues.enabled:
+                running.enter_context(kueue_playing_its_pods(plane, folder / "kueue", config.queues))
+            plan = _stack_plan(name)
+            register_nodes(plane, plan, config)
+            project = platform_project(folder, name)
+            stack = platform_stack(platform_home(folder / "pulumi", plane, DEPLOYER), project, name, plane, charts)
+            result = stack.up(color="never", on_output=lambda _line: None)
+            return Deployed(name, plane, project, stack, result, plan, charts, volumes, running.pop_all())
     except BaseException:
-        volumes.__exit__(None, None, None)
-        charts.stop()
         plane.stop()
         raise
-    return Deployed(name, plane, project, stack, result, plan, charts, volumes)
 
 
 def _kubernetes_resources(types_and_names) -> set[tuple[str, str]]:
@@ -203,6 +216,23 @@ def test_every_release_is_the_cached_chart_at_its_pinned_version(deployed, stack
 
 
 @pytest.mark.parametrize("stack", STACKS)
+def test_kueues_own_webhooks_judged_the_programs_queues(deployed, stack):
+    """Kueue's webhooks, as its chart declares them (failing closed), are served by its controller: the
+    program's flavors and queues went through them, after the release, and they refuse what Kueue refuses
+    beyond its schemas (a flavor's taint twice)."""
+    done = deployed(stack)
+    kube = done.plane.kube
+    flavors = kube.list(KUEUE_API, "ResourceFlavor")
+    assert flavors and len(flavors) == sum(r.type.endswith(":ResourceFlavor") for r in done.plan.resources)
+    taint = {"key": "seedance.io/twice", "value": "x", "effect": "NoSchedule"}
+    twice = {"apiVersion": KUEUE_API, "kind": "ResourceFlavor", "metadata": {"name": "twice"}}
+    refused = kube.create({**twice, "spec": {"nodeTaints": [taint, taint]}}, dry_run=True)
+    assert not refused.allowed
+    assert "vresourceflavor.kb.io" in refused.message and "taints must be unique" in refused.message
+    assert kube.create({**twice, "spec": {"nodeTaints": [taint]}}, dry_run=True).allowed
+
+
+@pytest.mark.parametrize("stack", STACKS)
 def test_a_second_run_changes_nothing(deployed, stack):
     done = deployed(stack)
     preview = done.stack.preview(color="never", on_output=lambda _line: None)
@@ -247,16 +277,18 @@ def _resource_name(urn: str | None) -> str:
     return "" if not urn or "::pulumi:pulumi:Stack::" in urn else urn.rsplit("::", 1)[-1]
 
 
-def test_the_policy_pack_under_the_real_engine_judges_prod_as_seedance_check_does(deployed):
-    done = deployed("prod")
+@pytest.mark.parametrize("stack", ["prod"])
+def test_the_policy_pack_under_the_real_engine_judges_prod_as_seedance_check_does(deployed, stack):
+    done = deployed(stack)
     code, checked = _check_findings(done.project, "prod")
     passed, previewed = _preview_findings(done)
     assert (code, checked) == (0, [])
     assert (passed, previewed) == (True, checked)
 
 
-def test_where_check_fails_the_preview_fails_with_the_same_findings(deployed):
-    done = deployed("prod")
+@pytest.mark.parametrize("stack", ["prod"])
+def test_where_check_fails_the_preview_fails_with_the_same_findings(deployed, stack):
+    done = deployed(stack)
     stack_file = done.project / "stacks" / "Pulumi.prod.yaml"
     original = stack_file.read_text()
     document = yaml.safe_load(original)
@@ -374,20 +406,22 @@ def _preview_of(done: Deployed, after: dict[Path, str]) -> dict[str, str]:
     [(_quota_raised, False), (_second_team, False), (_reserved_bought, True)],
     ids=["quota-changed", "team-added", "mix-changed"],
 )
-def test_day_two_the_real_preview_does_what_seedance_diff_predicted(deployed, change, redecide):
-    done = deployed("prod")
+@pytest.mark.parametrize("stack", ["prod"])
+def test_day_two_the_real_preview_does_what_seedance_diff_predicted(deployed, stack, change, redecide):
+    done = deployed(stack)
     before, after = _day_two(done.project, "prod", lambda text: _with_config(text, change), redecide=redecide)
     predicted = _predicted(done.project, "prod", before, after)
     assert predicted
     assert _preview_of(done, after) == predicted
 
 
-def test_day_two_a_kubernetes_version_step_previews_as_predicted_and_applies(deployed):
+@pytest.mark.parametrize("stack", ["prod"])
+def test_day_two_a_kubernetes_version_step_previews_as_predicted_and_applies(deployed, stack):
     """Last in the module: prod's control plane moves to 1.36 on the same etcd and address, as an EKS
     upgrade does, and the stack file and node images move with it. The real preview against the upgraded
     server does what `seedance diff` predicted (the releases whose versions follow the cluster's), and
     `pulumi up` applies it: every workload ready again, then nothing left to change."""
-    done = deployed("prod")
+    done = deployed(stack)
     before, after = _day_two(done.project, "prod", _stepped_to_1_36, version="1.36")
     predicted = _predicted(done.project, "prod", before, after)
     assert {"seedance-prod-autoscaler-release", "seedance-prod-descheduler-release"} <= set(predicted)

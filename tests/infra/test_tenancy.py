@@ -55,13 +55,20 @@ def test_the_team_may_edit_its_namespaces_and_nothing_else(prod):
 
 
 def test_gpu_quotas_per_workload_class_and_in_all(prod):
-    """A pod that names no priority class falls under the total only, which holds every GPU the team has."""
+    """A pod that names no priority class falls under the total only, which holds every GPU the team has. Prod
+    queues its batch GPUs: the team's ClusterQueue holds its 16 nominal GPUs, and each namespace's batch quota
+    is what Kueue may admit for it (its nominal and what the cohort lends, up to the batch pools' GPUs), so the
+    namespace never refuses what the cohort lends."""
     quotas = {
         q["metadata"]["name"]: q["spec"] for q in objects(prod, "kubernetes:core/v1:ResourceQuota", "video-train")
     }
-    assert quotas["video-ml-total"]["hard"]["requests.nvidia.com/gpu"] == "16"
+    (queue,) = [q for q in objects(prod, "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue") if "video-ml" in str(q)]
+    nominal = [r["nominalQuota"] for f in queue["spec"]["resourceGroups"][0]["flavors"] for r in f["resources"]]
+    assert sum(int(n) for n in nominal) == 16
+    lendable = sum(g.max_gpus for g in stack_config("prod").gpu_node_groups if g.workload_class == "batch")
+    assert quotas["video-ml-total"]["hard"]["requests.nvidia.com/gpu"] == str(lendable)
     batch = quotas["video-ml-batch"]
-    assert batch["hard"] == {"requests.nvidia.com/gpu": "16"}
+    assert batch["hard"] == {"requests.nvidia.com/gpu": str(lendable)}
     assert batch["scopeSelector"]["matchExpressions"] == [
         {"scopeName": "PriorityClass", "operator": "In", "values": ["seedance-batch"]}
     ]

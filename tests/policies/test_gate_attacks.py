@@ -47,6 +47,12 @@ def _trust(condition):
     return tamper
 
 
+def _guard_spec(name, **spec):
+    return lambda rs: _one(rs, "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy", name)["inputs"][
+        "spec"
+    ].update(spec)
+
+
 def _add(type_, name, inputs):
     def tamper(rs):
         rs.append(
@@ -1195,12 +1201,13 @@ REVIEW_2 = [
     (
         "guards",
         "the team's pod guard given a condition that never holds",
-        lambda rs: next(
-            r
-            for r in rs
-            if r["type"] == "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"
-            and r["inputs"]["metadata"]["name"].endswith("-pods")
-        )["inputs"]["spec"].update(matchConditions=[{"name": "never", "expression": "false"}]),
+        _guard_spec("tenant-video-ml-pods", matchConditions=[{"name": "never", "expression": "false"}]),
+        GUARDS,
+    ),
+    (
+        "guards",
+        "the queued pods' guard given a condition that never holds",
+        _guard_spec("queued-pods", matchConditions=[{"name": "never", "expression": "false"}]),
         GUARDS,
     ),
     (
@@ -1502,12 +1509,6 @@ def _admins_in(*namespaces):
 
 
 PUBLIC_IP = "aws-ec2-instance-launch-disallow-public-ip"
-
-
-def _guard_spec(name, **spec):
-    return lambda rs: _one(rs, "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy", name)["inputs"][
-        "spec"
-    ].update(spec)
 
 
 def _guard_twice(name, **spec):

@@ -158,9 +158,9 @@ def test_batch_borrows_and_reclaims_while_online_neither_borrows_nor_preempts():
     batch = cluster_queue(tenant, "batch", {"a-spot": 4}, offered)
     online = cluster_queue(tenant, "online", {"o-on-demand": 2}, offered)
     batch_limits = batch["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]
-    assert "borrowingLimit" not in batch_limits and batch_limits["lendingLimit"] == 1
+    assert "borrowingLimit" not in batch_limits and batch_limits["lendingLimit"] == "1"
     assert batch["spec"]["preemption"]["reclaimWithinCohort"] == "Any"
-    assert online["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["borrowingLimit"] == 0
+    assert online["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["borrowingLimit"] == "0"
     assert online["spec"]["preemption"] == {"reclaimWithinCohort": "Never", "withinClusterQueue": "Never"}
 
 

@@ -110,6 +110,9 @@ def test_with_the_stack_config_the_derived_queues_pass_and_kueues_release_is_the
         (lambda p: p["spec"].update(resourceGroups=[]), "holds 0"),
         (lambda p: p["spec"].update(cohortName="seedance-online"), "not the queue the platform builds"),
         (lambda p: p["spec"]["preemption"].update(borrowWithinCohort={"policy": "LowerPriority"}), "not the queue"),
+        # Held: admits nothing, and its nominal GPUs idle for the cohort's borrowers only.
+        (lambda p: p["spec"].update(stopPolicy="Hold"), "not the queue"),
+        (lambda p: p["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0].update(lendingLimit="0"), "not the"),
         (lambda p: p["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0].update(nominalQuota="1k"), "whole"),
         (lambda p: p["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0].update(nominalQuota=-8), "whole"),
         (
