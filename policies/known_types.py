@@ -75,6 +75,7 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
     "aws:ec2/route:Route": ("aws-resource-tags-require-cost-tags",),
     "aws:ec2/routeTable:RouteTable": ("aws-resource-tags-require-cost-tags",),
     "aws:ec2/routeTableAssociation:RouteTableAssociation": ("aws-resource-tags-require-cost-tags",),
+    "aws:ec2/placementGroup:PlacementGroup": ("aws-resource-tags-require-cost-tags",),
     "aws:ec2/securityGroup:SecurityGroup": (
         "aws-resource-tags-require-cost-tags",
         "aws-vpc-security-group-disallow-open-ingress",

@@ -9,7 +9,7 @@ from typing import Any
 from components.capacity.plan import CapacityPlan
 from components.catalog.instance_types import gpu_instance_type
 from components.compute.config import GpuNodeGroupConfig
-from components.compute.efa import EFA_RESOURCE
+from components.compute.efa import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE
 from components.pricing.reserved import CAPACITY_RESERVATION
 
 NTH_MANAGED_TAG_PREFIX = "aws-node-termination-handler/managed"
@@ -79,12 +79,17 @@ def node_template_resources(config: GpuNodeGroupConfig) -> dict[str, str]:
     (it would read the physical count from the type), and the smallest type's CPU and memory, so the
     template never promises more than any override delivers."""
     types = [gpu_instance_type(t) for t in config.instance_types]
+    memory_gib = min(t.memory_gib for t in types)
+    hugepages_mib = EFA_HUGEPAGES * 2 if config.efa else 0  # taken from the memory pods may ask for
     return {
         "nvidia.com/gpu": str(config.gpus_per_instance * config.gpu_sharing.gpu_multiplier),
         "cpu": str(min(t.vcpus for t in types)),
-        "memory": f"{min(t.memory_gib for t in types)}Gi",
-        # An EFA pool's adapters (its types are alike), so a pod asking for them scales the pool from zero.
-        **({EFA_RESOURCE: str(types[0].efa_interfaces)} if config.efa else {}),
+        "memory": f"{memory_gib * 1024 - hugepages_mib}Mi" if hugepages_mib else f"{memory_gib}Gi",
+        # An EFA pool's adapters (its types are alike) and huge pages, so a pod asking for them scales the pool
+        # from zero.
+        **(
+            {EFA_RESOURCE: str(types[0].efa_interfaces), HUGEPAGES_RESOURCE: f"{hugepages_mib}Mi"} if config.efa else {}
+        ),
     }
 
 

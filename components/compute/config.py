@@ -99,6 +99,12 @@ class GpuNodeGroupConfig(BaseModel):
         "card) in the launch template, for NCCL across nodes. Needs types that all take EFA on the same network "
         "cards, and single_zone (EFA's OS-bypass traffic stays in one subnet).",
     )
+    placement_group: bool = Field(
+        False,
+        description="An EFA pool's on-demand and spot nodes in a cluster placement group (close on the "
+        "network, for NCCL). Its Capacity Blocks' groups never join it (AWS places a block's instances itself), "
+        "and a pool whose types have On-Demand Capacity Reservations may not set it.",
+    )
     gpu_sharing: GpuSharingConfig = Field(default_factory=GpuSharingConfig)
     class_overrides: WorkloadClassOverrides = Field(default_factory=WorkloadClassOverrides)
     capacity_blocks: list[CapacityBlockConfig] = Field(
@@ -155,6 +161,10 @@ class GpuNodeGroupConfig(BaseModel):
                 )
         if self.efa:
             self._check_efa()
+        elif self.placement_group:
+            raise FieldError(
+                "placement_group", True, "only for a multi-node pool (efa: true); allowed: false, or efa: true"
+            )
         per_instance = self.gpus_per_instance
         if self.max_gpus < per_instance:
             raise FieldError(

@@ -27,6 +27,12 @@ EFA_PLUGIN_CHART = "aws-efa-k8s-device-plugin"
 EFA_PLUGIN_REPOSITORY = "https://aws.github.io/eks-charts"
 EFA_PLUGIN_VERSION = "0.5.30"  # the chart calls itself v0.5.30; Helm matches the version as semver
 EFA_PLUGIN_NAMESPACE = "efa-device-plugin"
+# libfabric registers EFA's buffers in 2 MiB huge pages: "Amazon EC2 instances with the EFA driver installed
+# pre-allocate 5128 2MiB Huge Pages, which you can request as resources" (EKS User Guide, "Run machine
+# learning training on Amazon EKS with Elastic Fabric Adapter"). The AL2023 image installs EFA with
+# `efa_installer.sh --minimal` (amazon-eks-ami install-efa.sh), so the pool's user data reserves them itself.
+EFA_HUGEPAGES = 5128
+HUGEPAGES_RESOURCE = "hugepages-2Mi"
 
 
 def efa_interfaces(instance_type: str, security_group: Any) -> list[dict[str, Any]]:

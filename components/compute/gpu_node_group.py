@@ -23,7 +23,7 @@ from components.compute.asg import (
 )
 from components.compute.capacity_block import BlockSchedule, CapacityBlockConfig
 from components.compute.config import CONFIG_LABEL, GpuNodeGroupConfig, gpu_pool_selector
-from components.compute.efa import efa_interfaces
+from components.compute.efa import EFA_HUGEPAGES, efa_interfaces
 from components.compute.labels import (
     ACCELERATOR_LABEL,
     AMI_FAMILY_LABEL,
@@ -100,7 +100,15 @@ class GpuNodeGroup(pulumi.ComponentResource):
         replicas = config.gpu_sharing.replicas if shared and traits.builtin_device_plugin else None
         taints = [GPU_TAINT, pool_taint(config.name)]
         user_data = join.apply(
-            lambda j: encoded_user_data(config.ami_family, j, labels, taints, config.local_storage, replicas)
+            lambda j: encoded_user_data(
+                config.ami_family,
+                j,
+                labels,
+                taints,
+                config.local_storage,
+                replicas,
+                EFA_HUGEPAGES if config.efa else 0,
+            )
         )
         if image_id is None:  # an offline plan of a stack that pins no image (a real run refuses it)
             image_id = aws.ssm.get_parameter_output(
@@ -163,9 +171,25 @@ class GpuNodeGroup(pulumi.ComponentResource):
             if plan.spot_usd_per_gpu_hour is not None
             else None
         )
+        reservations = capacity_reservation_specification(plan)
+        if config.placement_group and reservations:
+            # The stack config refuses this for the reservations it lists; these were read from the account.
+            pulumi.log.warn(
+                f"{config.name}: its plan holds On-Demand Capacity Reservations, which a cluster placement group "
+                "would keep it from using: the group launches outside one",
+                resource=self,
+            )
+        placement = (
+            aws.ec2.PlacementGroup(
+                f"{name}-placement", name=f"{cluster_name}-{config.name}", strategy="cluster", tags=tags, opts=child
+            )
+            if config.placement_group and not reservations
+            else None
+        )
         group = aws.autoscaling.Group(
             f"{name}-asg",
             vpc_zone_identifiers=subnet_ids,
+            placement_group=placement.name if placement else None,
             # Instances, not GPUs: the cluster autoscaler reads the sizes as node counts.
             min_size=config.min_gpus // config.gpus_per_instance,
             max_size=config.max_gpus // config.gpus_per_instance,
@@ -197,7 +221,7 @@ class GpuNodeGroup(pulumi.ComponentResource):
                     if "capacity_reservation_target" in reservations
                     else None,
                 )
-                if (reservations := capacity_reservation_specification(plan))
+                if reservations
                 else None
             ),
             # New images and user data roll at the class's pace; see components/compute/rollout.py.

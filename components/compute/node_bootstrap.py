@@ -59,12 +59,33 @@ def _taint_text(taint: dict[str, Any]) -> str:
     return f"{taint['key']}={taint['value']}:{taint['effect']}"
 
 
+def _hugepages_script(pages: int) -> str:
+    """At least `pages` 2 MiB huge pages, now and after a reboot. cloud-init runs this before nodeadm starts
+    the kubelet (amazon-eks-ami: nodeadm-run.service is After=cloud-final.service), which advertises the pages
+    as `hugepages-2Mi` only if they exist when it starts."""
+    return "\n".join(
+        [
+            "#!/bin/bash",
+            "set -euo pipefail",
+            f'if [ "$(cat /proc/sys/vm/nr_hugepages)" -lt {pages} ]; then',
+            f'  echo "vm.nr_hugepages = {pages}" > /etc/sysctl.d/90-seedance-hugepages.conf',
+            f"  sysctl -w vm.nr_hugepages={pages}",
+            "fi",
+        ]
+    )
+
+
 def al2023_user_data(
-    join: ClusterJoin, labels: dict[str, str], taints: list[dict[str, Any]], local_disks: bool = False
+    join: ClusterJoin,
+    labels: dict[str, str],
+    taints: list[dict[str, Any]],
+    local_disks: bool = False,
+    hugepages: int = 0,
 ) -> str:
     """A MIME multi-part document with one nodeadm NodeConfig part. With `local_disks`, nodeadm
     formats each NVMe instance-store disk and mounts it under /mnt/k8s-disks/ (strategy Mount),
-    where the local static provisioner discovers it."""
+    where the local static provisioner discovers it. With `hugepages`, a script part reserves that many
+    2 MiB pages before the kubelet starts."""
     flags = [f"--node-labels={','.join(f'{k}={v}' for k, v in sorted(labels.items()))}"]
     if taints:
         flags.append(f"--register-with-taints={','.join(_taint_text(t) for t in taints)}")
@@ -94,6 +115,12 @@ def al2023_user_data(
             "",
             node_config,
             "",
+            *(
+                [f"--{_MIME_BOUNDARY}", 'Content-Type: text/x-shellscript; charset="us-ascii"', ""]
+                + [_hugepages_script(hugepages), ""]
+                if hugepages
+                else []
+            ),
             f"--{_MIME_BOUNDARY}--",
             "",
         ]
@@ -106,6 +133,7 @@ def bottlerocket_user_data(
     taints: list[dict[str, Any]],
     local_disks: bool = False,
     time_slicing_replicas: int | None = None,
+    hugepages: int = 0,
 ) -> str:
     """Bottlerocket settings TOML (strings quoted JSON-style, which TOML basic strings accept).
     Local disks are not offered on Bottlerocket (the config refuses them): its ephemeral-storage
@@ -125,6 +153,8 @@ def bottlerocket_user_data(
     if taints:
         lines += ["", "[settings.kubernetes.node-taints]"]
         lines += [f"{json.dumps(t['key'])} = [{json.dumps(t['value'] + ':' + t['effect'])}]" for t in taints]
+    if hugepages:  # applied before the kubelet starts, as every setting
+        lines += ["", "[settings.kernel.sysctl]", f'"vm.nr_hugepages" = "{hugepages}"']
     if time_slicing_replicas:
         lines += [
             "",
@@ -147,14 +177,15 @@ def render_user_data(
     taints: list[dict[str, Any]],
     local_disks: bool = False,
     time_slicing_replicas: int | None = None,
+    hugepages: int = 0,
 ) -> str:
     """`time_slicing_replicas` only for families whose OS runs the device plugin (elsewhere the Helm
-    plugin's config map carries sharing)."""
+    plugin's config map carries sharing); `hugepages`: 2 MiB pages reserved at boot."""
     if family == "al2023":
         if time_slicing_replicas:
             raise ValueError("al2023 nodes share GPUs through the device plugin's config map, not user data")
-        return al2023_user_data(join, labels, taints, local_disks)
-    return bottlerocket_user_data(join, labels, taints, local_disks, time_slicing_replicas)
+        return al2023_user_data(join, labels, taints, local_disks, hugepages)
+    return bottlerocket_user_data(join, labels, taints, local_disks, time_slicing_replicas, hugepages)
 
 
 def encoded_user_data(
@@ -164,7 +195,8 @@ def encoded_user_data(
     taints: list[dict[str, Any]],
     local_disks: bool = False,
     time_slicing_replicas: int | None = None,
+    hugepages: int = 0,
 ) -> str:
     """User data as a launch template takes it: base64."""
-    rendered = render_user_data(family, join, labels, taints, local_disks, time_slicing_replicas)
+    rendered = render_user_data(family, join, labels, taints, local_disks, time_slicing_replicas, hugepages)
     return base64.b64encode(rendered.encode()).decode()

@@ -300,6 +300,18 @@ class StackConfig(BaseModel):
         for index, name in enumerate(names):
             if name in names[:index]:
                 raise FieldError(f"gpu_node_groups[{index}].name", name, "must be unique across the stack's groups")
+        for index, group in enumerate(self.gpu_node_groups):
+            reserved = [r.id for r in self.capacity.capacity_reservations if r.instance_type in group.instance_types]
+            if group.placement_group and reserved:
+                # The reservation holds capacity outside any placement group; a group's launches constrained to
+                # one then fail with InsufficientInstanceCapacity while the reservation sits idle (AWS
+                # ParallelCluster's PlacementGroupCapacityTypeValidator; terraform-aws-eks PR #3730).
+                raise FieldError(
+                    f"gpu_node_groups[{index}].placement_group",
+                    True,
+                    f"its types have On-Demand Capacity Reservations ({', '.join(reserved)}), which a cluster "
+                    "placement group would keep it from using; allowed: false",
+                )
         return self
 
     @model_validator(mode="after")

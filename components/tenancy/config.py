@@ -26,8 +26,9 @@ class QueuesConfig(BaseModel):
 
     enabled: bool = Field(
         False,
-        description="Install Kueue and declare the pools' flavors and the teams' queues. Off by default while "
-        "the queues roll out stack by stack (docs/capacity-decision.md says what is deployed and what is not).",
+        description="Install Kueue and declare the pools' flavors and the teams' queues. Off by default (a "
+        "stack without teams that share GPUs needs none); every stack of this repository turns it on "
+        "(docs/capacity-decision.md says what is deployed).",
     )
     kueue_version: str = Field(
         "0.19.2",

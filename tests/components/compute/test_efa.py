@@ -2,6 +2,8 @@
 ENA, the rest EFA-only, all in the nodes' security group and none public; and the pool's config refused
 where the layout cannot hold (types without EFA on every card, types unlike, more than one zone)."""
 
+import base64
+
 import pytest
 import yaml
 from pydantic import ValidationError
@@ -10,14 +12,17 @@ from components.catalog.instance_types import gpu_instance_type, gpu_instance_ty
 from components.common.validation import FieldError
 from components.compute.config import GpuNodeGroupConfig
 from components.compute.efa import (
+    EFA_HUGEPAGES,
     EFA_PLUGIN_CHART,
     EFA_PLUGIN_NAMESPACE,
     EFA_PLUGIN_VERSION,
     EFA_RESOURCE,
+    HUGEPAGES_RESOURCE,
     efa_device_plugin_values,
     efa_interfaces,
 )
 from components.compute.labels import AGENT_TOLERATIONS, EFA_LABEL
+from components.stack.config import ConfigError, parse_stack_config
 from policies.expectations import stack_policy_config
 from seedance import charts
 from seedance.check_command import check, cluster_version, plan_resources
@@ -26,6 +31,7 @@ from tests.stacks import REPO, stack_config
 
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 ASG = "aws:autoscaling/group:Group"
+PLACEMENT_GROUP = "aws:ec2/placementGroup:PlacementGroup"
 
 
 @pytest.mark.parametrize("instance_type, cards", [("p5.48xlarge", 32), ("p4d.24xlarge", 4), ("g6e.12xlarge", 1)])
@@ -107,6 +113,12 @@ def test_a_stack_with_an_efa_pool_plans_its_interfaces_and_passes_the_gate(tmp_p
     tags = {t["key"]: t["value"] for r in plan.of_type(ASG) if r.name.endswith("-train-asg") for t in r.inputs["tags"]}
     assert tags[f"k8s.io/cluster-autoscaler/node-template/resources/{EFA_RESOURCE}"] == "1"  # scale from zero
     assert tags[f"k8s.io/cluster-autoscaler/node-template/label/{EFA_LABEL}"] == "true"
+    # Its huge pages too, and the memory they take from pods (the smallest type's: g6.12xlarge, 192 GiB).
+    hugepages_mib = EFA_HUGEPAGES * 2
+    assert tags[f"k8s.io/cluster-autoscaler/node-template/resources/{HUGEPAGES_RESOURCE}"] == f"{hugepages_mib}Mi"
+    assert tags["k8s.io/cluster-autoscaler/node-template/resources/memory"] == f"{192 * 1024 - hugepages_mib}Mi"
+    user_data = base64.b64decode(template.inputs["userData"]).decode()
+    assert f"sysctl -w vm.nr_hugepages={EFA_HUGEPAGES}" in user_data
     # The gate renders the EFA device plugin's chart too: privileged, in its privileged namespace, it passes.
     version = cluster_version(resources, config)
     violations, _cost = check(resources, "prod", config.region, stack_policy_config(config), kubernetes_version=version)
@@ -129,3 +141,31 @@ def test_the_efa_device_plugin_runs_on_every_efa_pools_nodes_and_nowhere_else():
     listed = next(e["values"] for e in term["matchExpressions"] if e["key"] == "node.kubernetes.io/instance-type")
     efa_types = {t.name for t in gpu_instance_types().values() if t.efa_interfaces}
     assert efa_types and efa_types <= set(listed)
+
+
+def test_a_placement_group_is_an_efa_pools_own_and_its_main_groups_only():
+    """prod's train pool sets it: its main group launches into the cluster placement group named for it, no
+    other group does (a Capacity Block's group neither: AWS places a block's instances itself)."""
+    plan, _ = offline_plan("prod", REPO / "infra", REPO / "stacks" / "Pulumi.prod.yaml")
+    (placement,) = plan.of_type(PLACEMENT_GROUP)
+    assert placement.inputs["strategy"] == "cluster" and placement.inputs["name"] == "seedance-prod-train"
+    placed = {g.name: g.inputs.get("placementGroup") for g in plan.of_type(ASG)}
+    assert placed.pop("seedance-prod-train-asg") == "seedance-prod-train"
+    assert placed and set(placed.values()) == {None}
+    with pytest.raises(ValidationError, match="only for a multi-node pool"):
+        pool(efa=False, single_zone=False, placement_group=True)
+
+
+def test_a_placement_group_is_refused_over_a_capacity_reservation_of_the_pools_types():
+    document = yaml.safe_load((REPO / "stacks" / "Pulumi.prod.yaml").read_text())["config"]
+    values = {k.split(":", 1)[1]: v for k, v in document.items() if k.startswith("seedance-gpu:")}
+    values["capacity"]["capacity_reservations"] = [
+        {"id": "cr-0123456789abcdef0", "instance_type": "g6e.12xlarge", "zone": "us-east-1a", "count": 2}
+    ]
+    with pytest.raises(ConfigError) as raised:
+        parse_stack_config(document["aws:region"], values)
+    message = str(raised.value)
+    assert "placement_group" in message and "cr-0123456789abcdef0" in message and "allowed: false" in message
+    index = next(i for i, g in enumerate(values["gpu_node_groups"]) if g["name"] == "train")
+    values["gpu_node_groups"][index]["placement_group"] = False
+    assert parse_stack_config(document["aws:region"], values)

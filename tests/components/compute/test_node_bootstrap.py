@@ -4,6 +4,7 @@ Regenerate the golden files after an intended change, then review the diff:
     UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/components/compute/test_node_bootstrap.py
 """
 
+import base64
 import email
 import os
 import tomllib
@@ -12,8 +13,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from components.compute.efa import EFA_HUGEPAGES
 from components.compute.labels import GPU_TAINT, NODE_GROUP_LABEL, WORKLOAD_CLASS_LABEL
 from components.compute.node_bootstrap import ClusterJoin, ami_ssm_parameter, render_user_data
+from policies.readers.user_data import findings
 
 GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "user_data"
 JOIN = ClusterJoin(
@@ -97,3 +100,21 @@ def test_ami_parameters_follow_the_published_paths():
         ami_ssm_parameter("bottlerocket", "1.34", "arm64")
         == "/aws/service/bottlerocket/aws-k8s-1.34-nvidia/arm64/latest/image_id"
     )
+
+
+def test_an_efa_pools_nodes_reserve_huge_pages_before_the_kubelet_starts():
+    """AL2023: a script part, which cloud-init runs before nodeadm starts the kubelet, raising the pages to at
+    least the count and keeping it across reboots; Bottlerocket: its sysctl setting. Nothing in either is
+    what the gate's user data rule refuses."""
+    rendered = render_user_data("al2023", JOIN, LABELS, [GPU_TAINT], hugepages=EFA_HUGEPAGES)
+    kinds = [(p.get_content_type(), p.get_payload()) for p in email.message_from_string(rendered).walk()]
+    (script,) = [payload for kind, payload in kinds if kind == "text/x-shellscript"]
+    assert script.startswith("#!/bin/bash") and f"-lt {EFA_HUGEPAGES} ]" in script
+    assert f"sysctl -w vm.nr_hugepages={EFA_HUGEPAGES}" in script
+    assert f"vm.nr_hugepages = {EFA_HUGEPAGES}" in script and "/etc/sysctl.d/" in script
+    assert [k for k, _ in kinds].count("application/node.eks.aws") == 1  # the NodeConfig still the only one
+    assert "text/x-shellscript" not in render_user_data("al2023", JOIN, LABELS, [GPU_TAINT])
+    rocket = render_user_data("bottlerocket", JOIN, LABELS, [GPU_TAINT], hugepages=EFA_HUGEPAGES)
+    assert tomllib.loads(rocket)["settings"]["kernel"]["sysctl"] == {"vm.nr_hugepages": str(EFA_HUGEPAGES)}
+    for document in (rendered, rocket):
+        assert findings(base64.b64encode(document.encode()).decode()) == ()
