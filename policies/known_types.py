@@ -32,6 +32,7 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
         "aws-autoscaling-group-limit-spot-share",
         "aws-autoscaling-group-prefer-spot-outside-prod",
         "aws-autoscaling-group-require-on-demand-baseline",
+        "aws-autoscaling-group-restrict-placement-group",
         "aws-ec2-launch-require-stack-template",
         "aws-ec2-launch-restrict-launchers",
         "aws-resource-tags-require-cost-tags",
@@ -75,7 +76,10 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
     "aws:ec2/route:Route": ("aws-resource-tags-require-cost-tags",),
     "aws:ec2/routeTable:RouteTable": ("aws-resource-tags-require-cost-tags",),
     "aws:ec2/routeTableAssociation:RouteTableAssociation": ("aws-resource-tags-require-cost-tags",),
-    "aws:ec2/placementGroup:PlacementGroup": ("aws-resource-tags-require-cost-tags",),
+    "aws:ec2/placementGroup:PlacementGroup": (
+        "aws-autoscaling-group-restrict-placement-group",
+        "aws-resource-tags-require-cost-tags",
+    ),
     "aws:ec2/securityGroup:SecurityGroup": (
         "aws-resource-tags-require-cost-tags",
         "aws-vpc-security-group-disallow-open-ingress",

@@ -17,6 +17,7 @@ from seedance_client.tokens import (
 )
 
 ASG = "aws:autoscaling/group:Group"
+PLACEMENT_GROUP = "aws:ec2/placementGroup:PlacementGroup"
 EBS_VOLUME = "aws:ebs/volume:Volume"
 EC2_INSTANCE = "aws:ec2/instance:Instance"
 EKS_CLUSTER = "aws:eks/cluster:Cluster"

@@ -273,9 +273,13 @@ def _from_config(resources, config, pools, flavor_pools, queues):
         klass = _name(local)
         if owner is None or target != cluster_queue_name(owner, klass) or klass != local_queue_name(klass):
             yield local.urn, f"{local.name}: not a LocalQueue the config gives namespace {namespace}"
-    for release in of_types(resources, HELM_RELEASE):
-        if str(release.props.get("chart")) != KUEUE_CHART:
-            continue
+    for release in _kueue_releases(resources):
+        if str(release.props.get("chart")) != KUEUE_CHART or release.props.get("repositoryOpts"):
+            yield (
+                release.urn,
+                f"{release.name}: Kueue comes from {KUEUE_CHART} as written, with no repository options (another "
+                "spelling of its source is judged by its pin, not by the platform's values)",
+            )
         if (
             release.props.get("namespace") != KUEUE_NAMESPACE
             or str(release.props.get("version")) != config["kueue_version"]
@@ -291,9 +295,20 @@ def _from_config(resources, config, pools, flavor_pools, queues):
             )
 
 
+def _kueue_releases(resources) -> list:
+    """Every release that installs Kueue, however its chart is spelled: by the chart's last part, its release
+    name or its namespace."""
+    return [
+        r
+        for r in of_types(resources, HELM_RELEASE)
+        if str(r.props.get("chart")).rstrip("/").rsplit("/", 1)[-1] == "kueue"
+        or r.props.get("name") == "kueue"
+        or r.props.get("namespace") == KUEUE_NAMESPACE
+    ]
+
+
 def check(resources, config):
-    kueue = [r for r in of_types(resources, HELM_RELEASE) if str(r.props.get("chart")).endswith("/kueue")]
-    if not of_types(resources, *KINDS) and not kueue:
+    if not of_types(resources, *KINDS) and not _kueue_releases(resources):
         return
     pools = _pool_gpus(resources)
     flavor_pools: dict[str, str | None] = {}

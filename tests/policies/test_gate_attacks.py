@@ -1651,6 +1651,20 @@ REVIEW_3 = [
         BUDGET,
     ),
     (
+        "cost",
+        "the serving group put in the EFA pool's placement group (one zone, one rack)",
+        _online(lambda g: g.update(placementGroup="seedance-prod-train")),
+        "aws-autoscaling-group-restrict-placement-group",
+    ),
+    (
+        "platform",
+        "Kueue's chart named by a local path beside the pinned repository",
+        lambda rs: _one(rs, "kubernetes:helm.sh/v3:Release", "queues-kueue")["inputs"].update(
+            chart="./kueue", repositoryOpts={"repo": "oci://registry.k8s.io/kueue/charts"}
+        ),
+        "kubernetes-kueue-queue-restrict-to-decision",
+    ),
+    (
         "admin",
         "AdministratorAccess-Amplify on a node role",
         _add(

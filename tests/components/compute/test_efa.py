@@ -22,6 +22,7 @@ from components.compute.efa import (
     efa_interfaces,
 )
 from components.compute.labels import AGENT_TOLERATIONS, EFA_LABEL
+from components.plan.resources import PLACEMENT_GROUP
 from components.stack.config import ConfigError, parse_stack_config
 from policies.expectations import stack_policy_config
 from seedance import charts
@@ -31,7 +32,6 @@ from tests.stacks import REPO, stack_config
 
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 ASG = "aws:autoscaling/group:Group"
-PLACEMENT_GROUP = "aws:ec2/placementGroup:PlacementGroup"
 
 
 @pytest.mark.parametrize("instance_type, cards", [("p5.48xlarge", 32), ("p4d.24xlarge", 4), ("g6e.12xlarge", 1)])

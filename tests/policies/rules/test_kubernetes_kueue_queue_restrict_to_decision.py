@@ -153,3 +153,19 @@ def test_a_whole_number_written_as_a_plan_file_writes_it_is_a_count_of_gpus():
         limits["nominalQuota"] = float(limits["nominalQuota"])
 
     assert _findings(_edited(_staging(), KUEUE_CLUSTER_QUEUE, as_float), _expectations()) == []
+
+
+@pytest.mark.parametrize(
+    "respell",
+    [
+        # A local path: Helm looks there before the repository, and the platform's values were never compared.
+        lambda p: p.update(chart="./kueue", repositoryOpts={"repo": "oci://registry.k8s.io/kueue/charts"}),
+        lambda p: p.update(chart="kueue", repositoryOpts={"repo": "oci://registry.k8s.io/kueue/charts"}),
+        lambda p: p.update(chart="oci://registry.k8s.io/kueue/charts/kueue/"),
+    ],
+)
+def test_with_the_stack_config_kueue_comes_from_its_chart_as_the_platform_writes_it(respell):
+    plan = _staging()
+    (release,) = [r for r in plan if r.type == HELM_RELEASE and r.props.get("namespace") == "kueue-system"]
+    messages = _findings(_edited(plan, HELM_RELEASE, respell, release), _expectations())
+    assert any("as written" in m for m in messages), messages
