@@ -105,8 +105,9 @@ def guard_expectations(config: StackConfig) -> dict[str, Any]:
 
 
 # What decides which requests a ValidatingAdmissionPolicy sees (the binding's matchResources narrows it more)
-# and what it refuses of them (its variables feed its validations).
-GUARD_KEYS = ("matchConstraints", "matchConditions", "variables", "validations")
+# and what it refuses of them (its variables feed its validations); a paramKind the platform does not give it
+# makes each binding need a parameter, and a binding whose parameter is missing may allow everything.
+GUARD_KEYS = ("matchConstraints", "matchConditions", "variables", "validations", "paramKind")
 
 
 def platform_role_subjects(provisioner_namespace: str) -> dict[str, list[str]]:

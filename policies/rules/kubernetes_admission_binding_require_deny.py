@@ -2,8 +2,9 @@
 (failurePolicy Fail, the API's default) and is bound by a binding whose actions include Deny (a binding
 set to Audit or Warn lets every request through); the guards the stack config requires are all there, each
 guarding what the platform built it to guard and refusing what it built it to refuse: its matchConstraints,
-matchConditions, variables and validations as built, and no binding of it narrowed by matchResources (a
-selector nobody matches, a condition that never holds: a guard in name only).
+matchConditions, variables, validations and paramKind as built, and no binding of it narrowed by
+matchResources or given a paramRef (a selector nobody matches, a condition that never holds, a parameter
+whose absence allows: a guard in name only).
 
 Both sides are compared as the API server stores them: the engine judges a stack by its resources' outputs,
 which for a policy already in the cluster are the object as the server defaulted it (matchPolicy,
@@ -45,6 +46,14 @@ def check(resources, config):
                 (
                     f"{binding.name}: narrows the guard {spec.get('policyName')} by matchResources; "
                     "the guard's own matchConstraints say what it guards"
+                ),
+            )
+        if spec.get("policyName") in scopes and spec.get("paramRef"):
+            yield (
+                binding.urn,
+                (
+                    f"{binding.name}: gives the guard {spec.get('policyName')} a parameter (paramRef), which it "
+                    "was not built to read; a missing one may allow every request"
                 ),
             )
         if "Deny" in actions:

@@ -1206,6 +1206,20 @@ REVIEW_2 = [
     ),
     (
         "guards",
+        "the queued jobs' guard made to need a parameter nobody provides",
+        _guard_spec("queued-jobs-validatingadmissionpolicy", paramKind={"apiVersion": "v1", "kind": "ConfigMap"}),
+        GUARDS,
+    ),
+    (
+        "guards",
+        "the queued pods' guard bound with a parameter whose absence allows",
+        lambda rs: _one(
+            rs, "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding", "queued-pods"
+        )["inputs"]["spec"].update(paramRef={"name": "absent", "parameterNotFoundAction": "Allow"}),
+        GUARDS,
+    ),
+    (
+        "guards",
         "the queued pods' guard given a condition that never holds",
         _guard_spec("queued-pods", matchConditions=[{"name": "never", "expression": "false"}]),
         GUARDS,
