@@ -59,7 +59,7 @@ def _taint_text(taint: dict[str, Any]) -> str:
     return f"{taint['key']}={taint['value']}:{taint['effect']}"
 
 
-def _hugepages_script(pages: int) -> str:
+def hugepages_script(pages: int) -> str:
     """At least `pages` 2 MiB huge pages, now and after a reboot. cloud-init runs this before nodeadm starts
     the kubelet (amazon-eks-ami: nodeadm-run.service is After=cloud-final.service), which advertises the pages
     as `hugepages-2Mi` only if they exist when it starts."""
@@ -117,7 +117,7 @@ def al2023_user_data(
             "",
             *(
                 [f"--{_MIME_BOUNDARY}", 'Content-Type: text/x-shellscript; charset="us-ascii"', ""]
-                + [_hugepages_script(hugepages), ""]
+                + [hugepages_script(hugepages), ""]
                 if hugepages
                 else []
             ),

