@@ -88,6 +88,7 @@ ARN_FORMATS = {
     "aws:ec2/flowLog:FlowLog": _EC2 + "vpc-flow-log/{id}",
     "aws:ec2/internetGateway:InternetGateway": _EC2 + "internet-gateway/{id}",
     "aws:ec2/launchTemplate:LaunchTemplate": _EC2 + "launch-template/{id}",
+    "aws:ec2/placementGroup:PlacementGroup": _EC2 + "placement-group/{name}",
     "aws:ec2/routeTable:RouteTable": _EC2 + "route-table/{id}",
     "aws:ec2/subnet:Subnet": _EC2 + "subnet/{id}",
     "aws:ec2/vpc:Vpc": _EC2 + "vpc/{id}",
