@@ -21,10 +21,10 @@ import yaml
 from components.plan.resources import HELM_RELEASE, PlanResource, reveal_secrets
 from seedance_client.errors import InputError
 
-# What every supported cluster version serves beyond the core groups, which charts test for.
 # libyaml's loader where PyYAML was built with it (its wheels are): a chart's CRDs are megabytes of YAML, which
 # the pure-Python loader reads ten times slower, on every check.
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# What every supported cluster version serves beyond the core groups, which charts test for.
 API_VERSIONS = [
     "apiregistration.k8s.io/v1",
     "policy/v1",

@@ -4,6 +4,7 @@ release whose chart is missing or whose values a plan file masks is a finding, n
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import io
 import json
@@ -14,6 +15,8 @@ import pytest
 import yaml
 
 from components.plan.resources import PlanResource
+from components.tenancy.config import QueuesConfig
+from components.tenancy.queues import KUEUE_CHART, kueue_values
 from seedance import charts, check_command
 from seedance.check_command import rendered_releases
 
@@ -243,3 +246,23 @@ def test_the_platform_names_its_charts_from_their_pinned_sources(plan_of):
     assert all(
         charts.source_of(r.props) == pinned[str(r.props["chart"]).rsplit("/", 1)[-1]].rstrip("/") for r in releases
     )
+
+
+def test_a_release_rendered_again_is_the_same_objects_and_each_caller_its_own_copy():
+    """Rendered once per process for the same chart, values and version: a caller that changes what it got
+    changes nothing another caller gets, and other values render anew."""
+    release = {"name": "kueue", "namespace": "kueue-system", "chart": KUEUE_CHART, "version": "0.19.2"}
+    values = kueue_values(QueuesConfig())
+    first = charts.render({**release, "values": values}, "1.35")
+    deployment = next(o for o in first if o["kind"] == "Deployment")
+    image = deployment["spec"]["template"]["spec"]["containers"][0]["image"]
+    deployment["spec"]["template"]["spec"]["containers"][0]["image"] = "evil.example/kueue"
+    again = charts.render({**release, "values": values}, "1.35")
+    assert again == charts.render({**release, "values": copy.deepcopy(values)}, "1.35")
+    assert (
+        next(o for o in again if o["kind"] == "Deployment")["spec"]["template"]["spec"]["containers"][0]["image"]
+        == image
+    )
+    values["controllerManager"]["replicas"] = 3
+    other = charts.render({**release, "values": values}, "1.35")
+    assert next(o for o in other if o["kind"] == "Deployment")["spec"]["replicas"] == 3
