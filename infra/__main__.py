@@ -153,7 +153,7 @@ node_groups = {
 }
 if any(group.efa for group in config.gpu_node_groups):  # the EFA pools' adapters, schedulable
     EfaDevicePlugin(f"{name}-efa-device-plugin", opts=pulumi.ResourceOptions(provider=cluster.provider))
-ClusterAutoscaler(
+autoscaler = ClusterAutoscaler(
     f"{name}-autoscaler",
     config.cluster.autoscaler,
     cluster_name=name,
@@ -163,6 +163,7 @@ ClusterAutoscaler(
     oidc_issuer_url=cluster.oidc_issuer_url,
     provider=cluster.provider,
     tags=tags,
+    provisioning_requests=bool(config.gang_pools),
 )
 checkpoint_claims = []
 if config.storage.checkpoints is not None:
@@ -285,6 +286,7 @@ if config.queues.enabled:
         vpc_cidr=config.network.vpc_cidr,
         api_service_ip=config.cluster.api_service_ip,
         provider=cluster.provider,
+        provisioning_api=autoscaler.provisioning_api,
         opts=pulumi.ResourceOptions(depends_on=[*node_groups.values(), *cluster.priority_classes, *spaces]),
     )
 if config.scheduling.descheduler:

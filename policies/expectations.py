@@ -226,9 +226,10 @@ def queue_expectations(config: StackConfig) -> dict[str, Any]:
             for tenant in config.tenants
         },
         "group_classes": {group.name: group.workload_class for group in config.gpu_node_groups},
+        "gang_pools": config.gang_pools,
         "served": served_gpus(config.serving),
         "kueue_version": config.queues.kueue_version,
-        "kueue_values": kueue_values(config.queues),
+        "kueue_values": kueue_values(config.queues, provisioning=bool(config.gang_pools)),
     }
 
 

@@ -194,11 +194,19 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
         "kubernetes-api-extension-require-pinned-chart",
         "kubernetes-tenant-require-contract-fit",
     ),
+    "kubernetes:kueue.x-k8s.io/v1beta2:AdmissionCheck": (
+        "kubernetes-kueue-queue-restrict-to-decision",
+        "kubernetes-tenant-require-contract-fit",
+    ),
     "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue": (
         "kubernetes-kueue-queue-restrict-to-decision",
         "kubernetes-tenant-require-contract-fit",
     ),
     "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue": (
+        "kubernetes-kueue-queue-restrict-to-decision",
+        "kubernetes-tenant-require-contract-fit",
+    ),
+    "kubernetes:kueue.x-k8s.io/v1beta2:ProvisioningRequestConfig": (
         "kubernetes-kueue-queue-restrict-to-decision",
         "kubernetes-tenant-require-contract-fit",
     ),

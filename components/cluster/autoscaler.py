@@ -17,8 +17,10 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from components.cluster.config import ClusterAutoscalerConfig
+from components.cluster.provisioning import PROVISIONING_CRD_NAME, provisioning_request_crd, rbac_rules_for
 from components.common.addon_resources import ADDON_RESOURCES
 from components.common.iam import irsa_trust_policy
+from components.common.k8s_objects import declare
 from components.common.manifests import cost_labels
 from components.compute.labels import system_placement
 from components.compute.priority import CLUSTER_CRITICAL
@@ -70,12 +72,23 @@ def autoscaler_policy(partition: str, region: str, account_id: str, cluster_name
 
 
 def autoscaler_values(
-    config: ClusterAutoscalerConfig, *, cluster_name: str, region: str, image_tag: str, role_arn: str
+    config: ClusterAutoscalerConfig,
+    *,
+    cluster_name: str,
+    region: str,
+    image_tag: str,
+    chart_version: str,
+    role_arn: str,
+    provisioning_requests: bool,
 ) -> dict:
-    """Helm values (keys checked in the chart's values.yaml at 9.53.0). Each GPU pod selects its group by
-    label, so one group fits a pending pod and the default expander (least-waste) is enough. Nodes with
-    emptyDir pods may scale down (Triton's /tmp and /dev/shm are emptyDirs, or online nodes would never
-    shrink); training pods that must not move say so with the safe-to-evict annotation."""
+    """Helm values (keys checked in the chart's values.yaml at 9.53.0 and 9.59.0). Each GPU pod selects its
+    group by label, so one group fits a pending pod and the default expander (least-waste) is enough. Nodes
+    with emptyDir pods may scale down (Triton's /tmp and /dev/shm are emptyDirs, or online nodes would never
+    shrink); training pods that must not move say so with the safe-to-evict annotation.
+    `provisioning_requests`: the autoscaler answers Kueue's ProvisioningRequests for multi-node pools
+    (components/cluster/provisioning.py), with the rules its chart's ClusterRole lacks for them."""
+    gangs = {"enable-provisioning-requests": True} if provisioning_requests else {}
+    extra_rules = rbac_rules_for(chart_version) if provisioning_requests else []
     return {
         "cloudProvider": "aws",
         "awsRegion": region,
@@ -86,7 +99,8 @@ def autoscaler_values(
                 "create": True,
                 "name": SERVICE_ACCOUNT,
                 "annotations": {"eks.amazonaws.com/role-arn": role_arn},
-            }
+            },
+            **({"additionalRules": extra_rules} if extra_rules else {}),
         },
         **system_placement(CLUSTER_CRITICAL),
         "resources": ADDON_RESOURCES["cluster-autoscaler"],
@@ -96,6 +110,7 @@ def autoscaler_values(
             "skip-nodes-with-local-storage": False,
             "scale-down-unneeded-time": f"{config.scale_down_unneeded_minutes}m",
             "max-node-provision-time": f"{config.max_node_provision_minutes}m",
+            **gangs,
         },
     }
 
@@ -113,6 +128,7 @@ class ClusterAutoscaler(pulumi.ComponentResource):
         oidc_issuer_url: pulumi.Input[str],
         provider: k8s.Provider,
         tags: Mapping[str, str],
+        provisioning_requests: bool = False,
         opts: pulumi.ResourceOptions | None = None,
     ):
         super().__init__("seedance:cluster:ClusterAutoscaler", name, None, opts)
@@ -136,11 +152,22 @@ class ClusterAutoscaler(pulumi.ComponentResource):
                 lambda v: json.dumps(autoscaler_policy(v[0], region, v[1], cluster_name))
             ),
         )
+        # Kueue and the autoscaler both look for the API when they start: it comes first.
+        self.provisioning_api = (
+            declare(
+                provisioning_request_crd(),
+                f"{name}-{PROVISIONING_CRD_NAME}",
+                pulumi.ResourceOptions(parent=self, provider=provider),
+            )
+            if provisioning_requests
+            else None
+        )
+        chart_version = config.chart_for(kubernetes_version)
         k8s.helm.v3.Release(
             f"{name}-release",
             name="cluster-autoscaler",
             chart="cluster-autoscaler",
-            version=config.chart_for(kubernetes_version),
+            version=chart_version,
             namespace=NAMESPACE,
             repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=CHART_REPOSITORY),
             values=role.arn.apply(
@@ -150,12 +177,16 @@ class ClusterAutoscaler(pulumi.ComponentResource):
                         cluster_name=cluster_name,
                         region=region,
                         image_tag=config.image_for(kubernetes_version),
+                        chart_version=chart_version,
                         role_arn=arn,
+                        provisioning_requests=provisioning_requests,
                     ),
                     "podLabels": cost_labels(tags, "cluster-autoscaler"),
                 }
             ),
-            opts=pulumi.ResourceOptions(parent=self, provider=provider),
+            opts=pulumi.ResourceOptions(
+                parent=self, provider=provider, depends_on=[self.provisioning_api] if self.provisioning_api else []
+            ),
         )
         self.role_arn = role.arn
         self.register_outputs({"role_arn": self.role_arn})

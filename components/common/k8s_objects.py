@@ -29,6 +29,7 @@ _KINDS = {
         "admissionregistration.k8s.io/v1",
         "ValidatingAdmissionPolicyBinding",
     ): k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding,
+    ("apiextensions.k8s.io/v1", "CustomResourceDefinition"): k8s.apiextensions.v1.CustomResourceDefinition,
     ("apps/v1", "DaemonSet"): k8s.apps.v1.DaemonSet,
     ("apps/v1", "Deployment"): k8s.apps.v1.Deployment,
     ("autoscaling/v2", "HorizontalPodAutoscaler"): k8s.autoscaling.v2.HorizontalPodAutoscaler,

@@ -390,6 +390,12 @@ class StackConfig(BaseModel):
             )
         )
 
+    @property
+    def gang_pools(self) -> list[str]:
+        """With queues, the multi-node (EFA) pools, whose flavors admit a job once the autoscaler took all its
+        nodes as one ProvisioningRequest (components/tenancy/queues.py: `gang_check`)."""
+        return [g.name for g in self.gpu_node_groups if g.efa] if self.queues.enabled else []
+
     def tenant_pools(self, tenant: TenantConfig) -> list[str]:
         """The GPU groups a team's pods may tolerate: its own list, or every group of a class it has GPUs in."""
         return tenant.pools or [g.name for g in self.gpu_node_groups if g.workload_class in tenant.priority_classes]

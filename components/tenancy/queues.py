@@ -11,13 +11,14 @@ the flavors keep every team's quota inside it, cheapest first.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
 from components.capacity.plan import CapacityPlan
+from components.cluster.provisioning import BEST_EFFORT_ATOMIC
 from components.common.addon_resources import ADDON_RESOURCES
 from components.common.manifests import (
     admission_policy,
@@ -54,6 +55,13 @@ FLAVOR_ORDER = {"batch": ("reserved", "spot", "on-demand"), "online": ("reserved
 CAPACITY_HOLDINGS = (RESERVED_INSTANCE, CAPACITY_RESERVATION)
 # The job kinds teams submit (Kueue's integration names), and nothing else is queued.
 INTEGRATIONS = ("batch/job", "jobset.x-k8s.io/jobset")
+# A multi-node pool's flavors admit a job only once the autoscaler took all its nodes as one request
+# (docs/capacity-decision.md, "Gangs"): the AdmissionCheck and its ProvisioningRequestConfig share this name.
+GANG_CHECK = "gang-nodes"
+PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
+# Kueue sets its provisioning controller up only if the CRD is served when it starts (cmd/kueue/main.go): a
+# pod annotation that appears with the CRD restarts it on the `up` that adds the first multi-node pool.
+PROVISIONING_ANNOTATION = "seedance.io/provisioning-requests"
 
 
 @dataclass(frozen=True)
@@ -64,6 +72,7 @@ class Flavor:
     workload_class: str
     capacity_type: str
     gpus: int
+    multi_node: bool = False  # an EFA pool's: jobs across nodes, their nodes asked for at once
 
     @property
     def name(self) -> str:
@@ -97,10 +106,14 @@ def served_gpus(servings: Sequence[Any]) -> dict[str, int]:
 
 
 def flavors(
-    groups: Sequence[tuple[str, str, int]], plans: Mapping[str, CapacityPlan], served: Mapping[str, int]
+    groups: Sequence[tuple[str, str, int]],
+    plans: Mapping[str, CapacityPlan],
+    served: Mapping[str, int],
+    multi_node: Collection[str] = (),
 ) -> list[Flavor]:
     """Each pool's flavors, in the class's order, from (pool, workload class, GPUs per instance) and its plan;
-    `served`: the GPUs serving may hold on a pool (its sets' most replicas), taken from the dearest flavors."""
+    `served`: the GPUs serving may hold on a pool (its sets' most replicas), taken from the dearest flavors;
+    `multi_node`: the EFA pools."""
     found = []
     for pool, klass, gpus_per_instance in groups:
         units = pool_units(plans[pool], gpus_per_instance)
@@ -109,7 +122,7 @@ def flavors(
             give = min(taken, units[capacity_type])
             units[capacity_type] -= give
             taken -= give
-        found += [Flavor(pool, klass, t, units[t]) for t in FLAVOR_ORDER[klass] if units[t] > 0]
+        found += [Flavor(pool, klass, t, units[t], pool in multi_node) for t in FLAVOR_ORDER[klass] if units[t] > 0]
     return found
 
 
@@ -252,6 +265,8 @@ def cluster_queue(
         if lending is not None:
             limits["lendingLimit"] = str(min(lending, quota[flavor.name]))
         resources.append({"name": flavor.name, "resources": [limits]})
+    gangs = [f.name for f in order if f.multi_node]
+    checks = {"admissionChecksStrategy": {"admissionChecks": [{"name": GANG_CHECK, "onFlavors": gangs}]}}
     return {
         "apiVersion": KUEUE_API,
         "kind": "ClusterQueue",
@@ -275,8 +290,33 @@ def cluster_queue(
                 else {"reclaimWithinCohort": "Never", "withinClusterQueue": "Never"}
             ),
             "flavorFungibility": {"whenCanBorrow": "TryNextFlavor", "whenCanPreempt": "TryNextFlavor"},
+            **(checks if gangs else {}),
         },
     }
+
+
+def gang_check() -> list[dict[str, Any]]:
+    """The AdmissionCheck that multi-node flavors carry, and its parameters: Kueue creates a ProvisioningRequest
+    of the job's pods (with the flavor's selector and tolerations) and admits it once the autoscaler marks it
+    Provisioned. Only pods asking for GPUs are in the request (a launcher's CPU pod fits the system nodes); the
+    retries are Kueue's defaults, written out (the API server fills them in: a plan without them would differ
+    from the live object)."""
+    retries = {"backoffLimitCount": 3, "backoffBaseSeconds": 60, "backoffMaxSeconds": 1800}
+    parameters = {"apiGroup": KUEUE_API.split("/")[0], "kind": "ProvisioningRequestConfig", "name": GANG_CHECK}
+    return [
+        _kueue_object(
+            "ProvisioningRequestConfig",
+            GANG_CHECK,
+            {"provisioningClassName": BEST_EFFORT_ATOMIC, "managedResources": [GPU_RESOURCE], "retryStrategy": retries},
+        ),
+        _kueue_object(
+            "AdmissionCheck", GANG_CHECK, {"controllerName": PROVISIONING_CONTROLLER, "parameters": parameters}
+        ),
+    ]
+
+
+def _kueue_object(kind: str, name: str, spec: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": KUEUE_API, "kind": kind, "metadata": {"name": name}, "spec": spec}
 
 
 def local_queue(tenant: TenantConfig, namespace: str, klass: str) -> dict[str, Any]:
@@ -434,7 +474,7 @@ def queue_manifests(
 ) -> list[dict[str, Any]]:
     """Every flavor, and each team's ClusterQueue per class and LocalQueue per namespace and class."""
     quotas = nominal_quotas(tenants, pools_of, offered)
-    manifests = [resource_flavor(f) for f in offered]
+    manifests = [*(gang_check() if any(f.multi_node for f in offered) else []), *(resource_flavor(f) for f in offered)]
     for tenant in tenants:
         for klass in FLAVOR_ORDER:
             if (tenant.name, klass) in quotas:
@@ -464,13 +504,15 @@ def kueue_namespace(vpc_cidr: str, api_service_ip: str) -> list[dict[str, Any]]:
     ]
 
 
-def kueue_values(config: QueuesConfig) -> dict[str, Any]:
+def kueue_values(config: QueuesConfig, *, provisioning: bool) -> dict[str, Any]:
     """Helm values (keys checked in the chart's values.yaml at 0.19.2): the released image at the chart's version,
     two replicas on the system nodes at the cluster-critical class (its webhooks fail closed, so one replica
-    down must not stop team jobs), and the platform's Configuration."""
+    down must not stop team jobs), and the platform's Configuration. `provisioning`: the stack serves the
+    ProvisioningRequest API (it has multi-node pools), which Kueue must find when it starts."""
     return {
         "controllerManager": {
             "manager": {
+                **({"podAnnotations": {PROVISIONING_ANNOTATION: "served"}} if provisioning else {}),
                 "priorityClassName": CLUSTER_CRITICAL,
                 "image": {"repository": KUEUE_IMAGE, "tag": f"v{config.kueue_version}", "pullPolicy": "IfNotPresent"},
                 "resources": ADDON_RESOURCES["kueue"],

@@ -124,6 +124,7 @@ class GpuQueues(pulumi.ComponentResource):
         vpc_cidr: str,
         api_service_ip: str,
         provider: k8s.Provider,
+        provisioning_api: pulumi.Resource | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ):
         super().__init__("seedance:tenancy:GpuQueues", name, None, opts)
@@ -138,8 +139,12 @@ class GpuQueues(pulumi.ComponentResource):
             chart=KUEUE_CHART,
             version=config.kueue_version,
             namespace=KUEUE_NAMESPACE,
-            values=kueue_values(config),  # the chart takes no pod labels: Kueue's cost is the system nodes'
-            opts=pulumi.ResourceOptions.merge(in_cluster, pulumi.ResourceOptions(depends_on=space)),
+            # The chart takes no pod labels: Kueue's cost is the system nodes'.
+            values=kueue_values(config, provisioning=provisioning_api is not None),
+            opts=pulumi.ResourceOptions.merge(
+                in_cluster,
+                pulumi.ResourceOptions(depends_on=[*space, *([provisioning_api] if provisioning_api else [])]),
+            ),
         )
         # Jobs in the teams' namespaces name their queues; batch GPU pods are the Job controller's.
         for manifest in queue_admission_policies() if teams else []:

@@ -5,11 +5,14 @@
 - a ClusterQueue takes LocalQueues from one team's namespaces only (a `namespaceSelector` that is exactly the
   tenant label's value), names flavors of the plan, and counts whole, non-negative GPUs; the teams' nominal
   GPUs on a pool never exceed the pool's GPUs at its group's maximum;
-- a LocalQueue points at a ClusterQueue that takes its namespace's team.
+- a LocalQueue points at a ClusterQueue that takes its namespace's team;
+- an AdmissionCheck is Kueue's provisioning check, its parameters a ProvisioningRequestConfig of the plan, which
+  asks the autoscaler for nodes in one of its classes and rewrites no pod's node selector.
 
 With the stack config (`seedance check`, the pack under `pulumi preview` of this project) the queues are the
 config's, exactly: each flavor is the platform's for its pool (`<pool>-<capacity type>` of the pool's class,
-its labels, taints and tolerations as the platform builds them); each ClusterQueue is a team's for a class it
+its labels, taints and tolerations as the platform builds them, and a multi-node pool's behind the gang
+check, `gang_check`, present exactly when the config has such pools); each ClusterQueue is a team's for a class it
 has GPUs in, holds exactly that many nominal GPUs over flavors of the team's own pools of that class, with the
 cohort, limits, preemption and order the platform gives (components/tenancy/queues.py); each LocalQueue is in
 a namespace the config gives the team; none is missing; the pools' nominal GPUs leave serving its share; and
@@ -19,6 +22,7 @@ values (its Configuration among them)."""
 from typing import Any
 
 from components.catalog.instance_types import gpu_instance_types
+from components.cluster.provisioning import BEST_EFFORT_ATOMIC, PROVISIONING_GROUP
 from components.compute.labels import (
     CAPACITY_BLOCK_TAG,
     NODE_GROUP_LABEL,
@@ -30,9 +34,12 @@ from components.plan.resources import (
     ASG,
     HELM_RELEASE,
     K8S_NAMESPACE,
+    KUEUE_ADMISSION_CHECK,
     KUEUE_CLUSTER_QUEUE,
     KUEUE_FLAVOR,
+    KUEUE_KINDS,
     KUEUE_LOCAL_QUEUE,
+    KUEUE_PROVISIONING_CONFIG,
     listed,
     tags_of,
 )
@@ -41,18 +48,22 @@ from components.tenancy.config import TenantConfig
 from components.tenancy.manifests import TENANT_LABEL
 from components.tenancy.queues import (
     FLAVOR_ORDER,
+    KUEUE_API,
     KUEUE_CHART,
     KUEUE_NAMESPACE,
+    PROVISIONING_CONTROLLER,
     Flavor,
     cluster_queue,
     cluster_queue_name,
+    gang_check,
     local_queue_name,
     resource_flavor,
 )
 from policies.framework import Rule
 from seedance_client.contract import GPU_RESOURCE
 
-KINDS = (KUEUE_FLAVOR, KUEUE_CLUSTER_QUEUE, KUEUE_LOCAL_QUEUE)
+# The classes a provisioning check may ask for: all nodes at once, or a booking of nodes that exist.
+PROVISIONING_CLASSES = (BEST_EFFORT_ATOMIC, f"check-capacity.{PROVISIONING_GROUP}")
 
 
 def _name(resource) -> str:
@@ -197,10 +208,59 @@ def _structural(resources, pools, flavor_pools, queues, namespaces):
             )
 
 
+def _checks(resources):
+    """Admission checks hold a workload back until their controller says so; one answered by anything but Kueue's
+    provisioning controller, or parameters that rewrite pods' node selectors, would place admitted pods."""
+    configs = {_name(c): c for c in of_types(resources, KUEUE_PROVISIONING_CONFIG)}
+    for check in of_types(resources, KUEUE_ADMISSION_CHECK):
+        spec = check.props.get("spec") or {}
+        parameters = spec.get("parameters") if isinstance(spec, dict) else None
+        parameters = parameters if isinstance(parameters, dict) else {}
+        if (
+            spec.get("controllerName") != PROVISIONING_CONTROLLER
+            or parameters.get("apiGroup") != KUEUE_API.split("/")[0]
+            or parameters.get("kind") != "ProvisioningRequestConfig"
+            or parameters.get("name") not in configs
+        ):
+            yield (
+                check.urn,
+                f"{check.name}: an admission check other than Kueue's provisioning check ({PROVISIONING_CONTROLLER}) "
+                "with a ProvisioningRequestConfig of the plan",
+            )
+    for config in configs.values():
+        spec = config.props.get("spec") or {}
+        if not isinstance(spec, dict) or spec.get("provisioningClassName") not in PROVISIONING_CLASSES:
+            yield config.urn, f"{config.name}: asks for nodes in a class other than {', '.join(PROVISIONING_CLASSES)}"
+        elif spec.get("podSetUpdates"):
+            yield config.urn, f"{config.name}: rewrites the node selectors of the pods it admits (podSetUpdates)"
+
+
+def _checks_from_config(resources, config):
+    """The gang check is exactly the platform's, and there exactly when the config has multi-node pools."""
+    built = {(m["kind"], m["metadata"]["name"]): m for m in gang_check()} if config["gang_pools"] else {}
+    found = set()
+    for found_check in of_types(resources, KUEUE_ADMISSION_CHECK, KUEUE_PROVISIONING_CONFIG):
+        key = (found_check.type.rsplit(":", 1)[-1], _name(found_check))
+        found.add(key)
+        if key not in built or found_check.props.get("spec") != built[key]["spec"]:
+            yield (
+                found_check.urn,
+                (
+                    f"{found_check.name}: not the gang check the platform builds for the config's multi-node pools "
+                    f"({', '.join(config['gang_pools']) or 'none'})"
+                ),
+            )
+    for kind, name in sorted(set(built) - found):
+        yield None, f"the config has multi-node pools, but the plan has no {kind} {name}: their jobs would never start"
+
+
 def _from_config(resources, config, pools, flavor_pools, queues):
     """The queues as the stack config derives them (the flavors' sizes aside: they come from the decision)."""
     classes, teams = config["group_classes"], config["teams"]
-    offered = [Flavor(pool, klass, kind, 0) for pool, klass in classes.items() for kind in FLAVOR_ORDER[klass]]
+    gangs = set(config["gang_pools"])
+    offered = [
+        Flavor(pool, klass, kind, 0, pool in gangs) for pool, klass in classes.items() for kind in FLAVOR_ORDER[klass]
+    ]
     by_name = {f.name: f for f in offered}
     for flavor in of_types(resources, KUEUE_FLAVOR):
         platforms = by_name.get(_name(flavor))
@@ -265,6 +325,7 @@ def _from_config(resources, config, pools, flavor_pools, queues):
                 None,
                 f"the teams' nominal GPUs on pool {pool} ({gpus}) leave serving less than its share: at most {room}",
             )
+    yield from _checks_from_config(resources, config)
     namespaces_of = {ns: team for team, held in teams.items() for ns in held["namespaces"]}
     for local in of_types(resources, KUEUE_LOCAL_QUEUE):
         namespace = (local.props.get("metadata") or {}).get("namespace")
@@ -308,7 +369,7 @@ def _kueue_releases(resources) -> list:
 
 
 def check(resources, config):
-    if not of_types(resources, *KINDS) and not _kueue_releases(resources):
+    if not of_types(resources, *KUEUE_KINDS) and not _kueue_releases(resources):
         return
     pools = _pool_gpus(resources)
     flavor_pools: dict[str, str | None] = {}
@@ -323,6 +384,7 @@ def check(resources, config):
         for n in of_types(resources, K8S_NAMESPACE)
     }
     yield from _structural(resources, pools, flavor_pools, queues, namespaces)
+    yield from _checks(resources)
     if config["from_stack_config"]:
         yield from _from_config(resources, config, pools, flavor_pools, queues)
 
@@ -341,6 +403,7 @@ RULE = Rule(
         "queues_enabled": {"type": "boolean", "default": False},
         "teams": {"type": "object", "default": {}},
         "group_classes": {"type": "object", "default": {}},
+        "gang_pools": {"type": "array", "items": {"type": "string"}, "default": []},
         "served": {"type": "object", "default": {}},
         "kueue_version": {"type": "string", "default": ""},
         "kueue_values": {"type": "object", "default": {}},

@@ -37,7 +37,7 @@ PEOPLE = "arn:aws:iam::123456789012:role/people"
 
 def _rendered() -> list[dict]:
     release = {"name": "kueue", "namespace": KUEUE_NAMESPACE, "chart": KUEUE_CHART, "version": "0.19.2"}
-    return charts.render({**release, "values": kueue_values(QueuesConfig())}, MINOR)
+    return charts.render({**release, "values": kueue_values(QueuesConfig(), provisioning=False)}, MINOR)
 
 
 def test_kueue_renders_the_platforms_configuration_and_fails_closed_in_team_namespaces_only():

@@ -124,6 +124,7 @@ BUILT_IN_GROUPS = {
     "rbac.authorization.k8s.io",
     "storage.k8s.io",
     "admissionregistration.k8s.io",
+    "apiextensions.k8s.io",
     "scheduling.k8s.io",
     "helm.sh",
 }

@@ -7,6 +7,8 @@ from datetime import UTC, datetime
 import pytest
 import yaml
 
+from components.cluster.provisioning import PROVISIONING_CRD_NAME
+from components.plan.resources import HELM_RELEASE, K8S_CRD
 from components.plan.resources import K8S_ADMISSION_POLICY as POLICY
 from components.stack.capacity import RunMode, table_zones
 from components.stack.config import ConfigError, parse_config_values
@@ -247,3 +249,17 @@ def test_with_queues_a_teams_namespaces_hold_what_kueue_may_admit_and_its_jobs_n
     assert plan.outputs["queues"] == {"batch": "batch", "online": "online"}
     violations, _cost = check(plan_resources(plan), "staging", config.region, stack_policy_config(config))
     assert [v for v in violations if v.level == "mandatory"] == []
+
+
+def test_with_a_multi_node_pool_the_provisioning_api_comes_before_kueue_and_the_autoscaler(plan_of):
+    """Both look for the API when they start (Kueue once, at start): prod declares the vendored CRD, and its
+    Kueue and autoscaler releases wait for it; dev, without an EFA pool, declares none."""
+    prod = plan_of("prod")
+    (crd,) = prod.of_type(K8S_CRD)
+    assert crd.inputs["metadata"]["name"] == PROVISIONING_CRD_NAME
+    releases = {str(r.inputs["chart"]).rsplit("/", 1)[-1]: r for r in prod.of_type(HELM_RELEASE)}
+    for chart in ("kueue", "cluster-autoscaler"):
+        assert crd.urn in releases[chart].dependencies, chart
+    assert releases["kueue"].inputs["values"]["controllerManager"]["manager"]["podAnnotations"]
+    assert releases["cluster-autoscaler"].inputs["values"]["extraArgs"]["enable-provisioning-requests"] is True
+    assert plan_of("dev").of_type(K8S_CRD) == []

@@ -14,9 +14,11 @@ from components.tenancy.config import QueuesConfig, TenantConfig
 from components.tenancy.manifests import TENANT_LABEL
 from components.tenancy.queues import (
     ELASTIC_JOBS,
+    GANG_CHECK,
     JOB_CONTROLLER,
     KUEUE_CONTROLLER,
     MAX_BATCH_GRACE_SECONDS,
+    PROVISIONING_ANNOTATION,
     QUEUED_JOBS_POLICY,
     QUEUED_PODS_POLICY,
     Flavor,
@@ -177,7 +179,7 @@ def test_kueue_queues_team_jobs_only_and_admits_gangs_whole():
     }
     assert configuration["waitForPodsReady"]["timeout"] == "12m"
     assert configuration["waitForPodsReady"]["requeuingStrategy"]["backoffLimitCount"] == 3
-    values = kueue_values(QueuesConfig())
+    values = kueue_values(QueuesConfig(), provisioning=False)
     assert yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"]) == kueue_configuration(QueuesConfig())
     assert values["controllerManager"]["manager"]["image"]["tag"] == "v0.19.2"
 
@@ -310,7 +312,7 @@ def test_an_elastic_job_is_refused_and_kueue_runs_without_elastic_jobs():
     job = _job("batch")
     job["metadata"]["annotations"] = {ELASTIC_JOB_ANNOTATION: "true"}
     assert denials(_policy(QUEUED_JOBS_POLICY), {"operation": "CREATE", "userInfo": PERSON}, job)
-    gates = kueue_values(QueuesConfig())["controllerManager"]["featureGates"]
+    gates = kueue_values(QueuesConfig(), provisioning=False)["controllerManager"]["featureGates"]
     assert {"name": ELASTIC_JOBS, "enabled": False} in gates
 
 
@@ -342,3 +344,37 @@ def test_a_batch_gpu_pod_stops_within_a_spot_notice(grace, allowed):
         pod["spec"]["terminationGracePeriodSeconds"] = grace
     found = denials(_policy(QUEUED_PODS_POLICY), {"operation": "CREATE", "userInfo": JOB_CONTROLLER_USER}, pod)
     assert (found == []) is allowed, found
+
+
+def test_a_multi_node_pools_flavors_admit_a_job_once_the_autoscaler_took_all_its_nodes():
+    """Only the EFA pool's flavors carry the gang check; the check is Kueue's provisioning controller asking
+    for the job's GPU pods' nodes at once (best-effort atomic), and a stack without such a pool has none."""
+    offered = [Flavor("a", "batch", "spot", 8), Flavor("t", "batch", "on-demand", 8, multi_node=True)]
+    manifests = queue_manifests([team("x", batch=12)], {"x": ["a", "t"]}, offered)
+    (queue,) = [m for m in manifests if m["kind"] == "ClusterQueue"]
+    assert queue["spec"]["admissionChecksStrategy"] == {
+        "admissionChecks": [{"name": GANG_CHECK, "onFlavors": ["t-on-demand"]}]
+    }
+    (config,) = [m for m in manifests if m["kind"] == "ProvisioningRequestConfig"]
+    (check,) = [m for m in manifests if m["kind"] == "AdmissionCheck"]
+    assert config["spec"]["provisioningClassName"] == "best-effort-atomic-scale-up.autoscaling.x-k8s.io"
+    assert config["spec"]["managedResources"] == [GPU_RESOURCE]
+    assert check["spec"]["controllerName"] == "kueue.x-k8s.io/provisioning-request"
+    assert check["spec"]["parameters"]["name"] == config["metadata"]["name"]
+    single = queue_manifests([team("x", batch=8)], {"x": ["a"]}, offered[:1])
+    assert not any(m["kind"] in ("AdmissionCheck", "ProvisioningRequestConfig") for m in single)
+    assert "admissionChecksStrategy" not in next(m for m in single if m["kind"] == "ClusterQueue")["spec"]
+
+
+def test_only_the_named_pools_flavors_are_multi_node():
+    plans = {pool: plan(16, base=8, percentage=25) for pool in ("a", "t")}
+    offered = flavors([("a", "batch", 4), ("t", "batch", 4)], plans, {}, multi_node=["t"])
+    assert {f.pool for f in offered if f.multi_node} == {"t"} and any(not f.multi_node for f in offered)
+
+
+def test_kueue_restarts_when_the_provisioning_api_first_appears():
+    """Kueue looks for the API once, at start: the annotation that comes with it rolls its pods."""
+    on = kueue_values(QueuesConfig(), provisioning=True)["controllerManager"]["manager"]
+    off = kueue_values(QueuesConfig(), provisioning=False)["controllerManager"]["manager"]
+    assert on["podAnnotations"] == {PROVISIONING_ANNOTATION: "served"}
+    assert "podAnnotations" not in off

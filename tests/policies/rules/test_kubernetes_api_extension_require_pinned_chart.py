@@ -5,6 +5,7 @@ from dataclasses import replace
 
 import pytest
 
+from components.cluster.provisioning import provisioning_request_crd
 from components.plan.resources import HELM_RELEASE, K8S_CRD
 from policies.rules.kubernetes_api_extension_require_pinned_chart import RULE, VALIDATING_WEBHOOKS
 from seedance.check_command import check, plan_resources, rendered_releases
@@ -33,7 +34,9 @@ def test_a_pinned_chart_defines_kinds_of_its_own_api_groups_only():
     assert list(RULE.check_resource(charted, {"release_charts": {"urn:release": "kueue"}}))
 
 
-@pytest.mark.parametrize("kind", ["ResourceFlavor", "ClusterQueue", "LocalQueue"])
+@pytest.mark.parametrize(
+    "kind", ["ResourceFlavor", "ClusterQueue", "LocalQueue", "AdmissionCheck", "ProvisioningRequestConfig"]
+)
 def test_kueue_objects_rendered_by_any_chart_are_refused(kind):
     """The queues are the program's, from the stack config: a chart's values never bring one."""
     rendered = replace(resource(f"kubernetes:kueue.x-k8s.io/v1beta2:{kind}", {"spec": {}}, "q"), parent="urn:r")
@@ -48,3 +51,29 @@ def test_kueues_own_crds_and_webhooks_are_rendered_and_pass():
     assert unrendered == [] and {K8S_CRD, VALIDATING_WEBHOOKS} <= {r.type for r in rendered}
     violations, _ = check(staging, "staging", "us-east-1", kubernetes_version="1.35")
     assert [v for v in violations if v.policy == RULE.name] == []
+
+
+def _edited_crd(edit):
+    crd = provisioning_request_crd()
+    edit(crd)
+    return resource(K8S_CRD, {k: v for k, v in crd.items() if k in ("metadata", "spec")}, "provisioning")
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda crd: crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"].update(
+            {"x-kubernetes-preserve-unknown-fields": True}
+        ),
+        lambda crd: crd["spec"].update(group="autoscaling.example.com"),
+        lambda crd: crd["metadata"].update(name="provisioningrequests.autoscaling.example.com"),
+        lambda crd: crd["spec"]["names"].update(kind="Pod"),
+    ],
+)
+def test_the_programs_own_provisioning_api_passes_only_as_vendored(edit):
+    """The autoscaler's ProvisioningRequest API, which no chart ships: the program's copy passes, a changed one
+    (a schema that keeps anything, another group or name) fails, and under a chart it is that chart's to bring."""
+    assert list(RULE.check_resource(_edited_crd(lambda crd: None), RULE.defaults())) == []
+    assert list(RULE.check_resource(_edited_crd(edit), RULE.defaults()))
+    charted = replace(_edited_crd(lambda crd: None), parent="urn:release")
+    assert list(RULE.check_resource(charted, {"release_charts": {"urn:release": "grafana"}}))

@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from components.plan.resources import HELM_RELEASE, KUEUE_CLUSTER_QUEUE, KUEUE_FLAVOR
+from components.plan.resources import (
+    HELM_RELEASE,
+    KUEUE_ADMISSION_CHECK,
+    KUEUE_CLUSTER_QUEUE,
+    KUEUE_FLAVOR,
+    KUEUE_PROVISIONING_CONFIG,
+)
 from components.stack.capacity import RunMode, table_zones
 from components.stack.derivation import derive
 from components.tenancy.config import TenantConfig
@@ -169,3 +175,61 @@ def test_with_the_stack_config_kueue_comes_from_its_chart_as_the_platform_writes
     (release,) = [r for r in plan if r.type == HELM_RELEASE and r.props.get("namespace") == "kueue-system"]
     messages = _findings(_edited(plan, HELM_RELEASE, respell, release), _expectations())
     assert any("as written" in m for m in messages), messages
+
+
+def _prod():
+    """Prod's plan: its EFA pool `train` is multi-node, its flavor behind the gang check."""
+    return plan_resources(_stack_plan("prod")), stack_policy_config(stack_config("prod"))[RULE.name]
+
+
+def test_prods_gang_check_passes_and_a_queue_that_drops_it_from_the_multi_node_flavor_fails():
+    resources, expected = _prod()
+    assert _findings(resources, expected) == []
+    queue = next(r for r in resources if r.type == KUEUE_CLUSTER_QUEUE)
+    assert queue.props["spec"]["admissionChecksStrategy"]["admissionChecks"][0]["onFlavors"] == ["train-on-demand"]
+    unchecked = _edited(resources, KUEUE_CLUSTER_QUEUE, lambda p: p["spec"].pop("admissionChecksStrategy"))
+    assert any("not the queue the platform builds" in m for m in _findings(unchecked, expected))
+
+
+@pytest.mark.parametrize(
+    ("type_", "edit", "problem"),
+    [
+        (
+            KUEUE_ADMISSION_CHECK,
+            lambda p: p["spec"].update(controllerName="example.com/admits-anything"),
+            "other than Kueue's provisioning check",
+        ),
+        (
+            KUEUE_ADMISSION_CHECK,
+            lambda p: p["spec"]["parameters"].update(name="elsewhere"),
+            "other than Kueue's provisioning check",
+        ),
+        (
+            KUEUE_PROVISIONING_CONFIG,
+            lambda p: p["spec"].update(provisioningClassName="queued-provisioning.gke.io"),
+            "asks for nodes in a class other than",
+        ),
+        (
+            KUEUE_PROVISIONING_CONFIG,
+            lambda p: p["spec"].update(
+                podSetUpdates={"nodeSelector": [{"key": "x", "valueFromProvisioningClassDetail": "y"}]}
+            ),
+            "rewrites the node selectors",
+        ),
+    ],
+)
+def test_an_admission_check_that_is_not_kueues_provisioning_check_fails_without_the_config(type_, edit, problem):
+    resources, _ = _prod()
+    assert any(problem in m for m in _findings(_edited(resources, type_, edit)))
+
+
+def test_with_the_stack_config_the_gang_check_is_there_exactly_when_the_config_has_multi_node_pools():
+    resources, expected = _prod()
+    without = [r for r in resources if r.type != KUEUE_PROVISIONING_CONFIG]
+    assert any("has no ProvisioningRequestConfig gang-nodes" in m for m in _findings(without, expected))
+    retried = _edited(
+        resources, KUEUE_PROVISIONING_CONFIG, lambda p: p["spec"]["retryStrategy"].update(backoffLimitCount=0)
+    )
+    assert any("not the gang check the platform builds" in m for m in _findings(retried, expected))
+    single = {**expected, "gang_pools": []}
+    assert any("not the gang check the platform builds" in m for m in _findings(resources, single))
