@@ -9,7 +9,8 @@ pod would have given it:
   their CRDs' schemas only. `kueue_playing_its_pods` serves them: under a release of the platform's chart, it
   plays the chart's pods (tests/engines/cluster.py PLAYED_BY_HOST) at this host's address on the chart's port,
   and the API server calls the chart's webhooks, failing closed, there;
-- its identity: the admin's (the chart's ClusterRole is the gate's to judge: `CHART_GRANTS`);
+- its identity: playing the chart's pods, the chart's service account, with only what the chart's RBAC grants it
+  (the platform's admission policies let that identity alone start a team's queued Job); alone, the admin's;
 - the visibility API (an aggregated API server behind a Service) is off.
 
 Admission, borrowing, preemption and all-or-nothing waiting are the controller's own, unchanged."""
@@ -29,7 +30,13 @@ import requests
 import yaml
 
 from components.tenancy.config import QueuesConfig
-from components.tenancy.queues import KUEUE_NAMESPACE, KUEUE_WEBHOOK_PORT, kueue_configuration, kueue_values
+from components.tenancy.queues import (
+    KUEUE_CONTROLLER,
+    KUEUE_NAMESPACE,
+    KUEUE_WEBHOOK_PORT,
+    kueue_configuration,
+    kueue_values,
+)
 from tests.engines.cluster import (
     PLAYED_AT,
     PLAYED_NAME_LABEL,
@@ -43,6 +50,8 @@ from tests.engines.cluster import (
 )
 
 SECRET = "kueue-webhook-server-cert"
+# What the API server gives a pod's service account token in Kueue's namespace.
+SERVICE_ACCOUNT_GROUPS = ("system:serviceaccounts", f"system:serviceaccounts:{KUEUE_NAMESPACE}", "system:authenticated")
 SERVICE = "kueue-webhook-service"
 WEBHOOKS = (
     ("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration", "kueue-mutating-webhook-configuration"),
@@ -122,10 +131,15 @@ def running_kueue(
     configured, health = _configuration(config, folder, serving or ("127.0.0.1", free_port()))
     config_file = folder / "kueue-config.yaml"
     config_file.write_text(yaml.safe_dump(configured))
-    kubeconfig = _kubeconfig_file(plane, "kueue", "kueue-controller", groups=("system:masters",))
+    kubeconfig = (
+        _kubeconfig_file(plane, "kueue", KUEUE_CONTROLLER, groups=SERVICE_ACCOUNT_GROUPS)
+        if serving
+        else _kubeconfig_file(plane, "kueue", "kueue-controller", groups=("system:masters",))
+    )
     # The platform's feature gates (its chart values), and the visibility API off (nothing here serves it).
     gates = [
-        f"{g['name']}={str(g['enabled']).lower()}" for g in kueue_values(config)["controllerManager"]["featureGates"]
+        f"{g['name']}={str(g['enabled']).lower()}"
+        for g in kueue_values(config, provisioning=False)["controllerManager"]["featureGates"]
     ]
     process = _start(
         folder,

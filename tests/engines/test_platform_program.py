@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,12 +20,16 @@ import yaml
 from pulumi import automation as auto
 
 from components.capacity.lock import lock_path
+from components.cluster.provisioning import BEST_EFFORT_ATOMIC, PROVISIONING_GROUP
+from components.compute.labels import NODE_GROUP_LABEL, pool_taint
 from components.compute.node_images import images_path
+from components.compute.priority import PRIORITY_CLASS
 from components.plan.diff import plan_diff
-from components.tenancy.queues import KUEUE_API
+from components.tenancy.queues import GANG_CHECK, KUEUE_API
 from seedance.charts import chart_cache
 from seedance.check_command import plan_resources
 from seedance.cli import offline_plan
+from seedance_client.contract import GPU_RESOURCE, QUEUE_LABEL
 from seedance_client.engine import Plan
 from tests.conftest import _stack_plan
 from tests.engines.chart_proxy import ChartProxy, cached_charts
@@ -440,3 +445,94 @@ def test_day_two_a_kubernetes_version_step_previews_as_predicted_and_applies(dep
         if not _ready(kind, live)
     ]
     assert unready == []
+
+
+def _condition(obj: dict | None, kind: str) -> dict:
+    return next((c for c in ((obj or {}).get("status") or {}).get("conditions") or [] if c["type"] == kind), {})
+
+
+def _gang_job(namespace: str, pods: int, gpus: int) -> dict:
+    """A team's multi-node job on the EFA pool (its node selector leaves Kueue that pool's flavor only)."""
+    container = {
+        "name": "train",
+        "image": "busybox",
+        "resources": {
+            "requests": {GPU_RESOURCE: str(gpus), "cpu": "1", "memory": "1Gi"},
+            "limits": {GPU_RESOURCE: str(gpus), "cpu": "1", "memory": "1Gi"},
+        },
+    }
+    pod = {
+        "restartPolicy": "Never",
+        "priorityClassName": PRIORITY_CLASS["batch"],
+        "terminationGracePeriodSeconds": 60,
+        "nodeSelector": {NODE_GROUP_LABEL: "train"},
+        "containers": [container],
+    }
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "gang", "namespace": namespace, "labels": {QUEUE_LABEL: "batch"}},
+        "spec": {"parallelism": pods, "completions": pods, "template": {"spec": pod}},
+    }
+
+
+@pytest.mark.parametrize("stack", ["prod"])
+def test_a_multi_node_job_is_admitted_once_the_autoscaler_took_its_nodes_as_one_request(deployed, stack):
+    """Prod's EFA pool: the real Kueue, started after the program applied the ProvisioningRequest API, runs its
+    gang check; a two-pod job on the pool (1 GPU each: video-ml's nominal quota on the pool's flavor is 3) gets
+    its quota, then waits suspended while Kueue asks for both pods' nodes in one best-effort-atomic request (its
+    PodTemplate with the pool's selector and tolerations), and starts once the autoscaler (played here) marks
+    the request Provisioned."""
+    plane = deployed(stack).plane
+    kube = plane.kube
+    wait_until(
+        plane,
+        "Kueue's gang check active (its provisioning controller found the API at start)",
+        lambda: _condition(kube.get(KUEUE_API, "AdmissionCheck", GANG_CHECK), "Active").get("status") == "True",
+        60,
+    )
+    namespace = "video-train"
+    created = kube.create(_gang_job(namespace, pods=2, gpus=1))
+    assert created.allowed, created.message
+    try:
+        requests: list[dict] = []
+
+        def asked() -> bool:
+            requests[:] = kube.list(f"{PROVISIONING_GROUP}/v1", "ProvisioningRequest", namespace=namespace)
+            return bool(requests)
+
+        wait_until(plane, "Kueue's ProvisioningRequest for the job", asked, 60)
+        (request,) = requests
+        assert request["spec"]["provisioningClassName"] == BEST_EFFORT_ATOMIC
+        (pod_set,) = request["spec"]["podSets"]
+        assert pod_set["count"] == 2
+        template = kube.get("v1", "PodTemplate", pod_set["podTemplateRef"]["name"], namespace=namespace)
+        assert template["template"]["spec"]["nodeSelector"][NODE_GROUP_LABEL] == "train"
+        assert pool_taint("train")["key"] in {t["key"] for t in template["template"]["spec"]["tolerations"]}
+        job = kube.get("batch/v1", "Job", "gang", namespace=namespace)
+        assert job["spec"]["suspend"] is True  # quota reserved, not admitted: the check is pending
+        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        provisioned = {
+            "type": "Provisioned",
+            "status": "True",
+            "reason": "Provisioned",
+            "message": "played by the test",
+            "lastTransitionTime": now,
+        }
+        answer = kube.patch(
+            f"{PROVISIONING_GROUP}/v1",
+            "ProvisioningRequest",
+            request["metadata"]["name"],
+            {"status": {"conditions": [provisioned]}},
+            namespace=namespace,
+            subresource="status",
+        )
+        assert answer.allowed, answer.message
+        wait_until(
+            plane,
+            "the job started once its nodes were provisioned",
+            lambda: kube.get("batch/v1", "Job", "gang", namespace=namespace)["spec"]["suspend"] is False,
+            60,
+        )
+    finally:
+        kube.delete("batch/v1", "Job", "gang", namespace=namespace, dependents=True)
