@@ -227,6 +227,7 @@ def queue_expectations(config: StackConfig) -> dict[str, Any]:
         },
         "group_classes": {group.name: group.workload_class for group in config.gpu_node_groups},
         "gang_pools": config.gang_pools,
+        "gang_topologies": config.gang_topologies,
         "served": served_gpus(config.serving),
         "kueue_version": config.queues.kueue_version,
         "kueue_values": kueue_values(config.queues, provisioning=bool(config.gang_pools)),

@@ -210,6 +210,10 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
         "kubernetes-kueue-queue-restrict-to-decision",
         "kubernetes-tenant-require-contract-fit",
     ),
+    "kubernetes:kueue.x-k8s.io/v1beta2:Topology": (
+        "kubernetes-kueue-queue-restrict-to-decision",
+        "kubernetes-tenant-require-contract-fit",
+    ),
     "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor": (
         "kubernetes-kueue-queue-restrict-to-decision",
         "kubernetes-tenant-require-contract-fit",

@@ -25,6 +25,7 @@ class GpuInstanceType:
     mig: bool  # NVIDIA Multi-Instance GPU: A100/H100 class only
     efa_interfaces: int  # Elastic Fabric Adapters the type takes (0: none)
     network_cards: int
+    network_node_layers: int  # EC2 instance topology's network nodes above an instance (0: the type reports none)
 
     @property
     def has_instance_store(self) -> bool:
@@ -49,3 +50,10 @@ def gpu_instance_type(name: str) -> GpuInstanceType:
         raise ValueError(
             f"{name!r} is not a known GPU instance type; known: {', '.join(sorted(gpu_instance_types()))}"
         ) from None
+
+
+def shared_network_layers(names: list[str]) -> int:
+    """The network node layers every one of these types reports, or 0 if one reports none or they differ (a
+    topology's levels are one list for all the pool's nodes)."""
+    depths = {gpu_instance_type(name).network_node_layers for name in names}
+    return depths.pop() if len(depths) == 1 else 0

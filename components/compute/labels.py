@@ -73,3 +73,8 @@ def accelerator_value(gpu_models: list[str]) -> str:
 LOCAL_NVME_LABEL = "seedance.io/local-nvme"
 # On an EFA pool's nodes (components/compute/efa.py): where the EFA device plugin runs.
 EFA_LABEL = "seedance.io/efa"
+# EKS labels each node with its place in EC2's network, layer 1 the farthest from the instance (kubernetes/
+# cloud-provider-aws pkg/providers/v1/well_known_labels.go `LabelNetworkNodePrefix`, set from
+# DescribeInstanceTopology at node initialization); the kubelet sets the host name.
+NETWORK_NODE_LAYER = "topology.k8s.aws/network-node-layer-"
+HOSTNAME_LABEL = "kubernetes.io/hostname"

@@ -140,8 +140,16 @@ KUEUE_CLUSTER_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
 KUEUE_LOCAL_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue"
 KUEUE_ADMISSION_CHECK = "kubernetes:kueue.x-k8s.io/v1beta2:AdmissionCheck"
 KUEUE_PROVISIONING_CONFIG = "kubernetes:kueue.x-k8s.io/v1beta2:ProvisioningRequestConfig"
+KUEUE_TOPOLOGY = "kubernetes:kueue.x-k8s.io/v1beta2:Topology"
 # The program's own Kueue objects, from the stack config (components/tenancy/queues.py).
-KUEUE_KINDS = (KUEUE_FLAVOR, KUEUE_CLUSTER_QUEUE, KUEUE_LOCAL_QUEUE, KUEUE_ADMISSION_CHECK, KUEUE_PROVISIONING_CONFIG)
+KUEUE_KINDS = (
+    KUEUE_FLAVOR,
+    KUEUE_CLUSTER_QUEUE,
+    KUEUE_LOCAL_QUEUE,
+    KUEUE_ADMISSION_CHECK,
+    KUEUE_PROVISIONING_CONFIG,
+    KUEUE_TOPOLOGY,
+)
 K8S_ROLES = ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "kubernetes:rbac.authorization.k8s.io/v1:Role")
 K8S_ROLE_BINDINGS = (
     "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",

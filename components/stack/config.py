@@ -19,7 +19,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 
 from components.capacity.config import CapacityConfig
-from components.catalog.instance_types import gpu_instance_type
+from components.catalog.instance_types import gpu_instance_type, shared_network_layers
 from components.catalog.regions import EKS_EXCLUDED_ZONE_IDS, regions
 from components.cluster.config import ClusterConfig, SchedulingConfig
 from components.common.validation import FieldError, all_match, clipped
@@ -395,6 +395,14 @@ class StackConfig(BaseModel):
         """With queues, the multi-node (EFA) pools, whose flavors admit a job once the autoscaler took all its
         nodes as one ProvisioningRequest (components/tenancy/queues.py: `gang_check`)."""
         return [g.name for g in self.gpu_node_groups if g.efa] if self.queues.enabled else []
+
+    @property
+    def gang_topologies(self) -> dict[str, int]:
+        """The multi-node pools whose types all report the same instance topology, with its depth: their
+        flavors place a job's pods by network position (Kueue's Topology Aware Scheduling)."""
+        groups = {g.name: g for g in self.gpu_node_groups}
+        depths = {pool: shared_network_layers(groups[pool].instance_types) for pool in self.gang_pools}
+        return {pool: depth for pool, depth in depths.items() if depth}
 
     def tenant_pools(self, tenant: TenantConfig) -> list[str]:
         """The GPU groups a team's pods may tolerate: its own list, or every group of a class it has GPUs in."""

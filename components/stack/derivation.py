@@ -104,7 +104,7 @@ def gpu_queues(
     quota per class: with queues on, what Kueue may admit for the team (a namespace's quota must not stop
     what the cohort lends), else its `gpus`."""
     groups = [(g.name, g.workload_class, g.gpus_per_instance) for g in config.gpu_node_groups]
-    offered = flavors(groups, plans, served_gpus(config.serving), config.gang_pools)
+    offered = flavors(groups, plans, served_gpus(config.serving), config.gang_pools, config.gang_topologies)
     pools_of = {t.name: config.tenant_pools(t) for t in config.tenants}
     try:
         manifests = queue_manifests(config.tenants, pools_of, offered)

@@ -30,6 +30,8 @@ from components.common.manifests import (
 from components.common.validation import FieldError
 from components.compute.labels import (
     GPU_TAINT,
+    HOSTNAME_LABEL,
+    NETWORK_NODE_LAYER,
     NODE_GROUP_LABEL,
     SYSTEM_NODE_SELECTOR,
     SYSTEM_TOLERATIONS,
@@ -73,10 +75,14 @@ class Flavor:
     capacity_type: str
     gpus: int
     multi_node: bool = False  # an EFA pool's: jobs across nodes, their nodes asked for at once
+    topology_layers: int = 0  # a multi-node pool's network depth (its types' instance topology), else 0
 
     @property
     def name(self) -> str:
-        return f"{self.pool}-{self.capacity_type}"
+        # Kueue freezes a flavor's topology, node labels and tolerations once it has one (its CRD's rules): a
+        # pool whose topology changes gets another flavor, which its queues then name, not a refused update.
+        base = f"{self.pool}-{self.capacity_type}"
+        return f"{base}-topology-{self.topology_layers}" if self.topology_layers else base
 
 
 def pool_units(plan: CapacityPlan, gpus_per_instance: int) -> dict[str, int]:
@@ -110,10 +116,12 @@ def flavors(
     plans: Mapping[str, CapacityPlan],
     served: Mapping[str, int],
     multi_node: Collection[str] = (),
+    topologies: Mapping[str, int] | None = None,
 ) -> list[Flavor]:
     """Each pool's flavors, in the class's order, from (pool, workload class, GPUs per instance) and its plan;
     `served`: the GPUs serving may hold on a pool (its sets' most replicas), taken from the dearest flavors;
-    `multi_node`: the EFA pools."""
+    `multi_node`: the EFA pools; `topologies`: the depth of those whose types report their network place."""
+    depth = topologies or {}
     found = []
     for pool, klass, gpus_per_instance in groups:
         units = pool_units(plans[pool], gpus_per_instance)
@@ -122,7 +130,11 @@ def flavors(
             give = min(taken, units[capacity_type])
             units[capacity_type] -= give
             taken -= give
-        found += [Flavor(pool, klass, t, units[t], pool in multi_node) for t in FLAVOR_ORDER[klass] if units[t] > 0]
+        found += [
+            Flavor(pool, klass, t, units[t], pool in multi_node, depth.get(pool, 0))
+            for t in FLAVOR_ORDER[klass]
+            if units[t] > 0
+        ]
     return found
 
 
@@ -233,17 +245,28 @@ def local_queue_name(klass: str) -> str:
 
 
 def resource_flavor(flavor: Flavor) -> dict[str, Any]:
-    """A flavor selects its pool's nodes and gives admitted pods the pool's tolerations (Kueue adds them)."""
-    return {
-        "apiVersion": KUEUE_API,
-        "kind": "ResourceFlavor",
-        "metadata": {"name": flavor.name},
-        "spec": {
-            "nodeLabels": {NODE_GROUP_LABEL: flavor.pool},
-            "nodeTaints": [GPU_TAINT, pool_taint(flavor.pool)],
-            "tolerations": pool_tolerations(flavor.pool),
-        },
+    """A flavor selects its pool's nodes and gives admitted pods the pool's tolerations (Kueue adds them); on a
+    pool with a topology, Kueue places a job's pods by it (its tolerations let TAS use the tainted nodes)."""
+    spec: dict[str, Any] = {
+        "nodeLabels": {NODE_GROUP_LABEL: flavor.pool},
+        "nodeTaints": [GPU_TAINT, pool_taint(flavor.pool)],
+        "tolerations": pool_tolerations(flavor.pool),
     }
+    if flavor.topology_layers:
+        spec["topologyName"] = topology_name(flavor.topology_layers)
+    return _kueue_object("ResourceFlavor", flavor.name, spec)
+
+
+def topology_name(layers: int) -> str:
+    return f"aws-network-{layers}-layers"
+
+
+def topology(layers: int) -> dict[str, Any]:
+    """Kueue's Topology of EC2's network at this depth, layer 1 first, the node last (Kueue respects nodes'
+    taints only when the host name is the lowest level). A job asks for its pods under one network node with
+    `kueue.x-k8s.io/podset-required-topology` (or `-preferred-`) set to a level's label."""
+    levels = [{"nodeLabel": f"{NETWORK_NODE_LAYER}{layer}"} for layer in range(1, layers + 1)]
+    return _kueue_object("Topology", topology_name(layers), {"levels": [*levels, {"nodeLabel": HOSTNAME_LABEL}]})
 
 
 def cluster_queue(
@@ -474,7 +497,11 @@ def queue_manifests(
 ) -> list[dict[str, Any]]:
     """Every flavor, and each team's ClusterQueue per class and LocalQueue per namespace and class."""
     quotas = nominal_quotas(tenants, pools_of, offered)
-    manifests = [*(gang_check() if any(f.multi_node for f in offered) else []), *(resource_flavor(f) for f in offered)]
+    manifests = [
+        *(gang_check() if any(f.multi_node for f in offered) else []),
+        *(topology(layers) for layers in sorted({f.topology_layers for f in offered} - {0})),
+        *(resource_flavor(f) for f in offered),
+    ]
     for tenant in tenants:
         for klass in FLAVOR_ORDER:
             if (tenant.name, klass) in quotas:

@@ -12,7 +12,8 @@
 With the stack config (`seedance check`, the pack under `pulumi preview` of this project) the queues are the
 config's, exactly: each flavor is the platform's for its pool (`<pool>-<capacity type>` of the pool's class,
 its labels, taints and tolerations as the platform builds them, and a multi-node pool's behind the gang
-check, `gang_check`, present exactly when the config has such pools); each ClusterQueue is a team's for a class it
+check, `gang_check`, present exactly when the config has such pools, with its network topology where its
+types report one); each ClusterQueue is a team's for a class it
 has GPUs in, holds exactly that many nominal GPUs over flavors of the team's own pools of that class, with the
 cohort, limits, preemption and order the platform gives (components/tenancy/queues.py); each LocalQueue is in
 a namespace the config gives the team; none is missing; the pools' nominal GPUs leave serving its share; and
@@ -40,6 +41,7 @@ from components.plan.resources import (
     KUEUE_KINDS,
     KUEUE_LOCAL_QUEUE,
     KUEUE_PROVISIONING_CONFIG,
+    KUEUE_TOPOLOGY,
     listed,
     tags_of,
 )
@@ -58,6 +60,7 @@ from components.tenancy.queues import (
     gang_check,
     local_queue_name,
     resource_flavor,
+    topology,
 )
 from policies.framework import Rule
 from seedance_client.contract import GPU_RESOURCE
@@ -236,18 +239,21 @@ def _checks(resources):
 
 
 def _checks_from_config(resources, config):
-    """The gang check is exactly the platform's, and there exactly when the config has multi-node pools."""
+    """The gang check is exactly the platform's, there exactly when the config has multi-node pools, and so is
+    each topology of theirs."""
     built = {(m["kind"], m["metadata"]["name"]): m for m in gang_check()} if config["gang_pools"] else {}
+    for layers in set(config["gang_topologies"].values()):
+        built[("Topology", topology(layers)["metadata"]["name"])] = topology(layers)
     found = set()
-    for found_check in of_types(resources, KUEUE_ADMISSION_CHECK, KUEUE_PROVISIONING_CONFIG):
+    for found_check in of_types(resources, KUEUE_ADMISSION_CHECK, KUEUE_PROVISIONING_CONFIG, KUEUE_TOPOLOGY):
         key = (found_check.type.rsplit(":", 1)[-1], _name(found_check))
         found.add(key)
         if key not in built or found_check.props.get("spec") != built[key]["spec"]:
             yield (
                 found_check.urn,
                 (
-                    f"{found_check.name}: not the gang check the platform builds for the config's multi-node pools "
-                    f"({', '.join(config['gang_pools']) or 'none'})"
+                    f"{found_check.name}: not the gang check or topology the platform builds for the config's "
+                    f"multi-node pools ({', '.join(config['gang_pools']) or 'none'})"
                 ),
             )
     for kind, name in sorted(set(built) - found):
@@ -257,9 +263,11 @@ def _checks_from_config(resources, config):
 def _from_config(resources, config, pools, flavor_pools, queues):
     """The queues as the stack config derives them (the flavors' sizes aside: they come from the decision)."""
     classes, teams = config["group_classes"], config["teams"]
-    gangs = set(config["gang_pools"])
+    gangs, depths = set(config["gang_pools"]), config["gang_topologies"]
     offered = [
-        Flavor(pool, klass, kind, 0, pool in gangs) for pool, klass in classes.items() for kind in FLAVOR_ORDER[klass]
+        Flavor(pool, klass, kind, 0, pool in gangs, depths.get(pool, 0))
+        for pool, klass in classes.items()
+        for kind in FLAVOR_ORDER[klass]
     ]
     by_name = {f.name: f for f in offered}
     for flavor in of_types(resources, KUEUE_FLAVOR):
@@ -404,6 +412,7 @@ RULE = Rule(
         "teams": {"type": "object", "default": {}},
         "group_classes": {"type": "object", "default": {}},
         "gang_pools": {"type": "array", "items": {"type": "string"}, "default": []},
+        "gang_topologies": {"type": "object", "default": {}},
         "served": {"type": "object", "default": {}},
         "kueue_version": {"type": "string", "default": ""},
         "kueue_values": {"type": "object", "default": {}},

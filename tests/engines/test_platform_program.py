@@ -21,7 +21,7 @@ from pulumi import automation as auto
 
 from components.capacity.lock import lock_path
 from components.cluster.provisioning import BEST_EFFORT_ATOMIC, PROVISIONING_GROUP
-from components.compute.labels import NODE_GROUP_LABEL, pool_taint
+from components.compute.labels import HOSTNAME_LABEL, NETWORK_NODE_LAYER, NODE_GROUP_LABEL, pool_taint
 from components.compute.node_images import images_path
 from components.compute.priority import PRIORITY_CLASS
 from components.plan.diff import plan_diff
@@ -49,6 +49,7 @@ from tests.engines.volumes import VolumeProvisioner
 from tests.stacks import REPO, stack_config
 
 STACKS = ("dev", "prod")
+REQUIRED_TOPOLOGY = "kueue.x-k8s.io/podset-required-topology"
 RELEASE = "kubernetes:helm.sh/v3:Release"
 WORKLOADS = ("Deployment", "DaemonSet", "StatefulSet")
 
@@ -452,7 +453,8 @@ def _condition(obj: dict | None, kind: str) -> dict:
 
 
 def _gang_job(namespace: str, pods: int, gpus: int) -> dict:
-    """A team's multi-node job on the EFA pool (its node selector leaves Kueue that pool's flavor only)."""
+    """A team's multi-node job on the EFA pool (its node selector leaves Kueue that pool's flavor only), its
+    pods under one network node of the bottom layer (Kueue's Topology Aware Scheduling)."""
     container = {
         "name": "train",
         "image": "busybox",
@@ -472,8 +474,32 @@ def _gang_job(namespace: str, pods: int, gpus: int) -> dict:
         "apiVersion": "batch/v1",
         "kind": "Job",
         "metadata": {"name": "gang", "namespace": namespace, "labels": {QUEUE_LABEL: "batch"}},
-        "spec": {"parallelism": pods, "completions": pods, "template": {"spec": pod}},
+        "spec": {
+            "parallelism": pods,
+            "completions": pods,
+            "template": {"metadata": {"annotations": {REQUIRED_TOPOLOGY: f"{NETWORK_NODE_LAYER}3"}}, "spec": pod},
+        },
     }
+
+
+def _placed_by_network(kube, pool: str) -> list[str]:
+    """What EKS's cloud controller does for a type that reports its topology: each node of the pool labelled
+    with its network nodes (here all under one spine, each node under a leaf of its own)."""
+    nodes = [n for n in kube.list("v1", "Node") if n["metadata"]["labels"].get(NODE_GROUP_LABEL) == pool]
+    for index, node in enumerate(nodes):
+        layers = {f"{NETWORK_NODE_LAYER}1": "nn-spine", f"{NETWORK_NODE_LAYER}2": "nn-block"}
+        layers[f"{NETWORK_NODE_LAYER}3"] = f"nn-leaf-{index}"
+        assert kube.patch("v1", "Node", node["metadata"]["name"], {"metadata": {"labels": layers}}).allowed
+    return [n["metadata"]["name"] for n in nodes]
+
+
+def _assigned_hosts(slice_: dict) -> list[str]:
+    """A topology assignment slice's node names (Kueue 0.19 writes one value for all, or prefix, roots, suffix)."""
+    (level,) = slice_["valuesPerLevel"]
+    if "universal" in level:
+        return [level["universal"]] * slice_["domainCount"]
+    named = level["individual"]
+    return [named.get("prefix", "") + root + named.get("suffix", "") for root in named["roots"]]
 
 
 @pytest.mark.parametrize("stack", ["prod"])
@@ -482,9 +508,10 @@ def test_a_multi_node_job_is_admitted_once_the_autoscaler_took_its_nodes_as_one_
     gang check; a two-pod job on the pool (1 GPU each: video-ml's nominal quota on the pool's flavor is 3) gets
     its quota, then waits suspended while Kueue asks for both pods' nodes in one best-effort-atomic request (its
     PodTemplate with the pool's selector and tolerations), and starts once the autoscaler (played here) marks
-    the request Provisioned."""
+    the request Provisioned and Kueue has placed its pods under one network node of the pool's topology."""
     plane = deployed(stack).plane
     kube = plane.kube
+    hosts = _placed_by_network(kube, "train")
     wait_until(
         plane,
         "Kueue's gang check active (its provisioning controller found the API at start)",
@@ -534,5 +561,17 @@ def test_a_multi_node_job_is_admitted_once_the_autoscaler_took_its_nodes_as_one_
             lambda: kube.get("batch/v1", "Job", "gang", namespace=namespace)["spec"]["suspend"] is False,
             60,
         )
+        (workload,) = [
+            w
+            for w in kube.list(KUEUE_API, "Workload", namespace=namespace)
+            if any(o["name"] == "gang" for o in w["metadata"].get("ownerReferences") or [])
+        ]
+        (assigned,) = workload["status"]["admission"]["podSetAssignments"]
+        assert assigned["flavors"][GPU_RESOURCE] == "train-on-demand-topology-3"
+        placed = assigned["topologyAssignment"]
+        assert placed["levels"] == [HOSTNAME_LABEL]  # the topology's lowest level: the pods' nodes by name
+        (slice_,) = placed["slices"]
+        assert slice_["domainCount"] == 1  # both pods on one node of the pool: under one leaf
+        assert set(_assigned_hosts(slice_)) <= set(hosts), (slice_, hosts)
     finally:
         kube.delete("batch/v1", "Job", "gang", namespace=namespace, dependents=True)

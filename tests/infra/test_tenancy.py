@@ -263,3 +263,16 @@ def test_with_a_multi_node_pool_the_provisioning_api_comes_before_kueue_and_the_
     assert releases["kueue"].inputs["values"]["controllerManager"]["manager"]["podAnnotations"]
     assert releases["cluster-autoscaler"].inputs["values"]["extraArgs"]["enable-provisioning-requests"] is True
     assert plan_of("dev").of_type(K8S_CRD) == []
+
+
+def test_a_multi_node_pool_is_placed_by_network_topology_only_if_all_its_types_report_it():
+    """Prod's train runs g6e.12xlarge only (three network layers); with a g6 among its types (which reports
+    none) no topology can describe all its nodes."""
+    prod = stack_config("prod")
+    assert prod.gang_topologies == {"train": 3}
+    mixed = [
+        g.model_copy(update={"instance_types": ["g6e.12xlarge", "g6.12xlarge"]}) if g.name == "train" else g
+        for g in prod.gpu_node_groups
+    ]
+    config = prod.model_copy(update={"gpu_node_groups": mixed})
+    assert config.gang_pools == ["train"] and config.gang_topologies == {}

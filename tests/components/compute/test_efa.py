@@ -113,10 +113,10 @@ def test_a_stack_with_an_efa_pool_plans_its_interfaces_and_passes_the_gate(tmp_p
     tags = {t["key"]: t["value"] for r in plan.of_type(ASG) if r.name.endswith("-train-asg") for t in r.inputs["tags"]}
     assert tags[f"k8s.io/cluster-autoscaler/node-template/resources/{EFA_RESOURCE}"] == "1"  # scale from zero
     assert tags[f"k8s.io/cluster-autoscaler/node-template/label/{EFA_LABEL}"] == "true"
-    # Its huge pages too, and the memory they take from pods (the smallest type's: g6.12xlarge, 192 GiB).
+    # Its huge pages too, and the memory they take from pods (its one type's: g6e.12xlarge, 384 GiB).
     hugepages_mib = EFA_HUGEPAGES * 2
     assert tags[f"k8s.io/cluster-autoscaler/node-template/resources/{HUGEPAGES_RESOURCE}"] == f"{hugepages_mib}Mi"
-    assert tags["k8s.io/cluster-autoscaler/node-template/resources/memory"] == f"{192 * 1024 - hugepages_mib}Mi"
+    assert tags["k8s.io/cluster-autoscaler/node-template/resources/memory"] == f"{384 * 1024 - hugepages_mib}Mi"
     user_data = base64.b64decode(template.inputs["userData"]).decode()
     assert f"sysctl -w vm.nr_hugepages={EFA_HUGEPAGES}" in user_data
     # The gate renders the EFA device plugin's chart too: privileged, in its privileged namespace, it passes.

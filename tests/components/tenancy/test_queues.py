@@ -31,6 +31,7 @@ from components.tenancy.queues import (
     queue_admission_policies,
     queue_ceilings,
     queue_manifests,
+    topology,
 )
 from seedance_client.contract import ELASTIC_JOB_ANNOTATION, GPU_RESOURCE, QUEUE_LABEL
 from tests.admission import denials
@@ -378,3 +379,24 @@ def test_kueue_restarts_when_the_provisioning_api_first_appears():
     off = kueue_values(QueuesConfig(), provisioning=False)["controllerManager"]["manager"]
     assert on["podAnnotations"] == {PROVISIONING_ANNOTATION: "served"}
     assert "podAnnotations" not in off
+
+
+def test_a_pool_with_a_network_topology_gets_a_flavor_that_places_pods_by_it():
+    """Its flavor names the Topology of its depth (layers from the top, the node last) and is another flavor
+    than the pool's without one: Kueue freezes a flavor's topology once set."""
+    plain = Flavor("t", "batch", "on-demand", 8, multi_node=True)
+    placed = Flavor("t", "batch", "on-demand", 8, multi_node=True, topology_layers=3)
+    assert placed.name != plain.name and placed.name.startswith("t-on-demand")
+    manifests = queue_manifests([team("x", batch=8)], {"x": ["t"]}, [placed])
+    (flavor,) = [m for m in manifests if m["kind"] == "ResourceFlavor"]
+    (found,) = [m for m in manifests if m["kind"] == "Topology"]
+    assert found == topology(3) and flavor["spec"]["topologyName"] == found["metadata"]["name"]
+    assert [level["nodeLabel"] for level in found["spec"]["levels"]] == [
+        "topology.k8s.aws/network-node-layer-1",
+        "topology.k8s.aws/network-node-layer-2",
+        "topology.k8s.aws/network-node-layer-3",
+        "kubernetes.io/hostname",
+    ]
+    (queue,) = [m for m in manifests if m["kind"] == "ClusterQueue"]
+    assert queue["spec"]["resourceGroups"][0]["flavors"][0]["name"] == placed.name
+    assert not any(m["kind"] == "Topology" for m in queue_manifests([team("x", batch=8)], {"x": ["t"]}, [plain]))

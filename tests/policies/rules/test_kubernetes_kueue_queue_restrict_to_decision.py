@@ -15,6 +15,7 @@ from components.plan.resources import (
     KUEUE_CLUSTER_QUEUE,
     KUEUE_FLAVOR,
     KUEUE_PROVISIONING_CONFIG,
+    KUEUE_TOPOLOGY,
 )
 from components.stack.capacity import RunMode, table_zones
 from components.stack.derivation import derive
@@ -186,7 +187,9 @@ def test_prods_gang_check_passes_and_a_queue_that_drops_it_from_the_multi_node_f
     resources, expected = _prod()
     assert _findings(resources, expected) == []
     queue = next(r for r in resources if r.type == KUEUE_CLUSTER_QUEUE)
-    assert queue.props["spec"]["admissionChecksStrategy"]["admissionChecks"][0]["onFlavors"] == ["train-on-demand"]
+    assert queue.props["spec"]["admissionChecksStrategy"]["admissionChecks"][0]["onFlavors"] == [
+        "train-on-demand-topology-3"
+    ]
     unchecked = _edited(resources, KUEUE_CLUSTER_QUEUE, lambda p: p["spec"].pop("admissionChecksStrategy"))
     assert any("not the queue the platform builds" in m for m in _findings(unchecked, expected))
 
@@ -230,6 +233,18 @@ def test_with_the_stack_config_the_gang_check_is_there_exactly_when_the_config_h
     retried = _edited(
         resources, KUEUE_PROVISIONING_CONFIG, lambda p: p["spec"]["retryStrategy"].update(backoffLimitCount=0)
     )
-    assert any("not the gang check the platform builds" in m for m in _findings(retried, expected))
+    assert any("not the gang check or topology the platform builds" in m for m in _findings(retried, expected))
     single = {**expected, "gang_pools": []}
-    assert any("not the gang check the platform builds" in m for m in _findings(resources, single))
+    assert any("not the gang check or topology the platform builds" in m for m in _findings(resources, single))
+
+
+def test_with_the_stack_config_a_multi_node_pools_topology_is_the_platforms():
+    """Prod's train reports EC2's three network layers: its flavor names that topology; a changed topology, or
+    the pool's flavor without it, fails."""
+    resources, expected = _prod()
+    assert expected["gang_topologies"] == {"train": 3}
+    changed = _edited(resources, KUEUE_TOPOLOGY, lambda p: p["spec"]["levels"].pop(0))
+    assert any("not the gang check or topology the platform builds" in m for m in _findings(changed, expected))
+    flavor = next(r for r in resources if r.type == KUEUE_FLAVOR and "topologyName" in r.props["spec"])
+    unplaced = _edited(resources, KUEUE_FLAVOR, lambda p: p["spec"].pop("topologyName"), found=flavor)
+    assert any("not a flavor the platform builds" in m for m in _findings(unplaced, expected))
