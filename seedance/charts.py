@@ -102,9 +102,13 @@ def pinned_sources() -> dict[str, str]:
 
 
 def source_of(inputs: dict[str, Any]) -> str:
-    """Where a release's chart comes from: its OCI reference, else its repository (a trailing / aside)."""
+    """Where Helm takes a release's chart from (a trailing / aside): an OCI reference, or a path, as written (Helm
+    looks for a local chart before any repository, whatever the repository options say: helm v3.18
+    pkg/action/install.go `LocateChart`; a `repo/chart` name is a locally added repository's); else the
+    repository the options name."""
     chart = str(inputs.get("chart"))
-    source = chart if chart.startswith("oci://") else str((inputs.get("repositoryOpts") or {}).get("repo") or chart)
+    written = "/" in chart or "\\" in chart or chart.startswith((".", "~"))
+    source = chart if written else str((inputs.get("repositoryOpts") or {}).get("repo") or chart)
     return source.rstrip("/")
 
 

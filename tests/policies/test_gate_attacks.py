@@ -1072,6 +1072,12 @@ REVIEW_2 = [
     ),
     (
         "helm",
+        "the autoscaler's chart from a local path, the pinned repository beside it",
+        _release(chart="./vendor/cluster-autoscaler"),
+        CHART,
+    ),
+    (
+        "helm",
         "the termination handler from another registry",
         lambda rs: next(
             r

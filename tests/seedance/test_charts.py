@@ -209,6 +209,10 @@ def test_the_cache_is_the_variable_else_the_shared_folder_beside_the_clone_else_
         ("cluster-autoscaler", "https://charts.example-attacker.net"),
         ("oci://ghcr.io/someone-else/aws-node-termination-handler", None),
         ("prometheus", "https://grafana-community.github.io/helm-charts"),  # a real repository, not prometheus'
+        # Helm installs a local chart of that path before it asks any repository (LocateChart), or a locally
+        # added repository's: the pinned repository beside it changes nothing.
+        ("./vendor/cluster-autoscaler", "https://kubernetes.github.io/autoscaler"),
+        ("autoscaler/cluster-autoscaler", "https://kubernetes.github.io/autoscaler"),
     ],
 )
 def test_a_platform_chart_from_another_source_is_neither_rendered_nor_pulled(cache, chart, repo):
@@ -221,7 +225,8 @@ def test_a_platform_chart_from_another_source_is_neither_rendered_nor_pulled(cac
         {
             "urn": foreign.urn,
             "reason": (
-                f"its chart comes from {repo or chart}, not {charts.pinned_sources()[name]}, the source the "
+                f"its chart comes from {chart if '/' in chart else repo}, not {charts.pinned_sources()[name]}, the "
+                "source the "
                 f"platform pins for {name} (the gate renders the pinned chart)"
             ),
         }
