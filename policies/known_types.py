@@ -18,6 +18,7 @@ POD_RULES = (
     "kubernetes-pod-enforce-pod-security-standards",
     "kubernetes-tenant-require-contract-fit",
     "kubernetes-workload-require-cost-labels",
+    "kubernetes-workload-restrict-service-account",
 )
 # A workload's pod template is also judged for its spread and, in Triton's namespaces, its model control.
 WORKLOAD_RULES = (

@@ -19,7 +19,15 @@ from components.cluster.config import ClusterConfig
 from components.cost.estimate import CostEstimate, catalog_for, estimate, estimate_of_plan
 from components.plan.diff import Change, masked_note, plan_diff, render_diff, replaced_nodes
 from components.plan.document import PlanDocumentError, plan_document_resources
-from components.plan.resources import EKS_CLUSTER, HELM_RELEASE, K8S_ROLES, PlanResource, is_unknown, tags_of
+from components.plan.resources import (
+    EKS_CLUSTER,
+    HELM_RELEASE,
+    K8S_ROLES,
+    K8S_SERVICE_ACCOUNT,
+    PlanResource,
+    is_unknown,
+    tags_of,
+)
 from components.plan.unknowns import UnknownValueError, read_plan
 from components.pricing.prices import PriceSourceError
 from components.stack.config import ENVIRONMENTS, PROJECT, StackConfig
@@ -27,6 +35,7 @@ from policies.expectations import stack_policy_config, team_policy_config
 from policies.framework import CONFIG_DIR, PolicyConfigError, Violation, fails_closed, load_enforcement, run_rules
 from policies.readers.rbac import chart_name, role_key
 from policies.rules import ALL_RULES
+from policies.rules.kubernetes_workload_restrict_service_account import account_key
 from seedance.charts import ChartMissingError, chart_cache, pinned_sources, pull, rendered_resources, unpinned
 from seedance.deadline import timeout_seconds
 from seedance.plan_output import MASK, asset_json
@@ -206,6 +215,20 @@ def known_roles(resources: list[PlanResource], rendered: list[PlanResource]) -> 
     return found
 
 
+ACCOUNT_AWARE_RULES = tuple(rule.name for rule in ALL_RULES if "service_accounts" in rule.config)
+
+
+def service_accounts(resources: list[PlanResource], rendered: list[PlanResource]) -> dict[str, str]:
+    """Every service account the plan declares ("") or a release renders (the release's URN), by namespace/name."""
+    found = {}
+    for account, origin in [*((r, "") for r in resources), *((r, str(r.parent)) for r in rendered)]:
+        if account.type == K8S_SERVICE_ACCOUNT:
+            metadata = account.props.get("metadata")
+            metadata = metadata if isinstance(metadata, dict) else {}
+            found[account_key(metadata.get("namespace"), metadata.get("name"))] = origin
+    return found
+
+
 def release_charts(resources: list[PlanResource]) -> dict[str, str]:
     """Each release's pinned chart by the release's URN (the parent of the objects it renders)."""
     return {r.urn: chart_name(r.props.get("chart")) for r in resources if r.type == HELM_RELEASE}
@@ -286,6 +309,7 @@ def _judged(
         raise CheckInputError(f"no prices for {region}: {error}") from None
     roles = known_roles(resources, rendered)
     extra = _with_setting(extra, ROLE_AWARE_RULES, "known_roles", roles)
+    extra = _with_setting(extra, ACCOUNT_AWARE_RULES, "service_accounts", service_accounts(resources, rendered))
     violations = run_rules(ALL_RULES, read, load_enforcement(env), extra, unknowns=unknowns)
     charts = _with_setting(extra, (POD_SECURITY_RULE,), "rendered", True)
     # Only a rendered object's parent is a release: a chart's allowances never reach what the program declares.

@@ -2817,6 +2817,58 @@ REVIEW_6 = [
 ]
 ATTACKS += REVIEW_6
 
+ACCOUNTS = "kubernetes-workload-restrict-service-account"
+
+
+def _running_as(kind, namespace, account):
+    """A workload of the program's own, in a platform namespace, running as a platform identity."""
+    pod = {
+        "serviceAccountName": account,
+        "containers": [
+            {
+                "name": "c",
+                "image": "registry.k8s.io/kueue/kueue:v0.19.2",
+                "resources": {"requests": {"cpu": "100m", "memory": "256Mi"}},
+            }
+        ],
+    }
+    template = {"metadata": {"labels": {"app": "impostor"}}, "spec": pod}
+    specs = {
+        "Deployment": ("apps/v1", {"selector": {"matchLabels": {"app": "impostor"}}, "template": template}),
+        "CronJob": ("batch/v1", {"schedule": "* * * * *", "jobTemplate": {"spec": {"template": template}}}),
+        "Pod": ("v1", pod),
+    }
+    api, spec = specs[kind]
+    group = "core/v1" if api == "v1" else api
+    return _add(
+        f"kubernetes:{group}:{kind}",
+        f"impostor-{kind.lower()}",
+        {"apiVersion": api, "kind": kind, "metadata": {"name": "impostor", "namespace": namespace}, "spec": spec},
+    )
+
+
+REVIEW_7 = [
+    (
+        "service account",
+        "a Deployment in Kueue's namespace running as Kueue's controller (which alone starts a team's Job)",
+        _running_as("Deployment", "kueue-system", "kueue-controller-manager"),
+        ACCOUNTS,
+    ),
+    (
+        "service account",
+        "a CronJob in kube-system running as the cluster autoscaler (its IAM role scales the GPU groups)",
+        _running_as("CronJob", "kube-system", "cluster-autoscaler"),
+        ACCOUNTS,
+    ),
+    (
+        "service account",
+        "a Pod in kube-system running as the Job controller",
+        _running_as("Pod", "kube-system", "job-controller"),
+        ACCOUNTS,
+    ),
+]
+ATTACKS += REVIEW_7
+
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "policies" / "attacks.json"
 

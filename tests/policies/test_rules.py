@@ -248,6 +248,7 @@ def test_a_rules_resource_types_leave_out_only_resources_it_never_judges(stack_p
         "kubernetes-patch-restrict-to-audit-labels",
         "kubernetes-pod-enforce-pod-security-standards",
         "kubernetes-tenant-require-contract-fit",
+        "kubernetes-workload-restrict-service-account",
     }
     assert {r.name for r in narrowed if r.type_suffix} == {"kubernetes-patch-restrict-to-audit-labels"}
     for rule in narrowed:
