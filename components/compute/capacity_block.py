@@ -110,13 +110,15 @@ class BlockSchedule:
 
 
 def block_schedule(block: CapacityBlockConfig, now: datetime) -> BlockSchedule:
+    """Before the block starts its group waits at 0: launches fail until the reservation is active (EKS User
+    Guide, "Capacity Blocks for ML": desired 0 until then), so a start within the lead is scheduled at the lead,
+    not declared now. A drain due within the lead is taken as run."""
     soon = now + SCHEDULE_LEAD
-    running = block.starts_at <= soon < block.drain_at
-    return BlockSchedule(
-        size=block.instance_count if running else 0,
-        scale_out_at=block.starts_at if soon < block.starts_at else None,
-        drain_at=block.drain_at if soon < block.drain_at else None,
-    )
+    if soon >= block.drain_at:
+        return BlockSchedule(size=0, scale_out_at=None, drain_at=None)
+    if now < block.starts_at:
+        return BlockSchedule(size=0, scale_out_at=max(block.starts_at, soon), drain_at=block.drain_at)
+    return BlockSchedule(size=block.instance_count, scale_out_at=None, drain_at=block.drain_at)
 
 
 def block_lines(group: str, block: CapacityBlockConfig, schedule: BlockSchedule) -> list[str]:

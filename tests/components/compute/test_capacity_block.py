@@ -51,7 +51,10 @@ def group(workload_class="batch", **block_changes):
     [
         (START - timedelta(days=1), 0, START, END - timedelta(minutes=90)),  # bought, ahead
         (START - timedelta(minutes=16), 0, START, END - timedelta(minutes=90)),
-        (START - timedelta(minutes=15), 2, None, END - timedelta(minutes=90)),  # too close to create: its size instead
+        # Too close to create at the start: the group waits at 0 and starts the lead from now (the reservation
+        # is not active before its start: a launch then fails).
+        (START - timedelta(minutes=15), 0, START, END - timedelta(minutes=90)),
+        (START - timedelta(minutes=1), 0, START + timedelta(minutes=14), END - timedelta(minutes=90)),
         (START, 2, None, END - timedelta(minutes=90)),
         (END - timedelta(minutes=106), 2, None, END - timedelta(minutes=90)),
         (END - timedelta(minutes=105), 0, None, None),  # the drain is 15 minutes away: drained now
@@ -79,10 +82,13 @@ def test_no_run_declares_an_action_in_the_past_and_the_size_follows_the_window(
     now = START + timedelta(minutes=offset_minutes)
     schedule = block_schedule(b, now)
     soon = now + SCHEDULE_LEAD
-    assert all(moment > soon for moment in (schedule.scale_out_at, schedule.drain_at) if moment is not None)
-    assert schedule.size == (count if b.starts_at <= soon < b.drain_at else 0)
-    # Before the block starts the group waits at 0 with both actions ahead; its start action brings it up.
-    assert (schedule.scale_out_at is not None) == (soon < b.starts_at)
+    assert all(moment >= soon for moment in (schedule.scale_out_at, schedule.drain_at) if moment is not None)
+    # Nodes only while the reservation is active and its drain is more than the lead ahead.
+    assert schedule.size == (count if b.starts_at <= now and soon < b.drain_at else 0)
+    # Before the block starts the group waits at 0 with its start ahead (at the lead at the soonest).
+    assert (schedule.scale_out_at is not None) == (now < b.starts_at and soon < b.drain_at)
+    if schedule.scale_out_at is not None:
+        assert schedule.scale_out_at == max(b.starts_at, soon)
 
 
 @pytest.mark.parametrize(
