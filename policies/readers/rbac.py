@@ -58,6 +58,29 @@ SENSITIVE = (
     # A binding places a pod on a node of the writer's choosing, past the scheduler and the pools' taints.
     ("", "pods/binding", frozenset({"create"})),
     ("", "bindings", frozenset({"create"})),
+    # The queues hand out the GPUs the capacity decision buys: a queue, flavor, cohort, check or topology
+    # rewritten, or a Workload's admission written, admits work past the decision or another team's quota.
+    *(
+        ("kueue.x-k8s.io", kind, WRITES)
+        for kind in (
+            "clusterqueues",
+            "localqueues",
+            "resourceflavors",
+            "cohorts",
+            "admissionchecks",
+            "provisioningrequestconfigs",
+            "topologies",
+            "workloadpriorityclasses",
+            "multikueueclusters",
+            "multikueueconfigs",
+            "workloads",
+            "workloads/status",
+        )
+    ),
+    # A ProvisioningRequest has the autoscaler start nodes that no queue counts; its PodTemplate says which.
+    ("autoscaling.x-k8s.io", "provisioningrequests", WRITES),
+    ("autoscaling.x-k8s.io", "provisioningrequests/status", frozenset({"update", "patch"})),
+    ("", "podtemplates", WRITES),
 )
 # Pods and what makes them: written in a platform namespace (kube-system runs privileged pods, Triton's
 # holds the model role), a pod is any identity and host of that namespace. A namespace's own Role is judged
@@ -215,10 +238,15 @@ def builtin_role_subjects() -> dict[str, frozenset[str]]:
 # from the charts at their pins with the stacks' values; tests/policies/readers/test_rbac.py holds each table
 # equal to what the charts render, so no entry outlives its chart.
 CHART_GRANTS: dict[str, dict[str | None, frozenset[str]]] = {
+    # The autoscaler answers ProvisioningRequests (their status) from their PodTemplates; chart 9.59.0 also
+    # lets it write PodTemplates for its capacity buffers.
     "cluster-autoscaler": {
         "nodes": frozenset({"update"}),
         "pods/eviction": frozenset({"create"}),
         "jobs": frozenset({"patch"}),
+        "provisioningrequests": frozenset({"patch", "update"}),
+        "provisioningrequests/status": frozenset({"patch", "update"}),
+        "podtemplates": frozenset({"create", "patch", "update"}),
     },
     "aws-node-termination-handler": {"nodes": frozenset({"patch", "update"}), "pods/eviction": frozenset({"create"})},
     "descheduler": {"pods": frozenset({"delete"}), "pods/eviction": frozenset({"create"})},
@@ -231,6 +259,16 @@ CHART_GRANTS: dict[str, dict[str | None, frozenset[str]]] = {
         "secrets": frozenset({"get", "list", "watch"}),
         "mutatingwebhookconfigurations": frozenset({"update"}),
         "validatingwebhookconfigurations": frozenset({"update"}),
+        # Its controller admits Workloads and asks for a gang's nodes (a ProvisioningRequest and its
+        # PodTemplates); its per-kind editor roles are gathered into its batch admin role, bound to nobody.
+        **dict.fromkeys(
+            ("clusterqueues", "localqueues", "resourceflavors", "cohorts", "topologies", "workloads"),
+            frozenset({"create", "delete", "patch", "update"}),
+        ),
+        "admissionchecks": frozenset({"update"}),
+        "workloads/status": frozenset({"patch", "update"}),
+        "podtemplates": frozenset({"create", "delete", "update"}),
+        "provisioningrequests": frozenset({"create", "delete", "patch", "update"}),
     },
 }
 # What each pinned chart extends the API with: the kinds of extension its rendering holds (new kinds, webhooks

@@ -2866,6 +2866,39 @@ REVIEW_7 = [
         _running_as("Pod", "kube-system", "job-controller"),
         ACCOUNTS,
     ),
+    (
+        "rbac",
+        "the team's role writes Kueue Workloads and their status (admitting its own work)",
+        _tenant_role(
+            [
+                {
+                    "apiGroups": ["kueue.x-k8s.io"],
+                    "resources": ["workloads", "workloads/status", "localqueues"],
+                    "verbs": ["create", "update", "patch"],
+                }
+            ]
+        ),
+        ROLE,
+    ),
+    (
+        "rbac",
+        "the team's role creates ProvisioningRequests (nodes no queue counts)",
+        _tenant_role(
+            [
+                {"apiGroups": ["autoscaling.x-k8s.io"], "resources": ["provisioningrequests"], "verbs": ["create"]},
+                {"apiGroups": [""], "resources": ["podtemplates"], "verbs": ["create"]},
+            ]
+        ),
+        ROLE,
+    ),
+    (
+        "rbac",
+        "the team's role edits ClusterQueues and flavors (its own quota)",
+        _tenant_role(
+            [{"apiGroups": ["kueue.x-k8s.io"], "resources": ["clusterqueues", "resourceflavors"], "verbs": ["*"]}]
+        ),
+        ROLE,
+    ),
 ]
 ATTACKS += REVIEW_7
 
