@@ -238,11 +238,17 @@ def _checks(resources):
             yield config.urn, f"{config.name}: rewrites the node selectors of the pods it admits (podSetUpdates)"
 
 
+def _depths(config) -> dict[str, int]:
+    """The config's multi-node pools' topology depths, as counts: the pack's config reaches the engine's policy
+    host as JSON numbers, and a Python policy reads them as floats (3.0)."""
+    return {pool: layers for pool, depth in config["gang_topologies"].items() if (layers := _whole(depth))}
+
+
 def _checks_from_config(resources, config):
     """The gang check is exactly the platform's, there exactly when the config has multi-node pools, and so is
     each topology of theirs."""
     built = {(m["kind"], m["metadata"]["name"]): m for m in gang_check()} if config["gang_pools"] else {}
-    for layers in set(config["gang_topologies"].values()):
+    for layers in set(_depths(config).values()):
         built[("Topology", topology(layers)["metadata"]["name"])] = topology(layers)
     found = set()
     for found_check in of_types(resources, KUEUE_ADMISSION_CHECK, KUEUE_PROVISIONING_CONFIG, KUEUE_TOPOLOGY):
@@ -263,7 +269,7 @@ def _checks_from_config(resources, config):
 def _from_config(resources, config, pools, flavor_pools, queues):
     """The queues as the stack config derives them (the flavors' sizes aside: they come from the decision)."""
     classes, teams = config["group_classes"], config["teams"]
-    gangs, depths = set(config["gang_pools"]), config["gang_topologies"]
+    gangs, depths = set(config["gang_pools"]), _depths(config)
     offered = [
         Flavor(pool, klass, kind, 0, pool in gangs, depths.get(pool, 0))
         for pool, klass in classes.items()

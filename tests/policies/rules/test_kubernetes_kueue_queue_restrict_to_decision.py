@@ -248,3 +248,10 @@ def test_with_the_stack_config_a_multi_node_pools_topology_is_the_platforms():
     flavor = next(r for r in resources if r.type == KUEUE_FLAVOR and "topologyName" in r.props["spec"])
     unplaced = _edited(resources, KUEUE_FLAVOR, lambda p: p["spec"].pop("topologyName"), found=flavor)
     assert any("not a flavor the platform builds" in m for m in _findings(unplaced, expected))
+
+
+def test_a_depth_the_pack_reads_as_a_float_is_the_same_topology():
+    """Under `pulumi preview` the pack's config comes as JSON numbers, read as floats: 3.0 is depth 3 (the real
+    engine's policy host raised on it before)."""
+    resources, expected = _prod()
+    assert _findings(resources, {**expected, "gang_topologies": {"train": 3.0}}) == []
