@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from components.cluster.autoscaling import autoscaler_values
 from components.cluster.config import PRINCIPAL_LISTS
 from components.compute.device_plugin import NAMESPACE as DEVICE_PLUGIN_NAMESPACE
 from components.compute.efa import EFA_PLUGIN_NAMESPACE
@@ -206,7 +207,23 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
             "deployer_named": config.cluster.deployer_role_arn is not None,
         },
         "kubernetes-kueue-queue-restrict-to-decision": queue_expectations(config),
+        "kubernetes-autoscaler-require-platform-values": autoscaler_expectations(config),
     }
+
+
+def autoscaler_expectations(config: StackConfig) -> dict[str, Any]:
+    """The autoscaler's release as the program builds it from the stack config (its role ARN aside)."""
+    autoscaler, minor = config.cluster.autoscaler, config.cluster.kubernetes_version
+    values = autoscaler_values(
+        autoscaler,
+        cluster_name=config.cluster_name,
+        region=config.region,
+        image_tag=autoscaler.image_for(minor),
+        chart_version=autoscaler.chart_for(minor),
+        role_arn="",
+        provisioning_requests=bool(config.gang_pools),
+    )
+    return {"from_stack_config": True, "chart_version": autoscaler.chart_for(minor), "values": values}
 
 
 def queue_expectations(config: StackConfig) -> dict[str, Any]:

@@ -37,6 +37,7 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
         "aws-ec2-launch-require-stack-template",
         "aws-ec2-launch-restrict-launchers",
         "aws-resource-tags-require-cost-tags",
+        "kubernetes-autoscaler-require-platform-values",
     ),
     "aws:autoscaling/lifecycleHook:LifecycleHook": ("aws-resource-tags-require-cost-tags",),
     "aws:budgets/budget:Budget": ("aws-resource-tags-require-cost-tags",),
@@ -255,7 +256,10 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
         "kubernetes-tenant-require-contract-fit",
     ),
     "kubernetes:core/v1:ServiceAccount": ("kubernetes-tenant-require-contract-fit",),
-    "kubernetes:helm.sh/v3:Release": ("kubernetes-tenant-require-contract-fit",),
+    "kubernetes:helm.sh/v3:Release": (
+        "kubernetes-tenant-require-contract-fit",
+        "kubernetes-autoscaler-require-platform-values",
+    ),
     "kubernetes:networking.k8s.io/v1:NetworkPolicy": (
         "kubernetes-namespace-require-default-deny",
         "kubernetes-networkpolicy-disallow-allow-all",

@@ -71,7 +71,7 @@ def pinned_sources() -> dict[str, str]:
     """Chart name -> the one source (repository URL or OCI reference) a release of it may name: the platform's
     own releases'. The gate renders `<chart>-<version>` from its cache, so a release naming the same chart
     and version from another source would install what the gate never judged."""
-    from components.cluster.autoscaler import CHART_REPOSITORY as AUTOSCALER
+    from components.cluster.autoscaling import CHART_REPOSITORY as AUTOSCALER
     from components.cluster.descheduler import CHART_REPOSITORY as DESCHEDULER
     from components.compute.device_plugin import CHART_REPOSITORY as DEVICE_PLUGIN
     from components.compute.efa import EFA_PLUGIN_CHART, EFA_PLUGIN_REPOSITORY

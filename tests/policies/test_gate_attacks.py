@@ -2902,6 +2902,53 @@ REVIEW_7 = [
 ]
 ATTACKS += REVIEW_7
 
+AUTOSCALER = "kubernetes-autoscaler-require-platform-values"
+
+
+def _autoscaler_values(change):
+    return lambda rs: change(_one(rs, "kubernetes:helm.sh/v3:Release", "autoscaler-release")["inputs"]["values"])
+
+
+REVIEW_8 = [
+    (
+        "autoscaler",
+        "GPU nodes never a scale-down candidate (utilization thresholds at 0)",
+        _autoscaler_values(
+            lambda v: v["extraArgs"].update(
+                {"scale-down-utilization-threshold": "0", "scale-down-gpu-utilization-threshold": "0"}
+            )
+        ),
+        AUTOSCALER,
+    ),
+    (
+        "autoscaler",
+        "no autoscaler running (replicaCount 0)",
+        _autoscaler_values(lambda v: v.update(replicaCount=0)),
+        AUTOSCALER,
+    ),
+    (
+        "autoscaler",
+        "its image from another registry, with its role",
+        _autoscaler_values(
+            lambda v: v.setdefault("image", {}).update(repository="docker.io/someone/cluster-autoscaler")
+        ),
+        AUTOSCALER,
+    ),
+    (
+        "autoscaler",
+        "a group's own options keep its idle nodes for a month",
+        lambda rs: _one(rs, "aws:autoscaling/group:Group", "batch-asg")["inputs"]["tags"].append(
+            {
+                "key": "k8s.io/cluster-autoscaler/node-template/autoscaling-options/scaledownunneededtime",
+                "value": "720h",
+                "propagateAtLaunch": True,
+            }
+        ),
+        AUTOSCALER,
+    ),
+]
+ATTACKS += REVIEW_8
+
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "policies" / "attacks.json"
 

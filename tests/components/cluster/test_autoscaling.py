@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.cluster.autoscaler import NAMESPACE, autoscaler_policy, autoscaler_values
+from components.cluster.autoscaling import NAMESPACE, autoscaler_policy, autoscaler_values
 from components.cluster.config import ClusterAutoscalerConfig
 from components.cluster.provisioning import PROVISIONING_GROUP
 from seedance import charts
