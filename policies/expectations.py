@@ -208,6 +208,17 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
         },
         "kubernetes-kueue-queue-restrict-to-decision": queue_expectations(config),
         "kubernetes-autoscaler-require-platform-values": autoscaler_expectations(config),
+        "aws-autoscaling-group-restrict-to-config": {
+            "from_stack_config": True,
+            "pools": {
+                group.name: {
+                    "instance_types": list(group.instance_types),
+                    "min_size": group.min_gpus // group.gpus_per_instance,
+                    "max_size": group.max_gpus // group.gpus_per_instance,
+                }
+                for group in config.gpu_node_groups
+            },
+        },
     }
 
 

@@ -38,6 +38,7 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
         "aws-ec2-launch-restrict-launchers",
         "aws-resource-tags-require-cost-tags",
         "kubernetes-autoscaler-require-platform-values",
+        "aws-autoscaling-group-restrict-to-config",
     ),
     "aws:autoscaling/lifecycleHook:LifecycleHook": ("aws-resource-tags-require-cost-tags",),
     "aws:budgets/budget:Budget": ("aws-resource-tags-require-cost-tags",),

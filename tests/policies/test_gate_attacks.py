@@ -2947,6 +2947,38 @@ REVIEW_8 = [
         AUTOSCALER,
     ),
 ]
+POOLS = "aws-autoscaling-group-restrict-to-config"
+
+
+def _train_group(change):
+    return lambda rs: change(_one(rs, "aws:autoscaling/group:Group", "train-asg")["inputs"])
+
+
+REVIEW_8 += [
+    (
+        "pool",
+        "H100s in the EFA pool (a p5 override, priced at desired 0)",
+        _train_group(
+            lambda g: g["mixedInstancesPolicy"]["launchTemplate"]["overrides"].append({"instanceType": "p5.48xlarge"})
+        ),
+        POOLS,
+    ),
+    ("pool", "the EFA pool's maximum four times the config's", _train_group(lambda g: g.update(maxSize=16)), POOLS),
+    (
+        "pool",
+        "the batch group never terminates (Terminate suspended)",
+        lambda rs: _one(rs, "aws:autoscaling/group:Group", "batch-asg")["inputs"]["suspendedProcesses"].append(
+            "Terminate"
+        ),
+        POOLS,
+    ),
+    (
+        "pool",
+        "the EFA pool recycles its nodes daily",
+        _train_group(lambda g: g.update(maxInstanceLifetime=86400)),
+        POOLS,
+    ),
+]
 ATTACKS += REVIEW_8
 
 
