@@ -284,7 +284,10 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
         "kubernetes-rbac-binding-disallow-escalating-roles",
         "kubernetes-tenant-require-contract-fit",
     ),
-    "kubernetes:scheduling.k8s.io/v1:PriorityClass": ("kubernetes-tenant-require-contract-fit",),
+    "kubernetes:scheduling.k8s.io/v1:PriorityClass": (
+        "kubernetes-priorityclass-restrict-to-platform",
+        "kubernetes-tenant-require-contract-fit",
+    ),
     "kubernetes:storage.k8s.io/v1:StorageClass": (
         "aws-ebs-volume-disallow-gp2-io1",
         "aws-ebs-volume-require-customer-key",

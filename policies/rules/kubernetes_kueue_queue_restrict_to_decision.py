@@ -23,7 +23,7 @@ values (its Configuration among them)."""
 from typing import Any
 
 from components.catalog.instance_types import gpu_instance_types
-from components.cluster.provisioning import BEST_EFFORT_ATOMIC, PROVISIONING_GROUP
+from components.cluster.provisioning import BEST_EFFORT_ATOMIC, PROVISIONING_CRD_NAME, PROVISIONING_GROUP
 from components.compute.labels import (
     CAPACITY_BLOCK_TAG,
     NODE_GROUP_LABEL,
@@ -34,6 +34,7 @@ from components.compute.labels import (
 from components.plan.resources import (
     ASG,
     HELM_RELEASE,
+    K8S_CRD,
     K8S_NAMESPACE,
     KUEUE_ADMISSION_CHECK,
     KUEUE_CLUSTER_QUEUE,
@@ -262,6 +263,10 @@ def _checks_from_config(resources, config):
                     f"multi-node pools ({', '.join(config['gang_pools']) or 'none'})"
                 ),
             )
+    if config["gang_pools"]:
+        crds = {str((r.props.get("metadata") or {}).get("name")) for r in of_types(resources, K8S_CRD)}
+        if PROVISIONING_CRD_NAME not in crds:
+            built[("CustomResourceDefinition", PROVISIONING_CRD_NAME)] = {}
     for kind, name in sorted(set(built) - found):
         yield None, f"the config has multi-node pools, but the plan has no {kind} {name}: their jobs would never start"
 
@@ -344,9 +349,9 @@ def _from_config(resources, config, pools, flavor_pools, queues):
     for local in of_types(resources, KUEUE_LOCAL_QUEUE):
         namespace = (local.props.get("metadata") or {}).get("namespace")
         owner = namespaces_of.get(namespace)
-        target = str((local.props.get("spec") or {}).get("clusterQueue"))
         klass = _name(local)
-        if owner is None or target != cluster_queue_name(owner, klass) or klass != local_queue_name(klass):
+        exact = owner is not None and local.props.get("spec") == {"clusterQueue": cluster_queue_name(owner, klass)}
+        if not exact or klass != local_queue_name(klass):  # its spec whole: a stopPolicy drains the team's jobs
             yield local.urn, f"{local.name}: not a LocalQueue the config gives namespace {namespace}"
     for release in _kueue_releases(resources):
         if str(release.props.get("chart")) != KUEUE_CHART or release.props.get("repositoryOpts"):

@@ -2981,6 +2981,67 @@ REVIEW_8 += [
 ]
 ATTACKS += REVIEW_8
 
+QUEUES = "kubernetes-kueue-queue-restrict-to-decision"
+CLASSES = "kubernetes-priorityclass-restrict-to-platform"
+REVIEW_9 = [
+    (
+        "priority",
+        "batch raised above serving, preempting it",
+        lambda rs: _one(rs, "kubernetes:scheduling.k8s.io/v1:PriorityClass", "seedance-batch")["inputs"].update(
+            value=200000, preemptionPolicy="PreemptLowerPriority"
+        ),
+        CLASSES,
+    ),
+    (
+        "priority",
+        "a global default class",
+        lambda rs: _one(rs, "kubernetes:scheduling.k8s.io/v1:PriorityClass", "seedance-online")["inputs"].update(
+            globalDefault=True
+        ),
+        CLASSES,
+    ),
+    (
+        "priority",
+        "a class of the program's above the add-ons'",
+        _add(
+            "kubernetes:scheduling.k8s.io/v1:PriorityClass",
+            "urgent",
+            {
+                "apiVersion": "scheduling.k8s.io/v1",
+                "kind": "PriorityClass",
+                "metadata": {"name": "urgent"},
+                "value": 2000000,
+            },
+        ),
+        CLASSES,
+    ),
+    (
+        "queues",
+        "a team's LocalQueue stopped and drained",
+        lambda rs: _one(rs, "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue", "video-train")["inputs"]["spec"].update(
+            stopPolicy="HoldAndDrain"
+        ),
+        QUEUES,
+    ),
+    (
+        "queues",
+        "the ProvisioningRequest API gone while gangs need it",
+        lambda rs: rs.remove(
+            _one(rs, "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "provisioningrequests")
+        ),
+        QUEUES,
+    ),
+    (
+        "queues",
+        "the EFA flavor admitted without its gang check",
+        lambda rs: _one(rs, "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue", "video-ml-batch")["inputs"]["spec"].pop(
+            "admissionChecksStrategy"
+        ),
+        QUEUES,
+    ),
+]
+ATTACKS += REVIEW_9
+
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "policies" / "attacks.json"
 

@@ -255,3 +255,14 @@ def test_a_depth_the_pack_reads_as_a_float_is_the_same_topology():
     engine's policy host raised on it before)."""
     resources, expected = _prod()
     assert _findings(resources, {**expected, "gang_topologies": {"train": 3.0}}) == []
+
+
+def test_with_the_stack_config_a_local_queue_is_exactly_the_configs_and_gangs_have_their_api():
+    """A LocalQueue's spec whole (a stopPolicy holds or drains the team's jobs); with multi-node pools, the
+    ProvisioningRequest API their check asks through."""
+    resources, expected = _prod()
+    local = next(r for r in resources if r.type == "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue")
+    held = _edited(resources, local.type, lambda p: p["spec"].update(stopPolicy="HoldAndDrain"), found=local)
+    assert any("not a LocalQueue the config gives" in m for m in _findings(held, expected))
+    without = [r for r in resources if r.type != "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"]
+    assert any("no CustomResourceDefinition provisioningrequests" in m for m in _findings(without, expected))
