@@ -208,6 +208,11 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
         },
         "kubernetes-kueue-queue-restrict-to-decision": queue_expectations(config),
         "kubernetes-autoscaler-require-platform-values": autoscaler_expectations(config),
+        "aws-budget-restrict-to-config": {
+            "from_stack_config": True,
+            "monthly_usd": config.budget.monthly_usd,
+            "alert_emails": list(config.budget.alert_emails),
+        },
         "aws-autoscaling-group-restrict-to-config": {
             "from_stack_config": True,
             "pools": {

@@ -41,8 +41,14 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
         "aws-autoscaling-group-restrict-to-config",
     ),
     "aws:autoscaling/lifecycleHook:LifecycleHook": ("aws-resource-tags-require-cost-tags",),
-    "aws:budgets/budget:Budget": ("aws-resource-tags-require-cost-tags",),
-    "aws:cloudwatch/eventRule:EventRule": ("aws-resource-tags-require-cost-tags",),
+    "aws:budgets/budget:Budget": (
+        "aws-budget-restrict-to-config",
+        "aws-resource-tags-require-cost-tags",
+    ),
+    "aws:cloudwatch/eventRule:EventRule": (
+        "aws-budget-restrict-to-config",
+        "aws-resource-tags-require-cost-tags",
+    ),
     "aws:cloudwatch/eventTarget:EventTarget": ("aws-resource-tags-require-cost-tags",),
     "aws:cloudwatch/logGroup:LogGroup": ("aws-resource-tags-require-cost-tags",),
     "aws:ebs/volume:Volume": (
@@ -170,7 +176,10 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
     "aws:s3/bucketVersioning:BucketVersioning": ("aws-resource-tags-require-cost-tags",),
     "aws:sns/topic:Topic": ("aws-resource-tags-require-cost-tags",),
     "aws:sns/topicPolicy:TopicPolicy": ("aws-resource-tags-require-cost-tags",),
-    "aws:sns/topicSubscription:TopicSubscription": ("aws-resource-tags-require-cost-tags",),
+    "aws:sns/topicSubscription:TopicSubscription": (
+        "aws-budget-restrict-to-config",
+        "aws-resource-tags-require-cost-tags",
+    ),
     "aws:sqs/queue:Queue": ("aws-resource-tags-require-cost-tags",),
     "aws:sqs/queuePolicy:QueuePolicy": ("aws-resource-tags-require-cost-tags",),
     "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": (

@@ -110,6 +110,9 @@ EKS_POD_IDENTITY_ASSOCIATION = "aws:eks/podIdentityAssociation:PodIdentityAssoci
 # Compute that runs as a role it names.
 LAMBDA_FUNCTION = "aws:lambda/function:Function"
 EVENT_TARGET = "aws:cloudwatch/eventTarget:EventTarget"
+EVENT_RULE = "aws:cloudwatch/eventRule:EventRule"
+BUDGET = "aws:budgets/budget:Budget"
+SNS_SUBSCRIPTION = "aws:sns/topicSubscription:TopicSubscription"
 SFN_STATE_MACHINE = "aws:sfn/stateMachine:StateMachine"
 ECS_TASK_DEFINITION = "aws:ecs/taskDefinition:TaskDefinition"
 CODEBUILD_PROJECT = "aws:codebuild/project:Project"

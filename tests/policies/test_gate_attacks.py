@@ -3042,6 +3042,36 @@ REVIEW_9 = [
 ]
 ATTACKS += REVIEW_9
 
+BUDGET_RULE = "aws-budget-restrict-to-config"
+REVIEW_10 = [
+    (
+        "budget",
+        "AWS's budget raised a hundredfold (its alerts and the breaker never fire)",
+        lambda rs: _one(rs, "aws:budgets/budget:Budget", "budget-monthly")["inputs"].update(limitAmount="9500000.00"),
+        BUDGET_RULE,
+    ),
+    (
+        "budget",
+        "the breaker's hold switched off",
+        lambda rs: _one(rs, "aws:cloudwatch/eventRule:EventRule", "breaker-hold")["inputs"].update(state="DISABLED"),
+        BUDGET_RULE,
+    ),
+    (
+        "budget",
+        "the budget's e-mails unsubscribed",
+        lambda rs: [
+            rs.remove(r)
+            for r in [
+                r
+                for r in rs
+                if r["type"] == "aws:sns/topicSubscription:TopicSubscription" and "budget-mail" in r["name"]
+            ]
+        ],
+        BUDGET_RULE,
+    ),
+]
+ATTACKS += REVIEW_10
+
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "policies" / "attacks.json"
 
