@@ -74,6 +74,7 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
         "aws-ec2-launch-template-require-encrypted-volumes",
         "aws-ec2-launch-template-restrict-user-data",
         "aws-resource-tags-require-cost-tags",
+        "aws-autoscaling-group-restrict-placement-group",
     ),
     # A prefix list the plan creates: its entries are ranges its security groups' ingress admits.
     "aws:ec2/managedPrefixList:ManagedPrefixList": (

@@ -2,10 +2,12 @@
 outside any capacity reservation, in a placement group of the plan whose strategy is `cluster`. A serving
 pool put there would leave its zones for one rack's worth of capacity; a group that launches into On-Demand
 Capacity Reservations or a Capacity Block would have EC2 refuse launches the reservation would serve
-(AWS ParallelCluster's placement-group validator; terraform-aws-eks PR #3730)."""
+(AWS ParallelCluster's placement-group validator; terraform-aws-eks PR #3730). A launch template places
+nothing itself (`placement`): the platform sets none, a placement group named there escapes the group's
+checks, and a dedicated tenancy is billed at a premium the estimate does not price."""
 
 from components.compute.labels import CAPACITY_BLOCK_TAG, EFA_LABEL
-from components.plan.resources import ASG, PLACEMENT_GROUP, tags_of
+from components.plan.resources import ASG, LAUNCH_TEMPLATE, PLACEMENT_GROUP, tags_of
 from components.plan.unknowns import of_types
 from policies.framework import Rule
 
@@ -27,6 +29,14 @@ def _problem(group, placements: dict) -> str | None:
 
 
 def check(resources, _config):
+    for template in of_types(resources, LAUNCH_TEMPLATE):
+        placement = template.props.get("placement")
+        if placement:
+            fields = ", ".join(sorted(placement)) if isinstance(placement, dict) else str(placement)
+            yield (
+                template.urn,
+                f"{template.name}: places its instances itself ({fields}); the platform's templates do not",
+            )
     placements = {p.props.get("name"): p.props.get("strategy") for p in of_types(resources, PLACEMENT_GROUP) if p.props}
     for group in of_types(resources, ASG):
         if group.props.get("placementGroup") is None:

@@ -3070,6 +3070,25 @@ REVIEW_10 = [
         BUDGET_RULE,
     ),
 ]
+PLACEMENT = "aws-autoscaling-group-restrict-placement-group"
+REVIEW_10 += [
+    (
+        "budget",
+        "the EFA pool's template on dedicated tenancy (a premium the estimate does not price)",
+        lambda rs: _one(rs, "aws:ec2/launchTemplate:LaunchTemplate", "train-template")["inputs"].update(
+            placement={"tenancy": "dedicated"}
+        ),
+        PLACEMENT,
+    ),
+    (
+        "pool",
+        "the batch template names the EFA pool's placement group itself",
+        lambda rs: _one(rs, "aws:ec2/launchTemplate:LaunchTemplate", "batch-template")["inputs"].update(
+            placement={"groupName": "seedance-prod-train"}
+        ),
+        PLACEMENT,
+    ),
+]
 ATTACKS += REVIEW_10
 
 

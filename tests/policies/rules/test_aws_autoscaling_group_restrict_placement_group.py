@@ -4,7 +4,9 @@ placement group given another strategy, does not."""
 import copy
 from dataclasses import replace
 
-from components.plan.resources import ASG, PLACEMENT_GROUP
+import pytest
+
+from components.plan.resources import ASG, LAUNCH_TEMPLATE, PLACEMENT_GROUP
 from policies.rules.aws_autoscaling_group_restrict_placement_group import RULE
 from seedance.check_command import plan_resources
 from tests.conftest import _stack_plan
@@ -41,3 +43,15 @@ def test_reserved_capacity_or_another_strategy_is_refused():
     assert any("into reserved capacity" in m for m in _findings(reserved))
     spread = _edited(resources, PLACEMENT_GROUP, "train", lambda p: p.update(strategy="spread"))
     assert any("'spread', not cluster" in m for m in _findings(spread))
+
+
+@pytest.mark.parametrize(
+    ("placement", "named"),
+    [({"tenancy": "dedicated"}, "tenancy"), ({"groupName": "seedance-prod-train"}, "groupName")],
+)
+def test_a_template_that_places_its_instances_itself_is_refused(placement, named):
+    """The platform's templates place nothing: a dedicated tenancy is billed at a premium the estimate does not
+    price, and a placement group named in a template escapes the group's own checks."""
+    resources = plan_resources(_stack_plan("prod"))
+    placed = _edited(resources, LAUNCH_TEMPLATE, "-batch-template", lambda p: p.update(placement=placement))
+    assert any(f"places its instances itself ({named})" in m for m in _findings(placed))
