@@ -347,8 +347,14 @@ def local_queue(tenant: TenantConfig, namespace: str, klass: str) -> dict[str, A
         "apiVersion": KUEUE_API,
         "kind": "LocalQueue",
         "metadata": {"name": local_queue_name(klass), "namespace": namespace, "labels": {TENANT_LABEL: tenant.name}},
-        "spec": {"clusterQueue": cluster_queue_name(tenant.name, klass)},
+        "spec": local_queue_spec(tenant.name, klass),
     }
+
+
+def local_queue_spec(team: str, klass: str) -> dict[str, Any]:
+    """Its ClusterQueue, and Kueue's CRD default for `stopPolicy` written out: what a preview under the real
+    engine reads back from the live queue, so the gate judges the same queue there as in the plan."""
+    return {"clusterQueue": cluster_queue_name(team, klass), "stopPolicy": "None"}
 
 
 def queue_ceilings(

@@ -60,6 +60,7 @@ from components.tenancy.queues import (
     cluster_queue_name,
     gang_check,
     local_queue_name,
+    local_queue_spec,
     resource_flavor,
     topology,
 )
@@ -350,7 +351,7 @@ def _from_config(resources, config, pools, flavor_pools, queues):
         namespace = (local.props.get("metadata") or {}).get("namespace")
         owner = namespaces_of.get(namespace)
         klass = _name(local)
-        exact = owner is not None and local.props.get("spec") == {"clusterQueue": cluster_queue_name(owner, klass)}
+        exact = owner is not None and local.props.get("spec") == local_queue_spec(owner, klass)
         if not exact or klass != local_queue_name(klass):  # its spec whole: a stopPolicy drains the team's jobs
             yield local.urn, f"{local.name}: not a LocalQueue the config gives namespace {namespace}"
     for release in _kueue_releases(resources):
