@@ -358,6 +358,7 @@ contract = platform_contract(
         "endpoint_ids": endpoints.endpoint_ids,
         "reports": stack_reports(config, pulumi.get_stack(), derived, {g: n.asg_name for g, n in node_groups.items()}),
         "checkpoint_claims": checkpoint_claims,
+        "stack": f"{pulumi.get_project()}/{pulumi.get_stack()}",
     },
 )
 for output_name, value in contract.items():

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-CONTRACT_VERSION = "1.4"
+CONTRACT_VERSION = "1.5"
 SECRET_FIELDS = ("kubeconfig",)  # read apart, so the rest of the contract does not turn secret
 # What a team's objects name: the GPU resource its containers ask for, and the label a Job names its queue by.
 GPU_RESOURCE = "nvidia.com/gpu"
@@ -134,6 +134,12 @@ class Tenant(BaseModel):
     namespaces: list[str]
     gpus: dict[str, int] = Field({}, description="GPUs the team may request at once, per workload class.")
     publishes: list[str] = Field([], description="Serving sets whose models the team publishes.")
+    # 1.5
+    pools: list[str] | None = Field(
+        None,
+        description="The GPU pools the team's pods may tolerate (the platform's admission refuses any other). "
+        "None from a producer before 1.5: every pool of a class the team has GPUs in, the platform's default.",
+    )
 
 
 class PlatformContract(BaseModel):
@@ -177,6 +183,13 @@ class PlatformContract(BaseModel):
         description=f"When the platform queues GPUs (Kueue): the LocalQueue a team's Job names per workload class "
         f"(label {QUEUE_LABEL}); a Job naming none is refused, and a batch pod asking for GPUs must be a Job's. "
         "Empty: no queues; a team's GPUs are its namespaces' quotas.",
+    )
+
+    # 1.5
+    stack: str = Field(
+        "",
+        description="The platform stack these outputs are, <project>/<stack>: a team's offline check refuses a "
+        "contract file of another stack than the one its program reads.",
     )
 
     def pool(self, name: str) -> GpuPool:

@@ -47,6 +47,7 @@ class ContractCloud(pulumi.runtime.Mocks):
 
     def __init__(self, outputs: dict[str, Any], region: str):
         self.outputs, self.region = outputs, region
+        self.references: list[str] = []  # the stack names the program read, in order
         self._invokes = {
             GET_REGION: {"id": region, "name": region, "region": region, "endpoint": f"ec2.{region}.amazonaws.com"},
             GET_PARTITION: {"id": "aws", "partition": "aws", "dnsSuffix": "amazonaws.com"},
@@ -60,6 +61,7 @@ class ContractCloud(pulumi.runtime.Mocks):
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
         if args.typ == STACK_REFERENCE:
+            self.references.append(str(args.inputs.get("name") or args.name))
             return args.name, {"name": args.name, "outputs": self.outputs, "secretOutputNames": list(SECRET_FIELDS)}
         return f"{args.name}-id", dict(args.inputs)
 
@@ -71,6 +73,25 @@ class ContractCloud(pulumi.runtime.Mocks):
                 f"{', '.join(sorted(self._invokes))} (the platform's `seedance plan` answers more)"
             )
         return answer
+
+
+def referenced_stack(reference: str, project: str) -> str:
+    """<project>/<stack> of a StackReference name, as Pulumi reads it: `stack` and `org/stack` name a stack of
+    the program's own project, `org/project/stack` one of any."""
+    parts = reference.split("/")
+    return f"{parts[-2] if len(parts) == 3 else project}/{parts[-1]}"
+
+
+def _check_identity(reference: str, project: str, contract: PlatformContract, contract_file: Path) -> None:
+    """A contract file answers every StackReference: it must be the outputs of the stack the program names,
+    else the check would judge (and price) the plan against another platform's contract."""
+    named = referenced_stack(reference, project)
+    if named != contract.stack:
+        holds = f"the outputs of {contract.stack}" if contract.stack else "outputs that do not name their stack"
+        raise OfflineInputError(
+            f"{contract_file} holds {holds}, but the program reads stack {reference!r} ({named}): pass that "
+            f"stack's outputs (`pulumi stack output --json -s {reference}`)"
+        )
 
 
 def plan_team_program(
@@ -86,14 +107,22 @@ def plan_team_program(
     except StackFileError as error:
         raise OfflineInputError(str(error)) from None
     region = config.get("aws:region") or contract.region
+    if region != contract.region:
+        raise OfflineInputError(
+            f"{contract_file} is the contract of a platform in {contract.region}; stack '{stack}' is in {region} "
+            "(its aws:region): check it against the contract of its own region's platform"
+        )
+    cloud = ContractCloud(outputs, region)
     plan = run_program(
         project.program_dir if program.resolve() == project.root else program,
         project=project.name,
         stack=stack,
         config=config.values,
         secret_keys=config.secret_keys,
-        mocks=ContractCloud(outputs, region),
+        mocks=cloud,
     )
+    for reference in cloud.references:
+        _check_identity(reference, project.name, contract, contract_file)
     return (
         plan,
         contract,

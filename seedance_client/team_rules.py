@@ -22,6 +22,13 @@ from seedance_client.contract import (
 from seedance_client.contract import (
     SPOT_NOTICE_SECONDS as MAX_GRACE,
 )
+from seedance_client.pod_admission import (
+    PLATFORM_CLASSES,
+    PodRules,
+    cost_label_refusals,
+    pod_refusals,
+    quota_classes,
+)
 from seedance_client.tokens import HELM_RELEASE, LOCAL_KUBERNETES_COMPONENTS, REMOTE_KUBERNETES_COMPONENTS
 
 # A claim above this a month is named with its cost (the platform's rule has the same default).
@@ -64,17 +71,46 @@ def quantity_gib(quantity: Any) -> float:
     return size
 
 
-def pod_spec(props: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The pod an object runs, by shape: a Pod's spec, a workload's template, a CronJob's job template's."""
+def _pod(props: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The pod an object runs, by shape: a Pod, a workload's template, a CronJob's job template's."""
     spec = props.get("spec")
     if not isinstance(spec, dict):
         spec = {}
     if isinstance(spec.get("containers"), list):
-        return spec
+        return props
     job = (spec.get("jobTemplate") or {}).get("spec") or {}
     template = spec.get("template") or job.get("template") or {}
     inner = template.get("spec") if isinstance(template, dict) else None
-    return inner if isinstance(inner, dict) and isinstance(inner.get("containers"), list) else None
+    return template if isinstance(inner, dict) and isinstance(inner.get("containers"), list) else None
+
+
+def pod_spec(props: Mapping[str, Any]) -> dict[str, Any] | None:
+    pod = _pod(props)
+    return pod["spec"] if pod is not None else None
+
+
+def pod_metadata(props: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The pod's own metadata (its template's, for a workload): what admission sees of the pods it makes."""
+    metadata = (_pod(props) or {}).get("metadata")
+    return metadata if isinstance(metadata, Mapping) else {}
+
+
+def tenant_pod_rules(contract: PlatformContract, team: str) -> PodRules:
+    """The team's pod rules as its platform's admission holds them, from the contract: the classes its quota
+    gives GPUs, and its pools (1.5; before, every pool of those classes, the platform's default)."""
+    tenant = next(t for t in contract.tenants if t.name == team)
+    classes = quota_classes(tenant.gpus)
+    pools = (
+        tenant.pools
+        if tenant.pools is not None
+        else [p.name for p in contract.gpu_pools if p.workload_class in classes]
+    )
+    return PodRules(
+        team,
+        contract.priority_classes,
+        tuple(classes),
+        {p.name: p.workload_class for p in contract.gpu_pools if p.name in pools},
+    )
 
 
 def _term_allows(term: list[tuple[str, str, list[str]]], labels: Mapping[str, str]) -> bool:
@@ -186,28 +222,19 @@ def contract_fit(
                 "`seedance check` (it renders pinned charts), or declare the objects"
             ]
         )
-    spec = pod_spec(props)
+    spec, pod_labels = pod_spec(props), pod_metadata(props).get("labels")
     if spec is None:
         return found
-    priorities = sorted({p for c in contracts for p in c.priority_classes.values()})
-    priority = spec.get("priorityClassName")
-    if priority is not None and priority not in priorities:
-        found.append(f"{name}: priority class {priority!r} is not one the platform has ({', '.join(priorities)})")
+    home = next((c for c in contracts for t in c.tenants if t.name == owner), None)
+    if home is not None and owner is not None:
+        # What the platform's admission will say of the pods, from the same rules (pod_admission.py).
+        refusals = pod_refusals(tenant_pod_rules(home, owner), spec) + cost_label_refusals(owner, pod_labels)
+        found += [f"{name}: its pods are refused: {message}" for message in refusals]
+        if spec.get("priorityClassName") in PLATFORM_CLASSES:
+            found.append(f"{name}: {spec['priorityClassName']} is reserved for the platform's own add-ons")
     reached, asks = pools_reached(spec, [p for c in contracts for p in c.gpu_pools])
     if asks and not reached:
         found.append(f"{name}: its node selection and tolerations match no GPU pool the platform has")
-    gpus = {k for c in contracts for t in c.tenants if t.name == owner for k, n in t.gpus.items() if n}
-    pod_class = next((k for c in contracts for k, p in c.priority_classes.items() if p == priority), None)
-    for pool in reached if owner is not None else ():
-        if pool.workload_class not in gpus:
-            found.append(
-                f"{name}: may run on pool {pool.name!r} ({pool.workload_class}), where team {owner!r} has no GPUs"
-            )
-        elif pod_class is not None and pool.workload_class != pod_class:
-            found.append(
-                f"{name}: a {pod_class} pod may run on pool {pool.name!r} ({pool.workload_class}); the platform "
-                "lets a pod tolerate only its team's pools of its own class"
-            )
     queued = [c for c in contracts if c.queues]
     return found + (queue_fit(name, kind, props, spec, queued) if owner is not None and queued else [])
 

@@ -130,9 +130,25 @@ def test_a_fresh_venv_with_only_the_client_wheel_plans_checks_and_publishes(team
         )
         checked = run("check", "--stack", "dev", "--program", program, "--contract", "dev.json")
         assert checked.returncode == 0 and "fits the platform's contract" in checked.stdout, checked.stderr
-    # Against prod, whose teams own other namespaces: refused, with the io2 claim's cost named.
+    # The dev stack (it reads my-org/seedance-gpu/dev in us-west-2) against prod's outputs: one line, no plan.
+    training = str(REPO / "examples" / "training-job")
+    wrong = run("check", "--stack", "dev", "--program", training, "--contract", "prod.json")
+    assert wrong.returncode == 2 and wrong.stdout == "", wrong.stdout
+    assert wrong.stderr.count("\n") == 1 and "platform in us-east-1; stack 'dev' is in us-west-2" in wrong.stderr
+    # A stack that reads prod, in its region, whose teams own other namespaces: refused, the io2 claim's cost named.
+    dev = (REPO / "examples" / "training-job" / "Pulumi.dev.yaml").read_text()
+    reads_prod = tmp_path / "Pulumi.reads-prod.yaml"
+    reads_prod.write_text(dev.replace("seedance-gpu/dev", "seedance-gpu/prod").replace("us-west-2", "us-east-1"))
     refused = run(
-        "check", "--stack", "dev", "--program", str(REPO / "examples" / "training-job"), "--contract", "prod.json"
+        "check",
+        "--stack",
+        "reads-prod",
+        "--stack-file",
+        str(reads_prod),
+        "--program",
+        training,
+        "--contract",
+        "prod.json",
     )
     assert refused.returncode == 1, refused.stderr
     assert "namespace training belongs to no team of the platform (video-ml)" in refused.stdout

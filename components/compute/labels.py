@@ -2,6 +2,9 @@
 
 from typing import Any
 
+from seedance_client.pod_admission import POOL_TAINT_KEY as POOL_TAINT_KEY
+from seedance_client.pod_admission import SYSTEM_TAINT_KEY as SYSTEM_TAINT_KEY
+
 WORKLOAD_CLASS_LABEL = "seedance.io/workload-class"
 # The cluster autoscaler's node-template label tag that tells a GPU Auto Scaling group's class (asg.py writes it).
 CLASS_TAG = f"k8s.io/cluster-autoscaler/node-template/label/{WORKLOAD_CLASS_LABEL}"
@@ -9,9 +12,8 @@ NODE_GROUP_LABEL = "seedance.io/node-group"
 NODE_GROUP_TAG = f"k8s.io/cluster-autoscaler/node-template/label/{NODE_GROUP_LABEL}"
 # The small on-demand system node group: cluster services (CoreDNS, autoscaler, Prometheus) run there.
 SYSTEM_NODE_SELECTOR = {"seedance.io/node-role": "system"}
-# System nodes repel every pod but the platform's add-ons: the key EKS's own add-ons (CoreDNS, the EBS CSI
-# controller) already tolerate, which every add-on the stack installs tolerates too.
-SYSTEM_TAINT_KEY = "CriticalAddonsOnly"
+# System nodes repel every pod but the platform's add-ons (SYSTEM_TAINT_KEY), which every add-on the stack
+# installs tolerates; the keys are the teams' pod rules' too (seedance_client/pod_admission.py).
 SYSTEM_TAINT = {"key": SYSTEM_TAINT_KEY, "value": "true", "effect": "NoSchedule"}
 SYSTEM_TOLERATIONS = [{"key": SYSTEM_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}]
 
@@ -41,9 +43,8 @@ DEGRADE, SPOT_ONLY = 85, 95
 GPU_TAINT_KEY = "nvidia.com/gpu"
 GPU_TAINT = {"key": GPU_TAINT_KEY, "value": "true", "effect": "NoSchedule"}
 GPU_TOLERATION = {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}
-# Each pool repels every pod that does not name it: a GPU pod without a selector cannot take serving
-# capacity, and pools are told apart by a taint as well as a label.
-POOL_TAINT_KEY = "seedance.io/pool"
+# Each pool repels every pod that does not name it (POOL_TAINT_KEY): a GPU pod without a selector cannot
+# take serving capacity, and pools are told apart by a taint as well as a label.
 # Node agents (device plugin, GPU metrics, local volumes) run on every pool.
 AGENT_TOLERATIONS = [GPU_TOLERATION, {"key": POOL_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}]
 

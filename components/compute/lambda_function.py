@@ -20,13 +20,17 @@ FUNCTION_LOG_RETENTION_DAYS = 30
 
 def archive_files(module: Path) -> dict[str, Path]:
     """The function's archive: path inside it -> file here. The module imports the standard library and
-    components/compute/labels.py alone (boto3 is the runtime's), so these files are all it needs."""
+    components/compute/labels.py alone (boto3 is the runtime's), which imports the taint keys from
+    seedance_client/pod_admission.py (the standard library's alone), so these files are all it needs."""
     components = Path(__file__).resolve().parents[1]
+    client = components.parent / "seedance_client"
     return {
         module.name: module,
         "components/__init__.py": components / "__init__.py",
         "components/compute/__init__.py": components / "compute" / "__init__.py",
         "components/compute/labels.py": components / "compute" / "labels.py",
+        "seedance_client/__init__.py": client / "__init__.py",
+        "seedance_client/pod_admission.py": client / "pod_admission.py",
     }
 
 

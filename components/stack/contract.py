@@ -77,7 +77,13 @@ def platform_contract(config: StackConfig, derived: StackDerivation, resources: 
         "storage_classes": storage_classes(config, derived),
         "cost_label_keys": list(COST_LABEL_KEYS),
         "tenants": [
-            {"name": t.name, "namespaces": t.namespace_names, "gpus": t.gpus, "publishes": t.publishes}
+            {
+                "name": t.name,
+                "namespaces": t.namespace_names,
+                "gpus": t.gpus,
+                "publishes": t.publishes,
+                "pools": config.tenant_pools(t),
+            }
             for t in config.tenants
         ],
         "priority_classes": dict(PRIORITY_CLASS),

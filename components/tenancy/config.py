@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from components.common.validation import IAM_ROLE_ARN, S3_BUCKET_NAME, FieldError, all_match
+from seedance_client.pod_admission import quota_classes
 
 NAME_PATTERN = r"[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?"
 _PATTERNS = {
@@ -163,9 +164,7 @@ class TenantConfig(BaseModel):
 
     @property
     def priority_classes(self) -> list[str]:
-        """The workload classes whose priority class the team's pods may name: those its quota gives GPUs
-        (a class at 0 would let CPU pods preempt other teams' batch pods at serving priority)."""
-        return sorted(klass for klass, count in self.gpus.items() if count > 0)
+        return quota_classes(self.gpus)
 
 
 def check_tenants(tenants: list[TenantConfig], serving_sets: list[str], reserved: set[str]) -> None:

@@ -22,9 +22,9 @@ from components.common.manifests import (
     namespace_baseline,
     network_policy,
 )
-from components.compute.labels import POOL_TAINT_KEY, SYSTEM_TAINT_KEY
 from components.compute.priority import PLATFORM_CLASSES, PRIORITY_CLASS
 from components.tenancy.config import TenantConfig
+from seedance_client.pod_admission import PodRules, cost_label_validation, pod_policy
 
 TENANT_LABEL = "seedance.io/tenant"
 GPU = "requests.nvidia.com/gpu"
@@ -238,69 +238,25 @@ def tenant_manifests(
     return objects
 
 
-def _cel_list(values: list[str]) -> str:
-    return "[" + ", ".join(json.dumps(v) for v in values) + "]"
-
-
 def tenant_pod_policy(tenant: TenantConfig, pools: Mapping[str, str]) -> list[Manifest]:
     """The team's pods name a priority class its quota covers (a pod naming none would escape the class
     quotas) and tolerate only its own pools of that class (`pools`: each with its workload class): no wildcard
     toleration, none of the system nodes' taint, no other pool's, and no pool of another class (an online pod
     on a batch pool would take GPUs no queue or batch quota counts, and outrank the batch work there). A pod
-    may not name its node (the scheduler, which enforces taints, must place it)."""
-    classes = _cel_list([PRIORITY_CLASS[klass] for klass in tenant.priority_classes])
-    online = _cel_list(sorted(p for p, klass in pools.items() if klass == "online"))
-    batch = _cel_list(sorted(p for p, klass in pools.items() if klass != "online"))
-    pool_values = (
-        f"((has(object.spec.priorityClassName) && object.spec.priorityClassName == "
-        f"{json.dumps(PRIORITY_CLASS['online'])}) ? {online} : {batch})"
-    )
-    # On an update only what changes is judged: a controller removing a finalizer from a pod made before
-    # this policy must pass (a pod's tolerations may only grow, and its class never changes).
-    variables = [
-        {"name": "tolerations", "expression": "has(object.spec.tolerations) ? object.spec.tolerations : []"},
-        {
-            "name": "before",
-            "expression": "request.operation == 'UPDATE' && "
-            "has(oldObject.spec.tolerations) ? oldObject.spec.tolerations : []",
-        },
-    ]
-    tolerations = (
-        "variables.tolerations.all(t, variables.before.exists(o, o == t) || ("
-        f"has(t.key) && t.key != '' && t.key != {json.dumps(SYSTEM_TAINT_KEY)} && "
-        f"(t.key != {json.dumps(POOL_TAINT_KEY)} || ((!has(t.operator) || t.operator == 'Equal') && "
-        f"has(t.value) && t.value in {pool_values}))))"
-    )
+    may not name its node (the scheduler, which enforces taints, must place it). The rules are the client's
+    too (seedance_client/pod_admission.py): a team's `seedance check` says what this policy will."""
+    variables, validations = pod_policy(tenant_pod_rules(tenant, pools))
     return admission_policy(
         f"{TENANT_ROLE}-{tenant.name}-pods",
         [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": ["pods"]}],
-        [
-            {
-                "expression": f"request.operation != 'CREATE' || (has(object.spec.priorityClassName) && "
-                f"object.spec.priorityClassName in {classes})",
-                "message": f"team {tenant.name}'s pods name a priority class its GPU quota covers: "
-                f"{', '.join(PRIORITY_CLASS[k] for k in tenant.priority_classes) or 'none (no GPU quota)'}",
-            },
-            {
-                "expression": tolerations,
-                "message": f"team {tenant.name}'s pods tolerate only its pools of their class ("
-                + "; ".join(
-                    f"{PRIORITY_CLASS[k]}: {', '.join(sorted(p for p, c in pools.items() if c == k)) or 'none'}"
-                    for k in sorted(set(pools.values()))
-                )
-                + f"): no wildcard toleration, no {SYSTEM_TAINT_KEY}, no other {POOL_TAINT_KEY}",
-            },
-            {
-                "expression": (
-                    "request.operation != 'CREATE' || !has(object.spec.nodeName) || object.spec.nodeName == ''"
-                ),
-                "message": "a team's pod is placed by the scheduler (which keeps the pools' taints), never by "
-                "spec.nodeName",
-            },
-        ],
+        validations,
         variables=variables,
         namespace_selector=_tenant_namespaces(tenant.name),
     )
+
+
+def tenant_pod_rules(tenant: TenantConfig, pools: Mapping[str, str]) -> PodRules:
+    return PodRules(tenant.name, dict(PRIORITY_CLASS), tuple(tenant.priority_classes), dict(pools))
 
 
 def _tenant_namespaces(tenant: str | None = None) -> dict[str, Any]:
@@ -396,17 +352,10 @@ COST_LABEL_POLICY = "seedance-tenant-cost-labels"
 
 
 def tenant_cost_label_policy() -> list[Manifest]:
-    """A tenant's pods say whose they are: `team` equals the tenant of their namespace, so no team can
-    move its cost to another's by labelling its pods (OpenCost and the cost dashboards group by it)."""
+    """A tenant's pods say whose they are (seedance_client/pod_admission.py, which a team's check reads too)."""
     return admission_policy(
         COST_LABEL_POLICY,
         [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": ["pods"]}],
-        [
-            {
-                "expression": f"has(object.metadata.labels) && 'team' in object.metadata.labels && "
-                f"object.metadata.labels['team'] == namespaceObject.metadata.labels['{TENANT_LABEL}']",
-                "message": "a tenant's pods carry team=<their tenant> (the cost label the platform attributes by)",
-            }
-        ],
+        [cost_label_validation(TENANT_LABEL)],
         namespace_selector=_tenant_namespaces(),
     )

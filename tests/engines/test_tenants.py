@@ -13,6 +13,9 @@ from components.compute.labels import NODE_GROUP_LABEL, POOL_TAINT_KEY
 from components.compute.pool_identity import POLICY_NAME as POOL_IDENTITY_POLICY
 from components.storage.manifests import PV_POLICY
 from components.tenancy.manifests import TENANT_ROLE
+from seedance_client.contract import read_contract
+from seedance_client.pod_admission import cost_label_refusals, pod_refusals
+from seedance_client.team_rules import tenant_pod_rules
 from tests.engines.kube import Identity
 from tests.engines.stack_objects import kubelet, node_object, team_people
 from tests.infra.test_tenant_isolation import (
@@ -72,6 +75,11 @@ def test_a_teams_pods_name_their_class_and_tolerate_their_pools_only(prod, pod, 
     answer = prod.plane.kube.create(labelled, identity=JOB_CONTROLLER, dry_run=True)
     assert answer.allowed is allowed, answer.message
     assert allowed or answer.denied_by(f"{TENANT_ROLE}-{TEAM}-pods"), answer.message
+    # A team's `seedance check` says what the API server said, from the contract the platform exports.
+    rules = tenant_pod_rules(read_contract(dict(prod.plan.outputs), "prod"), TEAM)
+    client = pod_refusals(rules, labelled["spec"]) + cost_label_refusals(TEAM, labelled["metadata"]["labels"])
+    assert (client == []) is answer.allowed
+    assert allowed or client[0] in answer.message, (client, answer.message)  # the server names the first
 
 
 def test_a_team_cannot_mint_a_service_account_token(prod):

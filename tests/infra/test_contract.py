@@ -49,13 +49,13 @@ def _outputs(plan):
 
 
 def test_a_consumer_ignores_what_a_newer_producer_adds(plan_of):
-    """A newer producer (1.4): fields it adds at every level are ignored, not refused."""
+    """A newer producer (the next minor): fields it adds at every level are ignored, not refused."""
     from seedance_client.reference import parse_contract
 
     outputs = _outputs(plan_of("prod"))
     newer = {
         **outputs,
-        "contract_version": "1.4",
+        "contract_version": f"{CONTRACT_VERSION.split('.')[0]}.{int(CONTRACT_VERSION.split('.')[1]) + 1}",
         "regions_served": [{"name": "eu"}],
         "gpu_pools": [{**pool, "interconnect": "nvlink"} for pool in outputs["gpu_pools"]],
         "triton_endpoints": {k: {**v, "shard": 1} for k, v in outputs["triton_endpoints"].items()},

@@ -128,6 +128,7 @@ def test_the_team_publishes_its_set_and_reads_its_data(prod):
         "namespaces": ["video-api", "video-train"],
         "gpus": {"batch": 16, "online": 0},
         "publishes": ["video"],
+        "pools": ["batch", "train"],  # every batch pool: its GPUs are batch ones and it names no pools
     }
 
 
