@@ -269,6 +269,11 @@ def run_program(
         contextvars.copy_context().run(execute)
     except pulumi.RunError as error:
         raise ProgramInputError(str(error)) from None
+    except ModuleNotFoundError as error:  # a client-only environment planning a program that needs more
+        raise ProgramInputError(
+            f"the program imports {error.name}, which this environment does not have: install the program's "
+            f"requirements here (pip install -r {program_dir / 'requirements.txt'})"
+        ) from None
     except Exception as error:
         detail = "".join(traceback.format_exception(error))
         raise ProgramFailed(f"the program failed: {error}\n{detail}") from None

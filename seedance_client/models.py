@@ -17,7 +17,6 @@ are never loaded. Writes are conditional: a race loses with one line, never with
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import re
 import time
@@ -29,12 +28,17 @@ from typing import Any
 from seedance_client.publishing import (
     MARKER_NAME,
     PublishError,
+    canonical_config,
+    completion_marker,
+    config_diff,
+    intent_marker,
     model_name,
     pin_version,
     pinned_versions,
     rollback_target,
+    sha256,
     split_repository,
-    without_version_policy,
+    version_marker,
 )
 
 MAX_FILES = 10_000  # a model version is a handful of files; a directory of millions is a mistake
@@ -42,18 +46,7 @@ MAX_FILE_BYTES = 5 << 30  # one conditional PUT; larger weights: split them (Tri
 MAX_CONFIG_BYTES = 1 << 20
 HISTORY = "seedance-history.json"
 HISTORY_KEPT = 500
-
-
-def version_marker(version: int) -> str:
-    return f"seedance-version-{version}.json"
-
-
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+HISTORY_ATTEMPTS = 5  # appends to the history tried, each over what it holds then
 
 
 @dataclass(frozen=True)
@@ -74,7 +67,9 @@ def _refuse_links(path: Path, root: Path) -> None:
 def read_model(model_dir: Path, version: int) -> LocalModel:
     """Every file the version serves with: the config, the model-level files, the version directory.
     Links are refused everywhere (a link can point anywhere on the machine that publishes)."""
-    if model_dir.is_symlink() or not model_dir.is_dir():
+    if model_dir.is_symlink():
+        raise PublishError(f"{model_dir}: a symbolic link; publish the model directory itself")
+    if not model_dir.is_dir():
         raise PublishError(f"{model_dir}: not a model directory (config.pbtxt and <N>/)")
     root = model_dir.resolve()
     name = root.name
@@ -88,7 +83,9 @@ def read_model(model_dir: Path, version: int) -> LocalModel:
     if model_name(config) not in (None, name):
         raise PublishError(f"{config_path} names {model_name(config)!r}; Triton needs the directory's name ({name!r})")
     version_dir = model_dir / str(version)
-    if version_dir.is_symlink() or not version_dir.is_dir():
+    if version_dir.is_symlink():
+        raise PublishError(f"{version_dir}: a symbolic link; publish the version directory itself")
+    if not version_dir.is_dir():
         raise PublishError(f"{version_dir}: no such version directory (a model is <name>/config.pbtxt and <name>/<N>/)")
     model_files, version_files = {}, {}
     for entry in sorted(model_dir.iterdir()):
@@ -127,6 +124,10 @@ def _get(s3: Any, bucket: str, key: str) -> tuple[bytes, str] | None:
     return found["Body"].read(), found["ETag"]
 
 
+class RaceLost(PublishError):
+    """A conditional write found the object changed since it was read: another run wrote it first."""
+
+
 def _put(s3: Any, bucket: str, key: str, body: bytes, etag: str | None, what: str, **extra: Any) -> None:
     """A conditional write: a new object only if none exists (etag None), else only over the one read."""
     condition = {"IfNoneMatch": "*"} if etag is None else {"IfMatch": etag}
@@ -134,7 +135,7 @@ def _put(s3: Any, bucket: str, key: str, body: bytes, etag: str | None, what: st
         s3.put_object(Bucket=bucket, Key=key, Body=body, **condition, **extra)
     except Exception as error:
         if _code(error) in ("PreconditionFailed", "ConditionalRequestConflict", "412"):
-            raise PublishError(
+            raise RaceLost(
                 f"s3://{bucket}/{key}: {what} changed while this ran (another publish?); "
                 "nothing of it was overwritten: look, then run again"
             ) from None
@@ -169,7 +170,9 @@ class Repository:
         return json.loads(found[0]) if found else None
 
     def switch(self, model: str, versions: list[int], action: str, config: str | None = None) -> None:
-        """Serve `versions` (with `config`, else the served config), and record the switch."""
+        """Serve `versions` (with `config`, else the served config), then record the switch. The config is
+        written only over the one read (a race loses before anything changed); the history is appended to
+        whatever it holds by then, read again while other runs append theirs, so a switch made is recorded."""
         text, etag, before = self.served(model)
         body = pin_version(config if config is not None else text or "", *versions)
         _put(
@@ -181,25 +184,33 @@ class Repository:
             "the served config",
             ContentType="text/plain",
         )
-        found = _get(self.s3, self.bucket, self.key(model, HISTORY))
-        history = json.loads(found[0]) if found else []
-        history.append(
-            {
-                "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                "by": self.who,
-                "action": action,
-                "from": before,
-                "to": sorted(set(versions)),
-            }
-        )
-        _put(
-            self.s3,
-            self.bucket,
-            self.key(model, HISTORY),
-            json.dumps(history[-HISTORY_KEPT:], indent=1).encode(),
-            found[1] if found else None,
-            "the promotion history",
-            ContentType="application/json",
+        entry = {
+            "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "by": self.who,
+            "action": action,
+            "from": before,
+            "to": sorted(set(versions)),
+        }
+        for _attempt in range(HISTORY_ATTEMPTS):
+            found = _get(self.s3, self.bucket, self.key(model, HISTORY))
+            history = [*(json.loads(found[0]) if found else []), entry]
+            try:
+                _put(
+                    self.s3,
+                    self.bucket,
+                    self.key(model, HISTORY),
+                    json.dumps(history[-HISTORY_KEPT:], indent=1).encode(),
+                    found[1] if found else None,
+                    "the promotion history",
+                    ContentType="application/json",
+                )
+                return
+            except RaceLost:
+                continue
+        raise PublishError(
+            f"s3://{self.bucket}/{self.key(model, 'config.pbtxt')} now serves {entry['to']} (switched), but its "
+            f"history entry lost {HISTORY_ATTEMPTS} races with other runs writing the history: the switch stands, "
+            "and `seedance model history` does not show it"
         )
 
     def history(self, model: str) -> list[dict]:
@@ -232,13 +243,16 @@ def publish(
     config_change: bool = False,
     resume: bool = False,
 ) -> None:
-    """Upload version N whole (every file conditional), mark it complete, then switch to it."""
+    """Record the intent, upload version N whole (every file conditional), mark it complete, then switch."""
     model = read_model(model_dir, version)
     if repository.complete(model.name, version) is not None:
         raise PublishError(
             f"{model.name} version {version} is published and immutable (servers may hold it); "
             f"publish {version + 1}, or `promote`/`rollback` to serve a published one"
         )
+    base = f"{repository.prefix}/{model.name}"
+    intent, recorded = _intent(repository, model.name, version, alongside, config_change, resume)
+    alongside, config_change = intent["alongside"], intent["config_change"]
     served_text, _etag, served = repository.served(model.name)
     heads = _model_file_heads(repository, model)
     # Model-level files serve with every version: one that differs from the bucket's changes the served ones.
@@ -247,24 +261,34 @@ def publish(
         for name, (head, digest) in heads.items()
         if head is not None and head.get("Metadata", {}).get("sha256") != digest
     ]
-    if served_text is not None and without_version_policy(served_text) != without_version_policy(model.config):
+    if served_text is not None and canonical_config(served_text) != canonical_config(model.config):
         changes.insert(0, "config.pbtxt")
+        for line in config_diff(served_text, model.config):
+            repository.say(line)
+    if changes and served and alongside:
+        raise PublishError(
+            f"{', '.join(changes)} differ from what serves version(s) {served}, and a canary cannot carry its own: "
+            "Triton serves every version of a model with the model's one config.pbtxt and files, so the served "
+            "versions would change too; publish it without --alongside (with --config-change), or try it as a "
+            "model of another name"
+        )
     if changes and served and not config_change:
         raise PublishError(
             f"{', '.join(changes)} differ from what serves version(s) {served}: publishing would "
             "change the served versions' configuration too; pass --config-change if that is meant"
         )
-    base = f"{repository.prefix}/{model.name}"
-    started = repository.s3.list_objects_v2(Bucket=repository.bucket, Prefix=f"{base}/{version}/", MaxKeys=1)
-    if started.get("KeyCount", 0) and not resume:
-        raise PublishError(
-            f"s3://{repository.bucket}/{base}/{version}/ is incomplete (an upload was cut off, or "
-            "another run is publishing it): --resume completes it from these files"
+    if not recorded:
+        _put(
+            repository.s3,
+            repository.bucket,
+            repository.key(model.name, intent_marker(version)),
+            json.dumps(intent).encode(),
+            None,
+            f"version {version}'s intent",
+            ContentType="application/json",
         )
-    files = {}
     for key, path in model.version_files.items():
         digest = sha256(path)
-        files[key] = {"size": path.stat().st_size, "sha256": digest}
         head = _get_head(repository.s3, repository.bucket, repository.key(model.name, key)) if resume else None
         if head is not None:
             if head.get("Metadata", {}).get("sha256") != digest:
@@ -296,12 +320,9 @@ def publish(
                 Metadata={"sha256": digest},
             )
             repository.say(f"uploaded s3://{repository.bucket}/{base}/{name}")
-    marker = {
-        "version": version,
-        "files": files,
-        "published_by": repository.who,
-        "published_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
+    marker = completion_marker(
+        version, model.version_files, repository.who, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    )
     _put(
         repository.s3,
         repository.bucket,
@@ -326,6 +347,46 @@ def publish(
     )
 
 
+def _intent(
+    repository: Repository, model: str, version: int, alongside: bool, config_change: bool, resume: bool
+) -> tuple[dict[str, Any], bool]:
+    """What this publish of N does, and whether that is recorded already: a new one records what it was
+    asked (before any file); a resumed one does what the first run recorded, so a canary cut off midway
+    resumes as a canary, whatever flags the resuming run repeats."""
+    base = f"s3://{repository.bucket}/{repository.prefix}/{model}/{version}/"
+    asked = {"alongside": alongside, "config_change": config_change}
+    found = _get(repository.s3, repository.bucket, repository.key(model, intent_marker(version)))
+    started = repository.s3.list_objects_v2(
+        Bucket=repository.bucket, Prefix=f"{repository.prefix}/{model}/{version}/", MaxKeys=1
+    ).get("KeyCount", 0)
+    if (found is not None or started) and not resume:
+        raise PublishError(
+            f"{base} is incomplete (an upload was cut off, or another run is publishing it): --resume "
+            "completes it from these files, as its first run asked"
+        )
+    if not resume or found is None:
+        return asked, False
+    recorded = json.loads(found[0])
+    if (
+        not isinstance(recorded, dict)
+        or set(recorded) != set(asked)
+        or not all(isinstance(v, bool) for v in recorded.values())
+    ):
+        raise PublishError(f"{base}: its intent file {intent_marker(version)} is not one this client wrote")
+    given = [flag for flag, on in asked.items() if on]
+    if given and recorded != asked:
+        raise PublishError(
+            f"{base} was started with {_flags(recorded) or 'no flags'}; --resume completes it so, not with "
+            f"{_flags(asked)}: resume without them, or publish the next version"
+        )
+    repository.say(f"resuming {base} as its first run asked: {_flags(recorded) or 'served alone'}")
+    return recorded, True
+
+
+def _flags(intent: dict[str, Any]) -> str:
+    return " ".join(f"--{name.replace('_', '-')}" for name, on in intent.items() if on)
+
+
 def promote(repository: Repository, model: str, version: int, action: str = "promote") -> None:
     """Serve one published, complete version alone (the canary after its trial, or any earlier one)."""
     if repository.complete(model, version) is None:
@@ -340,12 +401,30 @@ def promote(repository: Repository, model: str, version: int, action: str = "pro
     )
 
 
-def rollback(repository: Repository, model: str) -> int:
-    """Serve the version that served alone before the current state, by the history."""
+def rollback(repository: Repository, model: str, to: int | None = None) -> int | None:
+    """Serve `to`, or the version that served alone before the current state, by the history. A rollback
+    right after a rollback changes nothing (it would re-serve what the first one rolled back from)."""
     _text, _etag, served = repository.served(model)
-    target = rollback_target(repository.history(model), served)
+    if to is not None:
+        if served == [to]:
+            repository.say(f"{model}: version {to} already serves alone; nothing changed")
+            return None
+        promote(repository, model, to, "rollback")
+        return to
+    history = repository.history(model)
+    last = history[-1] if history else {}
+    if last.get("action") == "rollback" and last.get("to") == served:
+        repository.say(
+            f"{model}: already rolled back to {served} (from {last.get('from')} at {last.get('at')}); nothing "
+            "changed: `rollback --to N` serves an earlier version"
+        )
+        return None
+    target = rollback_target(history, served)
     if target is None:
-        raise PublishError(f"{model}: the history names no earlier version to roll back to (serving {served})")
+        raise PublishError(
+            f"{model}: the history names no earlier version to roll back to (serving {served}); "
+            "`rollback --to N` serves any published version"
+        )
     promote(repository, model, target, "rollback")
     return target
 
@@ -396,7 +475,64 @@ s3_client: Callable[[str | None, str | None], Any] = publisher_s3
 
 def _repository(args: argparse.Namespace) -> Repository:
     s3 = s3_client(args.region, args.role_arn)
-    return Repository(s3, args.repository, caller_arn(s3))
+    args.caller = caller_arn(s3)  # for the error a refusal gets (`explained`)
+    return Repository(s3, args.repository, args.caller)
+
+
+# What AWS answers when the caller's credentials are no longer good: a HEAD has no body, so its 400 says no more.
+_EXPIRED = ("400", "BadRequest", "ExpiredToken", "ExpiredTokenException", "InvalidToken", "InvalidClientTokenId")
+_DENIED = ("AccessDenied", "403", "Forbidden")
+
+
+def aws_refusal(error: Exception, args: argparse.Namespace) -> str | None:
+    """One line that says why AWS refused a model verb and what to do, for the refusals people meet (no
+    region, expired credentials, a role that may not write); None for any other error."""
+    if type(error).__name__ == "NoRegionError":
+        return "no AWS region: give --region (the bucket's, the platform contract's `region`) or set AWS_REGION"
+    if type(error).__name__ == "EndpointConnectionError":
+        return (
+            f"AWS could not be reached ({error}): check the network, and --region (the bucket's, the platform "
+            f"contract's `region`; this run used {args.region or 'the AWS configuration default'})"
+        )
+    code, operation = _code(error), getattr(error, "operation_name", "a call")
+    who = getattr(args, "caller", None) or "the caller"
+    if code in _EXPIRED:
+        return (
+            f"AWS refused {operation} ({code}) for {who}: the usual cause is expired or invalid credentials; "
+            "renew them (`aws sso login`, or new keys) and run again"
+        )
+    if code in _DENIED:
+        role = "" if args.role_arn is None else f" (--role-arn {args.role_arn} was assumed)"
+        writes = operation in ("PutObject", "CreateMultipartUpload", "DeleteObject")
+        return f"AWS denied {operation} to {who}{role}: " + (
+            "only the serving set's publisher role writes model files (the contract's "
+            "triton_endpoints.<set>.publisher_role_arn): pass it as --role-arn"
+            if writes
+            else "this identity may not read the served prefix; use the set's publisher role (--role-arn)"
+        )
+    return None
+
+
+def explained(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """A model verb whose AWS refusals and interruption are said in one line (no traceback)."""
+
+    def verb(args: argparse.Namespace) -> int:
+        try:
+            return run(args)
+        except KeyboardInterrupt:
+            if args.verb == "publish":
+                raise PublishError(
+                    f"interrupted: version {args.version} is not switched to; run the same command with --resume "
+                    "to complete it as this run was asked"
+                ) from None
+            raise PublishError(f"interrupted: {args.verb} did not finish; run it again") from None
+        except Exception as error:
+            message = aws_refusal(error, args) if type(error).__module__.startswith("botocore") else None
+            if message is None:
+                raise
+            raise PublishError(message) from None
+
+    return verb
 
 
 def _version(value: str) -> int:
@@ -416,12 +552,20 @@ def _promote(args: argparse.Namespace) -> int:
 
 
 def _rollback(args: argparse.Namespace) -> int:
-    rollback(_repository(args), args.model)
+    rollback(_repository(args), args.model, args.to)
     return 0
 
 
 def _history(args: argparse.Namespace) -> int:
-    for entry in _repository(args).history(args.model):
+    repository = _repository(args)
+    entries = repository.history(args.model)
+    if not entries:
+        served = repository.served(args.model)[2]
+        raise PublishError(
+            f"{args.model}: no history in s3://{repository.bucket}/{repository.prefix}/{args.model}/ "
+            + (f"(it serves {served}, switched without a history)" if served else "(no such model is published here)")
+        )
+    for entry in entries:
         print(f"{entry['at']}  {entry['action']:<8} {entry['from']} -> {entry['to']}  by {entry['by']}")
     return 0
 
@@ -450,7 +594,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     publish_verb.add_argument("--resume", action="store_true", help="complete a version an earlier run left incomplete")
     common(publish_verb)
-    publish_verb.set_defaults(run=_publish)
+    publish_verb.set_defaults(run=explained(_publish))
     for name, help_text, run in (
         ("promote", "serve one published version alone (after a canary, or an older one)", _promote),
         ("rollback", "serve the version that served before the last switch", _rollback),
@@ -460,8 +604,10 @@ def register(commands: argparse._SubParsersAction) -> None:
         verb.add_argument("model", help="the model's name (its directory under the prefix)")
         if name == "promote":
             verb.add_argument("--version", type=_version, required=True, help="the version to serve alone")
+        if name == "rollback":
+            verb.add_argument("--to", type=_version, help="the published version to serve alone (default: by history)")
         common(verb)
-        verb.set_defaults(run=run)
+        verb.set_defaults(run=explained(run))
 
 
 # The platform's commands a team may reach for (plan and check its program, the cost gate, ...).

@@ -7,7 +7,10 @@ poll mode loads only the listed versions and keeps the loaded one when a new one
 
 from __future__ import annotations
 
+import difflib
+import hashlib
 import re
+from pathlib import Path
 from typing import Any
 
 from seedance_client.errors import InputError
@@ -19,6 +22,36 @@ MARKER_NAME = "README.md"
 
 class PublishError(InputError):
     """A model cannot be published as given (one line)."""
+
+
+# Beside a model's config, what publishing writes: a version's completion marker (written last: the version is
+# complete, its number taken) and the intent its publish was started with (kept for a resumed run).
+def version_marker(version: int) -> str:
+    return f"seedance-version-{version}.json"
+
+
+def intent_marker(version: int) -> str:
+    return f"seedance-intent-{version}.json"
+
+
+def sha256(path: Path) -> str:
+    """A file's SHA-256, as every version file carries it (object metadata `sha256`) and its marker lists it."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def completion_marker(version: int, files: dict[str, Path], published_by: str, published_at: str) -> dict[str, Any]:
+    """Version N's marker: every file of it (key under the model), its size and SHA-256. The CLI and the
+    Pulumi example (examples/model-deploy) write the same one, so either's versions serve the other's verbs."""
+    return {
+        "version": version,
+        "files": {key: {"size": path.stat().st_size, "sha256": sha256(path)} for key, path in sorted(files.items())},
+        "published_by": published_by,
+        "published_at": published_at,
+    }
 
 
 def split_repository(url: str) -> tuple[str, str]:
@@ -41,6 +74,59 @@ def without_version_policy(config_text: str) -> str:
     return ("".join(kept) + config_text[last:]).strip()
 
 
+def canonical_config(config_text: str) -> str:
+    """The config as Triton reads it, to tell a configuration change: no version policy, no comments, and
+    blank space only where it separates two words (quoted strings kept whole)."""
+    text = without_version_policy(config_text)
+    tokens: list[str] = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char in "\"'":
+            end = _string_end(text, i)
+            tokens.append(text[i : end + 1])
+            i = end + 1
+        elif char == "#":
+            newline = text.find("\n", i)
+            i = len(text) if newline == -1 else newline
+        elif char.isspace():
+            i += 1
+        elif char in "{}[]:,;<>":
+            tokens.append(char)
+            i += 1
+        else:
+            match = re.match(r"[^\s{}\[\]:,;<>\"'#]+", text[i:])
+            assert match is not None  # not a space, a separator, a quote or a comment
+            # Two words in a row keep one space between them (a separator or a string needs none).
+            if tokens and re.fullmatch(r"[^\s{}\[\]:,;<>\"'#]+", tokens[-1]):
+                tokens.append(" ")
+            tokens.append(match.group(0))
+            i += len(match.group(0))
+    return "".join(tokens)
+
+
+def config_diff(served_text: str, new_text: str) -> list[str]:
+    """A unified diff of two configs as they configure the model (their version policies left out)."""
+    return list(
+        difflib.unified_diff(
+            without_version_policy(served_text).splitlines(),
+            without_version_policy(new_text).splitlines(),
+            "served config.pbtxt",
+            "new config.pbtxt",
+            lineterm="",
+        )
+    )
+
+
+def _string_end(text: str, start: int) -> int:
+    end = text.find(text[start], start + 1)
+    while end != -1 and text[end - 1] == "\\":
+        end = text.find(text[start], end + 1)
+    if end == -1:
+        raise PublishError("config.pbtxt has an unterminated string")
+    return end
+
+
 def _top_level_fields(text: str) -> list[tuple[str, int, int]]:
     """(field name, start, end) of each top-level field of a text-format protobuf; nested blocks and
     quoted strings are skipped whole, so a brace or a name inside them is never taken for a field."""
@@ -50,12 +136,7 @@ def _top_level_fields(text: str) -> list[tuple[str, int, int]]:
     while i < len(text):
         char = text[i]
         if char in "\"'":
-            end = text.find(char, i + 1)
-            while end != -1 and text[end - 1] == "\\":
-                end = text.find(char, end + 1)
-            if end == -1:
-                raise PublishError("config.pbtxt has an unterminated string")
-            i = end + 1
+            i = _string_end(text, i) + 1
             continue
         if char == "#":
             newline = text.find("\n", i)

@@ -51,4 +51,11 @@ class PlatformReference:
         )
 
     def pool(self, name: str) -> pulumi.Output[GpuPool]:
-        return self.contract.apply(lambda contract: contract.pool(name))
+        return self.contract.apply(lambda contract: _pool(contract, name))
+
+
+def _pool(contract: PlatformContract, name: str) -> GpuPool:
+    try:
+        return contract.pool(name)
+    except KeyError as error:  # a program's mistake, said in one line: no traceback of the SDK's internals
+        raise IncompatiblePlatform(error.args[0]) from None

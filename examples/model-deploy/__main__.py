@@ -1,18 +1,22 @@
 """Publish one version of the model under ./model_repository to a served prefix of the platform's Triton.
 
-The same order as `seedance model publish`: the version directory `<model>/<N>/` first, whole, then
-`<model>/config.pbtxt` pinned to N (`version_policy: specific`), which is the switch the servers follow
-within their poll interval. Nothing is rolled; a version that fails to load leaves the previous one
-serving. Publish N+1 by adding its directory and setting `model-deploy:version`; go back by setting the
-old number (every version directory here is published, and none is ever deleted from the bucket).
+The same order and objects as `seedance model publish`: the version directory `<model>/<N>/` first, whole
+(each file with its SHA-256), then its completion marker, then `<model>/config.pbtxt` pinned to N
+(`version_policy: specific`), which is the switch the servers follow within their poll interval: the CLI's
+`promote`, `rollback --to` and `publish --resume` work on what this program wrote (it keeps no history:
+`seedance model history` shows the CLI's switches only). Nothing is rolled; a version that fails to load
+leaves the previous one serving. Publish N+1 by adding its directory and setting `model-deploy:version`;
+go back by setting the old number (every version directory here is published, and none is ever deleted).
 """
 
+import json
+import time
 from pathlib import Path
 
 import pulumi
 import pulumi_aws as aws
 
-from seedance_client.publishing import model_name, pin_version
+from seedance_client.publishing import completion_marker, model_name, pin_version, sha256, version_marker
 from seedance_client.reference import PlatformReference
 
 config = pulumi.Config()
@@ -57,15 +61,31 @@ def publish(key: str, opts: pulumi.ResourceOptions | None = None, **content) -> 
 def version_files(number: int) -> list[aws.s3.BucketObjectv2]:
     # Published versions stay in the bucket even when their directory leaves this program: a server may
     # hold one, and the pointer can go back to it (rollback is a config.pbtxt change).
-    return [
+    paths = {
+        p.relative_to(model_dir).as_posix(): p for p in sorted((model_dir / str(number)).rglob("*")) if p.is_file()
+    }
+    # and a published version never changes: editing its files here changes nothing there
+    kept = pulumi.ResourceOptions(retain_on_delete=True, ignore_changes=["source", "metadata", "content"])
+    files = [
         publish(
-            path.relative_to(model_dir.parent).as_posix(),
-            source=pulumi.FileAsset(str(path)),
-            # and a published version never changes: editing its files here changes nothing there
-            opts=pulumi.ResourceOptions(retain_on_delete=True, ignore_changes=["source"]),
+            f"{model_dir.name}/{key}", source=pulumi.FileAsset(str(path)), metadata={"sha256": sha256(path)}, opts=kept
         )
-        for path in sorted((model_dir / str(number)).rglob("*"))
-        if path.is_file()
+        for key, path in paths.items()
+    ]
+    marker = completion_marker(
+        number,
+        paths,
+        f"pulumi:{pulumi.get_project()}/{pulumi.get_stack()}",
+        time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    )
+    return [
+        *files,
+        publish(
+            f"{model_dir.name}/{version_marker(number)}",
+            content=json.dumps(marker, indent=1),
+            content_type="application/json",
+            opts=pulumi.ResourceOptions.merge(kept, pulumi.ResourceOptions(depends_on=files)),
+        ),
     ]
 
 

@@ -106,10 +106,16 @@ def test_model_deploy_publishes_into_the_repository_under_the_platform_key(plan_
     outputs = platform_outputs(plan_of)
     plan, _ = plan_example("model-deploy", outputs)
     objects = {o.inputs["key"]: o for o in plan.of_type("aws:s3/bucketObjectv2:BucketObjectv2")}
-    assert sorted(objects) == ["seedance/video/identity/1/model.py", "seedance/video/identity/config.pbtxt"]
+    assert sorted(objects) == [
+        "seedance/video/identity/1/model.py",
+        "seedance/video/identity/config.pbtxt",
+        "seedance/video/identity/seedance-version-1.json",
+    ]
     pointer = objects["seedance/video/identity/config.pbtxt"]
     assert "version_policy: { specific: { versions: [ 1 ] } }" in pointer.inputs["content"]
-    assert objects["seedance/video/identity/1/model.py"].urn in pointer.dependencies  # the switch comes last
+    marker = objects["seedance/video/identity/seedance-version-1.json"]
+    assert objects["seedance/video/identity/1/model.py"].urn in marker.dependencies  # the marker after the files
+    assert marker.urn in pointer.dependencies  # the switch comes last
     version_file = objects["seedance/video/identity/1/model.py"]
     assert version_file.retain_on_delete and "source" in version_file.ignore_changes  # never deleted nor rewritten
     (publisher,) = plan.of_type("pulumi:providers:aws")
@@ -269,3 +275,54 @@ def test_the_training_job_runs_the_shipped_trainer_in_one_zone_with_a_shared_mem
     assert {"name": "shm", "mountPath": "/dev/shm"} in container["volumeMounts"]
     (batch,) = [p for p in platform_outputs(plan_of)["gpu_pools"] if p["name"] == "batch"]
     assert spec["nodeSelector"]["topology.kubernetes.io/zone"] == batch["zones"][0]
+
+
+def replay(plan, s3, leave_out=()):
+    """The example's bucket objects written as `pulumi up` writes them (content or file, and metadata)."""
+    for item in plan.of_type("aws:s3/bucketObjectv2:BucketObjectv2"):
+        key = item.inputs["key"]
+        if key.endswith(leave_out):
+            continue
+        source = item.inputs.get("source")
+        body = Path(source.path).read_bytes() if source is not None else item.inputs["content"].encode()
+        s3.put_object(Bucket=item.inputs["bucket"], Key=key, Body=body, Metadata=item.inputs.get("metadata") or {})
+
+
+def example_with_version_2(tmp_path):
+    """The model-deploy example with a second version directory, serving it."""
+    import shutil
+
+    program = tmp_path / "model-deploy"
+    shutil.copytree(EXAMPLES / "model-deploy", program)
+    shutil.copytree(program / "model_repository" / "identity" / "1", program / "model_repository" / "identity" / "2")
+    return program
+
+
+def test_the_examples_versions_are_promoted_rolled_back_and_resumed_by_the_cli(plan_of, s3, tmp_path, capsys):
+    """Issue 52: a version the Pulumi example wrote could never be promoted or rolled back with the CLI, and
+    `--resume` called its byte-identical files different. Both paths write the same objects now."""
+    from tests.seedance.test_model_publish import CONFIG, REPOSITORY, text
+
+    outputs = platform_outputs(plan_of)
+    program = example_with_version_2(tmp_path)
+    project = find_project(program)
+    config = load_stack_config(project, project.stack_file("dev"))
+    plan = run_program(
+        project.program_dir,
+        project=project.name,
+        stack="dev",
+        config={**config.values, "model-deploy:version": "1"},
+        mocks=OfflineCloud("us-west-2", stack_outputs=lambda stack: outputs),
+    )
+    assert plan.outputs["model_repository"] == REPOSITORY
+    replay(plan, s3, leave_out=("seedance-version-2.json",))  # version 2 cut off before its marker
+    model = program / "model_repository" / "identity"
+
+    def cli(*argv):
+        return client_main(["model", *argv, "--repository", REPOSITORY])
+
+    assert cli("publish", str(model), "--version", "2", "--resume") == 0  # its files are found the same
+    assert "differs" not in capsys.readouterr().err and "versions: [ 2 ]" in text(s3, CONFIG)
+    assert cli("rollback", "identity") == 0 and "versions: [ 1 ]" in text(s3, CONFIG)  # the example's 1
+    assert cli("promote", "identity", "--version", "2") == 0 and cli("rollback", "identity", "--to", "1") == 0
+    assert "versions: [ 1 ]" in text(s3, CONFIG)

@@ -71,6 +71,17 @@ def test_run_error_is_an_input_error(tmp_path):
         run_program(program, project="p", stack="s", config={}, mocks=OfflineCloud("us-east-1"))
 
 
+def test_a_module_the_environment_lacks_is_named_with_how_to_get_it(tmp_path):
+    """A client-only venv planning a program that needs pulumi_kubernetes: one line, not a traceback."""
+    program = write_program(tmp_path / "p", "import seedance_absent_provider\n")
+    with pytest.raises(ProgramInputError) as raised:
+        run_program(program, project="p", stack="s", config={}, mocks=OfflineCloud("us-east-1"))
+    assert str(raised.value) == (
+        "the program imports seedance_absent_provider, which this environment does not have: install the "
+        f"program's requirements here (pip install -r {program.resolve() / 'requirements.txt'})"
+    )
+
+
 def test_unanswerable_invoke_fails_naming_the_token(tmp_path):
     program = write_program(
         tmp_path / "p",
