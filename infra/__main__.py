@@ -28,7 +28,7 @@ from components.network.endpoints import PrivateEndpoints
 from components.network.vpc import Network
 from components.pricing.live import LivePriceSource
 from components.serving.model_repository import ModelRepository
-from components.serving.publishing import publisher_role_name
+from components.serving.publishing import operator_role_name, publisher_role_name
 from components.serving.triton import TritonServing
 from components.stack.capacity import RunMode
 from components.stack.config import check_stack_env
@@ -82,12 +82,20 @@ publishers = {
     for serving in config.serving
     for prefix in serving.prefixes
 }
+# And each prefix's switch (its models' configs and histories) by its set's operator role, when teams publish it.
+operators = {
+    prefix: [f"arn:{partition}:iam::{identity.account_id}:role/{operator_role_name(config.serving_component(serving))}"]
+    for serving in config.serving
+    if config.operators_of(serving)
+    for prefix in serving.prefixes
+}
 models = ModelRepository(
     f"{name}-models",
     bucket_name=model_bucket,
     kms_key_arn=key.key_arn,
     tags=tags,
     publishers=publishers,
+    operators=operators,
     administrators=[deployer_arn, *config.cluster.break_glass_principal_arns],
 )
 network = Network(
@@ -251,6 +259,7 @@ triton = {
         provider=cluster.provider,
         metrics_scraper=METRICS_SCRAPER,
         publishers=config.publishers_of(serving),
+        operators=config.operators_of(serving),
         tags=tags,
         opts=pulumi.ResourceOptions(depends_on=[node_groups[serving.node_group], models, *cluster.priority_classes]),
     )

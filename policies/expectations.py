@@ -16,7 +16,7 @@ from components.monitoring.config import NAMESPACE as MONITORING_NAMESPACE
 from components.monitoring.grafana import NAMESPACE as GRAFANA_NAMESPACE
 from components.monitoring.opencost import NAMESPACE as OPENCOST_NAMESPACE
 from components.serving.manifests import triton_ingress
-from components.serving.publishing import publisher_role_name
+from components.serving.publishing import operator_role_name, publisher_role_name
 from components.stack.config import PROJECT, StackConfig, parse_config_values
 from components.storage.config import LocalStorageConfig
 from components.storage.manifests import (
@@ -78,9 +78,16 @@ def publisher_principals(config: StackConfig) -> list[str]:
 
 
 def publisher_prefixes(config: StackConfig) -> list[dict[str, Any]]:
-    """Each served prefix and the names of the publisher roles that alone may write it."""
+    """Each served prefix, the names of the publisher roles that alone may write it, and of the operator roles
+    that may write its switch (each model's config and history) only."""
     return [
-        {"prefix": prefix, "publisher_roles": [publisher_role_name(config.serving_component(serving))]}
+        {
+            "prefix": prefix,
+            "publisher_roles": [publisher_role_name(config.serving_component(serving))],
+            "operator_roles": (
+                [operator_role_name(config.serving_component(serving))] if config.operators_of(serving) else []
+            ),
+        }
         for serving in config.serving
         for prefix in serving.prefixes
     ]
@@ -180,8 +187,15 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
         "aws-iam-role-restrict-platform-role-entry": {
             "from_stack_config": True,
             "role_entrants": {
-                publisher_role_name(config.serving_component(serving)): config.publishers_of(serving)
-                for serving in config.serving
+                **{
+                    publisher_role_name(config.serving_component(serving)): config.publishers_of(serving)
+                    for serving in config.serving
+                },
+                **{
+                    operator_role_name(config.serving_component(serving)): config.operators_of(serving)
+                    for serving in config.serving
+                    if config.operators_of(serving)
+                },
             },
             "platform_namespaces": sorted({*PLATFORM_NAMESPACE_LEVELS, *(s.namespace for s in config.serving)}),
             "platform_roles": [config.cluster.deployer_role_arn] if config.cluster.deployer_role_arn else [],

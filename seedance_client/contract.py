@@ -111,6 +111,12 @@ class TritonEndpoint(BaseModel):
     canary_model_repository: str | None = Field(None, description="s3://bucket/prefix of the canary, if any.")
     publisher_role_arn: str | None = Field(None, description="The only role that may write the set's models.")
     client_namespaces: list[str] = Field([], description="Namespaces whose pods may call the inference ports.")
+    # 1.5
+    operator_role_arn: str | None = Field(
+        None,
+        description="The role the publishing teams' people assume to promote, roll back and read the history "
+        "(it writes each model's config and history, never a model file); None when no team publishes the set.",
+    )
 
 
 class CheckpointClaim(BaseModel):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import time
 from collections.abc import Callable
@@ -26,9 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from seedance_client.publishing import (
+    HISTORY_NAME,
     MARKER_NAME,
     PublishError,
     canonical_config,
+    ci_run,
     completion_marker,
     config_diff,
     intent_marker,
@@ -36,6 +39,7 @@ from seedance_client.publishing import (
     pin_version,
     pinned_versions,
     rollback_target,
+    session_name,
     sha256,
     split_repository,
     version_marker,
@@ -44,7 +48,7 @@ from seedance_client.publishing import (
 MAX_FILES = 10_000  # a model version is a handful of files; a directory of millions is a mistake
 MAX_FILE_BYTES = 5 << 30  # one conditional PUT; larger weights: split them (Triton backends read shards)
 MAX_CONFIG_BYTES = 1 << 20
-HISTORY = "seedance-history.json"
+HISTORY = HISTORY_NAME
 HISTORY_KEPT = 500
 HISTORY_ATTEMPTS = 5  # appends to the history tried, each over what it holds then
 
@@ -145,8 +149,16 @@ def _put(s3: Any, bucket: str, key: str, body: bytes, etag: str | None, what: st
 class Repository:
     """A served prefix of the model bucket, written by one model at a time."""
 
-    def __init__(self, s3: Any, url: str, who: str, say: Callable[[str], None] = print):
-        self.s3, self.who, self.say = s3, who, say
+    def __init__(
+        self,
+        s3: Any,
+        url: str,
+        who: str,
+        say: Callable[[str], None] = print,
+        context: dict[str, str] | None = None,
+    ):
+        """`context`: what each history entry records beside who and when (the reason, the CI run)."""
+        self.s3, self.who, self.say, self.context = s3, who, say, context or {}
         self.bucket, self.prefix = split_repository(url)
         if _get_head(s3, self.bucket, f"{self.prefix}/{MARKER_NAME}") is None:
             raise PublishError(
@@ -190,6 +202,7 @@ class Repository:
             "action": action,
             "from": before,
             "to": sorted(set(versions)),
+            **self.context,
         }
         for _attempt in range(HISTORY_ATTEMPTS):
             found = _get(self.s3, self.bucket, self.key(model, HISTORY))
@@ -457,9 +470,10 @@ def publisher_s3(region: str | None, role_arn: str | None) -> Any:
 
     if role_arn is None:
         return boto3.client("s3", region_name=region)
-    credentials = boto3.client("sts", region_name=region).assume_role(
-        RoleArn=role_arn, RoleSessionName="seedance-model-publish"
-    )["Credentials"]
+    sts = boto3.client("sts", region_name=region)
+    # The session is named after the caller, so the history's `by` says who assumed the role.
+    caller = sts.get_caller_identity()["Arn"]
+    credentials = sts.assume_role(RoleArn=role_arn, RoleSessionName=session_name(caller))["Credentials"]
     return boto3.client(
         "s3",
         region_name=region,
@@ -476,7 +490,9 @@ s3_client: Callable[[str | None, str | None], Any] = publisher_s3
 def _repository(args: argparse.Namespace) -> Repository:
     s3 = s3_client(args.region, args.role_arn)
     args.caller = caller_arn(s3)  # for the error a refusal gets (`explained`)
-    return Repository(s3, args.repository, args.caller)
+    run = getattr(args, "ci_run", None) or ci_run(os.environ)
+    context = {k: v for k, v in (("reason", getattr(args, "reason", None)), ("ci_run", run)) if v}
+    return Repository(s3, args.repository, args.caller, context=context)
 
 
 # What AWS answers when the caller's credentials are no longer good: a HEAD has no body, so its 400 says no more.
@@ -566,7 +582,8 @@ def _history(args: argparse.Namespace) -> int:
             + (f"(it serves {served}, switched without a history)" if served else "(no such model is published here)")
         )
     for entry in entries:
-        print(f"{entry['at']}  {entry['action']:<8} {entry['from']} -> {entry['to']}  by {entry['by']}")
+        why = "".join(f"  {k}: {entry[k]}" for k in ("reason", "ci_run") if entry.get(k))
+        print(f"{entry['at']}  {entry['action']:<8} {entry['from']} -> {entry['to']}  by {entry['by']}{why}")
     return 0
 
 
@@ -578,6 +595,14 @@ def register(commands: argparse._SubParsersAction) -> None:
         verb.add_argument("--repository", required=True, help="s3://<bucket>/<served prefix>, from the contract")
         verb.add_argument("--region", help="the bucket's region (default: the AWS configuration's)")
         verb.add_argument("--role-arn", help="the set's publisher role to assume (only it may write model files)")
+
+    def switching(verb: argparse.ArgumentParser) -> None:
+        verb.add_argument("--reason", help="why, recorded in the model's history")
+        verb.add_argument(
+            "--ci-run",
+            help="the CI run's URL, recorded in the history (default: read from GitHub's, GitLab's "
+            "or Buildkite's variables)",
+        )
 
     publish_verb = verbs.add_parser("publish", help="upload <model>/<N>/ and the model's files whole, then switch to N")
     publish_verb.add_argument("model_dir", type=Path, help="the model directory: config.pbtxt, its files and <N>/")
@@ -594,6 +619,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     publish_verb.add_argument("--resume", action="store_true", help="complete a version an earlier run left incomplete")
     common(publish_verb)
+    switching(publish_verb)
     publish_verb.set_defaults(run=explained(_publish))
     for name, help_text, run in (
         ("promote", "serve one published version alone (after a canary, or an older one)", _promote),
@@ -607,6 +633,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         if name == "rollback":
             verb.add_argument("--to", type=_version, help="the published version to serve alone (default: by history)")
         common(verb)
+        if name != "history":
+            switching(verb)
         verb.set_defaults(run=explained(run))
 
 

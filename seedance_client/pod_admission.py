@@ -137,8 +137,9 @@ def cost_label_refusals(team: str, pod_labels: Any) -> list[str]:
 
 
 def _has(mapping: Mapping[str, Any], key: str) -> bool:
-    """CEL's `has()` on a field as the API server stores it (a null field is not stored)."""
-    return mapping.get(key) is not None
+    """CEL's `has()` on a field as the API server stores it: a null field, or an empty string (the pod's
+    string fields are `omitempty`: `operator: ""` is stored as no operator), is not there."""
+    return mapping.get(key) not in (None, "")
 
 
 def _toleration_allowed(rules: PodRules, toleration: Any, priority_class: Any) -> bool:

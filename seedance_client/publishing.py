@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +31,30 @@ def version_marker(version: int) -> str:
     return f"seedance-version-{version}.json"
 
 
+HISTORY_NAME = "seedance-history.json"
+# What switches what serves: each model's config and its history (an operator writes these, never a model file).
+SWITCH_FILES = ("config.pbtxt", HISTORY_NAME)
+
+
 def intent_marker(version: int) -> str:
     return f"seedance-intent-{version}.json"
+
+
+def ci_run(environment: Mapping[str, str]) -> str | None:
+    """The CI run a switch is made from, as a link, from the variables the CI sets (GitHub Actions, GitLab,
+    Buildkite); None outside CI."""
+    if environment.get("GITHUB_RUN_ID") and environment.get("GITHUB_REPOSITORY"):
+        server = environment.get("GITHUB_SERVER_URL") or "https://github.com"
+        return f"{server}/{environment['GITHUB_REPOSITORY']}/actions/runs/{environment['GITHUB_RUN_ID']}"
+    return environment.get("CI_JOB_URL") or environment.get("BUILDKITE_BUILD_URL") or None
+
+
+def session_name(caller_arn: str) -> str:
+    """A role session name that says who assumed the role (IAM allows [\\w+=,.@-], 2 to 64 characters): the
+    caller's own user or session name, so the history's `by` names a person, not the tool."""
+    last = caller_arn.rsplit("/", 1)[-1] if "/" in caller_arn else caller_arn.rsplit(":", 1)[-1]  # a root ARN
+    name = re.sub(r"[^\w+=,.@-]", "-", last)[:64]
+    return name if len(name) >= 2 else "seedance-model"
 
 
 def sha256(path: Path) -> str:

@@ -1,7 +1,8 @@
 """A small IAM policy evaluator for endpoint and resource policies, so tests can state what must be
 reachable and what must not, instead of comparing documents to copies of themselves.
 
-It models what these policies use: Allow/Deny, `*` and `?` wildcards in Action and Resource, and the
+It models what these policies use: Allow/Deny, `*` and `?` wildcards in Action and Resource (and
+NotResource), and the
 condition operators StringEquals, StringLike, ArnEquals, ArnLike, Bool and Null, where a key absent from the
 request fails the condition (as IAM does without `IfExists`), and their negations, which a key absent holds.
 Anything else raises, rather than guess.
@@ -53,13 +54,16 @@ def _conditions_hold(conditions: dict[str, dict[str, Any]], context: dict[str, s
 
 
 def _applies(statement: dict[str, Any], request: Request) -> bool:
-    if "NotAction" in statement or "NotResource" in statement or "NotPrincipal" in statement:
-        raise NotImplementedError("Not* elements are not modelled")
+    if "NotAction" in statement or "NotPrincipal" in statement:
+        raise NotImplementedError("NotAction and NotPrincipal are not modelled")
     actions = _listed(statement.get("Action", []))
-    resources = _listed(statement.get("Resource", "*"))
+    if "NotResource" in statement:  # every resource but those it names
+        reached = not any(_matches(r, request.resource) for r in _listed(statement["NotResource"]))
+    else:
+        reached = any(_matches(r, request.resource) for r in _listed(statement.get("Resource", "*")))
     return (
         any(_matches(a, request.action, case_sensitive=False) for a in actions)
-        and any(_matches(r, request.resource) for r in resources)
+        and reached
         and _conditions_hold(statement.get("Condition", {}), request.context)
     )
 

@@ -173,19 +173,43 @@ with mock_aws():
     s3.create_bucket(Bucket=bucket)
     s3.put_object(Bucket=bucket, Key=f"{prefix}/{MARKER_NAME}", Body=b"the platform's marker")
     models.s3_client = lambda region, role_arn: s3
-    for step in (["publish", model, "--version", "1"], ["publish", model, "--version", "2", "--alongside"],
-                 ["promote", "identity", "--version", "2"], ["rollback", "identity"], ["history", "identity"]):
-        if cli.main(["model", *step, "--repository", f"s3://{bucket}/{prefix}"]):
-            sys.exit(f"{step[0]} failed")
-    print(s3.get_object(Bucket=bucket, Key=f"{prefix}/identity/config.pbtxt")["Body"].read().decode())
+    def run(*step, expect=0):
+        if cli.main(["model", *step, "--repository", f"s3://{bucket}/{prefix}"]) != expect:
+            sys.exit(f"{step} did not exit {expect}")
+    def served():
+        return s3.get_object(Bucket=bucket, Key=f"{prefix}/identity/config.pbtxt")["Body"].read().decode()
+    run("publish", model, "--version", "1")
+    run("publish", model, "--version", "2", "--alongside")
+    run("promote", "identity", "--version", "2", "--reason", "canary held")
+    run("rollback", "identity")
+    print(served())
+    # A canary cut off (Ctrl-C) and resumed as the message says: still a canary.
+    def cut_off(params, **_):
+        if "/3/" in params.get("Key", ""):
+            raise KeyboardInterrupt
+    s3.meta.events.register("before-parameter-build.s3.PutObject", cut_off)
+    run("publish", model, "--version", "3", "--alongside", expect=2)
+    s3.meta.events.unregister("before-parameter-build.s3.PutObject", cut_off)
+    run("publish", model, "--version", "3", "--resume")
+    assert "versions: [ 1, 3 ]" in served(), served()
+    run("promote", "identity", "--version", "3")
+    run("rollback", "identity")
+    run("rollback", "identity")  # again: nothing changes
+    assert "versions: [ 1 ]" in served(), served()
+    run("rollback", "identity", "--to", "2", "--reason", "2 was the last good one")
+    assert "versions: [ 2 ]" in served(), served()
+    run("history", "identity")
+    run("history", "identiyt", expect=2)
 """
 
 
 def test_in_a_client_only_venv_a_team_publishes_canaries_promotes_rolls_back_and_resumes_training(
     team_python, tmp_path
 ):
-    """Issue 36's way through with nothing but the client: the model's life in the bucket, and the
-    reference trainer through an interruption and a resume (the same end as a run never stopped)."""
+    """Issue 36's way through with nothing but the client, and issue 52's: the model's life in the bucket
+    (a canary cut off and resumed as a canary, rollbacks that do not flip back, `--to`, reasons in the
+    history, an unknown model named), and the reference trainer through an interruption and a resume (the
+    same end as a run never stopped). S3 is moto's, in the venv's process (moto's server needs Flask)."""
     import os
 
     from tests.examples.test_trainer import interrupt_and_resume
@@ -193,6 +217,7 @@ def test_in_a_client_only_venv_a_team_publishes_canaries_promotes_rolls_back_and
     model = tmp_path / "identity"
     shutil.copytree(REPO / "examples" / "model-deploy" / "model_repository" / "identity", model)
     shutil.copytree(model / "1", model / "2")
+    shutil.copytree(model / "1", model / "3")
     environment = {
         **os.environ,
         "AWS_ACCESS_KEY_ID": "testing",
@@ -209,5 +234,7 @@ def test_in_a_client_only_venv_a_team_publishes_canaries_promotes_rolls_back_and
         timeout=300,
     )
     assert published.returncode == 0, published.stderr
-    assert "rollback [2] -> [1]" in published.stdout and "versions: [ 1 ]" in published.stdout.split("rollback")[-1]
+    assert "rollback [2] -> [1]" in published.stdout and "already rolled back to [1]" in published.stdout
+    assert "reason: 2 was the last good one" in published.stdout and "resuming" in published.stdout
+    assert "run the same command with --resume" in published.stderr and "identiyt: no history" in published.stderr
     interrupt_and_resume(tmp_path, team_python)

@@ -16,9 +16,15 @@ from components.serving.publishing import BUCKET_SETTINGS_ACTIONS, served_writes
 NONCURRENT_VERSION_DAYS = 30
 
 
-def bucket_policy(bucket_arn: str, publishers: dict[str, list[str]], administrators: list[str]) -> dict:
+def bucket_policy(
+    bucket_arn: str,
+    publishers: dict[str, list[str]],
+    administrators: list[str],
+    operators: dict[str, list[str]] | None = None,
+) -> dict:
     """TLS only; a model file under a served prefix is written by that prefix's publisher roles only (a
-    model is code the servers run: anyone else's write would be code in serving); and the bucket's own
+    model is code the servers run: anyone else's write would be code in serving), its switch (each model's
+    config and history) by those and its operator roles; and the bucket's own
     settings change only by `administrators` (the deployer and break-glass roles). If those roles are lost,
     the account's root user can still delete a bucket policy (S3 lets it, whatever the policy says)."""
     settings = {
@@ -31,7 +37,7 @@ def bucket_policy(bucket_arn: str, publishers: dict[str, list[str]], administrat
     }
     return {
         "Version": "2012-10-17",
-        "Statement": [deny_plain_http(bucket_arn), *served_writes_guard(bucket_arn, publishers), settings],
+        "Statement": [deny_plain_http(bucket_arn), *served_writes_guard(bucket_arn, publishers, operators), settings],
     }
 
 
@@ -48,9 +54,11 @@ class ModelRepository(pulumi.ComponentResource):
         tags: Mapping[str, str],
         publishers: dict[str, list[str]],
         administrators: list[str],
+        operators: dict[str, list[str]] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ):
         """`publishers`: served prefix -> the role ARNs that alone may write model files under it;
+        `operators`: served prefix -> the role ARNs that may write its switch only;
         `administrators`: the roles that alone may change the bucket's settings (the deployer's first)."""
         super().__init__("seedance:serving:ModelRepository", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
@@ -77,7 +85,7 @@ class ModelRepository(pulumi.ComponentResource):
             f"{name}-tls-only",
             bucket=bucket.id,
             opts=child,
-            policy=bucket.arn.apply(lambda arn: json.dumps(bucket_policy(arn, publishers, administrators))),
+            policy=bucket.arn.apply(lambda arn: json.dumps(bucket_policy(arn, publishers, administrators, operators))),
         )
         self.bucket_name = bucket.bucket
         self.bucket_arn = bucket.arn

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import replace
 
 import pulumi
@@ -24,27 +25,23 @@ from components.serving.manifests import (
     image,
     serving_manifests,
 )
-from components.serving.publishing import marker_key, marker_text, publisher_policy, publisher_role_name
+from components.serving.publishing import (
+    bucket_access,
+    marker_key,
+    marker_text,
+    operator_policy,
+    operator_role_name,
+    publisher_policy,
+    publisher_role_name,
+)
 
 
 def model_reader_policy(bucket: str, prefixes: list[str], key_arn: str, region: str, partition: str = "aws") -> dict:
-    """Read only the model set's prefixes, and decrypt only through S3. Listing is the whole bucket's:
-    Triton's S3 filesystem sends HeadBucket before every directory check, which S3 authorises as
-    s3:ListBucket with no s3:prefix, so a prefix condition would deny it (core s3.h IsDirectory)."""
+    """Read only the model set's prefixes, and decrypt only through S3 (listing is the whole bucket's)."""
     arn = f"arn:{partition}:s3:::{bucket}"
-    return {
-        "Version": "2012-10-17",
-        "Statement": [
-            {"Effect": "Allow", "Action": "s3:ListBucket", "Resource": arn},
-            {"Effect": "Allow", "Action": "s3:GetObject", "Resource": [f"{arn}/{p}/*" for p in prefixes]},
-            {
-                "Effect": "Allow",
-                "Action": "kms:Decrypt",
-                "Resource": key_arn,
-                "Condition": {"StringEquals": {"kms:ViaService": f"s3.{region}.amazonaws.com"}},
-            },
-        ],
-    }
+    return bucket_access(
+        arn, [(["s3:GetObject"], [f"{arn}/{p}/*" for p in prefixes])], ["kms:Decrypt"], key_arn, region
+    )
 
 
 def deployment_timeouts(config: TritonServingConfig, node_provision_minutes: int) -> dict[str, str]:
@@ -77,6 +74,7 @@ class TritonServing(pulumi.ComponentResource):
         provider: k8s.Provider,
         metrics_scraper: tuple[str, dict[str, str]],
         publishers: list[str],
+        operators: list[str],
         tags: dict[str, str],
         opts: pulumi.ResourceOptions | None = None,
     ):
@@ -104,7 +102,35 @@ class TritonServing(pulumi.ComponentResource):
             ),
             opts=child,
         )
-        self._publisher(name, config, publishers, account_id, partition, bucket_name, kms_key_arn, region, tags)
+        bucket_arn = f"arn:{partition}:s3:::{bucket_name}"
+        # The one role that may write model files under the set's prefixes (the bucket policy denies everyone
+        # else), assumed only by `publishers` (the set's configured principals, the teams' CI); and, for the
+        # teams' people, the operator role: the switch (promote, roll back) and no model file.
+        self._bucket_role(
+            f"{name}-publisher",
+            f"{name}-publish",  # the names the stacks' state has
+            publisher_role_name(name),
+            publishers,
+            publisher_policy,
+            bucket_arn,
+            prefixes,
+            kms_key_arn,
+            region,
+            tags,
+        )
+        if operators:
+            self._bucket_role(
+                f"{name}-operator",
+                f"{name}-operate",
+                operator_role_name(name),
+                operators,
+                operator_policy,
+                bucket_arn,
+                prefixes,
+                kms_key_arn,
+                region,
+                tags,
+            )
         in_cluster = pulumi.ResourceOptions(parent=self, provider=provider)
         ns = declare(namespace_manifest(namespace, "restricted"), f"{name}-namespace", in_cluster)
         spec = TritonSpec(
@@ -184,29 +210,30 @@ class TritonServing(pulumi.ComponentResource):
             "model_repository": spec.model_repository,
             "canary_model_repository": canary.model_repository if canary else None,
             "publisher_role_arn": f"arn:{partition}:iam::{account_id}:role/{publisher_role_name(name)}",
+            "operator_role_arn": (
+                f"arn:{partition}:iam::{account_id}:role/{operator_role_name(name)}" if operators else None
+            ),
             "client_namespaces": list(config.client_namespaces),
         }
         self.register_outputs({"endpoints": self.endpoints})
 
-    def _publisher(
+    def _bucket_role(
         self,
         name: str,
-        config: TritonServingConfig,
-        publishers: list[str],
-        account_id: str,
-        partition: str,
-        bucket_name: str,
+        policy_name: str,
+        role_name: str,
+        trusted: list[str],
+        policy: Callable[[str, list[str], str, str], dict],
+        bucket_arn: str,
+        prefixes: list[str],
         kms_key_arn: pulumi.Input[str],
         region: str,
         tags: dict[str, str],
     ) -> None:
-        """The one role that may write model files under the set's prefixes (the bucket policy denies
-        everyone else), assumed only by `publishers` (the set's configured principals and the teams that
-        publish it)."""
-        trusted = publishers
+        """A role of the set's model prefixes, assumed only by `trusted`, holding `policy` over them."""
         role = aws.iam.Role(
-            f"{name}-publisher",
-            name=publisher_role_name(name),
+            name,
+            name=role_name,
             tags=tags,
             opts=pulumi.ResourceOptions(parent=self),
             assume_role_policy=json.dumps(
@@ -217,12 +244,10 @@ class TritonServing(pulumi.ComponentResource):
             ),
         )
         aws.iam.RolePolicy(
-            f"{name}-publish",
+            policy_name,
             role=role.id,
             opts=pulumi.ResourceOptions(parent=self),
             policy=pulumi.Output.from_input(kms_key_arn).apply(
-                lambda arn: json.dumps(
-                    publisher_policy(f"arn:{partition}:s3:::{bucket_name}", config.prefixes, arn, region)
-                )
+                lambda arn: json.dumps(policy(bucket_arn, prefixes, arn, region))
             ),
         )

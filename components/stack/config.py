@@ -339,8 +339,16 @@ class StackConfig(BaseModel):
                         arn,
                         f"is team {people[arn]}'s people's role; allowed: a CI role only reviewed pipelines assume",
                     )
+        pipelines = {arn: tenant.name for tenant in self.tenants for arn in tenant.publisher_principal_arns}
         groups = {g.name: g.workload_class for g in self.gpu_node_groups}
         for index, tenant in enumerate(self.tenants):
+            for role_index, arn in enumerate(tenant.principal_arns):
+                if arn in pipelines:  # people operate what serves; a pipeline that could would skip review
+                    raise FieldError(
+                        f"tenants[{index}].principal_arns[{role_index}]",
+                        arn,
+                        f"is team {pipelines[arn]}'s CI role (publisher_principal_arns); allowed: people's roles",
+                    )
             for pool_index, pool in enumerate(tenant.pools):
                 if groups.get(pool) not in tenant.priority_classes:
                     raise FieldError(
@@ -360,6 +368,11 @@ class StackConfig(BaseModel):
                         f"is already in cluster.{platform[arn]}; allowed: a role of the team's own",
                     )
         return self
+
+    def operators_of(self, serving: TritonServingConfig) -> list[str]:
+        """Who may assume a serving set's operator role (switch what serves, write no model file): the people
+        of the teams that publish it, never a CI role (validated: no role is both)."""
+        return list(dict.fromkeys(arn for t in self.tenants if serving.name in t.publishes for arn in t.principal_arns))
 
     @property
     def endpoints_with_tenants(self) -> EndpointsConfig:

@@ -69,8 +69,9 @@ class TenantConfig(BaseModel):
         min_length=1,
         max_length=20,
         description="The team's people's IAM roles: the "
-        "platform's tenant role in its namespaces only (docs/onboarding.md). Never "
-        "trusted to publish models.",
+        "platform's tenant role in its namespaces only (docs/onboarding.md), and the operator role of each set in "
+        "`publishes` (promote, roll back, history; no model file). Never trusted to publish models, and never "
+        "any team's CI role.",
     )
     publisher_principal_arns: list[str] = Field(
         [],

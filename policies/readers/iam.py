@@ -37,7 +37,7 @@ ENDPOINT_KEYS = frozenset({"aws:sourcevpce"})
 RESOURCE_ACCOUNT_KEYS = frozenset({"aws:resourceaccount"})
 RESOURCE_ORGANISATION_KEYS = frozenset({"aws:resourceorgid"})
 VPC_KEYS = frozenset({"aws:sourcevpc"})
-ACCOUNT_ID = re.compile(r"\d{12}")
+ACCOUNT_ID = re.compile(r"[0-9]{12}")  # ASCII: `\d` takes other scripts' digits, which no ARN has
 
 
 class PolicyDocumentError(ValueError):
@@ -216,9 +216,11 @@ def statement_of(raw: dict, index: int = 0) -> Statement:
     action_name, actions = _field(raw, lowered, "Action")
     resource_name, resources = _field(raw, lowered, "Resource")
     _, condition = _field(raw, lowered, "Condition")
+    if effect not in ("Allow", "Deny"):  # IAM refuses the document: a gate counting it as a Deny would pass it
+        raise PolicyDocumentError(f"statement #{index} has Effect {effect!r}; IAM takes Allow or Deny")
     return Statement(
         sid=str(sid or f"#{index}"),
-        allow=str(effect).lower() == "allow",
+        allow=effect == "Allow",
         principals=None if principal_name is None else _principals(principal),
         not_principal=principal_name == "NotPrincipal",
         actions=tuple([a.lower() for a in _strings(actions)]) if actions is not None else (),

@@ -122,6 +122,34 @@ def test_a_serving_set_may_not_trust_a_teams_people():
         parse_config_values(values)
 
 
+def test_a_teams_people_may_not_be_another_teams_ci():
+    """People operate what serves (the operator role); a CI role among them would switch it unreviewed."""
+    release = "arn:aws:iam::123456789012:role/video-ml-release"
+    values = _prod_values(publisher_principal_arns=[TEAM_CI, release])
+    tenants = json.loads(values["seedance-gpu:tenants"])
+    tenants.append({"name": "speech-ml", "principal_arns": [release], "gpus": {"batch": 1}, "namespaces": ["speech"]})
+    values["seedance-gpu:tenants"] = json.dumps(tenants)
+    with pytest.raises(
+        ConfigError,
+        match=r"tenants\[1\].principal_arns\[0\] = .*: is team video-ml's CI role \(publisher_principal_arns\)",
+    ):
+        parse_config_values(values)
+
+
+def test_the_publishing_teams_people_operate_the_set_with_a_role_that_writes_no_model(prod):
+    (role,) = [r for r in prod.of_type("aws:iam/role:Role") if r.name.endswith("triton-video-operator")]
+    principals = json.loads(role.inputs["assumeRolePolicy"])["Statement"][0]["Principal"]["AWS"]
+    assert set([principals] if isinstance(principals, str) else principals) == {TEAM}  # its people, not its CI
+    (policy,) = [p for p in prod.of_type("aws:iam/rolePolicy:RolePolicy") if p.name.endswith("triton-video-operate")]
+    statements = json.loads(policy.inputs["policy"])["Statement"]
+    (writes,) = [s for s in statements if s["Action"] == ["s3:PutObject"]]
+    assert writes["Resource"] and all(
+        r.endswith(("/*/config.pbtxt", "/*/seedance-history.json")) for r in writes["Resource"]
+    )
+    endpoint = prod.outputs["triton_endpoints"]["video"]
+    assert endpoint["operator_role_arn"].endswith(":role/seedance-prod-triton-video-operator")
+
+
 # -- 2. A team's people: the stack's tenant role, never an AWS-managed access policy ---------------------
 
 

@@ -213,3 +213,55 @@ def test_a_linked_model_or_version_directory_is_said_to_be_a_link(s3, model, tmp
     shutil.move(model / "2", tmp_path / "two")
     (model / "2").symlink_to(tmp_path / "two")
     assert publish(model, 2) == 2 and "identity/2: a symbolic link" in capsys.readouterr().err
+
+
+def test_each_switch_records_who_why_and_the_ci_run(s3, model, capsys, monkeypatch):
+    """Issue 52: every history entry read the same role session name, with no reason or run."""
+    monkeypatch.setenv("GITHUB_RUN_ID", "4242")
+    monkeypatch.setenv("GITHUB_REPOSITORY", "acme/video-models")
+    assert publish(model, 1, "--reason", "first cut") == 0
+    monkeypatch.delenv("GITHUB_RUN_ID")
+    assert publish(model, 2, "--alongside") == 0
+    assert run("promote", "identity", "--version", "2", "--reason", "canary held", "--ci-run", "https://ci/9") == 0
+    entries = json.loads(s3.get_object(Bucket="seedance-dev-models-123456789012", Key=HISTORY_KEY)["Body"].read())
+    assert entries[0]["reason"] == "first cut"
+    assert entries[0]["ci_run"] == "https://github.com/acme/video-models/actions/runs/4242"
+    assert "reason" not in entries[1] and "ci_run" not in entries[1]
+    assert (entries[2]["reason"], entries[2]["ci_run"]) == ("canary held", "https://ci/9")
+    capsys.readouterr()
+    assert run("history", "identity") == 0
+    assert "reason: canary held  ci_run: https://ci/9" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "caller, name",
+    [
+        ("arn:aws:sts::123456789012:assumed-role/video-ml-engineers/alice@example.com", "alice@example.com"),
+        ("arn:aws:iam::123456789012:user/bob", "bob"),
+        ("arn:aws:sts::123456789012:assumed-role/ci/GitHubActions run 7", "GitHubActions-run-7"),
+        ("arn:aws:iam::123456789012:root", "root"),
+    ],
+)
+def test_the_role_session_is_named_after_who_assumed_it(caller, name):
+    from seedance_client.publishing import session_name
+
+    assert session_name(caller) == name
+
+
+def test_publishing_as_a_role_names_the_session_after_the_caller(monkeypatch):
+    import boto3
+    from moto import mock_aws
+
+    with mock_aws():
+        client = models.publisher_s3("us-east-1", "arn:aws:iam::123456789012:role/seedance-dev-triton-video-operator")
+        arn = boto3.client(
+            "sts",
+            region_name="us-east-1",
+            aws_access_key_id=client._request_signer._credentials.access_key,
+            aws_secret_access_key=client._request_signer._credentials.secret_key,
+            aws_session_token=client._request_signer._credentials.token,
+        ).get_caller_identity()["Arn"]
+        caller = boto3.client("sts", region_name="us-east-1").get_caller_identity()["Arn"]
+    from seedance_client.publishing import session_name
+
+    assert arn.endswith(f":assumed-role/seedance-dev-triton-video-operator/{session_name(caller)}")

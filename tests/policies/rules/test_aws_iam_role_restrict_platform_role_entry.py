@@ -17,14 +17,19 @@ def _config(stack):
     return {**ENTRY.defaults(), **stack_policy_config(stack_config(stack))[RULE]}
 
 
-def test_the_config_names_each_publisher_role_and_its_publishers():
+def test_the_config_names_each_publisher_and_operator_role_and_who_enters_each():
     config = stack_config("prod")
     entrants = _config("prod")["role_entrants"]
     assert entrants and all(arns for arns in entrants.values())
-    assert sorted(entrants) == sorted(r for r in entrants if r.endswith("-publisher"))
-    assert {arn for arns in entrants.values() for arn in arns} <= {
+    publishers = {r: arns for r, arns in entrants.items() if r.endswith("-publisher")}
+    operators = {r: arns for r, arns in entrants.items() if r.endswith("-operator")}
+    assert publishers and operators and len(publishers) + len(operators) == len(entrants)
+    assert {arn for arns in publishers.values() for arn in arns} <= {
         arn for serving in config.serving for arn in config.publishers_of(serving)
     }
+    people = {arn for tenant in config.tenants for arn in tenant.principal_arns}
+    assert {arn for arns in operators.values() for arn in arns} <= people  # a team's people, never its CI
+    assert not people & {arn for arns in publishers.values() for arn in arns}
 
 
 def test_the_stacks_plans_pass_and_a_publisher_let_in_by_another_name_fails():
