@@ -53,7 +53,7 @@ from seedance.plan_output import plan_to_json, plan_to_text
 from seedance.stack_input import load_stack
 from seedance.tfplan import terraform_plan
 from seedance_client.engine import Plan, ProgramFailed, ProgramInputError, run_program
-from seedance_client.errors import InputError
+from seedance_client.errors import EXIT_UNEXPECTED, InputError, unexpected
 from seedance_client.files import write_text
 from seedance_client.project import StackFileError, find_project, load_stack_config
 
@@ -290,6 +290,7 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="seedance", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"seedance {_version()}")
+    parser.add_argument("--debug", action="store_true", help="on an unexpected error, show its traceback")
     commands = parser.add_subparsers(dest="command", required=True)
     plan = commands.add_parser("plan", help="offline plan of a stack: resource tree, counts, outputs")
     _stack_arguments(plan)
@@ -381,6 +382,11 @@ def main(argv: list[str] | None = None) -> int:
         where = f" ({error.filename})" if error.filename else " (the output)"
         _say(f"seedance: error: {error.strerror or error}{where}")
         return EXIT_CONFIG
+    except Exception as error:
+        if getattr(args, "debug", False):
+            raise
+        _say(unexpected(error, args))
+        return EXIT_UNEXPECTED
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from seedance_client import models
 from seedance_client.engine import ProgramFailed
-from seedance_client.errors import InputError
+from seedance_client.errors import EXIT_UNEXPECTED, InputError, unexpected
 from seedance_client.offline import plan_team_program
 from seedance_client.team_rules import COSTLY_CLAIM_USD, team_findings
 
@@ -92,6 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     parser = argparse.ArgumentParser(prog="seedance", description="A team's side of a seedance platform")
+    parser.add_argument("--debug", action="store_true", help="on an unexpected error, show its traceback")
     commands = parser.add_subparsers(dest="command", required=True)
     models.register(commands)
     _register_team_verbs(commands)
@@ -104,11 +105,14 @@ def main(argv: list[str] | None = None) -> int:
     except ProgramFailed as error:
         print(f"seedance: error: {error}", file=sys.stderr)
         return 1
-    except Exception as error:  # the AWS SDK's: credentials, a denied call, an unreachable endpoint
-        if type(error).__module__.startswith("botocore"):
+    except Exception as error:
+        if type(error).__module__.startswith("botocore"):  # the AWS SDK's: a denied call, an unreachable endpoint
             print(f"seedance: error: AWS: {error}", file=sys.stderr)
             return 2
-        raise
+        if getattr(args, "debug", False):
+            raise
+        print(unexpected(error, args), file=sys.stderr)
+        return EXIT_UNEXPECTED
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from seedance_client.model_files import MAX_DOCUMENT_BYTES, read_config, read_history, read_intent, read_marker
 from seedance_client.publishing import (
     HISTORY_NAME,
     MARKER_NAME,
@@ -118,14 +119,15 @@ def _code(error: Exception) -> str | None:
 
 
 def _get(s3: Any, bucket: str, key: str) -> tuple[bytes, str] | None:
-    """(body, ETag) of an object, None when it does not exist."""
+    """(body, ETag) of an object, None when it does not exist; the body read up to one byte past what any
+    file this client reads may hold (the readers refuse it), never the whole of an object of any size."""
     try:
         found = s3.get_object(Bucket=bucket, Key=key)
     except Exception as error:  # botocore's ClientError, without importing botocore here
         if _code(error) in ("NoSuchKey", "404"):
             return None
         raise
-    return found["Body"].read(), found["ETag"]
+    return found["Body"].read(MAX_DOCUMENT_BYTES + 1), found["ETag"]
 
 
 class RaceLost(PublishError):
@@ -171,15 +173,17 @@ class Repository:
 
     def served(self, model: str) -> tuple[str | None, str | None, list[int]]:
         """(config text, its ETag, the versions it pins) of what serves now."""
-        found = _get(self.s3, self.bucket, self.key(model, "config.pbtxt"))
+        key = self.key(model, "config.pbtxt")
+        found = _get(self.s3, self.bucket, key)
         if found is None:
             return None, None, []
-        text = found[0].decode()
+        text = read_config(found[0], f"s3://{self.bucket}/{key}")
         return text, found[1], pinned_versions(text)
 
     def complete(self, model: str, version: int) -> dict | None:
-        found = _get(self.s3, self.bucket, self.key(model, version_marker(version)))
-        return json.loads(found[0]) if found else None
+        key = self.key(model, version_marker(version))
+        found = _get(self.s3, self.bucket, key)
+        return read_marker(found[0], f"s3://{self.bucket}/{key}") if found else None
 
     def switch(self, model: str, versions: list[int], action: str, config: str | None = None) -> None:
         """Serve `versions` (with `config`, else the served config), then record the switch. The config is
@@ -206,7 +210,7 @@ class Repository:
         }
         for _attempt in range(HISTORY_ATTEMPTS):
             found = _get(self.s3, self.bucket, self.key(model, HISTORY))
-            history = [*(json.loads(found[0]) if found else []), entry]
+            history = [*(self._read_history(model, found[0]) if found else []), entry]
             try:
                 _put(
                     self.s3,
@@ -228,7 +232,10 @@ class Repository:
 
     def history(self, model: str) -> list[dict]:
         found = _get(self.s3, self.bucket, self.key(model, HISTORY))
-        return json.loads(found[0]) if found else []
+        return self._read_history(model, found[0]) if found else []
+
+    def _read_history(self, model: str, data: bytes) -> list[dict]:
+        return read_history(data, f"s3://{self.bucket}/{self.key(model, HISTORY)}")
 
 
 def _get_head(s3: Any, bucket: str, key: str) -> dict | None:
@@ -379,13 +386,7 @@ def _intent(
         )
     if not resume or found is None:
         return asked, False
-    recorded = json.loads(found[0])
-    if (
-        not isinstance(recorded, dict)
-        or set(recorded) != set(asked)
-        or not all(isinstance(v, bool) for v in recorded.values())
-    ):
-        raise PublishError(f"{base}: its intent file {intent_marker(version)} is not one this client wrote")
+    recorded: dict[str, Any] = read_intent(found[0], f"{base[: -len(f'{version}/')]}{intent_marker(version)}")
     given = [flag for flag, on in asked.items() if on]
     if given and recorded != asked:
         raise PublishError(
@@ -447,8 +448,10 @@ def caller_arn(s3: Any) -> str:
     not call STS is recorded as unknown; the history never blocks a publish)."""
     import boto3
 
+    credentials = s3._request_signer._credentials
+    if credentials is None:
+        raise PublishError(NO_CREDENTIALS)
     try:
-        credentials = s3._request_signer._credentials
         sts = boto3.client(
             "sts",
             region_name=s3.meta.region_name,
@@ -495,6 +498,9 @@ def _repository(args: argparse.Namespace) -> Repository:
     return Repository(s3, args.repository, args.caller, context=context)
 
 
+NO_CREDENTIALS = (
+    "no AWS credentials here: sign in (`aws sso login`, AWS_PROFILE) or set them; --role-arn is assumed with them"
+)
 # What AWS answers when the caller's credentials are no longer good: a HEAD has no body, so its 400 says no more.
 _EXPIRED = ("400", "BadRequest", "ExpiredToken", "ExpiredTokenException", "InvalidToken", "InvalidClientTokenId")
 _DENIED = ("AccessDenied", "403", "Forbidden")
@@ -503,6 +509,8 @@ _DENIED = ("AccessDenied", "403", "Forbidden")
 def aws_refusal(error: Exception, args: argparse.Namespace) -> str | None:
     """One line that says why AWS refused a model verb and what to do, for the refusals people meet (no
     region, expired credentials, a role that may not write); None for any other error."""
+    if type(error).__name__ == "NoCredentialsError":
+        return NO_CREDENTIALS
     if type(error).__name__ == "NoRegionError":
         return "no AWS region: give --region (the bucket's, the platform contract's `region`) or set AWS_REGION"
     if type(error).__name__ == "EndpointConnectionError":

@@ -45,10 +45,23 @@ def test_any_refused_input_exits_2_with_one_line(main, command_raising, capsys):
 
 
 @pytest.mark.parametrize("main", [seedance.cli.main, seedance_client.cli.main], ids=["platform", "client"])
-def test_a_bug_is_not_reported_as_refused_input(main, command_raising):
+def test_a_bug_is_not_reported_as_refused_input_but_in_one_line(main, command_raising, capsys):
     command_raising(KeyError("x"))
+    assert main(["plan"]) == 1  # not 2: nothing the user gave was refused
+    assert capsys.readouterr().err == (
+        "seedance: error: unexpected KeyError in `seedance ?`: 'x' (--debug shows the traceback)\n"
+    )
+
+
+@pytest.mark.parametrize("main", [seedance.cli.main, seedance_client.cli.main], ids=["platform", "client"])
+def test_debug_shows_a_bugs_traceback(main, monkeypatch):
+    def run(_args):
+        raise KeyError("x")
+
+    debugging = argparse.Namespace(run=run, debug=True, command="plan")
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", lambda self, argv=None: debugging)
     with pytest.raises(KeyError):
-        main(["plan"])
+        main(["--debug", "plan"])
 
 
 @pytest.mark.parametrize(
