@@ -267,7 +267,7 @@ triton = {
 }
 if config.tenants:
     TenantCostLabels(f"{name}-tenant-cost-labels", provider=cluster.provider)
-    guards = TenantGuards(f"{name}-tenant-guards", provider=cluster.provider)
+    guards = TenantGuards(f"{name}-tenant-guards", team_namespaces=config.team_namespaces, provider=cluster.provider)
 spaces = [
     TenantSpace(
         f"{name}-tenant-{tenant.name}",

@@ -99,7 +99,7 @@ def guard_expectations(config: StackConfig) -> dict[str, Any]:
     local = config.storage.local.namespace if config.local_storage_groups else None
     built = [*persistent_volume_policy(provisioner_user(local) if local else None)]
     if config.tenants:
-        built += [*tenant_cost_label_policy(), *tenant_guard_policies()]
+        built += [*tenant_cost_label_policy(), *tenant_guard_policies(config.team_namespaces)]
         for tenant in config.tenants:
             built += tenant_pod_policy(tenant, config.tenant_pool_classes(tenant))
         built += queue_admission_policies() if config.queues.enabled else []

@@ -277,7 +277,10 @@ KNOWN_TYPES: dict[str, tuple[str, ...]] = {
         "kubernetes-networkpolicy-restrict-serving-ingress",
         "kubernetes-tenant-require-contract-fit",
     ),
-    "kubernetes:policy/v1:PodDisruptionBudget": ("kubernetes-tenant-require-contract-fit",),
+    "kubernetes:policy/v1:PodDisruptionBudget": (
+        "kubernetes-tenant-require-contract-fit",
+        "kubernetes-pdb-require-eviction-room",
+    ),
     "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole": (
         "kubernetes-rbac-role-disallow-escalation",
         "kubernetes-tenant-require-contract-fit",

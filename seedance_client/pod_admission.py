@@ -74,7 +74,8 @@ class PodRules:
 NODE_NAME_MESSAGE = "a team's pod is placed by the scheduler (which keeps the pools' taints), never by spec.nodeName"
 
 
-def _cel_list(values: list[str]) -> str:
+def cel_list(values: list[str]) -> str:
+    """A CEL list literal of strings."""
     return "[" + ", ".join(json.dumps(v) for v in values) + "]"
 
 
@@ -84,7 +85,7 @@ def pod_policy(rules: PodRules) -> tuple[list[dict[str, str]], list[dict[str, st
     before this policy must pass (a pod's tolerations may only grow, and its class never changes)."""
     pool_values = (
         f"((has(object.spec.priorityClassName) && object.spec.priorityClassName == {json.dumps(rules.online)}) "
-        f"? {_cel_list(rules.pools_for(rules.online))} : {_cel_list(rules.pools_for(None))})"
+        f"? {cel_list(rules.pools_for(rules.online))} : {cel_list(rules.pools_for(None))})"
     )
     variables = [
         {"name": "tolerations", "expression": "has(object.spec.tolerations) ? object.spec.tolerations : []"},
@@ -103,7 +104,7 @@ def pod_policy(rules: PodRules) -> tuple[list[dict[str, str]], list[dict[str, st
     validations = [
         {
             "expression": f"request.operation != 'CREATE' || (has(object.spec.priorityClassName) && "
-            f"object.spec.priorityClassName in {_cel_list(rules.class_names)})",
+            f"object.spec.priorityClassName in {cel_list(rules.class_names)})",
             "message": rules.class_message(),
         },
         {"expression": tolerations, "message": rules.toleration_message()},

@@ -127,6 +127,8 @@ HELM_RELEASE = CLIENT_HELM_RELEASE
 VPC_ENDPOINT = "aws:ec2/vpcEndpoint:VpcEndpoint"
 K8S_DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 K8S_HPA = "kubernetes:autoscaling/v2:HorizontalPodAutoscaler"
+K8S_STATEFUL_SET = "kubernetes:apps/v1:StatefulSet"
+K8S_PDB = "kubernetes:policy/v1:PodDisruptionBudget"
 K8S_SERVICE = "kubernetes:core/v1:Service"
 K8S_STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"
 # A claim naming one has the CSI driver modify its volume to these parameters (Kubernetes 1.34 GA).

@@ -369,6 +369,11 @@ class StackConfig(BaseModel):
                     )
         return self
 
+    @property
+    def team_namespaces(self) -> list[str]:
+        """Every namespace a team owns."""
+        return [namespace for tenant in self.tenants for namespace in tenant.namespace_names]
+
     def operators_of(self, serving: TritonServingConfig) -> list[str]:
         """Who may assume a serving set's operator role (switch what serves, write no model file): the people
         of the teams that publish it, never a CI role (validated: no role is both)."""

@@ -24,7 +24,7 @@ from components.common.manifests import (
 )
 from components.compute.priority import PLATFORM_CLASSES, PRIORITY_CLASS
 from components.tenancy.config import TenantConfig
-from seedance_client.pod_admission import PodRules, cost_label_validation, pod_policy
+from seedance_client.pod_admission import PodRules, cel_list, cost_label_validation, pod_policy
 
 TENANT_LABEL = "seedance.io/tenant"
 GPU = "requests.nvidia.com/gpu"
@@ -265,16 +265,18 @@ def _tenant_namespaces(tenant: str | None = None) -> dict[str, Any]:
     return {"matchLabels": {TENANT_LABEL: tenant}}
 
 
-def tenant_guard_policies() -> list[Manifest]:
+def tenant_guard_policies(team_namespaces: list[str]) -> list[Manifest]:
     """In every team's namespace: Services stay inside the cluster (EKS's built-in controller would put a
     LoadBalancer in the public subnets the stack tags), and the platform's own objects there (network
     policies, quotas, limit ranges, RBAC) and service account tokens are beyond a team's own requests, even
-    if RBAC someday grants them."""
+    if RBAC someday grants them. A team's request is one of its people's (their group) or of a service
+    account of any team's namespace (`team_namespaces`: identities a team's pods run as)."""
+    accounts = cel_list(sorted(f"system:serviceaccounts:{namespace}" for namespace in team_namespaces))
     from_a_team = [
         {
             "name": "from-a-team",
-            "expression": f"has(request.userInfo.groups) && "
-            f"request.userInfo.groups.exists(g, g.startsWith({json.dumps(TENANT_GROUP_PREFIX)}))",
+            "expression": f"has(request.userInfo.groups) && request.userInfo.groups.exists(g, "
+            f"g.startsWith({json.dumps(TENANT_GROUP_PREFIX)}) || g in {accounts})",
         }
     ]
     services = admission_policy(

@@ -99,9 +99,16 @@ class TenantGuards(pulumi.ComponentResource):
     """What every team shares: the tenant ClusterRole, and the admission policies that keep Services inside
     the cluster and the platform's objects in a team's namespaces beyond the team's reach."""
 
-    def __init__(self, name: str, *, provider: k8s.Provider, opts: pulumi.ResourceOptions | None = None):
+    def __init__(
+        self,
+        name: str,
+        *,
+        team_namespaces: list[str],
+        provider: k8s.Provider,
+        opts: pulumi.ResourceOptions | None = None,
+    ):
         super().__init__("seedance:tenancy:TenantGuards", name, None, opts)
-        for manifest in tenant_guard_policies():
+        for manifest in tenant_guard_policies(team_namespaces):
             declare(
                 manifest,
                 f"{name}-{manifest['metadata']['name']}-{manifest['kind'].lower()}",

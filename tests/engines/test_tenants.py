@@ -95,14 +95,17 @@ def test_a_team_cannot_mint_a_service_account_token(prod):
 
 
 @contextlib.contextmanager
-def _grown_rbac(prod, namespace: str):
-    """The team's group bound to cluster-admin in one of its namespaces: RBAC grown past the tenant role."""
+def _grown_rbac(prod, namespace: str, subject: dict | None = None):
+    """The team's group (or `subject`) bound to cluster-admin in one of its namespaces: RBAC grown past the
+    tenant role."""
     binding = {
         "apiVersion": "rbac.authorization.k8s.io/v1",
         "kind": "RoleBinding",
         "metadata": {"name": "grown", "namespace": namespace},
         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
-        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": f"seedance-tenant-{TEAM}"}],
+        "subjects": [
+            subject or {"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": f"seedance-tenant-{TEAM}"}
+        ],
     }
     assert prod.plane.kube.apply(binding).allowed
     try:
@@ -139,6 +142,17 @@ def test_the_platforms_objects_in_a_teams_namespace_are_beyond_the_team_even_wit
         created = kube.create(quota, identity=PEOPLE, dry_run=True)
     for answer in (deleted, patched, created):
         assert answer.denied_by(f"{TENANT_ROLE}-platform-objects"), answer.message
+    # A team's pods' service account, given the same grown RBAC: the team's too (issue 53 item 4).
+    runner = Identity(
+        "system:serviceaccount:video-api:runner",
+        ("system:serviceaccounts", "system:serviceaccounts:video-api", "system:authenticated"),
+    )
+    with _grown_rbac(prod, "video-api", subject={"kind": "ServiceAccount", "name": "runner", "namespace": "video-api"}):
+        assert kube.can(runner, "delete", "networkpolicies", namespace="video-api", group="networking.k8s.io")
+        by_account = kube.delete(
+            "networking.k8s.io/v1", "NetworkPolicy", name, namespace="video-api", identity=runner, dry_run=True
+        )
+    assert by_account.denied_by(f"{TENANT_ROLE}-platform-objects"), by_account.message
     # The deployer keeps them.
     assert kube.delete("networking.k8s.io/v1", "NetworkPolicy", name, namespace="video-api", dry_run=True).allowed
 

@@ -317,6 +317,18 @@ def test_the_platforms_objects_in_a_teams_namespace_are_beyond_the_team(prod, op
     assert denials(spec, {"operation": operation, "userInfo": DEPLOYER_USER}, obj, old=policy) is None
     # A group that only starts like a team's is none.
     assert denials(spec, {"operation": operation, "userInfo": {"username": "x", "groups": ["tenant-x"]}}, obj) is None
+    # A team's pods' identities are the team's too (issue 53: the guards matched its people only); the
+    # platform's own service accounts are not.
+    assert denials(spec, {"operation": operation, "userInfo": team_account("video-train")}, obj, old=policy)
+    assert denials(spec, {"operation": operation, "userInfo": team_account("monitoring")}, obj, old=policy) is None
+
+
+def team_account(namespace, name="runner"):
+    """A service account's identity as the API server gives it: its user name and groups."""
+    return {
+        "username": f"system:serviceaccount:{namespace}:{name}",
+        "groups": ["system:serviceaccounts", f"system:serviceaccounts:{namespace}", "system:authenticated"],
+    }
 
 
 def test_a_team_cannot_mint_a_service_account_token(prod):
@@ -327,9 +339,10 @@ def test_a_team_cannot_mint_a_service_account_token(prod):
         "type": kind,
         "metadata": {"name": "t", "namespace": "video-api"},
     }
-    request = {"operation": "CREATE", "userInfo": TENANT_USER}
-    assert denials(spec, request, secret("kubernetes.io/service-account-token"))
-    assert denials(spec, request, secret("Opaque")) == []
+    for user in (TENANT_USER, team_account("video-api")):
+        request = {"operation": "CREATE", "userInfo": user}
+        assert denials(spec, request, secret("kubernetes.io/service-account-token"))
+        assert denials(spec, request, secret("Opaque")) == []
 
 
 def test_every_guard_binds_to_the_teams_namespaces(prod):
