@@ -53,7 +53,7 @@ from seedance.plan_output import plan_to_json, plan_to_text
 from seedance.stack_input import load_stack
 from seedance.tfplan import terraform_plan
 from seedance_client.engine import Plan, ProgramFailed, ProgramInputError, run_program
-from seedance_client.errors import EXIT_UNEXPECTED, InputError, unexpected
+from seedance_client.errors import EXIT_INTERRUPTED, EXIT_UNEXPECTED, InputError, Interrupted, unexpected
 from seedance_client.files import write_text
 from seedance_client.project import StackFileError, find_project, load_stack_config
 
@@ -371,6 +371,9 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as error:
         _say(f"seedance: error: {error}")
         return EXIT_CONFIG
+    except Interrupted as error:
+        _say(f"seedance: {error}")
+        return EXIT_INTERRUPTED
     except ProgramFailed as error:
         print(f"seedance: {error}", file=sys.stderr)
         return EXIT_FAILED

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from seedance_client import models
 from seedance_client.engine import ProgramFailed
-from seedance_client.errors import EXIT_UNEXPECTED, InputError, unexpected
+from seedance_client.errors import EXIT_INTERRUPTED, EXIT_UNEXPECTED, InputError, Interrupted, unexpected
 from seedance_client.offline import plan_team_program
 from seedance_client.team_rules import COSTLY_CLAIM_USD, team_findings
 
@@ -102,6 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as error:
         print(f"seedance: error: {error}", file=sys.stderr)
         return 2
+    except Interrupted as error:
+        print(f"seedance: {error}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except ProgramFailed as error:
         print(f"seedance: error: {error}", file=sys.stderr)
         return 1

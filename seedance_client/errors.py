@@ -9,6 +9,12 @@ class InputError(Exception):
     """Refused input: both CLIs print the message in one line and exit 2."""
 
 
+class Interrupted(Exception):
+    """The user stopped a command (Ctrl-C): both CLIs print the message (what to run next) and exit 130, the
+    shell's code for SIGINT."""
+
+
+EXIT_INTERRUPTED = 130
 # The exit code of a command that ended on an error it did not expect (a bug, or input no reader knew).
 EXIT_UNEXPECTED = 1
 

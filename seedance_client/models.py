@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from seedance_client.errors import Interrupted
 from seedance_client.model_files import MAX_DOCUMENT_BYTES, read_config, read_history, read_intent, read_marker
 from seedance_client.publishing import (
     HISTORY_NAME,
@@ -545,11 +546,11 @@ def explained(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Na
             return run(args)
         except KeyboardInterrupt:
             if args.verb == "publish":
-                raise PublishError(
+                raise Interrupted(
                     f"interrupted: version {args.version} is not switched to; run the same command with --resume "
                     "to complete it as this run was asked"
                 ) from None
-            raise PublishError(f"interrupted: {args.verb} did not finish; run it again") from None
+            raise Interrupted(f"interrupted: {args.verb} did not finish; run it again") from None
         except Exception as error:
             message = aws_refusal(error, args) if type(error).__module__.startswith("botocore") else None
             if message is None:

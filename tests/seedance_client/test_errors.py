@@ -84,3 +84,12 @@ def test_debug_shows_a_bugs_traceback(main, monkeypatch):
 )
 def test_the_commands_refusals_are_input_errors(refusal):
     assert issubclass(refusal, InputError)
+
+
+@pytest.mark.parametrize("main", [seedance.cli.main, seedance_client.cli.main], ids=["platform", "client"])
+def test_an_interruption_exits_130_with_what_to_run_next(main, command_raising, capsys):
+    from seedance_client.errors import Interrupted
+
+    command_raising(Interrupted("interrupted: run it again with --resume"))
+    assert main(["plan"]) == 130
+    assert capsys.readouterr().err == "seedance: interrupted: run it again with --resume\n"

@@ -40,7 +40,7 @@ def test_an_interrupted_publish_says_how_to_resume_with_its_own_flags(s3, model,
         raise KeyboardInterrupt
 
     s3.meta.events.register("before-call.s3.PutObject", interrupt)
-    assert publish(model, 1, "--alongside") == 2
+    assert publish(model, 1, "--alongside") == 130  # the shell's code for SIGINT
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert "version 1 is not switched to; run the same command with --resume to complete it as this run" in err
@@ -143,7 +143,7 @@ def test_a_canary_cut_off_and_resumed_without_its_flag_is_still_a_canary(s3, mod
             raise KeyboardInterrupt
 
     s3.meta.events.register("before-parameter-build.s3.PutObject", cut_off)
-    assert publish(model, 2, "--alongside") == 2
+    assert publish(model, 2, "--alongside") == 130
     assert publish(model, 2, "--resume") == 0
     assert served(s3) == [" 1", " 2 "] and "as its first run asked: --alongside" in capsys.readouterr().out
     assert history(s3)[-1] == ("canary", [1], [1, 2])
@@ -157,7 +157,7 @@ def test_a_resume_asking_otherwise_than_the_first_run_is_refused(s3, model, caps
             raise KeyboardInterrupt
 
     s3.meta.events.register("before-parameter-build.s3.PutObject", cut_off)
-    assert publish(model, 2) == 2
+    assert publish(model, 2) == 130
     s3.meta.events.unregister("before-parameter-build.s3.PutObject", cut_off)
     capsys.readouterr()
     assert publish(model, 2, "--resume", "--alongside") == 2
