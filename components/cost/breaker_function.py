@@ -35,6 +35,9 @@ from typing import Any
 from components.compute.labels import BREAKER_TAG, CAPACITY_BLOCK_TAG, CLASS_TAG, DEGRADE, SPOT_ONLY
 
 BEFORE_TAG = "seedance.io/budget-breaker-before"
+# The 85 % step's ceiling, as it first set it: a later run (the schedule's, every 15 minutes) keeps it, and
+# never lowers it to a size the autoscaler scaled in to since (the step would ratchet the group down).
+CEILING_TAG = "seedance.io/budget-breaker-ceiling"
 # What the breaker publishes; it acts only on messages AWS Budgets sent (the topic also carries
 # Alertmanager's alerts, its own records and failed deliveries).
 SUBJECT_PREFIX = "seedance budget breaker"
@@ -161,7 +164,8 @@ def planned_changes(groups: list[dict], env: str, step: int) -> list[GroupChange
             group["AutoScalingGroupName"], group.get("AutoScalingGroupARN"), tags.get(CLASS_TAG), tags.get("team")
         )
         if env in CHANGEABLE_ENVS:
-            ceiling = max(group["DesiredCapacity"], group["MinSize"])
+            first = tags.get(CEILING_TAG, "")
+            ceiling = int(first) if first.isdigit() else max(group["DesiredCapacity"], group["MinSize"])
             if step >= DEGRADE and tags.get(CLASS_TAG) == "batch" and current["max_size"] > ceiling:
                 change.before["max_size"] = recorded.get("max_size", current["max_size"])
                 change.after["max_size"] = ceiling
@@ -192,7 +196,10 @@ def apply_changes(autoscaling: Any, groups: list[dict], changes: list[GroupChang
             continue
         group = described[change.name]
         before = {**json.loads(_tags(group).get(BEFORE_TAG, "{}")), **change.before}
-        autoscaling.create_or_update_tags(Tags=[_tag(change.name, BEFORE_TAG, json.dumps(before, sort_keys=True))])
+        recorded = [_tag(change.name, BEFORE_TAG, json.dumps(before, sort_keys=True))]
+        if "max_size" in change.after:  # the ceiling the step set, kept by every later run
+            recorded.append(_tag(change.name, CEILING_TAG, str(change.after["max_size"])))
+        autoscaling.create_or_update_tags(Tags=recorded)
         update: dict[str, Any] = {"AutoScalingGroupName": change.name}
         if "max_size" in change.after:
             update["MaxSize"] = change.after["max_size"]
@@ -223,7 +230,11 @@ def reset(autoscaling: Any, groups: list[dict]) -> list[str]:
             )
             update["MixedInstancesPolicy"] = policy
         autoscaling.update_auto_scaling_group(**update)
-        keys = [BEFORE_TAG, *([BREAKER_TAG] if "on_demand_base" in before else [])]
+        keys = [
+            BEFORE_TAG,
+            *([CEILING_TAG] if CEILING_TAG in tags else []),
+            *([BREAKER_TAG] if "on_demand_base" in before else []),
+        ]
         autoscaling.delete_tags(
             Tags=[
                 {"ResourceId": group["AutoScalingGroupName"], "ResourceType": "auto-scaling-group", "Key": key}

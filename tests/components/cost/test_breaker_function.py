@@ -447,3 +447,23 @@ def test_a_capacity_blocks_group_is_left_alone_at_every_step(account):
     assert breaker.BREAKER_TAG not in {t["Key"] for t in block["Tags"]}
     groups = {g["AutoScalingGroupName"]: g for g in autoscaling.describe_auto_scaling_groups()["AutoScalingGroups"]}
     assert groups["seedance-dev-batch-asg"]["MaxSize"] == 2  # the pool's own group still stopped growing
+
+
+def test_a_scale_in_between_two_runs_keeps_the_first_ceiling(account):
+    """Issue 53 item 8: re-run every 15 minutes, the 85 % step lowered a batch group's MaxSize to its desired
+    size again after each scale-in, so the group could only shrink through the month."""
+    settings, clients, _published = account
+    autoscaling = clients["autoscaling"]
+    breaker.handle_message(sns(notification(85)), settings, clients, NOW)
+    assert state(clients)["batch"][0] == 2  # the ceiling: the desired size when the step came
+    (batch,) = [g for g in breaker.gpu_groups(autoscaling, "seedance-dev") if "batch" in g["AutoScalingGroupName"]]
+    autoscaling.update_auto_scaling_group(AutoScalingGroupName=batch["AutoScalingGroupName"], DesiredCapacity=1)
+    breaker.hold(settings, clients, NOW)  # the schedule's next run
+    assert state(clients)["batch"][0] == 2  # kept, not 1
+    # An `up` that put the stack's maximum back: the step puts its own ceiling back, not the smaller size.
+    autoscaling.update_auto_scaling_group(AutoScalingGroupName=batch["AutoScalingGroupName"], MaxSize=8)
+    breaker.hold(settings, clients, NOW)
+    assert state(clients)["batch"][0] == 2
+    assert breaker.reset(autoscaling, breaker.gpu_groups(autoscaling, "seedance-dev"))
+    (after,) = [g for g in breaker.gpu_groups(autoscaling, "seedance-dev") if "batch" in g["AutoScalingGroupName"]]
+    assert after["MaxSize"] == 8 and breaker.CEILING_TAG not in {t["Key"] for t in after["Tags"]}
