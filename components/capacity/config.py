@@ -45,7 +45,8 @@ class SavingsPlanConfig(BaseModel):
         ge=0,
         le=100_000,
         allow_inf_nan=False,
-        description="Commitment the last full day left unused, per hour (Cost Explorer: Savings Plans utilisation).",
+        description="Commitment left unused every hour, per hour (live: the least of Cost Explorer's daily figures "
+        "over 7 days can prove; docs/capacity-decision.md).",
     )
     rates: dict[str, float] = Field(
         max_length=64,

@@ -31,7 +31,7 @@ class SavingsPlanCommitment:
     instance_family: str  # an EC2Instance plan's family ("" for Compute)
     region: str  # an EC2Instance plan's region ("" for Compute: any)
     hourly_commitment: float
-    unused_per_hour: float  # the headroom: commitment the last full day left unused, per hour
+    unused_per_hour: float  # the headroom: commitment every hour left unused (HEADROOM_READING)
     rates: Mapping[str, float]  # instance type -> $/h under this plan (Linux, shared tenancy, the region)
     ends_at: datetime
     source: str
@@ -89,8 +89,8 @@ def savings_plan_commitments(
     now: datetime,
 ) -> list[SavingsPlanCommitment]:
     """The active Compute and EC2 Instance Savings Plans with their headroom (`unused_by_arn`: unused
-    commitment per hour by plan ARN; a plan Cost Explorer does not report has none: nothing is assumed
-    unused that no one measured)."""
+    commitment per hour by plan ARN, `every_hour_headroom`; a plan Cost Explorer does not report has none:
+    nothing is assumed unused that no one measured)."""
     found = []
     for plan in plans:
         ends = _when(plan.get("end"))
@@ -116,14 +116,24 @@ def savings_plan_commitments(
                 unused_per_hour=unused,
                 rates=dict(rates.get(plan_id, {}) if isinstance(plan_id, str) else {}),
                 ends_at=ends,
-                source="describe_savings_plans and Cost Explorer utilisation",
+                source=f"describe_savings_plans and {HEADROOM_READING}",
             )
         )
     return found
 
 
-# Cost Explorer's utilisation is read for the last full day (its data is a day late), in hours.
-UTILISATION_HOURS = 24
+# Cost Explorer gives a Savings Plan's utilisation by the day at the finest (GetSavingsPlansUtilization takes
+# DAILY or MONTHLY; hourly figures are only in the Cost and Usage Report, which this does not read), and its data
+# is a day late. A day's average per hour overstates the headroom: a plan idle 12 hours and full the other 12
+# shows half its commitment unused "per hour" while none is left while it is full. What a day guarantees is
+# the headroom its fullest hour still had: with unused U and total T (T/24 an hour), at least U - 23/24 T.
+# The least of that over the last UTILISATION_DAYS full days is what the capacity decision counts on.
+UTILISATION_DAYS = 7
+HOURS_A_DAY = 24
+HEADROOM_READING = (
+    f"the least headroom every hour of the last {UTILISATION_DAYS} days had, from Cost Explorer's daily "
+    "utilisation (hourly utilisation is in the Cost and Usage Report only)"
+)
 
 
 def last_full_day(now: datetime) -> dict[str, str]:
@@ -131,14 +141,26 @@ def last_full_day(now: datetime) -> dict[str, str]:
     return {"Start": (now - timedelta(days=1)).date().isoformat(), "End": now.date().isoformat()}
 
 
-def unused_commitment_per_hour(details: Iterable[Mapping[str, Any]], hours: float) -> dict[str, float]:
-    """Unused commitment per hour by plan ARN, from `GetSavingsPlansUtilizationDetails` over `hours`."""
-    unused = {}
-    for detail in details:
-        amount = _number((detail.get("Utilization") or {}).get("UnusedCommitment"))
-        if detail.get("SavingsPlanArn") and amount is not None and hours > 0:
-            unused[detail["SavingsPlanArn"]] = amount / hours
-    return unused
+def full_days(now: datetime, days: int = UTILISATION_DAYS) -> list[dict[str, str]]:
+    """The TimePeriods of the `days` full days before `now`, the latest first."""
+    return [last_full_day(now - timedelta(days=back)) for back in range(days)]
+
+
+def every_hour_headroom(days: Iterable[Iterable[Mapping[str, Any]]]) -> dict[str, float]:
+    """Unused commitment per hour that every hour of every day had, by plan ARN: for each day's
+    `GetSavingsPlansUtilizationDetails`, max(0, unused - 23/24 of the day's total), the least over the days
+    that report the plan."""
+    floors: dict[str, float] = {}
+    for details in days:
+        for detail in details:
+            utilization = detail.get("Utilization") or {}
+            unused, total = _number(utilization.get("UnusedCommitment")), _number(utilization.get("TotalCommitment"))
+            arn = detail.get("SavingsPlanArn")
+            if not arn or unused is None or total is None or total <= 0:
+                continue
+            floor = max(0.0, unused - total * (HOURS_A_DAY - 1) / HOURS_A_DAY)
+            floors[arn] = min(floors.get(arn, floor), floor)
+    return floors
 
 
 def commitment_holdings(

@@ -21,13 +21,12 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from components.pricing.advisor import interruption_frequencies
 from components.pricing.commitments import (
-    UTILISATION_HOURS,
     SavingsPlanCommitment,
-    last_full_day,
+    every_hour_headroom,
+    full_days,
     plan_rates,
     reservation_holdings,
     savings_plan_commitments,
-    unused_commitment_per_hour,
 )
 from components.pricing.prices import (
     PlacementRequest,
@@ -311,7 +310,7 @@ class LivePriceSource:
 
     def savings_plans(self, region: str, now: datetime, instance_types: Sequence[str]) -> list[SavingsPlanCommitment]:
         """Active Compute and EC2 Instance Savings Plans, their EC2 rates for `instance_types` in `region`, and
-        what of each commitment the last full day left unused (Cost Explorer, served from us-east-1)."""
+        what of each commitment every hour of the last 7 days left unused (Cost Explorer, from us-east-1)."""
         self._deadline = self._monotonic() + self._budget
         client = self._clients("savingsplans", "us-east-1")
         plans = [
@@ -339,14 +338,17 @@ class LivePriceSource:
                     ],
                 )
                 rates[plan["savingsPlanId"]] = plan_rates(found, region)
-        details = self._token_pages(
-            self._clients("ce", "us-east-1"),
-            "get_savings_plans_utilization_details",
-            "SavingsPlansUtilizationDetails",
-            "NextToken",
-            TimePeriod=last_full_day(now),
-        )
-        return savings_plan_commitments(plans, rates, unused_commitment_per_hour(details, UTILISATION_HOURS), now)
+        days = [
+            self._token_pages(
+                self._clients("ce", "us-east-1"),
+                "get_savings_plans_utilization_details",
+                "SavingsPlansUtilizationDetails",
+                "NextToken",
+                TimePeriod=period,
+            )
+            for period in full_days(now)
+        ]
+        return savings_plan_commitments(plans, rates, every_hour_headroom(days), now)
 
     def reserved_holdings(self, region: str) -> list[ReservedHolding]:
         self._deadline = self._monotonic() + self._budget

@@ -114,7 +114,21 @@ def test_apply_moves_every_gpu_group_to_spot_only_and_tags_what_it_replaced(auto
                         "Key": "seedance.io/budget-breaker-before",
                         "Value": json.dumps(before, sort_keys=True),
                         "PropagateAtLaunch": False,
-                    }
+                    },
+                    # and the ceiling the 85 % step set, which later runs keep
+                    *(
+                        [
+                            {
+                                "ResourceId": name,
+                                "ResourceType": "auto-scaling-group",
+                                "Key": "seedance.io/budget-breaker-ceiling",
+                                "Value": str(extra["MaxSize"]),
+                                "PropagateAtLaunch": False,
+                            }
+                        ]
+                        if "MaxSize" in extra
+                        else []
+                    ),
                 ]
             },
         )

@@ -13,12 +13,15 @@ from components.capacity.holdings import allocate_holdings
 from components.capacity.mix import holdings_constraint, holdings_from_constraints
 from components.capacity.planner import plan_capacity
 from components.pricing.commitments import (
+    HEADROOM_READING,
     SavingsPlanCommitment,
     commitment_holdings,
+    every_hour_headroom,
+    full_days,
+    last_full_day,
     plan_rates,
     reservation_holdings,
     savings_plan_commitments,
-    unused_commitment_per_hour,
 )
 from components.pricing.reserved import CAPACITY_BLOCK, CAPACITY_RESERVATION, SAVINGS_PLAN, ReservedHolding
 from tests.components.markets import NOW, ZONES, book, request
@@ -124,17 +127,20 @@ def test_the_accounts_answers_are_read_as_aws_documents_them():
             ],
         },
     ]
-    unused = unused_commitment_per_hour(
+    # $10 an hour: a day wholly unused leaves $240, and every hour had its $10
+    unused = every_hour_headroom(
         [
-            {
-                "SavingsPlanArn": "arn:aws:savingsplans::1:savingsplan/sp-1",
-                "Utilization": {"UnusedCommitment": "48.0", "TotalCommitment": "240"},
-            }
-        ],
-        24,
+            [
+                {
+                    "SavingsPlanArn": "arn:aws:savingsplans::1:savingsplan/sp-1",
+                    "Utilization": {"UnusedCommitment": "240.0", "TotalCommitment": "240"},
+                }
+            ]
+        ]
     )
     (found,) = savings_plan_commitments(plans, {"sp-1": plan_rates(rates, "us-east-1")}, unused, NOW)
-    assert (found.plan_id, found.unused_per_hour, dict(found.rates)) == ("sp-1", 2.0, {"g6.xlarge": 0.5})
+    assert (found.plan_id, found.unused_per_hour, dict(found.rates)) == ("sp-1", 10.0, {"g6.xlarge": 0.5})
+    assert "the least headroom every hour of the last 7 days had" in found.source
     assert found.ends_at == datetime(2027, 6, 1, tzinfo=UTC)
     # a plan Cost Explorer does not report has no headroom: nothing is assumed unused that no one measured
     assert savings_plan_commitments(plans[:1], {}, {}, NOW)[0].unused_per_hour == 0.0
@@ -293,16 +299,17 @@ def test_every_field_of_a_plan_is_read_and_only_a_usd_plan_active_now_counts():
         "currency": "USD",
         "end": ends,
     }
-    unused = unused_commitment_per_hour(
+    unused = every_hour_headroom(
         [
-            {"SavingsPlanArn": "arn:i", "Utilization": {"UnusedCommitment": "24"}},
-            {"SavingsPlanArn": "arn:x", "Utilization": {"UnusedCommitment": "x"}},
-            {"Utilization": {"UnusedCommitment": "5"}},
-        ],
-        24,
+            [
+                {"SavingsPlanArn": "arn:i", "Utilization": {"UnusedCommitment": "84", "TotalCommitment": "84"}},
+                {"SavingsPlanArn": "arn:x", "Utilization": {"UnusedCommitment": "x", "TotalCommitment": "84"}},
+                {"SavingsPlanArn": "arn:y", "Utilization": {"UnusedCommitment": "24"}},  # no total: not judged
+                {"Utilization": {"UnusedCommitment": "5", "TotalCommitment": "84"}},
+            ]
+        ]
     )
-    assert unused == {"arn:i": 1.0}
-    assert unused_commitment_per_hour([{"SavingsPlanArn": "arn:i", "Utilization": {"UnusedCommitment": "24"}}], 0) == {}
+    assert unused == {"arn:i": 3.5}
     (read,) = savings_plan_commitments([instance], {"sp-i": {"g6.xlarge": 0.55}}, unused, NOW)
     assert read == SavingsPlanCommitment(
         "sp-i",
@@ -310,10 +317,10 @@ def test_every_field_of_a_plan_is_read_and_only_a_usd_plan_active_now_counts():
         "g6",
         "us-east-1",
         3.5,
-        1.0,
+        3.5,
         {"g6.xlarge": 0.55},
         datetime(2027, 6, 1, tzinfo=UTC),
-        "describe_savings_plans and Cost Explorer utilisation",
+        f"describe_savings_plans and {HEADROOM_READING}",
     )
     # never more headroom than the commitment itself
     assert savings_plan_commitments([instance], {}, {"arn:i": 9.0}, NOW)[0].unused_per_hour == 3.5
@@ -491,3 +498,23 @@ def test_a_hand_edited_lock_holding_is_bounded(entry, allowed):
     else:
         with pytest.raises(ValidationError):
             LockedConstraints.model_validate_json(text)
+
+
+def test_a_plan_idle_by_night_and_full_by_day_has_no_headroom_to_count_on():
+    """Issue 53 item 7: the day's unused commitment over 24 showed headroom all day for a plan full by day."""
+    hourly = 10.0
+    day = {"TotalCommitment": str(24 * hourly)}
+    night_idle = [{"SavingsPlanArn": "arn:p", "Utilization": {**day, "UnusedCommitment": str(12 * hourly)}}]
+    assert every_hour_headroom([night_idle]) == {"arn:p": 0.0}
+    # Always a quarter unused: every hour had $2.50, the one day the least of the window decides.
+    quarter = [{"SavingsPlanArn": "arn:p", "Utilization": {**day, "UnusedCommitment": str(6 * hourly)}}]
+    mostly = [{"SavingsPlanArn": "arn:p", "Utilization": {**day, "UnusedCommitment": str(23.5 * hourly)}}]
+    assert every_hour_headroom([mostly]) == {"arn:p": 5.0}
+    assert every_hour_headroom([mostly, night_idle, mostly]) == {"arn:p": 0.0}
+    assert every_hour_headroom([quarter]) == {"arn:p": 0.0}  # a day's figures cannot show the quarter was even
+
+
+def test_the_window_is_the_full_days_before_now():
+    periods = full_days(NOW, 3)
+    assert periods[0] == last_full_day(NOW) and len({p["Start"] for p in periods}) == 3
+    assert all(p["End"] > p["Start"] for p in periods) and periods[-1]["Start"] < periods[0]["Start"]

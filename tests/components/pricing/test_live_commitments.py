@@ -8,6 +8,7 @@ import boto3
 import pytest
 from botocore.stub import ANY, Stubber
 
+from components.pricing.commitments import last_full_day
 from components.pricing.live import LivePriceSource
 from components.pricing.prices import PriceSourceError
 from components.pricing.reserved import CAPACITY_RESERVATION
@@ -116,30 +117,33 @@ def test_savings_plans_every_page_their_rates_and_yesterdays_unused_commitment()
         },
         {**asked, "nextToken": "r1"},
     )
-    clients.stubs["ce"].add_response(
-        "get_savings_plans_utilization_details",
-        {
-            "SavingsPlansUtilizationDetails": [
-                {
-                    "SavingsPlanArn": ARN,
-                    "Attributes": {},
-                    "Utilization": {
-                        "TotalCommitment": "300",
-                        "UsedCommitment": "240",
-                        "UnusedCommitment": "60",
-                        "UtilizationPercentage": "80",
-                    },
-                }
-            ],
-            "TimePeriod": {"Start": "2026-11-30", "End": "2026-12-01"},
-        },
-        {"TimePeriod": {"Start": "2026-11-30", "End": "2026-12-01"}},
-    )
+    # $12.50 an hour committed: one day of the week left $297 unused (every hour at least $9.50), the others more.
+    for back, unused in enumerate(["299", "297", "300", "298", "300", "299", "300"]):
+        period = last_full_day(NOW - timedelta(days=back))
+        clients.stubs["ce"].add_response(
+            "get_savings_plans_utilization_details",
+            {
+                "SavingsPlansUtilizationDetails": [
+                    {
+                        "SavingsPlanArn": ARN,
+                        "Attributes": {},
+                        "Utilization": {
+                            "TotalCommitment": "300",
+                            "UsedCommitment": str(300 - int(unused)),
+                            "UnusedCommitment": unused,
+                            "UtilizationPercentage": "1",
+                        },
+                    }
+                ],
+                "TimePeriod": period,
+            },
+            {"TimePeriod": period},
+        )
     (found,) = source(clients).savings_plans("us-east-1", NOW, ["g5.xlarge", "g6.xlarge"])
     clients.done()
     assert (found.plan_id, found.unused_per_hour, dict(found.rates)) == (
         "sp-a",
-        2.5,
+        9.5,
         {"g6.xlarge": 0.531, "g5.xlarge": 0.664},
     )
     assert found.ends_at == datetime(2028, 1, 1, tzinfo=UTC)
