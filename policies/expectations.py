@@ -9,6 +9,7 @@ from typing import Any
 
 from components.cluster.autoscaling import autoscaler_values
 from components.cluster.config import PRINCIPAL_LISTS
+from components.compute.asg import node_template_tags
 from components.compute.device_plugin import NAMESPACE as DEVICE_PLUGIN_NAMESPACE
 from components.compute.efa import EFA_PLUGIN_NAMESPACE
 from components.monitoring.config import GPU_AGENTS_NAMESPACE, METRICS_SCRAPER
@@ -234,6 +235,7 @@ def stack_policy_config(config: StackConfig) -> dict[str, dict[str, Any]]:
                     "instance_types": list(group.instance_types),
                     "min_size": group.min_gpus // group.gpus_per_instance,
                     "max_size": group.max_gpus // group.gpus_per_instance,
+                    "node_template": node_template_tags(group),
                 }
                 for group in config.gpu_node_groups
             },

@@ -8,8 +8,18 @@ from typing import Any
 
 from components.capacity.plan import CapacityPlan
 from components.catalog.instance_types import gpu_instance_type
-from components.compute.config import GpuNodeGroupConfig
+from components.compute.config import CONFIG_LABEL, GpuNodeGroupConfig, gpu_pool_selector
 from components.compute.efa import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE
+from components.compute.labels import (
+    ACCELERATOR_LABEL,
+    AMI_FAMILY_LABEL,
+    EFA_LABEL,
+    GPU_TAINT,
+    LOCAL_NVME_LABEL,
+    accelerator_value,
+    pool_taint,
+)
+from components.compute.node_bootstrap import AMI_FAMILY_TRAITS
 from components.pricing.reserved import CAPACITY_RESERVATION
 
 NTH_MANAGED_TAG_PREFIX = "aws-node-termination-handler/managed"
@@ -50,16 +60,46 @@ def capacity_reservation_specification(plan: CapacityPlan) -> dict[str, Any] | N
     }
 
 
-def asg_tags(
-    cluster_name: str,
-    node_name: str,
-    labels: Mapping[str, str],
-    taints: list[dict[str, Any]],
-    tags: Mapping[str, str],
-    resources: Mapping[str, str],
-) -> dict[str, str]:
+def pool_node_labels(config: GpuNodeGroupConfig) -> dict[str, str]:
+    """The labels a pool's nodes register with (their user data) and its group's scale-from-zero template says."""
+    shared = config.gpu_sharing.mode != "none"
+    return {
+        **gpu_pool_selector(config),
+        AMI_FAMILY_LABEL: config.ami_family,
+        # Tells the autoscaler a new node is a GPU node before its device plugin reports GPUs.
+        ACCELERATOR_LABEL: accelerator_value([gpu_instance_type(t).gpu for t in config.instance_types]),
+        **({LOCAL_NVME_LABEL: "true"} if config.local_storage else {}),
+        **({EFA_LABEL: "true"} if config.efa else {}),
+        # Sharing goes to the OS's own device plugin, or to the Helm plugin's named config.
+        **(
+            {CONFIG_LABEL: config.name}
+            if shared and not AMI_FAMILY_TRAITS[config.ami_family].builtin_device_plugin
+            else {}
+        ),
+    }
+
+
+def pool_node_taints(config: GpuNodeGroupConfig) -> list[dict[str, str]]:
+    return [GPU_TAINT, pool_taint(config.name)]
+
+
+NODE_TEMPLATE_PREFIX = "k8s.io/cluster-autoscaler/node-template/"
+
+
+def node_template_tags(config: GpuNodeGroupConfig) -> dict[str, str]:
+    """What the cluster autoscaler reads of a group to scale it from zero: its nodes' labels, taints and
+    resources, all from the pool's config (a tag that says more GPUs, or another class, than the nodes have
+    makes the autoscaler launch nodes no pod fits, or place pods where they never run)."""
+    return {
+        **{f"{NODE_TEMPLATE_PREFIX}label/{k}": v for k, v in pool_node_labels(config).items()},
+        **{f"{NODE_TEMPLATE_PREFIX}taint/{t['key']}": f"{t['value']}:{t['effect']}" for t in pool_node_taints(config)},
+        **{f"{NODE_TEMPLATE_PREFIX}resources/{k}": v for k, v in node_template_resources(config).items()},
+    }
+
+
+def asg_tags(cluster_name: str, node_name: str, tags: Mapping[str, str], template: Mapping[str, str]) -> dict[str, str]:
     """Tags of the group, propagated to its instances: cost tags, cluster ownership, autoscaler
-    discovery and scale-from-zero templates (labels, taints, resources), termination-handler scope."""
+    discovery and its scale-from-zero `template` (node_template_tags), termination-handler scope."""
     autoscaler = "k8s.io/cluster-autoscaler"
     return {
         **tags,
@@ -67,9 +107,7 @@ def asg_tags(
         f"kubernetes.io/cluster/{cluster_name}": "owned",
         f"{autoscaler}/enabled": "true",
         f"{autoscaler}/{cluster_name}": "owned",
-        **{f"{autoscaler}/node-template/label/{k}": v for k, v in labels.items()},
-        **{f"{autoscaler}/node-template/taint/{t['key']}": f"{t['value']}:{t['effect']}" for t in taints},
-        **{f"{autoscaler}/node-template/resources/{k}": v for k, v in resources.items()},
+        **template,
         nth_managed_tag(cluster_name): "true",
     }
 

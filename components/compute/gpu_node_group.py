@@ -14,26 +14,20 @@ import pulumi_aws as aws
 
 from components.capacity.mix import EXPECTED_SPOT_TAG, HOLDINGS_TAG, holdings_tag
 from components.capacity.plan import CapacityPlan
-from components.catalog.instance_types import gpu_instance_type
 from components.compute.asg import (
     asg_tags,
     capacity_reservation_specification,
     instances_distribution,
-    node_template_resources,
+    node_template_tags,
+    pool_node_labels,
+    pool_node_taints,
 )
 from components.compute.capacity_block import BlockSchedule, CapacityBlockConfig
-from components.compute.config import CONFIG_LABEL, GpuNodeGroupConfig, gpu_pool_selector
+from components.compute.config import GpuNodeGroupConfig
 from components.compute.efa import EFA_HUGEPAGES, efa_interfaces
 from components.compute.labels import (
-    ACCELERATOR_LABEL,
-    AMI_FAMILY_LABEL,
     BREAKER_TAG,
     CAPACITY_BLOCK_TAG,
-    EFA_LABEL,
-    GPU_TAINT,
-    LOCAL_NVME_LABEL,
-    accelerator_value,
-    pool_taint,
 )
 from components.compute.node_bootstrap import AMI_FAMILY_TRAITS, ClusterJoin, ami_ssm_parameter, encoded_user_data
 from components.compute.node_role import node_role
@@ -87,18 +81,8 @@ class GpuNodeGroup(pulumi.ComponentResource):
 
         traits = AMI_FAMILY_TRAITS[config.ami_family]
         shared = config.gpu_sharing.mode != "none"
-        labels = {
-            **gpu_pool_selector(config),
-            AMI_FAMILY_LABEL: config.ami_family,
-            # Tells the autoscaler a new node is a GPU node before its device plugin reports GPUs.
-            ACCELERATOR_LABEL: accelerator_value([gpu_instance_type(t).gpu for t in config.instance_types]),
-            **({LOCAL_NVME_LABEL: "true"} if config.local_storage else {}),
-            **({EFA_LABEL: "true"} if config.efa else {}),
-            # Sharing goes to the OS's own device plugin, or to the Helm plugin's named config.
-            **({CONFIG_LABEL: config.name} if shared and not traits.builtin_device_plugin else {}),
-        }
+        labels, taints = pool_node_labels(config), pool_node_taints(config)
         replicas = config.gpu_sharing.replicas if shared and traits.builtin_device_plugin else None
-        taints = [GPU_TAINT, pool_taint(config.name)]
         user_data = join.apply(
             lambda j: encoded_user_data(
                 config.ami_family,
@@ -162,9 +146,7 @@ class GpuNodeGroup(pulumi.ComponentResource):
         )
         template = aws.ec2.LaunchTemplate(f"{name}-template", **template_args, opts=child)
 
-        pool_tags = asg_tags(
-            cluster_name, f"{cluster_name}-{config.name}", labels, taints, tags, node_template_resources(config)
-        )
+        pool_tags = asg_tags(cluster_name, f"{cluster_name}-{config.name}", tags, node_template_tags(config))
         reserved = holdings_tag(plan.mix.holdings)  # priced by the cost estimate as the decision priced them
         spot_rate = (
             f"{plan.spot_usd_per_gpu_hour * config.gpus_per_instance:.6f}"

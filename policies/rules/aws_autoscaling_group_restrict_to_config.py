@@ -8,10 +8,14 @@ group decide what can actually run:
 - with the stack config: each pool's main group (its node-group tag; a Capacity Block's group is judged by
   the spot-share rule) belongs to a pool of the config, launches exactly the config's instance types, and
   holds the config's minimum and maximum in instances (`min_gpus`, `max_gpus` over the GPUs per instance): a
-  p5 added to a g6e pool, or a maximum raised, runs what the decision never priced."""
+  p5 added to a g6e pool, or a maximum raised, runs what the decision never priced; and its scale-from-zero
+  template (the `k8s.io/cluster-autoscaler/node-template/` tags: labels, taints, resources) is exactly what the
+  config's nodes have: a template promising 8 GPUs on 4-GPU nodes makes the autoscaler launch nodes a gang
+  never fits, another class's label makes it scale the wrong pool (issue 49's review, E14)."""
 
 from typing import Any
 
+from components.compute.asg import NODE_TEMPLATE_PREFIX
 from components.compute.labels import CAPACITY_BLOCK_TAG, NODE_GROUP_TAG
 from components.compute.rollout import SUSPENDED_PROCESSES
 from components.plan.resources import ASG, listed, tags_of
@@ -55,6 +59,14 @@ def check(resources, config):
                     f"pool {pool} {', '.join(sorted(given['instance_types']))}"
                 ),
             )
+        template = {k: str(v) for k, v in tags.items() if str(k).startswith(NODE_TEMPLATE_PREFIX)}
+        expected = given.get("node_template")
+        if expected is not None and template != expected:
+            wrong = sorted(k for k in {*template, *expected} if template.get(k) != expected.get(k))
+            said = "; ".join(
+                f"{k[len(NODE_TEMPLATE_PREFIX) :]} = {template.get(k)!r}, not {expected.get(k)!r}" for k in wrong
+            )
+            yield group.urn, f"{group.name}: its scale-from-zero template is not its nodes': {said}"
         for key, field in (("minSize", "min_size"), ("maxSize", "max_size")):
             if _count(group.props.get(key)) != _count(given[field]):
                 yield (
@@ -69,13 +81,14 @@ def check(resources, config):
 RULE = Rule(
     name="aws-autoscaling-group-restrict-to-config",
     description="No group suspends a process but AZRebalance or recycles instances on a lifetime; with the "
-    "stack config, each pool's group launches the config's types within the config's bounds.",
+    "stack config, each pool's group launches the config's types within the config's bounds, and its "
+    "scale-from-zero template is its nodes'.",
     severity="critical",
     remediation="Change a pool through the stack config (gpu_node_groups[]) and let the program build its group.",
     topics=("cost",),
     config={
         "from_stack_config": {"type": "boolean", "default": False},
-        # pool -> {"instance_types": [...], "min_size": n, "max_size": n} (instances)
+        # pool -> {"instance_types": [...], "min_size": n, "max_size": n (instances), "node_template": {tag: value}}
         "pools": {"type": "object", "default": {}},
     },
     check_stack=check,

@@ -71,3 +71,46 @@ def test_with_the_stack_config_a_pools_group_is_held_to_its_types_and_bounds(edi
 def test_a_group_that_holds_or_recycles_its_nodes_fails_without_the_config(edit, problem):
     resources, _ = _prod()
     assert any(problem in m for m in _findings(_train(resources, edit)))
+
+
+def _set_tag(key, value):
+    def edit(props):
+        (tag,) = [t for t in props["tags"] if t["key"] == key]
+        tag["value"] = value
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    "key, value, said",
+    [
+        ("k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu", "8", "resources/nvidia.com/gpu = '8'"),
+        ("k8s.io/cluster-autoscaler/node-template/label/seedance.io/workload-class", "online", "workload-class"),
+        ("k8s.io/cluster-autoscaler/node-template/resources/vpc.amazonaws.com/efa", "0", "vpc.amazonaws.com/efa"),
+    ],
+    ids=["more-gpus", "another-class", "no-efa"],
+)
+def test_a_scale_from_zero_template_that_is_not_the_nodes_fails(key, value, said):
+    """Issue 49's review, E14: the train group's template said 8 GPUs on 4-GPU nodes; a gang never fit."""
+    resources, config = _prod()
+    assert _findings(resources, config) == []
+    (found,) = _findings(_train(resources, _set_tag(key, value)), config)
+    assert "its scale-from-zero template is not its nodes'" in found and said in found
+
+
+def test_a_template_tag_added_or_dropped_fails():
+    resources, config = _prod()
+
+    def add(props):
+        props["tags"].append(
+            {"key": "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/mig-1g.10gb", "value": "7"}
+        )
+
+    (added,) = _findings(_train(resources, add), config)
+    assert "mig-1g.10gb = '7', not None" in added
+
+    def drop(props):
+        props["tags"] = [t for t in props["tags"] if not t["key"].endswith("node-template/taint/seedance.io/pool")]
+
+    (dropped,) = _findings(_train(resources, drop), config)
+    assert "taint/seedance.io/pool = None" in dropped
