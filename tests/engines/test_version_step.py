@@ -13,6 +13,11 @@ from tests.infra.test_tenant_isolation import _service
 from tests.k8s_checks import declared_manifests
 from tests.stacks import stack_config
 
+# Annotations the volume controllers write on a claim when they bind it (kubernetes
+# pkg/controller/volume/persistentvolume: `pv.kubernetes.io/bind-completed`, `.../bound-by-controller`; the
+# provisioner's `volume.kubernetes.io/...`): the binder may finish between two reads of a claim.
+CONTROLLER_ANNOTATIONS = ("pv.kubernetes.io/", "volume.kubernetes.io/", "volume.beta.kubernetes.io/")
+
 
 def _declared(obj: dict | None) -> dict | None:
     """An object as stored, less what controllers and field managers write beside it."""
@@ -20,6 +25,11 @@ def _declared(obj: dict | None) -> dict | None:
         return None
     kept = {key: value for key, value in obj.items() if key != "status"}
     kept["metadata"] = {k: v for k, v in obj["metadata"].items() if k not in ("resourceVersion", "managedFields")}
+    annotations = kept["metadata"].get("annotations")
+    if annotations:
+        kept["metadata"]["annotations"] = {
+            k: v for k, v in annotations.items() if not k.startswith(CONTROLLER_ANNOTATIONS)
+        }
     return kept
 
 
